@@ -1,0 +1,34 @@
+#!/bin/sh
+# Boot the loopback test bed under QEMU (TCG) and run one command in it.
+# Usage: run.sh BEDDIR OUTDIR TIMEOUT COMMAND...
+# The guest sees this machine's root read-only (with a tmpfs overlay), the
+# bed's kernel modules, and OUTDIR writable as its working directory
+# /mnt/out. The exit code is the guest command's; 124 on time-out, 125 when
+# the bed did not come up.
+set -u
+bed=$(cd "${1:?usage: run.sh BEDDIR OUTDIR TIMEOUT COMMAND...}" && pwd)
+mkdir -p "$2"
+out=$(cd "$2" && pwd)
+tmo=$3
+shift 3
+cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
+log="$out/console.log"
+here=$(cd "$(dirname "$0")" && pwd)
+timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2048 -smp 2 \
+	-nographic -no-reboot -net none \
+	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
+	-append "console=ttyS0 quiet loglevel=3 panic=-1 gadgetd.init=$here/guest-init gadgetd.bed=$bed gadgetd.script=$cmd" \
+	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v '^GADGETD-EXIT='
+st=$?
+rc=$(sed -n 's/^GADGETD-EXIT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
+if [ -z "$rc" ]; then
+	if grep -q 'GADGETD-BED: running' "$log"; then
+		echo "run.sh: the guest did not finish within ${tmo}s" >&2
+		exit 124
+	fi
+	echo "run.sh: the test bed did not boot (see $log)" >&2
+	exit 125
+fi
+exit "$rc"
