@@ -1,0 +1,123 @@
+# gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
+#
+#   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
+#   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
+#   make bench      throughput and latency benchmarks in one VM run
+#   make install    [DESTDIR=...] [PREFIX=/usr]
+
+PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+LIBDIR ?= $(PREFIX)/lib
+PLUGINDIR ?= $(LIBDIR)/gadgetd
+LIBEXECDIR ?= $(PREFIX)/libexec/gadgetd
+MANDIR ?= $(PREFIX)/share/man
+UDEVDIR ?= $(LIBDIR)/udev/rules.d
+UNITDIR ?= $(LIBDIR)/systemd/system
+RUNDIR ?= /run
+STATEDIR ?= /var/lib/gadgetd
+
+B := build
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wshadow
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -Igadgetd -Ifunctions \
+	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
+	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN) -DGADGETD_TEST
+
+PLUGINS :=
+UNIT_TESTS :=
+FUZZERS :=
+
+include gadgetd/gadgetd.mk
+include functions/functions.mk
+include $(sort $(wildcard functions/*/plugin.mk))
+include $(sort $(wildcard tests/unit/*.mk))
+include $(sort $(wildcard tests/fuzz/*.mk))
+
+BINS := $(B)/gadgetd $(B)/gadgetctl $(B)/gadgetd-worker
+PLUGIN_SOS := $(PLUGINS:%=$(B)/plugins/%.so)
+
+all: $(BINS) $(PLUGIN_SOS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(B)/test/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/gadgetd: $(GADGETD_SRCS:%.c=$(B)/obj/%.o)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(GADGETD_LIBS)
+
+$(B)/gadgetctl: $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
+
+# Plugins resolve the runtime's plugin_* and loop_* from the worker.
+$(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o)
+	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+
+.SECONDEXPANSION:
+$(B)/plugins/%.so: $$(patsubst %.c,$(B)/pic/%.o,$$($$*_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ $($*_LIBS)
+
+# Each unit test links only the files under test (NAME_SRCS) and fakes.
+$(B)/unit/%: $$(patsubst %.c,$(B)/test/%.o,$$($$*_SRCS))
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $^ $($*_LIBS) -lcmocka
+
+UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
+
+unit: $(UNIT_BINS)
+	@fail=0; for t in $(UNIT_BINS); do \
+		echo "== $$t"; $$t || fail=1; done; \
+	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
+
+BED := $(B)/vm
+bed:
+	tests/vm/mkbed.sh $(BED)
+
+loopback: all bed
+	tests/loopback/run-suite.sh $(BED) $(B)/loopback
+
+check: deps unit loopback
+
+demo: deps all bed
+	tests/loopback/demo.sh $(BED) $(B)/demo
+
+bench: deps all bed
+	tests/bench/run-bench.sh $(BED) $(B)/bench
+
+deps:
+	@tests/vm/deps.sh
+
+fuzz: $(FUZZERS:%=$(B)/fuzz/%)
+
+install: all
+	install -Dm755 $(B)/gadgetd $(DESTDIR)$(PREFIX)/sbin/gadgetd
+	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(PREFIX)/bin/gadgetctl
+	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
+	for p in $(PLUGINS); do install -Dm644 $(B)/plugins/$$p.so $(DESTDIR)$(PLUGINDIR)/$$p.so; done
+	install -Dm644 profiles/gadgetd.conf $(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf
+	for f in profiles/*.profile; do install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f .profile).conf; done
+	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
+	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
+	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
+	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
+	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
+
+clean:
+	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
+
+.PHONY: all unit bed loopback check demo bench deps fuzz install clean
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

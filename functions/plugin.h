@@ -1,0 +1,152 @@
+/*
+ * plugin: the contract between a FunctionFS plugin and the runtime that
+ * hosts it.
+ *
+ * Each FunctionFS instance of a gadget runs in its own worker process
+ * (gadgetd-worker). The worker mounts nothing itself: gadgetd has mounted
+ * the instance and passes the directory. The worker dlopen()s the plugin's
+ * shared object, which exports exactly one symbol:
+ *
+ *     const struct plugin_ops gadgetd_plugin = { .name = "adb", ... };
+ *
+ * The runtime writes the descriptors built from the plugin's
+ * struct plugin_desc, keeps bulk OUT reads queued with libaio, queues IN
+ * writes, answers ep0 events and reports readiness to gadgetd. All calls
+ * happen on the worker's single thread, from its event loop.
+ *
+ * Endpoints are numbered by their index in plugin_desc.eps (0-based); index
+ * i is the FunctionFS file "ep<i+1>".
+ */
+#ifndef GADGETD_PLUGIN_H
+#define GADGETD_PLUGIN_H
+
+#include <linux/usb/ch9.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct loop;
+struct plugin;
+
+#define PLUGIN_MAX_EPS 4
+#define PLUGIN_MAX_PROPS 4
+
+enum plugin_ep_type {
+	PLUGIN_EP_BULK_IN,
+	PLUGIN_EP_BULK_OUT,
+	PLUGIN_EP_INTR_IN,
+};
+
+struct plugin_ep {
+	enum plugin_ep_type type;
+	/* Interrupt endpoints only: wMaxPacketSize and bInterval (HS units). */
+	uint16_t intr_max_packet;
+	uint8_t intr_interval;
+};
+
+/* A Windows registry property in the MS OS extended properties descriptor. */
+struct plugin_ms_prop {
+	const char *name;   /* e.g. "DeviceInterfaceGUID" */
+	const char *value;  /* REG_SZ string */
+};
+
+struct plugin_desc {
+	uint8_t cls, subcls, proto;      /* interface class triple */
+	const char *interface_string;    /* iInterface, may be NULL */
+	unsigned n_eps;
+	struct plugin_ep eps[PLUGIN_MAX_EPS];
+	const char *ms_compat_id;        /* "WINUSB", "MTP" or NULL */
+	unsigned n_props;
+	struct plugin_ms_prop props[PLUGIN_MAX_PROPS];
+	/* Receive every control request addressed to the device (AOA). */
+	bool all_ctrl_recip;
+};
+
+struct plugin_ops {
+	const char *name;
+
+	/*
+	 * Create the plugin's state. Options come from the profile through
+	 * plugin_option(). Fill *desc; it is written to ep0 right after.
+	 * Returns 0 or -errno; on error the worker exits and gadgetd reports
+	 * it with the function's name.
+	 */
+	int (*init)(struct plugin *p, struct plugin_desc *desc, void **priv);
+	void (*finish)(void *priv);
+
+	/* The host configured the function (FunctionFS ENABLE): endpoints
+	 * are usable; OUT reads are queued. */
+	void (*enable)(void *priv);
+	/* DISABLE, UNBIND, or a USB reset: queued IN data was dropped. */
+	void (*disable)(void *priv);
+
+	/*
+	 * A control request. For an IN request (bRequestType & USB_DIR_IN)
+	 * fill in[0 .. wLength) and return the length to send. For an OUT
+	 * request return 0 to accept it; its data stage (wLength bytes) then
+	 * arrives through setup_data. A negative return stalls. NULL: every
+	 * request is stalled.
+	 */
+	int (*setup)(void *priv, const struct usb_ctrlrequest *req, uint8_t *in);
+	void (*setup_data)(void *priv, const struct usb_ctrlrequest *req,
+			   const uint8_t *data, size_t len);
+
+	/* Data from an OUT endpoint. len is 0 for a zero-length packet. */
+	void (*rx)(void *priv, unsigned ep, const uint8_t *data, size_t len);
+	/* Queued IN data on ep fell below PLUGIN_TX_LOW bytes. */
+	void (*tx_drained)(void *priv, unsigned ep);
+
+	/*
+	 * A command from `gadgetctl <function> ARGS...` relayed by gadgetd.
+	 * Write a human-readable reply (NUL-terminated) into reply; return 0
+	 * or -errno (the reply then says what was wrong). NULL: unsupported.
+	 */
+	int (*command)(void *priv, int argc, char **argv, char *reply,
+		       size_t reply_size);
+};
+
+/* Threshold under which tx_drained fires, and a sensible cap for queueing. */
+#define PLUGIN_TX_LOW (256 * 1024)
+#define PLUGIN_TX_HIGH (1024 * 1024)
+/* Largest single transfer plugin_write() accepts. */
+#define PLUGIN_MAX_XFER (1024 * 1024)
+
+/* The worker's event loop: plugins add their own fds (ptys, sockets). */
+struct loop *plugin_loop(struct plugin *p);
+
+/* The function's instance name in the profile (e.g. "adb"). */
+const char *plugin_instance(struct plugin *p);
+
+/* An option from the profile's function block, or NULL. */
+const char *plugin_option(struct plugin *p, const char *key);
+
+/*
+ * Queue one IN transfer of len bytes (copied). Each call is one USB
+ * transfer: it ends with a short packet unless len is a multiple of
+ * wMaxPacketSize. len == 0 queues a zero-length packet, which the runtime
+ * holds back until every earlier transfer on ep has completed.
+ * Returns 0, -EINVAL (bad ep or len > PLUGIN_MAX_XFER), -ESHUTDOWN when the
+ * function is not enabled, or -ENOMEM.
+ */
+int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len);
+
+/* Bytes queued or in flight on IN endpoint ep. */
+size_t plugin_tx_queued(struct plugin *p, unsigned ep);
+
+/* wMaxPacketSize of ep at the current speed (0 when not enabled). */
+unsigned plugin_max_packet(struct plugin *p, unsigned ep);
+
+/* Stop (false) or restart (true) the queued reads on OUT endpoint ep. */
+void plugin_rx_enable(struct plugin *p, unsigned ep, bool on);
+
+/*
+ * Ask gadgetd to switch the gadget. request is a set ("accessory,adb") or
+ * "revert" (back to the set before the last plugin-requested switch).
+ * Asynchronous; the result is logged by gadgetd.
+ */
+int plugin_request_switch(struct plugin *p, const char *request);
+
+/* Publish a key/value shown by `gadgetctl status` under this function. */
+void plugin_set_status(struct plugin *p, const char *key, const char *value);
+
+#endif

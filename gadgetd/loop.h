@@ -1,0 +1,60 @@
+/*
+ * loop: the event loop that owns every file descriptor of a process.
+ *
+ * A watch takes ownership of its fd: the fd is closed when the watch is
+ * removed, and loop_free() complains about watches still registered.
+ * Removing a watch from inside any callback is safe, also for watches whose
+ * events are pending in the same round.
+ */
+#ifndef GADGETD_LOOP_H
+#define GADGETD_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/epoll.h>
+
+struct loop;
+struct loop_watch;
+
+/* events are EPOLLIN/EPOLLOUT/EPOLLHUP/EPOLLERR bits. */
+typedef void (*loop_io_fn)(struct loop_watch *w, int fd, uint32_t events,
+			   void *data);
+typedef void (*loop_timer_fn)(struct loop_watch *w, void *data);
+typedef void (*loop_signal_fn)(struct loop *l, int signo, void *data);
+
+struct loop *loop_new(void);
+/* Removes (and closes) every remaining watch, logging each as dangling. */
+void loop_free(struct loop *l);
+
+/* Watch fd for events; the loop owns fd from now on. NULL on error. */
+struct loop_watch *loop_add_fd(struct loop *l, int fd, uint32_t events,
+			       loop_io_fn fn, void *data);
+int loop_watch_set_events(struct loop_watch *w, uint32_t events);
+int loop_watch_fd(const struct loop_watch *w);
+/* Stop watching and close the fd. */
+void loop_watch_remove(struct loop_watch *w);
+/* Stop watching and hand the fd back to the caller (not closed). */
+int loop_watch_release(struct loop_watch *w);
+
+/* One-shot timer (a timerfd watch) firing after ms milliseconds. */
+struct loop_watch *loop_add_timer(struct loop *l, uint64_t ms,
+				  loop_timer_fn fn, void *data);
+/* Re-arm a timer watch; ms == 0 disarms it. */
+int loop_timer_rearm(struct loop_watch *w, uint64_t ms);
+
+/* Deliver signo through a signalfd; the signal is blocked process-wide. */
+int loop_add_signal(struct loop *l, int signo, loop_signal_fn fn, void *data);
+
+/* Run until loop_quit(); returns the code given to it. */
+int loop_run(struct loop *l);
+/* Dispatch one round of events, waiting at most timeout_ms (-1: forever). */
+int loop_dispatch(struct loop *l, int timeout_ms);
+void loop_quit(struct loop *l, int code);
+
+/* Monotonic clock in milliseconds. */
+uint64_t loop_now_ms(void);
+
+/* In a child after fork(): unblock the signals the loop had blocked. */
+void loop_child_reset_signals(void);
+
+#endif

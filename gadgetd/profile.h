@@ -1,0 +1,126 @@
+/*
+ * profile: a gadget profile (libconfig), parsed and validated in full
+ * before anything in ConfigFS is touched.
+ *
+ * Example (profiles/android.conf):
+ *
+ *   gadget: {
+ *     vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;
+ *     bcd_usb = 0x0200;                    # optional, default 0x0200
+ *     device_class = 0; ...                # optional class/subclass/protocol
+ *     max_power = 250;                     # mA, optional, default 250
+ *     strings: { lang = 0x409; manufacturer = "..."; product = "...";
+ *                serial = "..."; };
+ *     os_desc: { vendor_code = 0xcd; qw_sign = "MSFT100"; };  # optional
+ *   };
+ *   functions: {
+ *     acm: { type = "acm"; };
+ *     ecm: { type = "ecm"; dev_addr = "..."; host_addr = "..."; };
+ *     adb: { type = "ffs"; plugin = "adb";
+ *            options: { auth = "off"; keys = "/etc/gadgetd/adb_keys"; }; };
+ *   };
+ *   sets = (
+ *     { functions = [ "acm", "ecm" ]; product_id = 0x0105; },
+ *     { functions = [ "mtp", "adb" ]; product_id = 0x4ee2; }
+ *   );
+ *   default = "acm,ecm";
+ *   # optional: an identity used instead of gadget's for a set
+ *   #   { functions = [...]; vendor_id = 0x18d1; product_id = 0x2d01; }
+ */
+#ifndef GADGETD_PROFILE_H
+#define GADGETD_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROFILE_MAX_FUNCTIONS 16
+#define PROFILE_MAX_SETS 32
+#define PROFILE_MAX_OPTIONS 32
+#define PROFILE_NAME_MAX 32
+
+enum profile_ftype {
+	PROFILE_F_ACM,
+	PROFILE_F_ECM,
+	PROFILE_F_NCM,
+	PROFILE_F_RNDIS,
+	PROFILE_F_MASS_STORAGE,
+	PROFILE_F_HID,
+	PROFILE_F_FFS,
+};
+
+struct profile_option {
+	char *key;
+	char *value; /* numbers and booleans are stored as their text */
+};
+
+struct profile_function {
+	char name[PROFILE_NAME_MAX]; /* catalogue name, also the instance name */
+	enum profile_ftype type;
+	char *plugin;                /* PROFILE_F_FFS only */
+	/* Kernel function attributes (ecm/ncm/rndis: dev_addr, host_addr,
+	 * qmult; mass_storage: file, ro, removable, cdrom; hid: protocol,
+	 * subclass, report_length, report_desc (hex string)) and plugin
+	 * options, all as key/value text. */
+	unsigned n_options;
+	struct profile_option options[PROFILE_MAX_OPTIONS];
+};
+
+struct profile_set {
+	unsigned n_functions;
+	/* Indices into profile.functions, in the order given in the profile. */
+	unsigned functions[PROFILE_MAX_FUNCTIONS];
+	uint16_t vendor_id;  /* the gadget's unless the set overrides it */
+	uint16_t product_id;
+	char *product;       /* optional override of the product string */
+};
+
+struct profile {
+	char *name;          /* file name without directory and ".conf" */
+	char *path;
+	uint16_t vendor_id, product_id, bcd_device, bcd_usb;
+	uint8_t device_class, device_subclass, device_protocol;
+	unsigned max_power;  /* mA */
+	uint16_t lang;
+	char *manufacturer, *product, *serial;
+	bool has_os_desc;
+	uint8_t os_vendor_code;
+	char *os_qw_sign;
+	unsigned n_functions;
+	struct profile_function functions[PROFILE_MAX_FUNCTIONS];
+	unsigned n_sets;
+	struct profile_set sets[PROFILE_MAX_SETS];
+	int default_set;     /* index into sets, -1 if none */
+};
+
+/*
+ * Parse and validate path. On failure returns -EINVAL (or -errno for I/O)
+ * and writes one message per problem, each "FILE:LINE: text", separated
+ * by newlines, into err (always NUL-terminated, truncated to err_size).
+ */
+int profile_load(const char *path, struct profile **out, char *err,
+		 size_t err_size);
+/* The same from a string; name is used in messages and as the name. */
+int profile_parse(const char *name, const char *text, struct profile **out,
+		  char *err, size_t err_size);
+void profile_free(struct profile *p);
+
+const struct profile_function *profile_function_find(const struct profile *p,
+						     const char *name);
+const char *profile_option(const struct profile_function *f, const char *key);
+
+/*
+ * Resolve a set request ("mtp,adb", order-insensitive, spaces ignored)
+ * against the allowed sets. Returns the set's index, or -ENOENT with err
+ * naming the first unknown function, or -EPERM with err saying that the
+ * combination is not an allowed set (and listing the allowed ones).
+ */
+int profile_set_find(const struct profile *p, const char *request, char *err,
+		     size_t err_size);
+/* "acm,ecm": the set's functions joined by commas, in profile order. */
+void profile_set_name(const struct profile *p, unsigned set, char *buf,
+		      size_t size);
+
+const char *profile_ftype_name(enum profile_ftype t);
+
+#endif
