@@ -1,0 +1,37 @@
+/*
+ * worker: the messages between gadgetd and a gadgetd-worker process.
+ *
+ * gadgetd starts one worker per FunctionFS instance:
+ *
+ *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_MOUNT_DIR
+ *                  [-o KEY=VALUE]... [-v]
+ *
+ * with fd 3 one end of a SOCK_SEQPACKET socketpair. Every datagram starts
+ * with struct worker_hdr; len counts the payload after it. Strings in a
+ * payload are NUL-terminated and their count follows from len.
+ */
+#ifndef GADGETD_WORKER_H
+#define GADGETD_WORKER_H
+
+#include <stdint.h>
+
+#define WORKER_FD 3
+#define WORKER_MSG_MAX 4096
+
+enum worker_msg {
+	/* worker -> gadgetd */
+	WORKER_READY = 1,    /* descriptors and strings written; no payload */
+	WORKER_STATUS = 2,   /* "key\0value\0" */
+	WORKER_SWITCH = 3,   /* "request\0": a set or "revert" */
+	WORKER_REPLY = 4,    /* u32 id, i32 rc (0 or -errno), "text\0" */
+	WORKER_HOST = 5,     /* u32 state: 1 enabled by the host, 0 disabled */
+	/* gadgetd -> worker */
+	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
+};
+
+struct worker_hdr {
+	uint16_t type;
+	uint16_t len;
+};
+
+#endif
