@@ -33,7 +33,7 @@ UNIT_TESTS :=
 FUZZERS :=
 
 include gadgetd/gadgetd.mk
-include functions/functions.mk
+-include functions/functions.mk
 include $(sort $(wildcard functions/*/plugin.mk))
 include $(sort $(wildcard tests/unit/*.mk))
 include $(sort $(wildcard tests/fuzz/*.mk))

@@ -1,0 +1,439 @@
+#include "composer.h"
+#include "log.h"
+
+#include <errno.h>
+#include <netinet/ether.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <usbg/function/ffs.h>
+#include <usbg/function/hid.h>
+#include <usbg/function/ms.h>
+#include <usbg/function/net.h>
+#include <usbg/usbg.h>
+
+#define COMPOSER_CONFIGFS "/sys/kernel/config"
+
+struct composer {
+	char *name;
+	usbg_state *state;
+	usbg_gadget *gadget;
+	usbg_config *config;
+	char udc[64];
+};
+
+/* libusbgx reports its own error codes; gadgetd speaks -errno. */
+static int composer_errno(int r)
+{
+	switch (r) {
+	case USBG_SUCCESS:
+		return 0;
+	case USBG_ERROR_NO_MEM:
+		return -ENOMEM;
+	case USBG_ERROR_NO_ACCESS:
+		return -EACCES;
+	case USBG_ERROR_INVALID_PARAM:
+		return -EINVAL;
+	case USBG_ERROR_NOT_FOUND:
+		return -ENOENT;
+	case USBG_ERROR_BUSY:
+		return -EBUSY;
+	case USBG_ERROR_EXIST:
+		return -EEXIST;
+	case USBG_ERROR_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	case USBG_ERROR_PATH_TOO_LONG:
+		return -ENAMETOOLONG;
+	default:
+		return -EIO;
+	}
+}
+
+static int composer_fail(int r, const char *what, const char *name)
+{
+	log_warnx("configfs: %s %s: %s", what, name ? name : "",
+		  usbg_strerror(r));
+	return composer_errno(r);
+}
+
+int composer_new(const char *gadget_name, struct composer **out)
+{
+	struct composer *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	c->name = strdup(gadget_name);
+	r = usbg_init(COMPOSER_CONFIGFS, &c->state);
+	if (r != USBG_SUCCESS || !c->name) {
+		r = composer_fail(r, "cannot open", COMPOSER_CONFIGFS
+				  " (is configfs mounted and libcomposite loaded?)");
+		free(c->name);
+		free(c);
+		return r;
+	}
+	c->gadget = usbg_get_gadget(c->state, gadget_name);
+	if (c->gadget)
+		c->config = usbg_get_config(c->gadget, 1, "c");
+	*out = c;
+	return 0;
+}
+
+void composer_free(struct composer *c)
+{
+	if (!c)
+		return;
+	usbg_cleanup(c->state);
+	free(c->name);
+	free(c);
+}
+
+const char *composer_bound_udc(struct composer *c)
+{
+	usbg_udc *u;
+
+	if (!c->gadget)
+		return NULL;
+	u = usbg_get_gadget_udc(c->gadget);
+	if (!u)
+		return NULL;
+	snprintf(c->udc, sizeof(c->udc), "%s", usbg_get_udc_name(u));
+	return c->udc;
+}
+
+int composer_unbind(struct composer *c)
+{
+	int r;
+
+	if (!c->gadget || !usbg_get_gadget_udc(c->gadget))
+		return 0;
+	r = usbg_disable_gadget(c->gadget);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot unbind gadget", c->name);
+	return 0;
+}
+
+int composer_bind(struct composer *c, const char *udc)
+{
+	usbg_udc *u;
+	int r;
+
+	if (!c->gadget)
+		return -ENOENT;
+	u = usbg_get_udc(c->state, udc);
+	if (!u) {
+		log_warnx("configfs: no UDC named %s", udc);
+		return -ENODEV;
+	}
+	r = usbg_enable_gadget(c->gadget, u);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot bind gadget to", udc);
+	return 0;
+}
+
+int composer_destroy(struct composer *c)
+{
+	int r;
+
+	if (!c->gadget)
+		return 0;
+	composer_unbind(c);
+	r = usbg_rm_gadget(c->gadget, USBG_RM_RECURSE);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot remove gadget", c->name);
+	c->gadget = NULL;
+	c->config = NULL;
+	return 0;
+}
+
+static int composer_strings(struct composer *c, const struct profile *p,
+			    const struct profile_set *s)
+{
+	struct usbg_gadget_strs strs = {
+		.manufacturer = p->manufacturer,
+		.product = s->product ? s->product : p->product,
+		.serial = p->serial,
+	};
+	int r = usbg_set_gadget_strs(c->gadget, p->lang, &strs);
+
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot set strings of", c->name);
+	return 0;
+}
+
+static int composer_os_desc(struct composer *c, const struct profile *p)
+{
+	struct usbg_gadget_os_descs os = {
+		.use = true,
+		.b_vendor_code = p->os_vendor_code,
+		.qw_sign = p->os_qw_sign,
+	};
+	int r;
+
+	if (!p->has_os_desc)
+		return 0;
+	r = usbg_set_gadget_os_descs(c->gadget, &os);
+	if (r == USBG_SUCCESS)
+		r = usbg_set_os_desc_config(c->gadget, c->config);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot set OS descriptors of", c->name);
+	return 0;
+}
+
+static int composer_config(struct composer *c, const struct profile *p)
+{
+	struct usbg_config_attrs attrs = {
+		.bmAttributes = 0x80,
+		.bMaxPower = p->max_power / 2,
+	};
+	struct usbg_config_strs strs = { .configuration = "gadgetd" };
+	int r;
+
+	if (c->config)
+		r = usbg_set_config_attrs(c->config, &attrs);
+	else
+		r = usbg_create_config(c->gadget, 1, "c", &attrs, &strs,
+				       &c->config);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot set up configuration c.1 of",
+				     c->name);
+	return 0;
+}
+
+int composer_identity(struct composer *c, const struct profile *p,
+		      unsigned set)
+{
+	const struct profile_set *s = &p->sets[set];
+	struct usbg_gadget_attrs attrs = {
+		.bcdUSB = p->bcd_usb,
+		.bDeviceClass = p->device_class,
+		.bDeviceSubClass = p->device_subclass,
+		.bDeviceProtocol = p->device_protocol,
+		.bMaxPacketSize0 = 64,
+		.idVendor = s->vendor_id,
+		.idProduct = s->product_id,
+		.bcdDevice = p->bcd_device,
+	};
+	int r;
+
+	if (!c->gadget) {
+		r = usbg_create_gadget(c->state, c->name, &attrs, NULL,
+				       &c->gadget);
+		if (r != USBG_SUCCESS)
+			return composer_fail(r, "cannot create gadget", c->name);
+	} else {
+		r = usbg_set_gadget_attrs(c->gadget, &attrs);
+		if (r != USBG_SUCCESS)
+			return composer_fail(r, "cannot set attributes of",
+					     c->name);
+	}
+	r = composer_strings(c, p, s);
+	if (!r)
+		r = composer_config(c, p);
+	if (!r)
+		r = composer_os_desc(c, p);
+	return r;
+}
+
+static const usbg_function_type composer_usbg_type[] = {
+	[PROFILE_F_ACM] = USBG_F_ACM,
+	[PROFILE_F_ECM] = USBG_F_ECM,
+	[PROFILE_F_NCM] = USBG_F_NCM,
+	[PROFILE_F_RNDIS] = USBG_F_RNDIS,
+	[PROFILE_F_MASS_STORAGE] = USBG_F_MASS_STORAGE,
+	[PROFILE_F_HID] = USBG_F_HID,
+	[PROFILE_F_FFS] = USBG_F_FFS,
+};
+
+static int composer_profile_type(usbg_function_type t, enum profile_ftype *out)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(composer_usbg_type) / sizeof(*composer_usbg_type); i++) {
+		if (composer_usbg_type[i] == t) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
+{
+	usbg_function *f;
+	unsigned n = 0;
+
+	if (!c->gadget)
+		return 0;
+	usbg_for_each_function(f, c->gadget) {
+		if (n == max)
+			return -ENOSPC;
+		snprintf(out[n].name, sizeof(out[n].name), "%s",
+			 usbg_get_function_instance(f));
+		if (composer_profile_type(usbg_get_function_type(f), &out[n].type) < 0)
+			out[n].type = PROFILE_F_FFS; /* unknown: treat as foreign */
+		n++;
+	}
+	return n;
+}
+
+static usbg_function *composer_find(struct composer *c, const char *name)
+{
+	usbg_function *f;
+
+	if (!c->gadget)
+		return NULL;
+	usbg_for_each_function(f, c->gadget)
+		if (!strcmp(usbg_get_function_instance(f), name))
+			return f;
+	return NULL;
+}
+
+static bool composer_bool(const struct profile_function *f, const char *key)
+{
+	const char *v = profile_option(f, key);
+
+	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
+}
+
+static int composer_net_attrs(usbg_function *uf, const struct profile_function *f)
+{
+	usbg_f_net *nf = usbg_to_net_function(uf);
+	const char *v;
+	struct ether_addr *ea;
+	int r = USBG_SUCCESS;
+
+	if ((v = profile_option(f, "dev_addr")) && (ea = ether_aton(v)))
+		r = usbg_f_net_set_dev_addr(nf, ea);
+	if (r == USBG_SUCCESS && (v = profile_option(f, "host_addr")) &&
+	    (ea = ether_aton(v)))
+		r = usbg_f_net_set_host_addr(nf, ea);
+	if (r == USBG_SUCCESS && (v = profile_option(f, "qmult")))
+		r = usbg_f_net_set_qmult(nf, atoi(v));
+	return r;
+}
+
+static int composer_ms_attrs(usbg_function *uf, const struct profile_function *f)
+{
+	struct usbg_f_ms_lun_attrs lun = {
+		.id = 0,
+		.cdrom = composer_bool(f, "cdrom"),
+		.ro = composer_bool(f, "ro"),
+		.removable = composer_bool(f, "removable"),
+		.file = profile_option(f, "file"),
+	};
+	struct usbg_f_ms_lun_attrs *luns[] = { &lun };
+	struct usbg_f_ms_attrs attrs = { .stall = true, .nluns = 1, .luns = luns };
+
+	return usbg_f_ms_set_attrs(usbg_to_ms_function(uf), &attrs);
+}
+
+static int composer_hex(const char *hex, char *buf, unsigned size)
+{
+	unsigned n = 0;
+
+	for (; hex[0] && hex[1] && n < size; hex += 2) {
+		unsigned v;
+		if (sscanf(hex, "%2x", &v) != 1)
+			return -EINVAL;
+		buf[n++] = v;
+	}
+	return n;
+}
+
+static int composer_hid_attrs(usbg_function *uf, const struct profile_function *f)
+{
+	char desc[512];
+	const char *v = profile_option(f, "report_desc");
+	int n = v ? composer_hex(v, desc, sizeof(desc)) : 0;
+	struct usbg_f_hid_attrs attrs = { 0 };
+
+	if (n < 0)
+		return USBG_ERROR_INVALID_PARAM;
+	attrs.protocol = (v = profile_option(f, "protocol")) ? atoi(v) : 0;
+	attrs.subclass = (v = profile_option(f, "subclass")) ? atoi(v) : 0;
+	attrs.report_length = (v = profile_option(f, "report_length")) ? atoi(v) : 8;
+	attrs.report_desc.desc = desc;
+	attrs.report_desc.len = n;
+	return usbg_f_hid_set_attrs(usbg_to_hid_function(uf), &attrs);
+}
+
+static int composer_attrs(usbg_function *uf, const struct profile_function *f)
+{
+	switch (f->type) {
+	case PROFILE_F_ECM:
+	case PROFILE_F_NCM:
+	case PROFILE_F_RNDIS:
+		return composer_net_attrs(uf, f);
+	case PROFILE_F_MASS_STORAGE:
+		return composer_ms_attrs(uf, f);
+	case PROFILE_F_HID:
+		return composer_hid_attrs(uf, f);
+	case PROFILE_F_ACM:
+	case PROFILE_F_FFS:
+		return USBG_SUCCESS;
+	}
+	return USBG_SUCCESS;
+}
+
+int composer_add_function(struct composer *c, const struct profile_function *f)
+{
+	usbg_function *uf;
+	int r;
+
+	if (!c->gadget)
+		return -ENOENT;
+	r = usbg_create_function(c->gadget, composer_usbg_type[f->type],
+				 f->name, NULL, &uf);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot create function", f->name);
+	r = composer_attrs(uf, f);
+	if (r != USBG_SUCCESS) {
+		usbg_rm_function(uf, USBG_RM_RECURSE);
+		return composer_fail(r, "cannot set attributes of function",
+				     f->name);
+	}
+	return 0;
+}
+
+int composer_remove_function(struct composer *c, const char *name)
+{
+	usbg_function *f = composer_find(c, name);
+	int r;
+
+	if (!f)
+		return 0;
+	r = usbg_rm_function(f, USBG_RM_RECURSE);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot remove function", name);
+	return 0;
+}
+
+int composer_unlink_all(struct composer *c)
+{
+	usbg_binding *b;
+	int r;
+
+	if (!c->config)
+		return 0;
+	while ((b = usbg_get_first_binding(c->config))) {
+		r = usbg_rm_binding(b);
+		if (r != USBG_SUCCESS)
+			return composer_fail(r, "cannot unlink function",
+					     usbg_get_binding_name(b));
+	}
+	return 0;
+}
+
+int composer_link(struct composer *c, const char *name)
+{
+	usbg_function *f = composer_find(c, name);
+	int r;
+
+	if (!f || !c->config)
+		return -ENOENT;
+	r = usbg_add_config_function(c->config, name, f);
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot link function", name);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/*
+ * composer: the gadget's ConfigFS tree, through libusbgx.
+ *
+ * One gadget (config gadget_name) with one configuration "c.1". Functions
+ * are named after the profile's catalogue entries (the ConfigFS instance
+ * name), so the live tree can be compared with a profile.
+ */
+#ifndef GADGETD_COMPOSER_H
+#define GADGETD_COMPOSER_H
+
+#include "profile.h"
+
+struct composer;
+
+struct composer_fn {
+	char name[PROFILE_NAME_MAX];
+	enum profile_ftype type;
+};
+
+int composer_new(const char *gadget_name, struct composer **out);
+void composer_free(struct composer *c);
+
+/* Remove the whole gadget (unbinding it first); absent is fine. */
+int composer_destroy(struct composer *c);
+/* Create the gadget if needed and set identity, strings, OS descriptors
+ * and configuration attributes for the set. */
+int composer_identity(struct composer *c, const struct profile *p,
+		      unsigned set);
+/* Functions present in ConfigFS; returns the count or -errno. */
+int composer_live(struct composer *c, struct composer_fn *out, unsigned max);
+int composer_add_function(struct composer *c, const struct profile_function *f);
+int composer_remove_function(struct composer *c, const char *name);
+/* Remove every function link from the configuration. */
+int composer_unlink_all(struct composer *c);
+/* Link functions into the configuration, in this order. */
+int composer_link(struct composer *c, const char *name);
+
+int composer_bind(struct composer *c, const char *udc);
+int composer_unbind(struct composer *c);
+/* The UDC the gadget is bound to, or NULL. */
+const char *composer_bound_udc(struct composer *c);
+
+#endif

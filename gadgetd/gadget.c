@@ -1,0 +1,544 @@
+#include "gadget.h"
+#include "composer.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "plan.h"
+#include "profile.h"
+#include "state.h"
+#include "supervisor.h"
+#include "udc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define GADGET_SET_MAX 256
+
+struct gadget_timing {
+	time_t when;
+	unsigned teardown_ms, ready_ms, bind_ms, total_ms;
+};
+
+struct gadget {
+	struct loop *loop;
+	const struct config *cfg;
+	struct composer *composer;
+	struct supervisor *sup;
+	struct udc_monitor *udcmon;
+	struct profile *profile;
+	int set;
+	char udc[64];
+	bool busy;
+	unsigned n_live;
+	struct plan_live live[PLAN_MAX];
+	struct gadget_timing timing;
+	unsigned switches;
+	/* The set before a plugin asked for a switch, for "revert". */
+	char revert_profile[64];
+	char revert_set[GADGET_SET_MAX];
+	/* A plugin's request, run from a timer outside its worker's event. */
+	char pending[GADGET_SET_MAX];
+	char pending_from[PROFILE_NAME_MAX];
+	struct loop_watch *pending_timer;
+};
+
+static void gadget_plugin_request(const char *function, const char *request,
+				  void *data);
+
+static void gadget_udc_changed(void *data);
+
+int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
+{
+	struct gadget *g = calloc(1, sizeof(*g));
+	int r;
+
+	if (!g)
+		return -ENOMEM;
+	g->loop = l;
+	g->cfg = cfg;
+	g->set = -1;
+	r = composer_new(cfg->gadget_name, &g->composer);
+	if (r < 0) {
+		free(g);
+		return r;
+	}
+	g->sup = supervisor_new(l, cfg, gadget_plugin_request, g);
+	g->udcmon = udc_monitor_new(l, gadget_udc_changed, g);
+	/* A gadget left by a crashed gadgetd has no workers behind its
+	 * FunctionFS instances: clean it and compose afresh. */
+	composer_unbind(g->composer);
+	supervisor_clean_mounts(cfg);
+	r = composer_destroy(g->composer);
+	if (r < 0) {
+		gadget_free(g);
+		return r;
+	}
+	*out = g;
+	return 0;
+}
+
+void gadget_free(struct gadget *g)
+{
+	if (!g)
+		return;
+	composer_unbind(g->composer);
+	supervisor_free(g->sup);
+	composer_destroy(g->composer);
+	composer_free(g->composer);
+	udc_monitor_free(g->udcmon);
+	loop_watch_remove(g->pending_timer);
+	profile_free(g->profile);
+	free(g);
+}
+
+bool gadget_busy(const struct gadget *g)
+{
+	return g->busy;
+}
+
+void gadget_reap(struct gadget *g)
+{
+	supervisor_reap(g->sup);
+}
+
+static struct plan_live *gadget_live_find(struct gadget *g, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n_live; i++)
+		if (!strcmp(g->live[i].fn.name, name))
+			return &g->live[i];
+	return NULL;
+}
+
+static void gadget_live_drop(struct gadget *g, const char *name)
+{
+	struct plan_live *l = gadget_live_find(g, name);
+
+	if (l)
+		*l = g->live[--g->n_live];
+}
+
+static int gadget_teardown(struct gadget *g, const struct plan *plan)
+{
+	unsigned i;
+	int r;
+
+	r = composer_unbind(g->composer);
+	if (r < 0)
+		return r;
+	for (i = 0; i < plan->n_remove; i++)
+		supervisor_stop(g->sup, plan->remove[i].name);
+	r = composer_unlink_all(g->composer);
+	for (i = 0; !r && i < plan->n_remove; i++) {
+		r = composer_remove_function(g->composer, plan->remove[i].name);
+		if (!r)
+			gadget_live_drop(g, plan->remove[i].name);
+	}
+	return r;
+}
+
+static int gadget_create(struct gadget *g, const struct profile_function *f,
+			 char *msg, size_t size)
+{
+	struct plan_live *l;
+	int r;
+
+	r = composer_add_function(g->composer, f);
+	if (r < 0) {
+		snprintf(msg, size, "function %s: cannot create %s function in ConfigFS: %s",
+			 f->name, profile_ftype_name(f->type), strerror(-r));
+		return r;
+	}
+	l = &g->live[g->n_live++];
+	l->fn.type = f->type;
+	snprintf(l->fn.name, sizeof(l->fn.name), "%s", f->name);
+	plan_signature(f, l->sig, sizeof(l->sig));
+	if (f->type != PROFILE_F_FFS)
+		return 0;
+	r = supervisor_start(g->sup, f);
+	if (r < 0)
+		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
+			 f->name, f->plugin, strerror(-r));
+	return r;
+}
+
+static int gadget_bind(struct gadget *g, char *msg, size_t size)
+{
+	int r;
+
+	if (udc_pick(g->cfg->udc, g->udc, sizeof(g->udc)) < 0) {
+		g->udc[0] = '\0';
+		log_info("no UDC matches \"%s\" yet; binding when one appears",
+			 g->cfg->udc);
+		return 0;
+	}
+	r = composer_bind(g->composer, g->udc);
+	if (r < 0)
+		snprintf(msg, size, "cannot bind the gadget to UDC %s: %s", g->udc,
+			 strerror(-r));
+	return r;
+}
+
+/* One attempt at making set of p live; no rollback here. */
+static int gadget_apply(struct gadget *g, const struct profile *p, unsigned set,
+			char *msg, size_t size)
+{
+	const struct profile_set *s = &p->sets[set];
+	uint64_t t0 = loop_now_ms(), t1, t2;
+	struct plan plan;
+	unsigned i;
+	int r;
+
+	plan_compute(g->live, g->n_live, p, set, &plan);
+	r = gadget_teardown(g, &plan);
+	if (r < 0) {
+		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
+		return r;
+	}
+	t1 = loop_now_ms();
+	r = composer_identity(g->composer, p, set);
+	if (r < 0) {
+		snprintf(msg, size, "cannot set the gadget identity: %s", strerror(-r));
+		return r;
+	}
+	for (i = 0; !r && i < plan.n_create; i++)
+		r = gadget_create(g, plan.create[i], msg, size);
+	for (i = 0; !r && i < s->n_functions; i++) {
+		r = composer_link(g->composer, p->functions[s->functions[i]].name);
+		if (r < 0)
+			snprintf(msg, size, "function %s: cannot link it into the configuration: %s",
+				 p->functions[s->functions[i]].name, strerror(-r));
+	}
+	if (!r)
+		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms, msg, size);
+	if (r < 0)
+		return r;
+	t2 = loop_now_ms();
+	r = gadget_bind(g, msg, size);
+	if (r < 0)
+		return r;
+	g->timing.when = time(NULL);
+	g->timing.teardown_ms = t1 - t0;
+	g->timing.ready_ms = t2 - t1;
+	g->timing.bind_ms = loop_now_ms() - t2;
+	g->timing.total_ms = loop_now_ms() - t0;
+	return 0;
+}
+
+static void gadget_save(struct gadget *g)
+{
+	char name[GADGET_SET_MAX] = "";
+	int r;
+
+	if (g->set >= 0)
+		profile_set_name(g->profile, g->set, name, sizeof(name));
+	r = state_save(g->cfg->state_file, g->profile->name, name);
+	if (r < 0)
+		log_warnx("cannot save state to %s: %s", g->cfg->state_file,
+			  strerror(-r));
+}
+
+static int gadget_load_profile(struct gadget *g, const char *name,
+			       struct profile **out, char *msg, size_t size)
+{
+	char path[1024];
+	int r;
+
+	config_profile_path(g->cfg, name, path, sizeof(path));
+	r = profile_load(path, out, msg, size);
+	return r < 0 ? (r == -ENOENT ? -ENOENT : -EINVAL) : 0;
+}
+
+/* Going back failed too: leave nothing half-built behind. */
+static void gadget_down(struct gadget *g)
+{
+	struct plan plan = { 0 };
+	unsigned i;
+
+	for (i = 0; i < g->n_live; i++)
+		plan.remove[plan.n_remove++] = g->live[i].fn;
+	gadget_teardown(g, &plan);
+	composer_destroy(g->composer);
+	g->n_live = 0;
+	g->set = -1;
+}
+
+static int gadget_transact(struct gadget *g, struct profile *p, int set,
+			   char *msg, size_t size)
+{
+	struct profile *old = g->profile;
+	int old_set = g->set;
+	char name[GADGET_SET_MAX], back[512] = "";
+	int r, rb;
+
+	profile_set_name(p, set, name, sizeof(name));
+	log_info("switching to %s (profile %s)", name, p->name);
+	r = gadget_apply(g, p, set, msg, size);
+	if (!r) {
+		if (old != p)
+			profile_free(old);
+		g->profile = p;
+		g->set = set;
+		g->switches++;
+		gadget_save(g);
+		snprintf(msg, size, "switched to %s (profile %s) in %u ms%s", name,
+			 p->name, g->timing.total_ms,
+			 g->udc[0] ? "" : "; waiting for a UDC");
+		return 0;
+	}
+	log_warnx("switch to %s failed: %s", name, msg);
+	if (old && old_set >= 0) {
+		rb = gadget_apply(g, old, old_set, back, sizeof(back));
+		profile_set_name(old, old_set, name, sizeof(name));
+		if (rb < 0) {
+			gadget_down(g);
+			log_warnx("rollback to %s failed too: %s", name, back);
+		}
+		snprintf(msg + strlen(msg), size - strlen(msg), rb < 0
+			 ? "; rollback to %s failed (%s): the gadget is off"
+			 : "; rolled back to %s", name, back);
+	} else {
+		gadget_down(g);
+		snprintf(msg + strlen(msg), size - strlen(msg), "; the gadget is off");
+	}
+	if (old != p)
+		profile_free(p);
+	return r;
+}
+
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size)
+{
+	struct profile *p = g->profile;
+	int idx, r;
+
+	if (g->busy) {
+		snprintf(msg, size, "another switch is in progress");
+		return -EBUSY;
+	}
+	if (profile && (!p || strcmp(profile, p->name))) {
+		r = gadget_load_profile(g, profile, &p, msg, size);
+		if (r < 0)
+			return r;
+	}
+	if (!p) {
+		snprintf(msg, size, "no profile is loaded");
+		return -EINVAL;
+	}
+	idx = set ? profile_set_find(p, set, msg, size) : p->default_set;
+	if (idx < 0) {
+		if (!set) {
+			snprintf(msg, size, "profile %s has no default set", p->name);
+			idx = -EINVAL;
+		}
+		if (p != g->profile)
+			profile_free(p);
+		return idx;
+	}
+	g->busy = true;
+	r = gadget_transact(g, p, idx, msg, size);
+	g->busy = false;
+	return r;
+}
+
+int gadget_start(struct gadget *g, char *msg, size_t size)
+{
+	char profile[64], set[GADGET_SET_MAX];
+	int r;
+
+	r = gadget_load_profile(g, g->cfg->profile, &g->profile, msg, size);
+	if (r < 0)
+		return r;
+	if (state_load(g->cfg->state_file, profile, sizeof(profile), set,
+		       sizeof(set)) == 0 && !strcmp(profile, g->cfg->profile)) {
+		if (!set[0]) {
+			snprintf(msg, size, "gadget was off before restart; staying off");
+			return 0;
+		}
+		log_info("restoring %s from %s", set, g->cfg->state_file);
+		r = gadget_switch(g, NULL, set, msg, size);
+		if (r != -ENOENT && r != -EPERM)
+			return r;
+		log_warnx("saved set %s is no longer valid: %s", set, msg);
+	}
+	return gadget_switch(g, NULL, NULL, msg, size);
+}
+
+int gadget_off(struct gadget *g, char *msg, size_t size)
+{
+	if (g->busy) {
+		snprintf(msg, size, "another switch is in progress");
+		return -EBUSY;
+	}
+	gadget_down(g);
+	if (g->profile)
+		gadget_save(g);
+	snprintf(msg, size, "gadget is off");
+	return 0;
+}
+
+int gadget_reload(struct gadget *g, char *msg, size_t size)
+{
+	struct profile *p;
+	char name[GADGET_SET_MAX];
+	int r;
+
+	r = gadget_load_profile(g, g->profile ? g->profile->name : g->cfg->profile,
+				&p, msg, size);
+	if (r < 0)
+		return r;
+	if (g->set < 0) {
+		profile_free(g->profile);
+		g->profile = p;
+		snprintf(msg, size, "profile %s reloaded; gadget is off", p->name);
+		return 0;
+	}
+	profile_set_name(g->profile, g->set, name, sizeof(name));
+	if (profile_set_find(p, name, msg, size) < 0) {
+		profile_free(p);
+		return -EINVAL;
+	}
+	g->busy = true;
+	r = gadget_transact(g, p, profile_set_find(p, name, msg, size), msg, size);
+	g->busy = false;
+	return r;
+}
+
+static void gadget_run_pending(struct loop_watch *t, void *data)
+{
+	struct gadget *g = data;
+	char msg[1024], req[GADGET_SET_MAX], prof[64] = "", cur[GADGET_SET_MAX] = "";
+	int r;
+
+	loop_watch_remove(t);
+	g->pending_timer = NULL;
+	snprintf(req, sizeof(req), "%s", g->pending);
+	if (!strcmp(req, "revert")) {
+		if (!g->revert_set[0]) {
+			log_warnx("%s asked to revert, but there is nothing to revert to",
+				  g->pending_from);
+			return;
+		}
+		snprintf(prof, sizeof(prof), "%s", g->revert_profile);
+		snprintf(req, sizeof(req), "%s", g->revert_set);
+		g->revert_set[0] = '\0';
+	} else if (g->set >= 0) {
+		profile_set_name(g->profile, g->set, cur, sizeof(cur));
+		snprintf(g->revert_profile, sizeof(g->revert_profile), "%s",
+			 g->profile->name);
+		snprintf(g->revert_set, sizeof(g->revert_set), "%s", cur);
+	}
+	r = gadget_switch(g, prof[0] ? prof : NULL, req, msg, sizeof(msg));
+	if (r < 0)
+		log_warnx("switch requested by %s: %s", g->pending_from, msg);
+	else
+		log_info("switch requested by %s: %s", g->pending_from, msg);
+}
+
+static void gadget_plugin_request(const char *function, const char *request,
+				  void *data)
+{
+	struct gadget *g = data;
+
+	snprintf(g->pending, sizeof(g->pending), "%s", request);
+	snprintf(g->pending_from, sizeof(g->pending_from), "%s", function);
+	if (!g->pending_timer)
+		g->pending_timer = loop_add_timer(g->loop, 1, gadget_run_pending, g);
+}
+
+static void gadget_udc_changed(void *data)
+{
+	struct gadget *g = data;
+	const char *bound = composer_bound_udc(g->composer);
+	char msg[256];
+
+	if (g->busy || g->set < 0 || bound)
+		return;
+	if (gadget_bind(g, msg, sizeof(msg)) < 0)
+		log_warnx("%s", msg);
+	else if (g->udc[0])
+		log_info("bound to UDC %s", g->udc);
+}
+
+int gadget_function_command(struct gadget *g, int argc, char **argv,
+			    char *reply, size_t size)
+{
+	if (argc < 2) {
+		snprintf(reply, size, "usage: gadgetctl FUNCTION COMMAND [ARGS...]");
+		return -EINVAL;
+	}
+	return supervisor_command(g->sup, argv[0], argc - 1, argv + 1, reply, size);
+}
+
+void gadget_list(struct gadget *g, FILE *out)
+{
+	const struct profile *p = g->profile;
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	if (!p) {
+		fprintf(out, "no profile loaded\n");
+		return;
+	}
+	fprintf(out, "profile: %s (%s)\nfunctions:\n", p->name, p->path);
+	for (i = 0; i < p->n_functions; i++)
+		fprintf(out, "  %-12s %s%s%s\n", p->functions[i].name,
+			profile_ftype_name(p->functions[i].type),
+			p->functions[i].plugin ? " plugin " : "",
+			p->functions[i].plugin ? p->functions[i].plugin : "");
+	fprintf(out, "sets:\n");
+	for (i = 0; i < p->n_sets; i++) {
+		profile_set_name(p, i, name, sizeof(name));
+		fprintf(out, "  %-24s %04x:%04x%s%s\n", name, p->sets[i].vendor_id,
+			p->sets[i].product_id, (int)i == p->default_set ? " (default)" : "",
+			(int)i == g->set ? " (active)" : "");
+	}
+}
+
+static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
+			       const char *udc, const char *state,
+			       const char *speed)
+{
+	char when[64] = "never";
+
+	if (g->timing.when)
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 localtime(&g->timing.when));
+	fprintf(out, "profile: %s\nset: %s\nudc: %s\nudc state: %s\nspeed: %s\n",
+		g->profile ? g->profile->name : "-", set, udc, state, speed);
+	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
+		when, g->timing.teardown_ms, g->timing.ready_ms,
+		g->timing.bind_ms, g->timing.total_ms);
+	fprintf(out, "plugins:\n");
+	supervisor_status(g->sup, out, false);
+}
+
+void gadget_status(struct gadget *g, FILE *out, bool json)
+{
+	const char *udc = composer_bound_udc(g->composer);
+	char set[GADGET_SET_MAX] = "off", state[64] = "unbound", speed[64] = "-";
+
+	if (g->set >= 0)
+		profile_set_name(g->profile, g->set, set, sizeof(set));
+	if (udc) {
+		udc_state(udc, state, sizeof(state));
+		udc_speed(udc, speed, sizeof(speed));
+	}
+	if (!json) {
+		gadget_status_text(g, out, set, udc ? udc : "-", state, speed);
+		return;
+	}
+	fprintf(out, "{\"profile\":\"%s\",\"set\":\"%s\",\"udc\":\"%s\","
+		"\"udc_state\":\"%s\",\"speed\":\"%s\",\"switches\":%u,"
+		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
+		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},\"plugins\":[",
+		g->profile ? g->profile->name : "", g->set >= 0 ? set : "",
+		udc ? udc : "", state, speed, g->switches,
+		(long long)g->timing.when, g->timing.teardown_ms,
+		g->timing.ready_ms, g->timing.bind_ms, g->timing.total_ms);
+	supervisor_status(g->sup, out, true);
+	fprintf(out, "]}\n");
+}

@@ -1,0 +1,208 @@
+/* gadgetd: composes the USB gadget from profiles and hosts its plugins. */
+#include "config.h"
+#include "control.h"
+#include "gadget.h"
+#include "log.h"
+#include "loop.h"
+#include "profile.h"
+#include "protocol.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define GADGETD_DEFAULT_CONFIG SYSCONFDIR "/gadgetd/gadgetd.conf"
+
+static void gadgetd_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: gadgetd [-f] [-n] [-v] [-c FILE] [-s SOCKET]\n"
+		"Compose the USB gadget from profiles and host its FunctionFS plugins.\n\n"
+		"  -c FILE    configuration file (default " GADGETD_DEFAULT_CONFIG ")\n"
+		"  -s SOCKET  control socket (default " CTL_DEFAULT_SOCKET ")\n"
+		"  -f         stay in the foreground and log to stderr\n"
+		"  -n         only check the configuration and every profile, print\n"
+		"             each error as FILE:LINE, exit 0 if all are valid\n"
+		"  -v         verbose (debug) logging\n"
+		"  -h         this help\n");
+}
+
+/* -n: check gadgetd.conf and every profile in profile_dir. */
+static int gadgetd_check(const char *path)
+{
+	char err[8192], file[1024];
+	struct config *cfg;
+	struct profile *p;
+	struct dirent *de;
+	int bad = 0, n = 0;
+	DIR *d;
+
+	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	d = opendir(cfg->profile_dir);
+	if (!d) {
+		fprintf(stderr, "%s: profile_dir %s: %s\n", path, cfg->profile_dir,
+			strerror(errno));
+		config_free(cfg);
+		return 1;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 6 || strcmp(de->d_name + l - 5, ".conf"))
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", cfg->profile_dir, de->d_name);
+		n++;
+		if (profile_load(file, &p, err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s\n", err);
+			bad = 1;
+			continue;
+		}
+		profile_free(p);
+	}
+	closedir(d);
+	config_profile_path(cfg, cfg->profile, file, sizeof(file));
+	if (access(file, R_OK) < 0) {
+		fprintf(stderr, "%s: profile \"%s\": %s: %s\n", path, cfg->profile,
+			file, strerror(errno));
+		bad = 1;
+	}
+	if (!bad)
+		printf("%s: OK (%d profiles)\n", path, n);
+	config_free(cfg);
+	return bad;
+}
+
+/* systemd's readiness protocol, without linking libsystemd. */
+static void gadgetd_notify(const char *state)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t sl;
+	int fd;
+
+	if (!path || (path[0] != '/' && path[0] != '@') ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return;
+	strcpy(sa.sun_path, path);
+	if (path[0] == '@')
+		sa.sun_path[0] = '\0';
+	sl = offsetof(struct sockaddr_un, sun_path) + strlen(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, sl);
+	close(fd);
+}
+
+static void gadgetd_on_quit(struct loop *l, int signo, void *data)
+{
+	log_info("%s: shutting down", strsignal(signo));
+	loop_quit(l, 0);
+}
+
+static void gadgetd_on_child(struct loop *l, int signo, void *data)
+{
+	gadget_reap(data);
+}
+
+static void gadgetd_on_hup(struct loop *l, int signo, void *data)
+{
+	char msg[4096];
+
+	if (gadget_reload(data, msg, sizeof(msg)) < 0)
+		log_warnx("reload: %s", msg);
+	else
+		log_info("reload: %s", msg);
+}
+
+static int gadgetd_run(struct config *cfg, const char *sock)
+{
+	struct gadget *g = NULL;
+	struct control *ctl;
+	char msg[4096];
+	struct loop *l;
+	int r;
+
+	signal(SIGPIPE, SIG_IGN);
+	l = loop_new();
+	if (!l)
+		return 1;
+	r = gadget_new(l, cfg, &g);
+	if (r < 0) {
+		log_warnx("cannot set up the gadget: %s", strerror(-r));
+		loop_free(l);
+		return 1;
+	}
+	loop_add_signal(l, SIGTERM, gadgetd_on_quit, g);
+	loop_add_signal(l, SIGINT, gadgetd_on_quit, g);
+	loop_add_signal(l, SIGCHLD, gadgetd_on_child, g);
+	loop_add_signal(l, SIGHUP, gadgetd_on_hup, g);
+	ctl = control_new(l, sock, cfg->group, g);
+	if (!ctl) {
+		gadget_free(g);
+		loop_free(l);
+		return 1;
+	}
+	r = gadget_start(g, msg, sizeof(msg));
+	if (r < 0)
+		log_warnx("%s", msg);
+	else
+		log_info("%s", msg);
+	gadgetd_notify("READY=1");
+	r = loop_run(l);
+	gadgetd_notify("STOPPING=1");
+	control_free(ctl);
+	gadget_free(g);
+	loop_free(l);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = GADGETD_DEFAULT_CONFIG, *sock = NULL;
+	bool fg = false, check = false, verbose = false;
+	struct config *cfg;
+	char err[8192];
+	int c;
+
+	while ((c = getopt(argc, argv, "c:s:fnvh")) != -1) {
+		switch (c) {
+		case 'c': path = optarg; break;
+		case 's': sock = optarg; break;
+		case 'f': fg = true; break;
+		case 'n': check = true; break;
+		case 'v': verbose = true; break;
+		case 'h': gadgetd_usage(stdout); return 0;
+		default: gadgetd_usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		gadgetd_usage(stderr);
+		return 2;
+	}
+	if (check)
+		return gadgetd_check(path);
+	if (!sock)
+		sock = getenv("GADGETD_SOCKET") ? getenv("GADGETD_SOCKET") : CTL_DEFAULT_SOCKET;
+	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (!fg && daemon(0, 0) < 0) {
+		perror("gadgetd: daemon");
+		return 1;
+	}
+	log_init("gadgetd", fg, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+	c = gadgetd_run(cfg, sock);
+	config_free(cfg);
+	return c;
+}

@@ -1,0 +1,66 @@
+#include "plan.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void plan_signature(const struct profile_function *f, char *buf, size_t size)
+{
+	size_t n;
+	unsigned i;
+
+	n = snprintf(buf, size, "%s:%s", profile_ftype_name(f->type),
+		     f->plugin ? f->plugin : "");
+	/* Options keep the profile's order; a reordered block only costs a
+	 * needless re-creation. */
+	for (i = 0; i < f->n_options && n < size; i++)
+		n += snprintf(buf + n, size - n, ";%s=%s", f->options[i].key,
+			      f->options[i].value);
+}
+
+static const struct plan_live *plan_find_live(const struct plan_live *live,
+					      unsigned n_live, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < n_live; i++)
+		if (!strcmp(live[i].fn.name, name))
+			return &live[i];
+	return NULL;
+}
+
+static bool plan_in_set(const struct profile *p, unsigned set, const char *name)
+{
+	const struct profile_set *s = &p->sets[set];
+	unsigned i;
+
+	for (i = 0; i < s->n_functions; i++)
+		if (!strcmp(p->functions[s->functions[i]].name, name))
+			return true;
+	return false;
+}
+
+void plan_compute(const struct plan_live *live, unsigned n_live,
+		  const struct profile *p, unsigned set, struct plan *out)
+{
+	const struct profile_set *s = &p->sets[set];
+	char sig[PLAN_SIG_MAX];
+	unsigned i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->n_functions; i++) {
+		const struct profile_function *f = &p->functions[s->functions[i]];
+		const struct plan_live *l = plan_find_live(live, n_live, f->name);
+
+		plan_signature(f, sig, sizeof(sig));
+		if (l && l->fn.type == f->type && !strcmp(l->sig, sig)) {
+			out->keep[out->n_keep++] = f;
+			continue;
+		}
+		if (l)
+			out->remove[out->n_remove++] = l->fn;
+		out->create[out->n_create++] = f;
+	}
+	for (i = 0; i < n_live && out->n_remove < PLAN_MAX; i++)
+		if (!plan_in_set(p, set, live[i].fn.name))
+			out->remove[out->n_remove++] = live[i].fn;
+}

@@ -1,0 +1,578 @@
+#include "supervisor.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "profile.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SUP_MAX_STATUS 16
+#define SUP_BACKOFF_MIN_MS 200
+#define SUP_BACKOFF_MAX_MS 5000
+#define SUP_STABLE_MS 30000
+#define SUP_STOP_MS 2000
+#define SUP_COMMAND_MS 5000
+
+struct sup_worker {
+	struct supervisor *sup;
+	char name[PROFILE_NAME_MAX];
+	char mount[PATH_MAX];
+	char *argv[PROFILE_MAX_OPTIONS + 12];
+	pid_t pid;
+	struct loop_watch *sock;
+	struct loop_watch *restart;
+	bool ready;
+	bool host;
+	unsigned restarts;
+	unsigned backoff_ms;
+	uint64_t started_ms;
+	char last_exit[96];
+	unsigned n_status;
+	char *status[SUP_MAX_STATUS][2];
+	/* A command waiting for its reply. */
+	uint32_t cmd_id;
+	bool cmd_done;
+	int cmd_rc;
+	char *cmd_reply;
+	size_t cmd_reply_size;
+	struct sup_worker *next;
+};
+
+struct supervisor {
+	struct loop *loop;
+	const struct config *cfg;
+	supervisor_switch_fn on_switch;
+	void *data;
+	struct sup_worker *workers;
+	uint32_t next_cmd;
+};
+
+struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
+				  supervisor_switch_fn on_switch, void *data)
+{
+	struct supervisor *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->loop = l;
+	s->cfg = cfg;
+	s->on_switch = on_switch;
+	s->data = data;
+	return s;
+}
+
+void supervisor_free(struct supervisor *s)
+{
+	if (!s)
+		return;
+	while (s->workers)
+		supervisor_stop(s, s->workers->name);
+	free(s);
+}
+
+static struct sup_worker *sup_find(struct supervisor *s, const char *name)
+{
+	struct sup_worker *w;
+
+	for (w = s->workers; w; w = w->next)
+		if (!strcmp(w->name, name))
+			return w;
+	return NULL;
+}
+
+bool supervisor_has(struct supervisor *s, const char *name)
+{
+	return sup_find(s, name) != NULL;
+}
+
+static void sup_status_set(struct sup_worker *w, const char *key,
+			   const char *value)
+{
+	unsigned i;
+
+	for (i = 0; i < w->n_status; i++) {
+		if (!strcmp(w->status[i][0], key)) {
+			free(w->status[i][1]);
+			w->status[i][1] = strdup(value);
+			return;
+		}
+	}
+	if (w->n_status == SUP_MAX_STATUS)
+		return;
+	w->status[w->n_status][0] = strdup(key);
+	w->status[w->n_status][1] = strdup(value);
+	w->n_status++;
+}
+
+static void sup_status_clear(struct sup_worker *w)
+{
+	unsigned i;
+
+	for (i = 0; i < w->n_status; i++) {
+		free(w->status[i][0]);
+		free(w->status[i][1]);
+	}
+	w->n_status = 0;
+}
+
+/* Payload strings must be NUL-terminated inside the datagram. */
+static const char *sup_str(const char *p, size_t len, size_t *used)
+{
+	const char *end = memchr(p, '\0', len);
+
+	if (!end)
+		return NULL;
+	*used = end - p + 1;
+	return p;
+}
+
+static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
+		       size_t len)
+{
+	const char *a, *b;
+	size_t u1, u2;
+	int32_t rc;
+	uint32_t id;
+
+	switch (type) {
+	case WORKER_READY:
+		w->ready = true;
+		log_info("%s: plugin ready (pid %d)", w->name, (int)w->pid);
+		return;
+	case WORKER_STATUS:
+		if ((a = sup_str(p, len, &u1)) && (b = sup_str(p + u1, len - u1, &u2)))
+			sup_status_set(w, a, b);
+		return;
+	case WORKER_SWITCH:
+		if ((a = sup_str(p, len, &u1)) && w->sup->on_switch)
+			w->sup->on_switch(w->name, a, w->sup->data);
+		return;
+	case WORKER_HOST:
+		if (len >= 4)
+			w->host = p[0] != 0;
+		return;
+	case WORKER_REPLY:
+		if (len < 8 || !(a = sup_str(p + 8, len - 8, &u1)))
+			return;
+		memcpy(&id, p, 4);
+		memcpy(&rc, p + 4, 4);
+		if (id != w->cmd_id || !w->cmd_reply)
+			return;
+		snprintf(w->cmd_reply, w->cmd_reply_size, "%s", a);
+		w->cmd_rc = rc;
+		w->cmd_done = true;
+		return;
+	}
+	log_warnx("%s: unknown message %u from worker", w->name, type);
+}
+
+static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
+			  void *data)
+{
+	struct sup_worker *w = data;
+	char buf[WORKER_MSG_MAX];
+	struct worker_hdr h;
+	ssize_t n;
+
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* The worker is gone; SIGCHLD tells how. */
+		loop_watch_remove(lw);
+		w->sock = NULL;
+		w->ready = false;
+		return;
+	}
+	if ((size_t)n < sizeof(h)) {
+		log_warnx("%s: short message from worker", w->name);
+		return;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.len != n - sizeof(h)) {
+		log_warnx("%s: message length %u does not match %zd", w->name,
+			  h.len, n - (ssize_t)sizeof(h));
+		return;
+	}
+	sup_handle(w, h.type, buf + sizeof(h), h.len);
+}
+
+static int sup_mount(struct sup_worker *w)
+{
+	struct stat st;
+
+	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST) {
+		log_warn("cannot create %s", w->sup->cfg->ffs_dir);
+		return -errno;
+	}
+	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST) {
+		log_warn("cannot create %s", w->mount);
+		return -errno;
+	}
+	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
+	if (mount(w->name, w->mount, "functionfs", 0, "no_disconnect=1") < 0) {
+		log_warn("%s: cannot mount functionfs on %s", w->name, w->mount);
+		return -errno;
+	}
+	if (stat(w->mount, &st) < 0)
+		return -errno;
+	return 0;
+}
+
+static void sup_build_argv(struct sup_worker *w, const struct profile_function *f)
+{
+	const struct config *cfg = w->sup->cfg;
+	unsigned i, n = 0;
+	char *so;
+
+	if (asprintf(&so, "%s/%s.so", cfg->plugin_dir, f->plugin) < 0)
+		so = NULL;
+	w->argv[n++] = strdup(cfg->worker);
+	w->argv[n++] = strdup("-P");
+	w->argv[n++] = so;
+	w->argv[n++] = strdup("-i");
+	w->argv[n++] = strdup(f->name);
+	w->argv[n++] = strdup("-d");
+	w->argv[n++] = strdup(w->mount);
+	for (i = 0; i < f->n_options; i++) {
+		char *kv;
+		if (asprintf(&kv, "%s=%s", f->options[i].key, f->options[i].value) < 0)
+			continue;
+		w->argv[n++] = strdup("-o");
+		w->argv[n++] = kv;
+	}
+	w->argv[n] = NULL;
+}
+
+static int sup_spawn(struct sup_worker *w)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		loop_child_reset_signals();
+		if (dup2(sv[1], WORKER_FD) < 0)
+			_exit(127);
+		execv(w->argv[0], w->argv);
+		fprintf(stderr, "gadgetd: cannot run %s: %s\n", w->argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	w->sock = loop_add_fd(w->sup->loop, sv[0], EPOLLIN, sup_worker_io, w);
+	if (!w->sock) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		return -errno;
+	}
+	w->pid = pid;
+	w->ready = false;
+	w->started_ms = loop_now_ms();
+	log_debug("%s: worker started (pid %d)", w->name, (int)pid);
+	return 0;
+}
+
+static void sup_worker_free(struct sup_worker *w)
+{
+	unsigned i;
+
+	for (i = 0; w->argv[i]; i++)
+		free(w->argv[i]);
+	sup_status_clear(w);
+	free(w);
+}
+
+int supervisor_start(struct supervisor *s, const struct profile_function *f)
+{
+	struct sup_worker *w;
+	int r;
+
+	if (sup_find(s, f->name))
+		return -EEXIST;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->sup = s;
+	w->backoff_ms = SUP_BACKOFF_MIN_MS;
+	snprintf(w->name, sizeof(w->name), "%s", f->name);
+	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
+	sup_build_argv(w, f);
+	r = sup_mount(w);
+	if (!r)
+		r = sup_spawn(w);
+	if (r < 0) {
+		umount2(w->mount, MNT_DETACH);
+		rmdir(w->mount);
+		sup_worker_free(w);
+		return r;
+	}
+	w->next = s->workers;
+	s->workers = w;
+	return 0;
+}
+
+static void sup_kill_wait(struct sup_worker *w)
+{
+	uint64_t deadline = loop_now_ms() + SUP_STOP_MS;
+	int status;
+
+	if (w->pid <= 0)
+		return;
+	kill(w->pid, SIGTERM);
+	while (waitpid(w->pid, &status, WNOHANG) == 0) {
+		if (loop_now_ms() > deadline) {
+			log_warnx("%s: worker did not stop, killing it", w->name);
+			kill(w->pid, SIGKILL);
+			waitpid(w->pid, &status, 0);
+			break;
+		}
+		usleep(5000);
+	}
+	w->pid = 0;
+}
+
+void supervisor_stop(struct supervisor *s, const char *name)
+{
+	struct sup_worker **pp, *w;
+
+	for (pp = &s->workers; *pp && strcmp((*pp)->name, name); pp = &(*pp)->next)
+		;
+	if (!(w = *pp))
+		return;
+	*pp = w->next;
+	loop_watch_remove(w->restart);
+	sup_kill_wait(w);
+	loop_watch_remove(w->sock);
+	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
+		log_warn("%s: cannot unmount %s", w->name, w->mount);
+	rmdir(w->mount);
+	sup_worker_free(w);
+}
+
+static void sup_restart(struct loop_watch *t, void *data)
+{
+	struct sup_worker *w = data;
+	int r;
+
+	loop_watch_remove(t);
+	w->restart = NULL;
+	r = sup_spawn(w);
+	if (r < 0)
+		log_warnx("%s: cannot restart worker: %s", w->name, strerror(-r));
+}
+
+static void sup_exited(struct sup_worker *w, int status)
+{
+	uint64_t up = loop_now_ms() - w->started_ms;
+
+	if (WIFSIGNALED(status))
+		snprintf(w->last_exit, sizeof(w->last_exit), "killed by signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(w->last_exit, sizeof(w->last_exit), "exited with status %d",
+			 WEXITSTATUS(status));
+	w->pid = 0;
+	w->ready = false;
+	w->host = false;
+	w->restarts++;
+	if (up > SUP_STABLE_MS)
+		w->backoff_ms = SUP_BACKOFF_MIN_MS;
+	log_warnx("%s: worker %s; restarting in %u ms", w->name, w->last_exit,
+		  w->backoff_ms);
+	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
+	w->backoff_ms *= 2;
+	if (w->backoff_ms > SUP_BACKOFF_MAX_MS)
+		w->backoff_ms = SUP_BACKOFF_MAX_MS;
+}
+
+void supervisor_reap(struct supervisor *s)
+{
+	struct sup_worker *w;
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (w = s->workers; w; w = w->next)
+			if (w->pid == pid)
+				sup_exited(w, status);
+	}
+}
+
+static bool sup_all_ready(struct supervisor *s)
+{
+	struct sup_worker *w;
+
+	for (w = s->workers; w; w = w->next)
+		if (!w->ready)
+			return false;
+	return true;
+}
+
+int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
+			  size_t err_size)
+{
+	uint64_t deadline = loop_now_ms() + timeout_ms;
+	struct sup_worker *w;
+	size_t n = 0;
+
+	while (!sup_all_ready(s)) {
+		uint64_t now = loop_now_ms();
+		if (now >= deadline)
+			break;
+		loop_dispatch(s->loop, deadline - now);
+	}
+	if (sup_all_ready(s))
+		return 0;
+	for (w = s->workers; w && n < err_size; w = w->next) {
+		if (w->ready)
+			continue;
+		n += snprintf(err + n, err_size - n,
+			      "%sfunction %s: plugin not ready after %u ms%s%s",
+			      n ? "; " : "", w->name, timeout_ms,
+			      w->last_exit[0] ? ", worker " : "", w->last_exit);
+	}
+	return -ETIMEDOUT;
+}
+
+static int sup_send_command(struct sup_worker *w, int argc, char **argv)
+{
+	char buf[WORKER_MSG_MAX];
+	struct worker_hdr h = { .type = WORKER_COMMAND };
+	size_t n = sizeof(h) + 4;
+	int i;
+
+	memcpy(buf + sizeof(h), &w->cmd_id, 4);
+	for (i = 0; i < argc; i++) {
+		size_t l = strlen(argv[i]) + 1;
+		if (n + l > sizeof(buf))
+			return -E2BIG;
+		memcpy(buf + n, argv[i], l);
+		n += l;
+	}
+	h.len = n - sizeof(h);
+	memcpy(buf, &h, sizeof(h));
+	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL) < 0)
+		return -errno;
+	return 0;
+}
+
+int supervisor_command(struct supervisor *s, const char *name, int argc,
+		       char **argv, char *reply, size_t reply_size)
+{
+	struct sup_worker *w = sup_find(s, name);
+	uint64_t deadline = loop_now_ms() + SUP_COMMAND_MS;
+	int r;
+
+	if (!w) {
+		snprintf(reply, reply_size, "function %s is not live", name);
+		return -ENOENT;
+	}
+	if (!w->sock || !w->ready) {
+		snprintf(reply, reply_size, "function %s: plugin is not running", name);
+		return -EAGAIN;
+	}
+	w->cmd_id = ++s->next_cmd;
+	w->cmd_done = false;
+	w->cmd_reply = reply;
+	w->cmd_reply_size = reply_size;
+	r = sup_send_command(w, argc, argv);
+	while (!r && !w->cmd_done && loop_now_ms() < deadline)
+		loop_dispatch(s->loop, deadline - loop_now_ms());
+	w->cmd_reply = NULL;
+	if (r < 0) {
+		snprintf(reply, reply_size, "function %s: %s", name, strerror(-r));
+		return r;
+	}
+	if (!w->cmd_done) {
+		snprintf(reply, reply_size, "function %s: no reply from plugin", name);
+		return -ETIMEDOUT;
+	}
+	return w->cmd_rc;
+}
+
+void supervisor_clean_mounts(const struct config *cfg)
+{
+	char line[1024], dev[256], dir[PATH_MAX], type[64];
+	size_t dl = strlen(cfg->ffs_dir);
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
+			continue;
+		if (strcmp(type, "functionfs") || strncmp(dir, cfg->ffs_dir, dl) ||
+		    dir[dl] != '/')
+			continue;
+		log_info("unmounting stale FunctionFS instance %s", dir);
+		umount2(dir, MNT_DETACH);
+		rmdir(dir);
+	}
+	fclose(f);
+}
+
+static void sup_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+void supervisor_status(struct supervisor *s, FILE *out, bool json)
+{
+	struct sup_worker *w;
+	unsigned i;
+
+	for (w = s->workers; w; w = w->next) {
+		const char *state = w->ready ? (w->host ? "enabled" : "ready")
+					     : (w->pid ? "starting" : "restarting");
+		if (!json) {
+			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s\n", w->name,
+				state, (int)w->pid, w->restarts,
+				w->last_exit[0] ? ", last exit: " : "", w->last_exit);
+			for (i = 0; i < w->n_status; i++)
+				fprintf(out, "    %s: %s\n", w->status[i][0],
+					w->status[i][1]);
+			continue;
+		}
+		fprintf(out, "%s{\"name\":", w == s->workers ? "" : ",");
+		sup_json_str(out, w->name);
+		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"last_exit\":",
+			state, (int)w->pid, w->restarts);
+		sup_json_str(out, w->last_exit);
+		fprintf(out, ",\"status\":{");
+		for (i = 0; i < w->n_status; i++) {
+			fprintf(out, "%s", i ? "," : "");
+			sup_json_str(out, w->status[i][0]);
+			fputc(':', out);
+			sup_json_str(out, w->status[i][1]);
+		}
+		fprintf(out, "}}");
+	}
+}

@@ -1,0 +1,145 @@
+#include "udc.h"
+#include "log.h"
+#include "loop.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define UDC_SYSFS "/sys/class/udc"
+
+struct udc_monitor {
+	struct loop_watch *watch;
+	udc_change_fn fn;
+	void *data;
+};
+
+static int udc_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int udc_pick(const char *policy, char *buf, size_t size)
+{
+	char *names[32];
+	unsigned n = 0, i;
+	struct dirent *de;
+	int r = -ENODEV;
+	DIR *d = opendir(UDC_SYSFS);
+
+	if (!d)
+		return -ENODEV;
+	while ((de = readdir(d)) && n < 32)
+		if (de->d_name[0] != '.')
+			names[n++] = strdup(de->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(*names), udc_cmp);
+	for (i = 0; i < n && r < 0; i++) {
+		bool match = strcmp(policy, "auto")
+				     ? !strcmp(names[i], policy)
+				     : strncmp(names[i], "dummy_udc", 9) != 0;
+		if (match) {
+			snprintf(buf, size, "%s", names[i]);
+			r = 0;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	return r;
+}
+
+static void udc_read_attr(const char *name, const char *attr, char *buf,
+			  size_t size)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(buf, size, "unknown");
+	snprintf(path, sizeof(path), UDC_SYSFS "/%s/%s", name, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+void udc_state(const char *name, char *buf, size_t size)
+{
+	udc_read_attr(name, "state", buf, size);
+}
+
+void udc_speed(const char *name, char *buf, size_t size)
+{
+	udc_read_attr(name, "current_speed", buf, size);
+}
+
+/* A uevent is "ACTION@DEVPATH" then NUL-separated KEY=VALUE pairs. */
+static bool udc_uevent_is_udc(const char *msg, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const char *kv = msg + off;
+		size_t l = strnlen(kv, len - off);
+		if (l == 13 && !strncmp(kv, "SUBSYSTEM=udc", 13))
+			return true;
+		off += l + 1;
+	}
+	return false;
+}
+
+static void udc_monitor_io(struct loop_watch *w, int fd, uint32_t events,
+			   void *data)
+{
+	struct udc_monitor *m = data;
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT)) > 0) {
+		buf[n] = '\0';
+		if (udc_uevent_is_udc(buf, n))
+			m->fn(m->data);
+	}
+}
+
+struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	struct udc_monitor *m = calloc(1, sizeof(*m));
+	int fd;
+
+	if (!m)
+		return NULL;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		    NETLINK_KOBJECT_UEVENT);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		log_warn("cannot listen to kernel uevents; UDC hotplug is not seen");
+		if (fd >= 0)
+			close(fd);
+		free(m);
+		return NULL;
+	}
+	m->fn = fn;
+	m->data = data;
+	m->watch = loop_add_fd(l, fd, EPOLLIN, udc_monitor_io, m);
+	if (!m->watch) {
+		close(fd);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void udc_monitor_free(struct udc_monitor *m)
+{
+	if (!m)
+		return;
+	loop_watch_remove(m->watch);
+	free(m);
+}

@@ -1,0 +1,26 @@
+/*
+ * udc: USB device controllers, from /sys/class/udc and kernel uevents.
+ */
+#ifndef GADGETD_UDC_H
+#define GADGETD_UDC_H
+
+#include <stddef.h>
+
+struct loop;
+struct udc_monitor;
+
+/* policy "auto": the first UDC in name order that is not a dummy_hcd one;
+ * otherwise the named UDC if it exists. -ENODEV when there is none. */
+int udc_pick(const char *policy, char *buf, size_t size);
+
+/* /sys/class/udc/NAME/state ("configured", "not attached", ...) and
+ * current_speed ("high-speed", ...); "unknown" when unreadable. */
+void udc_state(const char *name, char *buf, size_t size);
+void udc_speed(const char *name, char *buf, size_t size);
+
+/* Call fn whenever a UDC appears or vanishes (kernel uevents). */
+typedef void (*udc_change_fn)(void *data);
+struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data);
+void udc_monitor_free(struct udc_monitor *m);
+
+#endif
