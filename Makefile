@@ -120,4 +120,4 @@ clean:
 
 .PHONY: all unit bed loopback check demo bench deps fuzz install clean
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)

@@ -28,7 +28,7 @@ cp "$out/kroot/boot/vmlinuz-$kver" "$out/vmlinuz"
 echo "$kver" > "$out/kver"
 
 # The initramfs only needs what it takes to reach the 9p root.
-ird="$out/initrd.d"
+ird="$out/initrd-root"
 rm -rf "$ird"
 mkdir -p "$ird/bin" "$ird/lib/modules/$kver" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot" "$ird/lower" "$ird/rw"
 cp "$(command -v busybox)" "$ird/bin/busybox"
