@@ -24,12 +24,26 @@ static int udc_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "auto" prefers a real controller; dummy_hcd's only when it is alone
+ * (a development machine or the test bed). */
+static int udc_choose(const char *policy, char **names, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(policy, "auto") ? !strcmp(names[i], policy)
+					   : strncmp(names[i], "dummy_udc", 9) != 0)
+			return i;
+	}
+	return strcmp(policy, "auto") || !n ? -ENODEV : 0;
+}
+
 int udc_pick(const char *policy, char *buf, size_t size)
 {
 	char *names[32];
 	unsigned n = 0, i;
 	struct dirent *de;
-	int r = -ENODEV;
+	int r;
 	DIR *d = opendir(UDC_SYSFS);
 
 	if (!d)
@@ -39,18 +53,12 @@ int udc_pick(const char *policy, char *buf, size_t size)
 			names[n++] = strdup(de->d_name);
 	closedir(d);
 	qsort(names, n, sizeof(*names), udc_cmp);
-	for (i = 0; i < n && r < 0; i++) {
-		bool match = strcmp(policy, "auto")
-				     ? !strcmp(names[i], policy)
-				     : strncmp(names[i], "dummy_udc", 9) != 0;
-		if (match) {
-			snprintf(buf, size, "%s", names[i]);
-			r = 0;
-		}
-	}
+	r = udc_choose(policy, names, n);
+	if (r >= 0)
+		snprintf(buf, size, "%s", names[r]);
 	for (i = 0; i < n; i++)
 		free(names[i]);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 static void udc_read_attr(const char *name, const char *attr, char *buf,

@@ -9,8 +9,9 @@
 struct loop;
 struct udc_monitor;
 
-/* policy "auto": the first UDC in name order that is not a dummy_hcd one;
- * otherwise the named UDC if it exists. -ENODEV when there is none. */
+/* policy "auto": the first UDC in name order that is not a dummy_hcd one,
+ * else the first dummy one; otherwise the named UDC if it exists. -ENODEV
+ * when there is none. */
 int udc_pick(const char *policy, char *buf, size_t size);
 
 /* /sys/class/udc/NAME/state ("configured", "not attached", ...) and

@@ -1,0 +1,151 @@
+# Shell library for loopback tests, sourced inside the guest.
+#
+#   . "$SRC/tests/loopback/lib.sh"
+#   gd_install                  # make install of this tree into the guest
+#   gd_start [PROFILE]          # start gadgetd -f (profile "lab" by default)
+#   gd_switch SET               # gadgetctl switch SET, must succeed
+#   wait_usb VID:PID [SECS]     # until the host side enumerates it
+#   check "what" CMD...         # run CMD, print ok/FAIL, count failures
+#   finish                      # stop gadgetd, print the tally, exit
+#
+# Everything is bounded with timeout; the log of gadgetd is in
+# $GD_LOG (kept in the test's output directory).
+
+: "${SRC:?}" "${B:?}"
+GD_LOG=${GD_LOG:-/mnt/out/gadgetd.log}
+GD_CONF=/etc/gadgetd/gadgetd.conf
+GD_PID=
+export GADGETD_SOCKET=/run/gadgetd.sock
+FAILS=0
+CHECKS=0
+
+say() { echo "== $*"; }
+
+fail() {
+	echo "FAIL: $*"
+	FAILS=$((FAILS + 1))
+}
+
+# check "description" command...: the command must exit 0.
+check() {
+	desc=$1
+	shift
+	CHECKS=$((CHECKS + 1))
+	if "$@"; then
+		echo "ok: $desc"
+	else
+		fail "$desc (exit $?)"
+	fi
+}
+
+# check_exit CODE "description" command...: the command must exit CODE.
+check_exit() {
+	want=$1 desc=$2
+	shift 2
+	CHECKS=$((CHECKS + 1))
+	"$@"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		echo "ok: $desc (exit $got)"
+	else
+		fail "$desc: exit $got, expected $want"
+	fi
+}
+
+die() {
+	echo "FATAL: $*"
+	[ -f "$GD_LOG" ] && { echo "---- gadgetd log"; tail -n 40 "$GD_LOG"; }
+	exit 1
+}
+
+gd_modules() {
+	timeout 30 modprobe dummy_hcd ${GD_HCD_OPTS:-} || die "modprobe dummy_hcd"
+	timeout 30 modprobe libcomposite || die "modprobe libcomposite"
+	timeout 30 modprobe usb_f_fs || die "modprobe usb_f_fs"
+	# No udevd in the bed: load the host-side class drivers ourselves.
+	for m in cdc_acm cdc_ether cdc_ncm rndis_host usb-storage usbhid; do
+		timeout 30 modprobe "$m" 2>/dev/null || true
+	done
+	[ -e /sys/class/udc/dummy_udc.0 ] || die "no dummy_udc.0"
+}
+
+gd_install() {
+	gd_modules
+	timeout 120 make -s -C "$SRC" install PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
+		{ cat /mnt/out/install.log; die "make install failed"; }
+	mkdir -p /srv/mtp
+}
+
+# gd_config KEY VALUE: set one setting in the installed gadgetd.conf.
+gd_config() {
+	grep -v "^[[:space:]]*$1[[:space:]]*=" "$GD_CONF" > "$GD_CONF.new"
+	echo "$1 = $2;" >> "$GD_CONF.new"
+	mv "$GD_CONF.new" "$GD_CONF"
+}
+
+gd_start() {
+	[ -n "${1:-}" ] && gd_config profile "\"$1\""
+	gadgetd -f -v >>"$GD_LOG" 2>&1 &
+	GD_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status >/dev/null 2>&1 && return 0
+		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	die "gadgetd did not open its control socket within 10 s"
+}
+
+gd_stop() {
+	[ -n "$GD_PID" ] || return 0
+	kill -TERM "$GD_PID" 2>/dev/null
+	i=0
+	while kill -0 "$GD_PID" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -KILL "$GD_PID" 2>/dev/null
+	GD_PID=
+}
+
+gd_switch() {
+	timeout 60 gadgetctl switch "$@" || die "gadgetctl switch $* failed"
+}
+
+# wait_usb VID:PID [SECS]: the host side sees the device.
+wait_usb() {
+	n=$((${2:-15} * 10))
+	while [ $n -gt 0 ]; do
+		lsusb -d "$1" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	echo "no USB device $1 on the host side; lsusb says:"
+	lsusb
+	return 1
+}
+
+# wait_no_usb VID:PID [SECS]: the device is gone from the host side.
+wait_no_usb() {
+	n=$((${2:-15} * 10))
+	while [ $n -gt 0 ]; do
+		lsusb -d "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+# A product id of a set in the profile, from `gadgetctl list`.
+set_pid() {
+	gadgetctl list | awk -v s="$1" '$1 == s { print $2 }'
+}
+
+finish() {
+	gd_stop
+	echo "checks: $CHECKS, failures: $FAILS"
+	[ "$CHECKS" -gt 0 ] || { echo "FAIL: no check ran"; exit 1; }
+	[ "$FAILS" = 0 ] || { echo "---- gadgetd log"; tail -n 60 "$GD_LOG"; exit 1; }
+	exit 0
+}

@@ -1,0 +1,115 @@
+# Kernel functions through gadgetd: switch, bad switch, restart, off,
+# permissions, reload. Runs in the guest (see run-suite.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+gd_install
+gd_start lab
+VID=1d6b
+
+say "switch acm,ecm"
+check "gadgetctl switch acm,ecm" gd_switch acm,ecm
+PID_ACMECM=$(set_pid acm,ecm)
+check "host sees $VID:$PID_ACMECM" wait_usb "$VID:$PID_ACMECM"
+lsusb -v -d "$VID:$PID_ACMECM" 2>/dev/null > /mnt/out/lsusb-acm-ecm.txt
+check "iManufacturer is the profile's" grep -q 'iManufacturer.*gadgetd' /mnt/out/lsusb-acm-ecm.txt
+check "iSerial is the profile's" grep -q 'iSerial.*GADGETD' /mnt/out/lsusb-acm-ecm.txt
+check "CDC ACM interface present" grep -q 'bInterfaceClass.*Communications' /mnt/out/lsusb-acm-ecm.txt
+
+say "serial: /dev/ttyACM0 <-> /dev/ttyGS0"
+n=0; while [ ! -e /dev/ttyACM0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+check "host has /dev/ttyACM0" test -e /dev/ttyACM0
+check "gadget has /dev/ttyGS0" test -e /dev/ttyGS0
+stty -F /dev/ttyGS0 raw -echo clocal 2>/dev/null
+stty -F /dev/ttyACM0 raw -echo clocal 2>/dev/null
+head -c 4096 /dev/urandom | base64 -w 64 > host-to-gadget.txt
+(timeout 10 head -c "$(wc -c < host-to-gadget.txt)" /dev/ttyGS0 > gadget-got.txt) &
+rd=$!
+sleep 0.5
+timeout 10 sh -c 'cat host-to-gadget.txt > /dev/ttyACM0'
+wait $rd
+check "bytes host->gadget arrive intact" cmp -s host-to-gadget.txt gadget-got.txt
+head -c 2048 /dev/urandom | base64 -w 64 > gadget-to-host.txt
+(timeout 10 head -c "$(wc -c < gadget-to-host.txt)" /dev/ttyACM0 > host-got.txt) &
+rd=$!
+sleep 0.5
+timeout 10 sh -c 'cat gadget-to-host.txt > /dev/ttyGS0'
+wait $rd
+check "bytes gadget->host arrive intact" cmp -s gadget-to-host.txt host-got.txt
+
+say "ethernet: ping across CDC ECM"
+gif=$(cat /sys/kernel/config/usb_gadget/gadgetd/functions/ecm.ecm/ifname 2>/dev/null)
+hif=""
+n=0
+while [ -z "$hif" ] && [ $n -lt 50 ]; do
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "02:00:00:00:00:02" ] && hif=$(basename "$d")
+	done
+	sleep 0.1; n=$((n+1))
+done
+check "gadget interface exists ($gif)" test -n "$gif" -a -e "/sys/class/net/$gif"
+check "host interface with the profile's host MAC ($hif)" test -n "$hif"
+check "host interface is bound to cdc_ether" sh -c "readlink /sys/class/net/$hif/device/driver | grep -q cdc_ether"
+ip netns add gadget
+ip link set "$gif" netns gadget
+ip netns exec gadget ip addr add 192.168.77.1/24 dev "$gif"
+ip netns exec gadget ip link set "$gif" up
+ip addr add 192.168.77.2/24 dev "$hif"
+ip link set "$hif" up
+check "host pings the gadget over USB" timeout 20 ping -c 3 -W 5 192.168.77.1
+ip netns exec gadget ip link set "$gif" netns 1 2>/dev/null
+
+say "switch ncm"
+check "gadgetctl switch ncm" gd_switch ncm
+PID_NCM=$(set_pid ncm)
+check "host sees $VID:$PID_NCM" wait_usb "$VID:$PID_NCM"
+check "old identity gone" wait_no_usb "$VID:$PID_ACMECM" 5
+n=0
+while ! ls /sys/bus/usb/drivers/cdc_ncm/ 2>/dev/null | grep -q ':'; do
+	[ $n -gt 50 ] && break; sleep 0.1; n=$((n+1))
+done
+check "host bound cdc_ncm" sh -c 'ls /sys/bus/usb/drivers/cdc_ncm/ | grep -q :'
+
+say "bad switches leave the gadget as it was"
+check_exit 5 "switch nosuch is refused" sh -c 'gadgetctl switch nosuch 2>err.txt'
+check "the error names the function" grep -q nosuch err.txt
+check_exit 5 "a set the profile does not allow is refused" sh -c 'gadgetctl switch acm,ncm 2>err2.txt'
+check "the error lists the allowed sets" grep -qi allowed err2.txt
+check "status still shows ncm" sh -c 'gadgetctl status | grep -q "^set: ncm$"'
+check "host still sees $VID:$PID_NCM" lsusb -d "$VID:$PID_NCM"
+
+say "permissions"
+check_exit 4 "nobody may not switch" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl switch acm
+check "nobody may read status" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl status
+
+say "status --json"
+check "status --json names set, udc and timings" sh -c 'gadgetctl status --json | python3 -c "
+import json,sys; s=json.load(sys.stdin)
+assert s[\"set\"]==\"ncm\" and s[\"udc\"]==\"dummy_udc.0\", s
+assert s[\"last_switch\"][\"total_ms\"]>0, s
+"'
+
+say "kill -9 gadgetd, restart: the set is restored"
+kill -KILL "$GD_PID"
+sleep 0.5
+GD_PID=
+gd_start
+check "status after restart shows ncm" sh -c 'gadgetctl status | grep -q "^set: ncm$"'
+check "host sees $VID:$PID_NCM after restart" wait_usb "$VID:$PID_NCM"
+
+say "reload with a broken profile changes nothing"
+cp /etc/gadgetd/profiles/lab.conf lab.good
+echo 'gadget: { vendor_id = "oops"; };' >> /etc/gadgetd/profiles/lab.conf
+check_exit 5 "reload of a broken profile fails" sh -c 'gadgetctl reload 2>reload.txt'
+check "the error names file and line" grep -q 'lab.conf:[0-9]' reload.txt
+check "status still ncm" sh -c 'gadgetctl status | grep -q "^set: ncm$"'
+check_exit 1 "gadgetd -n reports the broken profile" sh -c 'gadgetd -n 2>n.txt'
+check "gadgetd -n names file:line" grep -q 'lab.conf:[0-9]' n.txt
+cp lab.good /etc/gadgetd/profiles/lab.conf
+check "gadgetd -n passes again" gadgetd -n
+
+say "off"
+check "gadgetctl off" gadgetctl off
+check "device gone" wait_no_usb "$VID:$PID_NCM" 10
+check "gadget removed from ConfigFS" test ! -e /sys/kernel/config/usb_gadget/gadgetd
+
+finish

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install what building and testing gadgetd needs (Debian packages), when
+# running as root; otherwise name what is missing and fail.
+set -eu
+pkgs="gcc make pkg-config libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
+libssl-dev libusb-1.0-0-dev qemu-system-x86 busybox-static kmod cpio
+adb mtp-tools umtp-responder python3 python3-usb usbutils iproute2
+iputils-ping bsdutils util-linux procps psmisc"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing" >&2
+	echo "deps: run as root (or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2
