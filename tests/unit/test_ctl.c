@@ -1,0 +1,95 @@
+/* Control socket protocol (protocol.c) and the state file (state.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "protocol.h"
+#include "state.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static void test_args_ok(void **state)
+{
+	static const char payload[] = "--profile\0lab\0mtp,adb";
+	char *argv[8];
+
+	assert_int_equal(ctl_parse_args(payload, sizeof(payload), argv, 8), 3);
+	assert_string_equal(argv[0], "--profile");
+	assert_string_equal(argv[1], "lab");
+	assert_string_equal(argv[2], "mtp,adb");
+	assert_int_equal(ctl_parse_args(payload, 0, argv, 8), 0);
+}
+
+static void test_args_malformed(void **state)
+{
+	static const char unterminated[] = { 'a', 'b', '\0', 'c' };
+	char *argv[2];
+
+	/* The last string runs past the datagram. */
+	assert_int_equal(ctl_parse_args(unterminated, sizeof(unterminated), argv, 8),
+			 -EINVAL);
+	/* More arguments than the caller takes. */
+	assert_int_equal(ctl_parse_args("a\0b\0c", 6, argv, 2), -EINVAL);
+	/* One byte, no terminator. */
+	assert_int_equal(ctl_parse_args("x", 1, argv, 2), -EINVAL);
+	/* Empty strings are still strings. */
+	assert_int_equal(ctl_parse_args("\0\0", 2, argv, 2), 2);
+}
+
+static void test_state_round_trip(void **state)
+{
+	char dir[] = "/tmp/test_state.XXXXXX", path[128], prof[64], set[64];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/sub/state", dir);
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), -ENOENT);
+	assert_int_equal(state_save(path, "lab", "mtp,adb"), 0);
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
+	assert_string_equal(prof, "lab");
+	assert_string_equal(set, "mtp,adb");
+	assert_int_equal(state_save(path, "lab", ""), 0);
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
+	assert_string_equal(set, "");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void test_state_malformed(void **state)
+{
+	char path[] = "/tmp/test_state_bad.XXXXXX", prof[8], set[8];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "profile=lab\n", 12), 12);
+	close(fd);
+	/* No set= line: not a state file gadgetd wrote. */
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), -EINVAL);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "garbage\n\n\x01\x02\nset=verylongname,another\nprofile=x\n", 47), 47);
+	close(fd);
+	/* Truncated to the buffer, never overflowing it. */
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
+	assert_string_equal(set, "verylon");
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_args_ok),
+		cmocka_unit_test(test_args_malformed),
+		cmocka_unit_test(test_state_round_trip),
+		cmocka_unit_test(test_state_malformed),
+	};
+
+	return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);
+}
