@@ -1,0 +1,6 @@
+# Android Open Accessory (AOA 1/2) in user space; see accessory.h.
+PLUGINS += accessory
+accessory_SRCS := functions/accessory/accessory.c \
+	functions/accessory/accessory_ctrl.c \
+	functions/accessory/accessory_info.c
+accessory_LIBS :=
