@@ -63,7 +63,7 @@ gd_modules() {
 	timeout 30 modprobe libcomposite || die "modprobe libcomposite"
 	timeout 30 modprobe usb_f_fs || die "modprobe usb_f_fs"
 	# No udevd in the bed: load the host-side class drivers ourselves.
-	for m in cdc_acm cdc_ether cdc_ncm rndis_host usb-storage usbhid; do
+	for m in cdc_acm cdc_ether cdc_ncm rndis_host usb-storage sd_mod usbhid; do
 		timeout 30 modprobe "$m" 2>/dev/null || true
 	done
 	[ -e /sys/class/udc/dummy_udc.0 ] || die "no dummy_udc.0"

@@ -1,0 +1,35 @@
+# The bus ceiling on this bed: the kernel's mass_storage function, 64 MiB
+# O_DIRECT reads and writes from the host side. Prints BENCH lines.
+. "$SRC/tests/loopback/lib.sh"
+gd_modules
+G=/sys/kernel/config/usb_gadget/ceiling
+img=/dev/shm/ceiling.img
+truncate -s 80M "$img"
+mkdir -p $G/strings/0x409 $G/configs/c.1 $G/functions/mass_storage.ms
+echo 0x1d6b > $G/idVendor
+echo 0x01ff > $G/idProduct
+echo ceiling > $G/strings/0x409/product
+echo "$img" > $G/functions/mass_storage.ms/lun.0/file
+ln -s $G/functions/mass_storage.ms $G/configs/c.1/
+echo dummy_udc.0 > $G/UDC
+wait_usb 1d6b:01ff 20 || die "mass_storage gadget not seen"
+dev=
+n=0
+while [ -z "$dev" ] && [ $n -lt 100 ]; do
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] && dev=/dev/$(basename "$b")
+	done
+	sleep 0.1; n=$((n+1))
+done
+[ -n "$dev" ] || die "no host block device for the mass_storage gadget"
+mbps() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ms / 1000) }'; }
+t0=$(date +%s%N)
+timeout 120 dd if=/dev/zero of="$dev" bs=1M count=64 oflag=direct 2>/dev/null || die "dd write"
+t1=$(date +%s%N)
+timeout 120 dd if="$dev" of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null || die "dd read"
+t2=$(date +%s%N)
+echo "BENCH ceiling_write_mbps $(mbps 67108864 $(((t1 - t0) / 1000000))) MB/s"
+echo "BENCH ceiling_read_mbps $(mbps 67108864 $(((t2 - t1) / 1000000))) MB/s"
+echo "" > $G/UDC
+rm $G/configs/c.1/mass_storage.ms
+rmdir $G/configs/c.1 $G/functions/mass_storage.ms $G/strings/0x409 $G

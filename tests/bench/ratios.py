@@ -1,0 +1,29 @@
+"""Print throughput ratios from the BENCH lines of one VM run."""
+import sys
+
+vals = {}
+for line in open(sys.argv[1]):
+    parts = line.split()
+    if len(parts) >= 3 and parts[0] == "BENCH":
+        try:
+            vals[parts[1]] = float(parts[2])
+        except ValueError:
+            pass
+
+pairs = [
+    ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
+    ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
+    ("mtp_send_mbps", "ceiling_write_mbps", "mtp-sendfile / mass_storage write", 0.8),
+    ("mtp_get_mbps", "ceiling_read_mbps", "mtp-getfile / mass_storage read", 0.8),
+    ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
+    ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
+    ("umtprd_files_s", "mtp_files_s", "mtp-files 10000 files: umtprd time / gadgetd time", None),
+]
+print("ratios (same VM run):")
+for num, den, what, target in pairs:
+    if num in vals and den in vals and vals[den] > 0:
+        r = vals[num] / vals[den]
+        tgt = "" if target is None else f"  (target >= {target}: {'met' if r >= target else 'NOT met'})"
+        print(f"  {what}: {r:.2f}{tgt}")
+    else:
+        print(f"  {what}: n/a (missing {num if num not in vals else den})")

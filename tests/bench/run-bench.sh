@@ -1,0 +1,13 @@
+#!/bin/sh
+# make bench: all benchmarks in one VM run, then the ratios.
+set -u
+bed=${1:?usage: run-bench.sh BEDDIR OUTDIR}
+out=${2:?usage: run-bench.sh BEDDIR OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+rm -rf "$out"
+mkdir -p "$out"
+echo "bench: booting the test bed; every benchmark runs in this one VM" >&2
+"$src/tests/vm/run.sh" "$bed" "$out" 3000 "SRC=$src B=$src/build sh $here/guest-bench.sh" |
+	tr -d '\r' | grep '^BENCH\|^##\|FATAL\|FAIL' | tee "$out/bench.txt"
+python3 "$here/ratios.py" "$out/bench.txt"
