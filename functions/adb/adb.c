@@ -1,0 +1,456 @@
+/*
+ * adb: an ADB daemon as a gadgetd plugin. USB framing, the connection
+ * (CNXN, AUTH) and the routing of OPEN to services live here; streams,
+ * services and key handling live in the other adb_* modules.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "adb_auth.h"
+#include "adb_forward.h"
+#include "adb_packet.h"
+#include "adb_shell.h"
+#include "adb_stream.h"
+#include "adb_sync.h"
+#include "log.h"
+#include "loop.h"
+#include "plugin.h"
+
+#define ADB_EP_OUT 0
+#define ADB_EP_IN 1
+#define ADB_FEATURES \
+	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp"
+#define ADB_DEFAULT_KEYS SYSCONFDIR "/gadgetd/adb_keys"
+
+enum adb_state {
+	ADB_STATE_OFFLINE,      /* no CNXN yet */
+	ADB_STATE_UNAUTHORIZED, /* AUTH in progress or key not allowed */
+	ADB_STATE_DEVICE,       /* online */
+};
+
+struct adb {
+	struct plugin *p;
+	struct adb_reader *reader;
+	struct adb_streams *streams;
+	struct adb_forward *fwd;
+	struct adb_auth *auth;
+	bool auth_on;
+	enum adb_state state;
+	uint32_t version;
+	char banner[512];
+	struct adb_shell_cfg shell;
+	const char *reboot_cmd;
+	/* Fingerprint of the key the waiting host offered. */
+	char waiting_fp[ADB_AUTH_FP_SIZE];
+};
+
+static const char *opt(struct plugin *p, const char *key, const char *def)
+{
+	const char *v = plugin_option(p, key);
+
+	return v && *v ? v : def;
+}
+
+static void set_state(struct adb *a, enum adb_state st)
+{
+	static const char *names[] = {
+		[ADB_STATE_OFFLINE] = "offline",
+		[ADB_STATE_UNAUTHORIZED] = "unauthorized",
+		[ADB_STATE_DEVICE] = "device",
+	};
+
+	if (a->state != st)
+		log_info("adb: %s", names[st]);
+	a->state = st;
+	plugin_set_status(a->p, "state", names[st]);
+}
+
+static int adb_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+		    const void *payload, size_t len)
+{
+	struct adb *a = data;
+	uint8_t hdr[ADB_HDR_SIZE];
+	int rc;
+
+	adb_packet_encode(hdr, cmd, arg0, arg1, payload, len,
+			  a->version < ADB_VERSION_SKIP_CHECKSUM);
+	/* adb expects each header in a transfer of its own. */
+	rc = plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
+	if (rc == 0 && len)
+		rc = plugin_write(a->p, ADB_EP_IN, payload, len);
+	if (rc < 0 && rc != -ESHUTDOWN)
+		log_warnx("adb: cannot queue a message: %s", strerror(-rc));
+	return rc;
+}
+
+static int adb_room(void *data)
+{
+	struct adb *a = data;
+
+	return plugin_tx_queued(a->p, ADB_EP_IN) < PLUGIN_TX_HIGH;
+}
+
+static void send_cnxn(struct adb *a)
+{
+	adb_send(a, ADB_CNXN, a->version, ADB_MAX_PAYLOAD, a->banner,
+		 strlen(a->banner) + 1);
+	set_state(a, ADB_STATE_DEVICE);
+	a->waiting_fp[0] = '\0';
+}
+
+static void send_token(struct adb *a)
+{
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+
+	if (adb_auth_new_token(a->auth, token) < 0) {
+		log_warnx("adb: no random token; refusing the host");
+		return;
+	}
+	adb_send(a, ADB_AUTH, ADB_AUTH_TOKEN, 0, token, sizeof(token));
+}
+
+/* Everything stream-related starts over (new CNXN, USB reset). */
+static void reset_connection(struct adb *a)
+{
+	adb_streams_reset(a->streams);
+	adb_forward_reset(a->fwd);
+	adb_reader_reset(a->reader);
+}
+
+static void on_cnxn(struct adb *a, const struct adb_hdr *h,
+		    const uint8_t *payload)
+{
+	char host[256];
+	size_t n = h->len < sizeof(host) - 1 ? h->len : sizeof(host) - 1;
+
+	reset_connection(a);
+	if (h->arg0 < ADB_VERSION_MIN || h->arg1 < 256) {
+		log_warnx("adb: CNXN with version %#x, max payload %u: ignored",
+			  h->arg0, h->arg1);
+		return;
+	}
+	a->version = h->arg0 < ADB_VERSION ? h->arg0 : ADB_VERSION;
+	adb_streams_set_max_payload(a->streams, h->arg1);
+	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);
+	host[payload ? n : 0] = '\0';
+	host[strcspn(host, "\n")] = '\0';
+	plugin_set_status(a->p, "host", host);
+	log_info("adb: host connected: %s", host);
+	if (!a->auth_on) {
+		send_cnxn(a);
+		return;
+	}
+	set_state(a, ADB_STATE_UNAUTHORIZED);
+	adb_auth_reload(a->auth);
+	send_token(a);
+}
+
+static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
+{
+	char fp[ADB_AUTH_FP_SIZE];
+	int rc = adb_auth_offer(a->auth, payload, len, fp);
+
+	if (rc < 0) {
+		log_warnx("adb: host sent a malformed public key");
+		return;
+	}
+	if (rc == 1) {
+		send_cnxn(a);
+		return;
+	}
+	memcpy(a->waiting_fp, fp, sizeof(fp));
+	set_state(a, ADB_STATE_UNAUTHORIZED);
+	log_warnx("adb: unknown host key %s; allow it with "
+		  "`gadgetctl %s allow %s`", fp, plugin_instance(a->p), fp);
+}
+
+static void on_auth(struct adb *a, const struct adb_hdr *h,
+		    const uint8_t *payload)
+{
+	if (!a->auth_on || a->state != ADB_STATE_UNAUTHORIZED)
+		return;
+	switch (h->arg0) {
+	case ADB_AUTH_SIGNATURE:
+		if (adb_auth_verify(a->auth, payload, h->len) == 0) {
+			send_cnxn(a);
+			return;
+		}
+		/* Let the host try its next key, or offer its public key. */
+		send_token(a);
+		return;
+	case ADB_AUTH_RSAPUBLICKEY:
+		on_public_key(a, payload, h->len);
+		return;
+	}
+	log_warnx("adb: AUTH type %u ignored", h->arg0);
+}
+
+/* Called by adb_reader for each whole message. */
+static int on_message(void *data, const struct adb_hdr *h,
+		      const uint8_t *payload)
+{
+	struct adb *a = data;
+	char name[5];
+
+	if (a->version && a->version < ADB_VERSION_SKIP_CHECKSUM &&
+	    h->check != adb_packet_checksum(payload, h->len)) {
+		log_warnx("adb: bad checksum: message dropped");
+		return 0;
+	}
+	if (h->cmd == ADB_CNXN) {
+		on_cnxn(a, h, payload);
+		return 0;
+	}
+	if (h->cmd == ADB_AUTH) {
+		on_auth(a, h, payload);
+		return 0;
+	}
+	if (a->state != ADB_STATE_DEVICE) {
+		adb_packet_cmd_name(h->cmd, name);
+		log_debug("adb: %s before authorization ignored", name);
+		return 0;
+	}
+	switch (h->cmd) {
+	case ADB_OPEN:
+		adb_streams_on_open(a->streams, h->arg0, payload, h->len);
+		return 0;
+	case ADB_OKAY:
+		adb_streams_on_okay(a->streams, h->arg0, h->arg1);
+		return 0;
+	case ADB_WRTE:
+		adb_streams_on_write(a->streams, h->arg0, h->arg1, payload,
+				     h->len);
+		return 0;
+	case ADB_CLSE:
+		adb_streams_on_close(a->streams, h->arg0, h->arg1);
+		return 0;
+	}
+	adb_packet_cmd_name(h->cmd, name);
+	log_warnx("adb: unknown command %#x (%s) ignored", h->cmd, name);
+	return 0;
+}
+
+static int reboot_open(struct adb *a, const char *arg,
+		       const struct adb_service_ops **ops, void **svc)
+{
+	static const char refused[] =
+		"reboot refused: no reboot_command in the adb function\n";
+	pid_t pid;
+
+	if (!a->reboot_cmd) {
+		log_info("adb: reboot:%s refused", arg);
+		return adb_stream_oneshot(refused, sizeof(refused) - 1, ops,
+					  svc);
+	}
+	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
+	pid = fork();
+	if (pid == 0) {
+		loop_child_reset_signals();
+		signal(SIGPIPE, SIG_DFL);
+		execl("/bin/sh", "sh", "-c", "exec $0 \"$@\"", a->reboot_cmd,
+		      arg, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -errno;
+	/* The reboot takes the device down; nothing to say meanwhile. */
+	return adb_stream_oneshot("", 0, ops, svc);
+}
+
+static int open_service(void *data, struct adb_stream *s, const char *name,
+			const struct adb_service_ops **ops, void **svc)
+{
+	struct adb *a = data;
+	char reply[4200];
+	int rc;
+
+	log_debug("adb: OPEN %s", name);
+	if (!strcmp(name, "sync:"))
+		return adb_sync_open(s, ops, svc);
+	if (!strncmp(name, "reverse:", 8)) {
+		rc = adb_forward_reverse(a->fwd, name + 8, reply, sizeof(reply));
+		return adb_stream_oneshot(reply, rc, ops, svc);
+	}
+	if (!strncmp(name, "reboot:", 7))
+		return reboot_open(a, name + 7, ops, svc);
+	rc = adb_shell_open(s, name, &a->shell, ops, svc);
+	if (rc != -ENOENT)
+		return rc;
+	rc = adb_forward_open(a->fwd, s, name, ops, svc);
+	if (rc == -ENOENT)
+		log_info("adb: unknown service \"%s\"", name);
+	return rc;
+}
+
+static int parse_auth(struct plugin *p, bool *on)
+{
+	const char *v = opt(p, "auth", "on");
+
+	if (!strcmp(v, "on"))
+		*on = true;
+	else if (!strcmp(v, "off"))
+		*on = false;
+	else {
+		log_warnx("adb: auth = \"%s\": expected \"on\" or \"off\"", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void describe(struct plugin_desc *desc)
+{
+	desc->cls = 0xff;
+	desc->subcls = 0x42;
+	desc->proto = 0x01;
+	desc->interface_string = "ADB Interface";
+	desc->n_eps = 2;
+	desc->eps[ADB_EP_OUT].type = PLUGIN_EP_BULK_OUT;
+	desc->eps[ADB_EP_IN].type = PLUGIN_EP_BULK_IN;
+	desc->ms_compat_id = "WINUSB";
+	desc->n_props = 1;
+	desc->props[0].name = "DeviceInterfaceGUID";
+	desc->props[0].value = "{F72FE0D4-CBCB-407d-8814-9ED673D0DD6B}";
+}
+
+static void adb_finish(void *priv);
+
+static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
+{
+	struct adb *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return -ENOMEM;
+	a->p = p;
+	if (parse_auth(p, &a->auth_on) < 0) {
+		free(a);
+		return -EINVAL;
+	}
+	if (!a->auth_on)
+		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
+			  "port gets a root shell");
+	a->shell.shell = opt(p, "shell", "/bin/sh");
+	a->shell.user = opt(p, "user", "root");
+	a->reboot_cmd = plugin_option(p, "reboot_command");
+	snprintf(a->banner, sizeof(a->banner),
+		 "device::ro.product.name=%s;ro.product.model=%s;"
+		 "ro.product.device=%s;features=" ADB_FEATURES,
+		 opt(p, "product", "gadgetd"), opt(p, "model", "gadgetd"),
+		 opt(p, "device", "gadgetd"));
+	a->reader = adb_reader_new(on_message, a);
+	a->streams = adb_streams_new(plugin_loop(p), adb_send, adb_room,
+				     open_service, a);
+	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
+	a->auth = adb_auth_new(opt(p, "keys", ADB_DEFAULT_KEYS));
+	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
+		adb_finish(a);
+		return -ENOMEM;
+	}
+	adb_auth_reload(a->auth);
+	/* A peer closing a pipe or socket must be an error, not a death. */
+	signal(SIGPIPE, SIG_IGN);
+	describe(desc);
+	set_state(a, ADB_STATE_OFFLINE);
+	*priv = a;
+	return 0;
+}
+
+static void adb_finish(void *priv)
+{
+	struct adb *a = priv;
+
+	adb_forward_free(a->fwd);
+	adb_streams_free(a->streams);
+	adb_reader_free(a->reader);
+	adb_auth_free(a->auth);
+	free(a);
+}
+
+static void adb_enable(void *priv)
+{
+	struct adb *a = priv;
+
+	/* The host speaks first (CNXN); start from a clean slate. */
+	reset_connection(a);
+	set_state(a, ADB_STATE_OFFLINE);
+}
+
+static void adb_disable(void *priv)
+{
+	struct adb *a = priv;
+
+	reset_connection(a);
+	a->version = 0;
+	set_state(a, ADB_STATE_OFFLINE);
+}
+
+static void adb_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
+{
+	struct adb *a = priv;
+	int rc;
+
+	if (ep != ADB_EP_OUT || len == 0)
+		return; /* zero-length packets carry nothing in ADB */
+	rc = adb_reader_feed(a->reader, data, len);
+	if (rc < 0) {
+		log_warnx("adb: %s from the host; resetting the connection",
+			  rc == -EMSGSIZE ? "oversized message"
+					  : "malformed message header");
+		reset_connection(a);
+		a->version = 0;
+		set_state(a, ADB_STATE_OFFLINE);
+	}
+}
+
+static void adb_tx_drained(void *priv, unsigned ep)
+{
+	struct adb *a = priv;
+
+	adb_streams_pump(a->streams);
+}
+
+static int adb_command(void *priv, int argc, char **argv, char *reply,
+		       size_t size)
+{
+	struct adb *a = priv;
+	int rc;
+
+	if (argc == 1 && !strcmp(argv[0], "keys")) {
+		adb_auth_list_pending(a->auth, reply, size);
+		if (!reply[0])
+			snprintf(reply, size, "no pending keys\n");
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[0], "allow")) {
+		rc = adb_auth_allow(a->auth, argv[1]);
+		if (rc < 0) {
+			snprintf(reply, size, "%s: %s\n", argv[1],
+				 rc == -ENOENT ? "no such pending key"
+					       : strerror(-rc));
+			return rc;
+		}
+		snprintf(reply, size, "allowed %s\n", argv[1]);
+		log_info("adb: key %s allowed", argv[1]);
+		if (a->state == ADB_STATE_UNAUTHORIZED &&
+		    !strcasecmp(a->waiting_fp, argv[1]))
+			send_cnxn(a);
+		return 0;
+	}
+	snprintf(reply, size, "usage: keys | allow FINGERPRINT\n");
+	return -EINVAL;
+}
+
+const struct plugin_ops gadgetd_plugin = {
+	.name = "adb",
+	.init = adb_init,
+	.finish = adb_finish,
+	.enable = adb_enable,
+	.disable = adb_disable,
+	.rx = adb_rx,
+	.tx_drained = adb_tx_drained,
+	.command = adb_command,
+};

@@ -1,0 +1,67 @@
+/*
+ * adb_auth: who may talk to adbd. Holds the public keys of the adb_keys
+ * file, checks AUTH SIGNATURE replies to our tokens, and remembers the
+ * keys of hosts that offered an unknown RSAPUBLICKEY until an admin allows
+ * them (`gadgetctl adb allow FINGERPRINT`).
+ *
+ * Fingerprints are MD5 of the decoded 524-byte key blob, as upper-case hex
+ * pairs joined by ':' (what Android's "Allow USB debugging?" dialog shows).
+ */
+#ifndef GADGETD_ADB_AUTH_H
+#define GADGETD_ADB_AUTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ADB_AUTH_TOKEN 1
+#define ADB_AUTH_SIGNATURE 2
+#define ADB_AUTH_RSAPUBLICKEY 3
+
+#define ADB_AUTH_TOKEN_SIZE 20
+#define ADB_AUTH_KEY_BLOB_SIZE 524
+#define ADB_AUTH_FP_SIZE 48 /* 16 pairs, 15 colons, NUL */
+
+struct adb_auth;
+
+/* keys_path: the adb_keys file; it need not exist. */
+struct adb_auth *adb_auth_new(const char *keys_path);
+void adb_auth_free(struct adb_auth *a);
+
+/* Re-read the keys file (a missing file means no keys). Returns the
+ * number of usable keys or -errno. */
+int adb_auth_reload(struct adb_auth *a);
+
+/* Make a new random token (it replaces the previous one). */
+int adb_auth_new_token(struct adb_auth *a, uint8_t token[ADB_AUTH_TOKEN_SIZE]);
+
+/* 0 when sig signs the current token with one of the known keys, else
+ * -EPERM (also when no token is outstanding). A token is used once. */
+int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len);
+
+/*
+ * The host offered its public key (RSAPUBLICKEY payload: "BASE64 comment",
+ * maybe NUL-terminated). Returns 1 if the key is already allowed, 0 after
+ * remembering it as pending, or -EINVAL for a malformed key. fp receives
+ * the fingerprint in both success cases.
+ */
+int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
+		   char fp[ADB_AUTH_FP_SIZE]);
+
+/* "FP comment\n" per pending key into out (NUL-terminated). */
+void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size);
+
+/* Append the pending key with fingerprint fp (case-insensitive) to the
+ * keys file (created 0600) and allow it now. 0, -ENOENT or -errno. */
+int adb_auth_allow(struct adb_auth *a, const char *fp);
+
+/*
+ * Parse one key: base64 text of exactly len bytes (no comment) into the
+ * 524-byte blob, checking the size and the modulus word count.
+ * 0 or -EINVAL.
+ */
+int adb_auth_parse_key(const char *b64, size_t len,
+		       uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE]);
+void adb_auth_fingerprint(const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE],
+			  char fp[ADB_AUTH_FP_SIZE]);
+
+#endif

@@ -1,0 +1,588 @@
+/* adb_shell: shell (raw, v2, pty) and exec services. */
+#include "adb_shell.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pty.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/pidfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "loop.h"
+
+#define SHELL_ID_STDIN 0
+#define SHELL_ID_STDOUT 1
+#define SHELL_ID_STDERR 2
+#define SHELL_ID_EXIT 3
+#define SHELL_ID_CLOSE_STDIN 4
+#define SHELL_ID_WINSIZE 5
+#define SHELL_HDR 5
+/* One read from the child's output; a pty gives at most a few KiB. */
+#define SHELL_READ_MAX (64 * 1024)
+
+struct adb_shell {
+	struct adb_stream *s;
+	bool v2, pty;
+	pid_t pid;
+	struct loop_watch *in_w;  /* child's stdin (the pty master if pty) */
+	struct loop_watch *out_w; /* stdout; NULL for pty (use in_w) */
+	struct loop_watch *err_w;
+	struct loop_watch *pid_w;
+	bool out_eof, err_eof, exited, exit_sent, out_armed;
+	int status;
+	/* Unparsed rest of a host WRTE that waits for stdin to drain. */
+	uint8_t *pend;
+	size_t pend_len, pend_off;
+	/* v2 input parser state */
+	uint8_t hdr[SHELL_HDR];
+	size_t hdr_have;
+	uint8_t id;
+	uint32_t left;
+	char win[64];
+	size_t win_have;
+};
+
+static const struct adb_service_ops shell_ops;
+
+static int parse_arg(const char *arg, size_t len, struct adb_shell_args *a)
+{
+	if (len == 2 && !strncmp(arg, "v2", 2))
+		a->v2 = true;
+	else if (len == 3 && !strncmp(arg, "raw", 3))
+		a->type = ADB_SHELL_RAW;
+	else if (len == 3 && !strncmp(arg, "pty", 3))
+		a->type = ADB_SHELL_PTY;
+	else if (len > 5 && !strncmp(arg, "TERM=", 5)) {
+		if (len - 5 >= sizeof(a->term))
+			return -EINVAL;
+		memcpy(a->term, arg + 5, len - 5);
+		a->term[len - 5] = '\0';
+	}
+	/* Unknown arguments are ignored, as adbd does. */
+	return 0;
+}
+
+int adb_shell_parse(const char *name, struct adb_shell_args *a)
+{
+	const char *p, *colon;
+
+	memset(a, 0, sizeof(*a));
+	if (!strncmp(name, "exec:", 5)) {
+		a->type = ADB_SHELL_RAW;
+		a->cmd = name + 5;
+		return 0;
+	}
+	if (strncmp(name, "shell", 5) || (name[5] != ':' && name[5] != ','))
+		return -ENOENT;
+	colon = strchr(name, ':');
+	if (!colon)
+		return -EINVAL;
+	for (p = name + 5; p < colon;) {
+		const char *end;
+
+		if (*p != ',')
+			return -EINVAL;
+		p++;
+		end = memchr(p, ',', colon - p);
+		if (!end)
+			end = colon;
+		if (parse_arg(p, end - p, a) < 0)
+			return -EINVAL;
+		p = end;
+	}
+	a->cmd = colon + 1;
+	return 0;
+}
+
+static void child_env(const struct passwd *pw, const struct adb_shell_args *a,
+		      const char *shell)
+{
+	if (pw) {
+		setenv("HOME", pw->pw_dir, 1);
+		setenv("USER", pw->pw_name, 1);
+		setenv("LOGNAME", pw->pw_name, 1);
+	}
+	setenv("SHELL", shell, 1);
+	if (!getenv("PATH"))
+		setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
+	if (a->type == ADB_SHELL_PTY)
+		setenv("TERM", a->term[0] ? a->term : "dumb", 1);
+	else
+		unsetenv("TERM");
+}
+
+/* Runs in the child; never returns. */
+static void child_exec(const struct passwd *pw, const struct adb_shell_args *a,
+		       const char *shell)
+{
+	const char *base = strrchr(shell, '/');
+	char login[64];
+
+	loop_child_reset_signals();
+	signal(SIGPIPE, SIG_DFL);
+	close_range(3, ~0U, 0);
+	if (pw && pw->pw_uid != getuid()) {
+		if (setgid(pw->pw_gid) < 0 ||
+		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
+		    setuid(pw->pw_uid) < 0) {
+			dprintf(2, "adbd: cannot become %s: %s\n", pw->pw_name,
+				strerror(errno));
+			_exit(126);
+		}
+	}
+	child_env(pw, a, shell);
+	if (!pw || chdir(pw->pw_dir) < 0)
+		(void)!chdir("/");
+	if (a->cmd[0]) {
+		execl(shell, shell, "-c", a->cmd, (char *)NULL);
+	} else {
+		/* A login shell, like adbd: argv[0] starts with '-'. */
+		snprintf(login, sizeof(login), "-%s", base ? base + 1 : shell);
+		execl(shell, login, (char *)NULL);
+	}
+	dprintf(2, "adbd: cannot run %s: %s\n", shell, strerror(errno));
+	_exit(127);
+}
+
+static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data);
+static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
+		      void *data);
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static int spawn_pty(struct adb_shell *sh, const struct passwd *pw,
+		     const struct adb_shell_args *a, const char *shell)
+{
+	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+	int master;
+	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_exec(pw, a, shell);
+	sh->pid = pid;
+	fcntl(master, F_SETFD, FD_CLOEXEC);
+	set_nonblock(master);
+	sh->in_w = loop_add_fd(adb_stream_loop(sh->s), master, 0, shell_io, sh);
+	if (!sh->in_w) {
+		close(master);
+		return -ENOMEM;
+	}
+	sh->err_eof = true;
+	return 0;
+}
+
+static int spawn_pipes(struct adb_shell *sh, const struct passwd *pw,
+		       const struct adb_shell_args *a, const char *shell)
+{
+	int in[2], out[2], err[2];
+	struct loop *l = adb_stream_loop(sh->s);
+	pid_t pid;
+
+	if (pipe2(in, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
+		/* Leaks at most the pipes of a failed spawn on EMFILE. */
+		close(in[0]);
+		close(in[1]);
+		return -errno;
+	}
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		child_exec(pw, a, shell);
+	}
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	if (pid < 0) {
+		int e = errno;
+		close(in[1]);
+		close(out[0]);
+		close(err[0]);
+		return -e;
+	}
+	sh->pid = pid;
+	set_nonblock(in[1]);
+	set_nonblock(out[0]);
+	set_nonblock(err[0]);
+	sh->in_w = loop_add_fd(l, in[1], 0, shell_io, sh);
+	sh->out_w = loop_add_fd(l, out[0], EPOLLIN, shell_io, sh);
+	sh->err_w = loop_add_fd(l, err[0], EPOLLIN, shell_io, sh);
+	return sh->in_w && sh->out_w && sh->err_w ? 0 : -ENOMEM;
+}
+
+static struct loop_watch *out_watch(struct adb_shell *sh)
+{
+	return sh->pty ? sh->in_w : sh->out_w;
+}
+
+/*
+ * What the child's watches should wait for right now. A watch with nothing
+ * to wait for is left edge-triggered so that a hung-up pipe, which epoll
+ * reports whatever the mask, wakes us once rather than in a loop.
+ */
+static uint32_t mask(uint32_t ev)
+{
+	return ev ? ev : EPOLLET;
+}
+
+static void arm(struct adb_shell *sh, bool want_out)
+{
+	uint32_t out = want_out ? EPOLLIN : 0;
+	uint32_t in = sh->pend_len > sh->pend_off ? EPOLLOUT : 0;
+
+	sh->out_armed = want_out;
+	if (sh->pty) {
+		if (sh->in_w)
+			loop_watch_set_events(sh->in_w,
+					      mask((sh->out_eof ? 0 : out) | in));
+		return;
+	}
+	if (sh->out_w)
+		loop_watch_set_events(sh->out_w, mask(out));
+	if (sh->err_w)
+		loop_watch_set_events(sh->err_w, mask(out));
+	if (sh->in_w)
+		loop_watch_set_events(sh->in_w, mask(in));
+}
+
+static void drop_watch(struct loop_watch **w)
+{
+	if (*w) {
+		loop_watch_remove(*w);
+		*w = NULL;
+	}
+}
+
+static void shell_free(void *svc)
+{
+	struct adb_shell *sh = svc;
+
+	drop_watch(&sh->in_w);
+	drop_watch(&sh->out_w);
+	drop_watch(&sh->err_w);
+	drop_watch(&sh->pid_w);
+	if (sh->pid > 0 && !sh->exited) {
+		/* The host went away: end the session like a hangup. */
+		kill(sh->pid, SIGHUP);
+		kill(sh->pid, SIGKILL);
+		waitpid(sh->pid, NULL, 0);
+	}
+	free(sh->pend);
+	free(sh);
+}
+
+int adb_shell_open(struct adb_stream *s, const char *name,
+		   const struct adb_shell_cfg *cfg,
+		   const struct adb_service_ops **ops, void **svc)
+{
+	struct adb_shell_args a;
+	struct passwd *pw = NULL;
+	struct adb_shell *sh;
+	int rc, pidfd;
+
+	rc = adb_shell_parse(name, &a);
+	if (rc < 0)
+		return rc;
+	if (a.type == ADB_SHELL_DEFAULT)
+		a.type = a.cmd[0] ? ADB_SHELL_RAW : ADB_SHELL_PTY;
+	if (cfg->user && strcmp(cfg->user, "root")) {
+		pw = getpwnam(cfg->user);
+		if (!pw) {
+			log_warnx("adb: shell user %s does not exist", cfg->user);
+			return -ENOENT;
+		}
+	} else {
+		pw = getpwuid(0);
+	}
+	sh = calloc(1, sizeof(*sh));
+	if (!sh)
+		return -ENOMEM;
+	sh->s = s;
+	sh->v2 = a.v2;
+	sh->pty = a.type == ADB_SHELL_PTY;
+	rc = sh->pty ? spawn_pty(sh, pw, &a, cfg->shell)
+		     : spawn_pipes(sh, pw, &a, cfg->shell);
+	if (rc == 0) {
+		pidfd = pidfd_open(sh->pid, 0);
+		sh->pid_w = pidfd < 0 ? NULL
+				      : loop_add_fd(adb_stream_loop(s), pidfd,
+						    EPOLLIN, shell_pid, sh);
+		if (!sh->pid_w)
+			rc = -errno ? -errno : -ENOMEM;
+	}
+	if (rc < 0) {
+		shell_free(sh);
+		return rc;
+	}
+	arm(sh, true);
+	*ops = &shell_ops;
+	*svc = sh;
+	return 0;
+}
+
+static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
+		      void *data)
+{
+	struct adb_shell *sh = data;
+	int st;
+
+	if (waitpid(sh->pid, &st, WNOHANG) != sh->pid)
+		return;
+	sh->exited = true;
+	sh->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	drop_watch(&sh->pid_w);
+	adb_stream_ready(sh->s);
+}
+
+static int write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
+		       size_t *done)
+{
+	int fd = sh->in_w ? loop_watch_fd(sh->in_w) : -1;
+
+	*done = 0;
+	if (fd < 0)
+		return 0; /* stdin closed: drop the data */
+	while (*done < len) {
+		ssize_t n = write(fd, d + *done, len - *done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 1;
+		if (n < 0) {
+			*done = len; /* the child stopped reading */
+			return 0;
+		}
+		*done += n;
+	}
+	return 0;
+}
+
+static void close_stdin(struct adb_shell *sh)
+{
+	/* With a pty, stdin and stdout are the same fd: keep it. */
+	if (!sh->pty)
+		drop_watch(&sh->in_w);
+}
+
+static void set_winsize(struct adb_shell *sh)
+{
+	struct winsize ws = { 0 };
+	unsigned r, c, x, y;
+
+	sh->win[sh->win_have] = '\0';
+	if (!sh->pty || !sh->in_w ||
+	    sscanf(sh->win, "%ux%u,%ux%u", &r, &c, &x, &y) != 4)
+		return;
+	ws.ws_row = r;
+	ws.ws_col = c;
+	ws.ws_xpixel = x;
+	ws.ws_ypixel = y;
+	ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &ws);
+}
+
+/* Consume v2 packets from d; returns bytes used, stopping early (and
+ * setting *blocked) when stdin is full. */
+static size_t parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
+		       bool *blocked)
+{
+	size_t used = 0;
+
+	while (used < len) {
+		if (sh->hdr_have < SHELL_HDR) {
+			sh->hdr[sh->hdr_have++] = d[used++];
+			if (sh->hdr_have < SHELL_HDR)
+				continue;
+			sh->id = sh->hdr[0];
+			sh->left = (uint32_t)sh->hdr[1] | sh->hdr[2] << 8 |
+				   sh->hdr[3] << 16 | (uint32_t)sh->hdr[4] << 24;
+			sh->win_have = 0;
+			if (sh->id == SHELL_ID_CLOSE_STDIN)
+				close_stdin(sh);
+		}
+		size_t n = len - used < sh->left ? len - used : sh->left;
+		if (sh->id == SHELL_ID_STDIN) {
+			size_t done;
+			*blocked = write_stdin(sh, d + used, n, &done) > 0;
+			used += done;
+			sh->left -= done;
+			if (*blocked)
+				return used;
+		} else {
+			if (sh->id == SHELL_ID_WINSIZE) {
+				size_t room = sizeof(sh->win) - 1 - sh->win_have;
+				size_t k = n < room ? n : room;
+				memcpy(sh->win + sh->win_have, d + used, k);
+				sh->win_have += k;
+			}
+			used += n;
+			sh->left -= n;
+		}
+		if (sh->left == 0) {
+			if (sh->id == SHELL_ID_WINSIZE)
+				set_winsize(sh);
+			sh->hdr_have = 0;
+		}
+	}
+	return used;
+}
+
+static size_t consume(struct adb_shell *sh, const uint8_t *d, size_t len,
+		      bool *blocked)
+{
+	size_t done;
+
+	*blocked = false;
+	if (sh->v2)
+		return parse_v2(sh, d, len, blocked);
+	*blocked = write_stdin(sh, d, len, &done) > 0;
+	return done;
+}
+
+static int shell_write(void *svc, const uint8_t *data, size_t len)
+{
+	struct adb_shell *sh = svc;
+	bool blocked;
+	size_t used = consume(sh, data, len, &blocked);
+
+	if (!blocked)
+		return 0;
+	sh->pend = malloc(len - used);
+	if (!sh->pend)
+		return -ENOMEM;
+	memcpy(sh->pend, data + used, len - used);
+	sh->pend_len = len - used;
+	sh->pend_off = 0;
+	arm(sh, sh->out_armed);
+	return 1;
+}
+
+/* stdin became writable: go on with the held-back host data. */
+static void resume_stdin(struct adb_shell *sh)
+{
+	bool blocked;
+
+	sh->pend_off += consume(sh, sh->pend + sh->pend_off,
+				sh->pend_len - sh->pend_off, &blocked);
+	if (blocked)
+		return;
+	free(sh->pend);
+	sh->pend = NULL;
+	sh->pend_len = sh->pend_off = 0;
+	arm(sh, sh->out_armed);
+	adb_stream_ack(sh->s);
+}
+
+static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data)
+{
+	struct adb_shell *sh = data;
+
+	if (w == sh->in_w && (events & (EPOLLOUT | EPOLLERR)) &&
+	    sh->pend_len > sh->pend_off) {
+		resume_stdin(sh);
+		if (!sh->pty)
+			return;
+	}
+	if (w == sh->in_w && !sh->pty) {
+		/* The child closed its stdin: we cannot deliver. */
+		drop_watch(&sh->in_w);
+		return;
+	}
+	if (sh->out_armed && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+		/* Read when it is this stream's turn, in produce(). */
+		arm(sh, false);
+		adb_stream_ready(sh->s);
+	}
+}
+
+/* One read from fd into buf (after a v2 header); returns bytes used in
+ * buf, 0 if nothing (EAGAIN) and sets *eof at the end. */
+static size_t read_output(struct adb_shell *sh, int fd, uint8_t id,
+			  uint8_t *buf, size_t max, bool *eof)
+{
+	size_t off = sh->v2 ? SHELL_HDR : 0;
+	ssize_t n;
+
+	if (max <= off)
+		return 0;
+	if (max - off > SHELL_READ_MAX)
+		max = off + SHELL_READ_MAX;
+	do {
+		n = read(fd, buf + off, max - off);
+	} while (n < 0 && errno == EINTR);
+	if (n == 0 || (n < 0 && errno != EAGAIN)) {
+		/* EIO on a pty master: every slave fd is closed. */
+		*eof = true;
+		return 0;
+	}
+	if (n < 0)
+		return 0;
+	if (sh->v2) {
+		buf[0] = id;
+		buf[1] = n;
+		buf[2] = n >> 8;
+		buf[3] = n >> 16;
+		buf[4] = n >> 24;
+	}
+	return off + n;
+}
+
+static ssize_t shell_produce(void *svc, uint8_t *buf, size_t max)
+{
+	struct adb_shell *sh = svc;
+	size_t used = 0;
+
+	if (!sh->out_eof)
+		used += read_output(sh, loop_watch_fd(out_watch(sh)),
+				    SHELL_ID_STDOUT, buf, max, &sh->out_eof);
+	if (!sh->err_eof)
+		used += read_output(sh, loop_watch_fd(sh->err_w),
+				    SHELL_ID_STDERR, buf + used, max - used,
+				    &sh->err_eof);
+	if (sh->out_eof && !sh->pty)
+		drop_watch(&sh->out_w);
+	if (sh->err_eof)
+		drop_watch(&sh->err_w);
+	if (used)
+		return used;
+	if (!(sh->out_eof && sh->err_eof)) {
+		arm(sh, true);
+		return 0;
+	}
+	if (!sh->exited)
+		return 0; /* shell_pid() calls adb_stream_ready() */
+	if (sh->v2 && !sh->exit_sent && max >= SHELL_HDR + 1) {
+		buf[0] = SHELL_ID_EXIT;
+		buf[1] = 1;
+		buf[2] = buf[3] = buf[4] = 0;
+		buf[5] = (uint8_t)sh->status;
+		sh->exit_sent = true;
+		return SHELL_HDR + 1;
+	}
+	return -EPIPE;
+}
+
+static const struct adb_service_ops shell_ops = {
+	.write = shell_write,
+	.produce = shell_produce,
+	.free = shell_free,
+};

@@ -1,0 +1,447 @@
+/* adb_stream: stream table, per-stream flow control, fair scheduling. */
+#include "adb_stream.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adb_packet.h"
+#include "log.h"
+
+/* Longest service name we accept in OPEN. */
+#define ADB_STREAM_NAME_MAX 4096
+
+struct adb_stream {
+	struct adb_streams *t;
+	struct adb_stream *prev, *next;
+	uint32_t local, remote;
+	const struct adb_service_ops *ops;
+	void *svc;
+	bool want;        /* the service has data */
+	bool in_flight;   /* our WRTE awaits the host's OKAY */
+	bool ack_pending; /* the service holds the host's last WRTE */
+	bool dead;        /* closed; freed once no call into it runs */
+	bool linked;
+	unsigned in_call;
+};
+
+struct adb_streams {
+	struct loop *loop;
+	adb_streams_send_fn send;
+	adb_streams_room_fn room;
+	adb_streams_open_fn open;
+	void *data;
+	struct adb_stream *head, *tail;
+	struct adb_stream *rr; /* whose turn it is */
+	unsigned count;
+	uint32_t next_id;
+	size_t max_payload;
+	uint8_t *buf;
+	bool pumping;
+};
+
+struct adb_streams *adb_streams_new(struct loop *loop,
+				    adb_streams_send_fn send,
+				    adb_streams_room_fn room,
+				    adb_streams_open_fn open, void *data)
+{
+	struct adb_streams *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->buf = malloc(ADB_MAX_PAYLOAD);
+	if (!t->buf) {
+		free(t);
+		return NULL;
+	}
+	t->loop = loop;
+	t->send = send;
+	t->room = room;
+	t->open = open;
+	t->data = data;
+	t->next_id = 1;
+	t->max_payload = ADB_MAX_PAYLOAD_V1;
+	return t;
+}
+
+void adb_streams_free(struct adb_streams *t)
+{
+	if (!t)
+		return;
+	adb_streams_reset(t);
+	free(t->buf);
+	free(t);
+}
+
+void adb_streams_set_max_payload(struct adb_streams *t, size_t max)
+{
+	t->max_payload = max > ADB_MAX_PAYLOAD ? ADB_MAX_PAYLOAD : max;
+}
+
+unsigned adb_streams_count(const struct adb_streams *t)
+{
+	return t->count;
+}
+
+static void link_stream(struct adb_streams *t, struct adb_stream *s)
+{
+	s->prev = t->tail;
+	s->next = NULL;
+	if (t->tail)
+		t->tail->next = s;
+	else
+		t->head = s;
+	t->tail = s;
+	s->linked = true;
+	t->count++;
+}
+
+static void unlink_stream(struct adb_streams *t, struct adb_stream *s)
+{
+	if (!s->linked)
+		return;
+	if (t->rr == s)
+		t->rr = s->next;
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		t->head = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+	else
+		t->tail = s->prev;
+	s->linked = false;
+	t->count--;
+}
+
+static void destroy(struct adb_stream *s)
+{
+	if (s->ops && s->ops->free)
+		s->ops->free(s->svc);
+	free(s);
+}
+
+/* Forget s; the service is freed now unless a call into it is running. */
+static void kill_stream(struct adb_stream *s)
+{
+	if (s->dead)
+		return;
+	s->dead = true;
+	unlink_stream(s->t, s);
+	if (s->in_call == 0)
+		destroy(s);
+}
+
+static void call_begin(struct adb_stream *s)
+{
+	s->in_call++;
+}
+
+static void call_end(struct adb_stream *s)
+{
+	if (--s->in_call == 0 && s->dead)
+		destroy(s);
+}
+
+void adb_streams_reset(struct adb_streams *t)
+{
+	while (t->head)
+		kill_stream(t->head);
+	t->rr = NULL;
+}
+
+static struct adb_stream *find(struct adb_streams *t, uint32_t local)
+{
+	for (struct adb_stream *s = t->head; s; s = s->next)
+		if (s->local == local)
+			return s;
+	return NULL;
+}
+
+static uint32_t new_id(struct adb_streams *t)
+{
+	uint32_t id;
+
+	do {
+		id = t->next_id++;
+	} while (id == 0 || find(t, id));
+	return id;
+}
+
+static struct adb_stream *new_stream(struct adb_streams *t)
+{
+	struct adb_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->t = t;
+	s->local = new_id(t);
+	/* Ask every new service once whether it has something to say. */
+	s->want = true;
+	return s;
+}
+
+/* Validate the service name of an OPEN: NUL-terminated, no NUL inside. */
+static int open_name_ok(const uint8_t *payload, size_t len)
+{
+	if (len < 2 || len > ADB_STREAM_NAME_MAX || payload[len - 1] != '\0')
+		return 0;
+	return memchr(payload, '\0', len - 1) == NULL;
+}
+
+void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
+			 const uint8_t *payload, size_t len)
+{
+	struct adb_stream *s;
+	int rc;
+
+	if (remote == 0 || !open_name_ok(payload, len)) {
+		log_warnx("adb: refusing OPEN with a malformed service name");
+		if (remote)
+			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
+		return;
+	}
+	s = new_stream(t);
+	if (!s) {
+		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
+		return;
+	}
+	s->remote = remote;
+	call_begin(s);
+	rc = t->open(t->data, s, (const char *)payload, &s->ops, &s->svc);
+	if (rc < 0) {
+		log_info("adb: cannot open \"%s\": %s", (const char *)payload,
+			 strerror(-rc));
+		s->ops = NULL;
+		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
+		free(s);
+		return;
+	}
+	t->send(t->data, ADB_OKAY, s->local, remote, NULL, 0);
+	link_stream(t, s);
+	call_end(s);
+	adb_streams_pump(t);
+}
+
+int adb_streams_connect(struct adb_streams *t, const char *name,
+			const struct adb_service_ops *ops, void *svc,
+			struct adb_stream **out)
+{
+	struct adb_stream *s = new_stream(t);
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	rc = t->send(t->data, ADB_OPEN, s->local, 0, name, strlen(name) + 1);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	s->ops = ops;
+	s->svc = svc;
+	link_stream(t, s);
+	*out = s;
+	return 0;
+}
+
+void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
+			 uint32_t local)
+{
+	struct adb_stream *s = find(t, local);
+
+	if (!s || remote == 0)
+		return;
+	if (s->remote == 0)
+		s->remote = remote; /* the host accepted our OPEN */
+	else if (s->remote != remote)
+		return;
+	s->in_flight = false;
+	adb_streams_pump(t);
+}
+
+static void close_stream(struct adb_stream *s)
+{
+	if (s->dead)
+		return;
+	s->t->send(s->t->data, ADB_CLSE, s->local, s->remote, NULL, 0);
+	kill_stream(s);
+}
+
+void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
+			  uint32_t local, const uint8_t *data, size_t len)
+{
+	struct adb_stream *s = find(t, local);
+	int rc;
+
+	if (!s || s->remote != remote || remote == 0) {
+		log_debug("adb: WRTE to unknown stream %u", local);
+		if (remote)
+			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
+		return;
+	}
+	if (s->ack_pending) {
+		log_warnx("adb: host sent a second WRTE before our OKAY on "
+			  "stream %u; closing it", local);
+		close_stream(s);
+		return;
+	}
+	call_begin(s);
+	rc = s->ops->write(s->svc, data, len);
+	if (!s->dead) {
+		if (rc == 0)
+			t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
+		else if (rc > 0)
+			s->ack_pending = true;
+		else
+			close_stream(s);
+	}
+	call_end(s);
+}
+
+void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
+			  uint32_t local)
+{
+	struct adb_stream *s = find(t, local);
+
+	if (!s)
+		return;
+	if (remote != 0 && s->remote != 0 && s->remote != remote)
+		return;
+	kill_stream(s);
+}
+
+/* Give s one WRTE if its service has something. Returns 1 if sent. The
+ * caller holds a call reference on s. */
+static int send_one(struct adb_streams *t, struct adb_stream *s)
+{
+	ssize_t n;
+	int sent = 0;
+
+	s->want = false;
+	n = s->ops->produce(s->svc, t->buf, t->max_payload);
+	if (s->dead) {
+		/* closed from inside produce */
+	} else if (n > 0) {
+		s->want = true;
+		s->in_flight = true;
+		t->send(t->data, ADB_WRTE, s->local, s->remote, t->buf, n);
+		sent = 1;
+	} else if (n < 0) {
+		close_stream(s);
+	}
+	return sent;
+}
+
+static bool can_send(const struct adb_stream *s)
+{
+	return s->want && !s->in_flight && s->remote != 0 && !s->dead;
+}
+
+void adb_streams_pump(struct adb_streams *t)
+{
+	bool sent = true;
+
+	/* A service may call adb_stream_ready() from produce(): the loop
+	 * below picks that up. */
+	if (t->pumping)
+		return;
+	t->pumping = true;
+	while (sent && t->count) {
+		struct adb_stream *s = t->rr ? t->rr : t->head;
+		unsigned n = t->count;
+
+		sent = false;
+		for (unsigned i = 0; i < n && s; i++) {
+			struct adb_stream *next;
+
+			if (can_send(s) && !t->room(t->data)) {
+				t->rr = s;
+				goto out;
+			}
+			/* Keep s allocated while we step past it, even if
+			 * produce() closed it. */
+			call_begin(s);
+			if (can_send(s) && send_one(t, s))
+				sent = true;
+			next = s->next ? s->next : t->head;
+			call_end(s);
+			s = next;
+		}
+		t->rr = s;
+	}
+out:
+	t->pumping = false;
+}
+
+struct loop *adb_stream_loop(const struct adb_stream *s)
+{
+	return s->t->loop;
+}
+
+void adb_stream_ready(struct adb_stream *s)
+{
+	if (s->dead)
+		return;
+	s->want = true;
+	if (s->linked)
+		adb_streams_pump(s->t);
+}
+
+void adb_stream_ack(struct adb_stream *s)
+{
+	if (s->dead || !s->ack_pending)
+		return;
+	s->ack_pending = false;
+	s->t->send(s->t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
+}
+
+void adb_stream_close(struct adb_stream *s)
+{
+	close_stream(s);
+}
+
+struct oneshot {
+	size_t len;
+	bool sent;
+	uint8_t data[];
+};
+
+static int oneshot_write(void *svc, const uint8_t *data, size_t len)
+{
+	return 0; /* nothing to do with host data */
+}
+
+static ssize_t oneshot_produce(void *svc, uint8_t *buf, size_t max)
+{
+	struct oneshot *o = svc;
+
+	if (o->sent || o->len == 0)
+		return -EPIPE;
+	if (o->len > max)
+		return -EMSGSIZE;
+	memcpy(buf, o->data, o->len);
+	o->sent = true;
+	return o->len;
+}
+
+static const struct adb_service_ops oneshot_ops = {
+	.write = oneshot_write,
+	.produce = oneshot_produce,
+	.free = free,
+};
+
+int adb_stream_oneshot(const void *data, size_t len,
+		       const struct adb_service_ops **ops, void **svc)
+{
+	struct oneshot *o = malloc(sizeof(*o) + len);
+
+	if (!o)
+		return -ENOMEM;
+	o->len = len;
+	o->sent = false;
+	memcpy(o->data, data, len);
+	*ops = &oneshot_ops;
+	*svc = o;
+	return 0;
+}

@@ -1,0 +1,104 @@
+/*
+ * adb_stream: the table of open ADB streams and the scheduler that decides
+ * which stream sends next.
+ *
+ * Each stream pairs the host's id with ours and carries one service (shell,
+ * sync, a forwarded socket...). ADB allows one WRTE in flight per stream
+ * and direction: we send the next WRTE of a stream only after the host's
+ * OKAY, and we answer each host WRTE with OKAY once the service consumed
+ * it. Streams with data take turns, one WRTE each, while the transport has
+ * room, so a bulk transfer cannot starve an interactive shell.
+ */
+#ifndef GADGETD_ADB_STREAM_H
+#define GADGETD_ADB_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct loop;
+struct adb_streams;
+struct adb_stream;
+
+struct adb_service_ops {
+	/*
+	 * Host data for the service. Return 0 when consumed (the OKAY goes
+	 * out now), 1 when the service calls adb_stream_ack() later, or
+	 * -errno to close the stream.
+	 */
+	int (*write)(void *svc, const uint8_t *data, size_t len);
+	/*
+	 * Put up to max bytes to send into buf. Return the count, 0 when
+	 * there is nothing now (call adb_stream_ready() when there is), or
+	 * -errno when the stream is finished: it is then closed.
+	 */
+	ssize_t (*produce)(void *svc, uint8_t *buf, size_t max);
+	/* The stream is gone; release svc. */
+	void (*free)(void *svc);
+};
+
+/* Sends one message; payload may be NULL when len is 0. */
+typedef int (*adb_streams_send_fn)(void *data, uint32_t cmd, uint32_t arg0,
+				   uint32_t arg1, const void *payload,
+				   size_t len);
+/* Whether the transport can take another big message now. */
+typedef int (*adb_streams_room_fn)(void *data);
+/*
+ * Create the service named name (NUL-terminated, as in OPEN) for stream s.
+ * Return 0 with *ops and *svc set, or -errno to refuse the OPEN.
+ */
+typedef int (*adb_streams_open_fn)(void *data, struct adb_stream *s,
+				   const char *name,
+				   const struct adb_service_ops **ops,
+				   void **svc);
+
+struct adb_streams *adb_streams_new(struct loop *loop,
+				    adb_streams_send_fn send,
+				    adb_streams_room_fn room,
+				    adb_streams_open_fn open, void *data);
+void adb_streams_free(struct adb_streams *t);
+
+/* Close every stream without telling the host (new CNXN, USB reset). */
+void adb_streams_reset(struct adb_streams *t);
+/* The largest WRTE payload the host accepts. */
+void adb_streams_set_max_payload(struct adb_streams *t, size_t max);
+unsigned adb_streams_count(const struct adb_streams *t);
+
+/* Messages from the host, already checked by adb_packet. */
+void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
+			 const uint8_t *payload, size_t len);
+void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
+			 uint32_t local);
+void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
+			  uint32_t local, const uint8_t *data, size_t len);
+void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
+			  uint32_t local);
+
+/* Send what the streams have while the transport has room. */
+void adb_streams_pump(struct adb_streams *t);
+
+/*
+ * Open a stream towards the host (adb reverse): OPEN(ours, 0, name). The
+ * service starts producing once the host answers OKAY; a CLSE frees it.
+ * Returns 0 or -errno (svc is not freed then).
+ */
+int adb_streams_connect(struct adb_streams *t, const char *name,
+			const struct adb_service_ops *ops, void *svc,
+			struct adb_stream **out);
+
+/* A service that sends len bytes of data once, then closes the stream
+ * (replies of reverse:, refusals). */
+int adb_stream_oneshot(const void *data, size_t len,
+		       const struct adb_service_ops **ops, void **svc);
+
+/* For services. */
+struct loop *adb_stream_loop(const struct adb_stream *s);
+/* The service has data: produce() will be called when it is its turn. */
+void adb_stream_ready(struct adb_stream *s);
+/* The host data the service held back (write returned 1) is consumed. */
+void adb_stream_ack(struct adb_stream *s);
+/* Send CLSE and free the service now. The service must not touch its
+ * state after this returns. */
+void adb_stream_close(struct adb_stream *s);
+
+#endif

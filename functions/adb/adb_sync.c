@@ -1,0 +1,562 @@
+/* adb_sync: file transfer service (push, pull, ls, stat). */
+#include "adb_sync.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adb_syncmsg.h"
+#include "log.h"
+
+struct outq {
+	uint8_t *b;
+	size_t len, off, cap;
+};
+
+struct adb_sync {
+	struct adb_stream *s;
+	struct adb_sync_parser parser;
+	struct outq out;
+	bool closing; /* QUIT or a fatal error: close once out is sent */
+	/* SEND in progress */
+	bool sending;
+	int send_fd;
+	int send_err;
+	bool send_link;
+	bool send_opened; /* we truncated it: remove it on failure */
+	char send_path[ADB_SYNC_PATH_MAX + 1];
+	char link[PATH_MAX];
+	size_t link_len;
+	/* RECV in progress */
+	int recv_fd;
+	/* LIST/LIS2 in progress */
+	DIR *dir;
+	bool list_v2;
+	char list_path[ADB_SYNC_PATH_MAX + 1];
+	/* Host bytes held back while a RECV or LIST is answered. */
+	uint8_t *stash;
+	size_t stash_len, stash_off;
+};
+
+static const struct adb_service_ops sync_ops;
+
+static uint8_t *outq_reserve(struct outq *q, size_t n)
+{
+	if (q->off == q->len)
+		q->off = q->len = 0;
+	if (q->len + n > q->cap) {
+		size_t cap = q->cap ? q->cap : 4096;
+		uint8_t *b;
+
+		while (cap < q->len + n)
+			cap *= 2;
+		b = realloc(q->b, cap);
+		if (!b)
+			return NULL;
+		q->b = b;
+		q->cap = cap;
+	}
+	q->len += n;
+	return q->b + q->len - n;
+}
+
+/* FAIL with "what" or "what: strerror(err)". */
+static void queue_fail(struct adb_sync *sy, const char *what, int err)
+{
+	char msg[512];
+	int n = err ? snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err))
+		    : snprintf(msg, sizeof(msg), "%s", what);
+	uint8_t *p;
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(msg))
+		n = sizeof(msg) - 1;
+	p = outq_reserve(&sy->out, 8 + n);
+	if (!p)
+		return;
+	adb_sync_put32(p, ADB_SYNC_FAIL);
+	adb_sync_put32(p + 4, n);
+	memcpy(p + 8, msg, n);
+}
+
+static void queue_msg(struct adb_sync *sy, uint32_t id, uint32_t arg)
+{
+	uint8_t *p = outq_reserve(&sy->out, 8);
+
+	if (!p)
+		return;
+	adb_sync_put32(p, id);
+	adb_sync_put32(p + 4, arg);
+}
+
+static void fill_stat_v2(uint8_t *p, uint32_t id, const struct stat *st,
+			 int err)
+{
+	memset(p, 0, ADB_SYNC_STAT_V2_SIZE);
+	adb_sync_put32(p, id);
+	adb_sync_put32(p + 4, err);
+	if (err)
+		return;
+	adb_sync_put64(p + 8, st->st_dev);
+	adb_sync_put64(p + 16, st->st_ino);
+	adb_sync_put32(p + 24, st->st_mode);
+	adb_sync_put32(p + 28, st->st_nlink);
+	adb_sync_put32(p + 32, st->st_uid);
+	adb_sync_put32(p + 36, st->st_gid);
+	adb_sync_put64(p + 40, st->st_size);
+	adb_sync_put64(p + 48, st->st_atime);
+	adb_sync_put64(p + 56, st->st_mtime);
+	adb_sync_put64(p + 64, st->st_ctime);
+}
+
+static void do_stat(struct adb_sync *sy, uint32_t id, const char *path)
+{
+	struct stat st;
+	int rc = id == ADB_SYNC_STA2 ? stat(path, &st) : lstat(path, &st);
+	int err = rc < 0 ? errno : 0;
+	uint8_t *p;
+
+	if (id == ADB_SYNC_STAT) {
+		/* v1 has no error field: a failure reads as all zeros. */
+		p = outq_reserve(&sy->out, ADB_SYNC_STAT_V1_SIZE);
+		if (!p)
+			return;
+		memset(p, 0, ADB_SYNC_STAT_V1_SIZE);
+		adb_sync_put32(p, ADB_SYNC_STAT);
+		if (!err) {
+			adb_sync_put32(p + 4, st.st_mode);
+			adb_sync_put32(p + 8, (uint32_t)st.st_size);
+			adb_sync_put32(p + 12, (uint32_t)st.st_mtime);
+		}
+		return;
+	}
+	p = outq_reserve(&sy->out, ADB_SYNC_STAT_V2_SIZE);
+	if (p)
+		fill_stat_v2(p, id, &st, err);
+}
+
+static void do_list(struct adb_sync *sy, uint32_t id, const char *path)
+{
+	sy->list_v2 = id == ADB_SYNC_LIS2;
+	snprintf(sy->list_path, sizeof(sy->list_path), "%s", path);
+	sy->dir = opendir(path);
+	if (!sy->dir) {
+		/* adbd answers an unreadable directory with an empty list. */
+		size_t dsize = sy->list_v2 ? ADB_SYNC_DENT_V2_SIZE
+					   : ADB_SYNC_DENT_V1_SIZE;
+		uint8_t *p = outq_reserve(&sy->out, dsize);
+
+		log_debug("adb: sync: cannot list %s: %s", path,
+			  strerror(errno));
+		if (p) {
+			memset(p, 0, dsize);
+			adb_sync_put32(p, ADB_SYNC_DONE);
+		}
+	}
+}
+
+/* Append directory entries (and the final DONE) until about limit bytes. */
+static void list_more(struct adb_sync *sy, size_t limit)
+{
+	size_t dsize = sy->list_v2 ? ADB_SYNC_DENT_V2_SIZE : ADB_SYNC_DENT_V1_SIZE;
+	char full[ADB_SYNC_PATH_MAX + NAME_MAX + 2];
+	struct dirent *de;
+
+	while (sy->out.len - sy->out.off < limit && (de = readdir(sy->dir))) {
+		size_t nlen = strlen(de->d_name);
+		struct stat st;
+		int err = 0;
+		uint8_t *p;
+
+		snprintf(full, sizeof(full), "%s/%s", sy->list_path, de->d_name);
+		if (lstat(full, &st) < 0) {
+			err = errno;
+			if (!sy->list_v2)
+				continue;
+		}
+		p = outq_reserve(&sy->out, dsize + nlen);
+		if (!p)
+			break;
+		if (sy->list_v2) {
+			fill_stat_v2(p, ADB_SYNC_DNT2, &st, err);
+			adb_sync_put32(p + 72, nlen);
+		} else {
+			adb_sync_put32(p, ADB_SYNC_DENT);
+			adb_sync_put32(p + 4, st.st_mode);
+			adb_sync_put32(p + 8, (uint32_t)st.st_size);
+			adb_sync_put32(p + 12, (uint32_t)st.st_mtime);
+			adb_sync_put32(p + 16, nlen);
+		}
+		memcpy(p + dsize, de->d_name, nlen);
+	}
+	if (sy->out.len - sy->out.off >= limit)
+		return;
+	closedir(sy->dir);
+	sy->dir = NULL;
+	uint8_t *p = outq_reserve(&sy->out, dsize);
+	if (p) {
+		memset(p, 0, dsize);
+		adb_sync_put32(p, ADB_SYNC_DONE);
+	}
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[ADB_SYNC_PATH_MAX + 1];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0775) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static void do_send(struct adb_sync *sy, const char *spec)
+{
+	const char *comma = strrchr(spec, ',');
+	unsigned long mode;
+	char *end;
+
+	sy->sending = true;
+	sy->send_fd = -1;
+	sy->send_err = 0;
+	sy->link_len = 0;
+	sy->send_opened = false;
+	if (!comma || comma == spec) {
+		sy->send_err = EINVAL;
+		snprintf(sy->send_path, sizeof(sy->send_path), "%s", spec);
+		return;
+	}
+	snprintf(sy->send_path, sizeof(sy->send_path), "%.*s",
+		 (int)(comma - spec), spec);
+	mode = strtoul(comma + 1, &end, 10);
+	if (*end != '\0') {
+		sy->send_err = EINVAL;
+		return;
+	}
+	sy->send_link = S_ISLNK(mode);
+	if (mkdirs(sy->send_path) < 0) {
+		sy->send_err = errno;
+		return;
+	}
+	if (sy->send_link)
+		return;
+	sy->send_fd = open(sy->send_path,
+			   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+	if (sy->send_fd < 0)
+		sy->send_err = errno;
+	else
+		sy->send_opened = true;
+	if (sy->send_fd >= 0)
+		fchmod(sy->send_fd, mode & 0777);
+}
+
+static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+{
+	if (!sy->sending || sy->send_err)
+		return; /* keep draining DATA after a failure, as adbd does */
+	if (sy->send_link) {
+		if (sy->link_len + len >= sizeof(sy->link)) {
+			sy->send_err = ENAMETOOLONG;
+			return;
+		}
+		memcpy(sy->link + sy->link_len, d, len);
+		sy->link_len += len;
+		return;
+	}
+	while (len) {
+		ssize_t n = write(sy->send_fd, d, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sy->send_err = n < 0 ? errno : ENOSPC;
+			return;
+		}
+		d += n;
+		len -= n;
+	}
+}
+
+static void send_done(struct adb_sync *sy, uint32_t mtime)
+{
+	struct timespec ts[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
+
+	if (!sy->sending) {
+		queue_fail(sy, "DONE without SEND", 0);
+		return;
+	}
+	if (!sy->send_err && sy->send_link) {
+		sy->link[sy->link_len] = '\0';
+		unlink(sy->send_path);
+		if (symlink(sy->link, sy->send_path) < 0)
+			sy->send_err = errno;
+		else
+			utimensat(AT_FDCWD, sy->send_path, ts,
+				  AT_SYMLINK_NOFOLLOW);
+	}
+	if (sy->send_fd >= 0) {
+		if (!sy->send_err)
+			futimens(sy->send_fd, ts);
+		if (close(sy->send_fd) < 0 && !sy->send_err)
+			sy->send_err = errno;
+		sy->send_fd = -1;
+	}
+	if (sy->send_err) {
+		if (sy->send_opened)
+			unlink(sy->send_path);
+		log_info("adb: sync: push to %s failed: %s", sy->send_path,
+			 strerror(sy->send_err));
+		queue_fail(sy, "failed to write file", sy->send_err);
+	} else {
+		queue_msg(sy, ADB_SYNC_OKAY, 0);
+	}
+	sy->sending = false;
+}
+
+static void do_recv(struct adb_sync *sy, const char *path)
+{
+	sy->recv_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (sy->recv_fd < 0) {
+		queue_fail(sy, "open failed", errno);
+		return;
+	}
+	posix_fadvise(sy->recv_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+static bool busy(const struct adb_sync *sy)
+{
+	return sy->recv_fd >= 0 || sy->dir || sy->closing;
+}
+
+static void request(struct adb_sync *sy, const struct adb_sync_event *ev)
+{
+	switch (ev->id) {
+	case ADB_SYNC_STAT:
+	case ADB_SYNC_STA2:
+	case ADB_SYNC_LST2:
+		do_stat(sy, ev->id, ev->path);
+		break;
+	case ADB_SYNC_LIST:
+	case ADB_SYNC_LIS2:
+		do_list(sy, ev->id, ev->path);
+		break;
+	case ADB_SYNC_SEND:
+		do_send(sy, ev->path);
+		break;
+	case ADB_SYNC_RECV:
+		do_recv(sy, ev->path);
+		break;
+	case ADB_SYNC_QUIT:
+		sy->closing = true;
+		break;
+	}
+}
+
+static const char *parse_error(int rc)
+{
+	switch (rc) {
+	case -ENAMETOOLONG:
+		return "path too long";
+	case -EINVAL:
+		return "path contains a NUL byte";
+	case -EMSGSIZE:
+		return "DATA larger than 64 KiB";
+	case -EPROTO:
+		return "expected DATA or DONE";
+	}
+	return "unknown request";
+}
+
+/* Handle host bytes until used up or a request needs answering first.
+ * Returns the bytes taken. */
+static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
+{
+	size_t total = 0;
+
+	while (total < len && !busy(sy)) {
+		struct adb_sync_event ev;
+		size_t used;
+		int rc = adb_sync_parse(&sy->parser, d + total, len - total,
+					&used, &ev);
+
+		total += used;
+		if (rc < 0) {
+			log_warnx("adb: sync: %s; closing the stream",
+				  parse_error(rc));
+			queue_fail(sy, parse_error(rc), 0);
+			sy->closing = true;
+			return len;
+		}
+		switch (ev.type) {
+		case ADB_SYNC_EV_NONE:
+			break;
+		case ADB_SYNC_EV_REQUEST:
+			request(sy, &ev);
+			break;
+		case ADB_SYNC_EV_DATA:
+			send_data(sy, ev.data, ev.len);
+			break;
+		case ADB_SYNC_EV_DONE:
+			send_done(sy, ev.mtime);
+			break;
+		}
+	}
+	return total;
+}
+
+static int sync_write(void *svc, const uint8_t *data, size_t len)
+{
+	struct adb_sync *sy = svc;
+	size_t used = 0;
+
+	if (sy->stash_len > sy->stash_off) {
+		log_warnx("adb: sync: host wrote before our OKAY");
+		return -EPROTO;
+	}
+	if (!busy(sy))
+		used = consume(sy, data, len);
+	if (sy->out.len > sy->out.off || busy(sy))
+		adb_stream_ready(sy->s);
+	if (used == len || sy->closing)
+		return 0;
+	free(sy->stash);
+	sy->stash = malloc(len - used);
+	if (!sy->stash)
+		return -ENOMEM;
+	memcpy(sy->stash, data + used, len - used);
+	sy->stash_len = len - used;
+	sy->stash_off = 0;
+	return 1;
+}
+
+/* A RECV or LIST finished: go on with what the host had sent meanwhile. */
+static void resume(struct adb_sync *sy)
+{
+	if (sy->stash_len == sy->stash_off || busy(sy))
+		return;
+	sy->stash_off += consume(sy, sy->stash + sy->stash_off,
+				 sy->stash_len - sy->stash_off);
+	if (sy->stash_off == sy->stash_len || sy->closing) {
+		sy->stash_len = sy->stash_off = 0;
+		adb_stream_ack(sy->s);
+	}
+}
+
+/* Add DATA messages read straight from the file into buf. */
+static size_t recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
+{
+	size_t n = 0;
+
+	/* Stop before a tiny chunk, unless the host's payload is tiny. */
+	while (room - n > 8 && (n == 0 || room - n >= 8 + 4096)) {
+		size_t want = room - n - 8;
+		ssize_t r;
+
+		if (want > ADB_SYNC_DATA_MAX)
+			want = ADB_SYNC_DATA_MAX;
+		r = read(sy->recv_fd, buf + n + 8, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0)
+				queue_fail(sy, "read failed", errno);
+			else
+				queue_msg(sy, ADB_SYNC_DONE, 0);
+			close(sy->recv_fd);
+			sy->recv_fd = -1;
+			break;
+		}
+		adb_sync_put32(buf + n, ADB_SYNC_DATA);
+		adb_sync_put32(buf + n + 4, r);
+		n += 8 + r;
+	}
+	return n;
+}
+
+static ssize_t sync_produce(void *svc, uint8_t *buf, size_t max)
+{
+	struct adb_sync *sy = svc;
+	size_t n = 0;
+
+	for (;;) {
+		struct outq *q = &sy->out;
+
+		if (q->len > q->off) {
+			size_t k = q->len - q->off < max - n ? q->len - q->off
+							     : max - n;
+			memcpy(buf + n, q->b + q->off, k);
+			q->off += k;
+			n += k;
+			if (n == max)
+				break;
+		} else if (sy->recv_fd >= 0) {
+			size_t k = recv_more(sy, buf + n, max - n);
+			n += k;
+			if (k == 0 && sy->recv_fd >= 0)
+				break; /* buf is full */
+		} else if (sy->dir) {
+			list_more(sy, max - n);
+		} else if (sy->stash_len > sy->stash_off && !sy->closing) {
+			size_t before = sy->stash_off;
+			resume(sy);
+			if (sy->stash_off == before && q->len == q->off &&
+			    !busy(sy))
+				break;
+		} else {
+			break;
+		}
+	}
+	if (n == 0 && sy->closing)
+		return -EPIPE;
+	return n;
+}
+
+static void sync_free(void *svc)
+{
+	struct adb_sync *sy = svc;
+
+	if (sy->send_fd >= 0)
+		close(sy->send_fd);
+	if (sy->recv_fd >= 0)
+		close(sy->recv_fd);
+	if (sy->dir)
+		closedir(sy->dir);
+	free(sy->stash);
+	free(sy->out.b);
+	free(sy);
+}
+
+int adb_sync_open(struct adb_stream *s, const struct adb_service_ops **ops,
+		  void **svc)
+{
+	struct adb_sync *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return -ENOMEM;
+	sy->s = s;
+	sy->send_fd = -1;
+	sy->recv_fd = -1;
+	adb_sync_parser_init(&sy->parser);
+	*ops = &sync_ops;
+	*svc = sy;
+	return 0;
+}
+
+static const struct adb_service_ops sync_ops = {
+	.write = sync_write,
+	.produce = sync_produce,
+	.free = sync_free,
+};

@@ -1,0 +1,155 @@
+/* adb_syncmsg: sync request parser and reply encoding helpers. */
+#include "adb_syncmsg.h"
+
+#include <errno.h>
+#include <string.h>
+
+enum {
+	PARSE_REQ,       /* expecting a request header */
+	PARSE_PATH,      /* reading left more path bytes */
+	PARSE_SEND_HDR,  /* expecting DATA or DONE */
+	PARSE_SEND_DATA, /* left more bytes of a DATA message */
+};
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+void adb_sync_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+void adb_sync_put64(uint8_t *p, uint64_t v)
+{
+	adb_sync_put32(p, (uint32_t)v);
+	adb_sync_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+void adb_sync_parser_init(struct adb_sync_parser *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->state = PARSE_REQ;
+}
+
+static int is_request(uint32_t id)
+{
+	return id == ADB_SYNC_STAT || id == ADB_SYNC_STA2 ||
+	       id == ADB_SYNC_LST2 || id == ADB_SYNC_LIST ||
+	       id == ADB_SYNC_LIS2 || id == ADB_SYNC_SEND ||
+	       id == ADB_SYNC_RECV || id == ADB_SYNC_QUIT;
+}
+
+/* Collect the 8-byte header; returns 1 once complete. */
+static int take_hdr(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
+		    size_t *used)
+{
+	size_t n = sizeof(p->hdr) - p->hdr_have;
+
+	if (n > len)
+		n = len;
+	memcpy(p->hdr + p->hdr_have, buf, n);
+	p->hdr_have += n;
+	*used += n;
+	if (p->hdr_have < sizeof(p->hdr))
+		return 0;
+	p->hdr_have = 0;
+	p->id = get32(p->hdr);
+	p->left = get32(p->hdr + 4);
+	return 1;
+}
+
+static int request_header(struct adb_sync_parser *p, struct adb_sync_event *ev)
+{
+	if (!is_request(p->id))
+		return -ENOTSUP;
+	if (p->left > ADB_SYNC_PATH_MAX)
+		return -ENAMETOOLONG;
+	p->path_have = 0;
+	p->state = PARSE_PATH;
+	return 0;
+}
+
+static int path_done(struct adb_sync_parser *p, struct adb_sync_event *ev)
+{
+	p->path[p->path_have] = '\0';
+	if (memchr(p->path, '\0', p->path_have))
+		return -EINVAL;
+	ev->type = ADB_SYNC_EV_REQUEST;
+	ev->id = p->id;
+	ev->path = p->path;
+	ev->path_len = p->path_have;
+	p->state = p->id == ADB_SYNC_SEND ? PARSE_SEND_HDR : PARSE_REQ;
+	return 0;
+}
+
+static int send_header(struct adb_sync_parser *p, struct adb_sync_event *ev)
+{
+	if (p->id == ADB_SYNC_DONE) {
+		ev->type = ADB_SYNC_EV_DONE;
+		ev->id = p->id;
+		ev->mtime = p->left;
+		p->state = PARSE_REQ;
+		return 0;
+	}
+	if (p->id != ADB_SYNC_DATA)
+		return -EPROTO;
+	if (p->left > ADB_SYNC_DATA_MAX)
+		return -EMSGSIZE;
+	if (p->left)
+		p->state = PARSE_SEND_DATA;
+	return 0;
+}
+
+int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
+		   size_t *used, struct adb_sync_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	*used = 0;
+	while (*used < len && ev->type == ADB_SYNC_EV_NONE) {
+		const uint8_t *b = buf + *used;
+		size_t n = len - *used;
+		int rc = 0;
+
+		switch (p->state) {
+		case PARSE_REQ:
+		case PARSE_SEND_HDR:
+			if (!take_hdr(p, b, n, used))
+				break;
+			rc = p->state == PARSE_REQ ? request_header(p, ev)
+						   : send_header(p, ev);
+			if (rc == 0 && p->state == PARSE_PATH && p->left == 0)
+				rc = path_done(p, ev);
+			break;
+		case PARSE_PATH:
+			if (n > p->left)
+				n = p->left;
+			memcpy(p->path + p->path_have, b, n);
+			p->path_have += n;
+			p->left -= n;
+			*used += n;
+			if (p->left == 0)
+				rc = path_done(p, ev);
+			break;
+		case PARSE_SEND_DATA:
+			if (n > p->left)
+				n = p->left;
+			ev->type = ADB_SYNC_EV_DATA;
+			ev->data = b;
+			ev->len = n;
+			p->left -= n;
+			*used += n;
+			if (p->left == 0)
+				p->state = PARSE_SEND_HDR;
+			break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * adb_syncmsg: the wire format of the sync: service (AOSP SYNC.TXT).
+ *
+ * Requests are {u32 id, u32 len} followed by len bytes of path (at most
+ * ADB_SYNC_PATH_MAX). After SEND the host streams DATA {id, len} + len
+ * bytes (len <= 64 KiB) and ends with DONE {id, mtime}. The parser below
+ * cuts a byte stream of requests into events, whatever the WRTE boundaries.
+ */
+#ifndef GADGETD_ADB_SYNCMSG_H
+#define GADGETD_ADB_SYNCMSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ADB_SYNC_ID(a, b, c, d) \
+	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | \
+	 (uint32_t)(d) << 24)
+#define ADB_SYNC_STAT ADB_SYNC_ID('S', 'T', 'A', 'T')
+#define ADB_SYNC_STA2 ADB_SYNC_ID('S', 'T', 'A', '2')
+#define ADB_SYNC_LST2 ADB_SYNC_ID('L', 'S', 'T', '2')
+#define ADB_SYNC_LIST ADB_SYNC_ID('L', 'I', 'S', 'T')
+#define ADB_SYNC_LIS2 ADB_SYNC_ID('L', 'I', 'S', '2')
+#define ADB_SYNC_DENT ADB_SYNC_ID('D', 'E', 'N', 'T')
+#define ADB_SYNC_DNT2 ADB_SYNC_ID('D', 'N', 'T', '2')
+#define ADB_SYNC_SEND ADB_SYNC_ID('S', 'E', 'N', 'D')
+#define ADB_SYNC_RECV ADB_SYNC_ID('R', 'E', 'C', 'V')
+#define ADB_SYNC_DATA ADB_SYNC_ID('D', 'A', 'T', 'A')
+#define ADB_SYNC_DONE ADB_SYNC_ID('D', 'O', 'N', 'E')
+#define ADB_SYNC_OKAY ADB_SYNC_ID('O', 'K', 'A', 'Y')
+#define ADB_SYNC_FAIL ADB_SYNC_ID('F', 'A', 'I', 'L')
+#define ADB_SYNC_QUIT ADB_SYNC_ID('Q', 'U', 'I', 'T')
+
+#define ADB_SYNC_PATH_MAX 1024
+#define ADB_SYNC_DATA_MAX (64 * 1024)
+#define ADB_SYNC_STAT_V1_SIZE 16
+#define ADB_SYNC_STAT_V2_SIZE 72
+#define ADB_SYNC_DENT_V1_SIZE 20
+#define ADB_SYNC_DENT_V2_SIZE 76
+
+enum adb_sync_event_type {
+	ADB_SYNC_EV_NONE,    /* all input used; need more */
+	ADB_SYNC_EV_REQUEST, /* id, path (NUL-terminated), path_len */
+	ADB_SYNC_EV_DATA,    /* a piece of a DATA message: data, len */
+	ADB_SYNC_EV_DONE,    /* end of a SEND: mtime */
+};
+
+struct adb_sync_event {
+	enum adb_sync_event_type type;
+	uint32_t id;
+	const char *path;
+	size_t path_len;
+	const uint8_t *data;
+	size_t len;
+	uint32_t mtime;
+};
+
+struct adb_sync_parser {
+	int state;
+	uint8_t hdr[8];
+	size_t hdr_have;
+	uint32_t id;
+	uint32_t left;
+	char path[ADB_SYNC_PATH_MAX + 1];
+	size_t path_have;
+};
+
+void adb_sync_parser_init(struct adb_sync_parser *p);
+/*
+ * Take bytes from buf until one event is complete (or buf is used up).
+ * *used tells how much was taken. Returns 0 with ev filled, or:
+ * -ENAMETOOLONG for a path over ADB_SYNC_PATH_MAX, -EINVAL for a NUL
+ * inside a path, -EMSGSIZE for DATA over 64 KiB, -EPROTO for anything but
+ * DATA/DONE after SEND, -ENOTSUP for an unknown request id. The parser
+ * must not be fed again after an error.
+ */
+int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
+		   size_t *used, struct adb_sync_event *ev);
+
+/* Little-endian stores for building replies. */
+void adb_sync_put32(uint8_t *p, uint32_t v);
+void adb_sync_put64(uint8_t *p, uint64_t v);
+
+#endif
