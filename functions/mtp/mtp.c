@@ -1,0 +1,651 @@
+#include "mtp.h"
+#include "mtp_container.h"
+#include "mtp_events.h"
+#include "mtp_ops.h"
+#include "mtp_proto.h"
+#include "mtp_store.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum mtp_state {
+	MTP_IDLE,
+	MTP_DATA_OUT,  /* receiving the host's data phase */
+	MTP_DATA_IN,   /* streaming a file to the host */
+};
+
+struct mtp {
+	struct plugin *p;
+	struct mtp_store *store;
+	struct mtp_ops *ops;
+	struct mtp_events *events;
+	struct mtp_ops_info info;
+	char *strings[5];       /* owned copies behind info */
+	bool enabled;
+	unsigned mps;
+	enum mtp_state state;
+	struct mtp_container cmd;
+	struct mtp_reply reply;
+	/* DATA_OUT */
+	uint8_t hdr[MTP_HDR_LEN];
+	size_t hdr_got;
+	uint64_t expect;        /* payload bytes, or MTP_LEN_UNKNOWN */
+	uint64_t got;
+	int out_err;
+	bool stray;             /* a data phase nobody asked for */
+	/* DATA_IN */
+	uint64_t in_off;
+	uint64_t in_left;
+	uint64_t in_total;      /* header included */
+	bool in_hdr_sent;
+	int in_err;
+	uint8_t *iobuf;         /* MTP_XFER bytes */
+	/* statistics for `gadgetctl mtp stats` */
+	uint64_t bytes_in;
+	uint64_t bytes_out;
+};
+
+static void mtp_write(struct mtp *m, unsigned ep, const void *buf, size_t len)
+{
+	int rc = plugin_write(m->p, ep, buf, len);
+
+	if (rc < 0 && rc != -ESHUTDOWN)
+		log_warnx("mtp: queueing %zu bytes on ep%u: %s", len, ep + 1,
+			  strerror(-rc));
+	if (rc == 0 && ep == MTP_EP_IN)
+		m->bytes_out += len;
+}
+
+static void mtp_respond(struct mtp *m, const struct mtp_reply *r)
+{
+	uint8_t out[MTP_HDR_LEN + 4 * MTP_MAX_PARAMS];
+	size_t n = mtp_container_build(out, MTP_TYPE_RESPONSE, r->code,
+				       m->cmd.tid, r->params, r->nparams);
+
+	if (r->code != MTP_RC_OK)
+		log_debug("mtp: op 0x%04x -> 0x%04x", m->cmd.code, r->code);
+	mtp_write(m, MTP_EP_IN, out, n);
+	m->state = MTP_IDLE;
+}
+
+static void mtp_event(void *data, uint16_t code, uint32_t param)
+{
+	struct mtp *m = data;
+	uint8_t out[MTP_HDR_LEN + 4];
+	size_t n;
+
+	/* A host that never reads events must not make us hoard them. */
+	if (!m->enabled || !mtp_ops_session_open(m->ops) ||
+	    plugin_tx_queued(m->p, MTP_EP_EVENT) > 1024)
+		return;
+	n = mtp_container_build(out, MTP_TYPE_EVENT, code, 0, &param, 1);
+	mtp_write(m, MTP_EP_EVENT, out, n);
+}
+
+/* Send the dataset in the ops buffer as one data phase, then respond. */
+static void mtp_send_buf(struct mtp *m)
+{
+	const struct mtp_buf *b = mtp_ops_buf(m->ops);
+	size_t total = MTP_HDR_LEN + b->len, off = 0;
+	size_t first = total < MTP_XFER ? total : MTP_XFER;
+
+	mtp_container_hdr(m->iobuf, total, MTP_TYPE_DATA, m->cmd.code,
+			  m->cmd.tid);
+	/* Header and data go out merged: some hosts want them so. */
+	memcpy(m->iobuf + MTP_HDR_LEN, b->data, first - MTP_HDR_LEN);
+	mtp_write(m, MTP_EP_IN, m->iobuf, first);
+	off = first - MTP_HDR_LEN;
+	while (off < b->len) {
+		size_t n = b->len - off;
+
+		if (n > PLUGIN_MAX_XFER)
+			n = PLUGIN_MAX_XFER;
+		mtp_write(m, MTP_EP_IN, b->data + off, n);
+		off += n;
+	}
+	if (total % m->mps == 0)
+		mtp_write(m, MTP_EP_IN, NULL, 0);
+	mtp_respond(m, &m->reply);
+}
+
+static void mtp_in_finish(struct mtp *m)
+{
+	close(m->reply.fd);
+	m->reply.fd = -1;
+	if (m->in_err) {
+		m->reply.code = MTP_RC_INCOMPLETE_TRANSFER;
+		m->reply.nparams = 0;
+	}
+	if (m->in_total % m->mps == 0)
+		mtp_write(m, MTP_EP_IN, NULL, 0);
+	mtp_respond(m, &m->reply);
+}
+
+/* Read the next piece of the file into iobuf after `hdr` bytes. A file
+ * that shrank meanwhile is padded with zeros to keep the framing. */
+static size_t mtp_in_fill(struct mtp *m, size_t hdr)
+{
+	size_t want = MTP_XFER - hdr, got = 0;
+
+	if (want > m->in_left)
+		want = m->in_left;
+	while (got < want) {
+		ssize_t n = pread(m->reply.fd, m->iobuf + hdr + got, want - got,
+				  m->in_off + got);
+
+		if (n <= 0) {
+			memset(m->iobuf + hdr + got, 0, want - got);
+			m->in_err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		got += n;
+	}
+	m->in_off += want;
+	m->in_left -= want;
+	return hdr + want;
+}
+
+/* Keep the IN queue full while a file is being sent. */
+static void mtp_in_pump(struct mtp *m)
+{
+	while (m->state == MTP_DATA_IN && m->enabled &&
+	       plugin_tx_queued(m->p, MTP_EP_IN) < PLUGIN_TX_HIGH) {
+		size_t hdr = 0, n;
+
+		if (!m->in_hdr_sent) {
+			uint32_t l = m->in_total > 0xFFFFFFFFull
+					     ? 0xFFFFFFFF
+					     : (uint32_t)m->in_total;
+
+			mtp_container_hdr(m->iobuf, l, MTP_TYPE_DATA,
+					  m->cmd.code, m->cmd.tid);
+			hdr = MTP_HDR_LEN;
+			m->in_hdr_sent = true;
+		} else if (!m->in_left) {
+			mtp_in_finish(m);
+			return;
+		}
+		n = mtp_in_fill(m, hdr);
+		if (plugin_write(m->p, MTP_EP_IN, m->iobuf, n) < 0) {
+			close(m->reply.fd);
+			m->state = MTP_IDLE;
+			return;
+		}
+		m->bytes_out += n;
+	}
+}
+
+static void mtp_in_start(struct mtp *m)
+{
+	m->state = MTP_DATA_IN;
+	m->in_off = m->reply.offset;
+	m->in_left = m->reply.length;
+	m->in_total = MTP_HDR_LEN + m->reply.length;
+	m->in_hdr_sent = false;
+	m->in_err = 0;
+	mtp_in_pump(m);
+}
+
+static void mtp_out_start(struct mtp *m, bool stray)
+{
+	m->state = MTP_DATA_OUT;
+	m->hdr_got = 0;
+	m->got = 0;
+	m->out_err = 0;
+	m->stray = stray;
+	m->expect = MTP_LEN_UNKNOWN;
+}
+
+static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
+{
+	if (mtp_container_parse_cmd(data, len, &m->cmd) < 0) {
+		struct mtp_container h;
+
+		/* Answer what we can identify; drop what we cannot. */
+		if (mtp_container_parse_hdr(data, len, &h) == 0 &&
+		    h.type == MTP_TYPE_COMMAND) {
+			m->cmd = h;
+			m->reply = (struct mtp_reply){
+				.code = MTP_RC_GENERAL_ERROR, .fd = -1 };
+			mtp_respond(m, &m->reply);
+		} else {
+			log_debug("mtp: dropped %zu bytes of garbage", len);
+		}
+		return;
+	}
+	mtp_ops_command(m->ops, &m->cmd, &m->reply);
+	switch (m->reply.phase) {
+	case MTP_PHASE_NONE:
+		mtp_respond(m, &m->reply);
+		break;
+	case MTP_PHASE_IN_BUF:
+		mtp_send_buf(m);
+		break;
+	case MTP_PHASE_IN_FILE:
+		mtp_in_start(m);
+		break;
+	case MTP_PHASE_OUT_BUF:
+	case MTP_PHASE_OUT_FILE:
+	case MTP_PHASE_OUT_DISCARD:
+		mtp_out_start(m, false);
+		break;
+	}
+}
+
+static void mtp_out_done(struct mtp *m)
+{
+	struct mtp_reply r;
+
+	if (m->stray) {
+		m->state = MTP_IDLE;
+		return;
+	}
+	switch (m->reply.phase) {
+	case MTP_PHASE_OUT_BUF:
+		if (m->out_err) {
+			r = (struct mtp_reply){ .code = MTP_RC_INVALID_DATASET };
+			break;
+		}
+		mtp_ops_data_out(m->ops, &m->cmd, &r);
+		break;
+	case MTP_PHASE_OUT_FILE:
+		if (!m->out_err && m->expect != MTP_LEN_UNKNOWN &&
+		    m->got < m->expect)
+			m->out_err = -EIO;
+		mtp_ops_object_done(m->ops, m->out_err, &r);
+		if (r.code == MTP_RC_STORE_FULL)
+			mtp_event(m, MTP_EV_STORE_FULL, m->cmd.params[0]);
+		break;
+	case MTP_PHASE_NONE:
+	case MTP_PHASE_IN_BUF:
+	case MTP_PHASE_IN_FILE:
+	case MTP_PHASE_OUT_DISCARD:
+		r = m->reply;
+		break;
+	}
+	mtp_respond(m, &r);
+}
+
+/* Take the data container header; false when it is not one. */
+static bool mtp_out_header(struct mtp *m)
+{
+	struct mtp_container h;
+
+	if (mtp_container_parse_hdr(m->hdr, MTP_HDR_LEN, &h) < 0 ||
+	    h.type != MTP_TYPE_DATA)
+		return false;
+	if (h.len != 0xFFFFFFFF)
+		m->expect = h.len - MTP_HDR_LEN;
+	else if (!m->stray && m->reply.phase == MTP_PHASE_OUT_FILE)
+		m->expect = m->reply.length;  /* may still be unknown */
+	return true;
+}
+
+static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
+{
+	struct mtp_buf *b = mtp_ops_buf(m->ops);
+
+	if (m->stray || m->out_err)
+		return;
+	switch (m->reply.phase) {
+	case MTP_PHASE_OUT_BUF:
+		if (b->len + n > MTP_OUT_BUF_MAX)
+			m->out_err = -EFBIG;
+		else
+			mtp_buf_put(b, p, n);
+		break;
+	case MTP_PHASE_OUT_FILE:
+		while (n) {
+			ssize_t w = write(m->reply.fd, p, n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				m->out_err = w < 0 ? -errno : -EIO;
+				break;
+			}
+			p += w;
+			n -= w;
+		}
+		break;
+	case MTP_PHASE_NONE:
+	case MTP_PHASE_IN_BUF:
+	case MTP_PHASE_IN_FILE:
+	case MTP_PHASE_OUT_DISCARD:
+		break;
+	}
+}
+
+static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
+{
+	size_t off = 0, n;
+	bool end;
+
+	if (m->hdr_got < MTP_HDR_LEN) {
+		if (len == 0)
+			return;  /* a late ZLP of the previous phase */
+		n = MTP_HDR_LEN - m->hdr_got;
+		if (n > len)
+			n = len;
+		memcpy(m->hdr + m->hdr_got, data, n);
+		m->hdr_got += n;
+		off = n;
+		if (m->hdr_got == MTP_HDR_LEN && !mtp_out_header(m)) {
+			/* The host skipped its data phase: treat what
+			 * came as the next command. */
+			log_warnx("mtp: expected a data phase for op 0x%04x",
+				  m->cmd.code);
+			m->state = MTP_IDLE;
+			mtp_command(m, data, len);
+			return;
+		}
+	}
+	n = len - off;
+	if (m->expect != MTP_LEN_UNKNOWN && m->got + n > m->expect)
+		n = m->expect - m->got;
+	mtp_out_payload(m, data + off, n);
+	m->got += n;
+	m->bytes_in += n;
+	if (m->hdr_got < MTP_HDR_LEN)
+		return;
+	/* Known length: count bytes. Unknown: a short packet ends it. */
+	if (m->expect != MTP_LEN_UNKNOWN)
+		end = m->got >= m->expect;
+	else
+		end = len == 0 || (off < len && len % m->mps != 0);
+	if (end)
+		mtp_out_done(m);
+}
+
+static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
+{
+	struct mtp *m = priv;
+	struct mtp_container h;
+
+	if (ep != MTP_EP_OUT)
+		return;
+	switch (m->state) {
+	case MTP_DATA_OUT:
+		mtp_out_rx(m, data, len);
+		return;
+	case MTP_DATA_IN:
+		log_warnx("mtp: host sent %zu bytes while we send data", len);
+		return;
+	case MTP_IDLE:
+		break;
+	}
+	/* Zero-length packets end the host's data phases: swallow them. */
+	if (len == 0)
+		return;
+	if (len >= MTP_HDR_LEN && mtp_container_parse_hdr(data, len, &h) == 0 &&
+	    h.type == MTP_TYPE_DATA) {
+		/* A data phase for an operation we already answered. */
+		mtp_out_start(m, true);
+		mtp_out_rx(m, data, len);
+		return;
+	}
+	mtp_command(m, data, len);
+}
+
+static void mtp_tx_drained(void *priv, unsigned ep)
+{
+	struct mtp *m = priv;
+
+	if (ep == MTP_EP_IN)
+		mtp_in_pump(m);
+}
+
+/* Drop the transaction in progress without answering it. */
+static void mtp_abort(struct mtp *m)
+{
+	struct mtp_reply r;
+
+	if (m->state == MTP_DATA_OUT && !m->stray &&
+	    m->reply.phase == MTP_PHASE_OUT_FILE)
+		mtp_ops_object_done(m->ops, -ECANCELED, &r);
+	if (m->state == MTP_DATA_IN)
+		close(m->reply.fd);
+	m->state = MTP_IDLE;
+}
+
+static void mtp_enable(void *priv)
+{
+	struct mtp *m = priv;
+
+	m->enabled = true;
+	m->mps = plugin_max_packet(m->p, MTP_EP_IN);
+	if (!m->mps)
+		m->mps = 512;
+	plugin_set_status(m->p, "host", "connected");
+}
+
+static void mtp_disable(void *priv)
+{
+	struct mtp *m = priv;
+
+	m->enabled = false;
+	mtp_abort(m);
+	/* Whoever comes next opens a new session. */
+	mtp_ops_reset(m->ops);
+	plugin_set_status(m->p, "host", "disconnected");
+}
+
+static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
+{
+	uint32_t tid;
+
+	/* {u16 0x4001 CancelRequest, u32 transaction id} */
+	if (len < 6 || data[0] != 0x01 || data[1] != 0x40)
+		return;
+	tid = data[2] | data[3] << 8 | data[4] << 16 | (uint32_t)data[5] << 24;
+	if (m->state != MTP_IDLE && tid != m->cmd.tid)
+		log_debug("mtp: cancel of transaction %u during %u", tid,
+			  m->cmd.tid);
+	log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
+	mtp_abort(m);
+}
+
+static int mtp_setup(void *priv, const struct usb_ctrlrequest *req,
+		     uint8_t *in)
+{
+	struct mtp *m = priv;
+	uint16_t status;
+
+	if ((req->bRequestType & USB_TYPE_MASK) != USB_TYPE_CLASS)
+		return -EOPNOTSUPP;
+	switch (req->bRequest) {
+	case MTP_REQ_CANCEL:
+		return (req->bRequestType & USB_DIR_IN) ? -EINVAL : 0;
+	case MTP_REQ_RESET:
+		mtp_abort(m);
+		mtp_ops_reset(m->ops);
+		return 0;
+	case MTP_REQ_GET_DEVICE_STATUS:
+		if (!(req->bRequestType & USB_DIR_IN) || req->wLength < 4)
+			return -EINVAL;
+		status = m->state == MTP_IDLE ? MTP_RC_OK : MTP_RC_DEVICE_BUSY;
+		in[0] = 4;
+		in[1] = 0;
+		in[2] = status & 0xff;
+		in[3] = status >> 8;
+		return 4;
+	}
+	/* GetExtendedEventData (0x65) and the rest: stall. */
+	return -EOPNOTSUPP;
+}
+
+static void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
+			   const uint8_t *data, size_t len)
+{
+	if ((req->bRequestType & USB_TYPE_MASK) == USB_TYPE_CLASS &&
+	    req->bRequest == MTP_REQ_CANCEL)
+		mtp_cancel(priv, data, len);
+}
+
+static int mtp_command_op(void *priv, int argc, char **argv, char *reply,
+			  size_t size)
+{
+	struct mtp *m = priv;
+
+	if (argc < 1 || strcmp(argv[0], "stats")) {
+		snprintf(reply, size, "usage: stats");
+		return -EINVAL;
+	}
+	snprintf(reply, size,
+		 "session %s, bytes in %" PRIu64 ", bytes out %" PRIu64,
+		 mtp_ops_session_open(m->ops) ? "open" : "closed",
+		 m->bytes_in, m->bytes_out);
+	return 0;
+}
+
+static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
+			   unsigned slot)
+{
+	const char *v = plugin_option(m->p, key);
+
+	m->strings[slot] = strdup(v ? v : def);
+	return m->strings[slot];
+}
+
+/* storageN_readonly: "true", "false" or absent. */
+static int mtp_opt_bool(struct mtp *m, const char *key, bool *out)
+{
+	const char *v = plugin_option(m->p, key);
+
+	*out = false;
+	if (!v || !strcmp(v, "false"))
+		return 0;
+	if (!strcmp(v, "true")) {
+		*out = true;
+		return 0;
+	}
+	log_warnx("mtp: option %s: \"%s\" is neither true nor false", key, v);
+	return -EINVAL;
+}
+
+static int mtp_add_storages(struct mtp *m)
+{
+	char key[64];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
+		const char *path, *desc;
+		uint32_t id;
+		bool ro;
+		int rc;
+
+		snprintf(key, sizeof(key), "storage%u_path", i);
+		path = plugin_option(m->p, key);
+		if (!path)
+			continue;
+		snprintf(key, sizeof(key), "storage%u_description", i);
+		desc = plugin_option(m->p, key);
+		snprintf(key, sizeof(key), "storage%u_readonly", i);
+		if (mtp_opt_bool(m, key, &ro) < 0)
+			return -EINVAL;
+		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
+		if (rc < 0) {
+			log_warnx("mtp: option storage%u_path: %s: %s", i, path,
+				  strerror(-rc));
+			return rc;
+		}
+		n++;
+	}
+	if (!n) {
+		log_warnx("mtp: no storage: set storage0_path to a folder");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void mtp_finish(void *priv)
+{
+	struct mtp *m = priv;
+
+	if (!m)
+		return;
+	mtp_abort(m);
+	mtp_events_free(m->events);
+	mtp_ops_free(m->ops);
+	mtp_store_free(m->store);
+	for (unsigned i = 0; i < 5; i++)
+		free(m->strings[i]);
+	free(m->iobuf);
+	free(m);
+}
+
+static void mtp_fill_desc(struct plugin_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->cls = 6;  /* still image: what MTP hosts look for */
+	d->subcls = 1;
+	d->proto = 1;
+	d->interface_string = "MTP";
+	d->n_eps = 3;
+	d->eps[MTP_EP_IN].type = PLUGIN_EP_BULK_IN;
+	d->eps[MTP_EP_OUT].type = PLUGIN_EP_BULK_OUT;
+	d->eps[MTP_EP_EVENT].type = PLUGIN_EP_INTR_IN;
+	d->eps[MTP_EP_EVENT].intr_max_packet = 28;
+	d->eps[MTP_EP_EVENT].intr_interval = 6;
+	d->ms_compat_id = "MTP";
+}
+
+static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
+{
+	struct mtp *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (!m)
+		return -ENOMEM;
+	m->p = p;
+	m->mps = 512;
+	m->reply.fd = -1;
+	m->info.manufacturer = mtp_opt(m, "manufacturer", "gadgetd", 0);
+	m->info.model = mtp_opt(m, "model", "gadgetd MTP", 1);
+	m->info.serial = mtp_opt(m, "serial", "0", 2);
+	m->info.version = mtp_opt(m, "version", "1.0", 3);
+	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
+	m->iobuf = malloc(MTP_XFER);
+	m->store = mtp_store_new();
+	rc = -ENOMEM;
+	for (unsigned i = 0; i < 5; i++)
+		if (!m->strings[i])
+			goto fail;
+	if (!m->iobuf || !m->store)
+		goto fail;
+	rc = mtp_add_storages(m);
+	if (rc < 0)
+		goto fail;
+	rc = -ENOMEM;
+	m->ops = mtp_ops_new(m->store, &m->info);
+	m->events = mtp_events_new(plugin_loop(p), m->store, mtp_event, m);
+	if (!m->ops)
+		goto fail;
+	if (!m->events)
+		log_warn("mtp: no inotify; the host will not see board changes");
+	mtp_fill_desc(desc);
+	*priv = m;
+	return 0;
+fail:
+	mtp_finish(m);
+	return rc;
+}
+
+const struct plugin_ops gadgetd_plugin = {
+	.name = "mtp",
+	.init = mtp_init,
+	.finish = mtp_finish,
+	.enable = mtp_enable,
+	.disable = mtp_disable,
+	.setup = mtp_setup,
+	.setup_data = mtp_setup_data,
+	.rx = mtp_rx,
+	.tx_drained = mtp_tx_drained,
+	.command = mtp_command_op,
+};

@@ -1,0 +1,72 @@
+/*
+ * mtp_dataset: the datasets of PTP/MTP data phases: DeviceInfo,
+ * StorageInfo, ObjectInfo (both ways), object property descriptions and
+ * values, the DeviceFriendlyName property description.
+ */
+#ifndef GADGETD_MTP_DATASET_H
+#define GADGETD_MTP_DATASET_H
+
+#include "mtp_container.h"
+#include "mtp_store.h"
+
+struct mtp_devinfo {
+	const char *manufacturer;
+	const char *model;
+	const char *version;
+	const char *serial;
+	const uint16_t *ops;
+	size_t n_ops;
+	const uint16_t *events;
+	size_t n_events;
+	const uint16_t *dprops;
+	size_t n_dprops;
+	const uint16_t *formats;
+	size_t n_formats;
+};
+
+/* What a host declares in SendObjectInfo. */
+struct mtp_objinfo {
+	uint32_t storage;
+	uint16_t format;
+	uint32_t size;     /* 0xFFFFFFFF: 4 GiB or more */
+	uint32_t parent;
+	uint16_t assoc_type;
+	char name[MTP_STR_MAX + 1];
+};
+
+/* Formats we advertise and assign by file name extension. */
+extern const uint16_t mtp_dataset_formats[];
+extern const size_t mtp_dataset_n_formats;
+/* Object properties supported for every format. */
+extern const uint16_t mtp_dataset_props[];
+extern const size_t mtp_dataset_n_props;
+
+/* All builders return 0 or -EINVAL for a string PTP cannot carry. */
+int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d);
+int mtp_dataset_storage_info(struct mtp_buf *b,
+			     const struct mtp_storage_stat *st);
+int mtp_dataset_object_info(struct mtp_buf *b, const struct mtp_obj_stat *st);
+/* -EBADMSG for a truncated or malformed dataset. */
+int mtp_dataset_parse_object_info(const uint8_t *p, size_t len,
+				  struct mtp_objinfo *oi);
+
+uint16_t mtp_dataset_format_of(const char *name, bool dir);
+bool mtp_dataset_format_known(uint16_t format);
+/* "YYYYMMDDThhmmss" in UTC; out has room for 16 bytes. */
+void mtp_dataset_date(char *out, time_t t);
+
+/* Data type of an object property; 0 when unsupported. */
+uint16_t mtp_dataset_prop_type(uint16_t prop);
+/* -ENOENT for an unsupported property. */
+int mtp_dataset_prop_desc(struct mtp_buf *b, uint16_t prop);
+int mtp_dataset_prop_value(struct mtp_buf *b, const struct mtp_obj_stat *st,
+			   uint16_t prop);
+/* Every supported property of st as an ObjectPropList; prop 0xFFFFFFFF
+ * means all of them. */
+int mtp_dataset_prop_list(struct mtp_buf *b, const struct mtp_obj_stat *st,
+			  uint32_t prop);
+
+/* DevicePropDesc of DeviceFriendlyName with name as both values. */
+int mtp_dataset_friendly_name_desc(struct mtp_buf *b, const char *name);
+
+#endif

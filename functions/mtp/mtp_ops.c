@@ -1,0 +1,750 @@
+#include "mtp_ops.h"
+#include "mtp_dataset.h"
+#include "mtp_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* "All storages" / "root folder" in PTP operation parameters. */
+#define MTP_ALL 0xFFFFFFFFu
+
+struct mtp_ops {
+	struct mtp_store *store;
+	struct mtp_ops_info info;
+	struct mtp_buf buf;
+	bool session;
+	uint32_t session_id;
+	/* The object announced by SendObjectInfo, awaiting SendObject. */
+	uint32_t pending;
+	int pending_fd;
+	uint64_t pending_len;
+};
+
+typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+
+struct mtp_ops_entry {
+	uint16_t code;
+	mtp_ops_fn fn;
+};
+
+/* The operation codes of the table at the end, for DeviceInfo. */
+static size_t mtp_ops_codes(uint16_t *out, size_t max);
+
+static const uint16_t mtp_ops_events[] = {
+	MTP_EV_OBJECT_ADDED,
+	MTP_EV_OBJECT_REMOVED,
+	MTP_EV_STORE_FULL,
+	MTP_EV_OBJECT_INFO_CHANGED,
+};
+
+static const uint16_t mtp_ops_dprops[] = { MTP_DPROP_FRIENDLY_NAME };
+
+struct mtp_ops *mtp_ops_new(struct mtp_store *store,
+			    const struct mtp_ops_info *info)
+{
+	struct mtp_ops *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->store = store;
+	o->info = *info;
+	o->pending_fd = -1;
+	mtp_buf_init(&o->buf);
+	return o;
+}
+
+static void mtp_ops_drop_pending(struct mtp_ops *o, bool remove)
+{
+	if (o->pending_fd >= 0)
+		close(o->pending_fd);
+	if (remove && o->pending)
+		mtp_store_delete(o->store, o->pending);
+	o->pending_fd = -1;
+	o->pending = 0;
+}
+
+void mtp_ops_free(struct mtp_ops *o)
+{
+	if (!o)
+		return;
+	mtp_ops_drop_pending(o, false);
+	mtp_buf_finish(&o->buf);
+	free(o);
+}
+
+struct mtp_buf *mtp_ops_buf(struct mtp_ops *o)
+{
+	return &o->buf;
+}
+
+bool mtp_ops_session_open(const struct mtp_ops *o)
+{
+	return o->session;
+}
+
+void mtp_ops_reset(struct mtp_ops *o)
+{
+	/* A half-sent object is worthless: remove it. */
+	mtp_ops_drop_pending(o, o->pending_fd >= 0);
+	o->session = false;
+}
+
+uint16_t mtp_ops_errno_code(int err)
+{
+	switch (-err) {
+	case 0:
+		return MTP_RC_OK;
+	case ENOENT:
+		return MTP_RC_INVALID_OBJECT_HANDLE;
+	case EROFS:
+		return MTP_RC_STORE_READ_ONLY;
+	case EACCES:
+	case EPERM:
+	case EEXIST:
+	case ENOTEMPTY:
+		return MTP_RC_ACCESS_DENIED;
+	case EINVAL:
+	case ENAMETOOLONG:
+	case EBADMSG:
+		return MTP_RC_INVALID_PARAMETER;
+	case ENOTDIR:
+		return MTP_RC_INVALID_PARENT_OBJECT;
+	case ENOSPC:
+	case EDQUOT:
+	case EFBIG:
+		return MTP_RC_STORE_FULL;
+	case ECANCELED:
+		return MTP_RC_TRANSACTION_CANCELLED;
+	}
+	return MTP_RC_GENERAL_ERROR;
+}
+
+static void mtp_ops_rc(struct mtp_reply *r, uint16_t code)
+{
+	r->code = code;
+}
+
+static void mtp_ops_param(struct mtp_reply *r, uint32_t v)
+{
+	if (r->nparams < MTP_MAX_PARAMS)
+		r->params[r->nparams++] = v;
+}
+
+/* The reply to a dataset built into o->buf with result rc. */
+static void mtp_ops_in_buf(struct mtp_ops *o, struct mtp_reply *r, int rc)
+{
+	if (rc == 0 && o->buf.oom)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	r->phase = MTP_PHASE_IN_BUF;
+}
+
+static void mtp_ops_get_device_info(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	uint16_t ops[64];
+	size_t n_ops = mtp_ops_codes(ops, 64);
+	struct mtp_devinfo d = {
+		.manufacturer = o->info.manufacturer,
+		.model = o->info.model,
+		.version = o->info.version,
+		.serial = o->info.serial,
+		.ops = ops,
+		.n_ops = n_ops,
+		.events = mtp_ops_events,
+		.n_events = sizeof(mtp_ops_events) / sizeof(mtp_ops_events[0]),
+		.dprops = mtp_ops_dprops,
+		.n_dprops = 1,
+		.formats = mtp_dataset_formats,
+		.n_formats = mtp_dataset_n_formats,
+	};
+
+	mtp_ops_in_buf(o, r, mtp_dataset_device_info(&o->buf, &d));
+}
+
+static void mtp_ops_open_session(struct mtp_ops *o,
+				 const struct mtp_container *c,
+				 struct mtp_reply *r)
+{
+	if (c->nparams < 1 || c->params[0] == 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_PARAMETER);
+		return;
+	}
+	if (o->session) {
+		mtp_ops_rc(r, MTP_RC_SESSION_ALREADY_OPEN);
+		mtp_ops_param(r, o->session_id);
+		return;
+	}
+	o->session = true;
+	o->session_id = c->params[0];
+}
+
+static void mtp_ops_close_session(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r)
+{
+	mtp_ops_reset(o);
+}
+
+static void mtp_ops_get_storage_ids(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	unsigned n = mtp_store_count(o->store);
+
+	mtp_buf_u32(&o->buf, n);
+	for (unsigned i = 0; i < n; i++)
+		mtp_buf_u32(&o->buf, mtp_store_id(o->store, i));
+	mtp_ops_in_buf(o, r, 0);
+}
+
+static void mtp_ops_get_storage_info(struct mtp_ops *o,
+				     const struct mtp_container *c,
+				     struct mtp_reply *r)
+{
+	struct mtp_storage_stat st;
+
+	if (mtp_store_storage_stat(o->store, c->params[0], &st) < 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_STORAGE_ID);
+		return;
+	}
+	mtp_ops_in_buf(o, r, mtp_dataset_storage_info(&o->buf, &st));
+}
+
+static bool mtp_ops_storage_ok(struct mtp_ops *o, uint32_t storage)
+{
+	for (unsigned i = 0; i < mtp_store_count(o->store); i++)
+		if (mtp_store_id(o->store, i) == storage)
+			return true;
+	return false;
+}
+
+/* Keep only the handles of objects in format fmt. */
+static void mtp_ops_filter(struct mtp_ops *o, uint16_t fmt, uint32_t *h,
+			   size_t *n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct mtp_obj_stat st;
+
+		if (mtp_store_stat(o->store, h[i], &st) == 0 &&
+		    mtp_dataset_format_of(st.name, st.dir) == fmt)
+			h[k++] = h[i];
+	}
+	*n = k;
+}
+
+/* GetObjectHandles / GetNumObjects: the children of parent. 0 and
+ * 0xFFFFFFFF both mean the root, as Android and uMTP-Responder do. */
+static uint16_t mtp_ops_list(struct mtp_ops *o, const struct mtp_container *c,
+			     uint32_t **h, size_t *n)
+{
+	uint32_t storage = c->params[0], parent = c->params[2];
+	struct mtp_obj_stat st;
+	int rc = 0;
+
+	if (storage != MTP_ALL && !mtp_ops_storage_ok(o, storage))
+		return MTP_RC_INVALID_STORAGE_ID;
+	if (parent == MTP_ALL || parent == 0) {
+		for (unsigned i = 0; rc == 0 && i < mtp_store_count(o->store);
+		     i++) {
+			uint32_t id = mtp_store_id(o->store, i);
+
+			if (storage == MTP_ALL || storage == id)
+				rc = mtp_store_list(o->store, id,
+						    MTP_STORE_ROOT, h, n);
+		}
+	} else {
+		rc = mtp_store_stat(o->store, parent, &st);
+		if (rc == 0 && !st.dir)
+			return MTP_RC_INVALID_PARENT_OBJECT;
+		if (rc == 0)
+			rc = mtp_store_list(o->store, st.storage, parent, h, n);
+	}
+	if (rc < 0)
+		return mtp_ops_errno_code(rc);
+	if (c->params[1] != 0)
+		mtp_ops_filter(o, c->params[1], *h, n);
+	return MTP_RC_OK;
+}
+
+static void mtp_ops_get_num_objects(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	uint32_t *h = NULL;
+	size_t n = 0;
+
+	mtp_ops_rc(r, mtp_ops_list(o, c, &h, &n));
+	if (r->code == MTP_RC_OK)
+		mtp_ops_param(r, n);
+	free(h);
+}
+
+static void mtp_ops_get_object_handles(struct mtp_ops *o,
+				       const struct mtp_container *c,
+				       struct mtp_reply *r)
+{
+	uint32_t *h = NULL;
+	size_t n = 0;
+
+	mtp_ops_rc(r, mtp_ops_list(o, c, &h, &n));
+	if (r->code == MTP_RC_OK) {
+		mtp_buf_u32_array(&o->buf, h, n);
+		mtp_ops_in_buf(o, r, 0);
+	}
+	free(h);
+}
+
+static void mtp_ops_get_object_info(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	struct mtp_obj_stat st;
+	int rc = mtp_store_stat(o->store, c->params[0], &st);
+
+	if (rc == 0)
+		rc = mtp_dataset_object_info(&o->buf, &st);
+	mtp_ops_in_buf(o, r, rc);
+}
+
+/* Stream [offset, offset + max) of a file, clipped to its size. */
+static void mtp_ops_send_file(struct mtp_ops *o, struct mtp_reply *r,
+			      uint32_t handle, uint64_t offset, uint64_t max)
+{
+	struct stat sb;
+	int fd = -1, rc;
+
+	rc = mtp_store_open(o->store, handle, O_RDONLY, &fd);
+	if (rc == -EISDIR)
+		rc = -EINVAL;
+	if (rc == 0 && fstat(fd, &sb) < 0)
+		rc = -errno;
+	if (rc == 0 && offset > (uint64_t)sb.st_size)
+		rc = -EINVAL;
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	/* Reading ahead is what a sequential GetObject wants. */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	r->phase = MTP_PHASE_IN_FILE;
+	r->fd = fd;
+	r->offset = offset;
+	r->length = (uint64_t)sb.st_size - offset;
+	if (r->length > max)
+		r->length = max;
+}
+
+static void mtp_ops_get_object(struct mtp_ops *o,
+			       const struct mtp_container *c,
+			       struct mtp_reply *r)
+{
+	mtp_ops_send_file(o, r, c->params[0], 0, UINT64_MAX);
+}
+
+static void mtp_ops_get_partial_object(struct mtp_ops *o,
+				       const struct mtp_container *c,
+				       struct mtp_reply *r)
+{
+	mtp_ops_send_file(o, r, c->params[0], c->params[1], c->params[2]);
+	if (r->phase == MTP_PHASE_IN_FILE)
+		mtp_ops_param(r, (uint32_t)r->length);
+}
+
+static void mtp_ops_get_partial_object64(struct mtp_ops *o,
+					 const struct mtp_container *c,
+					 struct mtp_reply *r)
+{
+	uint64_t off = c->params[1] | (uint64_t)c->params[2] << 32;
+
+	mtp_ops_send_file(o, r, c->params[0], off, c->params[3]);
+	if (r->phase == MTP_PHASE_IN_FILE)
+		mtp_ops_param(r, (uint32_t)r->length);
+}
+
+static void mtp_ops_delete_object(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r)
+{
+	struct mtp_obj_stat st = { .dir = false };
+	int rc;
+
+	/* Deleting everything at once is not something we offer. */
+	if (c->params[0] == MTP_ALL) {
+		mtp_ops_rc(r, MTP_RC_PARAMETER_NOT_SUPPORTED);
+		return;
+	}
+	rc = mtp_store_stat(o->store, c->params[0], &st);
+	if (rc == 0)
+		rc = mtp_store_delete(o->store, c->params[0]);
+	if (rc < 0 && st.dir && rc != -EROFS && rc != -ENOENT)
+		mtp_ops_rc(r, MTP_RC_PARTIAL_DELETION);
+	else
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+}
+
+static void mtp_ops_send_object_info(struct mtp_ops *o,
+				     const struct mtp_container *c,
+				     struct mtp_reply *r)
+{
+	r->phase = MTP_PHASE_OUT_BUF;
+}
+
+/* Resolve SendObjectInfo's storage and parent parameters. */
+static uint16_t mtp_ops_target(struct mtp_ops *o, uint32_t *storage,
+			       uint32_t *parent)
+{
+	struct mtp_obj_stat st;
+
+	if (*parent == MTP_ALL || *parent == 0) {
+		*parent = MTP_STORE_ROOT;
+		if (*storage == 0 || *storage == MTP_ALL)
+			*storage = mtp_store_id(o->store, 0);
+		return mtp_ops_storage_ok(o, *storage) ? MTP_RC_OK
+						       : MTP_RC_INVALID_STORAGE_ID;
+	}
+	if (mtp_store_stat(o->store, *parent, &st) < 0)
+		return MTP_RC_INVALID_PARENT_OBJECT;
+	if (!st.dir || (*storage != 0 && *storage != MTP_ALL &&
+			*storage != st.storage))
+		return MTP_RC_INVALID_PARENT_OBJECT;
+	*storage = st.storage;
+	return MTP_RC_OK;
+}
+
+static uint16_t mtp_ops_space_check(struct mtp_ops *o, uint32_t storage,
+				    uint32_t size)
+{
+	struct mtp_storage_stat st;
+
+	if (mtp_store_storage_stat(o->store, storage, &st) < 0)
+		return MTP_RC_INVALID_STORAGE_ID;
+	if (st.readonly)
+		return MTP_RC_STORE_READ_ONLY;
+	if (size != 0xFFFFFFFF && size > st.free_bytes)
+		return MTP_RC_STORE_FULL;
+	return MTP_RC_OK;
+}
+
+static void mtp_ops_object_info_data(struct mtp_ops *o,
+				     const struct mtp_container *c,
+				     struct mtp_reply *r)
+{
+	uint32_t storage = c->params[0], parent = c->params[1], h;
+	struct mtp_objinfo oi;
+	bool dir;
+	int fd = -1, rc;
+
+	mtp_ops_drop_pending(o, false);
+	if (mtp_dataset_parse_object_info(o->buf.data, o->buf.len, &oi) < 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_DATASET);
+		return;
+	}
+	dir = oi.format == MTP_FMT_ASSOCIATION;
+	mtp_ops_rc(r, mtp_ops_target(o, &storage, &parent));
+	if (r->code == MTP_RC_OK)
+		mtp_ops_rc(r, mtp_ops_space_check(o, storage, oi.size));
+	if (r->code != MTP_RC_OK)
+		return;
+	rc = mtp_store_create(o->store, storage, parent, oi.name, dir, &h, &fd);
+	if (rc < 0) {
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	if (!dir) {
+		o->pending = h;
+		o->pending_fd = fd;
+		o->pending_len = oi.size == 0xFFFFFFFF ? MTP_LEN_UNKNOWN
+						       : oi.size;
+	}
+	mtp_ops_param(r, storage);
+	mtp_ops_param(r, parent);
+	mtp_ops_param(r, h);
+}
+
+static void mtp_ops_send_object(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r)
+{
+	if (o->pending_fd < 0) {
+		mtp_ops_rc(r, MTP_RC_NO_VALID_OBJECT_INFO);
+		r->phase = MTP_PHASE_OUT_DISCARD;
+		return;
+	}
+	r->phase = MTP_PHASE_OUT_FILE;
+	r->fd = o->pending_fd;
+	r->length = o->pending_len;
+}
+
+void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->code = MTP_RC_OK;
+	if (o->pending_fd >= 0 && status == 0 && close(o->pending_fd) < 0)
+		status = -errno;
+	else if (o->pending_fd >= 0 && status == 0)
+		o->pending_fd = -1;
+	if (status < 0) {
+		mtp_ops_drop_pending(o, true);
+		r->code = status == -ECANCELED ? MTP_RC_TRANSACTION_CANCELLED
+			: status == -ENOSPC    ? MTP_RC_STORE_FULL
+					       : MTP_RC_INCOMPLETE_TRANSFER;
+	}
+	o->pending = 0;
+}
+
+/* Folder handle given to Move/CopyObject, 0 and 0xFFFFFFFF for the root. */
+static uint32_t mtp_ops_dest(uint32_t parent)
+{
+	return parent == MTP_ALL ? MTP_STORE_ROOT : parent;
+}
+
+static void mtp_ops_move_object(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r)
+{
+	int rc = mtp_store_move(o->store, c->params[0], c->params[1],
+				mtp_ops_dest(c->params[2]));
+
+	mtp_ops_rc(r, rc == -EXDEV ? MTP_RC_INVALID_STORAGE_ID
+				   : mtp_ops_errno_code(rc));
+}
+
+static void mtp_ops_copy_object(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r)
+{
+	uint32_t h;
+	int rc = mtp_store_copy(o->store, c->params[0], c->params[1],
+				mtp_ops_dest(c->params[2]), &h);
+
+	mtp_ops_rc(r, mtp_ops_errno_code(rc));
+	if (rc == 0)
+		mtp_ops_param(r, h);
+}
+
+static void mtp_ops_get_props_supported(struct mtp_ops *o,
+					const struct mtp_container *c,
+					struct mtp_reply *r)
+{
+	mtp_buf_u16_array(&o->buf, mtp_dataset_props, mtp_dataset_n_props);
+	mtp_ops_in_buf(o, r, 0);
+}
+
+static void mtp_ops_get_prop_desc(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r)
+{
+	if (mtp_dataset_prop_desc(&o->buf, c->params[0]) < 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
+		return;
+	}
+	mtp_ops_in_buf(o, r, 0);
+}
+
+static void mtp_ops_get_prop_value(struct mtp_ops *o,
+				   const struct mtp_container *c,
+				   struct mtp_reply *r)
+{
+	struct mtp_obj_stat st;
+	int rc = mtp_store_stat(o->store, c->params[0], &st);
+
+	if (rc == 0 && !mtp_dataset_prop_type(c->params[1])) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
+		return;
+	}
+	if (rc == 0)
+		rc = mtp_dataset_prop_value(&o->buf, &st, c->params[1]);
+	mtp_ops_in_buf(o, r, rc);
+}
+
+static void mtp_ops_set_prop_value(struct mtp_ops *o,
+				   const struct mtp_container *c,
+				   struct mtp_reply *r)
+{
+	r->phase = MTP_PHASE_OUT_BUF;
+}
+
+static void mtp_ops_prop_value_data(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	char name[MTP_STR_MAX + 1];
+	struct mtp_rd rd;
+	int rc;
+
+	if (!mtp_dataset_prop_type(c->params[1])) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
+		return;
+	}
+	if (c->params[1] != MTP_PROP_OBJECT_FILE_NAME) {
+		mtp_ops_rc(r, MTP_RC_ACCESS_DENIED);
+		return;
+	}
+	mtp_rd_init(&rd, o->buf.data, o->buf.len);
+	if (mtp_rd_str(&rd, name, sizeof(name)) < 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_VALUE);
+		return;
+	}
+	rc = mtp_store_rename(o->store, c->params[0], name);
+	mtp_ops_rc(r, rc == -EINVAL ? MTP_RC_INVALID_OBJECT_PROP_VALUE
+				    : mtp_ops_errno_code(rc));
+}
+
+static void mtp_ops_get_prop_list(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r)
+{
+	struct mtp_obj_stat st;
+	int rc;
+
+	/* One object at a time: libmtp falls back to listing folders. */
+	if (c->params[0] == 0 || c->params[0] == MTP_ALL || c->params[4]) {
+		mtp_ops_rc(r, MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED);
+		return;
+	}
+	if (c->params[2] == 0) {
+		mtp_ops_rc(r, MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
+		return;
+	}
+	rc = mtp_store_stat(o->store, c->params[0], &st);
+	if (rc == 0 && c->params[1] &&
+	    c->params[1] != mtp_dataset_format_of(st.name, st.dir)) {
+		/* Not of the requested format: an empty list. */
+		mtp_buf_u32(&o->buf, 0);
+		mtp_ops_in_buf(o, r, 0);
+		return;
+	}
+	if (rc == 0)
+		rc = mtp_dataset_prop_list(&o->buf, &st, c->params[2]);
+	if (rc == -ENOENT && c->params[2] != MTP_ALL) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
+		return;
+	}
+	mtp_ops_in_buf(o, r, rc);
+}
+
+static void mtp_ops_get_dprop_desc(struct mtp_ops *o,
+				   const struct mtp_container *c,
+				   struct mtp_reply *r)
+{
+	if (c->params[0] != MTP_DPROP_FRIENDLY_NAME) {
+		mtp_ops_rc(r, MTP_RC_DEVICE_PROP_NOT_SUPPORTED);
+		return;
+	}
+	mtp_ops_in_buf(o, r, mtp_dataset_friendly_name_desc(
+				     &o->buf, o->info.friendly_name));
+}
+
+static void mtp_ops_get_dprop_value(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	if (c->params[0] != MTP_DPROP_FRIENDLY_NAME) {
+		mtp_ops_rc(r, MTP_RC_DEVICE_PROP_NOT_SUPPORTED);
+		return;
+	}
+	mtp_ops_in_buf(o, r, mtp_buf_str(&o->buf, o->info.friendly_name));
+}
+
+static const struct mtp_ops_entry mtp_ops_table[] = {
+	{ MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info },
+	{ MTP_OP_OPEN_SESSION, mtp_ops_open_session },
+	{ MTP_OP_CLOSE_SESSION, mtp_ops_close_session },
+	{ MTP_OP_GET_STORAGE_IDS, mtp_ops_get_storage_ids },
+	{ MTP_OP_GET_STORAGE_INFO, mtp_ops_get_storage_info },
+	{ MTP_OP_GET_NUM_OBJECTS, mtp_ops_get_num_objects },
+	{ MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles },
+	{ MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info },
+	{ MTP_OP_GET_OBJECT, mtp_ops_get_object },
+	{ MTP_OP_DELETE_OBJECT, mtp_ops_delete_object },
+	{ MTP_OP_SEND_OBJECT_INFO, mtp_ops_send_object_info },
+	{ MTP_OP_SEND_OBJECT, mtp_ops_send_object },
+	{ MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc },
+	{ MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value },
+	{ MTP_OP_MOVE_OBJECT, mtp_ops_move_object },
+	{ MTP_OP_COPY_OBJECT, mtp_ops_copy_object },
+	{ MTP_OP_GET_PARTIAL_OBJECT, mtp_ops_get_partial_object },
+	{ MTP_OP_GET_PARTIAL_OBJECT_64, mtp_ops_get_partial_object64 },
+	{ MTP_OP_GET_OBJECT_PROPS_SUPPORTED, mtp_ops_get_props_supported },
+	{ MTP_OP_GET_OBJECT_PROP_DESC, mtp_ops_get_prop_desc },
+	{ MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value },
+	{ MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value },
+	{ MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list },
+};
+static const size_t mtp_ops_n =
+	sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
+
+static size_t mtp_ops_codes(uint16_t *out, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < mtp_ops_n && i < max; i++)
+		out[i] = mtp_ops_table[i].code;
+	return i;
+}
+
+void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
+		     struct mtp_reply *r)
+{
+	struct mtp_container cmd = *c;
+
+	memset(r, 0, sizeof(*r));
+	r->code = MTP_RC_OK;
+	r->fd = -1;
+	mtp_buf_reset(&o->buf);
+	/* Missing parameters read as 0, as PTP says. */
+	for (unsigned i = cmd.nparams; i < MTP_MAX_PARAMS; i++)
+		cmd.params[i] = 0;
+	for (size_t i = 0; i < mtp_ops_n; i++) {
+		if (mtp_ops_table[i].code != c->code)
+			continue;
+		if (!o->session && c->code != MTP_OP_GET_DEVICE_INFO &&
+		    c->code != MTP_OP_OPEN_SESSION) {
+			mtp_ops_rc(r, MTP_RC_SESSION_NOT_OPEN);
+			if (c->code == MTP_OP_SEND_OBJECT_INFO ||
+			    c->code == MTP_OP_SEND_OBJECT ||
+			    c->code == MTP_OP_SET_OBJECT_PROP_VALUE)
+				r->phase = MTP_PHASE_OUT_DISCARD;
+			return;
+		}
+		mtp_ops_table[i].fn(o, &cmd, r);
+		return;
+	}
+	mtp_ops_rc(r, MTP_RC_OPERATION_NOT_SUPPORTED);
+}
+
+void mtp_ops_data_out(struct mtp_ops *o, const struct mtp_container *c,
+		      struct mtp_reply *r)
+{
+	struct mtp_container cmd = *c;
+
+	memset(r, 0, sizeof(*r));
+	r->code = MTP_RC_OK;
+	r->fd = -1;
+	for (unsigned i = cmd.nparams; i < MTP_MAX_PARAMS; i++)
+		cmd.params[i] = 0;
+	if (o->buf.oom) {
+		mtp_ops_rc(r, MTP_RC_INVALID_DATASET);
+		return;
+	}
+	if (c->code == MTP_OP_SEND_OBJECT_INFO)
+		mtp_ops_object_info_data(o, &cmd, r);
+	else if (c->code == MTP_OP_SET_OBJECT_PROP_VALUE)
+		mtp_ops_prop_value_data(o, &cmd, r);
+	else
+		mtp_ops_rc(r, MTP_RC_GENERAL_ERROR);
+}

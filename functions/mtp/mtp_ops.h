@@ -1,0 +1,73 @@
+/*
+ * mtp_ops: the MTP operations, independent of USB framing.
+ *
+ * mtp.c parses a command container and calls mtp_ops_command(), which
+ * fills a struct mtp_reply: the response code and parameters, and the
+ * data phase the operation needs. For IN_BUF the data is in
+ * mtp_ops_buf(); for IN_FILE mtp.c streams `length` bytes of `fd` from
+ * `offset` and then closes fd. For OUT_BUF mtp.c collects the host's data
+ * into mtp_ops_buf() and calls mtp_ops_data_out() for the response. For
+ * OUT_FILE mtp.c writes the data to fd (owned by mtp_ops) and calls
+ * mtp_ops_object_done(). For OUT_DISCARD the data is read and dropped and
+ * the response is the code already in the reply.
+ */
+#ifndef GADGETD_MTP_OPS_H
+#define GADGETD_MTP_OPS_H
+
+#include "mtp_container.h"
+#include "mtp_store.h"
+
+enum mtp_phase {
+	MTP_PHASE_NONE,
+	MTP_PHASE_IN_BUF,
+	MTP_PHASE_IN_FILE,
+	MTP_PHASE_OUT_BUF,
+	MTP_PHASE_OUT_FILE,
+	MTP_PHASE_OUT_DISCARD,
+};
+
+/* Data phase length that is not known in advance (objects >= 4 GiB). */
+#define MTP_LEN_UNKNOWN UINT64_MAX
+/* Largest dataset accepted in an OUT_BUF phase. */
+#define MTP_OUT_BUF_MAX (64 * 1024)
+
+struct mtp_reply {
+	uint16_t code;
+	unsigned nparams;
+	uint32_t params[MTP_MAX_PARAMS];
+	enum mtp_phase phase;
+	int fd;
+	uint64_t offset;
+	uint64_t length;
+};
+
+struct mtp_ops_info {
+	const char *manufacturer;
+	const char *model;
+	const char *version;
+	const char *serial;
+	const char *friendly_name;
+};
+
+struct mtp_ops;
+
+/* The strings in info must outlive the ops; store stays the caller's. */
+struct mtp_ops *mtp_ops_new(struct mtp_store *store,
+			    const struct mtp_ops_info *info);
+void mtp_ops_free(struct mtp_ops *o);
+
+struct mtp_buf *mtp_ops_buf(struct mtp_ops *o);
+void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *cmd,
+		     struct mtp_reply *r);
+void mtp_ops_data_out(struct mtp_ops *o, const struct mtp_container *cmd,
+		      struct mtp_reply *r);
+/* status 0: all data written; else -errno (-ECANCELED, -EIO...). */
+void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
+/* The host went away or reset: close the session, drop a pending object. */
+void mtp_ops_reset(struct mtp_ops *o);
+bool mtp_ops_session_open(const struct mtp_ops *o);
+
+/* Map -errno from the store to a response code. */
+uint16_t mtp_ops_errno_code(int err);
+
+#endif

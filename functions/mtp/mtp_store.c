@@ -1,0 +1,758 @@
+#include "mtp_store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+/* Deepest folder nesting we resolve or recurse into. */
+#define MTP_STORE_MAX_DEPTH 64
+
+struct mtp_obj {
+	char *name;       /* NULL once the object is gone */
+	uint32_t storage;
+	uint32_t parent;  /* handle, or MTP_STORE_ROOT */
+	uint32_t next;    /* hash chain, by handle; 0 ends it */
+};
+
+struct mtp_storage {
+	uint32_t id;
+	int rootfd;
+	bool readonly;
+	char *path;
+	char *desc;
+};
+
+struct mtp_store {
+	struct mtp_storage st[MTP_STORE_MAX];
+	unsigned n_st;
+	struct mtp_obj *objs;    /* objs[h - 1] is handle h */
+	uint32_t n_objs;
+	uint32_t cap_objs;
+	uint32_t *buckets;
+	uint32_t n_buckets;
+	mtp_store_listed_fn listed_fn;
+	void *listed_data;
+};
+
+struct mtp_store *mtp_store_new(void)
+{
+	return calloc(1, sizeof(struct mtp_store));
+}
+
+void mtp_store_free(struct mtp_store *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->n_st; i++) {
+		close(s->st[i].rootfd);
+		free(s->st[i].path);
+		free(s->st[i].desc);
+	}
+	for (uint32_t h = 0; h < s->n_objs; h++)
+		free(s->objs[h].name);
+	free(s->objs);
+	free(s->buckets);
+	free(s);
+}
+
+void mtp_store_set_listed_fn(struct mtp_store *s, mtp_store_listed_fn fn,
+			     void *data)
+{
+	s->listed_fn = fn;
+	s->listed_data = data;
+}
+
+int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
+		  bool readonly, uint32_t *id)
+{
+	struct mtp_storage *st;
+	int fd;
+
+	if (s->n_st == MTP_STORE_MAX)
+		return -ENOSPC;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	st = &s->st[s->n_st];
+	st->path = strdup(path);
+	st->desc = strdup(desc ? desc : path);
+	if (!st->path || !st->desc) {
+		free(st->path);
+		free(st->desc);
+		close(fd);
+		return -ENOMEM;
+	}
+	st->rootfd = fd;
+	st->readonly = readonly;
+	/* Physical storage i+1, logical storage 1, as PTP suggests. */
+	st->id = (s->n_st + 1) << 16 | 1;
+	s->n_st++;
+	*id = st->id;
+	return 0;
+}
+
+unsigned mtp_store_count(const struct mtp_store *s)
+{
+	return s->n_st;
+}
+
+uint32_t mtp_store_id(const struct mtp_store *s, unsigned i)
+{
+	return i < s->n_st ? s->st[i].id : 0;
+}
+
+static struct mtp_storage *mtp_store_find(struct mtp_store *s, uint32_t id)
+{
+	for (unsigned i = 0; i < s->n_st; i++)
+		if (s->st[i].id == id)
+			return &s->st[i];
+	return NULL;
+}
+
+int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
+			   struct mtp_storage_stat *out)
+{
+	struct mtp_storage *st = mtp_store_find(s, id);
+	struct statvfs vfs;
+
+	if (!st)
+		return -ENOENT;
+	if (fstatvfs(st->rootfd, &vfs) < 0)
+		return -errno;
+	out->capacity = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+	out->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	out->readonly = st->readonly;
+	out->description = st->desc;
+	out->path = st->path;
+	return 0;
+}
+
+bool mtp_store_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* 253 bytes keep any name within a PTP string's 254 UTF-16 units. */
+	if (n == 0 || n > 253 || strchr(name, '/'))
+		return false;
+	return strcmp(name, ".") && strcmp(name, "..");
+}
+
+static uint32_t mtp_store_hash(uint32_t storage, uint32_t parent,
+			       const char *name)
+{
+	uint32_t h = 2166136261u ^ storage ^ (parent * 16777619u);
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+static struct mtp_obj *mtp_store_obj(struct mtp_store *s, uint32_t handle)
+{
+	if (handle == 0 || handle > s->n_objs || !s->objs[handle - 1].name)
+		return NULL;
+	return &s->objs[handle - 1];
+}
+
+static uint32_t *mtp_store_bucket(struct mtp_store *s, const struct mtp_obj *o)
+{
+	return &s->buckets[mtp_store_hash(o->storage, o->parent, o->name) &
+			   (s->n_buckets - 1)];
+}
+
+static void mtp_store_unhash(struct mtp_store *s, uint32_t handle)
+{
+	uint32_t *p = mtp_store_bucket(s, &s->objs[handle - 1]);
+
+	while (*p && *p != handle)
+		p = &s->objs[*p - 1].next;
+	if (*p)
+		*p = s->objs[handle - 1].next;
+	s->objs[handle - 1].next = 0;
+}
+
+static void mtp_store_rehash(struct mtp_store *s, uint32_t handle)
+{
+	uint32_t *b = mtp_store_bucket(s, &s->objs[handle - 1]);
+
+	s->objs[handle - 1].next = *b;
+	*b = handle;
+}
+
+static int mtp_store_grow(struct mtp_store *s)
+{
+	if (s->n_objs == MTP_STORE_MAX_OBJS)
+		return -ENOSPC;
+	if (s->n_objs == s->cap_objs) {
+		uint32_t cap = s->cap_objs ? 2 * s->cap_objs : 1024;
+		struct mtp_obj *o = realloc(s->objs, cap * sizeof(*o));
+
+		if (!o)
+			return -ENOMEM;
+		s->objs = o;
+		s->cap_objs = cap;
+	}
+	if (s->n_objs + 1 > s->n_buckets) {
+		uint32_t nb = s->n_buckets ? 2 * s->n_buckets : 1024;
+		uint32_t *b = calloc(nb, sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		free(s->buckets);
+		s->buckets = b;
+		s->n_buckets = nb;
+		for (uint32_t h = 1; h <= s->n_objs; h++)
+			if (s->objs[h - 1].name)
+				mtp_store_rehash(s, h);
+	}
+	return 0;
+}
+
+static uint32_t mtp_store_find_obj(struct mtp_store *s, uint32_t storage,
+				   uint32_t parent, const char *name)
+{
+	uint32_t h;
+
+	if (!s->n_buckets)
+		return 0;
+	h = s->buckets[mtp_store_hash(storage, parent, name) &
+		       (s->n_buckets - 1)];
+	for (; h; h = s->objs[h - 1].next) {
+		const struct mtp_obj *o = &s->objs[h - 1];
+
+		if (o->storage == storage && o->parent == parent &&
+		    !strcmp(o->name, name))
+			return h;
+	}
+	return 0;
+}
+
+/* The handle of (storage, parent, name), adding an entry if needed. */
+static int mtp_store_intern(struct mtp_store *s, uint32_t storage,
+			    uint32_t parent, const char *name, uint32_t *out)
+{
+	struct mtp_obj *o;
+	int rc;
+
+	*out = mtp_store_find_obj(s, storage, parent, name);
+	if (*out)
+		return 0;
+	rc = mtp_store_grow(s);
+	if (rc < 0)
+		return rc;
+	o = &s->objs[s->n_objs];
+	o->name = strdup(name);
+	if (!o->name)
+		return -ENOMEM;
+	o->storage = storage;
+	o->parent = parent;
+	o->next = 0;
+	*out = ++s->n_objs;
+	mtp_store_rehash(s, *out);
+	return 0;
+}
+
+void mtp_store_forget(struct mtp_store *s, uint32_t handle)
+{
+	struct mtp_obj *o = mtp_store_obj(s, handle);
+
+	if (!o)
+		return;
+	mtp_store_unhash(s, handle);
+	free(o->name);
+	o->name = NULL;
+}
+
+/* Open folder `parent` of storage st by walking down from the root. */
+static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
+			      uint32_t parent, int *out)
+{
+	uint32_t chain[MTP_STORE_MAX_DEPTH];
+	unsigned depth = 0;
+	int fd;
+
+	for (uint32_t h = parent; h != MTP_STORE_ROOT;) {
+		struct mtp_obj *o = mtp_store_obj(s, h);
+
+		if (!o || o->storage != st->id)
+			return -ENOENT;
+		if (depth == MTP_STORE_MAX_DEPTH)
+			return -ELOOP;
+		chain[depth++] = h;
+		h = o->parent;
+	}
+	fd = dup(st->rootfd);
+	if (fd < 0)
+		return -errno;
+	while (depth--) {
+		int next = openat(fd, s->objs[chain[depth] - 1].name,
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					  O_CLOEXEC);
+		int err = errno;
+
+		close(fd);
+		if (next < 0)
+			return err == ELOOP ? -ENOENT : -err;
+		fd = next;
+	}
+	*out = fd;
+	return 0;
+}
+
+int mtp_store_dirfd(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		    int *fd)
+{
+	struct mtp_storage *st = mtp_store_find(s, storage);
+
+	if (!st)
+		return -ENOENT;
+	return mtp_store_open_dir(s, st, parent, fd);
+}
+
+/* Open the folder holding handle; *o gets its entry. */
+static int mtp_store_parent_fd(struct mtp_store *s, uint32_t handle,
+			       struct mtp_obj **o, struct mtp_storage **st,
+			       int *fd)
+{
+	*o = mtp_store_obj(s, handle);
+	if (!*o)
+		return -ENOENT;
+	*st = mtp_store_find(s, (*o)->storage);
+	if (!*st)
+		return -ENOENT;
+	return mtp_store_open_dir(s, *st, (*o)->parent, fd);
+}
+
+/* lstat name in dirfd; only regular files and folders count. */
+static int mtp_store_lstat(int dirfd, const char *name, struct stat *sb)
+{
+	if (fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISREG(sb->st_mode) && !S_ISDIR(sb->st_mode))
+		return -ENOENT;
+	return 0;
+}
+
+int mtp_store_stat(struct mtp_store *s, uint32_t handle,
+		   struct mtp_obj_stat *out)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	struct stat sb;
+	int fd, rc;
+
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
+	if (rc < 0)
+		return rc;
+	rc = mtp_store_lstat(fd, o->name, &sb);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	out->handle = handle;
+	out->storage = o->storage;
+	out->parent = o->parent;
+	out->dir = S_ISDIR(sb.st_mode);
+	out->readonly = st->readonly;
+	out->size = out->dir ? 0 : (uint64_t)sb.st_size;
+	out->mtime = sb.st_mtime;
+	out->ctime = sb.st_ctime;
+	out->name = o->name;
+	return 0;
+}
+
+int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	struct stat sb;
+	int dfd, fd, rc;
+
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
+	if (rc < 0)
+		return rc;
+	if ((flags & O_ACCMODE) != O_RDONLY && st->readonly) {
+		close(dfd);
+		return -EROFS;
+	}
+	fd = openat(dfd, o->name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	rc = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (rc < 0)
+		return rc == -ELOOP ? -ENOENT : rc;
+	/* O_NONBLOCK only keeps a FIFO planted under our feet from hanging. */
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	fcntl(fd, F_SETFL, 0);
+	*out = fd;
+	return 0;
+}
+
+static bool mtp_store_dirent_ok(int dfd, const struct dirent *de)
+{
+	struct stat sb;
+
+	if (!mtp_store_name_ok(de->d_name))
+		return false;
+	if (de->d_type == DT_DIR || de->d_type == DT_REG)
+		return true;
+	if (de->d_type != DT_UNKNOWN)
+		return false;
+	return mtp_store_lstat(dfd, de->d_name, &sb) == 0;
+}
+
+static int mtp_store_push(uint32_t **out, size_t *n, uint32_t h)
+{
+	/* Capacity is 64, then powers of two: grow when n reaches it. */
+	if (*n == 0 || (*n >= 64 && (*n & (*n - 1)) == 0)) {
+		size_t cap = *n ? 2 * *n : 64;
+		uint32_t *a = realloc(*out, cap * sizeof(**out));
+
+		if (!a)
+			return -ENOMEM;
+		*out = a;
+	}
+	(*out)[(*n)++] = h;
+	return 0;
+}
+
+int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		   uint32_t **out, size_t *n)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, rc;
+
+	rc = mtp_store_dirfd(s, storage, parent, &fd);
+	if (rc < 0)
+		return rc;
+	if (s->listed_fn)
+		s->listed_fn(s->listed_data, storage, parent, fd);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		uint32_t h;
+
+		if (!mtp_store_dirent_ok(dirfd(d), de))
+			continue;
+		rc = mtp_store_intern(s, storage, parent, de->d_name, &h);
+		if (rc == 0)
+			rc = mtp_store_push(out, n, h);
+		if (rc < 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
+			  uint32_t parent, const char *name)
+{
+	struct stat sb;
+	uint32_t h = 0;
+	int fd;
+
+	if (!mtp_store_name_ok(name) ||
+	    mtp_store_dirfd(s, storage, parent, &fd) < 0)
+		return 0;
+	if (mtp_store_lstat(fd, name, &sb) == 0)
+		mtp_store_intern(s, storage, parent, name, &h);
+	close(fd);
+	return h;
+}
+
+int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		     const char *name, bool dir, uint32_t *handle, int *fd)
+{
+	struct mtp_storage *st = mtp_store_find(s, storage);
+	struct stat sb;
+	int dfd, rc = 0;
+
+	if (!st)
+		return -ENOENT;
+	if (st->readonly)
+		return -EROFS;
+	if (!mtp_store_name_ok(name))
+		return -EINVAL;
+	rc = mtp_store_open_dir(s, st, parent, &dfd);
+	if (rc < 0)
+		return rc;
+	if (dir) {
+		if (mkdirat(dfd, name, 0755) < 0 &&
+		    (errno != EEXIST || fstatat(dfd, name, &sb,
+						AT_SYMLINK_NOFOLLOW) < 0 ||
+		     !S_ISDIR(sb.st_mode)))
+			rc = errno == EEXIST || errno == 0 ? -EEXIST : -errno;
+	} else {
+		*fd = openat(dfd, name,
+			     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+				     O_CLOEXEC | O_NONBLOCK,
+			     0644);
+		if (*fd < 0)
+			rc = errno == ELOOP ? -EEXIST : -errno;
+		else if (fstat(*fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+			close(*fd);
+			rc = -EEXIST;
+		} else
+			fcntl(*fd, F_SETFL, 0);
+	}
+	close(dfd);
+	if (rc == 0) {
+		rc = mtp_store_intern(s, storage, parent, name, handle);
+		if (rc < 0 && !dir)
+			close(*fd);
+	}
+	return rc;
+}
+
+/* Remove name in dfd, folders with everything in them. */
+static int mtp_store_rm_at(int dfd, const char *name, unsigned depth)
+{
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+	int fd, rc = 0;
+
+	if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (!S_ISDIR(sb.st_mode))
+		return unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+	if (depth >= MTP_STORE_MAX_DEPTH)
+		return -ELOOP;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		int r;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		r = mtp_store_rm_at(dirfd(d), de->d_name, depth + 1);
+		if (r < 0 && rc == 0)
+			rc = r;
+	}
+	closedir(d);
+	if (rc == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+		rc = -errno;
+	return rc;
+}
+
+int mtp_store_delete(struct mtp_store *s, uint32_t handle)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	int fd, rc;
+
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
+	if (rc < 0)
+		return rc;
+	if (st->readonly) {
+		close(fd);
+		return -EROFS;
+	}
+	rc = mtp_store_rm_at(fd, o->name, 0);
+	close(fd);
+	if (rc == 0 || rc == -ENOENT)
+		mtp_store_forget(s, handle);
+	return rc;
+}
+
+/* Re-key handle under (parent, name); a stale entry there is dropped. */
+static int mtp_store_rekey(struct mtp_store *s, uint32_t handle,
+			   uint32_t parent, const char *name)
+{
+	struct mtp_obj *o = &s->objs[handle - 1];
+	uint32_t old = mtp_store_find_obj(s, o->storage, parent, name);
+	char *n = strdup(name);
+
+	if (!n)
+		return -ENOMEM;
+	if (old && old != handle)
+		mtp_store_forget(s, old);
+	mtp_store_unhash(s, handle);
+	free(o->name);
+	o->name = n;
+	o->parent = parent;
+	mtp_store_rehash(s, handle);
+	return 0;
+}
+
+int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	int fd, rc;
+
+	if (!mtp_store_name_ok(name))
+		return -EINVAL;
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
+	if (rc < 0)
+		return rc;
+	if (st->readonly)
+		rc = -EROFS;
+	else if (renameat2(fd, o->name, fd, name, RENAME_NOREPLACE) < 0)
+		rc = -errno;
+	close(fd);
+	return rc < 0 ? rc : mtp_store_rekey(s, handle, o->parent, name);
+}
+
+/* True when folder `anc` is parent or one of its ancestors. */
+static bool mtp_store_is_ancestor(struct mtp_store *s, uint32_t anc,
+				  uint32_t parent)
+{
+	for (unsigned i = 0; parent != MTP_STORE_ROOT &&
+			     i < MTP_STORE_MAX_DEPTH; i++) {
+		struct mtp_obj *o = mtp_store_obj(s, parent);
+
+		if (parent == anc)
+			return true;
+		if (!o)
+			return false;
+		parent = o->parent;
+	}
+	return false;
+}
+
+int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
+		   uint32_t parent)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	int sfd, dfd, rc;
+
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &sfd);
+	if (rc < 0)
+		return rc;
+	if (st->readonly || storage != st->id) {
+		close(sfd);
+		return st->readonly ? -EROFS : -EXDEV;
+	}
+	if (mtp_store_is_ancestor(s, handle, parent)) {
+		close(sfd);
+		return -EINVAL;
+	}
+	rc = mtp_store_open_dir(s, st, parent, &dfd);
+	if (rc == 0) {
+		if (renameat2(sfd, o->name, dfd, o->name, RENAME_NOREPLACE) < 0)
+			rc = -errno;
+		close(dfd);
+	}
+	close(sfd);
+	return rc < 0 ? rc : mtp_store_rekey(s, handle, parent, o->name);
+}
+
+static int mtp_store_copy_file(int sfd, int dfd)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (;;) {
+		n = copy_file_range(sfd, NULL, dfd, NULL, 1 << 30, 0);
+		if (n == 0)
+			return 0;
+		if (n < 0)
+			break;
+	}
+	/* Some file systems refuse copy_file_range: copy by hand. */
+	while ((n = read(sfd, buf, sizeof(buf))) > 0)
+		if (write(dfd, buf, n) != n)
+			return -EIO;
+	return n < 0 ? -errno : 0;
+}
+
+/* Copy sdir/name to ddir/name, folders recursively. */
+static int mtp_store_copy_at(int sdir, int ddir, const char *name,
+			     unsigned depth)
+{
+	struct dirent *de;
+	struct stat sb;
+	int sfd, dfd, rc = 0;
+	DIR *d;
+
+	sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (sfd < 0)
+		return -errno;
+	if (fstat(sfd, &sb) < 0 || depth >= MTP_STORE_MAX_DEPTH ||
+	    (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))) {
+		close(sfd);
+		return -EINVAL;
+	}
+	if (S_ISREG(sb.st_mode)) {
+		dfd = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0644);
+		rc = dfd < 0 ? -errno : mtp_store_copy_file(sfd, dfd);
+		if (dfd >= 0)
+			close(dfd);
+		close(sfd);
+		return rc;
+	}
+	if (mkdirat(ddir, name, 0755) < 0 ||
+	    (dfd = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					      O_CLOEXEC)) < 0) {
+		rc = -errno;
+		close(sfd);
+		return rc;
+	}
+	d = fdopendir(sfd);
+	while (d && (de = readdir(d)) && rc == 0)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			rc = mtp_store_copy_at(dirfd(d), dfd, de->d_name,
+					       depth + 1);
+	if (d)
+		closedir(d);
+	else
+		close(sfd);
+	close(dfd);
+	return rc;
+}
+
+int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
+		   uint32_t parent, uint32_t *copy)
+{
+	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
+	struct mtp_obj *o;
+	int sfd, dfd, rc;
+
+	if (!dst)
+		return -ENOENT;
+	if (dst->readonly)
+		return -EROFS;
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &sfd);
+	if (rc < 0)
+		return rc;
+	if (st == dst && mtp_store_is_ancestor(s, handle, parent)) {
+		close(sfd);
+		return -EINVAL;
+	}
+	rc = mtp_store_open_dir(s, dst, parent, &dfd);
+	if (rc == 0) {
+		rc = mtp_store_copy_at(sfd, dfd, o->name, 0);
+		close(dfd);
+	}
+	close(sfd);
+	if (rc < 0)
+		return rc;
+	return mtp_store_intern(s, storage, parent, o->name, copy);
+}
+
+uint32_t mtp_store_handle(struct mtp_store *s, uint32_t storage,
+			  uint32_t parent, const char *name)
+{
+	return mtp_store_find_obj(s, storage, parent, name);
+}
