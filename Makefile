@@ -66,12 +66,15 @@ $(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o)
 	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
 
 .SECONDEXPANSION:
-$(B)/plugins/%.so: $$(patsubst %.c,$(B)/pic/%.o,$$($$*_SRCS))
+# $(call objs_of,KIND,NAME): the objects of NAME_SRCS built as KIND.
+objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
+
+$(B)/plugins/%.so: $$(call objs_of,pic,$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ $($*_LIBS)
 
 # Each unit test links only the files under test (NAME_SRCS) and fakes.
-$(B)/unit/%: $$(patsubst %.c,$(B)/test/%.o,$$($$*_SRCS))
+$(B)/unit/%: $$(call objs_of,test,$$*)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $^ $($*_LIBS) -lcmocka
 
@@ -108,7 +111,8 @@ install: all
 	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
 	for p in $(PLUGINS); do install -Dm644 $(B)/plugins/$$p.so $(DESTDIR)$(PLUGINDIR)/$$p.so; done
 	install -Dm644 profiles/gadgetd.conf $(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf
-	for f in profiles/*.profile; do install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f .profile).conf; done
+	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
+		install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8

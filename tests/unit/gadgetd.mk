@@ -1,6 +1,7 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/loop.c gadgetd/log.c
+	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/loop.c gadgetd/log.c
 test_gadget_LIBS := -lconfig
 test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c
 test_ctl_LIBS :=

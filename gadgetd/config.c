@@ -1,0 +1,222 @@
+#include "config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative paths are taken relative to the directory of the file. */
+static char *config_path(const char *file, const char *value)
+{
+	const char *slash = strrchr(file, '/');
+	char *out;
+
+	if (value[0] == '/' || !slash)
+		return strdup(value);
+	if (asprintf(&out, "%.*s/%s", (int)(slash - file), file, value) < 0)
+		return NULL;
+	return out;
+}
+
+static bool config_name_ok(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '_' && s[i] != '-')
+			return false;
+	return i > 0 && i < 64;
+}
+
+enum config_kind {
+	CONFIG_KEY_STRING,
+	CONFIG_KEY_PATH,
+	CONFIG_KEY_MS,
+};
+
+/* A setting and where it lands in struct config. */
+struct config_key {
+	const char *key;
+	enum config_kind kind;
+	size_t off;
+};
+
+#define CONFIG_KEY(k, kind, field) { #k, kind, offsetof(struct config, field) }
+
+static const struct config_key config_keys[] = {
+	CONFIG_KEY(profile, CONFIG_KEY_STRING, profile),
+	CONFIG_KEY(profile_dir, CONFIG_KEY_PATH, profile_dir),
+	CONFIG_KEY(udc, CONFIG_KEY_STRING, udc),
+	CONFIG_KEY(state_file, CONFIG_KEY_PATH, state_file),
+	CONFIG_KEY(group, CONFIG_KEY_STRING, group),
+	CONFIG_KEY(gadget_name, CONFIG_KEY_STRING, gadget_name),
+	CONFIG_KEY(ffs_dir, CONFIG_KEY_PATH, ffs_dir),
+	CONFIG_KEY(plugin_dir, CONFIG_KEY_PATH, plugin_dir),
+	CONFIG_KEY(worker, CONFIG_KEY_PATH, worker),
+	CONFIG_KEY(ready_timeout, CONFIG_KEY_MS, ready_timeout_ms),
+	CONFIG_KEY(bind_timeout, CONFIG_KEY_MS, bind_timeout_ms),
+};
+
+static void config_defaults(struct config *c, const char *file)
+{
+	c->profile_dir = config_path(file, "profiles");
+	c->udc = strdup("auto");
+	c->state_file = strdup(STATEDIR "/state");
+	c->gadget_name = strdup("gadgetd");
+	c->ffs_dir = strdup("/dev/gadgetd");
+	c->plugin_dir = strdup(PLUGINDIR);
+	c->worker = strdup(LIBEXECDIR "/gadgetd-worker");
+	c->ready_timeout_ms = 5000;
+	c->bind_timeout_ms = 5000;
+}
+
+static int config_set(struct config *c, const struct config_key *k,
+		      config_setting_t *s, const char *file, char *err, size_t size)
+{
+	char **sp;
+	long long v;
+
+	if (k->kind == CONFIG_KEY_MS) {
+		if (config_setting_type(s) != CONFIG_TYPE_INT ||
+		    (v = config_setting_get_int64(s)) < 1 || v > 600000) {
+			snprintf(err, size, "%s:%d: %s: expected milliseconds (1..600000)",
+				 file, config_setting_source_line(s), k->key);
+			return -EINVAL;
+		}
+		*(unsigned *)((char *)c + k->off) = v;
+		return 0;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		snprintf(err, size, "%s:%d: %s: expected a string", file,
+			 config_setting_source_line(s), k->key);
+		return -EINVAL;
+	}
+	sp = (char **)((char *)c + k->off);
+	free(*sp);
+	*sp = k->kind == CONFIG_KEY_PATH ? config_path(file, config_setting_get_string(s))
+			 : strdup(config_setting_get_string(s));
+	return *sp ? 0 : -ENOMEM;
+}
+
+static int config_build(config_t *cfg, const char *file, struct config *c,
+			char *err, size_t size)
+{
+	config_setting_t *root = config_root_setting(cfg);
+	size_t len = 0;
+	int i, r = 0;
+	unsigned k;
+
+	for (i = 0; i < config_setting_length(root); i++) {
+		config_setting_t *s = config_setting_get_elem(root, i);
+		for (k = 0; k < sizeof(config_keys) / sizeof(*config_keys); k++)
+			if (!strcmp(config_keys[k].key, config_setting_name(s)))
+				break;
+		if (k == sizeof(config_keys) / sizeof(*config_keys)) {
+			len += snprintf(err + len, len < size ? size - len : 0,
+					"%s%s:%d: unknown setting \"%s\"", len ? "\n" : "",
+					file, config_setting_source_line(s),
+					config_setting_name(s));
+			r = -EINVAL;
+			continue;
+		}
+		if (config_set(c, &config_keys[k], s, file, err + (len < size ? len : size),
+			       len < size ? size - len : 0) < 0) {
+			r = -EINVAL;
+			len += strlen(err + (len < size ? len : size));
+		}
+	}
+	if (!r && !c->profile) {
+		snprintf(err, size, "%s: profile is missing (e.g. profile = \"android\";)", file);
+		return -EINVAL;
+	}
+	if (!r && !config_name_ok(c->profile)) {
+		snprintf(err, size, "%s:%d: profile: \"%s\" is not a profile name (A-Z, a-z, 0-9, _ and -)",
+			 file, config_setting_source_line(config_lookup(cfg, "profile")),
+			 c->profile);
+		return -EINVAL;
+	}
+	return r;
+}
+
+int config_parse(const char *path, const char *text, struct config **out,
+		 char *err, size_t err_size)
+{
+	struct config *c = calloc(1, sizeof(*c));
+	config_t cfg;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	err[0] = '\0';
+	c->path = strdup(path);
+	config_defaults(c, path);
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) != CONFIG_TRUE) {
+		snprintf(err, err_size, "%s:%d: %s", path, config_error_line(&cfg),
+			 config_error_text(&cfg));
+		r = -EINVAL;
+	} else {
+		r = config_build(&cfg, path, c, err, err_size);
+	}
+	config_destroy(&cfg);
+	if (r < 0) {
+		config_free(c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+int config_load(const char *path, struct config **out, char *err,
+		size_t err_size)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = fopen(path, "re");
+	int r;
+
+	if (!f) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+		return r;
+	}
+	if (getdelim(&text, &n, '\0', f) < 0 && ferror(f)) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+		fclose(f);
+		free(text);
+		return r;
+	}
+	fclose(f);
+	r = config_parse(path, text ? text : "", out, err, err_size);
+	free(text);
+	return r;
+}
+
+void config_free(struct config *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c->profile);
+	free(c->profile_dir);
+	free(c->udc);
+	free(c->state_file);
+	free(c->group);
+	free(c->gadget_name);
+	free(c->ffs_dir);
+	free(c->plugin_dir);
+	free(c->worker);
+	free(c);
+}
+
+void config_profile_path(const struct config *c, const char *name, char *buf,
+			 size_t size)
+{
+	snprintf(buf, size, "%s/%s.conf", c->profile_dir, name);
+}

@@ -1,0 +1,785 @@
+#include "profile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Collects every problem as "FILE:LINE: text" lines. */
+struct profile_err {
+	const char *file;
+	char *buf;
+	size_t size, len;
+	unsigned count;
+};
+
+static void __attribute__((format(printf, 3, 4)))
+profile_error(struct profile_err *e, const config_setting_t *s, const char *fmt, ...)
+{
+	int line = s ? (int)config_setting_source_line(s) : 0;
+	va_list ap;
+	int n;
+
+	e->count++;
+	if (e->len + 1 >= e->size)
+		return;
+	n = line ? snprintf(e->buf + e->len, e->size - e->len, "%s%s:%d: ",
+			    e->len ? "\n" : "", e->file, line)
+		 : snprintf(e->buf + e->len, e->size - e->len, "%s%s: ",
+			    e->len ? "\n" : "", e->file);
+	if (n > 0)
+		e->len += n;
+	if (e->len >= e->size) {
+		e->len = e->size - 1;
+		return;
+	}
+	va_start(ap, fmt);
+	n = vsnprintf(e->buf + e->len, e->size - e->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		e->len += n;
+	if (e->len >= e->size)
+		e->len = e->size - 1;
+}
+
+static const char *const profile_ftype_names[] = {
+	[PROFILE_F_ACM] = "acm",
+	[PROFILE_F_ECM] = "ecm",
+	[PROFILE_F_NCM] = "ncm",
+	[PROFILE_F_RNDIS] = "rndis",
+	[PROFILE_F_MASS_STORAGE] = "mass_storage",
+	[PROFILE_F_HID] = "hid",
+	[PROFILE_F_FFS] = "ffs",
+};
+
+#define PROFILE_NTYPES (sizeof(profile_ftype_names) / sizeof(*profile_ftype_names))
+
+const char *profile_ftype_name(enum profile_ftype t)
+{
+	return (unsigned)t < PROFILE_NTYPES ? profile_ftype_names[t] : "?";
+}
+
+static bool profile_ident_ok(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!(islower((unsigned char)s[n]) || isdigit((unsigned char)s[n]) ||
+		      s[n] == '_'))
+			return false;
+	return n > 0 && n <= max;
+}
+
+static bool profile_text_ok(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
+			return false;
+	return n <= max;
+}
+
+/* Look up key in group g, checking its type. required: report absence. */
+static config_setting_t *profile_member(struct profile_err *e,
+					config_setting_t *g, const char *path,
+					const char *key, int type, bool required)
+{
+	config_setting_t *s = config_setting_get_member(g, key);
+
+	if (!s) {
+		if (required)
+			profile_error(e, g, "%s%s%s is missing", path,
+				      path[0] ? "." : "", key);
+		return NULL;
+	}
+	if (config_setting_type(s) != type &&
+	    !(type == CONFIG_TYPE_INT && config_setting_type(s) == CONFIG_TYPE_INT64)) {
+		static const char *const tn[] = { "none", "group", "integer", "64-bit integer",
+						  "float", "string", "boolean", "array", "list" };
+		profile_error(e, s, "%s%s%s: expected %s", path, path[0] ? "." : "",
+			      key, type < 9 ? tn[type] : "?");
+		return NULL;
+	}
+	return s;
+}
+
+static bool profile_int(struct profile_err *e, config_setting_t *g,
+			const char *path, const char *key, long long lo,
+			long long hi, bool required, long long *out)
+{
+	config_setting_t *s = profile_member(e, g, path, key, CONFIG_TYPE_INT, required);
+	long long v;
+
+	if (!s)
+		return false;
+	v = config_setting_get_int64(s);
+	if (v < lo || v > hi) {
+		profile_error(e, s, "%s.%s: %#llx out of range (%#llx..%#llx)", path,
+			      key, v, lo, hi);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static char *profile_str(struct profile_err *e, config_setting_t *g,
+			 const char *path, const char *key, size_t max,
+			 bool required)
+{
+	config_setting_t *s = profile_member(e, g, path, key, CONFIG_TYPE_STRING, required);
+	const char *v;
+
+	if (!s)
+		return NULL;
+	v = config_setting_get_string(s);
+	if (!profile_text_ok(v, max)) {
+		profile_error(e, s, "%s.%s: must be printable ASCII of at most %zu characters",
+			      path, key, max);
+		return NULL;
+	}
+	return strdup(v);
+}
+
+/* Every member of g must be one of the names in allowed. */
+static void profile_known_keys(struct profile_err *e, config_setting_t *g,
+			       const char *path, const char *const *allowed)
+{
+	int i, n = config_setting_length(g);
+
+	for (i = 0; i < n; i++) {
+		config_setting_t *s = config_setting_get_elem(g, i);
+		const char *name = config_setting_name(s);
+		const char *const *a;
+		for (a = allowed; *a && strcmp(*a, name); a++)
+			;
+		if (!*a)
+			profile_error(e, s, "%s%sunknown setting \"%s\"", path,
+				      path[0] ? ": " : "", name);
+	}
+}
+
+static void profile_gadget_strings(struct profile_err *e, config_setting_t *g,
+				   struct profile *p)
+{
+	static const char *const keys[] = { "lang", "manufacturer", "product", "serial", NULL };
+	config_setting_t *s = profile_member(e, g, "gadget", "strings", CONFIG_TYPE_GROUP, true);
+	long long v;
+
+	if (!s)
+		return;
+	profile_known_keys(e, s, "gadget.strings", keys);
+	p->lang = profile_int(e, s, "gadget.strings", "lang", 1, 0xffff, false, &v) ? v : 0x409;
+	p->manufacturer = profile_str(e, s, "gadget.strings", "manufacturer", 126, true);
+	p->product = profile_str(e, s, "gadget.strings", "product", 126, true);
+	p->serial = profile_str(e, s, "gadget.strings", "serial", 126, true);
+}
+
+static void profile_os_desc(struct profile_err *e, config_setting_t *g,
+			    struct profile *p)
+{
+	static const char *const keys[] = { "vendor_code", "qw_sign", NULL };
+	config_setting_t *s = profile_member(e, g, "gadget", "os_desc", CONFIG_TYPE_GROUP, false);
+	long long v;
+
+	if (!s)
+		return;
+	profile_known_keys(e, s, "gadget.os_desc", keys);
+	p->has_os_desc = true;
+	if (profile_int(e, s, "gadget.os_desc", "vendor_code", 1, 255, true, &v)) {
+		if (v >= 51 && v <= 58)
+			profile_error(e, config_setting_get_member(s, "vendor_code"),
+				      "gadget.os_desc.vendor_code: %lld collides with the Android Open Accessory requests 51..58",
+				      v);
+		p->os_vendor_code = v;
+	}
+	p->os_qw_sign = profile_str(e, s, "gadget.os_desc", "qw_sign", 7, false);
+	if (!p->os_qw_sign)
+		p->os_qw_sign = strdup("MSFT100");
+}
+
+static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile *p)
+{
+	static const char *const keys[] = { "vendor_id", "product_id", "bcd_device",
+					    "bcd_usb", "device_class", "device_subclass",
+					    "device_protocol", "max_power", "strings",
+					    "os_desc", NULL };
+	config_setting_t *g = config_lookup(cfg, "gadget");
+	long long v;
+
+	if (!g || config_setting_type(g) != CONFIG_TYPE_GROUP) {
+		profile_error(e, g, "gadget: a group { ... } is required");
+		return;
+	}
+	profile_known_keys(e, g, "gadget", keys);
+	if (profile_int(e, g, "gadget", "vendor_id", 0, 0xffff, true, &v))
+		p->vendor_id = v;
+	if (profile_int(e, g, "gadget", "product_id", 0, 0xffff, true, &v))
+		p->product_id = v;
+	p->bcd_device = profile_int(e, g, "gadget", "bcd_device", 0, 0xffff, false, &v) ? v : 0x0100;
+	p->bcd_usb = profile_int(e, g, "gadget", "bcd_usb", 0x0110, 0x0320, false, &v) ? v : 0x0200;
+	p->device_class = profile_int(e, g, "gadget", "device_class", 0, 255, false, &v) ? v : 0;
+	p->device_subclass = profile_int(e, g, "gadget", "device_subclass", 0, 255, false, &v) ? v : 0;
+	p->device_protocol = profile_int(e, g, "gadget", "device_protocol", 0, 255, false, &v) ? v : 0;
+	p->max_power = 250;
+	if (profile_int(e, g, "gadget", "max_power", 0, p->bcd_usb >= 0x0300 ? 900 : 500,
+			false, &v))
+		p->max_power = v;
+	profile_gadget_strings(e, g, p);
+	profile_os_desc(e, g, p);
+}
+
+static bool profile_mac_ok(const char *s)
+{
+	unsigned b[6];
+	char tail;
+
+	return strlen(s) == 17 &&
+	       sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		      &b[4], &b[5], &tail) == 6;
+}
+
+static void profile_add_option(struct profile_err *e, struct profile_function *f,
+			       config_setting_t *s, const char *key)
+{
+	char num[32];
+	const char *v;
+
+	if (f->n_options == PROFILE_MAX_OPTIONS) {
+		profile_error(e, s, "functions.%s: more than %d options", f->name,
+			      PROFILE_MAX_OPTIONS);
+		return;
+	}
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_STRING:
+		v = config_setting_get_string(s);
+		break;
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(num, sizeof(num), "%lld", config_setting_get_int64(s));
+		v = num;
+		break;
+	case CONFIG_TYPE_BOOL:
+		v = config_setting_get_bool(s) ? "true" : "false";
+		break;
+	default:
+		profile_error(e, s, "functions.%s.%s: expected a string, integer or boolean",
+			      f->name, key);
+		return;
+	}
+	if (strlen(v) > 1024 || strchr(v, '\n')) {
+		profile_error(e, s, "functions.%s.%s: value too long or multi-line",
+			      f->name, key);
+		return;
+	}
+	f->options[f->n_options].key = strdup(key);
+	f->options[f->n_options].value = strdup(v);
+	f->n_options++;
+}
+
+/* The attributes each kernel function takes, and how to check them. */
+static const char *const profile_net_keys[] = { "dev_addr", "host_addr", "qmult", NULL };
+static const char *const profile_ms_keys[] = { "file", "ro", "removable", "cdrom", NULL };
+static const char *const profile_hid_keys[] = { "protocol", "subclass", "report_length",
+						"report_desc", NULL };
+static const char *const profile_no_keys[] = { NULL };
+
+static const char *const *profile_attr_keys(enum profile_ftype t)
+{
+	switch (t) {
+	case PROFILE_F_ECM:
+	case PROFILE_F_NCM:
+	case PROFILE_F_RNDIS:
+		return profile_net_keys;
+	case PROFILE_F_MASS_STORAGE:
+		return profile_ms_keys;
+	case PROFILE_F_HID:
+		return profile_hid_keys;
+	case PROFILE_F_ACM:
+	case PROFILE_F_FFS:
+		return profile_no_keys;
+	}
+	return profile_no_keys;
+}
+
+static void profile_check_attr(struct profile_err *e, struct profile_function *f,
+			       config_setting_t *s, const char *key)
+{
+	const char *v;
+	size_t i;
+
+	if (!strcmp(key, "dev_addr") || !strcmp(key, "host_addr")) {
+		v = config_setting_get_string(s);
+		if (!v || !profile_mac_ok(v)) {
+			profile_error(e, s, "functions.%s.%s: expected a MAC address \"xx:xx:xx:xx:xx:xx\"",
+				      f->name, key);
+			return;
+		}
+	} else if (!strcmp(key, "report_desc")) {
+		v = config_setting_get_string(s);
+		for (i = 0; v && v[i]; i++)
+			if (!isxdigit((unsigned char)v[i]))
+				break;
+		if (!v || v[i] || i % 2 || i == 0 || i > 1024) {
+			profile_error(e, s, "functions.%s.report_desc: expected an even number of hex digits (at most 512 bytes)",
+				      f->name);
+			return;
+		}
+	} else if (!strcmp(key, "file")) {
+		v = config_setting_get_string(s);
+		if (!v || v[0] != '/') {
+			profile_error(e, s, "functions.%s.file: expected an absolute path",
+				      f->name);
+			return;
+		}
+	} else if (!strcmp(key, "ro") || !strcmp(key, "removable") || !strcmp(key, "cdrom")) {
+		if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+			profile_error(e, s, "functions.%s.%s: expected true or false",
+				      f->name, key);
+			return;
+		}
+	} else if (config_setting_type(s) != CONFIG_TYPE_INT) {
+		profile_error(e, s, "functions.%s.%s: expected an integer", f->name, key);
+		return;
+	}
+	profile_add_option(e, f, s, key);
+}
+
+static void profile_plugin_options(struct profile_err *e, struct profile_function *f,
+				   config_setting_t *fs)
+{
+	config_setting_t *o = config_setting_get_member(fs, "options");
+	int i;
+
+	if (!o)
+		return;
+	if (config_setting_type(o) != CONFIG_TYPE_GROUP) {
+		profile_error(e, o, "functions.%s.options: expected a group { ... }", f->name);
+		return;
+	}
+	for (i = 0; i < config_setting_length(o); i++) {
+		config_setting_t *s = config_setting_get_elem(o, i);
+		profile_add_option(e, f, s, config_setting_name(s));
+	}
+}
+
+static int profile_type_lookup(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < PROFILE_NTYPES; i++)
+		if (!strcmp(profile_ftype_names[i], name))
+			return i;
+	return -1;
+}
+
+static void profile_function(struct profile_err *e, config_setting_t *fs,
+			     struct profile_function *f)
+{
+	const char *name = config_setting_name(fs), *tname;
+	const char *const *keys;
+	config_setting_t *t;
+	int i, type;
+
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	if (!profile_ident_ok(name, PROFILE_NAME_MAX - 1))
+		profile_error(e, fs, "functions.%s: a function name must be 1..%d characters of a-z, 0-9 and _",
+			      name, PROFILE_NAME_MAX - 1);
+	if (config_setting_type(fs) != CONFIG_TYPE_GROUP) {
+		profile_error(e, fs, "functions.%s: expected a group { type = ...; }", name);
+		return;
+	}
+	t = profile_member(e, fs, "functions", "type", CONFIG_TYPE_STRING, false);
+	if (!t) {
+		if (!config_setting_get_member(fs, "type"))
+			profile_error(e, fs, "functions.%s.type is missing", name);
+		return;
+	}
+	tname = config_setting_get_string(t);
+	type = profile_type_lookup(tname);
+	if (type < 0) {
+		profile_error(e, t, "functions.%s: unknown type \"%s\" (expected acm, ecm, ncm, rndis, mass_storage, hid, ffs)",
+			      name, tname);
+		return;
+	}
+	f->type = type;
+	keys = profile_attr_keys(f->type);
+	for (i = 0; i < config_setting_length(fs); i++) {
+		config_setting_t *s = config_setting_get_elem(fs, i);
+		const char *key = config_setting_name(s);
+		const char *const *k;
+		if (!strcmp(key, "type") || (f->type == PROFILE_F_FFS &&
+		    (!strcmp(key, "plugin") || !strcmp(key, "options"))))
+			continue;
+		for (k = keys; *k && strcmp(*k, key); k++)
+			;
+		if (*k)
+			profile_check_attr(e, f, s, key);
+		else
+			profile_error(e, s, "functions.%s: unknown setting \"%s\" for type %s",
+				      name, key, tname);
+	}
+	if (f->type == PROFILE_F_MASS_STORAGE && !profile_option(f, "file"))
+		profile_error(e, fs, "functions.%s.file is missing (mass_storage needs a backing file)",
+			      name);
+	if (f->type != PROFILE_F_FFS)
+		return;
+	t = profile_member(e, fs, "functions", "plugin", CONFIG_TYPE_STRING, false);
+	if (!t) {
+		if (!config_setting_get_member(fs, "plugin"))
+			profile_error(e, fs, "functions.%s: type \"ffs\" needs plugin = \"NAME\"", name);
+		return;
+	}
+	if (!profile_ident_ok(config_setting_get_string(t), 64)) {
+		profile_error(e, t, "functions.%s.plugin: \"%s\" is not a plugin name (a-z, 0-9, _)",
+			      name, config_setting_get_string(t));
+		return;
+	}
+	f->plugin = strdup(config_setting_get_string(t));
+	profile_plugin_options(e, f, fs);
+}
+
+static void profile_functions(struct profile_err *e, config_t *cfg, struct profile *p)
+{
+	config_setting_t *fs = config_lookup(cfg, "functions");
+	int i, n;
+
+	if (!fs || config_setting_type(fs) != CONFIG_TYPE_GROUP) {
+		profile_error(e, fs, "functions: a group { name: { type = ...; }; ... } is required");
+		return;
+	}
+	n = config_setting_length(fs);
+	if (n == 0)
+		profile_error(e, fs, "functions: the catalogue is empty");
+	if (n > PROFILE_MAX_FUNCTIONS) {
+		profile_error(e, fs, "functions: more than %d functions", PROFILE_MAX_FUNCTIONS);
+		n = PROFILE_MAX_FUNCTIONS;
+	}
+	for (i = 0; i < n; i++)
+		profile_function(e, config_setting_get_elem(fs, i), &p->functions[p->n_functions++]);
+}
+
+const struct profile_function *profile_function_find(const struct profile *p,
+						     const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < p->n_functions; i++)
+		if (!strcmp(p->functions[i].name, name))
+			return &p->functions[i];
+	return NULL;
+}
+
+const char *profile_option(const struct profile_function *f, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < f->n_options; i++)
+		if (!strcmp(f->options[i].key, key))
+			return f->options[i].value;
+	return NULL;
+}
+
+/* Sets compare as sorted lists of function indices. */
+static int profile_uint_cmp(const void *a, const void *b)
+{
+	return (int)*(const unsigned *)a - (int)*(const unsigned *)b;
+}
+
+static void profile_set_key(const struct profile_set *s, unsigned *key)
+{
+	memcpy(key, s->functions, s->n_functions * sizeof(*key));
+	qsort(key, s->n_functions, sizeof(*key), profile_uint_cmp);
+}
+
+static bool profile_set_equal(const struct profile_set *a, const struct profile_set *b)
+{
+	unsigned ka[PROFILE_MAX_FUNCTIONS], kb[PROFILE_MAX_FUNCTIONS];
+
+	if (a->n_functions != b->n_functions)
+		return false;
+	profile_set_key(a, ka);
+	profile_set_key(b, kb);
+	return !memcmp(ka, kb, a->n_functions * sizeof(*ka));
+}
+
+static void profile_set_functions(struct profile_err *e, config_setting_t *fl,
+				  struct profile *p, struct profile_set *s, int idx)
+{
+	int i, n = config_setting_length(fl);
+	unsigned j;
+
+	if (n == 0)
+		profile_error(e, fl, "sets[%d]: a set needs at least one function", idx);
+	for (i = 0; i < n && i < PROFILE_MAX_FUNCTIONS; i++) {
+		config_setting_t *el = config_setting_get_elem(fl, i);
+		const char *name = config_setting_get_string(el);
+		const struct profile_function *f = name ? profile_function_find(p, name) : NULL;
+		if (!name) {
+			profile_error(e, el, "sets[%d].functions: expected function names", idx);
+			continue;
+		}
+		if (!f) {
+			profile_error(e, el, "function \"%s\" in set %d is not in the functions catalogue",
+				      name, idx);
+			continue;
+		}
+		for (j = 0; j < s->n_functions; j++)
+			if (s->functions[j] == (unsigned)(f - p->functions))
+				profile_error(e, el, "sets[%d]: function \"%s\" appears twice",
+					      idx, name);
+		s->functions[s->n_functions++] = f - p->functions;
+	}
+}
+
+static void profile_set(struct profile_err *e, config_setting_t *ss, struct profile *p,
+			int idx)
+{
+	static const char *const keys[] = { "functions", "vendor_id", "product_id",
+					    "product", NULL };
+	struct profile_set *s = &p->sets[p->n_sets];
+	config_setting_t *fl;
+	char path[32];
+	long long v;
+	unsigned i;
+
+	snprintf(path, sizeof(path), "sets[%d]", idx);
+	if (config_setting_type(ss) != CONFIG_TYPE_GROUP) {
+		profile_error(e, ss, "%s: expected { functions = [ ... ]; product_id = ...; }", path);
+		return;
+	}
+	profile_known_keys(e, ss, path, keys);
+	fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_ARRAY, false);
+	if (!fl && !(fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_LIST, false))) {
+		if (!config_setting_get_member(ss, "functions"))
+			profile_error(e, ss, "%s.functions is missing", path);
+		return;
+	}
+	profile_set_functions(e, fl, p, s, idx);
+	s->vendor_id = profile_int(e, ss, path, "vendor_id", 0, 0xffff, false, &v) ? v : p->vendor_id;
+	s->product_id = profile_int(e, ss, path, "product_id", 0, 0xffff, false, &v) ? v : p->product_id;
+	s->product = profile_str(e, ss, path, "product", 126, false);
+	for (i = 0; i < p->n_sets; i++) {
+		if (s->n_functions && profile_set_equal(&p->sets[i], s))
+			profile_error(e, ss, "%s: the same functions as set %u", path, i);
+		else if (p->sets[i].vendor_id == s->vendor_id &&
+			 p->sets[i].product_id == s->product_id)
+			profile_error(e, ss, "%s: ids %04x:%04x already used by set %u (hosts cache drivers by vendor:product)",
+				      path, s->vendor_id, s->product_id, i);
+	}
+	p->n_sets++;
+}
+
+static void profile_sets(struct profile_err *e, config_t *cfg, struct profile *p)
+{
+	config_setting_t *ss = config_lookup(cfg, "sets");
+	config_setting_t *d = config_lookup(cfg, "default");
+	char err[512];
+	int i, n;
+
+	if (!ss || config_setting_type(ss) != CONFIG_TYPE_LIST) {
+		profile_error(e, ss, "sets: a list ( { functions = [ ... ]; }, ... ) is required");
+		return;
+	}
+	n = config_setting_length(ss);
+	if (n == 0)
+		profile_error(e, ss, "sets: at least one set is required");
+	for (i = 0; i < n && i < PROFILE_MAX_SETS; i++)
+		profile_set(e, config_setting_get_elem(ss, i), p, i);
+	p->default_set = -1;
+	if (!d)
+		return;
+	if (config_setting_type(d) != CONFIG_TYPE_STRING) {
+		profile_error(e, d, "default: expected a set such as \"acm,ecm\"");
+		return;
+	}
+	if (e->count)
+		return; /* the sets themselves are broken */
+	p->default_set = profile_set_find(p, config_setting_get_string(d), err, sizeof(err));
+	if (p->default_set < 0)
+		profile_error(e, d, "default: %s", err);
+}
+
+static void profile_top_keys(struct profile_err *e, config_t *cfg)
+{
+	static const char *const keys[] = { "gadget", "functions", "sets", "default", NULL };
+
+	profile_known_keys(e, config_root_setting(cfg), "", keys);
+}
+
+static char *profile_basename(const char *name)
+{
+	const char *b = strrchr(name, '/');
+	char *n = strdup(b ? b + 1 : name);
+	size_t l = n ? strlen(n) : 0;
+
+	if (l > 5 && !strcmp(n + l - 5, ".conf"))
+		n[l - 5] = '\0';
+	return n;
+}
+
+static int profile_build(config_t *cfg, const char *file, struct profile **out,
+			 char *err, size_t err_size)
+{
+	struct profile_err e = { .file = file, .buf = err, .size = err_size };
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->path = strdup(file);
+	p->name = profile_basename(file);
+	p->default_set = -1;
+	profile_top_keys(&e, cfg);
+	profile_gadget(&e, cfg, p);
+	profile_functions(&e, cfg, p);
+	profile_sets(&e, cfg, p);
+	if (e.count) {
+		profile_free(p);
+		return -EINVAL;
+	}
+	*out = p;
+	return 0;
+}
+
+static int profile_syntax(config_t *cfg, const char *file, char *err, size_t size)
+{
+	snprintf(err, size, "%s:%d: %s", file, config_error_line(cfg),
+		 config_error_text(cfg));
+	return -EINVAL;
+}
+
+int profile_parse(const char *name, const char *text, struct profile **out,
+		  char *err, size_t err_size)
+{
+	config_t cfg;
+	int r;
+
+	if (err_size)
+		err[0] = '\0';
+	config_init(&cfg);
+	if (config_read_string(&cfg, text) != CONFIG_TRUE)
+		r = profile_syntax(&cfg, name, err, err_size);
+	else
+		r = profile_build(&cfg, name, out, err, err_size);
+	config_destroy(&cfg);
+	return r;
+}
+
+int profile_load(const char *path, struct profile **out, char *err,
+		 size_t err_size)
+{
+	config_t cfg;
+	FILE *f;
+	int r;
+
+	if (err_size)
+		err[0] = '\0';
+	f = fopen(path, "re");
+	if (!f) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+		return r;
+	}
+	config_init(&cfg);
+	if (config_read(&cfg, f) != CONFIG_TRUE)
+		r = profile_syntax(&cfg, path, err, err_size);
+	else
+		r = profile_build(&cfg, path, out, err, err_size);
+	config_destroy(&cfg);
+	fclose(f);
+	return r;
+}
+
+void profile_free(struct profile *p)
+{
+	unsigned i, j;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n_functions; i++) {
+		free(p->functions[i].plugin);
+		for (j = 0; j < p->functions[i].n_options; j++) {
+			free(p->functions[i].options[j].key);
+			free(p->functions[i].options[j].value);
+		}
+	}
+	for (i = 0; i < p->n_sets; i++)
+		free(p->sets[i].product);
+	free(p->name);
+	free(p->path);
+	free(p->manufacturer);
+	free(p->product);
+	free(p->serial);
+	free(p->os_qw_sign);
+	free(p);
+}
+
+/* Parse "a, b,c" into function indices; returns count or -errno. */
+static int profile_request(const struct profile *p, const char *request,
+			   unsigned *idx, char *err, size_t size)
+{
+	char buf[512], *tok, *save = NULL;
+	const struct profile_function *f;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", request);
+	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+		f = profile_function_find(p, tok);
+		if (!f) {
+			snprintf(err, size, "unknown function \"%s\" (profile %s has no such function)",
+				 tok, p->name);
+			return -ENOENT;
+		}
+		if (n == PROFILE_MAX_FUNCTIONS)
+			break;
+		idx[n++] = f - p->functions;
+	}
+	if (n == 0) {
+		snprintf(err, size, "empty set");
+		return -EINVAL;
+	}
+	return n;
+}
+
+int profile_set_find(const struct profile *p, const char *request, char *err,
+		     size_t err_size)
+{
+	struct profile_set want = { 0 };
+	size_t len;
+	unsigned i;
+	int n;
+
+	n = profile_request(p, request, want.functions, err, err_size);
+	if (n < 0)
+		return n;
+	want.n_functions = n;
+	for (i = 0; i < p->n_sets; i++)
+		if (profile_set_equal(&p->sets[i], &want))
+			return i;
+	len = snprintf(err, err_size, "\"%s\" is not an allowed set of profile %s; allowed sets: ",
+		       request, p->name);
+	for (i = 0; i < p->n_sets && len < err_size; i++) {
+		len += snprintf(err + len, err_size - len, "%s", i ? "; " : "");
+		if (len < err_size)
+			profile_set_name(p, i, err + len, err_size - len);
+		len += strlen(err + len);
+	}
+	return -EPERM;
+}
+
+void profile_set_name(const struct profile *p, unsigned set, char *buf,
+		      size_t size)
+{
+	const struct profile_set *s = &p->sets[set];
+	size_t n = 0;
+	unsigned i;
+
+	if (size)
+		buf[0] = '\0';
+	for (i = 0; i < s->n_functions && n < size; i++)
+		n += snprintf(buf + n, size - n, "%s%s", i ? "," : "",
+			      p->functions[s->functions[i]].name);
+}
