@@ -173,7 +173,7 @@ static void accessory_flush(struct accessory *a)
 {
 	struct accessory_buf *b = &a->out;
 
-	while (a->client_w && accessory_buf_size(b)) {
+	while (a->client_w && !a->client_hup && accessory_buf_size(b)) {
 		ssize_t n = send(loop_watch_fd(a->client_w), b->data + b->off,
 				 accessory_buf_size(b), MSG_NOSIGNAL);
 
@@ -182,7 +182,13 @@ static void accessory_flush(struct accessory *a)
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n < 0) {
-			accessory_client_close(a, strerror(errno));
+			/* The application left. What it wrote before may still
+			 * wait to be read, so the connection stays until then;
+			 * what was meant for it is lost. */
+			log_warnx("accessory: application gone (%s): %zu bytes for it dropped",
+				  strerror(errno), accessory_buf_size(b));
+			a->client_hup = true;
+			b->off = b->len = 0;
 			break;
 		}
 		b->off += n;
@@ -479,7 +485,7 @@ static int accessory_opt_str(struct plugin *p, const char *key,
 static int accessory_options(struct accessory *a)
 {
 	const char *mode = plugin_option(a->p, "mode");
-	char def_sock[PATH_MAX];
+	char def_sock[PATH_MAX + sizeof(ACCESSORY_SOCKET_NAME) + 1];
 	bool with_adb;
 	int r;
 

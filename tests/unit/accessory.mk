@@ -1,0 +1,8 @@
+UNIT_TESTS += test_accessory
+test_accessory_SRCS := tests/unit/test_accessory.c \
+	tests/unit/fake_plugin_accessory.c \
+	functions/accessory/accessory.c \
+	functions/accessory/accessory_ctrl.c \
+	functions/accessory/accessory_info.c \
+	gadgetd/loop.c gadgetd/log.c
+test_accessory_LIBS :=
