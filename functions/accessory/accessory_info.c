@@ -47,6 +47,7 @@ int accessory_info_set(struct accessory_info *ai, unsigned field,
 	if (!nul)
 		return -EBADMSG;
 	n = nul - data;
+	memset(ai->s[field], 0, ACCESSORY_INFO_MAX);
 	/* Replace control characters so that a value is always one line of
 	 * the text form and harmless in logs and `gadgetctl status`. */
 	for (i = 0; i < n; i++)

@@ -1,0 +1,138 @@
+/*
+ * Fuzz the AOA control-request handler (accessory_ctrl) and the string
+ * codec (accessory_info_parse) with libFuzzer.
+ *
+ * The input is a sequence of records: 8 bytes of SETUP packet, then, for
+ * an OUT request that was accepted, min(wLength, what is left) bytes of
+ * data stage. Invariants checked after every step: an IN answer never
+ * exceeds wLength, every string stays NUL-terminated within its buffer,
+ * and the text form of the strings parses back to the same strings.
+ */
+#include "accessory/accessory_ctrl.h"
+#include "accessory/accessory_info.h"
+#include "log.h"
+
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fuzz_accessory_start(void *data)
+{
+	/* Let some STARTs fail, as a failed state-file write would. */
+	return (*(unsigned *)data)++ % 3 == 2 ? -5 : 0;
+}
+
+static const struct accessory_ctrl_ops fuzz_accessory_ops = {
+	.start = fuzz_accessory_start,
+};
+
+static void fuzz_accessory_check(const struct accessory_ctrl *c)
+{
+	const struct accessory_info *ai = accessory_ctrl_info(c);
+	struct accessory_info back;
+	char text[ACCESSORY_INFO_TEXT_MAX];
+	int n;
+	unsigned i;
+
+	for (i = 0; i < ACCESSORY_INFO_N; i++)
+		if (!memchr(ai->s[i], 0, ACCESSORY_INFO_MAX))
+			abort();
+	n = accessory_info_format(ai, text, sizeof(text));
+	if (n < 0 || accessory_info_parse(&back, text, n) != 0 ||
+	    memcmp(&back, ai, sizeof(back)))
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned starts = 0;
+	struct accessory_ctrl *c = accessory_ctrl_new(&fuzz_accessory_ops, &starts);
+	struct accessory_info ai;
+	static uint8_t in[65536];
+	size_t off = 0;
+
+	/* Stalls are logged at debug level; keep the fuzzer quiet. */
+	log_set_level(LOG_LEVEL_ERROR);
+	/* The same bytes as a state file. */
+	accessory_info_parse(&ai, (const char *)data, size);
+	while (c && size - off >= sizeof(struct usb_ctrlrequest)) {
+		struct usb_ctrlrequest req;
+		size_t w_length, n;
+		int r;
+
+		memcpy(&req, data + off, sizeof(req));
+		off += sizeof(req);
+		w_length = le16toh(req.wLength);
+		r = accessory_ctrl_setup(c, &req, in);
+		if (r > (int)w_length)
+			abort();
+		if (r == 0 && !(req.bRequestType & USB_DIR_IN) && w_length) {
+			n = w_length < size - off ? w_length : size - off;
+			accessory_ctrl_data(c, &req, data + off, n);
+			off += n;
+		}
+		fuzz_accessory_check(c);
+	}
+	accessory_ctrl_free(c);
+	return 0;
+}
+
+#ifdef FUZZ_ACCESSORY_STANDALONE
+/*
+ * Without clang: a driver that replays every file named on the command
+ * line or found in the directories named.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+int main(int argc, char **argv);
+
+static int fuzz_accessory_file(const char *path)
+{
+	static uint8_t buf[1 << 20];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	LLVMFuzzerTestOneInput(buf, n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, runs = 0, fail = 0;
+
+	for (i = 1; i < argc; i++) {
+		struct stat st;
+		struct dirent *e;
+		char path[4096];
+		DIR *d;
+
+		if (stat(argv[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fail |= fuzz_accessory_file(argv[i]);
+			runs++;
+			continue;
+		}
+		d = opendir(argv[i]);
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+			fail |= fuzz_accessory_file(path);
+			runs++;
+		}
+		if (d)
+			closedir(d);
+	}
+	printf("fuzz_accessory: %d inputs\n", runs);
+	return fail;
+}
+#endif
