@@ -1,3 +1,7 @@
+/*
+ * config: gadgetd.conf, read with libconfig; every problem is reported as
+ * "FILE:LINE: message" naming the setting.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -35,6 +39,7 @@ static bool config_name_ok(const char *s)
 
 enum config_kind {
 	CONFIG_KEY_STRING,
+	CONFIG_KEY_NAME,
 	CONFIG_KEY_PATH,
 	CONFIG_KEY_MS,
 };
@@ -51,16 +56,62 @@ struct config_key {
 static const struct config_key config_keys[] = {
 	CONFIG_KEY(profile, CONFIG_KEY_STRING, profile),
 	CONFIG_KEY(profile_dir, CONFIG_KEY_PATH, profile_dir),
-	CONFIG_KEY(udc, CONFIG_KEY_STRING, udc),
+	CONFIG_KEY(udc, CONFIG_KEY_NAME, udc),
 	CONFIG_KEY(state_file, CONFIG_KEY_PATH, state_file),
-	CONFIG_KEY(group, CONFIG_KEY_STRING, group),
-	CONFIG_KEY(gadget_name, CONFIG_KEY_STRING, gadget_name),
+	CONFIG_KEY(group, CONFIG_KEY_NAME, group),
+	CONFIG_KEY(gadget_name, CONFIG_KEY_NAME, gadget_name),
 	CONFIG_KEY(ffs_dir, CONFIG_KEY_PATH, ffs_dir),
 	CONFIG_KEY(plugin_dir, CONFIG_KEY_PATH, plugin_dir),
 	CONFIG_KEY(worker, CONFIG_KEY_PATH, worker),
 	CONFIG_KEY(ready_timeout, CONFIG_KEY_MS, ready_timeout_ms),
 	CONFIG_KEY(bind_timeout, CONFIG_KEY_MS, bind_timeout_ms),
 };
+
+/*
+ * udc, group and gadget_name end up as one component of a path (sysfs,
+ * ConfigFS) or a group name: no "/", no "." or "..", nothing a shell or
+ * the kernel would read differently.
+ */
+static bool config_component_ok(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			     "0123456789_.-");
+
+	return n > 0 && n < 64 && !s[n] && s[0] != '-' && strcmp(s, ".") &&
+	       strcmp(s, "..");
+}
+
+static bool config_printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			return false;
+	return true;
+}
+
+/* The text of a string setting, or NULL after writing why it is refused. */
+static const char *config_string(const struct config_key *k, config_setting_t *s,
+				 const char *file, char *err, size_t size)
+{
+	const char *v = config_setting_get_string(s);
+	int line = config_setting_source_line(s);
+
+	if (!v) {
+		snprintf(err, size, "%s:%d: %s: expected a string", file, line, k->key);
+		return NULL;
+	}
+	if (!*v || !config_printable(v) || strlen(v) > PATH_MAX - 64) {
+		snprintf(err, size, "%s:%d: %s: expected 1..%d printable ASCII characters",
+			 file, line, k->key, PATH_MAX - 64);
+		return NULL;
+	}
+	if (k->kind == CONFIG_KEY_NAME && !config_component_ok(v)) {
+		snprintf(err, size, "%s:%d: %s: \"%s\" is not a name (A-Z, a-z, 0-9, _, . and -; not . or ..)",
+			 file, line, k->key, v);
+		return NULL;
+	}
+	return v;
+}
 
 static void config_defaults(struct config *c, const char *file)
 {
@@ -78,6 +129,7 @@ static void config_defaults(struct config *c, const char *file)
 static int config_set(struct config *c, const struct config_key *k,
 		      config_setting_t *s, const char *file, char *err, size_t size)
 {
+	const char *str;
 	char **sp;
 	long long v;
 
@@ -91,15 +143,12 @@ static int config_set(struct config *c, const struct config_key *k,
 		*(unsigned *)((char *)c + k->off) = v;
 		return 0;
 	}
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		snprintf(err, size, "%s:%d: %s: expected a string", file,
-			 config_setting_source_line(s), k->key);
+	str = config_string(k, s, file, err, size);
+	if (!str)
 		return -EINVAL;
-	}
 	sp = (char **)((char *)c + k->off);
 	free(*sp);
-	*sp = k->kind == CONFIG_KEY_PATH ? config_path(file, config_setting_get_string(s))
-			 : strdup(config_setting_get_string(s));
+	*sp = k->kind == CONFIG_KEY_PATH ? config_path(file, str) : strdup(str);
 	return *sp ? 0 : -ENOMEM;
 }
 
@@ -131,7 +180,7 @@ static int config_build(config_t *cfg, const char *file, struct config *c,
 		}
 	}
 	if (!r && !c->profile) {
-		snprintf(err, size, "%s: profile is missing (e.g. profile = \"android\";)", file);
+		snprintf(err, size, "%s:1: profile is missing (e.g. profile = \"android\";)", file);
 		return -EINVAL;
 	}
 	if (!r && !config_name_ok(c->profile)) {
@@ -150,9 +199,11 @@ int config_parse(const char *path, const char *text, struct config **out,
 	config_t cfg;
 	int r;
 
+	*out = NULL;
 	if (!c)
 		return -ENOMEM;
-	err[0] = '\0';
+	if (err_size)
+		err[0] = '\0';
 	c->path = strdup(path);
 	config_defaults(c, path);
 	config_init(&cfg);

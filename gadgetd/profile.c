@@ -1,3 +1,8 @@
+/*
+ * profile: read a gadget profile with libconfig, then check every field,
+ * reporting each problem as "FILE:LINE: message", so that a bad profile
+ * is refused as a whole before anything in ConfigFS is touched.
+ */
 #include "profile.h"
 
 #include <ctype.h>
@@ -8,18 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Real profiles are a few KiB. The cap also bounds libconfig's duplicate
+ * name check, which is quadratic in the number of settings of a group. */
+#define PROFILE_TEXT_MAX (64 * 1024)
+/* profile_request() copies a request into a buffer of this size. */
+#define PROFILE_REQUEST_MAX 512
+
 /* Collects every problem as "FILE:LINE: text" lines. */
 struct profile_err {
 	const char *file;
 	char *buf;
 	size_t size, len;
 	unsigned count;
+	unsigned line; /* used when there is no setting to take it from */
 };
 
 static void __attribute__((format(printf, 3, 4)))
 profile_error(struct profile_err *e, const config_setting_t *s, const char *fmt, ...)
 {
-	int line = s ? (int)config_setting_source_line(s) : 0;
+	int line = s ? (int)config_setting_source_line(s) : (int)e->line;
 	va_list ap;
 	int n;
 
@@ -83,6 +95,13 @@ static bool profile_text_ok(const char *s, size_t max)
 	return n <= max;
 }
 
+/* "gadget" + "vendor_id" reads "gadget.vendor_id"; "set 2" + "product_id"
+ * reads "set 2: product_id". */
+static const char *profile_sep(const char *path)
+{
+	return !strncmp(path, "set ", 4) ? ": " : ".";
+}
+
 /* Look up key in group g, checking its type. required: report absence. */
 static config_setting_t *profile_member(struct profile_err *e,
 					config_setting_t *g, const char *path,
@@ -93,15 +112,16 @@ static config_setting_t *profile_member(struct profile_err *e,
 	if (!s) {
 		if (required)
 			profile_error(e, g, "%s%s%s is missing", path,
-				      path[0] ? "." : "", key);
+				      path[0] ? profile_sep(path) : "", key);
 		return NULL;
 	}
 	if (config_setting_type(s) != type &&
 	    !(type == CONFIG_TYPE_INT && config_setting_type(s) == CONFIG_TYPE_INT64)) {
 		static const char *const tn[] = { "none", "group", "integer", "64-bit integer",
 						  "float", "string", "boolean", "array", "list" };
-		profile_error(e, s, "%s%s%s: expected %s", path, path[0] ? "." : "",
-			      key, type < 9 ? tn[type] : "?");
+		profile_error(e, s, "%s%s%s: expected %s", path,
+			      path[0] ? profile_sep(path) : "", key,
+			      type < 9 ? tn[type] : "?");
 		return NULL;
 	}
 	return s;
@@ -118,8 +138,14 @@ static bool profile_int(struct profile_err *e, config_setting_t *g,
 		return false;
 	v = config_setting_get_int64(s);
 	if (v < lo || v > hi) {
-		profile_error(e, s, "%s.%s: %#llx out of range (%#llx..%#llx)", path,
-			      key, v, lo, hi);
+		/* Ids, codes and BCD read best in hex, quantities in decimal. */
+		if (hi == 0xff || hi == 0xffff || !strncmp(key, "bcd", 3))
+			profile_error(e, s, "%s%s%s: %s%#llx out of range (%#llx..%#llx)",
+				      path, profile_sep(path), key, v < 0 ? "-" : "",
+				      (unsigned long long)llabs(v), lo, hi);
+		else
+			profile_error(e, s, "%s%s%s: %lld out of range (%lld..%lld)",
+				      path, profile_sep(path), key, v, lo, hi);
 		return false;
 	}
 	*out = v;
@@ -137,8 +163,8 @@ static char *profile_str(struct profile_err *e, config_setting_t *g,
 		return NULL;
 	v = config_setting_get_string(s);
 	if (!profile_text_ok(v, max)) {
-		profile_error(e, s, "%s.%s: must be printable ASCII of at most %zu characters",
-			      path, key, max);
+		profile_error(e, s, "%s%s%s: must be printable ASCII of at most %zu characters",
+			      path, profile_sep(path), key, max);
 		return NULL;
 	}
 	return strdup(v);
@@ -225,25 +251,39 @@ static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile 
 	p->device_subclass = profile_int(e, g, "gadget", "device_subclass", 0, 255, false, &v) ? v : 0;
 	p->device_protocol = profile_int(e, g, "gadget", "device_protocol", 0, 255, false, &v) ? v : 0;
 	p->max_power = 250;
-	if (profile_int(e, g, "gadget", "max_power", 0, p->bcd_usb >= 0x0300 ? 900 : 500,
-			false, &v))
+	if (profile_int(e, g, "gadget", "max_power", 0, 900, false, &v))
 		p->max_power = v;
+	/* USB 2.0 caps bus power at 500 mA, USB 3.x at 900 mA. */
+	if (p->max_power > 500 && p->bcd_usb < 0x0300)
+		profile_error(e, config_setting_get_member(g, "max_power"),
+			      "gadget.max_power: %u out of range (0..500; up to 900 needs bcd_usb >= 0x0300)",
+			      p->max_power);
 	profile_gadget_strings(e, g, p);
 	profile_os_desc(e, g, p);
 }
 
+/* "xx:xx:xx:xx:xx:xx", unicast and not all zero: the kernel refuses
+ * anything else as an Ethernet address. */
 static bool profile_mac_ok(const char *s)
 {
-	unsigned b[6];
-	char tail;
+	unsigned i, first = 0, any = 0;
 
-	return strlen(s) == 17 &&
-	       sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		      &b[4], &b[5], &tail) == 6;
+	if (strlen(s) != 17)
+		return false;
+	for (i = 0; i < 17; i++) {
+		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return false;
+		if (i % 3 != 2 && s[i] != '0')
+			any = 1;
+	}
+	sscanf(s, "%2x", &first);
+	return any && !(first & 1);
 }
 
+/* group is "" for kernel attributes, "options." for plugin options. */
 static void profile_add_option(struct profile_err *e, struct profile_function *f,
-			       config_setting_t *s, const char *key)
+			       config_setting_t *s, const char *key,
+			       const char *group)
 {
 	char num[32];
 	const char *v;
@@ -266,13 +306,13 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 		v = config_setting_get_bool(s) ? "true" : "false";
 		break;
 	default:
-		profile_error(e, s, "functions.%s.%s: expected a string, integer or boolean",
-			      f->name, key);
+		profile_error(e, s, "functions.%s.%s%s: expected a string, integer or boolean",
+			      f->name, group, key);
 		return;
 	}
 	if (strlen(v) > 1024 || strchr(v, '\n')) {
-		profile_error(e, s, "functions.%s.%s: value too long or multi-line",
-			      f->name, key);
+		profile_error(e, s, "functions.%s.%s%s: value too long or multi-line",
+			      f->name, group, key);
 		return;
 	}
 	f->options[f->n_options].key = strdup(key);
@@ -305,6 +345,28 @@ static const char *const *profile_attr_keys(enum profile_ftype t)
 	return profile_no_keys;
 }
 
+/* qmult, protocol, subclass, report_length: integers the kernel takes. */
+static bool profile_attr_int_ok(struct profile_err *e, struct profile_function *f,
+				config_setting_t *s, const char *key)
+{
+	/* report_length is an interrupt packet: at most 1024 bytes. */
+	long long hi = !strcmp(key, "report_length") ? 1024 : 255;
+	long long lo = !strcmp(key, "protocol") || !strcmp(key, "subclass") ? 0 : 1;
+	long long v;
+
+	if (config_setting_type(s) != CONFIG_TYPE_INT) {
+		profile_error(e, s, "functions.%s.%s: expected an integer", f->name, key);
+		return false;
+	}
+	v = config_setting_get_int64(s);
+	if (v < lo || v > hi) {
+		profile_error(e, s, "functions.%s.%s: %lld out of range (%lld..%lld)",
+			      f->name, key, v, lo, hi);
+		return false;
+	}
+	return true;
+}
+
 static void profile_check_attr(struct profile_err *e, struct profile_function *f,
 			       config_setting_t *s, const char *key)
 {
@@ -314,7 +376,7 @@ static void profile_check_attr(struct profile_err *e, struct profile_function *f
 	if (!strcmp(key, "dev_addr") || !strcmp(key, "host_addr")) {
 		v = config_setting_get_string(s);
 		if (!v || !profile_mac_ok(v)) {
-			profile_error(e, s, "functions.%s.%s: expected a MAC address \"xx:xx:xx:xx:xx:xx\"",
+			profile_error(e, s, "functions.%s.%s: expected a unicast MAC address \"xx:xx:xx:xx:xx:xx\"",
 				      f->name, key);
 			return;
 		}
@@ -341,11 +403,10 @@ static void profile_check_attr(struct profile_err *e, struct profile_function *f
 				      f->name, key);
 			return;
 		}
-	} else if (config_setting_type(s) != CONFIG_TYPE_INT) {
-		profile_error(e, s, "functions.%s.%s: expected an integer", f->name, key);
+	} else if (!profile_attr_int_ok(e, f, s, key)) {
 		return;
 	}
-	profile_add_option(e, f, s, key);
+	profile_add_option(e, f, s, key, "");
 }
 
 static void profile_plugin_options(struct profile_err *e, struct profile_function *f,
@@ -362,7 +423,7 @@ static void profile_plugin_options(struct profile_err *e, struct profile_functio
 	}
 	for (i = 0; i < config_setting_length(o); i++) {
 		config_setting_t *s = config_setting_get_elem(o, i);
-		profile_add_option(e, f, s, config_setting_name(s));
+		profile_add_option(e, f, s, config_setting_name(s), "options.");
 	}
 }
 
@@ -513,24 +574,27 @@ static void profile_set_functions(struct profile_err *e, config_setting_t *fl,
 	unsigned j;
 
 	if (n == 0)
-		profile_error(e, fl, "sets[%d]: a set needs at least one function", idx);
+		profile_error(e, fl, "set %d: a set needs at least one function", idx + 1);
+	if (n > PROFILE_MAX_FUNCTIONS)
+		profile_error(e, fl, "set %d: more than %d functions", idx + 1,
+			      PROFILE_MAX_FUNCTIONS);
 	for (i = 0; i < n && i < PROFILE_MAX_FUNCTIONS; i++) {
 		config_setting_t *el = config_setting_get_elem(fl, i);
 		const char *name = config_setting_get_string(el);
 		const struct profile_function *f = name ? profile_function_find(p, name) : NULL;
 		if (!name) {
-			profile_error(e, el, "sets[%d].functions: expected function names", idx);
+			profile_error(e, el, "set %d: functions: expected function names", idx + 1);
 			continue;
 		}
 		if (!f) {
 			profile_error(e, el, "function \"%s\" in set %d is not in the functions catalogue",
-				      name, idx);
+				      name, idx + 1);
 			continue;
 		}
 		for (j = 0; j < s->n_functions; j++)
 			if (s->functions[j] == (unsigned)(f - p->functions))
-				profile_error(e, el, "sets[%d]: function \"%s\" appears twice",
-					      idx, name);
+				profile_error(e, el, "set %d: function \"%s\" appears twice",
+					      idx + 1, name);
 		s->functions[s->n_functions++] = f - p->functions;
 	}
 }
@@ -546,7 +610,8 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	long long v;
 	unsigned i;
 
-	snprintf(path, sizeof(path), "sets[%d]", idx);
+	/* Sets are numbered from 1, as a reader counts them in the file. */
+	snprintf(path, sizeof(path), "set %d", idx + 1);
 	if (config_setting_type(ss) != CONFIG_TYPE_GROUP) {
 		profile_error(e, ss, "%s: expected { functions = [ ... ]; product_id = ...; }", path);
 		return;
@@ -555,7 +620,7 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_ARRAY, false);
 	if (!fl && !(fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_LIST, false))) {
 		if (!config_setting_get_member(ss, "functions"))
-			profile_error(e, ss, "%s.functions is missing", path);
+			profile_error(e, ss, "%s: functions is missing", path);
 		return;
 	}
 	profile_set_functions(e, fl, p, s, idx);
@@ -564,11 +629,11 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	s->product = profile_str(e, ss, path, "product", 126, false);
 	for (i = 0; i < p->n_sets; i++) {
 		if (s->n_functions && profile_set_equal(&p->sets[i], s))
-			profile_error(e, ss, "%s: the same functions as set %u", path, i);
+			profile_error(e, ss, "%s: the same functions as set %u", path, i + 1);
 		else if (p->sets[i].vendor_id == s->vendor_id &&
 			 p->sets[i].product_id == s->product_id)
 			profile_error(e, ss, "%s: ids %04x:%04x already used by set %u (hosts cache drivers by vendor:product)",
-				      path, s->vendor_id, s->product_id, i);
+				      path, s->vendor_id, s->product_id, i + 1);
 	}
 	p->n_sets++;
 }
@@ -587,6 +652,8 @@ static void profile_sets(struct profile_err *e, config_t *cfg, struct profile *p
 	n = config_setting_length(ss);
 	if (n == 0)
 		profile_error(e, ss, "sets: at least one set is required");
+	if (n > PROFILE_MAX_SETS)
+		profile_error(e, ss, "sets: more than %d sets", PROFILE_MAX_SETS);
 	for (i = 0; i < n && i < PROFILE_MAX_SETS; i++)
 		profile_set(e, config_setting_get_elem(ss, i), p, i);
 	p->default_set = -1;
@@ -624,7 +691,8 @@ static char *profile_basename(const char *name)
 static int profile_build(config_t *cfg, const char *file, struct profile **out,
 			 char *err, size_t err_size)
 {
-	struct profile_err e = { .file = file, .buf = err, .size = err_size };
+	/* Line 1 for what is missing altogether, such as the gadget group. */
+	struct profile_err e = { .file = file, .buf = err, .size = err_size, .line = 1 };
 	struct profile *p = calloc(1, sizeof(*p));
 
 	if (!p)
@@ -644,6 +712,102 @@ static int profile_build(config_t *cfg, const char *file, struct profile **out,
 	return 0;
 }
 
+static const char *profile_lint_string(const char *s, unsigned *line)
+{
+	for (s++; *s && *s != '"'; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		if (*s == '\n')
+			(*line)++;
+	}
+	return *s ? s + 1 : s;
+}
+
+static const char *profile_lint_comment(const char *s, unsigned *line)
+{
+	if (s[0] == '#' || s[1] == '/')
+		return s + strcspn(s, "\n");
+	for (s += 2; *s && !(s[0] == '*' && s[1] == '/'); s++)
+		if (*s == '\n')
+			(*line)++;
+	return *s ? s + 2 : s;
+}
+
+/* libconfig 1.5 keeps an integer without the L suffix in 32 bits and
+ * truncates it silently: vendor_id = 0x100001d6b would read as 0x1d6b. */
+static const char *profile_lint_number(struct profile_err *e, const char *s,
+				       unsigned line)
+{
+	const char *b = s;
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	bool is_float = false, l64;
+	unsigned long long v;
+	char *end;
+
+	for (s += hex ? 2 : 0; isalnum((unsigned char)*s) || *s == '.' ||
+			       ((*s == '+' || *s == '-') && !hex &&
+				(s[-1] == 'e' || s[-1] == 'E'));
+	     s++)
+		if (*s == '.' || (!hex && (*s == 'e' || *s == 'E')))
+			is_float = true;
+	if (is_float)
+		return s;
+	l64 = s[-1] == 'L';
+	errno = 0;
+	v = strtoull(b, &end, hex ? 16 : 10);
+	if (end != s - l64)
+		return s; /* not a number: libconfig reports the syntax */
+	if (errno == ERANGE || v > (l64 ? (unsigned long long)INT64_MAX
+					: (unsigned long long)INT32_MAX)) {
+		e->line = line;
+		profile_error(e, NULL, "integer %.*s is too large", (int)(s - b), b);
+	}
+	return s;
+}
+
+static bool profile_lint_include(const char *s)
+{
+	s += strspn(s, " \t\r\f\v");
+	return !strncasecmp(s, "@include", 8);
+}
+
+/*
+ * What libconfig accepts but a profile must not have: integers it would
+ * truncate, and @include, which opens any file named (a profile reads no
+ * other file). @include is looked for on every line, even inside strings
+ * and comments, which is stricter than libconfig needs.
+ */
+static void profile_lint(struct profile_err *e, const char *s)
+{
+	unsigned line = 1;
+	const char *t;
+
+	for (t = s; t; t = strchr(t, '\n'), t = t ? t + 1 : NULL, line++) {
+		e->line = line;
+		if (profile_lint_include(t))
+			profile_error(e, NULL, "@include is not allowed in a profile");
+	}
+	for (line = 1; *s;) {
+		if (*s == '\n') {
+			line++;
+			s++;
+		} else if (*s == '"') {
+			s = profile_lint_string(s, &line);
+		} else if (*s == '#' || (*s == '/' && (s[1] == '/' || s[1] == '*'))) {
+			s = profile_lint_comment(s, &line);
+		} else if (isalpha((unsigned char)*s) || *s == '*') {
+			/* A name, such as usb2: its digits are no number. */
+			while (*s && (isalnum((unsigned char)*s) || strchr("-_*", *s)))
+				s++;
+		} else if (isdigit((unsigned char)*s) || *s == '.') {
+			s = profile_lint_number(e, s, line);
+		} else {
+			s++;
+		}
+	}
+	e->line = 0;
+}
+
 static int profile_syntax(config_t *cfg, const char *file, char *err, size_t size)
 {
 	snprintf(err, size, "%s:%d: %s", file, config_error_line(cfg),
@@ -654,11 +818,20 @@ static int profile_syntax(config_t *cfg, const char *file, char *err, size_t siz
 int profile_parse(const char *name, const char *text, struct profile **out,
 		  char *err, size_t err_size)
 {
+	struct profile_err e = { .file = name, .buf = err, .size = err_size, .line = 1 };
 	config_t cfg;
 	int r;
 
+	*out = NULL;
 	if (err_size)
 		err[0] = '\0';
+	if (strlen(text) > PROFILE_TEXT_MAX) {
+		profile_error(&e, NULL, "larger than %d bytes", PROFILE_TEXT_MAX);
+		return -EFBIG;
+	}
+	profile_lint(&e, text);
+	if (e.count)
+		return -EINVAL;
 	config_init(&cfg);
 	if (config_read_string(&cfg, text) != CONFIG_TRUE)
 		r = profile_syntax(&cfg, name, err, err_size);
@@ -668,28 +841,56 @@ int profile_parse(const char *name, const char *text, struct profile **out,
 	return r;
 }
 
+/* The whole file, so that profile_parse() checks it like any text. A NUL
+ * byte inside is an error: libconfig would stop reading there. */
+static int profile_slurp(const char *path, char **out, char *err, size_t size)
+{
+	char *buf = malloc(PROFILE_TEXT_MAX + 2);
+	FILE *f = fopen(path, "re");
+	size_t n;
+	int r = 0;
+
+	if (!f || !buf) {
+		r = buf ? -errno : -ENOMEM;
+		snprintf(err, size, "%s: %s", path, strerror(-r));
+		free(buf);
+		if (f)
+			fclose(f);
+		return r;
+	}
+	n = fread(buf, 1, PROFILE_TEXT_MAX + 1, f);
+	if (ferror(f))
+		r = -EIO;
+	else if (n > PROFILE_TEXT_MAX)
+		r = -EFBIG;
+	else if (memchr(buf, '\0', n))
+		r = -EINVAL;
+	if (r)
+		snprintf(err, size, "%s:1: %s", path, r == -EIO ? "read error" :
+			 r == -EFBIG ? "larger than 64 KiB" : "contains a NUL byte");
+	fclose(f);
+	buf[n] = '\0';
+	if (r)
+		free(buf);
+	else
+		*out = buf;
+	return r;
+}
+
 int profile_load(const char *path, struct profile **out, char *err,
 		 size_t err_size)
 {
-	config_t cfg;
-	FILE *f;
+	char *text;
 	int r;
 
+	*out = NULL;
 	if (err_size)
 		err[0] = '\0';
-	f = fopen(path, "re");
-	if (!f) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+	r = profile_slurp(path, &text, err, err_size);
+	if (r < 0)
 		return r;
-	}
-	config_init(&cfg);
-	if (config_read(&cfg, f) != CONFIG_TRUE)
-		r = profile_syntax(&cfg, path, err, err_size);
-	else
-		r = profile_build(&cfg, path, out, err, err_size);
-	config_destroy(&cfg);
-	fclose(f);
+	r = profile_parse(path, text, out, err, err_size);
+	free(text);
 	return r;
 }
 
@@ -721,10 +922,16 @@ void profile_free(struct profile *p)
 static int profile_request(const struct profile *p, const char *request,
 			   unsigned *idx, char *err, size_t size)
 {
-	char buf[512], *tok, *save = NULL;
+	char buf[PROFILE_REQUEST_MAX], *tok, *save = NULL;
 	const struct profile_function *f;
 	int n = 0;
 
+	/* A longer request would be cut and could match a set it does not name. */
+	if (!request || strlen(request) >= sizeof(buf)) {
+		snprintf(err, size, "set request missing or longer than %d characters",
+			 PROFILE_REQUEST_MAX - 1);
+		return -EINVAL;
+	}
 	snprintf(buf, sizeof(buf), "%s", request);
 	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
 		f = profile_function_find(p, tok);

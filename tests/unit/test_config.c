@@ -1,0 +1,256 @@
+/*
+ * Unit tests for gadgetd/config.c: defaults, paths relative to the file,
+ * and every refused setting named with FILE:LINE.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+#ifndef PROFILES_DIR
+#define PROFILES_DIR "profiles" /* make unit runs from the repository root */
+#endif
+
+static char err[4096];
+
+static int parse(const char *text, struct config **c)
+{
+	return config_parse("/etc/gadgetd/gadgetd.conf", text, c, err, sizeof(err));
+}
+
+/* err holds a message with every key word given (NULL-terminated). */
+static void assert_err(const char *first, ...)
+{
+	const char *kw = first;
+	va_list ap;
+
+	va_start(ap, first);
+	for (; kw; kw = va_arg(ap, const char *))
+		if (!strstr(err, kw))
+			fail_msg("\"%s\" lacks \"%s\"", err, kw);
+	va_end(ap);
+}
+
+static void test_defaults(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"android\";\n", &c), 0);
+	assert_string_equal(c->path, "/etc/gadgetd/gadgetd.conf");
+	assert_string_equal(c->profile, "android");
+	assert_string_equal(c->profile_dir, "/etc/gadgetd/profiles");
+	assert_string_equal(c->udc, "auto");
+	assert_string_equal(c->state_file, STATEDIR "/state");
+	assert_null(c->group);
+	assert_string_equal(c->gadget_name, "gadgetd");
+	assert_string_equal(c->ffs_dir, "/dev/gadgetd");
+	assert_string_equal(c->plugin_dir, PLUGINDIR);
+	assert_string_equal(c->worker, LIBEXECDIR "/gadgetd-worker");
+	assert_int_equal(c->ready_timeout_ms, 5000);
+	assert_int_equal(c->bind_timeout_ms, 5000);
+	config_free(c);
+}
+
+static void test_all_settings(void **state)
+{
+	static const char text[] =
+		"profile = \"lab-2_x\";\n"
+		"profile_dir = \"/opt/p\";\n"
+		"udc = \"dummy_udc.0\";\n"
+		"state_file = \"state\";\n"
+		"group = \"plugdev\";\n"
+		"gadget_name = \"g1\";\n"
+		"ffs_dir = \"../ffs\";\n"
+		"plugin_dir = \"/usr/lib/x\";\n"
+		"worker = \"bin/w\";\n"
+		"ready_timeout = 100;\n"
+		"bind_timeout = 600000;\n";
+	struct config *c;
+	char path[256];
+
+	assert_int_equal(parse(text, &c), 0);
+	assert_string_equal(c->profile, "lab-2_x");
+	assert_string_equal(c->profile_dir, "/opt/p");
+	assert_string_equal(c->udc, "dummy_udc.0");
+	/* relative paths are taken from the file's directory */
+	assert_string_equal(c->state_file, "/etc/gadgetd/state");
+	assert_string_equal(c->ffs_dir, "/etc/gadgetd/../ffs");
+	assert_string_equal(c->worker, "/etc/gadgetd/bin/w");
+	assert_string_equal(c->plugin_dir, "/usr/lib/x");
+	assert_string_equal(c->group, "plugdev");
+	assert_string_equal(c->gadget_name, "g1");
+	assert_int_equal(c->ready_timeout_ms, 100);
+	assert_int_equal(c->bind_timeout_ms, 600000);
+	config_profile_path(c, "android", path, sizeof(path));
+	assert_string_equal(path, "/opt/p/android.conf");
+	config_free(c);
+}
+
+static void test_missing_profile(void **state)
+{
+	struct config *c = (struct config *)1;
+
+	assert_int_equal(parse("udc = \"auto\";\n", &c), -EINVAL);
+	assert_null(c);
+	assert_err("/etc/gadgetd/gadgetd.conf:1: ", "profile is missing", NULL);
+}
+
+static void test_bad_profile_name(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("\nprofile = \"../etc/x\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "profile", "\"../etc/x\"", "not a profile name", NULL);
+	assert_int_equal(parse("profile = \"\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:1: ", "profile", NULL);
+}
+
+static void test_unknown_setting(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nudcc = \"x\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "unknown setting \"udcc\"", NULL);
+}
+
+static void test_bad_timeouts(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nready_timeout = 0;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "ready_timeout", "1..600000", NULL);
+	assert_int_equal(parse("profile = \"a\";\n\nbind_timeout = \"5\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:3: ", "bind_timeout", NULL);
+	assert_int_equal(parse("profile = \"a\";\nbind_timeout = 600001;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "bind_timeout", NULL);
+}
+
+static void test_wrong_types(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nudc = 1;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "udc", "expected a string", NULL);
+	assert_int_equal(parse("profile = 5;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:1: ", "profile", "expected a string", NULL);
+}
+
+/* These become one path component in ConfigFS or sysfs. */
+static void test_names_are_one_component(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\ngadget_name = \"../evil\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "gadget_name", "\"../evil\"", NULL);
+	assert_int_equal(parse("profile = \"a\";\ngadget_name = \"..\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "gadget_name", NULL);
+	assert_int_equal(parse("profile = \"a\";\nudc = \"a/b\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "udc", NULL);
+	assert_int_equal(parse("profile = \"a\";\ngroup = \"-x\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "group", NULL);
+}
+
+static void test_empty_and_unprintable(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nffs_dir = \"\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "ffs_dir", "printable", NULL);
+	assert_int_equal(parse("profile = \"a\";\nworker = \"/x\\ty\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "worker", "printable", NULL);
+}
+
+static void test_syntax_error(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\n\nudc = ;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:3: ", "syntax error", NULL);
+}
+
+static void test_every_problem_is_reported(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nfoo = 1;\nready_timeout = -1;\nbar = 2;\n",
+			       &c), -EINVAL);
+	assert_err("gadgetd.conf:2: unknown setting \"foo\"", "gadgetd.conf:3: ready_timeout",
+		   "gadgetd.conf:4: unknown setting \"bar\"", NULL);
+}
+
+static void test_small_error_buffer(void **state)
+{
+	struct config *c;
+	char small[12];
+
+	assert_int_equal(config_parse("/x/y.conf", "foo = 1;\nbar = 2;\n", &c, small,
+				      sizeof(small)), -EINVAL);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+}
+
+static void test_load(void **state)
+{
+	char path[] = "/tmp/test_config_XXXXXX";
+	static const char text[] = "profile = \"lab\";\nprofile_dir = \"p\";\n";
+	struct config *c;
+	char want[64];
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_int_equal(config_load(path, &c, err, sizeof(err)), 0);
+	assert_string_equal(c->profile, "lab");
+	assert_string_equal(c->profile_dir, "/tmp/p");
+	snprintf(want, sizeof(want), "%s", path);
+	assert_string_equal(c->path, want);
+	config_free(c);
+	unlink(path);
+	assert_int_equal(config_load(path, &c, err, sizeof(err)), -ENOENT);
+	assert_err(path, "No such file", NULL);
+}
+
+static void test_shipped_config(void **state)
+{
+	struct config *c;
+
+	if (config_load(PROFILES_DIR "/gadgetd.conf", &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_string_equal(c->profile, "android");
+	assert_string_equal(c->udc, "auto");
+	assert_string_equal(c->group, "plugdev");
+	assert_string_equal(c->state_file, "/var/lib/gadgetd/state");
+	assert_string_equal(c->profile_dir, PROFILES_DIR "/profiles");
+	config_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_all_settings),
+		cmocka_unit_test(test_missing_profile),
+		cmocka_unit_test(test_bad_profile_name),
+		cmocka_unit_test(test_unknown_setting),
+		cmocka_unit_test(test_bad_timeouts),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_names_are_one_component),
+		cmocka_unit_test(test_empty_and_unprintable),
+		cmocka_unit_test(test_syntax_error),
+		cmocka_unit_test(test_every_problem_is_reported),
+		cmocka_unit_test(test_small_error_buffer),
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_shipped_config),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

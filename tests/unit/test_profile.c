@@ -1,0 +1,778 @@
+/*
+ * Unit tests for gadgetd/profile.c: every malformed profile is refused
+ * with a message that names the file, the line and the field; valid ones
+ * come back with every field; set requests resolve as gadgetctl sends them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "profile.h"
+
+#ifndef PROFILES_DIR
+#define PROFILES_DIR "profiles" /* make unit runs from the repository root */
+#endif
+
+/* The base profile, one line per entry: a case replaces one line, so the
+ * other line numbers stay put. */
+static const char *const base_lines[] = {
+	"gadget: {",                                                          /* 1 */
+	"  vendor_id = 0x1d6b; product_id = 0x0104;",                         /* 2 */
+	"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };", /* 3 */
+	"};",                                                                 /* 4 */
+	"functions: {",                                                       /* 5 */
+	"  acm: { type = \"acm\"; };",                                        /* 6 */
+	"  ecm: { type = \"ecm\"; };",                                        /* 7 */
+	"  adb: { type = \"ffs\"; plugin = \"adb\"; };",                      /* 8 */
+	"};",                                                                 /* 9 */
+	"sets = (",                                                           /* 10 */
+	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },",      /* 11 */
+	"  { functions = [ \"adb\" ]; product_id = 0x0106; }",                /* 12 */
+	");",                                                                 /* 13 */
+	"default = \"acm,ecm\";",                                             /* 14 */
+};
+#define BASE_N (sizeof(base_lines) / sizeof(base_lines[0]))
+
+static char err[8192];
+
+/* The base text with line `line` (1-based) replaced; line 0: unchanged. */
+static char *base_with(unsigned line, const char *text)
+{
+	size_t size = 4096 + (text ? strlen(text) : 0);
+	char *buf = malloc(size);
+	size_t n = 0;
+	unsigned i;
+
+	assert_non_null(buf);
+	for (i = 0; i < BASE_N; i++)
+		n += snprintf(buf + n, size - n, "%s\n",
+			      i + 1 == line ? text : base_lines[i]);
+	return buf;
+}
+
+static int parse(const char *text, struct profile **p)
+{
+	return profile_parse("t.conf", text, p, err, sizeof(err));
+}
+
+/* Whether the message line holds every key word of ap. */
+static int has_all(const char *line, va_list ap)
+{
+	const char *kw;
+
+	while ((kw = va_arg(ap, const char *)))
+		if (!strstr(line, kw))
+			return 0;
+	return 1;
+}
+
+/*
+ * Some message of err starts with loc ("t.conf:7: ") and contains every
+ * key word given (NULL-terminated).
+ */
+static void assert_message(const char *loc, ...)
+{
+	const char *m, *end;
+	char line[2048];
+	va_list ap;
+
+	for (m = err; m && *m; m = end ? end + 1 : NULL) {
+		end = strchr(m, '\n');
+		snprintf(line, sizeof(line), "%.*s",
+			 end ? (int)(end - m) : (int)strlen(m), m);
+		if (strncmp(line, loc, strlen(loc)))
+			continue;
+		va_start(ap, loc);
+		if (has_all(line, ap)) {
+			va_end(ap);
+			return;
+		}
+		va_end(ap);
+	}
+	fail_msg("no message at %s with the key words in:\n%s", loc, err);
+}
+
+static unsigned count_messages(void)
+{
+	unsigned n = err[0] ? 1 : 0;
+	const char *s;
+
+	for (s = err; (s = strchr(s, '\n')); s++)
+		n++;
+	return n;
+}
+
+/* ---- the table of malformed cases ---- */
+
+struct bad_case {
+	unsigned line;        /* base line to replace */
+	const char *text;
+	const char *loc;      /* "t.conf:N: " */
+	const char *kw[4];
+};
+
+static const struct bad_case bad_cases[] = {
+	{ 6, "  acm: { type = = \"acm\"; };", "t.conf:6: ", { "syntax error" } },
+	{ 2, "  vendor_id = 0x1ffff; product_id = 0x0104;", "t.conf:2: ",
+	  { "gadget.vendor_id", "0x1ffff out of range (0..0xffff)" } },
+	{ 2, "  product_id = 0x0104;", "t.conf:1: ", { "gadget.vendor_id", "missing" } },
+	{ 2, "  vendor_id = 0x1d6b;", "t.conf:1: ", { "gadget.product_id", "missing" } },
+	{ 2, "  vendor_id = \"oops\"; product_id = 0x0104;", "t.conf:2: ",
+	  { "gadget.vendor_id", "expected integer" } },
+	{ 2, "  vendor_id = 0x1d6b; product_id = 0x0104; vendorid = 1;", "t.conf:2: ",
+	  { "gadget", "unknown setting \"vendorid\"" } },
+	{ 14, "defualt = \"acm,ecm\";", "t.conf:14: ", { "unknown setting \"defualt\"" } },
+	{ 3, "  strings: { product = \"p\"; serial = \"s\"; };", "t.conf:3: ",
+	  { "gadget.strings.manufacturer", "missing" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; };", "t.conf:3: ",
+	  { "gadget.strings.serial", "missing" } },
+	{ 3, "  strings: { manufacturer = \"m\\tx\"; product = \"p\"; serial = \"s\"; };",
+	  "t.conf:3: ", { "gadget.strings.manufacturer", "printable ASCII" } },
+	{ 3, "  strings: { lang = 0; manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };",
+	  "t.conf:3: ", { "gadget.strings.lang", "out of range" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; max_power = 600;",
+	  "t.conf:3: ", { "gadget.max_power", "600 out of range", "0..500", "bcd_usb" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; max_power = 901; bcd_usb = 0x0300;",
+	  "t.conf:3: ", { "gadget.max_power", "901 out of range (0..900)" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; bcd_usb = 0x10000;",
+	  "t.conf:3: ", { "gadget.bcd_usb", "0x10000 out of range" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; os_desc: { vendor_code = 52; };",
+	  "t.conf:3: ", { "gadget.os_desc.vendor_code", "52", "51..58" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; os_desc: { vendor_code = 0; };",
+	  "t.conf:3: ", { "gadget.os_desc.vendor_code", "out of range" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; os_desc: { qw_sign = \"MSFT100\"; };",
+	  "t.conf:3: ", { "gadget.os_desc.vendor_code", "missing" } },
+	{ 3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; os_desc: { vendor_code = 0xcd; qw_sign = \"MSFT1000\"; };",
+	  "t.conf:3: ", { "gadget.os_desc.qw_sign", "at most 7" } },
+	{ 8, "  adb: { type = \"ffz\"; plugin = \"adb\"; };", "t.conf:8: ",
+	  { "functions.adb", "unknown type \"ffz\"",
+	    "(expected acm, ecm, ncm, rndis, mass_storage, hid, ffs)" } },
+	{ 8, "  adb: { type = \"ffs\"; };", "t.conf:8: ", { "functions.adb", "plugin" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"Adb-1\"; };", "t.conf:8: ",
+	  { "functions.adb.plugin", "\"Adb-1\" is not a plugin name" } },
+	{ 8, "  adb: { plugin = \"adb\"; };", "t.conf:8: ", { "functions.adb.type", "missing" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { x = 1.5; }; };",
+	  "t.conf:8: ", { "functions.adb.options.x", "string, integer or boolean" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options = 3; };",
+	  "t.conf:8: ", { "functions.adb.options", "expected a group" } },
+	{ 6, "  Acm: { type = \"acm\"; };", "t.conf:6: ", { "functions.Acm", "a-z, 0-9 and _" } },
+	{ 6, "  a234567890123456789012345678901x: { type = \"acm\"; };", "t.conf:6: ",
+	  { "functions.a234567890123456789012345678901x", "1..31 characters" } },
+	{ 6, "  acm: { type = \"acm\"; options: { x = 1; }; };", "t.conf:6: ",
+	  { "functions.acm", "unknown setting \"options\"" } },
+	{ 6, "  acm: { type = \"acm\"; plugin = \"adb\"; };", "t.conf:6: ",
+	  { "functions.acm", "unknown setting \"plugin\"" } },
+	{ 7, "  ecm: { type = \"ecm\"; dev_addr = \"02:00:00:00:00\"; };", "t.conf:7: ",
+	  { "functions.ecm.dev_addr", "MAC address" } },
+	{ 7, "  ecm: { type = \"ecm\"; host_addr = \"03:00:00:00:00:01\"; };", "t.conf:7: ",
+	  { "functions.ecm.host_addr", "unicast MAC" } },
+	{ 7, "  ecm: { type = \"ecm\"; dev_addr = \"02:+0:00:00:00:01\"; };", "t.conf:7: ",
+	  { "functions.ecm.dev_addr", "MAC address" } },
+	{ 7, "  ecm: { type = \"ecm\"; dev_addr = \"00:00:00:00:00:00\"; };", "t.conf:7: ",
+	  { "functions.ecm.dev_addr", "MAC address" } },
+	{ 7, "  ecm: { type = \"ecm\"; qmult = 0; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "0 out of range (1..255)" } },
+	{ 7, "  ecm: { type = \"ecm\"; qmult = \"5\"; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "expected an integer" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; ro = true; };", "t.conf:7: ",
+	  { "functions.ecm.file", "missing" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"disk.img\"; };", "t.conf:7: ",
+	  { "functions.ecm.file", "absolute path" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = 1; };", "t.conf:7: ",
+	  { "functions.ecm.ro", "true or false" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"05010\"; };", "t.conf:7: ",
+	  { "functions.ecm.report_desc", "hex digits" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501xx\"; };", "t.conf:7: ",
+	  { "functions.ecm.report_desc", "hex digits" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; protocol = 300; };", "t.conf:7: ",
+	  { "functions.ecm.protocol", "300 out of range (0..255)" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; report_length = 2000; };", "t.conf:7: ",
+	  { "functions.ecm.report_length", "out of range (1..1024)" } },
+	{ 7, "  ecm: { type = \"acm\"; dev_addr = \"02:00:00:00:00:01\"; };", "t.conf:7: ",
+	  { "functions.ecm", "unknown setting \"dev_addr\"", "acm" } },
+	{ 12, "  { functions = [ \"mtpp\" ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "function \"mtpp\" in set 2 is not in the functions catalogue" } },
+	{ 12, "  { functions = [ ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2", "at least one function" } },
+	{ 12, "  { functions = [ \"adb\", \"adb\" ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2", "\"adb\" appears twice" } },
+	{ 12, "  { functions = [ \"ecm\", \"acm\" ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2", "the same functions as set 1" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x0105; }", "t.conf:12: ",
+	  { "set 2", "1d6b:0105", "set 1" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_ld = 0x0106; }", "t.conf:12: ",
+	  { "set 2", "unknown setting \"product_ld\"" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x0106; product = \"\\n\"; }",
+	  "t.conf:12: ", { "set 2: product", "printable ASCII" } },
+	{ 12, "  { functions = [ 1, 2 ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2: functions", "function names" } },
+	{ 12, "  { product_id = 0x0106; }", "t.conf:12: ", { "set 2: functions is missing" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x10106; }", "t.conf:12: ",
+	  { "set 2: product_id", "0x10106 out of range" } },
+	{ 14, "default = \"acm,adb\";", "t.conf:14: ",
+	  { "default", "\"acm,adb\" is not an allowed set", "allowed sets: acm,ecm; adb" } },
+	{ 14, "default = \"mtp\";", "t.conf:14: ", { "default", "unknown function \"mtp\"" } },
+	{ 14, "default = 1;", "t.conf:14: ", { "default", "expected a set" } },
+	{ 2, "  vendor_id = 0x100001d6b; product_id = 0x0104;", "t.conf:2: ",
+	  { "integer 0x100001d6b is too large" } },
+	{ 2, "  vendor_id = 99999999999; product_id = 0x0104;", "t.conf:2: ",
+	  { "integer 99999999999 is too large" } },
+	{ 14, "@include \"/etc/hostname\"", "t.conf:14: ", { "@include", "not allowed" } },
+	{ 10, "sets = 5; x = (", "t.conf:10: ", { "sets", "a list", "required" } },
+	{ 11, "  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; ", "t.conf:12: ",
+	  { "syntax error" } },
+};
+#define BAD_N (sizeof(bad_cases) / sizeof(bad_cases[0]))
+
+static void test_bad_case(void **state)
+{
+	const struct bad_case *c = *state;
+	struct profile *p = (struct profile *)1;
+	char *text = base_with(c->line, c->text);
+	int r = parse(text, &p);
+
+	free(text);
+	assert_int_equal(r, -EINVAL);
+	assert_null(p);
+	assert_message(c->loc, c->kw[0], c->kw[1], c->kw[2], c->kw[3], NULL);
+}
+
+/* ---- malformed cases that need more than one line ---- */
+
+static void test_base_is_valid(void **state)
+{
+	struct profile *p;
+	char *text = base_with(0, NULL);
+
+	assert_int_equal(parse(text, &p), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(p->n_sets, 2);
+	assert_int_equal(p->default_set, 0);
+	profile_free(p);
+	free(text);
+}
+
+static void test_every_problem_is_reported(void **state)
+{
+	static const char text[] =
+		"gadget: { vendor_id = 0x1ffff; product_id = 0x0104;\n"
+		"  strings: { manufacturer = \"m\"; product = \"p\"; }; };\n"
+		"functions: { adb: { type = \"ffz\"; }; };\n"
+		"sets = ( { functions = [ \"adb\" ]; } );\n";
+	struct profile *p;
+
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:1: ", "gadget.vendor_id", "out of range", NULL);
+	assert_message("t.conf:2: ", "gadget.strings.serial", "missing", NULL);
+	assert_message("t.conf:3: ", "functions.adb", "unknown type \"ffz\"", NULL);
+	assert_int_equal(count_messages(), 3);
+}
+
+static void test_missing_groups(void **state)
+{
+	struct profile *p;
+
+	assert_int_equal(parse("default = \"acm\";\n", &p), -EINVAL);
+	assert_message("t.conf:1: ", "gadget", "required", NULL);
+	assert_message("t.conf:1: ", "functions", "required", NULL);
+	assert_message("t.conf:1: ", "sets", "required", NULL);
+	assert_int_equal(parse("", &p), -EINVAL);
+	assert_message("t.conf:1: ", "gadget", "required", NULL);
+}
+
+static void test_empty_catalogue_and_sets(void **state)
+{
+	static const char text[] =
+		"gadget: { vendor_id = 1; product_id = 2;\n"
+		"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+		"functions: { };\n"
+		"sets = ( );\n";
+	struct profile *p;
+
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:3: ", "functions", "empty", NULL);
+	assert_message("t.conf:4: ", "sets", "at least one set", NULL);
+}
+
+static void test_sets_must_be_a_list(void **state)
+{
+	struct profile *p;
+	char *text = strdup("gadget: { vendor_id = 1; product_id = 2;\n"
+		      "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+		      "functions: { acm: { type = \"acm\"; }; };\n"
+		      "sets: { a = 1; };\n");
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:4: ", "sets", "list", NULL);
+	free(text);
+}
+
+static void test_string_too_long(void **state)
+{
+	char line[512], name[128];
+	struct profile *p;
+	char *text;
+
+	memset(name, 'x', 127);
+	name[127] = '\0';
+	snprintf(line, sizeof(line), "  strings: { manufacturer = \"%s\"; product = \"p\"; serial = \"s\"; };", name);
+	text = base_with(3, line);
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:3: ", "gadget.strings.manufacturer", "at most 126", NULL);
+	free(text);
+	name[126] = '\0'; /* 126 characters are fine */
+	snprintf(line, sizeof(line), "  strings: { manufacturer = \"%s\"; product = \"p\"; serial = \"s\"; };", name);
+	text = base_with(3, line);
+	assert_int_equal(parse(text, &p), 0);
+	assert_int_equal(strlen(p->manufacturer), 126);
+	profile_free(p);
+	free(text);
+}
+
+/* A catalogue of n acm functions f0..f(n-1) and one set per function. */
+static char *many(unsigned n_functions, unsigned n_sets, unsigned n_options)
+{
+	size_t size = 65536, len = 0;
+	char *buf = malloc(size);
+	unsigned i;
+
+	assert_non_null(buf);
+	len += snprintf(buf + len, size - len,
+			"gadget: { vendor_id = 1; product_id = 2;\n"
+			"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+			"functions: {\n");
+	for (i = 0; i < n_functions; i++)
+		len += snprintf(buf + len, size - len, "  f%u: { type = \"acm\"; };\n", i);
+	len += snprintf(buf + len, size - len, "  g: { type = \"ffs\"; plugin = \"x\"; options: {");
+	for (i = 0; i < n_options; i++)
+		len += snprintf(buf + len, size - len, " o%u = %u;", i, i);
+	len += snprintf(buf + len, size - len, " }; };\n};\nsets = (\n");
+	for (i = 0; i < n_sets; i++)
+		len += snprintf(buf + len, size - len, "  { functions = [ \"f%u\" ]; product_id = %u; }%s\n",
+				i % n_functions, 100 + i, i + 1 < n_sets ? "," : "");
+	snprintf(buf + len, size - len, ");\n");
+	return buf;
+}
+
+static void test_limits(void **state)
+{
+	struct profile *p;
+	char *text;
+
+	text = many(15, 15, 32); /* 15 + g = 16 functions, 32 options: fine */
+	assert_int_equal(parse(text, &p), 0);
+	assert_int_equal(p->n_functions, 16);
+	assert_int_equal(p->functions[15].n_options, 32);
+	assert_string_equal(profile_option(&p->functions[15], "o31"), "31");
+	profile_free(p);
+	free(text);
+
+	text = many(16, 1, 0);
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:3: ", "functions", "more than 16", NULL);
+	free(text);
+
+	text = many(1, 1, 33);
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:5: ", "functions.g", "more than 32 options", NULL);
+	free(text);
+}
+
+static void test_too_many_sets(void **state)
+{
+	struct profile *p;
+	char *text = many(15, 33, 0);
+
+	/* 33 sets over 15 functions also repeat functions: the count is one
+	 * of several messages. */
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_non_null(strstr(err, "sets: more than 32 sets"));
+	free(text);
+}
+
+static void test_text_limit(void **state)
+{
+	size_t n = 70 * 1024;
+	struct profile *p;
+	char *text = malloc(n + 1);
+
+	memset(text, '#', n);
+	text[n] = '\0';
+	assert_int_equal(parse(text, &p), -EFBIG);
+	assert_message("t.conf:1: ", "larger than", NULL);
+	free(text);
+}
+
+static void test_lint_leaves_valid_numbers(void **state)
+{
+	struct profile *p;
+	/* names with digits, 64-bit literals, floats in comments and
+	 * strings must not be taken for oversized integers */
+	char *text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; "
+			       "options: { n2 = 5000000000L; s = \"99999999999\"; }; }; # 1.5e99 0x1ffffffff");
+
+	assert_int_equal(parse(text, &p), 0);
+	assert_string_equal(profile_option(&p->functions[2], "n2"), "5000000000");
+	assert_string_equal(profile_option(&p->functions[2], "s"), "99999999999");
+	profile_free(p);
+	free(text);
+}
+
+/* ---- valid profiles ---- */
+
+static const char full_profile[] =
+	"gadget: {\n"
+	"  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0203;\n"
+	"  bcd_usb = 0x0300; device_class = 0xef; device_subclass = 2;\n"
+	"  device_protocol = 1; max_power = 900;\n"
+	"  strings: { lang = 0x407; manufacturer = \"M\"; product = \"P\"; serial = \"S1\"; };\n"
+	"  os_desc: { vendor_code = 0xcd; qw_sign = \"MSFT100\"; };\n"
+	"};\n"
+	"functions: {\n"
+	"  acm: { type = \"acm\"; };\n"
+	"  ecm: { type = \"ecm\"; dev_addr = \"02:00:00:00:00:01\"; host_addr = \"02:00:00:00:00:02\"; qmult = 5; };\n"
+	"  ncm: { type = \"ncm\"; };\n"
+	"  rndis: { type = \"rndis\"; };\n"
+	"  disk: { type = \"mass_storage\"; file = \"/srv/disk.img\"; ro = true; removable = false; cdrom = true; };\n"
+	"  kbd: { type = \"hid\"; protocol = 1; subclass = 1; report_length = 8; report_desc = \"05010906a101c0\"; };\n"
+	"  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"on\"; port = 0x10; verbose = true; }; };\n"
+	"};\n"
+	"sets = (\n"
+	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
+	"  { functions = [ \"adb\", \"disk\", \"kbd\" ]; vendor_id = 0x18d1; product_id = 0x2d01; product = \"Accessory\"; },\n"
+	"  { functions = [ \"ncm\" ]; }\n"
+	");\n"
+	"default = \"disk, adb ,kbd\";\n";
+
+static void test_full_round_trip(void **state)
+{
+	const struct profile_function *f;
+	struct profile *p;
+
+	assert_int_equal(profile_parse("/etc/gadgetd/profiles/full.conf", full_profile, &p,
+				       err, sizeof(err)), 0);
+	assert_string_equal(p->name, "full");
+	assert_string_equal(p->path, "/etc/gadgetd/profiles/full.conf");
+	assert_int_equal(p->vendor_id, 0x1d6b);
+	assert_int_equal(p->product_id, 0x0104);
+	assert_int_equal(p->bcd_device, 0x0203);
+	assert_int_equal(p->bcd_usb, 0x0300);
+	assert_int_equal(p->device_class, 0xef);
+	assert_int_equal(p->device_subclass, 2);
+	assert_int_equal(p->device_protocol, 1);
+	assert_int_equal(p->max_power, 900);
+	assert_int_equal(p->lang, 0x407);
+	assert_string_equal(p->manufacturer, "M");
+	assert_string_equal(p->product, "P");
+	assert_string_equal(p->serial, "S1");
+	assert_true(p->has_os_desc);
+	assert_int_equal(p->os_vendor_code, 0xcd);
+	assert_string_equal(p->os_qw_sign, "MSFT100");
+	assert_int_equal(p->n_functions, 7);
+
+	f = profile_function_find(p, "ecm");
+	assert_non_null(f);
+	assert_int_equal(f->type, PROFILE_F_ECM);
+	assert_null(f->plugin);
+	assert_string_equal(profile_option(f, "dev_addr"), "02:00:00:00:00:01");
+	assert_string_equal(profile_option(f, "host_addr"), "02:00:00:00:00:02");
+	assert_string_equal(profile_option(f, "qmult"), "5");
+
+	f = profile_function_find(p, "disk");
+	assert_int_equal(f->type, PROFILE_F_MASS_STORAGE);
+	assert_string_equal(profile_option(f, "file"), "/srv/disk.img");
+	assert_string_equal(profile_option(f, "ro"), "true");
+	assert_string_equal(profile_option(f, "removable"), "false");
+	assert_string_equal(profile_option(f, "cdrom"), "true");
+
+	f = profile_function_find(p, "kbd");
+	assert_int_equal(f->type, PROFILE_F_HID);
+	assert_string_equal(profile_option(f, "report_desc"), "05010906a101c0");
+	assert_string_equal(profile_option(f, "report_length"), "8");
+	assert_string_equal(profile_option(f, "protocol"), "1");
+
+	f = profile_function_find(p, "adb");
+	assert_int_equal(f->type, PROFILE_F_FFS);
+	assert_string_equal(f->plugin, "adb");
+	assert_int_equal(f->n_options, 3);
+	assert_string_equal(profile_option(f, "auth"), "on");
+	assert_string_equal(profile_option(f, "port"), "16"); /* hex in, decimal out */
+	assert_string_equal(profile_option(f, "verbose"), "true");
+	assert_null(profile_option(f, "nosuch"));
+	assert_null(profile_function_find(p, "nosuch"));
+
+	assert_int_equal(p->n_sets, 3);
+	assert_int_equal(p->sets[0].vendor_id, 0x1d6b);
+	assert_int_equal(p->sets[0].product_id, 0x0105);
+	assert_null(p->sets[0].product);
+	assert_int_equal(p->sets[1].vendor_id, 0x18d1);
+	assert_int_equal(p->sets[1].product_id, 0x2d01);
+	assert_string_equal(p->sets[1].product, "Accessory");
+	assert_int_equal(p->sets[1].n_functions, 3);
+	assert_string_equal(p->functions[p->sets[1].functions[0]].name, "adb");
+	assert_string_equal(p->functions[p->sets[1].functions[2]].name, "kbd");
+	/* a set without ids takes the gadget's */
+	assert_int_equal(p->sets[2].vendor_id, 0x1d6b);
+	assert_int_equal(p->sets[2].product_id, 0x0104);
+	assert_int_equal(p->default_set, 1);
+	profile_free(p);
+}
+
+static void test_defaults(void **state)
+{
+	struct profile *p;
+	char *text = base_with(14, "# no default");
+
+	assert_int_equal(parse(text, &p), 0);
+	assert_int_equal(p->bcd_device, 0x0100);
+	assert_int_equal(p->bcd_usb, 0x0200);
+	assert_int_equal(p->max_power, 250);
+	assert_int_equal(p->lang, 0x409);
+	assert_false(p->has_os_desc);
+	assert_int_equal(p->default_set, -1);
+	assert_string_equal(p->name, "t");
+	profile_free(p);
+	free(text);
+}
+
+static void test_os_desc_default_sign(void **state)
+{
+	struct profile *p;
+	char *text = base_with(3, "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; "
+			       "os_desc: { vendor_code = 0xcd; };");
+
+	assert_int_equal(parse(text, &p), 0);
+	assert_true(p->has_os_desc);
+	assert_string_equal(p->os_qw_sign, "MSFT100");
+	profile_free(p);
+	free(text);
+}
+
+/* ---- set requests ---- */
+
+static struct profile *base_profile(void)
+{
+	struct profile *p;
+	char *text = base_with(0, NULL);
+
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	return p;
+}
+
+static void test_set_find(void **state)
+{
+	struct profile *p = base_profile();
+
+	assert_int_equal(profile_set_find(p, "acm,ecm", err, sizeof(err)), 0);
+	assert_int_equal(profile_set_find(p, "ecm,acm", err, sizeof(err)), 0);
+	assert_int_equal(profile_set_find(p, "  ecm ,\tacm ", err, sizeof(err)), 0);
+	assert_int_equal(profile_set_find(p, "adb", err, sizeof(err)), 1);
+	profile_free(p);
+}
+
+static void test_set_find_unknown(void **state)
+{
+	struct profile *p = base_profile();
+
+	assert_int_equal(profile_set_find(p, "acm,mtpp", err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "unknown function \"mtpp\""));
+	profile_free(p);
+}
+
+static void test_set_find_not_allowed(void **state)
+{
+	struct profile *p = base_profile();
+
+	assert_int_equal(profile_set_find(p, "acm,adb", err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "\"acm,adb\" is not an allowed set"));
+	assert_non_null(strstr(err, "allowed sets: acm,ecm; adb"));
+	/* a function named twice is no allowed set either */
+	assert_int_equal(profile_set_find(p, "acm,acm,ecm", err, sizeof(err)), -EPERM);
+	assert_int_equal(profile_set_find(p, "acm", err, sizeof(err)), -EPERM);
+	profile_free(p);
+}
+
+static void test_set_find_empty(void **state)
+{
+	struct profile *p = base_profile();
+	char longreq[600];
+
+	assert_int_equal(profile_set_find(p, "", err, sizeof(err)), -EINVAL);
+	assert_int_equal(profile_set_find(p, " , ,", err, sizeof(err)), -EINVAL);
+	assert_int_equal(profile_set_find(p, NULL, err, sizeof(err)), -EINVAL);
+	/* a request the parser would have to cut is refused, not truncated
+	 * into "acm,ecm" */
+	memset(longreq, ' ', sizeof(longreq));
+	memcpy(longreq, "acm,ecm", 7);
+	memcpy(longreq + sizeof(longreq) - 5, ",adb", 5);
+	assert_int_equal(profile_set_find(p, longreq, err, sizeof(err)), -EINVAL);
+	profile_free(p);
+}
+
+static void test_set_find_small_buffer(void **state)
+{
+	struct profile *p = base_profile();
+	char small[16];
+
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(profile_set_find(p, "acm,adb", small, sizeof(small)), -EPERM);
+	assert_int_equal(strlen(small), sizeof(small) - 1);
+	profile_free(p);
+}
+
+static void test_set_name(void **state)
+{
+	struct profile *p = base_profile();
+	char buf[64], small[5];
+
+	profile_set_name(p, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "acm,ecm");
+	profile_set_name(p, 1, buf, sizeof(buf));
+	assert_string_equal(buf, "adb");
+	profile_set_name(p, 0, small, sizeof(small));
+	assert_string_equal(small, "acm,");
+	profile_free(p);
+}
+
+static void test_ftype_name(void **state)
+{
+	assert_string_equal(profile_ftype_name(PROFILE_F_ACM), "acm");
+	assert_string_equal(profile_ftype_name(PROFILE_F_MASS_STORAGE), "mass_storage");
+	assert_string_equal(profile_ftype_name(PROFILE_F_FFS), "ffs");
+}
+
+/* ---- files ---- */
+
+static void test_load_missing_file(void **state)
+{
+	struct profile *p = (struct profile *)1;
+
+	assert_int_equal(profile_load("/nonexistent/x.conf", &p, err, sizeof(err)), -ENOENT);
+	assert_null(p);
+	assert_non_null(strstr(err, "/nonexistent/x.conf: No such file"));
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/test_profile_XXXXXX";
+	char *text = base_with(2, "  vendor_id = 0x1d6b; product_id = 0x1ffff;");
+	struct profile *p;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(profile_load(path, &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, ":2: gadget.product_id: 0x1ffff out of range"));
+	/* a NUL byte would make libconfig stop reading early */
+	assert_int_equal(write(fd, "\0x", 2), 2);
+	assert_int_equal(profile_load(path, &p, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "NUL"));
+	close(fd);
+	unlink(path);
+	free(text);
+}
+
+/* Every shipped profile must load: the daemon and gadgetd -n read them. */
+static void test_shipped_profiles(void **state)
+{
+	DIR *d = opendir(PROFILES_DIR);
+	char path[512];
+	struct dirent *de;
+	struct profile *p;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
+		    !strcmp(de->d_name, "gadgetd.conf"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", PROFILES_DIR, de->d_name);
+		if (profile_load(path, &p, err, sizeof(err)) < 0)
+			fail_msg("%s", err);
+		assert_true(p->default_set >= 0);
+		profile_free(p);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 2);
+}
+
+static void test_android_profile(void **state)
+{
+	struct profile *p;
+	char name[64];
+	int i;
+
+	if (profile_load(PROFILES_DIR "/android.conf", &p, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(p->vendor_id, 0x1d6b);
+	assert_string_equal(p->serial, "GADGETD0001");
+	assert_int_equal(p->max_power, 250);
+	assert_int_equal(p->os_vendor_code, 0xcd);
+	profile_set_name(p, p->default_set, name, sizeof(name));
+	assert_string_equal(name, "acm,ecm");
+	i = profile_set_find(p, "accessory", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].vendor_id, 0x18d1);
+	assert_int_equal(p->sets[i].product_id, 0x2d00);
+	i = profile_set_find(p, "adb,accessory", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].product_id, 0x2d01);
+	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "on");
+	assert_true(profile_set_find(p, "mtp,adb", err, sizeof(err)) >= 0);
+	assert_true(profile_set_find(p, "rndis,adb", err, sizeof(err)) >= 0);
+	profile_free(p);
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[BAD_N + 40];
+	static char names[BAD_N][48];
+	size_t n = 0, i;
+
+	for (i = 0; i < BAD_N; i++) {
+		snprintf(names[i], sizeof(names[i]), "bad case %zu (line %u)", i + 1,
+			 bad_cases[i].line);
+		tests[n++] = (struct CMUnitTest){ .name = names[i],
+			.test_func = test_bad_case,
+			.initial_state = (void *)&bad_cases[i] };
+	}
+#define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
+	T(test_base_is_valid);
+	T(test_every_problem_is_reported);
+	T(test_missing_groups);
+	T(test_empty_catalogue_and_sets);
+	T(test_sets_must_be_a_list);
+	T(test_string_too_long);
+	T(test_limits);
+	T(test_too_many_sets);
+	T(test_text_limit);
+	T(test_lint_leaves_valid_numbers);
+	T(test_full_round_trip);
+	T(test_defaults);
+	T(test_os_desc_default_sign);
+	T(test_set_find);
+	T(test_set_find_unknown);
+	T(test_set_find_not_allowed);
+	T(test_set_find_empty);
+	T(test_set_find_small_buffer);
+	T(test_set_name);
+	T(test_ftype_name);
+	T(test_load_missing_file);
+	T(test_load_file);
+	T(test_shipped_profiles);
+	T(test_android_profile);
+#undef T
+	return _cmocka_run_group_tests("profile", tests, n, NULL, NULL);
+}
