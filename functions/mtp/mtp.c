@@ -219,6 +219,9 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 		}
 		return;
 	}
+	log_debug("mtp: op 0x%04x tid %u params %u: %08x %08x %08x",
+		  m->cmd.code, m->cmd.tid, m->cmd.nparams, m->cmd.params[0],
+		  m->cmd.params[1], m->cmd.params[2]);
 	mtp_ops_command(m->ops, &m->cmd, &m->reply);
 	switch (m->reply.phase) {
 	case MTP_PHASE_NONE:

@@ -288,7 +288,9 @@ static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
 		chain[depth++] = h;
 		h = o->parent;
 	}
-	fd = dup(st->rootfd);
+	/* A fresh open file description: a dup() would share the
+	 * directory offset, and a second listing would come out empty. */
+	fd = openat(st->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (depth--) {

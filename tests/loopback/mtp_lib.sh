@@ -1,0 +1,74 @@
+# Shell helpers for the MTP loopback test and benchmark, sourced in the
+# guest after lib.sh: compose a gadget by hand with one FunctionFS
+# instance served by gadgetd-worker + mtp.so (the way t-ffs-echo.sh
+# does), and tear it down again.
+#
+#   mtp_up OPTS...   compose, start the worker with -o OPTS, bind, wait
+#   mtp_down         stop the worker, unbind, remove the gadget
+#   mtp_cmd ARGS...  gadgetctl-style command to the plugin (rc text)
+
+MTP_PY=/usr/bin/python3
+MTP_T=$SRC/tests/loopback
+MTP_G=/sys/kernel/config/usb_gadget/gmtp
+MTP_FFS=/run/ffs-mtp
+MTP_CTL=/run/ffs-mtp.ctl
+MTP_WLOG=${MTP_WLOG:-/mnt/out/mtp-worker.log}
+MTP_ID=1209:0002
+MTP_WPID=
+
+mtp_compose() {
+	mkdir -p $MTP_G/strings/0x409 $MTP_G/configs/c.1/strings/0x409 \
+		$MTP_G/functions/ffs.mtp || return 1
+	echo 0x1209 > $MTP_G/idVendor
+	echo 0x0002 > $MTP_G/idProduct
+	echo gadgetd > $MTP_G/strings/0x409/manufacturer
+	echo "gadgetd MTP" > $MTP_G/strings/0x409/product
+	echo MTP00001 > $MTP_G/strings/0x409/serialnumber
+	echo mtp > $MTP_G/configs/c.1/strings/0x409/configuration
+	echo 1 > $MTP_G/os_desc/use
+	echo 0xcd > $MTP_G/os_desc/b_vendor_code
+	echo MSFT100 > $MTP_G/os_desc/qw_sign
+	ln -s $MTP_G/functions/ffs.mtp $MTP_G/configs/c.1/ || return 1
+	ln -s $MTP_G/configs/c.1 $MTP_G/os_desc/ || return 1
+	mkdir -p $MTP_FFS
+	timeout 10 mount -t functionfs -o no_disconnect=1 mtp $MTP_FFS
+}
+
+# mtp_up KEY=VALUE...: the options of the plugin.
+mtp_up() {
+	mtp_compose || { echo "compose failed"; return 1; }
+	set -f
+	opts=""
+	for o in "$@"; do opts="$opts -o $o"; done
+	out=$(timeout 30 $MTP_PY "$MTP_T/ffs_worker.py" start "$MTP_CTL" --timeout 20 -- \
+		"$B/gadgetd-worker" -P "$B/plugins/mtp.so" -i mtp -d "$MTP_FFS" \
+		${MTP_WFLAGS:-} $opts 2>>"$MTP_WLOG")
+	rc=$?
+	set +f
+	[ $rc = 0 ] || { echo "worker did not get READY: $out"; tail -n 20 "$MTP_WLOG"; return 1; }
+	set -- $out
+	MTP_WPID=$2
+	timeout 10 sh -c "echo dummy_udc.0 > $MTP_G/UDC" || return 1
+	wait_usb $MTP_ID 15
+}
+
+mtp_cmd() {
+	timeout 10 $MTP_PY "$MTP_T/ffs_worker.py" cmd "$MTP_CTL" "$@"
+}
+
+mtp_down() {
+	[ -n "$MTP_WPID" ] && kill -TERM "$MTP_WPID" 2>/dev/null
+	n=0
+	while [ -n "$MTP_WPID" ] && kill -0 "$MTP_WPID" 2>/dev/null && [ $n -lt 30 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -n "$MTP_WPID" ] && kill -KILL "$MTP_WPID" 2>/dev/null
+	MTP_WPID=
+	timeout 10 sh -c "echo '' > $MTP_G/UDC" 2>/dev/null
+	timeout 10 umount $MTP_FFS 2>/dev/null
+	rm -f $MTP_G/os_desc/c.1 $MTP_G/configs/c.1/ffs.mtp 2>/dev/null
+	rmdir $MTP_G/configs/c.1/strings/0x409 $MTP_G/configs/c.1 \
+		$MTP_G/functions/ffs.mtp $MTP_G/strings/0x409 $MTP_G 2>/dev/null
+	return 0
+}
