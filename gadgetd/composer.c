@@ -173,7 +173,7 @@ static int composer_os_desc(struct composer *c, const struct profile *p)
 	if (!p->has_os_desc)
 		return 0;
 	r = usbg_set_gadget_os_descs(c->gadget, &os);
-	if (r == USBG_SUCCESS)
+	if (r == USBG_SUCCESS && usbg_get_os_desc_binding(c->gadget) != c->config)
 		r = usbg_set_os_desc_config(c->gadget, c->config);
 	if (r != USBG_SUCCESS)
 		return composer_fail(r, "cannot set OS descriptors of", c->name);

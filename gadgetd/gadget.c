@@ -338,6 +338,12 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 			profile_free(p);
 		return idx;
 	}
+	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer)) {
+		char name[GADGET_SET_MAX];
+		profile_set_name(p, idx, name, sizeof(name));
+		snprintf(msg, size, "%s is already active", name);
+		return 0;
+	}
 	g->busy = true;
 	r = gadget_transact(g, p, idx, msg, size);
 	g->busy = false;

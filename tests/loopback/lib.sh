@@ -19,7 +19,8 @@ export GADGETD_SOCKET=/run/gadgetd.sock
 FAILS=0
 CHECKS=0
 
-say() { echo "== $*"; }
+T0=$(cut -d' ' -f1 /proc/uptime)
+say() { echo "== [$(awk -v t0="$T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)s] $*"; }
 
 fail() {
 	echo "FAIL: $*"
@@ -71,7 +72,7 @@ gd_modules() {
 
 gd_install() {
 	gd_modules
-	timeout 120 make -s -C "$SRC" install PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
+	timeout 120 make -s -C "$SRC" install-files PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
 		{ cat /mnt/out/install.log; die "make install failed"; }
 	mkdir -p /srv/mtp
 }
@@ -139,7 +140,7 @@ wait_no_usb() {
 
 # A product id of a set in the profile, from `gadgetctl list`.
 set_pid() {
-	gadgetctl list | awk -v s="$1" '$1 == s { print $2 }'
+	gadgetctl list | awk -v s="$1" '/^sets:/ { on = 1 } on && $1 == s { split($2, id, ":"); print id[2] }'
 }
 
 finish() {

@@ -13,7 +13,8 @@ check "host sees $VID:$PID_ACMECM" wait_usb "$VID:$PID_ACMECM"
 lsusb -v -d "$VID:$PID_ACMECM" 2>/dev/null > /mnt/out/lsusb-acm-ecm.txt
 check "iManufacturer is the profile's" grep -q 'iManufacturer.*gadgetd' /mnt/out/lsusb-acm-ecm.txt
 check "iSerial is the profile's" grep -q 'iSerial.*GADGETD' /mnt/out/lsusb-acm-ecm.txt
-check "CDC ACM interface present" grep -q 'bInterfaceClass.*Communications' /mnt/out/lsusb-acm-ecm.txt
+check "CDC ACM interface (2/2) present" grep -Eq 'bInterfaceSubClass +2( |$)' /mnt/out/lsusb-acm-ecm.txt
+check "CDC ECM interface (2/6) present" grep -Eq 'bInterfaceSubClass +6( |$)' /mnt/out/lsusb-acm-ecm.txt
 
 say "serial: /dev/ttyACM0 <-> /dev/ttyGS0"
 n=0; while [ ! -e /dev/ttyACM0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
