@@ -1,0 +1,496 @@
+#include "epio.h"
+#include "log.h"
+#include "loop.h"
+
+#include <errno.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EPIO_SLOTS (EPIO_RX_SLOTS > EPIO_TX_SLOTS ? EPIO_RX_SLOTS : EPIO_TX_SLOTS)
+#define EPIO_EVENTS (EPIO_MAX_EPS * EPIO_SLOTS)
+
+struct epio_ep;
+
+struct epio_slot {
+	struct iocb cb;
+	struct epio_ep *ep;
+	uint8_t *buf;
+	size_t len;
+	unsigned gen;
+	bool busy;
+	/* Read data kept while the plugin has paused reception. */
+	bool held;
+	size_t held_len;
+};
+
+/* One queued IN transfer; off is how much of it is already in flight. */
+struct epio_tx {
+	struct epio_tx *next;
+	size_t len;
+	size_t off;
+	uint8_t data[];
+};
+
+struct epio_ep {
+	struct epio *io;
+	unsigned idx;
+	int fd;
+	bool in;
+	bool enabled;
+	bool rx_on;
+	unsigned max_packet;
+	/* Bumped on disable: completions of older I/O are only reaped. */
+	unsigned gen;
+	unsigned n_slots;
+	unsigned busy;
+	struct epio_slot slots[EPIO_SLOTS];
+	/* Held reads (slot indexes) in completion order. */
+	unsigned held[EPIO_SLOTS];
+	unsigned n_held;
+	struct epio_tx *head;
+	struct epio_tx *tail;
+	size_t backlog;
+	size_t inflight;
+};
+
+struct epio {
+	struct loop *loop;
+	struct loop_watch *watch;
+	int efd;
+	io_context_t ctx;
+	const struct epio_ops *ops;
+	void *data;
+	struct epio_ep eps[EPIO_MAX_EPS];
+};
+
+static bool epio_quiet_error(long res)
+{
+	/* What disable, cancel and unplug look like; nothing to report. */
+	return res == -ESHUTDOWN || res == -ECONNRESET || res == -ENODEV ||
+	       res == -ECANCELED || res == -EINTR;
+}
+
+static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
+{
+	struct iocb *cbp = &s->cb;
+	int r;
+
+	if (ep->in)
+		io_prep_pwrite(&s->cb, ep->fd, s->buf, len, 0);
+	else
+		io_prep_pread(&s->cb, ep->fd, s->buf, len, 0);
+	io_set_eventfd(&s->cb, ep->io->efd);
+	s->cb.data = s;
+	r = io_submit(ep->io->ctx, 1, &cbp);
+	if (r != 1) {
+		/* -EAGAIN: f_fs has disabled the ep, a DISABLE event follows. */
+		if (r != -EAGAIN)
+			log_warnx("epio: ep%u: io_submit: %s", ep->idx + 1,
+				  strerror(r < 0 ? -r : EIO));
+		return r < 0 ? r : -EIO;
+	}
+	s->busy = true;
+	s->len = len;
+	s->gen = ep->gen;
+	ep->busy++;
+	return 0;
+}
+
+static struct epio_slot *epio_free_slot(struct epio_ep *ep)
+{
+	unsigned i;
+
+	for (i = 0; i < ep->n_slots; i++)
+		if (!ep->slots[i].busy && !ep->slots[i].held)
+			return &ep->slots[i];
+	return NULL;
+}
+
+static void epio_rx_fill(struct epio_ep *ep)
+{
+	struct epio_slot *s;
+
+	while (ep->enabled && ep->rx_on && (s = epio_free_slot(ep)))
+		if (epio_submit(ep, s, EPIO_XFER) < 0)
+			return;
+}
+
+static void epio_tx_pop(struct epio_ep *ep)
+{
+	struct epio_tx *t = ep->head;
+
+	ep->head = t->next;
+	if (!ep->head)
+		ep->tail = NULL;
+	free(t);
+}
+
+/* Move backlog into free slots; a ZLP only goes out on an idle ep. */
+static void epio_tx_pump(struct epio_ep *ep)
+{
+	struct epio_slot *s;
+
+	while (ep->enabled && ep->head) {
+		struct epio_tx *t = ep->head;
+		size_t n = t->len - t->off;
+
+		if (!t->len && ep->busy)
+			return;
+		s = epio_free_slot(ep);
+		if (!s)
+			return;
+		if (n > EPIO_XFER)
+			n = EPIO_XFER;
+		memcpy(s->buf, t->data + t->off, n);
+		if (epio_submit(ep, s, n) < 0)
+			return;
+		t->off += n;
+		ep->backlog -= n;
+		ep->inflight += n;
+		if (t->off == t->len)
+			epio_tx_pop(ep);
+	}
+}
+
+/* Hand held reads to the plugin in order until it pauses again. */
+static void epio_rx_deliver(struct epio_ep *ep)
+{
+	while (ep->n_held && ep->rx_on && ep->enabled) {
+		struct epio_slot *s = &ep->slots[ep->held[0]];
+
+		ep->n_held--;
+		memmove(ep->held, ep->held + 1, ep->n_held * sizeof(ep->held[0]));
+		s->held = false;
+		ep->io->ops->rx(ep->io->data, ep->idx, s->buf, s->held_len);
+	}
+}
+
+static void epio_complete_rx(struct epio_ep *ep, struct epio_slot *s, long res)
+{
+	if (s->gen != ep->gen || !ep->enabled)
+		return;
+	if (res < 0) {
+		if (epio_quiet_error(res))
+			return;
+		log_warnx("epio: ep%u: read: %s", ep->idx + 1, strerror(-res));
+	} else {
+		/* Reads already queued keep completing after a pause. */
+		s->held = true;
+		s->held_len = res;
+		ep->held[ep->n_held++] = s - ep->slots;
+		epio_rx_deliver(ep);
+	}
+	epio_rx_fill(ep);
+}
+
+static void epio_complete_tx(struct epio_ep *ep, struct epio_slot *s, long res)
+{
+	size_t before;
+
+	if (s->gen != ep->gen) {
+		epio_tx_pump(ep);
+		return;
+	}
+	before = ep->backlog + ep->inflight;
+	ep->inflight -= s->len;
+	if (res < 0 && !epio_quiet_error(res))
+		log_warnx("epio: ep%u: write: %s", ep->idx + 1, strerror(-res));
+	else if (res >= 0 && (size_t)res != s->len)
+		log_warnx("epio: ep%u: short write %ld of %zu", ep->idx + 1,
+			  res, s->len);
+	epio_tx_pump(ep);
+	if (ep->io->ops->tx_done)
+		ep->io->ops->tx_done(ep->io->data, ep->idx, before,
+				     ep->backlog + ep->inflight);
+}
+
+static void epio_complete(struct io_event *ev)
+{
+	struct epio_slot *s = ev->data;
+	struct epio_ep *ep = s->ep;
+
+	s->busy = false;
+	ep->busy--;
+	if (ep->in)
+		epio_complete_tx(ep, s, (long)ev->res);
+	else
+		epio_complete_rx(ep, s, (long)ev->res);
+}
+
+static int epio_reap(struct epio *io, long min_nr, struct timespec *ts)
+{
+	struct io_event evs[EPIO_EVENTS];
+	int n, i;
+
+	n = io_getevents(io->ctx, min_nr, EPIO_EVENTS, evs, ts);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		epio_complete(&evs[i]);
+	return n;
+}
+
+static void epio_on_event(struct loop_watch *w, int fd, uint32_t events,
+			  void *data)
+{
+	struct epio *io = data;
+	struct timespec zero = { 0, 0 };
+	uint64_t cnt;
+	int n;
+
+	if (read(fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+		log_warn("epio: eventfd");
+	do {
+		n = epio_reap(io, 0, &zero);
+	} while (n == EPIO_EVENTS);
+	if (n < 0)
+		log_warnx("epio: io_getevents: %s", strerror(-n));
+}
+
+struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data)
+{
+	struct epio *io = calloc(1, sizeof(*io));
+	int r, i;
+
+	if (!io)
+		return NULL;
+	io->loop = l;
+	io->ops = ops;
+	io->data = data;
+	for (i = 0; i < EPIO_MAX_EPS; i++)
+		io->eps[i].fd = -1;
+	r = io_setup(EPIO_EVENTS, &io->ctx);
+	if (r < 0) {
+		log_warnx("epio: io_setup: %s", strerror(-r));
+		free(io);
+		return NULL;
+	}
+	io->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (io->efd < 0 || !(io->watch = loop_add_fd(l, io->efd, EPOLLIN,
+						      epio_on_event, io))) {
+		log_warn("epio: eventfd");
+		if (io->efd >= 0)
+			close(io->efd);
+		io_destroy(io->ctx);
+		free(io);
+		return NULL;
+	}
+	return io;
+}
+
+static void epio_cancel_all(struct epio_ep *ep)
+{
+	struct io_event ev;
+	unsigned i;
+
+	for (i = 0; i < ep->n_slots; i++) {
+		struct epio_slot *s = &ep->slots[i];
+
+		/* Linux delivers the cancelled iocb through the ring
+		 * (-EINPROGRESS); 0 means it was finished here. */
+		if (s->busy && io_cancel(ep->io->ctx, &s->cb, &ev) == 0) {
+			s->busy = false;
+			ep->busy--;
+		}
+	}
+}
+
+static void epio_drop_backlog(struct epio_ep *ep)
+{
+	while (ep->head)
+		epio_tx_pop(ep);
+	ep->backlog = 0;
+	ep->inflight = 0;
+}
+
+static bool epio_busy(const struct epio *io)
+{
+	unsigned i;
+
+	for (i = 0; i < EPIO_MAX_EPS; i++)
+		if (io->eps[i].busy)
+			return true;
+	return false;
+}
+
+/* Buffers may only go once the kernel has let go of every iocb. */
+static bool epio_quiesce(struct epio *io)
+{
+	uint64_t deadline = loop_now_ms() + 1000;
+	unsigned i;
+
+	for (i = 0; i < EPIO_MAX_EPS; i++) {
+		io->eps[i].enabled = false;
+		io->eps[i].gen++;
+		epio_cancel_all(&io->eps[i]);
+	}
+	while (epio_busy(io) && loop_now_ms() < deadline) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		if (epio_reap(io, 1, &ts) < 0)
+			break;
+	}
+	return !epio_busy(io);
+}
+
+static void epio_ep_finish(struct epio_ep *ep)
+{
+	unsigned i;
+
+	epio_drop_backlog(ep);
+	for (i = 0; i < ep->n_slots; i++)
+		free(ep->slots[i].buf);
+	if (ep->fd >= 0)
+		close(ep->fd);
+}
+
+void epio_free(struct epio *io)
+{
+	unsigned i;
+
+	if (!io)
+		return;
+	if (epio_quiesce(io)) {
+		io_destroy(io->ctx);
+	} else {
+		/* Leak rather than free buffers the kernel may still fill. */
+		log_warnx("epio: endpoint I/O did not stop");
+		loop_watch_remove(io->watch);
+		return;
+	}
+	for (i = 0; i < EPIO_MAX_EPS; i++)
+		epio_ep_finish(&io->eps[i]);
+	loop_watch_remove(io->watch);
+	free(io);
+}
+
+int epio_add(struct epio *io, unsigned idx, int fd, bool in)
+{
+	struct epio_ep *ep;
+	unsigned i;
+
+	if (idx >= EPIO_MAX_EPS || io->eps[idx].fd >= 0)
+		return -EINVAL;
+	ep = &io->eps[idx];
+	ep->n_slots = in ? EPIO_TX_SLOTS : EPIO_RX_SLOTS;
+	for (i = 0; i < ep->n_slots; i++) {
+		ep->slots[i].ep = ep;
+		ep->slots[i].buf = malloc(EPIO_XFER);
+		if (!ep->slots[i].buf) {
+			while (i--) {
+				free(ep->slots[i].buf);
+				ep->slots[i].buf = NULL;
+			}
+			ep->n_slots = 0;
+			return -ENOMEM;
+		}
+	}
+	ep->io = io;
+	ep->idx = idx;
+	ep->fd = fd;
+	ep->in = in;
+	ep->rx_on = true;
+	return 0;
+}
+
+static struct epio_ep *epio_ep(const struct epio *io, unsigned idx)
+{
+	if (idx >= EPIO_MAX_EPS || io->eps[idx].fd < 0)
+		return NULL;
+	return (struct epio_ep *)&io->eps[idx];
+}
+
+int epio_enable(struct epio *io, unsigned idx, unsigned max_packet)
+{
+	struct epio_ep *ep = epio_ep(io, idx);
+
+	if (!ep || !max_packet)
+		return -EINVAL;
+	if (ep->enabled)
+		epio_disable(io, idx);
+	ep->enabled = true;
+	ep->max_packet = max_packet;
+	if (ep->in)
+		epio_tx_pump(ep);
+	else
+		epio_rx_fill(ep);
+	return 0;
+}
+
+void epio_disable(struct epio *io, unsigned idx)
+{
+	struct epio_ep *ep = epio_ep(io, idx);
+
+	if (!ep)
+		return;
+	ep->enabled = false;
+	ep->max_packet = 0;
+	ep->gen++;
+	epio_cancel_all(ep);
+	epio_drop_backlog(ep);
+	while (ep->n_held)
+		ep->slots[ep->held[--ep->n_held]].held = false;
+}
+
+bool epio_enabled(const struct epio *io, unsigned idx)
+{
+	const struct epio_ep *ep = epio_ep(io, idx);
+
+	return ep && ep->enabled;
+}
+
+unsigned epio_max_packet(const struct epio *io, unsigned idx)
+{
+	const struct epio_ep *ep = epio_ep(io, idx);
+
+	return ep ? ep->max_packet : 0;
+}
+
+int epio_write(struct epio *io, unsigned idx, const void *buf, size_t len)
+{
+	struct epio_ep *ep = epio_ep(io, idx);
+	struct epio_tx *t;
+
+	if (!ep || !ep->in)
+		return -EINVAL;
+	if (!ep->enabled)
+		return -ESHUTDOWN;
+	t = malloc(sizeof(*t) + len);
+	if (!t)
+		return -ENOMEM;
+	t->next = NULL;
+	t->len = len;
+	t->off = 0;
+	if (len)
+		memcpy(t->data, buf, len);
+	if (ep->tail)
+		ep->tail->next = t;
+	else
+		ep->head = t;
+	ep->tail = t;
+	ep->backlog += len;
+	epio_tx_pump(ep);
+	return 0;
+}
+
+size_t epio_queued(const struct epio *io, unsigned idx)
+{
+	const struct epio_ep *ep = epio_ep(io, idx);
+
+	return ep ? ep->backlog + ep->inflight : 0;
+}
+
+void epio_rx_enable(struct epio *io, unsigned idx, bool on)
+{
+	struct epio_ep *ep = epio_ep(io, idx);
+
+	if (!ep || ep->in)
+		return;
+	ep->rx_on = on;
+	epio_rx_deliver(ep);
+	epio_rx_fill(ep);
+}

@@ -1,0 +1,578 @@
+/*
+ * gadgetd-worker: hosts one plugin on one FunctionFS instance.
+ *
+ *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-o KEY=VALUE]... [-v]
+ *
+ * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see worker.h).
+ */
+#include "epio.h"
+#include "ffs.h"
+#include "log.h"
+#include "loop.h"
+#include "plugin.h"
+#include "wmsg.h"
+#include "worker.h"
+
+#include <dlfcn.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WORKER_MAX_OPTS 64
+
+struct plugin {
+	struct loop *loop;
+	const struct plugin_ops *ops;
+	void *priv;
+	bool have_priv;
+	void *dl;
+	const char *so;
+	const char *instance;
+	const char *dir;
+	const char *opts[WORKER_MAX_OPTS];
+	unsigned n_opts;
+	struct plugin_desc desc;
+	int ep_fds[PLUGIN_MAX_EPS];
+	struct ffs_ep0 *ep0;
+	struct loop_watch *ep0_watch;
+	struct loop_watch *ctl;
+	struct epio *epio;
+	bool enabled;
+};
+
+static int worker_send(struct plugin *p, const uint8_t *buf, int len)
+{
+	if (len < 0)
+		return len;
+	if (!p->ctl)
+		return -ENOTCONN;
+	/* Never block the loop on gadgetd; a full socket drops the message. */
+	if (send(loop_watch_fd(p->ctl), buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		log_warn("cannot send message %u to gadgetd", buf[0] | buf[1] << 8);
+		return -errno;
+	}
+	return 0;
+}
+
+static int worker_send_strings(struct plugin *p, uint16_t type,
+			       const char *const *strs, unsigned n)
+{
+	uint8_t buf[WORKER_MSG_MAX];
+
+	return worker_send(p, buf, wmsg_build_strings(buf, sizeof(buf), type,
+						      strs, n));
+}
+
+static void worker_send_host(struct plugin *p, bool on)
+{
+	uint8_t buf[16];
+
+	worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_HOST, on));
+}
+
+struct loop *plugin_loop(struct plugin *p)
+{
+	return p->loop;
+}
+
+const char *plugin_instance(struct plugin *p)
+{
+	return p->instance;
+}
+
+const char *plugin_option(struct plugin *p, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned i;
+
+	for (i = 0; i < p->n_opts; i++)
+		if (!strncmp(p->opts[i], key, kl) && p->opts[i][kl] == '=')
+			return p->opts[i] + kl + 1;
+	return NULL;
+}
+
+static bool worker_ep_in(const struct plugin *p, unsigned ep)
+{
+	if (ep >= p->desc.n_eps)
+		return false;
+	switch (p->desc.eps[ep].type) {
+	case PLUGIN_EP_BULK_IN:
+	case PLUGIN_EP_INTR_IN:
+		return true;
+	case PLUGIN_EP_BULK_OUT:
+		return false;
+	}
+	return false;
+}
+
+int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
+{
+	if (!worker_ep_in(p, ep) || len > PLUGIN_MAX_XFER)
+		return -EINVAL;
+	if (!p->enabled || !p->epio)
+		return -ESHUTDOWN;
+	return epio_write(p->epio, ep, buf, len);
+}
+
+size_t plugin_tx_queued(struct plugin *p, unsigned ep)
+{
+	return p->epio ? epio_queued(p->epio, ep) : 0;
+}
+
+unsigned plugin_max_packet(struct plugin *p, unsigned ep)
+{
+	return p->epio ? epio_max_packet(p->epio, ep) : 0;
+}
+
+void plugin_rx_enable(struct plugin *p, unsigned ep, bool on)
+{
+	if (p->epio)
+		epio_rx_enable(p->epio, ep, on);
+}
+
+int plugin_request_switch(struct plugin *p, const char *request)
+{
+	const char *s[] = { request };
+
+	return worker_send_strings(p, WORKER_SWITCH, s, 1);
+}
+
+void plugin_set_status(struct plugin *p, const char *key, const char *value)
+{
+	const char *s[] = { key, value };
+
+	worker_send_strings(p, WORKER_STATUS, s, 2);
+}
+
+static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
+{
+	struct plugin *p = data;
+
+	if (p->ops->rx)
+		p->ops->rx(p->priv, ep, buf, len);
+}
+
+/* tx_drained fires when the queue crosses PLUGIN_TX_LOW or runs empty. */
+static void worker_tx_done(void *data, unsigned ep, size_t before, size_t queued)
+{
+	struct plugin *p = data;
+	bool crossed = before >= PLUGIN_TX_LOW && queued < PLUGIN_TX_LOW;
+
+	if (p->ops->tx_drained && (crossed || (before && !queued)))
+		p->ops->tx_drained(p->priv, ep);
+}
+
+static const struct epio_ops worker_epio_ops = {
+	.rx = worker_rx,
+	.tx_done = worker_tx_done,
+};
+
+static void worker_disable(struct plugin *p)
+{
+	unsigned i;
+
+	if (!p->enabled)
+		return;
+	for (i = 0; i < p->desc.n_eps; i++)
+		epio_disable(p->epio, i);
+	p->enabled = false;
+	log_info("host disabled the function");
+	worker_send_host(p, false);
+	if (p->ops->disable)
+		p->ops->disable(p->priv);
+}
+
+/* The speed is whatever wMaxPacketSize f_fs chose for the first ep. */
+static int worker_ep_max_packet(struct plugin *p, unsigned ep)
+{
+	struct usb_endpoint_descriptor d;
+
+	memset(&d, 0, sizeof(d));
+	if (ioctl(p->ep_fds[ep], FUNCTIONFS_ENDPOINT_DESC, &d) < 0)
+		return -errno;
+	return le16toh(d.wMaxPacketSize) & 0x7ff;
+}
+
+static void worker_enable(struct plugin *p)
+{
+	unsigned i;
+	int mp = 0;
+
+	/* A second ENABLE means f_fs re-enabled the eps: our I/O is gone. */
+	worker_disable(p);
+	for (i = 0; i < p->desc.n_eps; i++) {
+		mp = worker_ep_max_packet(p, i);
+		if (mp <= 0) {
+			/* Disabled again already; the next event says how. */
+			log_debug("ep%u: no descriptor (%s)", i + 1,
+				  strerror(mp < 0 ? -mp : EINVAL));
+			while (i--)
+				epio_disable(p->epio, i);
+			return;
+		}
+		epio_enable(p->epio, i, mp);
+	}
+	p->enabled = true;
+	log_info("host enabled the function (max packet %d)", mp);
+	worker_send_host(p, true);
+	if (p->ops->enable)
+		p->ops->enable(p->priv);
+}
+
+static void worker_ep0_event(void *data, enum usb_functionfs_event_type type)
+{
+	struct plugin *p = data;
+
+	switch (type) {
+	case FUNCTIONFS_BIND:
+		log_debug("bound to a UDC");
+		return;
+	case FUNCTIONFS_ENABLE:
+		worker_enable(p);
+		return;
+	case FUNCTIONFS_DISABLE:
+	case FUNCTIONFS_UNBIND:
+		worker_disable(p);
+		return;
+	case FUNCTIONFS_SUSPEND:
+	case FUNCTIONFS_RESUME:
+		log_debug("bus %s", type == FUNCTIONFS_SUSPEND ? "suspended" : "resumed");
+		return;
+	case FUNCTIONFS_SETUP:
+		return;
+	}
+}
+
+static int worker_setup(void *data, const struct usb_ctrlrequest *req,
+			uint8_t *in)
+{
+	struct plugin *p = data;
+
+	if (!p->ops->setup)
+		return -EOPNOTSUPP;
+	return p->ops->setup(p->priv, req, in);
+}
+
+static void worker_setup_data(void *data, const struct usb_ctrlrequest *req,
+			      const uint8_t *buf, size_t len)
+{
+	struct plugin *p = data;
+
+	if (p->ops->setup_data)
+		p->ops->setup_data(p->priv, req, buf, len);
+}
+
+static const struct ffs_ep0_ops worker_ep0_ops = {
+	.event = worker_ep0_event,
+	.setup = worker_setup,
+	.setup_data = worker_setup_data,
+};
+
+static void worker_on_ep0(struct loop_watch *w, int fd, uint32_t events,
+			  void *data)
+{
+	struct plugin *p = data;
+	int r = ffs_ep0_dispatch(p->ep0);
+
+	if (r >= 0 || r == -EAGAIN)
+		return;
+	log_warnx("ep0: %s; exiting", strerror(-r));
+	loop_quit(p->loop, 1);
+}
+
+static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
+{
+	char *argv[WMSG_MAX_ARGS + 1];
+	char reply[WORKER_MSG_MAX - 16] = "";
+	uint8_t buf[WORKER_MSG_MAX];
+	uint32_t id;
+	int argc, rc;
+
+	rc = wmsg_parse_command(payload, len, &id, argv, &argc);
+	if (rc < 0) {
+		log_warnx("malformed command from gadgetd: %s", strerror(-rc));
+		if (rc == -EBADMSG && len < 4)
+			return;
+		snprintf(reply, sizeof(reply), "malformed command");
+	} else if (!p->ops->command) {
+		rc = -EOPNOTSUPP;
+		snprintf(reply, sizeof(reply), "%s takes no commands",
+			 p->ops->name);
+	} else {
+		rc = p->ops->command(p->priv, argc, argv, reply, sizeof(reply));
+		reply[sizeof(reply) - 1] = '\0';
+	}
+	if (rc < 0 && !reply[0])
+		snprintf(reply, sizeof(reply), "%s", strerror(-rc));
+	worker_send(p, buf, wmsg_build_reply(buf, sizeof(buf), id, rc, reply));
+}
+
+static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
+			  void *data)
+{
+	struct plugin *p = data;
+	uint8_t buf[WORKER_MSG_MAX], *payload;
+	uint16_t type;
+	size_t len;
+	ssize_t n;
+
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		log_warnx("gadgetd closed fd %d (%s); exiting", WORKER_FD,
+			  n < 0 ? strerror(errno) : "hang-up");
+		loop_watch_remove(w);
+		p->ctl = NULL;
+		loop_quit(p->loop, 1);
+		return;
+	}
+	if (wmsg_parse(buf, n, &type, &payload, &len) < 0) {
+		log_warnx("malformed message (%zd bytes) from gadgetd", n);
+		return;
+	}
+	if (type == WORKER_COMMAND)
+		worker_command(p, payload, len);
+	else
+		log_warnx("unknown message type %u from gadgetd", type);
+}
+
+static void worker_usage(void)
+{
+	fprintf(stderr, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
+			"[-o KEY=VALUE]... [-v]\n");
+	exit(2);
+}
+
+static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "P:i:d:o:v")) != -1) {
+		switch (c) {
+		case 'P': p->so = optarg; break;
+		case 'i': p->instance = optarg; break;
+		case 'd': p->dir = optarg; break;
+		case 'o':
+			if (p->n_opts == WORKER_MAX_OPTS || !strchr(optarg, '=')) {
+				fprintf(stderr, "gadgetd-worker: bad or too many "
+						"options at \"%s\"\n", optarg);
+				exit(2);
+			}
+			p->opts[p->n_opts++] = optarg;
+			break;
+		case 'v': *verbose = true; break;
+		default: worker_usage();
+		}
+	}
+	if (!p->so || !p->instance || !p->dir || optind != argc)
+		worker_usage();
+}
+
+/* gadgetd hands over fd 3; anything else means we were started by hand. */
+static int worker_check_ctl(void)
+{
+	int type = 0;
+	socklen_t sl = sizeof(type);
+
+	if (getsockopt(WORKER_FD, SOL_SOCKET, SO_TYPE, &type, &sl) < 0 ||
+	    type != SOCK_SEQPACKET) {
+		log_warnx("fd %d is not a SOCK_SEQPACKET socket to gadgetd",
+			  WORKER_FD);
+		return -ENOTSOCK;
+	}
+	if (fcntl(WORKER_FD, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+static int worker_load(struct plugin *p)
+{
+	p->dl = dlopen(p->so, RTLD_NOW | RTLD_LOCAL);
+	if (!p->dl) {
+		log_warnx("cannot load plugin: %s", dlerror());
+		return -ENOENT;
+	}
+	p->ops = dlsym(p->dl, "gadgetd_plugin");
+	if (!p->ops) {
+		log_warnx("%s has no symbol gadgetd_plugin", p->so);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static int worker_write_all(struct plugin *p, int fd, const uint8_t *buf,
+			    size_t len, const char *what)
+{
+	ssize_t n = write(fd, buf, len);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n >= 0)
+		errno = EIO;
+	log_warn("%s/ep0: the kernel refused the %s", p->dir, what);
+	return -errno;
+}
+
+/* Descriptors, then strings; only then do the ep files exist. */
+static int worker_write_descs(struct plugin *p, int fd)
+{
+	uint8_t buf[FFS_DESCS_MAX];
+	size_t len;
+	int r;
+
+	r = ffs_descs_build(&p->desc, buf, sizeof(buf), &len);
+	if (r < 0) {
+		log_warnx("%s: unusable descriptors: %s", p->ops->name,
+			  strerror(-r));
+		return r;
+	}
+	r = worker_write_all(p, fd, buf, len, "descriptors");
+	if (r < 0)
+		return r;
+	r = ffs_strings_build(&p->desc, buf, sizeof(buf), &len);
+	if (r < 0)
+		return r;
+	return worker_write_all(p, fd, buf, len, "strings");
+}
+
+static int worker_open_eps(struct plugin *p)
+{
+	char path[PATH_MAX];
+	unsigned i;
+	int fd, r;
+
+	for (i = 0; i < p->desc.n_eps; i++) {
+		snprintf(path, sizeof(path), "%s/ep%u", p->dir, i + 1);
+		/* Non-blocking: io_submit on a disabled ep fails, not waits. */
+		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			log_warn("cannot open %s", path);
+			return -errno;
+		}
+		r = epio_add(p->epio, i, fd, worker_ep_in(p, i));
+		if (r < 0) {
+			close(fd);
+			return r;
+		}
+		p->ep_fds[i] = fd;
+	}
+	return 0;
+}
+
+static int worker_open_ffs(struct plugin *p)
+{
+	char path[PATH_MAX];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/ep0", p->dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		log_warn("cannot open %s", path);
+		return -errno;
+	}
+	r = worker_write_descs(p, fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	p->ep0_watch = loop_add_fd(p->loop, fd, EPOLLIN, worker_on_ep0, p);
+	if (!p->ep0_watch) {
+		close(fd);
+		return -errno;
+	}
+	p->ep0 = ffs_ep0_new(fd, &worker_ep0_ops, p);
+	p->epio = epio_new(p->loop, &worker_epio_ops, p);
+	if (!p->ep0 || !p->epio)
+		return -ENOMEM;
+	return worker_open_eps(p);
+}
+
+static void worker_on_signal(struct loop *l, int signo, void *data)
+{
+	log_info("%s: stopping", strsignal(signo));
+	loop_quit(l, 0);
+}
+
+static int worker_start(struct plugin *p)
+{
+	uint8_t buf[16];
+	int r;
+
+	r = worker_load(p);
+	if (r < 0)
+		return r;
+	r = p->ops->init(p, &p->desc, &p->priv);
+	if (r < 0) {
+		log_warnx("plugin %s failed to start: %s", p->ops->name,
+			  strerror(-r));
+		return r;
+	}
+	p->have_priv = true;
+	r = worker_open_ffs(p);
+	if (r < 0)
+		return r;
+	r = worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf), WORKER_READY));
+	if (r < 0)
+		return r;
+	log_info("%s ready on %s (%u endpoints)", p->ops->name, p->dir,
+		 p->desc.n_eps);
+	return 0;
+}
+
+static void worker_stop(struct plugin *p)
+{
+	worker_disable(p);
+	/* I/O stops before the plugin's state and the ep0 fd go away. */
+	epio_free(p->epio);
+	if (p->have_priv && p->ops->finish)
+		p->ops->finish(p->priv);
+	ffs_ep0_free(p->ep0);
+	loop_watch_remove(p->ep0_watch);
+	loop_watch_remove(p->ctl);
+	loop_free(p->loop);
+	if (p->dl)
+		dlclose(p->dl);
+}
+
+int main(int argc, char **argv)
+{
+	static char ident[64];
+	struct plugin p = { 0 };
+	bool verbose = false;
+	int r;
+
+	worker_args(&p, argc, argv, &verbose);
+	snprintf(ident, sizeof(ident), "gadgetd-worker[%s]", p.instance);
+	log_init(ident, true, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+	signal(SIGPIPE, SIG_IGN);
+	if (worker_check_ctl() < 0)
+		return 1;
+	p.loop = loop_new();
+	if (!p.loop)
+		return 1;
+	p.ctl = loop_add_fd(p.loop, WORKER_FD, EPOLLIN, worker_on_ctl, &p);
+	if (!p.ctl || loop_add_signal(p.loop, SIGTERM, worker_on_signal, NULL) < 0 ||
+	    loop_add_signal(p.loop, SIGINT, worker_on_signal, NULL) < 0) {
+		log_warn("cannot set up the event loop");
+		return 1;
+	}
+	r = worker_start(&p);
+	if (r == 0)
+		r = loop_run(p.loop);
+	else
+		r = 1;
+	worker_stop(&p);
+	return r;
+}

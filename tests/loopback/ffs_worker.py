@@ -1,0 +1,170 @@
+#!/usr/bin/python3
+"""Stand in for gadgetd in front of one gadgetd-worker (loopback tests).
+
+  ffs_worker.py start CTL [--timeout S] -- WORKER ARGS...
+      Start WORKER with fd 3 one end of a SOCK_SEQPACKET socketpair, wait
+      for WORKER_READY, print "READY <worker pid> <daemon pid>" and exit 0, leaving a small
+      daemon that keeps fd 3 open and relays commands sent to the unix
+      socket CTL. Exit 1 if the worker exits or stays silent instead.
+  ffs_worker.py cmd CTL ARG...
+      Send WORKER_COMMAND ARG... and print "rc text" of the WORKER_REPLY.
+
+The daemon logs every message from the worker to CTL.log and exits when
+the worker closes its end.
+"""
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+READY, STATUS, SWITCH, REPLY, HOST, COMMAND = 1, 2, 3, 4, 5, 64
+HDR = struct.Struct("=HH")
+
+
+def spawn(argv):
+    parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        # Only stderr: stdout may be a pipe the caller reads to EOF.
+        os.dup2(2, 1)
+        os.dup2(child.fileno(), 3)
+        os.set_inheritable(3, True)
+        os.execv(argv[0], argv)
+    child.close()
+    return parent, pid
+
+
+def wait_ready(sock, pid, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([sock], [], [], 0.2)
+        if not r:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                print("worker exited with status %d before READY" % status, file=sys.stderr)
+                return False
+            continue
+        msg = sock.recv(4096)
+        if not msg:
+            print("worker closed fd 3 before READY", file=sys.stderr)
+            return False
+        typ, ln = HDR.unpack_from(msg)
+        if typ == READY and ln == 0:
+            return True
+        print("unexpected message %d before READY" % typ, file=sys.stderr)
+    print("no READY within %.1f s" % timeout, file=sys.stderr)
+    return False
+
+
+def describe(msg):
+    typ, ln = HDR.unpack_from(msg)
+    body = msg[HDR.size:]
+    if len(body) != ln:
+        return "BAD length %d != %d" % (ln, len(body))
+    if typ == HOST:
+        return "HOST %d" % struct.unpack_from("=I", body)[0]
+    if typ in (STATUS, SWITCH):
+        return "%s %r" % ("STATUS" if typ == STATUS else "SWITCH",
+                          body.split(b"\0")[:-1])
+    return "type %d len %d" % (typ, ln)
+
+
+def relay(sock, conn, args, next_id, log):
+    payload = struct.pack("=I", next_id) + b"".join(a + b"\0" for a in args)
+    sock.send(HDR.pack(COMMAND, len(payload)) + payload)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([sock], [], [], 0.5)
+        if not r:
+            continue
+        msg = sock.recv(4096)
+        if not msg:
+            break
+        typ, ln = HDR.unpack_from(msg)
+        if typ != REPLY:
+            log.write(describe(msg) + "\n")
+            continue
+        rid, rc = struct.unpack_from("=Ii", msg, HDR.size)
+        text = msg[HDR.size + 8:].split(b"\0")[0]
+        if rid != next_id:
+            conn.sendall(b"-1 reply id %d, expected %d\n" % (rid, next_id))
+        else:
+            conn.sendall(b"%d %s\n" % (rc, text))
+        return
+    conn.sendall(b"-1 no reply\n")
+
+
+def daemon(sock, ctl_path):
+    log = open(ctl_path + ".log", "a", buffering=1)
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind(ctl_path)
+    srv.listen(4)
+    next_id = 1
+    while True:
+        r, _, _ = select.select([sock, srv], [], [])
+        if sock in r:
+            msg = sock.recv(4096)
+            if not msg:
+                log.write("worker closed fd 3\n")
+                break
+            log.write(describe(msg) + "\n")
+        if srv in r:
+            conn, _ = srv.accept()
+            conn.settimeout(5)
+            line = conn.recv(4096).decode().strip()
+            relay(sock, conn, [a.encode() for a in line.split()], next_id, log)
+            next_id += 1
+            conn.close()
+
+
+def start(argv):
+    ctl = argv[0]
+    timeout = 15.0
+    rest = argv[1:]
+    if rest[:1] == ["--timeout"]:
+        timeout = float(rest[1])
+        rest = rest[2:]
+    if rest[:1] != ["--"] or len(rest) < 2:
+        sys.exit("usage: ffs_worker.py start CTL [--timeout S] -- WORKER ARGS...")
+    try:
+        os.unlink(ctl)
+    except FileNotFoundError:
+        pass
+    sock, pid = spawn(rest[1:])
+    if not wait_ready(sock, pid, timeout):
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        sys.exit(1)
+    dpid = os.fork()
+    if dpid == 0:
+        os.setsid()
+        devnull = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        daemon(sock, ctl)
+        os._exit(0)
+    # Give the daemon a moment to create CTL before callers use it.
+    for _ in range(50):
+        if os.path.exists(ctl):
+            break
+        time.sleep(0.05)
+    print("READY %d %d" % (pid, dpid), flush=True)
+    os._exit(0)
+
+
+def cmd(argv):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(argv[0])
+    s.sendall(" ".join(argv[1:]).encode() + b"\n")
+    print(s.recv(4096).decode().strip())
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("start", "cmd"):
+        sys.exit(__doc__)
+    (start if sys.argv[1] == "start" else cmd)(sys.argv[2:])
