@@ -26,6 +26,10 @@ struct accessory {
 	struct loop *loop;
 	bool data_mode;
 	struct accessory_ctrl *ctrl;
+	/* Data mode: the strings of the accessory session, from the state
+	 * file or a later START. A GET_PROTOCOL resets only the handshake in
+	 * accessory_ctrl, not what the application and status were told. */
+	struct accessory_info info;
 	char state_dir[PATH_MAX];
 	char switch_set[64];
 	struct loop_watch *start_timer;
@@ -49,9 +53,14 @@ struct accessory {
 	const char *state;
 };
 
+static const struct accessory_info *accessory_strings(struct accessory *a)
+{
+	return a->data_mode ? &a->info : accessory_ctrl_info(a->ctrl);
+}
+
 static void accessory_publish(struct accessory *a)
 {
-	const struct accessory_info *ai = accessory_ctrl_info(a->ctrl);
+	const struct accessory_info *ai = accessory_strings(a);
 	char num[16];
 	unsigned i;
 
@@ -274,8 +283,11 @@ static int accessory_on_start(void *data)
 			  ACCESSORY_INFO_FILE, strerror(-r));
 		return r;
 	}
-	if (a->data_mode)
+	if (a->data_mode) {
+		/* Already in accessory mode: only the strings change. */
+		a->info = *accessory_ctrl_info(a->ctrl);
 		return 0;
+	}
 	accessory_set_state(a, "switching");
 	loop_timer_rearm(a->start_timer, ACCESSORY_START_DELAY_MS);
 	return 0;
@@ -345,8 +357,7 @@ static void accessory_client_io(struct loop_watch *w, int fd, uint32_t events,
 static int accessory_client_hello(struct accessory *a)
 {
 	char hdr[ACCESSORY_INFO_TEXT_MAX];
-	int n = accessory_info_format(accessory_ctrl_info(a->ctrl), hdr,
-				      sizeof(hdr));
+	int n = accessory_info_format(accessory_strings(a), hdr, sizeof(hdr));
 
 	if (n < 0)
 		return n;
@@ -534,14 +545,11 @@ static void accessory_describe(struct accessory *a, struct plugin_desc *desc)
 
 static int accessory_data_init(struct accessory *a)
 {
-	struct accessory_info ai;
-	int r = accessory_info_load(&ai, a->state_dir);
+	int r = accessory_info_load(&a->info, a->state_dir);
 
 	if (r < 0)
 		log_warnx("accessory: no strings from %s/%s (%s); the application gets empty ones",
 			  a->state_dir, ACCESSORY_INFO_FILE, strerror(-r));
-	else
-		accessory_ctrl_set_info(a->ctrl, &ai);
 	a->claim_timer = loop_add_timer(a->loop, a->claim_ms,
 					accessory_claim_expired, a);
 	a->disc_timer = loop_add_timer(a->loop, 0, accessory_disc_expired, a);

@@ -249,12 +249,6 @@ const struct accessory_info *accessory_ctrl_info(const struct accessory_ctrl *c)
 	return &c->info;
 }
 
-void accessory_ctrl_set_info(struct accessory_ctrl *c,
-			     const struct accessory_info *ai)
-{
-	c->info = *ai;
-}
-
 bool accessory_ctrl_started(const struct accessory_ctrl *c)
 {
 	return c->started;

@@ -84,9 +84,6 @@ int accessory_ctrl_data(struct accessory_ctrl *c,
 			size_t len);
 
 const struct accessory_info *accessory_ctrl_info(const struct accessory_ctrl *c);
-/* Preload strings (the data instance, from the state file). */
-void accessory_ctrl_set_info(struct accessory_ctrl *c,
-			     const struct accessory_info *ai);
 /* START was received since the last GET_PROTOCOL. */
 bool accessory_ctrl_started(const struct accessory_ctrl *c);
 unsigned accessory_ctrl_hid_count(const struct accessory_ctrl *c);

@@ -664,6 +664,25 @@ static void test_plugin_data_desc(void **state)
 	assert_int_equal(stat(fx.sock, &st), -1);
 }
 
+static void test_plugin_data_handshake_again(void **state)
+{
+	struct accessory_info ai;
+
+	data_start();
+	host_enable();
+	/* A host checking the protocol does not wipe the session. */
+	assert_int_equal(p_setup(VIN, ACCESSORY_GET_PROTOCOL, 0, 0, NULL, 2), 2);
+	assert_string_equal(fake_plugin_status("manufacturer"), "value 0 = x");
+	assert_string_equal(fake_plugin_status("state"), "connected");
+	/* A whole new handshake replaces the strings, without a switch. */
+	handshake();
+	run_for(30);
+	assert_string_equal(fake_plugin_status("manufacturer"), "Acme");
+	assert_int_equal(accessory_info_load(&ai, tmpdir), 0);
+	assert_string_equal(ai.s[ACCESSORY_INFO_SERIAL], "0001");
+	assert_int_equal(fake_plugin_switch_count(), 0);
+}
+
 static void test_plugin_data_missing_state(void **state)
 {
 	/* No state file: the plugin runs with empty strings. */
@@ -1024,6 +1043,7 @@ int main(void)
 		PT(test_plugin_control_sets),
 		PT(test_plugin_control_save_fails),
 		PT(test_plugin_data_desc),
+		PT(test_plugin_data_handshake_again),
 		PT(test_plugin_data_missing_state),
 		PT(test_plugin_data_stale_socket),
 		PT(test_plugin_data_header_and_out),

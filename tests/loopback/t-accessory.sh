@@ -1,0 +1,124 @@
+# Android Open Accessory through gadgetd: the control instance in a normal
+# set answers the AOA handshake (and stalls garbage), gadgetd switches to
+# the accessory set (18d1:2d00, or 18d1:2d01 with adb), bytes flow between
+# a pyusb host and a board application on the plugin's socket, and the
+# gadget reverts when the host disconnects or never claims the interface.
+# Runs in the guest (see run-suite.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+H="python3 $SRC/tests/loopback/aoa_host.py"
+SOCK=/run/gadgetd/accessory.sock
+VID=1d6b
+APP_PID=
+
+cleanup_app() {
+	[ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null
+	APP_PID=
+}
+
+# The sysfs directory of the host-side device VID:PID.
+usb_dir() {
+	for d in /sys/bus/usb/devices/*; do
+		[ -f "$d/idVendor" ] || continue
+		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# Unplug as far as the gadget can tell: the host deconfigures the device.
+host_unplug() {
+	d=$(usb_dir "$1") || return 1
+	echo 0 > "$d/authorized"
+}
+
+gd_install
+mkdir -p /etc/gadgetd/profiles
+cat > /etc/gadgetd/profiles/aoatest.conf <<'EOF'
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "aoa test";
+             serial = "AOA0001"; };
+};
+functions: {
+  acm: { type = "acm"; };
+  adb: { type = "ffs"; plugin = "adb";
+         options: { auth = "off"; user = "root"; product = "gadgetd";
+                    model = "aoa_test"; device = "gadgetd"; }; };
+  aoa: { type = "ffs"; plugin = "accessory";
+         options: { mode = "control"; }; };
+  aoaadb: { type = "ffs"; plugin = "accessory";
+            options: { mode = "control"; with_adb = "true"; }; };
+  accessory: { type = "ffs"; plugin = "accessory";
+               options: { mode = "data"; socket = "/run/gadgetd/accessory.sock";
+                          claim_timeout_ms = "8000";
+                          disconnect_timeout_ms = "1500"; }; };
+};
+sets = (
+  { functions = [ "acm", "aoa" ]; product_id = 0x0110; },
+  { functions = [ "adb", "aoaadb" ]; product_id = 0x0111; },
+  { functions = [ "accessory" ]; vendor_id = 0x18d1; product_id = 0x2d00; },
+  { functions = [ "accessory", "adb" ]; vendor_id = 0x18d1; product_id = 0x2d01; }
+);
+default = "acm,aoa";
+EOF
+gd_start aoatest
+# The default set (acm,aoa) comes up by itself.
+
+say "control instance in acm,aoa"
+check "host sees $VID:0110 (an interface without endpoints)" wait_usb $VID:0110
+check "a string without NUL makes START stall" timeout 30 $H nonterm $VID:0110
+check "still $VID:0110 after the refused START" sh -c "sleep 1; lsusb -d $VID:0110 >/dev/null"
+say "garbage, then the handshake"
+check "garbage is stalled, then the handshake" timeout 60 $H handshake $VID:0110 --with-garbage
+
+say "accessory set"
+# The board application waits for the socket; real hosts claim the
+# interface at once, so the exchange comes first.
+timeout 120 $H app $SOCK header.txt > app.log 2>&1 &
+APP_PID=$!
+check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
+check "256 KiB both ways through the board application" timeout 90 $H exchange 18d1:2d00 262144
+check "GET_PROTOCOL again in accessory mode" timeout 20 $H query 18d1:2d00
+printf 'manufacturer=gadgetd-test\nmodel=LoopbackDock\ndescription=AOA loopback test\nversion=1.0\nuri=https://example.org/aoa\nserial=SER123\n\n' > header.want
+check "the application got the six strings" cmp header.want header.txt
+lsusb -v -d 18d1:2d00 > lsusb-accessory.txt 2>/dev/null
+check "interface FF/FF/00" grep -q 'bInterfaceSubClass *255' lsusb-accessory.txt
+check "interface string" grep -q 'iInterface.*Android Accessory Interface' lsusb-accessory.txt
+check "socket exists" test -S $SOCK
+check "socket mode 660" test "$(stat -c %a $SOCK)" = 660
+timeout 60 gadgetctl status > status.txt 2>&1
+check "status shows the manufacturer" grep -q 'manufacturer: gadgetd-test' status.txt
+check "status shows the serial" grep -q 'serial: SER123' status.txt
+check "status shows connected" grep -q 'state: connected' status.txt
+check "still 18d1:2d00 (claimed, no revert)" lsusb -d 18d1:2d00
+
+say "host disconnects"
+check "deauthorize 18d1:2d00" host_unplug 18d1:2d00
+check "gadget reverts to $VID:0110" wait_usb $VID:0110 15
+check "the application saw the end" sh -c "n=0; while kill -0 $APP_PID 2>/dev/null && [ \$n -lt 50 ]; do sleep 0.1; n=\$((n+1)); done; ! kill -0 $APP_PID 2>/dev/null"
+cleanup_app
+check "socket removed" sh -c "sleep 0.5; ! test -e $SOCK"
+
+say "host never claims the interface"
+check "handshake" timeout 30 $H handshake $VID:0110
+check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
+check "gadget reverts to $VID:0110 after claim_timeout_ms" wait_usb $VID:0110 20
+
+say "accessory + adb"
+gd_switch adb,aoaadb
+check "host sees $VID:0111" wait_usb $VID:0111 20
+timeout 120 $H app $SOCK header2.txt > app2.log 2>&1 &
+APP_PID=$!
+check "handshake" timeout 30 $H handshake $VID:0111
+check "host sees 18d1:2d01" wait_usb 18d1:2d01 20
+check "64 KiB both ways with adb alongside" timeout 90 $H exchange 18d1:2d01 65536
+timeout 10 adb start-server >/dev/null 2>&1
+check "adb devices lists the board" sh -c "for i in 1 2 3 4 5 6 7 8 9 10; do timeout 10 adb devices | grep -q 'device\$' && exit 0; sleep 1; done; timeout 10 adb devices; exit 1"
+check "adb shell works" sh -c "timeout 20 adb shell echo aoa-adb-ok | grep -q aoa-adb-ok"
+check "still 18d1:2d01" lsusb -d 18d1:2d01
+timeout 10 adb kill-server >/dev/null 2>&1
+check "deauthorize 18d1:2d01" host_unplug 18d1:2d01
+check "gadget reverts to $VID:0111" wait_usb $VID:0111 15
+cleanup_app
+
+finish
