@@ -1,0 +1,124 @@
+/* Unit tests for functions/wmsg.c: worker <-> gadgetd datagrams. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "wmsg.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void test_parse_header(void **state)
+{
+	uint8_t buf[16] = { WORKER_COMMAND, 0, 4, 0, 1, 2, 3, 4 };
+	uint8_t *payload;
+	uint16_t type;
+	size_t len;
+
+	assert_int_equal(wmsg_parse(buf, 8, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_COMMAND);
+	assert_int_equal(len, 4);
+	assert_ptr_equal(payload, buf + 4);
+	/* len says 4, the datagram has 3 or 5 bytes after the header */
+	assert_int_equal(wmsg_parse(buf, 7, &type, &payload, &len), -EBADMSG);
+	assert_int_equal(wmsg_parse(buf, 9, &type, &payload, &len), -EBADMSG);
+	assert_int_equal(wmsg_parse(buf, 3, &type, &payload, &len), -EBADMSG);
+	assert_int_equal(wmsg_parse(buf, 0, &type, &payload, &len), -EBADMSG);
+	buf[2] = 0;
+	assert_int_equal(wmsg_parse(buf, 4, &type, &payload, &len), 0);
+	assert_int_equal(len, 0);
+}
+
+static void test_parse_command(void **state)
+{
+	uint8_t p[] = { 7, 0, 0, 0, 's', 't', 'a', 't', 's', 0, '-', 'v', 0 };
+	char *argv[WMSG_MAX_ARGS + 1];
+	uint32_t id;
+	int argc;
+
+	assert_int_equal(wmsg_parse_command(p, sizeof(p), &id, argv, &argc), 0);
+	assert_int_equal(id, 7);
+	assert_int_equal(argc, 2);
+	assert_string_equal(argv[0], "stats");
+	assert_string_equal(argv[1], "-v");
+	assert_null(argv[2]);
+	/* an id alone is a command without arguments */
+	assert_int_equal(wmsg_parse_command(p, 4, &id, argv, &argc), 0);
+	assert_int_equal(argc, 0);
+	assert_null(argv[0]);
+	/* empty strings are arguments too */
+	p[4] = 0;
+	assert_int_equal(wmsg_parse_command(p, 5, &id, argv, &argc), 0);
+	assert_int_equal(argc, 1);
+	assert_string_equal(argv[0], "");
+}
+
+static void test_parse_command_malformed(void **state)
+{
+	uint8_t p[4 + 2 * (WMSG_MAX_ARGS + 1)];
+	char *argv[WMSG_MAX_ARGS + 1];
+	uint32_t id;
+	int argc, i;
+
+	memcpy(p, "\1\0\0\0ab", 6);
+	/* no id, or an id cut short */
+	assert_int_equal(wmsg_parse_command(p, 0, &id, argv, &argc), -EBADMSG);
+	assert_int_equal(wmsg_parse_command(p, 3, &id, argv, &argc), -EBADMSG);
+	/* the last string lacks its NUL */
+	assert_int_equal(wmsg_parse_command(p, 6, &id, argv, &argc), -EBADMSG);
+	/* one argument too many */
+	for (i = 0; i < WMSG_MAX_ARGS + 1; i++) {
+		p[4 + 2 * i] = 'a';
+		p[5 + 2 * i] = '\0';
+	}
+	assert_int_equal(wmsg_parse_command(p, sizeof(p), &id, argv, &argc), -E2BIG);
+	assert_int_equal(wmsg_parse_command(p, sizeof(p) - 2, &id, argv, &argc), 0);
+	assert_int_equal(argc, WMSG_MAX_ARGS);
+}
+
+static void test_build(void **state)
+{
+	static const char *const kv[] = { "state", "online" };
+	uint8_t buf[WORKER_MSG_MAX + 64];
+	char big[WORKER_MSG_MAX + 10];
+	int32_t rc;
+	uint32_t v;
+
+	assert_int_equal(wmsg_build_strings(buf, sizeof(buf), WORKER_STATUS, kv, 2), 4 + 13);
+	assert_memory_equal(buf, "\x02\x00\x0d\x00state\0online\0", 17);
+	assert_int_equal(wmsg_build_u32(buf, sizeof(buf), WORKER_HOST, 1), 8);
+	memcpy(&v, buf + 4, 4);
+	assert_int_equal(v, 1);
+	assert_int_equal(wmsg_build_empty(buf, sizeof(buf), WORKER_READY), 4);
+	assert_memory_equal(buf, "\x01\x00\x00\x00", 4);
+	assert_int_equal(wmsg_build_reply(buf, sizeof(buf), 9, -22, "usage"), 4 + 8 + 6);
+	memcpy(&rc, buf + 8, 4);
+	assert_int_equal(rc, -22);
+	assert_string_equal((char *)buf + 12, "usage");
+	/* A reply longer than a datagram is cut, and stays NUL-terminated. */
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	assert_int_equal(wmsg_build_reply(buf, sizeof(buf), 9, 0, big), WORKER_MSG_MAX);
+	assert_int_equal(buf[WORKER_MSG_MAX - 1], 0);
+	/* Strings that do not fit are refused, not cut. */
+	{
+		const char *s[] = { big };
+		assert_int_equal(wmsg_build_strings(buf, sizeof(buf), WORKER_STATUS, s, 1),
+				 -EMSGSIZE);
+	}
+	assert_int_equal(wmsg_build_u32(buf, 6, WORKER_HOST, 1), -EMSGSIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_header),
+		cmocka_unit_test(test_parse_command),
+		cmocka_unit_test(test_parse_command_malformed),
+		cmocka_unit_test(test_build),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
