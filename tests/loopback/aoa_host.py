@@ -15,11 +15,18 @@ Host side (pyusb, like a car head unit):
       directions running at once. Prints the throughput.
   aoa_host.py query VID:PID
       GET_PROTOCOL in accessory mode.
+  aoa_host.py send VID:PID BYTES / recv VID:PID BYTES
+      Throughput host->board (the board app in sink mode acknowledges the
+      last byte) and board->host (the app in source mode); prints BENCH.
 
 Board side:
-  aoa_host.py app SOCKET HEADER_OUT
+  aoa_host.py app SOCKET HEADER_OUT [echo | sink BYTES | source BYTES]
       Connects to the plugin's socket, saves the header, then echoes
-      everything back upper-cased until the connection ends.
+      everything back upper-cased until the connection ends (echo), or
+      reads BYTES and answers "K" (sink), or writes BYTES (source).
+
+  aoa_host.py profile
+      Prints the gadget profile the loopback test and bench use.
 
 Exit status 0 on success; every failure prints why.
 """
@@ -165,7 +172,110 @@ def exchange(dev, total):
     print("BENCH accessory_echo_roundtrip %.2f MB/s" % (2 * total / secs / 1e6))
 
 
-def app(path, header_out):
+PROFILE = """gadget: {
+  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "aoa test";
+             serial = "AOA0001"; };
+};
+functions: {
+  acm: { type = "acm"; };
+  adb: { type = "ffs"; plugin = "adb";
+         options: { auth = "off"; user = "root"; product = "gadgetd";
+                    model = "aoa_test"; device = "gadgetd"; }; };
+  aoa: { type = "ffs"; plugin = "accessory";
+         options: { mode = "control"; }; };
+  aoaadb: { type = "ffs"; plugin = "accessory";
+            options: { mode = "control"; with_adb = "true"; }; };
+  accessory: { type = "ffs"; plugin = "accessory";
+               options: { mode = "data"; socket = "/run/gadgetd/accessory.sock";
+                          claim_timeout_ms = "8000";
+                          disconnect_timeout_ms = "1500"; }; };
+};
+sets = (
+  { functions = [ "acm", "aoa" ]; product_id = 0x0110; },
+  { functions = [ "adb", "aoaadb" ]; product_id = 0x0111; },
+  { functions = [ "accessory" ]; vendor_id = 0x18d1; product_id = 0x2d00; },
+  { functions = [ "accessory", "adb" ]; vendor_id = 0x18d1; product_id = 0x2d01; }
+);
+default = "acm,aoa";
+"""
+
+
+def claim(dev):
+    import usb.core
+    import usb.util
+    intf, ep_in, ep_out = accessory_interface(dev)
+    try:
+        if dev.is_kernel_driver_active(intf.bInterfaceNumber):
+            dev.detach_kernel_driver(intf.bInterfaceNumber)
+    except (NotImplementedError, usb.core.USBError):
+        pass
+    usb.util.claim_interface(dev, intf.bInterfaceNumber)
+    return ep_in, ep_out
+
+
+def bulk_read(ep_in, want, deadline):
+    import usb.core
+    got = 0
+    last = b""
+    while got < want and time.time() < deadline:
+        try:
+            chunk = ep_in.read(262144, timeout=5000)
+        except usb.core.USBTimeoutError:
+            continue
+        got += len(chunk)
+        if len(chunk):
+            last = bytes(chunk[-1:])
+    return got, last
+
+
+def send(dev, total):
+    ep_in, ep_out = claim(dev)
+    block = os.urandom(262144)
+    start = time.time()
+    off = 0
+    while off < total:
+        n = min(len(block), total - off)
+        off += ep_out.write(block[:n], timeout=20000)
+    got, last = bulk_read(ep_in, 1, time.time() + 60)
+    secs = time.time() - start
+    if got != 1 or last != b"K":
+        die("no acknowledgement from the board application")
+    print("ok: %d bytes host->board" % total)
+    print("BENCH accessory_host_to_board %.1f MB/s" % (total / secs / 1e6))
+
+
+def recv(dev, total):
+    ep_in, ep_out = claim(dev)
+    start = time.time()
+    got, _ = bulk_read(ep_in, total, time.time() + 300)
+    secs = time.time() - start
+    if got != total:
+        die("got %d of %d bytes board->host" % (got, total))
+    print("ok: %d bytes board->host" % total)
+    print("BENCH accessory_board_to_host %.1f MB/s" % (total / secs / 1e6))
+
+
+def app_sink(s, total, have):
+    got = have
+    while got < total:
+        chunk = s.recv(1 << 20)
+        if not chunk:
+            die("app: connection ended after %d bytes" % got)
+        got += len(chunk)
+    s.sendall(b"K")
+
+
+def app_source(s, total):
+    block = b"s" * (1 << 20)
+    sent = 0
+    while sent < total:
+        n = min(len(block), total - sent)
+        s.sendall(block[:n])
+        sent += n
+
+
+def app(path, header_out, mode="echo", total=0):
     deadline = time.time() + 60
     while True:
         try:
@@ -185,6 +295,14 @@ def app(path, header_out):
     header, rest = buf.split(b"\n\n", 1)
     with open(header_out, "wb") as f:
         f.write(header + b"\n\n")
+    if mode == "sink":
+        app_sink(s, total, len(rest))
+        s.recv(1)
+        return
+    if mode == "source":
+        app_source(s, total)
+        s.recv(1)
+        return
     if rest:
         s.sendall(rest.upper())
     while True:
@@ -196,11 +314,15 @@ def app(path, header_out):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 2 or (len(sys.argv) < 3 and sys.argv[1] != "profile"):
         die(__doc__)
+    if sys.argv[1] == "profile":
+        sys.stdout.write(PROFILE)
+        return
     cmd, arg = sys.argv[1], sys.argv[2]
     if cmd == "app":
-        app(arg, sys.argv[3])
+        mode = sys.argv[4] if len(sys.argv) > 4 else "echo"
+        app(arg, sys.argv[3], mode, int(sys.argv[5]) if len(sys.argv) > 5 else 0)
         return
     dev = find(arg)
     if cmd == "handshake":
@@ -211,6 +333,10 @@ def main():
         get_protocol(dev)
     elif cmd == "exchange":
         exchange(dev, int(sys.argv[3]))
+    elif cmd == "send":
+        send(dev, int(sys.argv[3]))
+    elif cmd == "recv":
+        recv(dev, int(sys.argv[3]))
     else:
         die("unknown command " + cmd)
 

@@ -33,34 +33,7 @@ host_unplug() {
 
 gd_install
 mkdir -p /etc/gadgetd/profiles
-cat > /etc/gadgetd/profiles/aoatest.conf <<'EOF'
-gadget: {
-  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;
-  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "aoa test";
-             serial = "AOA0001"; };
-};
-functions: {
-  acm: { type = "acm"; };
-  adb: { type = "ffs"; plugin = "adb";
-         options: { auth = "off"; user = "root"; product = "gadgetd";
-                    model = "aoa_test"; device = "gadgetd"; }; };
-  aoa: { type = "ffs"; plugin = "accessory";
-         options: { mode = "control"; }; };
-  aoaadb: { type = "ffs"; plugin = "accessory";
-            options: { mode = "control"; with_adb = "true"; }; };
-  accessory: { type = "ffs"; plugin = "accessory";
-               options: { mode = "data"; socket = "/run/gadgetd/accessory.sock";
-                          claim_timeout_ms = "8000";
-                          disconnect_timeout_ms = "1500"; }; };
-};
-sets = (
-  { functions = [ "acm", "aoa" ]; product_id = 0x0110; },
-  { functions = [ "adb", "aoaadb" ]; product_id = 0x0111; },
-  { functions = [ "accessory" ]; vendor_id = 0x18d1; product_id = 0x2d00; },
-  { functions = [ "accessory", "adb" ]; vendor_id = 0x18d1; product_id = 0x2d01; }
-);
-default = "acm,aoa";
-EOF
+$H profile > /etc/gadgetd/profiles/aoatest.conf
 gd_start aoatest
 # The default set (acm,aoa) comes up by itself.
 
