@@ -33,6 +33,7 @@ struct sup_worker {
 	struct loop_watch *sock;
 	struct loop_watch *restart;
 	bool ready;
+	bool ever_ready;     /* since supervisor_start */
 	bool host;
 	unsigned restarts;
 	unsigned backoff_ms;
@@ -148,6 +149,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 	switch (type) {
 	case WORKER_READY:
 		w->ready = true;
+		w->ever_ready = true;
 		log_info("%s: plugin ready (pid %d)", w->name, (int)w->pid);
 		return;
 	case WORKER_STATUS:
@@ -417,14 +419,20 @@ void supervisor_reap(struct supervisor *s)
 	}
 }
 
-static bool sup_all_ready(struct supervisor *s)
+/* 1: all ready; 0: keep waiting; -1: a new worker died before it was
+ * ever ready, so waiting longer cannot help. */
+static int sup_ready_state(struct supervisor *s)
 {
 	struct sup_worker *w;
+	int r = 1;
 
-	for (w = s->workers; w; w = w->next)
+	for (w = s->workers; w; w = w->next) {
+		if (!w->ever_ready && w->restarts)
+			return -1;
 		if (!w->ready)
-			return false;
-	return true;
+			r = 0;
+	}
+	return r;
 }
 
 int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
@@ -434,23 +442,28 @@ int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
 	struct sup_worker *w;
 	size_t n = 0;
 
-	while (!sup_all_ready(s)) {
+	while (sup_ready_state(s) == 0) {
 		uint64_t now = loop_now_ms();
 		if (now >= deadline)
 			break;
 		loop_dispatch(s->loop, deadline - now);
 	}
-	if (sup_all_ready(s))
+	if (sup_ready_state(s) == 1)
 		return 0;
 	for (w = s->workers; w && n < err_size; w = w->next) {
 		if (w->ready)
 			continue;
-		n += snprintf(err + n, err_size - n,
-			      "%sfunction %s: plugin not ready after %u ms%s%s",
-			      n ? "; " : "", w->name, timeout_ms,
-			      w->last_exit[0] ? ", worker " : "", w->last_exit);
+		if (!w->ever_ready && w->restarts)
+			n += snprintf(err + n, err_size - n,
+				      "%sfunction %s: plugin worker %s before it was ready (its log says why)",
+				      n ? "; " : "", w->name, w->last_exit);
+		else
+			n += snprintf(err + n, err_size - n,
+				      "%sfunction %s: plugin not ready after %u ms%s%s",
+				      n ? "; " : "", w->name, timeout_ms,
+				      w->last_exit[0] ? ", worker " : "", w->last_exit);
 	}
-	return -ETIMEDOUT;
+	return sup_ready_state(s) < 0 ? -ECHILD : -ETIMEDOUT;
 }
 
 static int sup_send_command(struct sup_worker *w, int argc, char **argv)
