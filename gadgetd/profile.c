@@ -771,6 +771,43 @@ static bool profile_lint_include(const char *s)
 	return !strncasecmp(s, "@include", 8);
 }
 
+/* Brackets open around the current token: '{' for a group, '(' or '['
+ * for a list or an array. Profiles nest three deep. */
+struct profile_nest {
+	char open[64];
+	unsigned depth;
+	char prev; /* the last token: '"' string, 'a' name, '0' number, or itself */
+};
+
+/*
+ * libconfig 1.5 leaks its string buffer when a syntax error is found at a
+ * string, so a string where none can start is refused here: a string
+ * follows "=", ":", "(", "[", another string, or "," inside a list.
+ */
+static bool profile_lint_string_ok(const struct profile_nest *n)
+{
+	char top = n->depth ? n->open[n->depth - 1] : '{';
+
+	return strchr("=:([\"", n->prev) ? n->prev != '\0' :
+	       n->prev == ',' && top != '{';
+}
+
+static void profile_lint_punct(struct profile_err *e, struct profile_nest *n,
+			       char c, unsigned line)
+{
+	if (c == '{' || c == '(' || c == '[') {
+		if (n->depth == sizeof(n->open)) {
+			e->line = line;
+			profile_error(e, NULL, "nested more than %zu deep",
+				      sizeof(n->open));
+			return;
+		}
+		n->open[n->depth++] = c;
+	} else if ((c == '}' || c == ')' || c == ']') && n->depth) {
+		n->depth--;
+	}
+}
+
 /*
  * What libconfig accepts but a profile must not have: integers it would
  * truncate, and @include, which opens any file named (a profile reads no
@@ -779,6 +816,7 @@ static bool profile_lint_include(const char *s)
  */
 static void profile_lint(struct profile_err *e, const char *s)
 {
+	struct profile_nest n = { .depth = 0 };
 	unsigned line = 1;
 	const char *t;
 
@@ -787,22 +825,32 @@ static void profile_lint(struct profile_err *e, const char *s)
 		if (profile_lint_include(t))
 			profile_error(e, NULL, "@include is not allowed in a profile");
 	}
-	for (line = 1; *s;) {
+	for (line = 1; *s && e->count < 100;) {
 		if (*s == '\n') {
 			line++;
 			s++;
+		} else if (isspace((unsigned char)*s)) {
+			s++;
 		} else if (*s == '"') {
+			if (!profile_lint_string_ok(&n)) {
+				e->line = line;
+				profile_error(e, NULL, "syntax error: a string where none can be");
+			}
 			s = profile_lint_string(s, &line);
+			n.prev = '"';
 		} else if (*s == '#' || (*s == '/' && (s[1] == '/' || s[1] == '*'))) {
 			s = profile_lint_comment(s, &line);
 		} else if (isalpha((unsigned char)*s) || *s == '*') {
 			/* A name, such as usb2: its digits are no number. */
 			while (*s && (isalnum((unsigned char)*s) || strchr("-_*", *s)))
 				s++;
+			n.prev = 'a';
 		} else if (isdigit((unsigned char)*s) || *s == '.') {
 			s = profile_lint_number(e, s, line);
+			n.prev = '0';
 		} else {
-			s++;
+			profile_lint_punct(e, &n, *s, line);
+			n.prev = *s++;
 		}
 	}
 	e->line = 0;
@@ -880,7 +928,7 @@ static int profile_slurp(const char *path, char **out, char *err, size_t size)
 int profile_load(const char *path, struct profile **out, char *err,
 		 size_t err_size)
 {
-	char *text;
+	char *text = NULL;
 	int r;
 
 	*out = NULL;
