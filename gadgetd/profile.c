@@ -608,7 +608,7 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	config_setting_t *fl;
 	char path[32];
 	long long v;
-	unsigned i;
+	unsigned i, before;
 
 	/* Sets are numbered from 1, as a reader counts them in the file. */
 	snprintf(path, sizeof(path), "set %d", idx + 1);
@@ -623,7 +623,12 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 			profile_error(e, ss, "%s: functions is missing", path);
 		return;
 	}
+	before = e->count;
 	profile_set_functions(e, fl, p, s, idx);
+	/* A set with a bad function list would look like another set once
+	 * the bad names are left out: keep it out of the comparisons. */
+	if (e->count != before)
+		s->n_functions = 0;
 	s->vendor_id = profile_int(e, ss, path, "vendor_id", 0, 0xffff, false, &v) ? v : p->vendor_id;
 	s->product_id = profile_int(e, ss, path, "product_id", 0, 0xffff, false, &v) ? v : p->product_id;
 	s->product = profile_str(e, ss, path, "product", 126, false);

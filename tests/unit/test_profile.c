@@ -281,6 +281,19 @@ static void test_every_problem_is_reported(void **state)
 	assert_int_equal(count_messages(), 3);
 }
 
+/* Without "mtpp", set 2 would read [ "acm", "ecm" ] like set 1: only the
+ * unknown function is reported. */
+static void test_no_follow_on_errors(void **state)
+{
+	struct profile *p;
+	char *text = base_with(12, "  { functions = [ \"mtpp\", \"acm\", \"ecm\" ]; product_id = 0x0106; }");
+
+	assert_int_equal(parse(text, &p), -EINVAL);
+	assert_message("t.conf:12: ", "function \"mtpp\" in set 2", NULL);
+	assert_int_equal(count_messages(), 1);
+	free(text);
+}
+
 static void test_missing_groups(void **state)
 {
 	struct profile *p;
@@ -755,6 +768,7 @@ int main(void)
 #define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
 	T(test_base_is_valid);
 	T(test_every_problem_is_reported);
+	T(test_no_follow_on_errors);
 	T(test_missing_groups);
 	T(test_empty_catalogue_and_sets);
 	T(test_sets_must_be_a_list);
