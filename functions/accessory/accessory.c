@@ -84,8 +84,6 @@ static void accessory_set_state(struct accessory *a, const char *state)
 	plugin_set_status(a->p, "state", state);
 }
 
-/* ---- the bytes for the application ---- */
-
 static int accessory_buf_put(struct accessory_buf *b, const void *data,
 			     size_t len, bool front)
 {
@@ -208,8 +206,6 @@ static void accessory_flush(struct accessory *a)
 	accessory_client_events(a);
 }
 
-/* ---- host activity and timers ---- */
-
 static void accessory_revert(struct accessory *a, const char *why)
 {
 	if (a->reverting)
@@ -297,8 +293,6 @@ static const struct accessory_ctrl_ops accessory_ctrl_ops = {
 	.start = accessory_on_start,
 };
 
-/* ---- the application's socket ---- */
-
 /* Move what the application wrote to bulk IN, until it pauses or the
  * queue is full (then tx_drained resumes). */
 static void accessory_client_read(struct accessory *a, int fd)
@@ -320,6 +314,11 @@ static void accessory_client_read(struct accessory *a, int fd)
 			break;
 		}
 		if (n <= 0) {
+			/* The host must see the end of the last transfer also
+			 * when the application leaves. */
+			if (a->zlp_due)
+				plugin_write(a->p, ACCESSORY_EP_IN, NULL, 0);
+			a->zlp_due = false;
 			accessory_client_close(a, n ? strerror(errno) : "end of file");
 			return;
 		}
@@ -438,8 +437,6 @@ static int accessory_listen(struct accessory *a)
 	return 0;
 }
 
-/* ---- options ---- */
-
 static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t def,
 			    uint64_t *out)
 {
@@ -522,8 +519,6 @@ static int accessory_options(struct accessory *a)
 	return accessory_opt_str(a->p, "socket", def_sock, a->sock_path,
 				 sizeof(a->sock_path));
 }
-
-/* ---- plugin operations ---- */
 
 static void accessory_describe(struct accessory *a, struct plugin_desc *desc)
 {

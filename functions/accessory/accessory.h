@@ -65,8 +65,10 @@
  *   bulk IN endpoint. No framing is added. Data the accessory sends while
  *   no application is connected is held (and the accessory is slowed
  *   down) until one connects. While the host is not connected the
- *   application's writes are not read. When the accessory goes away and
- *   gadgetd switches back, the plugin closes the connection.
+ *   application's writes are not read. Bytes already queued for the
+ *   host when it resets the device are lost, as with Android's driver.
+ *   When the accessory goes away and gadgetd switches back, the plugin
+ *   closes the connection.
  *
  * Hosts are taken to have claimed the interface on their first bulk OUT
  * packet (a zero-length one does), control request, or read of data the

@@ -45,8 +45,6 @@ static struct usb_ctrlrequest req(uint8_t type, uint8_t request, uint16_t value,
 #define VIN 0xc0
 #define VOUT 0x40
 
-/* ---------------------------------------------------------------- info */
-
 static void test_info_set(void **state)
 {
 	struct accessory_info ai;
@@ -196,8 +194,6 @@ static void test_info_save_load(void **state)
 	/* A file where the directory should be. */
 	assert_int_equal(accessory_info_save(&ai, path), -ENOTDIR);
 }
-
-/* ---------------------------------------------------------------- ctrl */
 
 static int ctrl_starts, ctrl_start_ret;
 
@@ -413,8 +409,6 @@ static void test_ctrl_audio(void **state)
 	assert_int_equal(accessory_ctrl_audio_mode(c), 0);
 	accessory_ctrl_free(c);
 }
-
-/* ---------------------------------------------------------------- plugin */
 
 struct fx {
 	struct loop *loop;
@@ -804,7 +798,14 @@ static void test_plugin_data_in(void **state)
 	assert_int_equal(len, 517);
 	assert_memory_equal(in + 5, block, 512);
 	assert_int_equal(fake_plugin_in_zlps(), 1);
+	/* Also when the application leaves right after a full packet. */
+	assert_int_equal(send(fd, block, sizeof(block), 0), 512);
 	close(fd);
+	run_for(50);
+	fake_plugin_in_data(&len);
+	assert_int_equal(len, 1029);
+	assert_int_equal(fake_plugin_in_zlps(), 2);
+	assert_string_equal(fake_plugin_status("client"), "no");
 }
 
 static bool in_has_all(void)
