@@ -94,9 +94,12 @@ struct profile {
 };
 
 /*
- * Parse and validate path. On failure returns -EINVAL (or -errno for I/O)
- * and writes one message per problem, each "FILE:LINE: text", separated
- * by newlines, into err (always NUL-terminated, truncated to err_size).
+ * Parse and validate path. On failure returns -EINVAL (or -errno for I/O,
+ * -EFBIG for more than 64 KiB), sets *out to NULL and writes one message
+ * per problem, each "FILE:LINE: text", separated by newlines, into err
+ * (always NUL-terminated, truncated to err_size). Besides libconfig's own
+ * syntax errors, refused: @include, integers beyond 32 bits without the
+ * L suffix (libconfig 1.5 would truncate them) and NUL bytes.
  */
 int profile_load(const char *path, struct profile **out, char *err,
 		 size_t err_size);
