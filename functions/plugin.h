@@ -93,7 +93,9 @@ struct plugin_ops {
 
 	/* Data from an OUT endpoint. len is 0 for a zero-length packet. */
 	void (*rx)(void *priv, unsigned ep, const uint8_t *data, size_t len);
-	/* Queued IN data on ep fell below PLUGIN_TX_LOW bytes. */
+	/* Queued IN data on ep fell below PLUGIN_TX_LOW bytes. The runtime
+	 * calls it when the queue crosses from >= PLUGIN_TX_LOW to below,
+	 * and also whenever it runs empty. */
 	void (*tx_drained)(void *priv, unsigned ep);
 
 	/*

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -411,6 +412,86 @@ static int worker_load(struct plugin *p)
 	return 0;
 }
 
+/* The FunctionFS device name mounted on dir (mountinfo's source field). */
+static int worker_ffs_dev(const char *dir, char *dev, size_t size)
+{
+	char real[PATH_MAX], line[PATH_MAX + 512], mnt[PATH_MAX], type[64], src[256];
+	FILE *f;
+	int r = -ENOENT;
+
+	if (!realpath(dir, real) || !(f = fopen("/proc/self/mountinfo", "re")))
+		return -errno;
+	while (r < 0 && fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
+		    sscanf(sep, " - %63s %255s", type, src) != 2)
+			continue;
+		if (!strcmp(mnt, real) && !strcmp(type, "functionfs"))
+			r = snprintf(dev, size, "%s", src) < (int)size ? 0 : -ENAMETOOLONG;
+	}
+	fclose(f);
+	return r;
+}
+
+/* Is ffs.<dev> linked into a configuration of a gadget bound to a UDC? */
+static bool worker_ffs_bound(const char *dev, char *gadget, size_t size)
+{
+	char want[300], target[PATH_MAX], path[PATH_MAX + 8], udc[64] = "";
+	bool bound = false;
+	glob_t g;
+	size_t i;
+
+	snprintf(want, sizeof(want), "/functions/ffs.%s", dev);
+	if (glob("/sys/kernel/config/usb_gadget/*/configs/*/*", GLOB_NOSORT,
+		 NULL, &g))
+		return false;
+	for (i = 0; i < g.gl_pathc && !bound; i++) {
+		ssize_t n = readlink(g.gl_pathv[i], target, sizeof(target) - 1);
+		FILE *f;
+		char *cut;
+
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		cut = strstr(g.gl_pathv[i], "/configs/");
+		if (n < (ssize_t)strlen(want) ||
+		    strcmp(target + n - strlen(want), want) || !cut)
+			continue;
+		snprintf(gadget, size, "%.*s", (int)(cut - g.gl_pathv[i]),
+			 g.gl_pathv[i]);
+		snprintf(path, sizeof(path), "%s/UDC", gadget);
+		if ((f = fopen(path, "re"))) {
+			bound = fgets(udc, sizeof(udc), f) && udc[0] != '\n';
+			fclose(f);
+		}
+	}
+	globfree(&g);
+	return bound;
+}
+
+/*
+ * Linux 6.1's f_fs deadlocks in open(ep0) of an instance that was
+ * deactivated (no_disconnect=1, its last user died) while its gadget is
+ * bound: ffs_ep0_open() holds ffs->mutex, the reset unbinds the gadget and
+ * functionfs_unbind() takes the mutex again. A bound gadget also means the
+ * instance already had its descriptors, so refuse: gadgetd must unbind
+ * the UDC before it restarts a worker, and bind again after READY.
+ */
+static int worker_check_unbound(struct plugin *p)
+{
+	char dev[256], gadget[PATH_MAX];
+
+	if (worker_ffs_dev(p->dir, dev, sizeof(dev)) < 0)
+		return 0;
+	if (!worker_ffs_bound(dev, gadget, sizeof(gadget)))
+		return 0;
+	log_warnx("%s (ffs.%s) is in %s, which is bound to a UDC; unbind it "
+		  "before starting a worker (opening ep0 now would hang in the "
+		  "kernel)", p->dir, dev, gadget);
+	return -EBUSY;
+}
+
 static int worker_write_all(struct plugin *p, int fd, const uint8_t *buf,
 			    size_t len, const char *what)
 {
@@ -475,6 +556,9 @@ static int worker_open_ffs(struct plugin *p)
 	char path[PATH_MAX];
 	int fd, r;
 
+	r = worker_check_unbound(p);
+	if (r < 0)
+		return r;
 	snprintf(path, sizeof(path), "%s/ep0", p->dir);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {

@@ -30,11 +30,13 @@ def find(vid, pid, secs=10):
     sys.exit("no device %04x:%04x" % (vid, pid))
 
 
-def echo_interface(dev):
+def echo_interface(dev, any_vendor):
+    """any_vendor also takes the kernel's f_loopback (ff/00/00), a baseline."""
     cfg = dev.get_active_configuration()
     for intf in cfg:
-        if (intf.bInterfaceClass, intf.bInterfaceSubClass,
-                intf.bInterfaceProtocol) == (0xff, 0xff, 0xff):
+        triple = (intf.bInterfaceClass, intf.bInterfaceSubClass,
+                  intf.bInterfaceProtocol)
+        if triple == (0xff, 0xff, 0xff) or (any_vendor and triple[0] == 0xff):
             return intf
     sys.exit("no ff/ff/ff interface")
 
@@ -148,10 +150,12 @@ def main():
     ap.add_argument("--chunk", type=int, default=65536)
     ap.add_argument("--msos", type=lambda s: int(s, 0))
     ap.add_argument("--no-control", action="store_true")
+    ap.add_argument("--any-vendor", action="store_true")
+    ap.add_argument("--no-small", action="store_true")
     a = ap.parse_args()
     vid, pid = (int(x, 16) for x in a.id.split(":"))
     dev = find(vid, pid)
-    intf = echo_interface(dev)
+    intf = echo_interface(dev, a.any_vendor)
     ep_in, ep_out = endpoints(intf)
     print("found %04x:%04x interface %d, maxpacket %d" % (
         vid, pid, intf.bInterfaceNumber, ep_in.wMaxPacketSize))
@@ -159,7 +163,8 @@ def main():
         check_control(dev, intf.bInterfaceNumber)
     if a.msos is not None:
         check_msos(dev, a.msos, intf.bInterfaceNumber)
-    small_transfers(ep_in, ep_out)
+    if not a.no_small:
+        small_transfers(ep_in, ep_out)
     bulk_echo(ep_in, ep_out, a.mib << 20, a.chunk)
 
 

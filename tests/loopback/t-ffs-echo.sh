@@ -97,7 +97,11 @@ check "the host still sees $ID" wait_usb $ID 2
 # Debian 6.1's f_fs deadlocks when ep0 of a deactivated instance is
 # reopened while the gadget is bound (ffs_ep0_open holds ffs->mutex and
 # ffs_closed() unbinds the gadget, whose functionfs_unbind() takes it
-# again). So a restart is: unbind, start the worker, bind after READY.
+# again). The worker refuses to open ep0 then; a restart is: unbind,
+# start the worker, bind after READY.
+check_exit 1 "a worker refuses to start while the gadget is bound" start_worker
+check "it says to unbind first" grep -q "unbind it before starting a worker" "$WLOG"
+check "the gadget is still bound after the refusal" bound
 check "unbind before the restart" unbind
 check "restarted worker sends READY" start_worker
 check "bind again after READY" bind
