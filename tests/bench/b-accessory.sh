@@ -40,6 +40,6 @@ accessory source "$SIZE"
 timeout 300 $H recv 18d1:2d00 "$SIZE" | grep '^BENCH\|aoa_host'
 leave
 accessory echo
-timeout 300 $H exchange 18d1:2d00 $((SIZE / 4)) | grep '^BENCH\|aoa_host'
+timeout 300 $H exchange 18d1:2d00 $((SIZE / 4)) --bench | grep '^BENCH\|aoa_host'
 leave
 gd_stop

@@ -9,10 +9,10 @@ Host side (pyusb, like a car head unit):
   aoa_host.py nonterm VID:PID
       A SEND_STRING without NUL is taken (the data stage cannot be
       stalled) but the START after it must stall; GET_PROTOCOL clears it.
-  aoa_host.py exchange VID:PID BYTES
+  aoa_host.py exchange VID:PID BYTES [--bench]
       Claims the FF/FF/00 interface, sends BYTES random bytes and expects
       them back upper-cased (from the board application below), both
-      directions running at once. Prints the throughput.
+      directions running at once. --bench prints the throughput.
   aoa_host.py query VID:PID
       GET_PROTOCOL in accessory mode.
   aoa_host.py send VID:PID BYTES / recv VID:PID BYTES
@@ -126,7 +126,7 @@ def accessory_interface(dev):
     die("no FF/FF/00 interface")
 
 
-def exchange(dev, total):
+def exchange(dev, total, bench=False):
     import usb.core
     import usb.util
     intf, ep_in, ep_out = accessory_interface(dev)
@@ -169,7 +169,8 @@ def exchange(dev, total):
     if bytes(got) != data.upper():
         die("echo differs: sent %d bytes, got %d back" % (total, len(got)))
     print("ok: %d bytes sent and %d upper-cased bytes back intact" % (total, len(got)))
-    print("BENCH accessory_echo_roundtrip %.2f MB/s" % (2 * total / secs / 1e6))
+    if bench:
+        print("BENCH accessory_echo_roundtrip %.2f MB/s" % (2 * total / secs / 1e6))
 
 
 PROFILE = """gadget: {
@@ -179,6 +180,9 @@ PROFILE = """gadget: {
 };
 functions: {
   acm: { type = "acm"; };
+  mtp: { type = "ffs"; plugin = "mtp";
+         options: { storage0_path = "/srv/mtp";
+                    storage0_description = "Internal storage"; }; };
   adb: { type = "ffs"; plugin = "adb";
          options: { auth = "off"; user = "root"; product = "gadgetd";
                     model = "aoa_test"; device = "gadgetd"; }; };
@@ -194,6 +198,7 @@ functions: {
 sets = (
   { functions = [ "acm", "aoa" ]; product_id = 0x0110; },
   { functions = [ "adb", "aoaadb" ]; product_id = 0x0111; },
+  { functions = [ "mtp", "adb", "aoa" ]; product_id = 0x0112; },
   { functions = [ "accessory" ]; vendor_id = 0x18d1; product_id = 0x2d00; },
   { functions = [ "accessory", "adb" ]; vendor_id = 0x18d1; product_id = 0x2d01; }
 );
@@ -332,7 +337,7 @@ def main():
     elif cmd == "query":
         get_protocol(dev)
     elif cmd == "exchange":
-        exchange(dev, int(sys.argv[3]))
+        exchange(dev, int(sys.argv[3]), "--bench" in sys.argv)
     elif cmd == "send":
         send(dev, int(sys.argv[3]))
     elif cmd == "recv":

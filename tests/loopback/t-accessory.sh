@@ -94,4 +94,17 @@ check "deauthorize 18d1:2d01" host_unplug 18d1:2d01
 check "gadget reverts to $VID:0111" wait_usb $VID:0111 15
 cleanup_app
 
+say "the usual Android set mtp,adb,aoa"
+gd_switch mtp,adb,aoa
+check "host sees $VID:0112" wait_usb $VID:0112 20
+timeout 120 $H app $SOCK header3.txt > app3.log 2>&1 &
+APP_PID=$!
+check "handshake next to mtp and adb" timeout 30 $H handshake $VID:0112
+check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
+check "64 KiB both ways" timeout 90 $H exchange 18d1:2d00 65536
+check "deauthorize 18d1:2d00" host_unplug 18d1:2d00
+check "gadget reverts to mtp,adb,aoa ($VID:0112)" wait_usb $VID:0112 15
+check "gadgetd reports the set mtp,adb,aoa" sh -c "timeout 10 gadgetctl status | grep -q '^set: mtp,adb,aoa'"
+cleanup_app
+
 finish
