@@ -414,6 +414,8 @@ int epio_enable(struct epio *io, unsigned idx, unsigned max_packet)
 		epio_disable(io, idx);
 	ep->enabled = true;
 	ep->max_packet = max_packet;
+	/* A pause does not outlive the configuration it was made in. */
+	ep->rx_on = true;
 	if (ep->in)
 		epio_tx_pump(ep);
 	else

@@ -138,7 +138,9 @@ size_t plugin_tx_queued(struct plugin *p, unsigned ep);
 /* wMaxPacketSize of ep at the current speed (0 when not enabled). */
 unsigned plugin_max_packet(struct plugin *p, unsigned ep);
 
-/* Stop (false) or restart (true) the queued reads on OUT endpoint ep. */
+/* Stop (false) or restart (true) the queued reads on OUT endpoint ep.
+ * Reads already queued still complete; their data is held and handed to
+ * rx after the restart. Every enable starts with reception on. */
 void plugin_rx_enable(struct plugin *p, unsigned ep, bool on);
 
 /*

@@ -207,7 +207,7 @@ static int worker_ep_max_packet(struct plugin *p, unsigned ep)
 static void worker_enable(struct plugin *p)
 {
 	unsigned i;
-	int mp = 0;
+	int mp, mp0 = 0;
 
 	/* A second ENABLE means f_fs re-enabled the eps: our I/O is gone. */
 	worker_disable(p);
@@ -222,9 +222,11 @@ static void worker_enable(struct plugin *p)
 			return;
 		}
 		epio_enable(p->epio, i, mp);
+		if (!i)
+			mp0 = mp;
 	}
 	p->enabled = true;
-	log_info("host enabled the function (max packet %d)", mp);
+	log_info("host enabled the function (ep1 max packet %d)", mp0);
 	worker_send_host(p, true);
 	if (p->ops->enable)
 		p->ops->enable(p->priv);
