@@ -427,7 +427,8 @@ static int reply_list(struct adb_forward *f, char *reply, size_t size)
 			break;
 		n += k;
 	}
-	return snprintf(reply, size, "OKAY%04zx%s", n, body);
+	/* adbd sends no OKAY before the list, unlike the adb server. */
+	return snprintf(reply, size, "%04zx%s", n, body);
 }
 
 int adb_forward_reverse(struct adb_forward *f, const char *cmd, char *reply,

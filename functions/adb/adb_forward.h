@@ -9,8 +9,7 @@
  *                            host for each connection (adb reverse)
  *
  * reverse: replies follow adbd: "OKAY", or "FAIL" + 4 hex digits of length
- * + message; list-forward sends "OKAY" + hex4 length + one line per
- * listener.
+ * + message; list-forward sends hex4 length + one line per listener.
  */
 #ifndef GADGETD_ADB_FORWARD_H
 #define GADGETD_ADB_FORWARD_H

@@ -39,6 +39,7 @@ struct adb_streams {
 	size_t max_payload;
 	uint8_t *buf;
 	bool pumping;
+	bool hold; /* no sending while a host WRTE is handled */
 };
 
 struct adb_streams *adb_streams_new(struct loop *loop,
@@ -286,8 +287,12 @@ void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 		close_stream(s);
 		return;
 	}
+	/* Hold back replies the write triggers so that our OKAY goes out
+	 * before them, as adbd does. */
 	call_begin(s);
+	t->hold = true;
 	rc = s->ops->write(s->svc, data, len);
+	t->hold = false;
 	if (!s->dead) {
 		if (rc == 0)
 			t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
@@ -297,6 +302,7 @@ void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 			close_stream(s);
 	}
 	call_end(s);
+	adb_streams_pump(t);
 }
 
 void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
@@ -344,7 +350,7 @@ void adb_streams_pump(struct adb_streams *t)
 
 	/* A service may call adb_stream_ready() from produce(): the loop
 	 * below picks that up. */
-	if (t->pumping)
+	if (t->pumping || t->hold)
 		return;
 	t->pumping = true;
 	while (sent && t->count) {

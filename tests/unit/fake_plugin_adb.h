@@ -1,0 +1,46 @@
+/* A fake of the plugin_* runtime API for the adb plugin's unit tests. */
+#ifndef FAKE_PLUGIN_ADB_H
+#define FAKE_PLUGIN_ADB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plugin.h"
+
+#define FAKE_MAX_XFERS 4096
+
+struct fake_xfer {
+	unsigned ep;
+	size_t len;
+	uint8_t *data;
+};
+
+struct fake_plugin {
+	struct loop *loop;
+	const char *options[16][2];
+	unsigned n_options;
+	struct fake_xfer xfers[FAKE_MAX_XFERS];
+	unsigned n_xfers;
+	unsigned consumed; /* xfers already looked at by fake_next_msg */
+	size_t tx_queued;  /* what plugin_tx_queued() answers */
+	int write_rc;      /* what plugin_write() returns */
+	char status_state[64];
+	char status_host[512];
+};
+
+/* The plugin handle to pass to ops->init. */
+struct plugin *fake_plugin_new(struct loop *loop);
+struct fake_plugin *fake_of(struct plugin *p);
+void fake_plugin_free(struct plugin *p);
+void fake_set_option(struct plugin *p, const char *key, const char *value);
+void fake_clear_xfers(struct plugin *p);
+
+/*
+ * The next ADB message the plugin sent: a 24-byte header transfer, then
+ * (when its length is not 0) the payload transfer. Returns 1 and fills
+ * the fields, 0 when nothing is left. Fails the test for bad framing.
+ */
+int fake_next_msg(struct plugin *p, uint32_t *cmd, uint32_t *arg0,
+		  uint32_t *arg1, const uint8_t **payload, uint32_t *len);
+
+#endif

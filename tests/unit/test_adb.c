@@ -1,0 +1,761 @@
+/*
+ * The adb plugin as the runtime drives it: messages in through ops->rx,
+ * transfers out through a fake plugin_write, real processes and files
+ * behind the services, the real event loop.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adb/adb_auth.h"
+#include "adb/adb_packet.h"
+#include "adb/adb_syncmsg.h"
+#include "adb_testkey.h"
+#include "fake_plugin_adb.h"
+#include "log.h"
+#include "loop.h"
+
+extern const struct plugin_ops gadgetd_plugin;
+static const struct plugin_ops *ops = &gadgetd_plugin;
+
+struct t {
+	struct loop *loop;
+	struct plugin *p;
+	struct plugin_desc desc;
+	void *priv;
+	char dir[64];
+	char keys[128];
+};
+
+struct msg {
+	uint32_t cmd, arg0, arg1, len;
+	const uint8_t *data;
+};
+
+static struct adb_testkey *key;
+
+static int group_setup(void **state)
+{
+	log_init("test_adb", true, LOG_LEVEL_WARN);
+	key = adb_testkey_new();
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	adb_testkey_free(key);
+	return 0;
+}
+
+static struct t *start(const char *auth)
+{
+	struct t *t = calloc(1, sizeof(*t));
+
+	strcpy(t->dir, "/tmp/test_adb.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->keys, sizeof(t->keys), "%s/adb_keys", t->dir);
+	t->loop = loop_new();
+	t->p = fake_plugin_new(t->loop);
+	fake_set_option(t->p, "auth", auth);
+	fake_set_option(t->p, "keys", t->keys);
+	fake_set_option(t->p, "product", "prod");
+	fake_set_option(t->p, "model", "mod");
+	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
+	ops->enable(t->priv);
+	return t;
+}
+
+static void stop(struct t *t)
+{
+	char cmd[128];
+
+	ops->disable(t->priv);
+	ops->finish(t->priv);
+	fake_plugin_free(t->p);
+	loop_free(t->loop);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
+	assert_int_equal(system(cmd), 0);
+	free(t);
+}
+
+static void send_msg(struct t *t, uint32_t cmd, uint32_t a0, uint32_t a1,
+		     const void *data, size_t len)
+{
+	uint8_t *buf = malloc(ADB_HDR_SIZE + len);
+
+	adb_packet_encode(buf, cmd, a0, a1, data, len, 1);
+	if (len)
+		memcpy(buf + ADB_HDR_SIZE, data, len);
+	/* Header and payload as adb sends them: two transfers. */
+	ops->rx(t->priv, 0, buf, ADB_HDR_SIZE);
+	ops->rx(t->priv, 0, buf + ADB_HDR_SIZE, len);
+	free(buf);
+}
+
+static int next(struct t *t, struct msg *m)
+{
+	return fake_next_msg(t->p, &m->cmd, &m->arg0, &m->arg1, &m->data,
+			     &m->len);
+}
+
+static void expect(struct t *t, struct msg *m, uint32_t cmd)
+{
+	char want[5], got[5];
+
+	assert_true(next(t, m));
+	adb_packet_cmd_name(cmd, want);
+	adb_packet_cmd_name(m->cmd, got);
+	assert_string_equal(got, want);
+}
+
+static void expect_nothing(struct t *t)
+{
+	struct msg m;
+
+	assert_false(next(t, &m));
+}
+
+static void connect_host(struct t *t, uint32_t max)
+{
+	static const char banner[] = "host::features=shell_v2,stat_v2";
+	struct msg m;
+
+	send_msg(t, ADB_CNXN, ADB_VERSION, max, banner, sizeof(banner));
+	expect(t, &m, ADB_CNXN);
+	expect_nothing(t);
+}
+
+/* OPEN name as host stream hid; returns our id from the OKAY. */
+static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
+{
+	struct msg m;
+
+	send_msg(t, ADB_OPEN, hid, 0, name, strlen(name) + 1);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, hid);
+	assert_int_not_equal(m.arg0, 0);
+	return m.arg0;
+}
+
+static void test_descriptors_and_banner(void **state)
+{
+	struct t *t = start("off");
+	struct msg m;
+
+	assert_int_equal(t->desc.cls, 0xff);
+	assert_int_equal(t->desc.subcls, 0x42);
+	assert_int_equal(t->desc.proto, 0x01);
+	assert_int_equal(t->desc.n_eps, 2);
+	assert_string_equal(t->desc.interface_string, "ADB Interface");
+	assert_string_equal(t->desc.ms_compat_id, "WINUSB");
+	assert_string_equal(t->desc.props[0].name, "DeviceInterfaceGUID");
+	assert_string_equal(t->desc.props[0].value,
+			    "{F72FE0D4-CBCB-407d-8814-9ED673D0DD6B}");
+	assert_string_equal(fake_of(t->p)->status_state, "offline");
+	send_msg(t, ADB_CNXN, ADB_VERSION, 256 * 1024, "host::x", 8);
+	expect(t, &m, ADB_CNXN);
+	assert_int_equal(m.arg0, 0x01000001);
+	assert_int_equal(m.arg1, 1024 * 1024);
+	assert_non_null(strstr((const char *)m.data,
+			       "device::ro.product.name=prod;"
+			       "ro.product.model=mod;ro.product.device=gadgetd;"
+			       "features=shell_v2,stat_v2,ls_v2,fixed_push_mkdir"));
+	assert_int_equal(m.data[m.len - 1], '\0');
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	assert_string_equal(fake_of(t->p)->status_host, "host::x");
+	stop(t);
+}
+
+static void test_bad_option(void **state)
+{
+	struct plugin_desc desc;
+	struct loop *l = loop_new();
+	struct plugin *p = fake_plugin_new(l);
+	void *priv;
+
+	fake_set_option(p, "auth", "maybe");
+	assert_int_equal(ops->init(p, &desc, &priv), -EINVAL);
+	fake_plugin_free(p);
+	loop_free(l);
+}
+
+static void test_malformed_messages(void **state)
+{
+	struct t *t = start("off");
+	uint8_t hdr[ADB_HDR_SIZE];
+	struct msg m;
+
+	/* Nothing is served before CNXN. */
+	send_msg(t, ADB_OPEN, 1, 0, "shell:true", 11);
+	expect_nothing(t);
+	connect_host(t, ADB_MAX_PAYLOAD);
+	/* A service name without its NUL, one with a NUL inside. */
+	send_msg(t, ADB_OPEN, 2, 0, "shell:true", 10);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
+	assert_int_equal(m.arg1, 2);
+	send_msg(t, ADB_OPEN, 3, 0, "sync:\0x", 8);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 3);
+	/* OPEN with remote id 0, an unknown service. */
+	send_msg(t, ADB_OPEN, 0, 0, "sync:", 6);
+	expect_nothing(t);
+	send_msg(t, ADB_OPEN, 4, 0, "nosuch:service", 15);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 4);
+	/* WRTE to a stream that does not exist. */
+	send_msg(t, ADB_WRTE, 5, 77, "data", 4);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
+	assert_int_equal(m.arg1, 5);
+	/* An unknown command is ignored; the connection stays up. */
+	send_msg(t, 0x12345678, 0, 0, NULL, 0);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	open_stream(t, 6, "sync:");
+	/* A bad magic resets the connection. */
+	adb_packet_encode(hdr, ADB_OKAY, 1, 2, NULL, 0, 0);
+	hdr[23] ^= 0xff;
+	ops->rx(t->priv, 0, hdr, sizeof(hdr));
+	assert_string_equal(fake_of(t->p)->status_state, "offline");
+	send_msg(t, ADB_OPEN, 7, 0, "sync:", 6);
+	expect_nothing(t);
+	/* So does a message longer than our max payload. */
+	connect_host(t, ADB_MAX_PAYLOAD);
+	adb_packet_encode(hdr, ADB_WRTE, 1, 2, NULL, ADB_MAX_PAYLOAD + 1, 0);
+	ops->rx(t->priv, 0, hdr, sizeof(hdr));
+	assert_string_equal(fake_of(t->p)->status_state, "offline");
+	/* Zero-length reads are ignored. */
+	ops->rx(t->priv, 0, hdr, 0);
+	stop(t);
+}
+
+/* Run the loop until the plugin has sent something (or 5 s passed). */
+static void pump_until_sent(struct t *t)
+{
+	struct fake_plugin *f = fake_of(t->p);
+	uint64_t end = loop_now_ms() + 5000;
+
+	while (f->consumed == f->n_xfers && loop_now_ms() < end)
+		loop_dispatch(t->loop, 50);
+	assert_true(f->consumed < f->n_xfers);
+}
+
+struct shell_out {
+	char out[4096], err[4096];
+	size_t out_len, err_len;
+	int exit_code;
+	int closed;
+};
+
+/* Collect a v2 shell's packets until CLSE, acknowledging each WRTE. */
+static void read_shell_v2(struct t *t, uint32_t hid, uint32_t id,
+			  struct shell_out *o)
+{
+	uint8_t buf[65536];
+	size_t have = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->exit_code = -1;
+	while (!o->closed) {
+		struct msg m;
+
+		pump_until_sent(t);
+		while (next(t, &m)) {
+			if (m.cmd == ADB_CLSE) {
+				o->closed = 1;
+				break;
+			}
+			assert_int_equal(m.cmd, ADB_WRTE);
+			assert_int_equal(m.arg1, hid);
+			memcpy(buf + have, m.data, m.len);
+			have += m.len;
+			send_msg(t, ADB_OKAY, hid, id, NULL, 0);
+		}
+		while (have >= 5) {
+			uint32_t n = buf[1] | buf[2] << 8 | buf[3] << 16 |
+				     (uint32_t)buf[4] << 24;
+			if (have < 5 + n)
+				break;
+			if (buf[0] == 1) {
+				memcpy(o->out + o->out_len, buf + 5, n);
+				o->out_len += n;
+			} else if (buf[0] == 2) {
+				memcpy(o->err + o->err_len, buf + 5, n);
+				o->err_len += n;
+			} else if (buf[0] == 3) {
+				assert_int_equal(n, 1);
+				o->exit_code = buf[5];
+			}
+			memmove(buf, buf + 5 + n, have - 5 - n);
+			have -= 5 + n;
+		}
+	}
+}
+
+static void test_shell_v2_raw(void **state)
+{
+	struct t *t = start("off");
+	struct shell_out o;
+	uint32_t id;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 9, "shell,v2,raw:echo hi; echo oops >&2; exit 3");
+	read_shell_v2(t, 9, id, &o);
+	assert_int_equal(o.out_len, 3);
+	assert_memory_equal(o.out, "hi\n", 3);
+	assert_int_equal(o.err_len, 5);
+	assert_memory_equal(o.err, "oops\n", 5);
+	assert_int_equal(o.exit_code, 3);
+	stop(t);
+}
+
+static void test_shell_v2_stdin_and_close(void **state)
+{
+	struct t *t = start("off");
+	uint8_t pkt[64] = { 0, 6, 0, 0, 0, 'p', 'i', 'p', 'e', 'd', '\n',
+			    4, 0, 0, 0, 0 };
+	struct shell_out o;
+	uint32_t id;
+	struct msg m;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 10, "shell,v2,raw:tr a-z A-Z");
+	/* stdin and close-stdin in one WRTE, the header split off. */
+	send_msg(t, ADB_WRTE, 10, id, pkt, 3);
+	expect(t, &m, ADB_OKAY);
+	send_msg(t, ADB_WRTE, 10, id, pkt + 3, 13);
+	expect(t, &m, ADB_OKAY);
+	read_shell_v2(t, 10, id, &o);
+	assert_int_equal(o.out_len, 6);
+	assert_memory_equal(o.out, "PIPED\n", 6);
+	assert_int_equal(o.exit_code, 0);
+	stop(t);
+}
+
+static size_t put_v2(uint8_t *b, uint8_t id, const char *data, uint32_t len)
+{
+	b[0] = id;
+	b[1] = len;
+	b[2] = len >> 8;
+	b[3] = len >> 16;
+	b[4] = len >> 24;
+	memcpy(b + 5, data, len);
+	return 5 + len;
+}
+
+static void test_shell_pty_term_and_winsize(void **state)
+{
+	struct t *t = start("off");
+	static const char ws[] = "33x101,0x0";
+	static const char cmd[] = "echo T=$TERM; stty size; tty; exit 5\n";
+	uint8_t pkt[128];
+	struct shell_out o;
+	uint32_t id;
+	struct msg m;
+	size_t n = 0;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 11, "shell,v2,TERM=xterm-test,pty:");
+	n += put_v2(pkt + n, 5, ws, sizeof(ws) - 1);
+	n += put_v2(pkt + n, 0, cmd, sizeof(cmd) - 1);
+	send_msg(t, ADB_WRTE, 11, id, pkt, n);
+	expect(t, &m, ADB_OKAY);
+	read_shell_v2(t, 11, id, &o);
+	o.out[o.out_len] = '\0';
+	assert_non_null(strstr(o.out, "T=xterm-test"));
+	assert_non_null(strstr(o.out, "33 101"));
+	assert_non_null(strstr(o.out, "/dev/pts/"));
+	assert_int_equal(o.exit_code, 5);
+	stop(t);
+}
+
+static void test_exec_raw_bytes(void **state)
+{
+	struct t *t = start("off");
+	char out[64] = "";
+	uint32_t id;
+	struct msg m;
+	int closed = 0;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 12, "exec:printf 'a\\0b'");
+	while (!closed) {
+		pump_until_sent(t);
+		while (next(t, &m)) {
+			if (m.cmd == ADB_CLSE) {
+				closed = 1;
+				break;
+			}
+			memcpy(out + strlen(out), m.data, m.len);
+			send_msg(t, ADB_OKAY, 12, id, NULL, 0);
+		}
+	}
+	assert_memory_equal(out, "a", 2); /* "a\0b" with no framing */
+	stop(t);
+}
+
+/* Sync over one stream: write a request, gather the reply bytes. */
+static size_t sync_call(struct t *t, uint32_t hid, uint32_t id,
+			const uint8_t *req, size_t len, uint8_t *out,
+			size_t want)
+{
+	struct msg m;
+	size_t have = 0;
+
+	send_msg(t, ADB_WRTE, hid, id, req, len);
+	expect(t, &m, ADB_OKAY);
+	while (have < want) {
+		if (!next(t, &m))
+			break;
+		if (m.cmd == ADB_CLSE)
+			break;
+		assert_int_equal(m.cmd, ADB_WRTE);
+		/* Flow control: nothing more until our OKAY. */
+		expect_nothing(t);
+		memcpy(out + have, m.data, m.len);
+		have += m.len;
+		send_msg(t, ADB_OKAY, hid, id, NULL, 0);
+	}
+	return have;
+}
+
+static size_t put_req(uint8_t *b, uint32_t id, const void *data, uint32_t len)
+{
+	adb_sync_put32(b, id);
+	adb_sync_put32(b + 4, len);
+	if (len)
+		memcpy(b + 8, data, len);
+	return 8 + len;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void test_sync_push_pull_stat(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[3 * 65544], out[4 * 1024 * 1024];
+	static uint8_t data[180000];
+	char path[128], spec[160];
+	uint32_t id;
+	size_t n = 0, got, off;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + i / 251);
+	/* A host that accepts only 64 KiB per WRTE. */
+	connect_host(t, 65536);
+	id = open_stream(t, 20, "sync:");
+	snprintf(path, sizeof(path), "%s/new/dir/file", t->dir);
+	snprintf(spec, sizeof(spec), "%s,%u", path, 0100640);
+	n += put_req(req + n, ADB_SYNC_SEND, spec, strlen(spec));
+	n += put_req(req + n, ADB_SYNC_DATA, data, 65536);
+	n += put_req(req + n, ADB_SYNC_DATA, data + 65536, 65536);
+	/* Split the WRTE in the middle of a DATA message. */
+	got = sync_call(t, 20, id, req, 1000, out, 0);
+	assert_int_equal(got, 0);
+	got = sync_call(t, 20, id, req + 1000, n - 1000, out, 0);
+	n = put_req(req, ADB_SYNC_DATA, data + 131072, sizeof(data) - 131072);
+	adb_sync_put32(req + n, ADB_SYNC_DONE);
+	adb_sync_put32(req + n + 4, 1600000000);
+	n += 8;
+	got = sync_call(t, 20, id, req, n, out, 8);
+	if (got != 8)
+		print_message("reply: %.*s\n", (int)got - 8, out + 8);
+	assert_int_equal(got, 8);
+	assert_int_equal(get32(out), ADB_SYNC_OKAY);
+	/* Parents were made; mode and mtime were applied. */
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, sizeof(data));
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(st.st_mtime, 1600000000);
+	/* STA2 of it. */
+	n = put_req(req, ADB_SYNC_STA2, path, strlen(path));
+	got = sync_call(t, 20, id, req, n, out, ADB_SYNC_STAT_V2_SIZE);
+	assert_int_equal(got, ADB_SYNC_STAT_V2_SIZE);
+	assert_int_equal(get32(out), ADB_SYNC_STA2);
+	assert_int_equal(get32(out + 4), 0);
+	assert_int_equal(get32(out + 40), sizeof(data));
+	/* LST2 of something missing reports ENOENT. */
+	n = put_req(req, ADB_SYNC_LST2, "/nonexistent/x", 14);
+	got = sync_call(t, 20, id, req, n, out, ADB_SYNC_STAT_V2_SIZE);
+	assert_int_equal(get32(out + 4), ENOENT);
+	/* RECV: DATA pieces of at most 64 KiB, then DONE; WRTEs <= 64 KiB. */
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	got = sync_call(t, 20, id, req, n, out, sizeof(out));
+	off = 0;
+	n = 0;
+	while (off + 8 <= got && get32(out + off) == ADB_SYNC_DATA) {
+		uint32_t len = get32(out + off + 4);
+		assert_true(len <= ADB_SYNC_DATA_MAX);
+		assert_memory_equal(out + off + 8, data + n, len);
+		n += len;
+		off += 8 + len;
+	}
+	assert_int_equal(n, sizeof(data));
+	assert_int_equal(got, off + 8);
+	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	stop(t);
+}
+
+static void test_sync_errors(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[2048], out[4096];
+	char longpath[1100];
+	size_t n, got;
+	uint32_t id;
+	struct msg m;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 30, "sync:");
+	/* RECV of a missing file: FAIL with strerror. */
+	n = put_req(req, ADB_SYNC_RECV, "/nonexistent/file", 17);
+	got = sync_call(t, 30, id, req, n, out, 8);
+	assert_int_equal(get32(out), ADB_SYNC_FAIL);
+	assert_true(got > 8);
+	out[got] = '\0';
+	assert_non_null(strstr((char *)out + 8, "No such file or directory"));
+	/* SEND into /proc: FAIL after DONE. */
+	n = put_req(req, ADB_SYNC_SEND, "/proc/nonexistent/x,33188", 25);
+	n += put_req(req + n, ADB_SYNC_DATA, "abc", 3);
+	adb_sync_put32(req + n, ADB_SYNC_DONE);
+	adb_sync_put32(req + n + 4, 0);
+	n += 8;
+	got = sync_call(t, 30, id, req, n, out, 8);
+	assert_int_equal(get32(out), ADB_SYNC_FAIL);
+	/* A path over 1024 bytes: FAIL, then the stream closes. */
+	memset(longpath, 'a', sizeof(longpath));
+	n = put_req(req, ADB_SYNC_STAT, longpath, 1025);
+	got = sync_call(t, 30, id, req, n, out, 8);
+	assert_int_equal(get32(out), ADB_SYNC_FAIL);
+	out[got] = '\0';
+	assert_non_null(strstr((char *)out + 8, "path too long"));
+	expect(t, &m, ADB_CLSE);
+	/* A NUL inside a path, on a new stream. */
+	id = open_stream(t, 31, "sync:");
+	n = put_req(req, ADB_SYNC_STAT, "/tmp\0x", 6);
+	got = sync_call(t, 31, id, req, n, out, 8);
+	assert_int_equal(get32(out), ADB_SYNC_FAIL);
+	expect(t, &m, ADB_CLSE);
+	/* A truncated request just waits; QUIT closes. */
+	id = open_stream(t, 32, "sync:");
+	n = put_req(req, ADB_SYNC_STAT, "/", 1);
+	got = sync_call(t, 32, id, req, n - 1, out, 0);
+	expect_nothing(t);
+	got = sync_call(t, 32, id, req + n - 1, 1, out, ADB_SYNC_STAT_V1_SIZE);
+	assert_int_equal(got, ADB_SYNC_STAT_V1_SIZE);
+	assert_int_equal(get32(out), ADB_SYNC_STAT);
+	assert_true(get32(out + 4) & 0040000); /* a directory */
+	n = put_req(req, ADB_SYNC_QUIT, NULL, 0);
+	send_msg(t, ADB_WRTE, 32, id, req, n);
+	expect(t, &m, ADB_OKAY);
+	expect(t, &m, ADB_CLSE);
+	stop(t);
+}
+
+static void test_sync_list(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[256], out[65536];
+	char path[128];
+	size_t n, got, off = 0;
+	uint32_t id;
+	int seen = 0, done = 0;
+
+	snprintf(path, sizeof(path), "%s/listed", t->dir);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 40, "sync:");
+	n = put_req(req, ADB_SYNC_LIST, t->dir, strlen(t->dir));
+	got = sync_call(t, 40, id, req, n, out, sizeof(out));
+	while (off + 20 <= got) {
+		uint32_t idv = get32(out + off), nlen = get32(out + off + 16);
+		if (idv == ADB_SYNC_DONE) {
+			done = 1;
+			break;
+		}
+		assert_int_equal(idv, ADB_SYNC_DENT);
+		if (nlen == 6 && !memcmp(out + off + 20, "listed", 6))
+			seen = 1;
+		off += 20 + nlen;
+	}
+	assert_true(seen);
+	assert_true(done);
+	stop(t);
+}
+
+static void test_flow_control_and_fairness(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[256];
+	char path[128];
+	uint32_t a, b;
+	struct msg m;
+	size_t n;
+	int fd;
+
+	/* A 3 MiB file pulled on two streams at once. */
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, 3 << 20), 0);
+	close(fd);
+	connect_host(t, ADB_MAX_PAYLOAD);
+	a = open_stream(t, 50, "sync:");
+	b = open_stream(t, 51, "sync:");
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	/* The transport is full: nothing goes out. */
+	fake_of(t->p)->tx_queued = PLUGIN_TX_HIGH;
+	send_msg(t, ADB_WRTE, 50, a, req, n);
+	expect(t, &m, ADB_OKAY);
+	send_msg(t, ADB_WRTE, 51, b, req, n);
+	expect(t, &m, ADB_OKAY);
+	expect_nothing(t);
+	/* Room again: one WRTE per stream, and no more until OKAY. */
+	fake_of(t->p)->tx_queued = 0;
+	ops->tx_drained(t->priv, 1);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	assert_int_equal(m.len, ADB_MAX_PAYLOAD);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	ops->tx_drained(t->priv, 1);
+	expect_nothing(t);
+	/* The OKAY for stream b lets b send again, a stays waiting. */
+	send_msg(t, ADB_OKAY, 51, b, NULL, 0);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	/* An OKAY with the wrong host id changes nothing. */
+	send_msg(t, ADB_OKAY, 99, a, NULL, 0);
+	expect_nothing(t);
+	/* A host CLSE ends b; a goes on. */
+	send_msg(t, ADB_CLSE, 51, b, NULL, 0);
+	send_msg(t, ADB_OKAY, 50, a, NULL, 0);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	expect_nothing(t);
+	stop(t);
+}
+
+static void test_auth_flow(void **state)
+{
+	struct t *t = start("on");
+	static const char banner[] = "host::features=shell_v2";
+	uint8_t sig[512], bad_sig[256] = { 0 };
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	const char *pub = adb_testkey_pub(key);
+	struct msg m;
+	size_t n;
+
+	send_msg(t, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner,
+		 sizeof(banner));
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_int_equal(m.len, 20);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+	/* A wrong signature earns a new token. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, bad_sig, sizeof(bad_sig));
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	/* Streams are refused while unauthorized. */
+	send_msg(t, ADB_OPEN, 1, 0, "sync:", 6);
+	expect_nothing(t);
+	/* The host offers its key; it stays pending. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+	assert_int_equal(ops->command(t->priv, 1, argv_keys, reply,
+				      sizeof(reply)), 0);
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_non_null(strstr(reply, fp));
+	/* Allowing it lets the waiting host in at once. */
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), 0);
+	expect(t, &m, ADB_CNXN);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	/* Next connection: the signature is accepted. */
+	send_msg(t, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner,
+		 sizeof(banner));
+	expect(t, &m, ADB_AUTH);
+	n = adb_testkey_sign(key, m.data, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_CNXN);
+	/* Bad commands. */
+	argv_allow[1] = "AA:BB";
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), -ENOENT);
+	assert_int_equal(ops->command(t->priv, 1, argv_allow, reply,
+				      sizeof(reply)), -EINVAL);
+	stop(t);
+}
+
+static void test_reverse_and_reboot(void **state)
+{
+	struct t *t = start("off");
+	struct msg m;
+	uint32_t id;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 60, "reverse:list-forward");
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.len, 4);
+	assert_memory_equal(m.data, "0000", 4);
+	send_msg(t, ADB_OKAY, 60, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	id = open_stream(t, 61, "reverse:killforward:tcp:1");
+	expect(t, &m, ADB_WRTE);
+	assert_memory_equal(m.data, "FAIL", 4);
+	send_msg(t, ADB_OKAY, 61, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	id = open_stream(t, 62, "reverse:forward:localabstract:gadgetd-test;tcp:5");
+	expect(t, &m, ADB_WRTE);
+	assert_memory_equal(m.data, "OKAY", 4);
+	send_msg(t, ADB_OKAY, 62, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	id = open_stream(t, 63, "reverse:forward:norebind:localabstract:gadgetd-test;tcp:6");
+	expect(t, &m, ADB_WRTE);
+	assert_memory_equal(m.data, "FAIL", 4);
+	send_msg(t, ADB_OKAY, 63, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	id = open_stream(t, 64, "reboot:");
+	expect(t, &m, ADB_WRTE);
+	assert_non_null(memmem(m.data, m.len, "refused", 7));
+	stop(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_descriptors_and_banner),
+		cmocka_unit_test(test_bad_option),
+		cmocka_unit_test(test_malformed_messages),
+		cmocka_unit_test(test_shell_v2_raw),
+		cmocka_unit_test(test_shell_v2_stdin_and_close),
+		cmocka_unit_test(test_shell_pty_term_and_winsize),
+		cmocka_unit_test(test_exec_raw_bytes),
+		cmocka_unit_test(test_sync_push_pull_stat),
+		cmocka_unit_test(test_sync_errors),
+		cmocka_unit_test(test_sync_list),
+		cmocka_unit_test(test_flow_control_and_fairness),
+		cmocka_unit_test(test_auth_flow),
+		cmocka_unit_test(test_reverse_and_reboot),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,203 @@
+/* adb_syncmsg: the sync request parser, fed in every possible split. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "adb/adb_syncmsg.h"
+
+static size_t put_req(uint8_t *b, uint32_t id, const void *data, uint32_t len)
+{
+	adb_sync_put32(b, id);
+	adb_sync_put32(b + 4, len);
+	if (len)
+		memcpy(b + 8, data, len);
+	return 8 + len;
+}
+
+static void add(char *log, size_t size, const char *text, size_t len)
+{
+	size_t have = strlen(log);
+
+	if (have + len >= size)
+		len = size - have - 1;
+	memcpy(log + have, text, len);
+	log[have + len] = '\0';
+}
+
+/*
+ * Run the parser over buf in pieces of step bytes and write a transcript:
+ * "R<id>:<path>;" per request, "D<data>;" per DATA message (its pieces
+ * glued), "E<mtime>;" per DONE.
+ */
+static int run(const uint8_t *buf, size_t len, size_t step, char *log,
+	       size_t log_size)
+{
+	struct adb_sync_parser p;
+	size_t off = 0;
+	int in_data = 0;
+
+	adb_sync_parser_init(&p);
+	log[0] = '\0';
+	while (off < len) {
+		size_t n = len - off < step ? len - off : step;
+		size_t pos = 0;
+
+		while (pos < n) {
+			struct adb_sync_event ev;
+			size_t used;
+			int rc = adb_sync_parse(&p, buf + off + pos, n - pos,
+						&used, &ev);
+			char line[1200];
+
+			if (rc < 0)
+				return rc;
+			assert_true(used > 0 || ev.type != ADB_SYNC_EV_NONE);
+			pos += used;
+			if (ev.type == ADB_SYNC_EV_NONE)
+				continue;
+			if (ev.type == ADB_SYNC_EV_DATA) {
+				if (!in_data)
+					add(log, log_size, "D", 1);
+				add(log, log_size, (const char *)ev.data, ev.len);
+				in_data = 1;
+				continue;
+			}
+			if (in_data)
+				add(log, log_size, ";", 1);
+			in_data = 0;
+			if (ev.type == ADB_SYNC_EV_REQUEST)
+				snprintf(line, sizeof(line), "R%.4s:%s;",
+					 (const char *)&ev.id, ev.path);
+			else
+				snprintf(line, sizeof(line), "E%u;", ev.mtime);
+			add(log, log_size, line, strlen(line));
+		}
+		off += n;
+	}
+	return 0;
+}
+
+static void test_send_sequence_any_split(void **state)
+{
+	uint8_t buf[256];
+	size_t n = 0;
+	char log[512];
+
+	n += put_req(buf + n, ADB_SYNC_STA2, "/sdcard", 7);
+	n += put_req(buf + n, ADB_SYNC_SEND, "/tmp/x,33188", 12);
+	n += put_req(buf + n, ADB_SYNC_DATA, "hello", 5);
+	n += put_req(buf + n, ADB_SYNC_DATA, "", 0);
+	n += put_req(buf + n, ADB_SYNC_DATA, "world", 5);
+	adb_sync_put32(buf + n, ADB_SYNC_DONE);
+	adb_sync_put32(buf + n + 4, 1234);
+	n += 8;
+	n += put_req(buf + n, ADB_SYNC_QUIT, NULL, 0);
+	for (size_t step = 1; step <= n; step++) {
+		assert_int_equal(run(buf, n, step, log, sizeof(log)), 0);
+		/* The empty DATA and the split of "hello" and "world" into two
+		 * messages vanish in the glue: the bytes are what counts. */
+		assert_string_equal(log, "RSTA2:/sdcard;RSEND:/tmp/x,33188;"
+					 "Dhelloworld;E1234;RQUIT:;");
+	}
+}
+
+static void test_path_too_long(void **state)
+{
+	uint8_t buf[8];
+	struct adb_sync_parser p;
+	struct adb_sync_event ev;
+	size_t used;
+
+	adb_sync_parser_init(&p);
+	adb_sync_put32(buf, ADB_SYNC_RECV);
+	adb_sync_put32(buf + 4, ADB_SYNC_PATH_MAX + 1);
+	assert_int_equal(adb_sync_parse(&p, buf, 8, &used, &ev), -ENAMETOOLONG);
+	/* Exactly the maximum is fine. */
+	adb_sync_parser_init(&p);
+	adb_sync_put32(buf + 4, ADB_SYNC_PATH_MAX);
+	assert_int_equal(adb_sync_parse(&p, buf, 8, &used, &ev), 0);
+	assert_int_equal(ev.type, ADB_SYNC_EV_NONE);
+	assert_int_equal(used, 8);
+}
+
+static void test_nul_in_path(void **state)
+{
+	uint8_t buf[64];
+	char log[64];
+	size_t n = put_req(buf, ADB_SYNC_STAT, "/a\0b", 4);
+
+	assert_int_equal(run(buf, n, n, log, sizeof(log)), -EINVAL);
+	assert_int_equal(run(buf, n, 1, log, sizeof(log)), -EINVAL);
+}
+
+static void test_data_too_big(void **state)
+{
+	uint8_t buf[64];
+	char log[64];
+	size_t n = put_req(buf, ADB_SYNC_SEND, "/x,420", 6);
+
+	adb_sync_put32(buf + n, ADB_SYNC_DATA);
+	adb_sync_put32(buf + n + 4, ADB_SYNC_DATA_MAX + 1);
+	assert_int_equal(run(buf, n + 8, n + 8, log, sizeof(log)), -EMSGSIZE);
+}
+
+static void test_unexpected_after_send(void **state)
+{
+	uint8_t buf[64];
+	char log[64];
+	size_t n = put_req(buf, ADB_SYNC_SEND, "/x,420", 6);
+
+	n += put_req(buf + n, ADB_SYNC_STAT, "/", 1);
+	assert_int_equal(run(buf, n, n, log, sizeof(log)), -EPROTO);
+}
+
+static void test_unknown_request(void **state)
+{
+	uint8_t buf[64];
+	char log[64];
+	size_t n = put_req(buf, ADB_SYNC_ID('D', 'A', 'T', 'A'), "zz", 2);
+
+	/* DATA outside a SEND is not a request. */
+	assert_int_equal(run(buf, n, n, log, sizeof(log)), -ENOTSUP);
+	n = put_req(buf, 0xdeadbeef, NULL, 0);
+	assert_int_equal(run(buf, n, n, log, sizeof(log)), -ENOTSUP);
+}
+
+static void test_truncated_waits(void **state)
+{
+	uint8_t buf[64];
+	struct adb_sync_parser p;
+	struct adb_sync_event ev;
+	size_t used, n = put_req(buf, ADB_SYNC_LIST, "/proc", 5);
+
+	adb_sync_parser_init(&p);
+	assert_int_equal(adb_sync_parse(&p, buf, n - 1, &used, &ev), 0);
+	assert_int_equal(ev.type, ADB_SYNC_EV_NONE);
+	assert_int_equal(used, n - 1);
+	assert_int_equal(adb_sync_parse(&p, buf + n - 1, 1, &used, &ev), 0);
+	assert_int_equal(ev.type, ADB_SYNC_EV_REQUEST);
+	assert_int_equal(ev.id, ADB_SYNC_LIST);
+	assert_string_equal(ev.path, "/proc");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_send_sequence_any_split),
+		cmocka_unit_test(test_path_too_long),
+		cmocka_unit_test(test_nul_in_path),
+		cmocka_unit_test(test_data_too_big),
+		cmocka_unit_test(test_unexpected_after_send),
+		cmocka_unit_test(test_unknown_request),
+		cmocka_unit_test(test_truncated_waits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
