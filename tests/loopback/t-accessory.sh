@@ -77,6 +77,12 @@ check "handshake" timeout 30 $H handshake $VID:0110
 check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
 check "gadget reverts to $VID:0110 after claim_timeout_ms" wait_usb $VID:0110 20
 
+say "gadgetctl accessory revert"
+check "handshake" timeout 30 $H handshake $VID:0110
+check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
+check "gadgetctl accessory revert" sh -c "timeout 20 gadgetctl accessory revert | grep -q reverting"
+check "gadget reverts to $VID:0110" wait_usb $VID:0110 15
+
 say "accessory + adb"
 gd_switch adb,aoaadb
 check "host sees $VID:0111" wait_usb $VID:0111 20
