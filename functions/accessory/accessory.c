@@ -6,6 +6,7 @@
 #include "plugin.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@ struct accessory {
 	bool client_hup;
 	struct loop_watch *claim_timer, *disc_timer;
 	uint64_t claim_ms, disc_ms;
+	gid_t sock_gid; /* (gid_t)-1: leave the group alone */
 	bool enabled, claimed, reverting;
 	/* Reads on bulk OUT are stopped until out is written. */
 	bool rx_paused;
@@ -420,6 +422,7 @@ static int accessory_listen(struct accessory *a)
 		return -errno;
 	memcpy(sa.sun_path, a->sock_path, strlen(a->sock_path));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chown(a->sock_path, (uid_t)-1, a->sock_gid) < 0 ||
 	    chmod(a->sock_path, 0660) < 0 || listen(fd, 4) < 0) {
 		r = -errno;
 		log_warn("accessory: socket %s", a->sock_path);
@@ -490,6 +493,23 @@ static int accessory_opt_str(struct plugin *p, const char *key,
 	return 0;
 }
 
+static int accessory_opt_group(struct accessory *a)
+{
+	const char *v = plugin_option(a->p, "socket_group");
+	struct group *g;
+
+	a->sock_gid = (gid_t)-1;
+	if (!v)
+		return 0;
+	g = getgrnam(v);
+	if (!g) {
+		log_warnx("accessory: option socket_group: no group \"%s\"", v);
+		return -EINVAL;
+	}
+	a->sock_gid = g->gr_gid;
+	return 0;
+}
+
 static int accessory_options(struct accessory *a)
 {
 	const char *mode = plugin_option(a->p, "mode");
@@ -512,6 +532,7 @@ static int accessory_options(struct accessory *a)
 				     ACCESSORY_CLAIM_TIMEOUT_MS, &a->claim_ms);
 	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms",
 				     ACCESSORY_DISCONNECT_TIMEOUT_MS, &a->disc_ms);
+	r = r ? r : accessory_opt_group(a);
 	if (r)
 		return r;
 	snprintf(def_sock, sizeof(def_sock), "%s/%s", a->state_dir,

@@ -36,6 +36,9 @@
  *   with_adb              "true" or "false" (default false)
  *   socket                data mode: the socket path (default
  *                         state_dir/accessory.sock)
+ *   socket_group          data mode: a group name given the socket, so
+ *                         that its members' applications may connect
+ *                         (default: the worker's group)
  *   claim_timeout_ms      data mode: revert when the host shows no sign of
  *                         using the interface this long after the switch
  *                         (default 10000, 0 = never)

@@ -11,6 +11,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,6 +509,10 @@ static void test_plugin_options(void **state)
 	assert_int_equal(plugin_start(), -EINVAL);
 	fake_plugin_reset(fx.loop);
 	fake_plugin_set_option("mode", "data");
+	fake_plugin_set_option("socket_group", "no-such-group-here");
+	assert_int_equal(plugin_start(), -EINVAL);
+	fake_plugin_reset(fx.loop);
+	fake_plugin_set_option("mode", "data");
 	fake_plugin_set_option("socket", "/nonexistent-dir/x/y.sock");
 	assert_true(plugin_start() < 0);
 	assert_null(fx.priv);
@@ -675,6 +680,21 @@ static void test_plugin_data_handshake_again(void **state)
 	assert_int_equal(accessory_info_load(&ai, tmpdir), 0);
 	assert_string_equal(ai.s[ACCESSORY_INFO_SERIAL], "0001");
 	assert_int_equal(fake_plugin_switch_count(), 0);
+}
+
+static void test_plugin_data_socket_group(void **state)
+{
+	struct group *g = getgrgid(getgid());
+	struct stat st;
+
+	assert_non_null(g);
+	fake_plugin_set_option("mode", "data");
+	fake_plugin_set_option("socket", fx.sock);
+	fake_plugin_set_option("socket_group", g->gr_name);
+	assert_int_equal(plugin_start(), 0);
+	assert_int_equal(stat(fx.sock, &st), 0);
+	assert_int_equal(st.st_gid, g->gr_gid);
+	assert_int_equal(st.st_mode & 0777, 0660);
 }
 
 static void test_plugin_data_missing_state(void **state)
@@ -1045,6 +1065,7 @@ int main(void)
 		PT(test_plugin_control_save_fails),
 		PT(test_plugin_data_desc),
 		PT(test_plugin_data_handshake_again),
+		PT(test_plugin_data_socket_group),
 		PT(test_plugin_data_missing_state),
 		PT(test_plugin_data_stale_socket),
 		PT(test_plugin_data_header_and_out),
