@@ -1,0 +1,24 @@
+# libFuzzer targets for the adb plugin's parsers:
+#   make build/fuzz/fuzz_adb_packet build/fuzz/fuzz_adb_sync
+#   build/fuzz/fuzz_adb_packet -max_total_time=60 tests/fuzz/corpus_adb_packet
+#   build/fuzz/fuzz_adb_sync -max_total_time=60 tests/fuzz/corpus_adb_sync
+# Without clang: gcc builds (ASan+UBSan) that replay files/directories.
+FUZZERS += fuzz_adb_packet fuzz_adb_sync
+FUZZ_ADB_PACKET_SRCS := tests/fuzz/fuzz_adb_packet.c functions/adb/adb_packet.c
+FUZZ_ADB_SYNC_SRCS := tests/fuzz/fuzz_adb_sync.c functions/adb/adb_syncmsg.c
+
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(B)/fuzz/fuzz_adb_packet: $(FUZZ_ADB_PACKET_SRCS) functions/adb/adb_packet.h
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_PACKET_SRCS)
+$(B)/fuzz/fuzz_adb_sync: $(FUZZ_ADB_SYNC_SRCS) functions/adb/adb_syncmsg.h
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_SYNC_SRCS)
+else
+$(B)/fuzz/fuzz_adb_packet: $(FUZZ_ADB_PACKET_SRCS) functions/adb/adb_packet.h tests/fuzz/fuzz_adb_standalone.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_STANDALONE -o $@ $(FUZZ_ADB_PACKET_SRCS)
+$(B)/fuzz/fuzz_adb_sync: $(FUZZ_ADB_SYNC_SRCS) functions/adb/adb_syncmsg.h tests/fuzz/fuzz_adb_standalone.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_STANDALONE -o $@ $(FUZZ_ADB_SYNC_SRCS)
+endif
