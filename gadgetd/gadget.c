@@ -48,6 +48,7 @@ static void gadget_plugin_request(const char *function, const char *request,
 				  void *data);
 
 static void gadget_udc_changed(void *data);
+static void gadget_plugin_restart(const char *function, void *data);
 
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 {
@@ -64,7 +65,8 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 		free(g);
 		return r;
 	}
-	g->sup = supervisor_new(l, cfg, gadget_plugin_request, g);
+	g->sup = supervisor_new(l, cfg, gadget_plugin_request,
+				gadget_plugin_restart, g);
 	g->udcmon = udc_monitor_new(l, gadget_udc_changed, g);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
@@ -453,6 +455,34 @@ static void gadget_plugin_request(const char *function, const char *request,
 	snprintf(g->pending_from, sizeof(g->pending_from), "%s", function);
 	if (!g->pending_timer)
 		g->pending_timer = loop_add_timer(g->loop, 1, gadget_run_pending, g);
+}
+
+/* The other functions kept working while the worker was down; they see a
+ * re-enumeration now, because FunctionFS only reopens on an unbound
+ * gadget. */
+static void gadget_plugin_restart(const char *function, void *data)
+{
+	struct gadget *g = data;
+	char msg[1024];
+	int r;
+
+	if (g->busy || !composer_bound_udc(g->composer)) {
+		supervisor_respawn(g->sup, function);
+		return;
+	}
+	g->busy = true;
+	composer_unbind(g->composer);
+	r = supervisor_respawn(g->sup, function);
+	if (!r)
+		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms, msg,
+					  sizeof(msg));
+	if (r < 0)
+		log_warnx("%s: restart: %s", function, r == -ENOENT ? "gone" : msg);
+	if (gadget_bind(g, msg, sizeof(msg)) < 0)
+		log_warnx("%s: restart: %s", function, msg);
+	else
+		log_info("%s: plugin restarted; gadget bound again", function);
+	g->busy = false;
 }
 
 static void gadget_udc_changed(void *data)

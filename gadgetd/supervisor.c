@@ -54,13 +54,15 @@ struct supervisor {
 	struct loop *loop;
 	const struct config *cfg;
 	supervisor_switch_fn on_switch;
+	supervisor_restart_fn on_restart;
 	void *data;
 	struct sup_worker *workers;
 	uint32_t next_cmd;
 };
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
-				  supervisor_switch_fn on_switch, void *data)
+				  supervisor_switch_fn on_switch,
+				  supervisor_restart_fn on_restart, void *data)
 {
 	struct supervisor *s = calloc(1, sizeof(*s));
 
@@ -69,6 +71,7 @@ struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 	s->loop = l;
 	s->cfg = cfg;
 	s->on_switch = on_switch;
+	s->on_restart = on_restart;
 	s->data = data;
 	return s;
 }
@@ -370,16 +373,33 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	sup_worker_free(w);
 }
 
-static void sup_restart(struct loop_watch *t, void *data)
+int supervisor_respawn(struct supervisor *s, const char *name)
 {
-	struct sup_worker *w = data;
+	struct sup_worker *w = sup_find(s, name);
 	int r;
 
-	loop_watch_remove(t);
+	if (!w)
+		return -ENOENT;
+	if (w->pid > 0)
+		return 0;
+	loop_watch_remove(w->restart);
 	w->restart = NULL;
 	r = sup_spawn(w);
 	if (r < 0)
 		log_warnx("%s: cannot restart worker: %s", w->name, strerror(-r));
+	return r;
+}
+
+static void sup_restart(struct loop_watch *t, void *data)
+{
+	struct sup_worker *w = data;
+
+	loop_watch_remove(t);
+	w->restart = NULL;
+	if (w->sup->on_restart)
+		w->sup->on_restart(w->name, w->sup->data);
+	else
+		supervisor_respawn(w->sup, w->name);
 }
 
 static void sup_exited(struct sup_worker *w, int status)

@@ -24,14 +24,24 @@ struct supervisor;
 typedef void (*supervisor_switch_fn)(const char *function, const char *request,
 				     void *data);
 
+/*
+ * A crashed worker is due for its restart. The kernel cannot reopen a
+ * FunctionFS instance whose gadget is bound, so the callback unbinds,
+ * calls supervisor_respawn() and binds again once the plugin is ready.
+ */
+typedef void (*supervisor_restart_fn)(const char *function, void *data);
+
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
-				  supervisor_switch_fn on_switch, void *data);
+				  supervisor_switch_fn on_switch,
+				  supervisor_restart_fn on_restart, void *data);
 /* Stops every worker and unmounts every instance. */
 void supervisor_free(struct supervisor *s);
 
 int supervisor_start(struct supervisor *s, const struct profile_function *f);
 void supervisor_stop(struct supervisor *s, const char *name);
 bool supervisor_has(struct supervisor *s, const char *name);
+/* Start the worker of a live function again if it is not running. */
+int supervisor_respawn(struct supervisor *s, const char *name);
 
 /* Dispatch the loop until every started worker is ready; -ETIMEDOUT with
  * err naming the functions that were not ready and why. */

@@ -46,7 +46,7 @@ wait $rd
 check "serial bytes intact across the adb crash" cmp -s serial-in.txt serial-out.txt
 check "gadgetd itself did not restart" kill -0 "$gdpid"
 n=0
-until gadgetctl status | grep -q 'adb: .*restarts 1, last exit: killed by signal 9'; do
+until timeout 5 gadgetctl status | grep -q 'adb: .*restarts 1, last exit: killed by signal 9'; do
 	n=$((n+1)); [ $n -gt 100 ] && break; sleep 0.1
 done
 check "status shows the restart and why" sh -c 'gadgetctl status | grep -q "adb: .*restarts 1, last exit: killed by signal 9"'

@@ -154,7 +154,8 @@ struct supervisor {
 static struct supervisor fake_sup;
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
-				  supervisor_switch_fn on_switch, void *data)
+				  supervisor_switch_fn on_switch,
+				  supervisor_restart_fn on_restart, void *data)
 {
 	return &fake_sup;
 }
@@ -216,6 +217,11 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 }
 
 void supervisor_reap(struct supervisor *s) {}
+
+int supervisor_respawn(struct supervisor *s, const char *name)
+{
+	return fake_call("respawn", name);
+}
 void supervisor_clean_mounts(const struct config *cfg) {}
 void supervisor_status(struct supervisor *s, FILE *out, bool json) {}
 
