@@ -1,0 +1,375 @@
+/*
+ * Unit tests for functions/epio.c with libaio and the loop replaced by
+ * doubles: io_submit records iocbs, the test completes them in any order
+ * it likes and fires the eventfd watch by hand.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "epio.h"
+#include "log.h"
+#include "loop.h"
+
+#include <errno.h>
+#include <libaio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void log_warn(const char *fmt, ...) { (void)fmt; }
+void log_warnx(const char *fmt, ...) { (void)fmt; }
+void log_info(const char *fmt, ...) { (void)fmt; }
+void log_debug(const char *fmt, ...) { (void)fmt; }
+
+/* The loop double: one watch (epio's eventfd), fired by fire(). */
+static loop_io_fn watch_fn;
+static void *watch_data;
+static int watch_fd = -1;
+static uint64_t now_ms;
+
+struct loop_watch *loop_add_fd(struct loop *l, int fd, uint32_t events,
+			       loop_io_fn fn, void *data)
+{
+	watch_fn = fn;
+	watch_data = data;
+	watch_fd = fd;
+	return (struct loop_watch *)&watch_fn;
+}
+
+void loop_watch_remove(struct loop_watch *w)
+{
+	if (w && watch_fd >= 0) {
+		close(watch_fd);
+		watch_fd = -1;
+	}
+}
+
+uint64_t loop_now_ms(void)
+{
+	return now_ms += 50;
+}
+
+/* The libaio double. */
+#define MAX_IO 64
+static struct iocb *submitted[MAX_IO];
+static unsigned n_submitted;
+static struct io_event done[MAX_IO];
+static unsigned n_done;
+static unsigned cancels;
+static int submit_error;
+
+int io_setup(int maxevents, io_context_t *ctxp)
+{
+	*ctxp = (io_context_t)0x1;
+	return 0;
+}
+
+int io_destroy(io_context_t ctx)
+{
+	return 0;
+}
+
+int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
+{
+	long i;
+
+	if (submit_error)
+		return submit_error;
+	for (i = 0; i < nr; i++)
+		submitted[n_submitted++] = ios[i];
+	return nr;
+}
+
+/* Linux answers -EINPROGRESS and delivers the iocb through the ring. */
+int io_cancel(io_context_t ctx, struct iocb *iocb, struct io_event *evt)
+{
+	cancels++;
+	return -EINPROGRESS;
+}
+
+int io_getevents(io_context_t ctx, long min_nr, long nr,
+		 struct io_event *events, struct timespec *timeout)
+{
+	long n = n_done < nr ? n_done : nr;
+
+	memcpy(events, done, n * sizeof(*events));
+	memmove(done, done + n, (n_done - n) * sizeof(*events));
+	n_done -= n;
+	return n;
+}
+
+static struct iocb *take(unsigned i)
+{
+	struct iocb *cb = submitted[i];
+
+	memmove(submitted + i, submitted + i + 1,
+		(n_submitted - i - 1) * sizeof(*submitted));
+	n_submitted--;
+	return cb;
+}
+
+/* Complete submitted iocb number i with res, then run the watch. */
+static void complete(unsigned i, long res)
+{
+	struct iocb *cb = take(i);
+
+	done[n_done].data = cb->data;
+	done[n_done].obj = cb;
+	done[n_done].res = (unsigned long)res;
+	n_done++;
+	watch_fn(NULL, watch_fd, EPOLLIN, watch_data);
+}
+
+/* Recording epio callbacks. */
+static uint8_t rx_buf[1 << 20];
+static size_t rx_len;
+static unsigned rx_calls;
+static unsigned tx_calls;
+static size_t tx_last_before, tx_last_after;
+static struct epio *the_io;
+static bool pause_in_rx;
+
+static void on_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
+{
+	memcpy(rx_buf + rx_len, buf, len);
+	rx_len += len;
+	rx_calls++;
+	if (pause_in_rx)
+		epio_rx_enable(the_io, ep, false);
+}
+
+static void on_tx(void *data, unsigned ep, size_t before, size_t after)
+{
+	tx_calls++;
+	tx_last_before = before;
+	tx_last_after = after;
+}
+
+static const struct epio_ops ops = { .rx = on_rx, .tx_done = on_tx };
+
+#define EP_IN 0
+#define EP_OUT 1
+
+static int setup(void **state)
+{
+	n_submitted = n_done = cancels = 0;
+	rx_len = rx_calls = tx_calls = 0;
+	submit_error = 0;
+	pause_in_rx = false;
+	the_io = epio_new(NULL, &ops, NULL);
+	if (!the_io)
+		return -1;
+	/* Any fds will do: nothing reads or writes them. */
+	if (epio_add(the_io, EP_IN, dup(0), true) < 0 ||
+	    epio_add(the_io, EP_OUT, dup(0), false) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	/* Whatever is still in flight comes back cancelled. */
+	while (n_submitted) {
+		struct iocb *cb = take(0);
+
+		done[n_done].data = cb->data;
+		done[n_done].obj = cb;
+		done[n_done].res = (unsigned long)-ECONNRESET;
+		n_done++;
+	}
+	epio_free(the_io);
+	return 0;
+}
+
+static unsigned count_op(int op)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < n_submitted; i++)
+		n += submitted[i]->aio_lio_opcode == op;
+	return n;
+}
+
+static int find_op(int op)
+{
+	unsigned i;
+
+	for (i = 0; i < n_submitted; i++)
+		if (submitted[i]->aio_lio_opcode == op)
+			return i;
+	return -1;
+}
+
+static void test_enable_queues_reads(void **state)
+{
+	assert_int_equal(epio_write(the_io, EP_IN, "x", 1), -ESHUTDOWN);
+	assert_int_equal(n_submitted, 0);
+	assert_int_equal(epio_enable(the_io, EP_OUT, 512), 0);
+	assert_int_equal(epio_enable(the_io, EP_IN, 512), 0);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_XFER);
+	assert_true(submitted[0]->u.c.flags & 1); /* IOCB_FLAG_RESFD */
+	assert_int_equal(epio_max_packet(the_io, EP_IN), 512);
+	assert_int_equal(epio_write(the_io, EP_OUT, "x", 1), -EINVAL);
+	assert_int_equal(epio_write(the_io, 3, "x", 1), -EINVAL);
+	assert_int_equal(epio_enable(the_io, EP_OUT, 0), -EINVAL);
+}
+
+/* A completed read reaches rx and its slot is queued again. */
+static void test_rx_and_requeue(void **state)
+{
+	struct iocb *cb;
+
+	epio_enable(the_io, EP_OUT, 512);
+	cb = submitted[0];
+	memcpy(cb->u.c.buf, "hello", 5);
+	complete(0, 5);
+	assert_int_equal(rx_calls, 1);
+	assert_int_equal(rx_len, 5);
+	assert_memory_equal(rx_buf, "hello", 5);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	complete(0, 0);                          /* a ZLP from the host */
+	assert_int_equal(rx_calls, 2);
+	assert_int_equal(rx_len, 5);
+}
+
+/* 100 KiB: 16 KiB pieces, 8 in flight, the rest waits. */
+static void test_tx_pieces_and_backlog(void **state)
+{
+	static uint8_t data[100 * 1024];
+	size_t i, got = 0;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = i * 7;
+	epio_enable(the_io, EP_IN, 512);
+	assert_int_equal(epio_write(the_io, EP_IN, data, sizeof(data)), 0);
+	assert_int_equal(count_op(IO_CMD_PWRITE), 7);  /* 6 x 16 KiB + 4 KiB */
+	assert_int_equal(epio_write(the_io, EP_IN, data, sizeof(data)), 0);
+	assert_int_equal(count_op(IO_CMD_PWRITE), EPIO_TX_SLOTS);
+	assert_int_equal(epio_queued(the_io, EP_IN), 2 * sizeof(data));
+	/* Pieces go out in order and carry the right bytes. */
+	while (got < sizeof(data)) {
+		struct iocb *cb = submitted[0];
+
+		assert_memory_equal(cb->u.c.buf, data + got, cb->u.c.nbytes);
+		got += cb->u.c.nbytes;
+		complete(0, cb->u.c.nbytes);
+	}
+	assert_int_equal(got, sizeof(data));
+	assert_int_equal(epio_queued(the_io, EP_IN), sizeof(data));
+	assert_int_equal(tx_calls, 7);
+	assert_int_equal(tx_last_after, sizeof(data));
+	while (n_submitted)
+		complete(0, submitted[0]->u.c.nbytes);
+	assert_int_equal(epio_queued(the_io, EP_IN), 0);
+	assert_int_equal(tx_last_after, 0);
+}
+
+/* dummy_hcd: a ZLP must not be queued behind an unfinished request. */
+static void test_zlp_waits_for_idle(void **state)
+{
+	static uint8_t data[1024];
+
+	epio_enable(the_io, EP_IN, 512);
+	epio_write(the_io, EP_IN, data, sizeof(data));
+	epio_write(the_io, EP_IN, NULL, 0);
+	epio_write(the_io, EP_IN, data, 10);
+	assert_int_equal(count_op(IO_CMD_PWRITE), 1);
+	complete(0, 1024);
+	assert_int_equal(n_submitted, 2);         /* the ZLP and what follows */
+	assert_int_equal(submitted[0]->u.c.nbytes, 0);
+	assert_int_equal(submitted[1]->u.c.nbytes, 10);
+}
+
+/* Disable cancels, drops the backlog, and ignores late completions. */
+static void test_disable_drops(void **state)
+{
+	static uint8_t data[200 * 1024];
+	struct iocb *cb;
+	int i;
+
+	epio_enable(the_io, EP_IN, 512);
+	epio_enable(the_io, EP_OUT, 512);
+	epio_write(the_io, EP_IN, data, sizeof(data));
+	assert_int_equal(count_op(IO_CMD_PWRITE), EPIO_TX_SLOTS);
+	epio_disable(the_io, EP_IN);
+	epio_disable(the_io, EP_OUT);
+	assert_int_equal(cancels, EPIO_TX_SLOTS + EPIO_RX_SLOTS);
+	assert_int_equal(epio_queued(the_io, EP_IN), 0);
+	assert_false(epio_enabled(the_io, EP_IN));
+	assert_int_equal(epio_write(the_io, EP_IN, data, 1), -ESHUTDOWN);
+	/* A late read with data is stale: not handed to rx, not requeued. */
+	i = find_op(IO_CMD_PREAD);
+	cb = submitted[i];
+	complete(i, 64);
+	assert_int_equal(rx_calls, 0);
+	(void)cb;
+	/* Re-enable: only the free read slot is queued again at once. */
+	epio_enable(the_io, EP_OUT, 1024);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	/* A stale write completing does not touch the new queue. */
+	epio_enable(the_io, EP_IN, 1024);
+	epio_write(the_io, EP_IN, data, 100);
+	assert_int_equal(epio_queued(the_io, EP_IN), 100);
+	complete(find_op(IO_CMD_PWRITE), -ECONNRESET);
+	assert_int_equal(epio_queued(the_io, EP_IN), 100);
+	assert_int_equal(tx_calls, 0);
+}
+
+/* Paused reception holds completed reads and hands them over in order. */
+static void test_rx_pause_holds_in_order(void **state)
+{
+	int i;
+
+	epio_enable(the_io, EP_OUT, 512);
+	pause_in_rx = true;
+	memcpy(submitted[0]->u.c.buf, "A", 1);
+	complete(0, 1);
+	assert_int_equal(rx_calls, 1);
+	/* Paused: no new reads, later completions are held. */
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 1);
+	pause_in_rx = false;
+	for (i = 0; i < 3; i++) {
+		memcpy(submitted[0]->u.c.buf, "BCD" + i, 1);
+		complete(0, 1);
+	}
+	assert_int_equal(rx_calls, 1);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 4);
+	epio_rx_enable(the_io, EP_OUT, true);
+	assert_int_equal(rx_calls, 4);
+	assert_memory_equal(rx_buf, "ABCD", 4);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+/* io_submit refusing (ep disabled under us) stops queueing, no crash. */
+static void test_submit_refused(void **state)
+{
+	submit_error = -EAGAIN;
+	assert_int_equal(epio_enable(the_io, EP_OUT, 512), 0);
+	assert_int_equal(n_submitted, 0);
+	epio_enable(the_io, EP_IN, 512);
+	assert_int_equal(epio_write(the_io, EP_IN, "abc", 3), 0);
+	assert_int_equal(epio_queued(the_io, EP_IN), 3);
+	submit_error = 0;
+	epio_rx_enable(the_io, EP_OUT, true);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_enable_queues_reads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_and_requeue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tx_pieces_and_backlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_zlp_waits_for_idle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_disable_drops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_pause_holds_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_refused, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
