@@ -13,6 +13,7 @@ echo "Lorem ipsum from the board" > /srv/mtp/hello.txt
 gd_start
 run gadgetctl status
 run gadgetctl switch mtp,adb || die "switch failed"
+wait_usb 1d6b:010b 20
 run gadgetctl status
 run lsusb
 timeout 20 adb start-server >/dev/null 2>&1
