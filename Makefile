@@ -92,7 +92,7 @@ bed:
 loopback: all bed
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
-check: deps unit loopback
+check: deps unit fuzz-regress loopback
 
 demo: deps all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
@@ -104,6 +104,18 @@ deps:
 	@tests/vm/deps.sh
 
 fuzz: $(FUZZERS:%=$(B)/fuzz/%)
+
+# Replays every fuzz target's seed corpus once: a regression check that
+# needs no time budget. Corpora live in tests/fuzz/corpus/NAME or
+# tests/fuzz/corpus_NAME (NAME without "fuzz_").
+fuzz-regress: fuzz
+	@for f in $(FUZZERS); do n=$${f#fuzz_}; d=tests/fuzz/corpus/$$n; \
+		[ -d $$d ] || d=tests/fuzz/corpus_$$n; \
+		[ -d $$d ] || { echo "fuzz-regress: no corpus for $$f"; exit 1; }; \
+		echo "== $$f: $$(ls $$d | wc -l) inputs from $$d"; \
+		$(B)/fuzz/$$f $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
+			{ tail -n 30 $(B)/fuzz/$$f.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
+	done
 
 install: all install-files
 
@@ -125,6 +137,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
 
-.PHONY: all unit bed loopback check demo bench deps fuzz install install-files clean
+.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)
