@@ -49,6 +49,7 @@ struct plugin {
 	struct loop_watch *ctl;
 	struct epio *epio;
 	bool enabled;
+	bool refused_bound;
 };
 
 static int worker_send(struct plugin *p, const uint8_t *buf, int len)
@@ -491,6 +492,7 @@ static int worker_check_unbound(struct plugin *p)
 	log_warnx("%s (ffs.%s) is in %s, which is bound to a UDC; unbind it "
 		  "before starting a worker (opening ep0 now would hang in the "
 		  "kernel)", p->dir, dev, gadget);
+	p->refused_bound = true;
 	return -EBUSY;
 }
 
@@ -658,7 +660,7 @@ int main(int argc, char **argv)
 	if (r == 0)
 		r = loop_run(p.loop);
 	else
-		r = 1;
+		r = p.refused_bound ? WORKER_EXIT_BOUND : 1;
 	worker_stop(&p);
 	return r;
 }

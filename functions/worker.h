@@ -34,4 +34,14 @@ struct worker_hdr {
 	uint16_t len;
 };
 
+/*
+ * Exit status of gadgetd-worker: 0 after SIGTERM/SIGINT, 1 on errors (the
+ * plugin's init failed, ep0 refused the descriptors, fd 3 hung up...),
+ * 2 for bad arguments, and WORKER_EXIT_BOUND when the instance's gadget
+ * is still bound to a UDC: Linux 6.1's f_fs hangs forever in open(ep0) of
+ * a no_disconnect instance whose previous worker died while the gadget
+ * stayed bound. Unbind the UDC, start the worker again, bind after READY.
+ */
+#define WORKER_EXIT_BOUND 3
+
 #endif

@@ -5,7 +5,8 @@
       Start WORKER with fd 3 one end of a SOCK_SEQPACKET socketpair, wait
       for WORKER_READY, print "READY <worker pid> <daemon pid>" and exit 0, leaving a small
       daemon that keeps fd 3 open and relays commands sent to the unix
-      socket CTL. Exit 1 if the worker exits or stays silent instead.
+      socket CTL. If the worker exits instead, exit with its exit code;
+      exit 1 if it stays silent.
   ffs_worker.py cmd CTL ARG...
       Send WORKER_COMMAND ARG... and print "rc text" of the WORKER_REPLY.
 
@@ -36,26 +37,41 @@ def spawn(argv):
     return parent, pid
 
 
+def exit_code(pid, wait_s):
+    """The worker's exit code if it ends within wait_s, else None."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.05)
+
+
 def wait_ready(sock, pid, timeout):
+    """True on READY; else the worker's exit code (None: still running)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         r, _, _ = select.select([sock], [], [], 0.2)
         if not r:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                print("worker exited with status %d before READY" % status, file=sys.stderr)
-                return False
+            code = exit_code(pid, 0)
+            if code is not None:
+                print("worker exited with %d before READY" % code, file=sys.stderr)
+                return code
             continue
         msg = sock.recv(4096)
         if not msg:
-            print("worker closed fd 3 before READY", file=sys.stderr)
-            return False
+            code = exit_code(pid, 2)
+            print("worker closed fd 3 before READY (exit %s)" % code,
+                  file=sys.stderr)
+            return code
         typ, ln = HDR.unpack_from(msg)
         if typ == READY and ln == 0:
             return True
         print("unexpected message %d before READY" % typ, file=sys.stderr)
     print("no READY within %.1f s" % timeout, file=sys.stderr)
-    return False
+    return None
 
 
 def describe(msg):
@@ -133,12 +149,12 @@ def start(argv):
     except FileNotFoundError:
         pass
     sock, pid = spawn(rest[1:])
-    if not wait_ready(sock, pid, timeout):
-        try:
+    ready = wait_ready(sock, pid, timeout)
+    if ready is not True:
+        if ready is None:
             os.kill(pid, 9)
-        except ProcessLookupError:
-            pass
-        sys.exit(1)
+        # Pass the worker's own exit code on (1 when it had none).
+        sys.exit(ready if ready else 1)
     dpid = os.fork()
     if dpid == 0:
         os.setsid()

@@ -24,7 +24,7 @@ WPID= DPID=
 # start_worker: run the worker behind ffs_worker.py, wait for READY.
 start_worker() {
 	out=$(timeout 30 $PY "$T/ffs_worker.py" start "$CTL" --timeout 20 -- \
-		"$W" -P "$SO" -i echo -d "$FFS" -v 2>>"$WLOG") || return 1
+		"$W" -P "$SO" -i echo -d "$FFS" -v 2>>"$WLOG") || return $?
 	set -- $out
 	[ "$1" = READY ] || return 1
 	WPID=$2 DPID=$3
@@ -99,7 +99,7 @@ check "the host still sees $ID" wait_usb $ID 2
 # ffs_closed() unbinds the gadget, whose functionfs_unbind() takes it
 # again). The worker refuses to open ep0 then; a restart is: unbind,
 # start the worker, bind after READY.
-check_exit 1 "a worker refuses to start while the gadget is bound" start_worker
+check_exit 3 "a worker refuses to start while the gadget is bound (WORKER_EXIT_BOUND)" start_worker
 check "it says to unbind first" grep -q "unbind it before starting a worker" "$WLOG"
 check "the gadget is still bound after the refusal" bound
 check "unbind before the restart" unbind
