@@ -512,12 +512,25 @@ static uint32_t mtp_ops_dest(uint32_t parent)
 	return parent == MTP_ALL ? MTP_STORE_ROOT : parent;
 }
 
+/* Move/CopyObject's storage; 0 means the object's own. */
+static uint32_t mtp_ops_dest_storage(struct mtp_ops *o, uint32_t handle,
+				     uint32_t storage)
+{
+	struct mtp_obj_stat st;
+
+	if (storage == 0 && mtp_store_stat(o->store, handle, &st) == 0)
+		return st.storage;
+	return storage;
+}
+
 static void mtp_ops_move_object(struct mtp_ops *o,
 				const struct mtp_container *c,
 				struct mtp_reply *r)
 {
-	int rc = mtp_store_move(o->store, c->params[0], c->params[1],
-				mtp_ops_dest(c->params[2]));
+	int rc = mtp_store_move(
+		o->store, c->params[0],
+		mtp_ops_dest_storage(o, c->params[0], c->params[1]),
+		mtp_ops_dest(c->params[2]));
 
 	mtp_ops_rc(r, rc == -EXDEV ? MTP_RC_INVALID_STORAGE_ID
 				   : mtp_ops_errno_code(rc));
@@ -528,8 +541,10 @@ static void mtp_ops_copy_object(struct mtp_ops *o,
 				struct mtp_reply *r)
 {
 	uint32_t h;
-	int rc = mtp_store_copy(o->store, c->params[0], c->params[1],
-				mtp_ops_dest(c->params[2]), &h);
+	int rc = mtp_store_copy(
+		o->store, c->params[0],
+		mtp_ops_dest_storage(o, c->params[0], c->params[1]),
+		mtp_ops_dest(c->params[2]), &h);
 
 	mtp_ops_rc(r, mtp_ops_errno_code(rc));
 	if (rc == 0)

@@ -326,10 +326,15 @@ static int mtp_store_parent_fd(struct mtp_store *s, uint32_t handle,
 	*o = mtp_store_obj(s, handle);
 	if (!*o)
 		return -ENOENT;
+	int rc;
+
 	*st = mtp_store_find(s, (*o)->storage);
 	if (!*st)
 		return -ENOENT;
-	return mtp_store_open_dir(s, *st, (*o)->parent, fd);
+	rc = mtp_store_open_dir(s, *st, (*o)->parent, fd);
+	/* A folder on the way that is no longer one (or became a link):
+	 * the object is gone as far as the host is concerned. */
+	return rc == -ENOTDIR ? -ENOENT : rc;
 }
 
 /* lstat name in dirfd; only regular files and folders count. */
@@ -634,14 +639,18 @@ static bool mtp_store_is_ancestor(struct mtp_store *s, uint32_t anc,
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent)
 {
+	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_obj *o;
-	struct mtp_storage *st;
 	int sfd, dfd, rc;
 
+	if (!dst)
+		return -ENOENT;
+	if (dst->readonly)
+		return -EROFS;
 	rc = mtp_store_parent_fd(s, handle, &o, &st, &sfd);
 	if (rc < 0)
 		return rc;
-	if (st->readonly || storage != st->id) {
+	if (st->readonly || dst != st) {
 		close(sfd);
 		return st->readonly ? -EROFS : -EXDEV;
 	}

@@ -1,0 +1,351 @@
+/* mtp_store: handles, listing, confinement to the storage root. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "mtp/mtp_store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct fixture {
+	char root[64];     /* a temporary folder holding everything */
+	char s0[96];       /* storage 0 (read-write) */
+	char s1[96];       /* storage 1 (read-only) */
+	struct mtp_store *st;
+	uint32_t id0, id1;
+};
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	char p[256];
+
+	strcpy(f->root, "/tmp/test_mtp_store.XXXXXX");
+	assert_non_null(mkdtemp(f->root));
+	snprintf(f->s0, sizeof(f->s0), "%s/s0", f->root);
+	snprintf(f->s1, sizeof(f->s1), "%s/s1", f->root);
+	mkdir(f->s0, 0755);
+	mkdir(f->s1, 0755);
+	snprintf(p, sizeof(p), "%s/dir", f->s0);
+	mkdir(p, 0755);
+	put(f->s0, "a.txt", "hello");
+	put(p, "inner.txt", "inner");
+	put(f->root, "secret", "outside");
+	put(f->s1, "ro.txt", "ro");
+	/* Links that would lead out of the storage. */
+	snprintf(p, sizeof(p), "%s/esc", f->s0);
+	assert_int_equal(symlink(f->root, p), 0);
+	snprintf(p, sizeof(p), "%s/lnk", f->s0);
+	assert_int_equal(symlink("../secret", p), 0);
+	f->st = mtp_store_new();
+	assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false, &f->id0), 0);
+	assert_int_equal(mtp_store_add(f->st, f->s1, "RO", true, &f->id1), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	mtp_store_free(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* The handle of name among the objects under parent, 0 if not listed. */
+static uint32_t find(struct fixture *f, uint32_t sid, uint32_t parent,
+		     const char *name)
+{
+	uint32_t *h = NULL, found = 0;
+	size_t n = 0;
+
+	assert_int_equal(mtp_store_list(f->st, sid, parent, &h, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct mtp_obj_stat st;
+
+		assert_int_equal(mtp_store_stat(f->st, h[i], &st), 0);
+		if (!strcmp(st.name, name))
+			found = h[i];
+	}
+	free(h);
+	return found;
+}
+
+static void test_add_missing(void **state)
+{
+	struct mtp_store *s = mtp_store_new();
+	uint32_t id;
+
+	assert_int_equal(mtp_store_add(s, "/nonexistent/x", "x", false, &id),
+			 -ENOENT);
+	assert_int_equal(mtp_store_count(s), 0);
+	mtp_store_free(s);
+}
+
+static void test_ids_and_stat(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_storage_stat st;
+
+	assert_int_equal(f->id0, 0x00010001);
+	assert_int_equal(f->id1, 0x00020001);
+	assert_int_equal(mtp_store_count(f->st), 2);
+	assert_int_equal(mtp_store_storage_stat(f->st, f->id1, &st), 0);
+	assert_true(st.readonly);
+	assert_string_equal(st.description, "RO");
+	assert_int_equal(mtp_store_storage_stat(f->st, 0x30001, &st), -ENOENT);
+}
+
+static void test_list_skips_links(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *h = NULL;
+	size_t n = 0;
+
+	assert_int_equal(mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &h, &n), 0);
+	assert_int_equal(n, 2);  /* a.txt and dir; not esc nor lnk */
+	free(h);
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "esc"), 0);
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "lnk"), 0);
+	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "esc"), 0);
+}
+
+static void test_handles_stable(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt");
+	uint32_t d = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	struct mtp_obj_stat st;
+
+	assert_true(a && d && a != d);
+	/* Listing again gives the same handles. */
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "a.txt"), a);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), 0);
+	assert_int_equal(st.size, 5);
+	assert_false(st.dir);
+	assert_int_equal(st.parent, MTP_STORE_ROOT);
+	assert_int_equal(mtp_store_stat(f->st, d, &st), 0);
+	assert_true(st.dir);
+	/* A child lists under its folder. */
+	assert_true(find(f, f->id0, d, "inner.txt") != 0);
+	/* Unknown handles. */
+	assert_int_equal(mtp_store_stat(f->st, 0, &st), -ENOENT);
+	assert_int_equal(mtp_store_stat(f->st, 9999, &st), -ENOENT);
+}
+
+static void test_list_errors(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt");
+	uint32_t *h = NULL;
+	size_t n = 0;
+
+	assert_int_equal(mtp_store_list(f->st, 0x70001, MTP_STORE_ROOT, &h, &n),
+			 -ENOENT);
+	assert_int_equal(mtp_store_list(f->st, f->id0, a, &h, &n), -ENOTDIR);
+	assert_int_equal(mtp_store_list(f->st, f->id0, 4242, &h, &n), -ENOENT);
+	free(h);
+}
+
+static void test_names(void **state)
+{
+	char longname[300];
+
+	assert_true(mtp_store_name_ok("a"));
+	assert_true(mtp_store_name_ok("..."));
+	assert_false(mtp_store_name_ok(""));
+	assert_false(mtp_store_name_ok("."));
+	assert_false(mtp_store_name_ok(".."));
+	assert_false(mtp_store_name_ok("a/b"));
+	assert_false(mtp_store_name_ok("/etc"));
+	memset(longname, 'x', 254);
+	longname[254] = 0;
+	assert_false(mtp_store_name_ok(longname));
+}
+
+static void test_create_refusals(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t h;
+	int fd = -1;
+	char p[256];
+
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "..",
+					  true, &h, &fd), -EINVAL);
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT,
+					  "../x", false, &h, &fd), -EINVAL);
+	assert_int_equal(mtp_store_create(f->st, f->id1, MTP_STORE_ROOT, "new",
+					  false, &h, &fd), -EROFS);
+	/* A symlink planted under the name is not written through. */
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "lnk",
+					  false, &h, &fd), -EEXIST);
+	snprintf(p, sizeof(p), "%s/secret", f->root);
+	assert_int_equal(access(p, F_OK), 0);
+	assert_int_equal(fd, -1);
+}
+
+static void test_create_write_delete(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_obj_stat st;
+	uint32_t d, h, h2;
+	int fd = -1;
+	char p[256];
+
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "nd",
+					  true, &d, &fd), 0);
+	assert_int_equal(mtp_store_create(f->st, f->id0, d, "f.bin", false, &h,
+					  &fd), 0);
+	assert_int_equal(write(fd, "12345678", 8), 8);
+	close(fd);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+	assert_int_equal(st.size, 8);
+	assert_int_equal(st.parent, d);
+	/* Reading back through the store. */
+	assert_int_equal(mtp_store_open(f->st, h, O_RDONLY, &fd), 0);
+	close(fd);
+	assert_int_equal(mtp_store_open(f->st, d, O_RDONLY, &fd), -EISDIR);
+	/* Rename keeps the handle, refuses bad names and overwriting. */
+	assert_int_equal(mtp_store_rename(f->st, h, "g.bin"), 0);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+	assert_string_equal(st.name, "g.bin");
+	assert_int_equal(mtp_store_rename(f->st, h, "../g.bin"), -EINVAL);
+	assert_int_equal(mtp_store_create(f->st, f->id0, d, "other", false, &h2,
+					  &fd), 0);
+	close(fd);
+	assert_int_equal(mtp_store_rename(f->st, h2, "g.bin"), -EEXIST);
+	/* Move to the root and back, but never into itself. */
+	assert_int_equal(mtp_store_move(f->st, h, f->id0, MTP_STORE_ROOT), 0);
+	snprintf(p, sizeof(p), "%s/g.bin", f->s0);
+	assert_int_equal(access(p, F_OK), 0);
+	assert_int_equal(mtp_store_move(f->st, d, f->id0, d), -EINVAL);
+	assert_int_equal(mtp_store_move(f->st, h, f->id1, MTP_STORE_ROOT), -EROFS);
+	assert_int_equal(mtp_store_move(f->st, h, 0x50001, MTP_STORE_ROOT), -ENOENT);
+	/* Copy a folder tree. */
+	assert_int_equal(mtp_store_copy(f->st, d, f->id0, MTP_STORE_ROOT, &h2),
+			 -EEXIST);
+	assert_int_equal(mtp_store_copy(f->st, h, f->id0, d, &h2), 0);
+	assert_int_equal(mtp_store_stat(f->st, h2, &st), 0);
+	assert_int_equal(st.size, 8);
+	/* Delete the folder recursively: its children go with it. */
+	assert_int_equal(mtp_store_delete(f->st, d), 0);
+	snprintf(p, sizeof(p), "%s/nd", f->s0);
+	assert_int_equal(access(p, F_OK), -1);
+	assert_int_equal(mtp_store_stat(f->st, d, &st), -ENOENT);
+	assert_int_equal(mtp_store_stat(f->st, h2, &st), -ENOENT);
+	/* The read-only storage refuses. */
+	h = find(f, f->id1, MTP_STORE_ROOT, "ro.txt");
+	assert_int_equal(mtp_store_delete(f->st, h), -EROFS);
+	assert_int_equal(mtp_store_rename(f->st, h, "x"), -EROFS);
+	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EROFS);
+}
+
+static void test_folder_swapped_for_link(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t d = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	uint32_t in = find(f, f->id0, d, "inner.txt");
+	struct mtp_obj_stat st;
+	char p[256], q[256];
+	int fd;
+
+	/* After listing, the folder is replaced by a link to the outside
+	 * holding a file of the same name: the old handle must not reach it. */
+	snprintf(p, sizeof(p), "%s/dir", f->s0);
+	snprintf(q, sizeof(q), "%s/moved", f->s0);
+	assert_int_equal(rename(p, q), 0);
+	put(f->root, "inner.txt", "outside");
+	assert_int_equal(symlink(f->root, p), 0);
+	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
+	assert_int_equal(mtp_store_open(f->st, in, O_RDONLY, &fd), -ENOENT);
+}
+
+static void test_lookup_and_forget(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t h;
+
+	put(f->s0, "late.txt", "x");
+	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
+					  "late.txt"), 0);
+	h = mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "late.txt");
+	assert_true(h != 0);
+	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
+					  "late.txt"), h);
+	mtp_store_forget(f->st, h);
+	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
+					  "late.txt"), 0);
+	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "nope"),
+			 0);
+}
+
+static void test_many(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t *h = NULL, d;
+	size_t n = 0;
+	char p[256];
+	int fd;
+
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "many",
+					  true, &d, &fd), 0);
+	for (int i = 0; i < 3000; i++) {
+		snprintf(p, sizeof(p), "%s/many/f%d", f->s0, i);
+		fd = open(p, O_CREAT | O_WRONLY, 0644);
+		close(fd);
+	}
+	assert_int_equal(mtp_store_list(f->st, f->id0, d, &h, &n), 0);
+	assert_int_equal(n, 3000);
+	/* All distinct, and stable the second time. */
+	for (size_t i = 1; i < n; i++)
+		assert_true(h[i] != h[i - 1]);
+	free(h);
+	h = NULL;
+	n = 0;
+	assert_int_equal(mtp_store_list(f->st, f->id0, d, &h, &n), 0);
+	assert_int_equal(n, 3000);
+	assert_true(h[2999] < 3100);
+	free(h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_add_missing),
+		cmocka_unit_test_setup_teardown(test_ids_and_stat, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_skips_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handles_stable, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_errors, setup, teardown),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test_setup_teardown(test_create_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_write_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_folder_swapped_for_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookup_and_forget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
