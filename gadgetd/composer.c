@@ -88,17 +88,25 @@ void composer_free(struct composer *c)
 	free(c);
 }
 
+/* Read ConfigFS rather than libusbgx's cache: a UDC that vanished
+ * unbinds the gadget behind libusbgx's back. */
 const char *composer_bound_udc(struct composer *c)
 {
-	usbg_udc *u;
+	char path[512];
+	FILE *f;
 
 	if (!c->gadget)
 		return NULL;
-	u = usbg_get_gadget_udc(c->gadget);
-	if (!u)
+	snprintf(path, sizeof(path), "%s/usb_gadget/%s/UDC",
+		 usbg_get_configfs_path(c->state), c->name);
+	f = fopen(path, "re");
+	if (!f)
 		return NULL;
-	snprintf(c->udc, sizeof(c->udc), "%s", usbg_get_udc_name(u));
-	return c->udc;
+	if (!fgets(c->udc, sizeof(c->udc), f))
+		c->udc[0] = '\0';
+	fclose(f);
+	c->udc[strcspn(c->udc, "\n")] = '\0';
+	return c->udc[0] ? c->udc : NULL;
 }
 
 int composer_unbind(struct composer *c)

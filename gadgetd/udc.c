@@ -77,8 +77,17 @@ static void udc_read_attr(const char *name, const char *attr, char *buf,
 	fclose(f);
 }
 
+/* After its UDC vanished the kernel keeps the gadget waiting for it by
+ * name: say so rather than "unknown". */
 void udc_state(const char *name, char *buf, size_t size)
 {
+	char path[256];
+
+	snprintf(path, sizeof(path), UDC_SYSFS "/%s", name);
+	if (access(path, F_OK) < 0) {
+		snprintf(buf, size, "absent");
+		return;
+	}
 	udc_read_attr(name, "state", buf, size);
 }
 

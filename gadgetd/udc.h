@@ -14,8 +14,9 @@ struct udc_monitor;
  * when there is none. */
 int udc_pick(const char *policy, char *buf, size_t size);
 
-/* /sys/class/udc/NAME/state ("configured", "not attached", ...) and
- * current_speed ("high-speed", ...); "unknown" when unreadable. */
+/* /sys/class/udc/NAME/state ("configured", "not attached", ...; "absent"
+ * when the UDC is gone) and current_speed ("high-speed", ...); "unknown"
+ * when unreadable. */
 void udc_state(const char *name, char *buf, size_t size);
 void udc_speed(const char *name, char *buf, size_t size);
 

@@ -82,6 +82,26 @@ say "permissions"
 check_exit 4 "nobody may not switch" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl switch acm
 check "nobody may read status" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl status
 
+useradd -M -N -G plugdev gdtester 2>/dev/null
+check "a member of plugdev may switch" setpriv --reuid=gdtester --regid=nogroup --init-groups gadgetctl switch acm
+check "host sees the acm set" wait_usb "$VID:$(set_pid acm)"
+check "back to ncm" gd_switch ncm
+
+say "switch --profile"
+check "switch --profile android ncm" gd_switch --profile android ncm
+check "status names profile android" sh -c 'gadgetctl status | grep -q "^profile: android$"'
+check_exit 5 "switch --profile nosuch is refused" sh -c 'gadgetctl switch --profile nosuch 2>p.txt'
+check "the error names the missing profile" grep -q nosuch p.txt
+check "switch --profile lab ncm" gd_switch --profile lab ncm
+
+say "the UDC vanishes and returns"
+timeout 30 rmmod dummy_hcd
+check "device gone with its UDC" wait_no_usb "$VID:$PID_NCM" 10
+check "status says the UDC is absent" sh -c 'gadgetctl status | grep -q "^udc state: absent$"'
+timeout 30 modprobe dummy_hcd
+check "gadgetd binds again when the UDC returns" wait_usb "$VID:$PID_NCM" 20
+check "status shows the UDC again" sh -c 'gadgetctl status | grep -q "^udc: dummy_udc.0$"'
+
 say "status --json"
 check "status --json names set, udc and timings" sh -c 'gadgetctl status --json | python3 -c "
 import json,sys; s=json.load(sys.stdin)
