@@ -28,6 +28,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN) -DGADGETD_TEST
 
+.DEFAULT_GOAL := all
 PLUGINS :=
 UNIT_TESTS :=
 FUZZERS :=
