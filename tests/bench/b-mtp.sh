@@ -30,7 +30,9 @@ xfer() {
 	# printed although the data arrived: look it up, untimed.
 	[ -n "$id" ] || id=$(timeout 60 mtp-files 2>/dev/null | grep -B1 'Filename: big.bin' |
 		sed -n 's/^File ID: \([0-9]*\).*/\1/p')
-	grep -qi error $W/$1-send.txt && echo "$1: mtp-sendfile printed: $(grep -i error $W/$1-send.txt | head -n 3)"
+	# libmtp's progress output has no newlines: drop it before grepping.
+	sed 's/Progress: [0-9]* of [0-9]* ([0-9]*%)//g' $W/$1-send.txt | grep -i error | head -n 3 |
+		sed "s/^/$1: mtp-sendfile said: /"
 	cmp -s $W/big.bin "$2/big.bin" || { echo "FAIL: $1: sent file differs"; tail -n 5 $W/$1-send.txt; return 1; }
 	sync
 	t2=$(now)

@@ -1,0 +1,660 @@
+/* The mtp plugin through its plugin_ops, with the runtime faked: framing,
+ * session, transfers, class requests, refusals, error recovery. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "fake_plugin_mtp.h"
+#include "mtp/mtp.h"
+#include "mtp/mtp_container.h"
+#include "mtp/mtp_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct plugin_ops *ops = &gadgetd_plugin;
+
+struct fx {
+	char root[64];
+	char s0[96];
+	char s1[96];
+	struct plugin_desc desc;
+	void *priv;
+	uint32_t tid;
+};
+
+static char path_buf[256];
+
+static const char *in_s0(struct fx *f, const char *name)
+{
+	snprintf(path_buf, sizeof(path_buf), "%s/%s", f->s0, name);
+	return path_buf;
+}
+
+static void write_file(const char *path, size_t n)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	assert_true(fd >= 0);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = (uint8_t)(i * 7 + 3);
+
+		assert_int_equal(write(fd, &c, 1), 1);
+	}
+	close(fd);
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	strcpy(f->root, "/tmp/test_mtp_plugin.XXXXXX");
+	assert_non_null(mkdtemp(f->root));
+	snprintf(f->s0, sizeof(f->s0), "%s/s0", f->root);
+	snprintf(f->s1, sizeof(f->s1), "%s/s1", f->root);
+	mkdir(f->s0, 0755);
+	mkdir(f->s1, 0755);
+	struct plugin *p = fake_mtp_reset();
+
+	fake_mtp_set_option("storage0_path", f->s0);
+	fake_mtp_set_option("storage1_path", f->s1);
+	fake_mtp_set_option("storage1_readonly", "true");
+	assert_int_equal(ops->init(p, &f->desc, &f->priv), 0);
+	fake_mtp_set_enabled(true, 512);
+	ops->enable(f->priv);
+	f->tid = 1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char cmd[128];
+
+	ops->finish(f->priv);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
+	assert_int_equal(system(cmd), 0);
+	free(f);
+	return 0;
+}
+
+/* Send a command container; returns its transaction id. */
+static uint32_t cmd(struct fx *f, uint16_t code, unsigned n, ...)
+{
+	uint32_t params[5];
+	uint8_t buf[32];
+	va_list ap;
+	size_t len;
+
+	va_start(ap, n);
+	for (unsigned i = 0; i < n; i++)
+		params[i] = va_arg(ap, uint32_t);
+	va_end(ap);
+	len = mtp_container_build(buf, MTP_TYPE_COMMAND, code, f->tid, params, n);
+	ops->rx(f->priv, MTP_EP_OUT, buf, len);
+	return f->tid++;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t le16(const uint8_t *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+/* The last transfer on bulk IN, which must be a response: its code. */
+static uint16_t resp(uint32_t *param0)
+{
+	const struct fake_mtp_xfer *x = NULL;
+
+	for (unsigned i = fake_mtp_n_xfers(); i-- > 0;)
+		if (fake_mtp_xfer(i)->ep == MTP_EP_IN) {
+			x = fake_mtp_xfer(i);
+			break;
+		}
+	if (!x || x->len < MTP_HDR_LEN)
+		return 0;
+	const uint8_t *p = fake_mtp_data() + x->off;
+	if (le16(p + 4) != MTP_TYPE_RESPONSE || le32(p) != x->len)
+		return 0;
+	if (param0)
+		*param0 = x->len >= 16 ? le32(p + 12) : 0xdeadbeef;
+	return le16(p + 6);
+}
+
+static void open_session(struct fx *f)
+{
+	cmd(f, MTP_OP_OPEN_SESSION, 1, 1);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+}
+
+/* Send a data phase, cut into rx chunks of the given sizes (0 ends). */
+static void data_phase(struct fx *f, uint16_t code, uint32_t tid,
+		       const uint8_t *payload, size_t n, const size_t *cuts)
+{
+	uint8_t *buf = malloc(MTP_HDR_LEN + n);
+	size_t off = 0;
+
+	mtp_container_hdr(buf, MTP_HDR_LEN + n, MTP_TYPE_DATA, code, tid);
+	memcpy(buf + MTP_HDR_LEN, payload, n);
+	for (unsigned i = 0; cuts[i] && off < MTP_HDR_LEN + n; i++) {
+		size_t c = cuts[i];
+
+		if (off + c > MTP_HDR_LEN + n)
+			c = MTP_HDR_LEN + n - off;
+		ops->rx(f->priv, MTP_EP_OUT, buf + off, c);
+		off += c;
+	}
+	if (off < MTP_HDR_LEN + n)
+		ops->rx(f->priv, MTP_EP_OUT, buf + off, MTP_HDR_LEN + n - off);
+	free(buf);
+}
+
+static size_t objinfo(uint8_t *out, uint32_t storage, const char *name,
+		      uint16_t fmt, uint32_t size)
+{
+	struct mtp_buf b;
+	size_t n;
+
+	mtp_buf_init(&b);
+	mtp_buf_u32(&b, storage);
+	mtp_buf_u16(&b, fmt);
+	mtp_buf_u16(&b, 0);
+	mtp_buf_u32(&b, size);
+	mtp_buf_u16(&b, 0);
+	for (int i = 0; i < 6; i++)
+		mtp_buf_u32(&b, 0);
+	mtp_buf_u32(&b, 0);
+	mtp_buf_u16(&b, 0);
+	mtp_buf_u32(&b, 0);
+	mtp_buf_u32(&b, 0);
+	assert_int_equal(mtp_buf_str(&b, name), 0);
+	mtp_buf_str(&b, "");
+	mtp_buf_str(&b, "");
+	mtp_buf_str(&b, "");
+	memcpy(out, b.data, b.len);
+	n = b.len;
+	mtp_buf_finish(&b);
+	return n;
+}
+
+/* SendObjectInfo for a file; returns the response code, *h the handle. */
+static uint16_t send_info(struct fx *f, uint32_t storage, const char *name,
+			  uint16_t fmt, uint32_t size, uint32_t *h)
+{
+	static const size_t whole[] = { 0 };
+	uint8_t oi[1024];
+	size_t n = objinfo(oi, storage, name, fmt, size);
+	uint32_t tid = cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, storage, 0xffffffff);
+	const struct fake_mtp_xfer *x;
+	uint16_t rc;
+
+	data_phase(f, MTP_OP_SEND_OBJECT_INFO, tid, oi, n, whole);
+	rc = resp(NULL);
+	x = fake_mtp_xfer(fake_mtp_n_xfers() - 1);
+	if (rc == MTP_RC_OK && h) {
+		assert_int_equal(x->len, 24);
+		*h = le32(fake_mtp_data() + x->off + 20);
+	}
+	fake_mtp_clear();
+	return rc;
+}
+
+static void test_init_errors(void **state)
+{
+	struct plugin_desc d;
+	void *priv = NULL;
+	struct plugin *p = fake_mtp_reset();
+
+	assert_int_equal(ops->init(p, &d, &priv), -EINVAL);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", "/nonexistent/mtp");
+	assert_int_equal(ops->init(p, &d, &priv), -ENOENT);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", "/tmp");
+	fake_mtp_set_option("storage0_readonly", "yes");
+	assert_int_equal(ops->init(p, &d, &priv), -EINVAL);
+	assert_null(priv);
+}
+
+static void test_desc(void **state)
+{
+	struct fx *f = *state;
+
+	assert_int_equal(f->desc.cls, 6);
+	assert_int_equal(f->desc.subcls, 1);
+	assert_int_equal(f->desc.proto, 1);
+	assert_string_equal(f->desc.interface_string, "MTP");
+	assert_string_equal(f->desc.ms_compat_id, "MTP");
+	assert_int_equal(f->desc.n_eps, 3);
+	assert_int_equal(f->desc.eps[MTP_EP_IN].type, PLUGIN_EP_BULK_IN);
+	assert_int_equal(f->desc.eps[MTP_EP_OUT].type, PLUGIN_EP_BULK_OUT);
+	assert_int_equal(f->desc.eps[MTP_EP_EVENT].type, PLUGIN_EP_INTR_IN);
+	assert_int_equal(f->desc.eps[MTP_EP_EVENT].intr_max_packet, 28);
+	assert_int_equal(f->desc.eps[MTP_EP_EVENT].intr_interval, 6);
+}
+
+static void test_session(void **state)
+{
+	struct fx *f = *state;
+	const struct fake_mtp_xfer *x;
+	const uint8_t *p;
+	uint32_t param, tid;
+
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SESSION_NOT_OPEN);
+	fake_mtp_clear();
+	/* GetDeviceInfo works without a session: data phase, then response. */
+	tid = cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	assert_int_equal(fake_mtp_n_xfers(), 2);
+	x = fake_mtp_xfer(0);
+	p = fake_mtp_data() + x->off;
+	assert_int_equal(le32(p), x->len);
+	assert_int_equal(le16(p + 4), MTP_TYPE_DATA);
+	assert_int_equal(le16(p + 6), MTP_OP_GET_DEVICE_INFO);
+	assert_int_equal(le32(p + 8), tid);
+	assert_int_equal(le32(p + 14), 6);  /* VendorExtensionID */
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	open_session(f);
+	cmd(f, MTP_OP_OPEN_SESSION, 1, 5);
+	assert_int_equal(resp(&param), MTP_RC_SESSION_ALREADY_OPEN);
+	assert_int_equal(param, 1);
+	fake_mtp_clear();
+	tid = cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	x = fake_mtp_xfer(0);
+	p = fake_mtp_data() + x->off;
+	assert_int_equal(le32(p + 12), 2);  /* two storages */
+	assert_int_equal(le32(p + 16), 0x10001);
+	assert_int_equal(le32(p + 20), 0x20001);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(1)->off + 8), tid);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_CLOSE_SESSION, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SESSION_NOT_OPEN);
+}
+
+static void test_garbage_keeps_session(void **state)
+{
+	struct fx *f = *state;
+	uint8_t bad[16];
+
+	open_session(f);
+	ops->rx(f->priv, MTP_EP_OUT, (const uint8_t *)"junk!", 5);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	ops->rx(f->priv, MTP_EP_OUT, NULL, 0);  /* a host ZLP */
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	/* A command whose length field lies is answered, not obeyed. */
+	mtp_container_build(bad, MTP_TYPE_COMMAND, MTP_OP_DELETE_OBJECT, 77,
+			    NULL, 0);
+	bad[0] = 40;
+	ops->rx(f->priv, MTP_EP_OUT, bad, 16);
+	assert_int_equal(resp(NULL), MTP_RC_GENERAL_ERROR);
+	fake_mtp_clear();
+	cmd(f, 0x9999, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OPERATION_NOT_SUPPORTED);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x10001);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x30001);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_STORAGE_ID);
+}
+
+static void test_send_object_split_and_merged(void **state)
+{
+	static const size_t split[] = { MTP_HDR_LEN, 0 };   /* Windows */
+	static const size_t merged[] = { 512, 0 };          /* libmtp */
+	struct fx *f = *state;
+	uint8_t data[1000], back[1001];
+	uint32_t h, tid;
+	int fd;
+
+	open_session(f);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = i * 13;
+	/* ObjectInfo with the header in its own transfer. */
+	uint8_t oi[512];
+	size_t n = objinfo(oi, 0x10001, "up.bin", MTP_FMT_UNDEFINED, 1000);
+	tid = cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, 0x10001, 0xffffffff);
+	data_phase(f, MTP_OP_SEND_OBJECT_INFO, tid, oi, n, split);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	h = le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 20);
+	assert_true(h != 0);
+	fake_mtp_clear();
+	/* The object with header and data merged in the first packet. */
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, sizeof(data), merged);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fd = open(in_s0(f, "up.bin"), O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, back, sizeof(back)), sizeof(data));
+	close(fd);
+	assert_memory_equal(data, back, sizeof(data));
+	/* The host's trailing ZLP is swallowed. */
+	fake_mtp_clear();
+	ops->rx(f->priv, MTP_EP_OUT, NULL, 0);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	/* SendObject without ObjectInfo: data drained, then refused. */
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, 100, merged);
+	assert_int_equal(resp(NULL), MTP_RC_NO_VALID_OBJECT_INFO);
+}
+
+static uint32_t handle_of(struct fx *f, const char *name)
+{
+	uint32_t h = 0, n;
+	const uint8_t *p;
+
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x10001, 0, 0xffffffff);
+	p = fake_mtp_data() + fake_mtp_xfer(0)->off;
+	n = le32(p + 12);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = le32(p + 16 + 4 * i);
+
+		fake_mtp_clear();
+		cmd(f, MTP_OP_GET_OBJECT_PROP_VALUE, 2, c, MTP_PROP_OBJECT_FILE_NAME);
+		const uint8_t *s = fake_mtp_data() + fake_mtp_xfer(0)->off + 12;
+		char got[64] = "";
+		for (unsigned k = 0; k + 1 < s[0] && k < 63; k++)
+			got[k] = s[1 + 2 * k];
+		if (!strcmp(got, name))
+			h = c;
+		fake_mtp_clear();
+		p = NULL;
+		if (h)
+			break;
+		cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x10001, 0, 0xffffffff);
+		p = fake_mtp_data() + fake_mtp_xfer(0)->off;
+	}
+	fake_mtp_clear();
+	return h;
+}
+
+static void test_get_object_zlp(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h;
+
+	write_file(in_s0(f, "500.bin"), 500);
+	write_file(in_s0(f, "100.bin"), 100);
+	open_session(f);
+	h = handle_of(f, "500.bin");
+	assert_true(h != 0);
+	/* 12 + 500 = 512 bytes: one full packet, then a ZLP, then the
+	 * response. */
+	cmd(f, MTP_OP_GET_OBJECT, 1, h);
+	assert_int_equal(fake_mtp_n_xfers(), 3);
+	assert_int_equal(fake_mtp_xfer(0)->len, 512);
+	assert_int_equal(le32(fake_mtp_data()), 512);
+	assert_int_equal(fake_mtp_data()[12], 3);  /* first byte of the file */
+	assert_int_equal(fake_mtp_xfer(1)->len, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	h = handle_of(f, "100.bin");
+	cmd(f, MTP_OP_GET_OBJECT, 1, h);
+	assert_int_equal(fake_mtp_n_xfers(), 2);
+	assert_int_equal(fake_mtp_xfer(0)->len, 112);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	/* GetPartialObject: 10 bytes from offset 95 give 5. */
+	uint32_t got;
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT, 3, h, 95, 10);
+	assert_int_equal(fake_mtp_xfer(0)->len, 17);
+	assert_int_equal(resp(&got), MTP_RC_OK);
+	assert_int_equal(got, 5);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 200, 0, 10);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT, 1, 0x7777);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+}
+
+static void test_get_object_paced(void **state)
+{
+	struct fx *f = *state;
+	size_t size = 3 * 1024 * 1024 + 100, total = 0;
+	unsigned rounds = 0;
+	uint8_t *file = malloc(size);
+	uint32_t h;
+	int fd;
+
+	write_file(in_s0(f, "big.bin"), size);
+	fd = open(in_s0(f, "big.bin"), O_RDONLY);
+	assert_int_equal(read(fd, file, size), size);
+	close(fd);
+	open_session(f);
+	h = handle_of(f, "big.bin");
+	cmd(f, MTP_OP_GET_OBJECT, 1, h);
+	/* The plugin stops at PLUGIN_TX_HIGH and waits for tx_drained. */
+	while (resp(NULL) != MTP_RC_OK && rounds++ < 100) {
+		assert_true(fake_mtp_n_xfers() <= PLUGIN_TX_HIGH / MTP_XFER + 1);
+		for (unsigned i = 0; i < fake_mtp_n_xfers(); i++) {
+			const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
+			const uint8_t *p = fake_mtp_data() + x->off;
+			size_t hdr = total == 0 ? MTP_HDR_LEN : 0;
+
+			/* Every transfer but the last is whole packets. */
+			assert_int_equal(x->len % 512 == 0 ||
+						 total + x->len == size + MTP_HDR_LEN,
+					 1);
+			assert_memory_equal(p + hdr, file + total - (total ? MTP_HDR_LEN : 0),
+					    x->len - hdr);
+			total += x->len;
+		}
+		fake_mtp_clear();
+		ops->tx_drained(f->priv, MTP_EP_IN);
+	}
+	/* The last round holds the tail and the response. */
+	for (unsigned i = 0; i + 1 < fake_mtp_n_xfers(); i++)
+		total += fake_mtp_xfer(i)->len;
+	assert_int_equal(total, size + MTP_HDR_LEN);
+	assert_true(rounds >= 3);
+	free(file);
+}
+
+static void test_class_requests(void **state)
+{
+	struct fx *f = *state;
+	struct usb_ctrlrequest status = {
+		.bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+		.bRequest = MTP_REQ_GET_DEVICE_STATUS, .wLength = 4,
+	};
+	struct usb_ctrlrequest cancel = {
+		.bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+		.bRequest = MTP_REQ_CANCEL, .wLength = 6,
+	};
+	struct usb_ctrlrequest ext = status, vendor = status;
+	uint8_t in[64], chunk[4096] = { 0 }, cdata[6];
+	uint32_t h, tid;
+	struct stat sb;
+
+	ext.bRequest = MTP_REQ_GET_EXT_EVENT_DATA;
+	vendor.bRequestType = USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_DEVICE;
+	assert_int_equal(ops->setup(f->priv, &status, in), 4);
+	assert_int_equal(in[0], 4);
+	assert_int_equal(le16(in + 2), MTP_RC_OK);
+	assert_true(ops->setup(f->priv, &ext, in) < 0);
+	assert_true(ops->setup(f->priv, &vendor, in) < 0);
+	/* Cancel in the middle of a SendObject: the partial file goes. */
+	open_session(f);
+	assert_int_equal(send_info(f, 0x10001, "part.bin", MTP_FMT_UNDEFINED,
+				   100000, &h), MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(chunk, MTP_HDR_LEN + 100000, MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, chunk, sizeof(chunk));
+	assert_int_equal(ops->setup(f->priv, &status, in), 4);
+	assert_int_equal(le16(in + 2), MTP_RC_DEVICE_BUSY);
+	assert_int_equal(ops->setup(f->priv, &cancel, in), 0);
+	cdata[0] = 0x01;
+	cdata[1] = 0x40;
+	memcpy(cdata + 2, &tid, 4);
+	ops->setup_data(f->priv, &cancel, cdata, 6);
+	assert_int_equal(stat(in_s0(f, "part.bin"), &sb), -1);
+	assert_int_equal(ops->setup(f->priv, &status, in), 4);
+	assert_int_equal(le16(in + 2), MTP_RC_OK);
+	/* No response for the cancelled transaction; the next one works. */
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
+static void test_refusals(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h;
+
+	open_session(f);
+	assert_int_equal(send_info(f, 0x20001, "ro.bin", MTP_FMT_UNDEFINED, 5,
+				   &h), MTP_RC_STORE_READ_ONLY);
+	assert_int_equal(send_info(f, 0x10001, "..", MTP_FMT_ASSOCIATION, 0, &h),
+			 MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(send_info(f, 0x10001, "../out.bin", MTP_FMT_UNDEFINED,
+				   5, &h), MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(send_info(f, 0x10001, "", MTP_FMT_UNDEFINED, 5, &h),
+			 MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(access("/tmp/out.bin", F_OK), -1);
+	/* A folder via Association; then an object inside. */
+	assert_int_equal(send_info(f, 0x10001, "newdir", MTP_FMT_ASSOCIATION, 0,
+				   &h), MTP_RC_OK);
+	assert_int_equal(access(in_s0(f, "newdir"), F_OK), 0);
+	/* An ObjectInfo that is cut short. */
+	uint32_t tid = cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, 0x10001, 0xffffffff);
+	static const size_t whole[] = { 0 };
+	uint8_t shortinfo[20] = { 0 };
+	data_phase(f, MTP_OP_SEND_OBJECT_INFO, tid, shortinfo, sizeof(shortinfo),
+		   whole);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_DATASET);
+	fake_mtp_clear();
+	/* DeleteObject of everything is not offered. */
+	cmd(f, MTP_OP_DELETE_OBJECT, 1, 0xffffffff);
+	assert_int_equal(resp(NULL), MTP_RC_PARAMETER_NOT_SUPPORTED);
+}
+
+static void test_rename_and_props(void **state)
+{
+	static const size_t whole[] = { 0 };
+	struct fx *f = *state;
+	uint8_t name[64];
+	struct mtp_buf b;
+	uint32_t h, tid, n;
+
+	write_file(in_s0(f, "old.txt"), 10);
+	open_session(f);
+	h = handle_of(f, "old.txt");
+	mtp_buf_init(&b);
+	mtp_buf_str(&b, "new.txt");
+	memcpy(name, b.data, b.len);
+	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_FILE_NAME);
+	data_phase(f, MTP_OP_SET_OBJECT_PROP_VALUE, tid, name, b.len, whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(access(in_s0(f, "new.txt"), F_OK), 0);
+	fake_mtp_clear();
+	/* A malformed string, and a read-only property. */
+	name[0] = 30;
+	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_FILE_NAME);
+	data_phase(f, MTP_OP_SET_OBJECT_PROP_VALUE, tid, name, b.len, whole);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_VALUE);
+	fake_mtp_clear();
+	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_SIZE);
+	data_phase(f, MTP_OP_SET_OBJECT_PROP_VALUE, tid, name, 8, whole);
+	assert_int_equal(resp(NULL), MTP_RC_ACCESS_DENIED);
+	fake_mtp_clear();
+	mtp_buf_finish(&b);
+	/* The property list of one object, complete. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0xffffffff, 0, 0);
+	n = le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12);
+	assert_int_equal(n, 11);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_DESC, 2, MTP_PROP_OBJECT_SIZE, 0x3000);
+	assert_int_equal(le16(fake_mtp_data() + fake_mtp_xfer(0)->off + 14),
+			 MTP_DT_UINT64);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_VALUE, 2, h, 0xdc99);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_CODE);
+}
+
+static void test_stray_data_and_disable(void **state)
+{
+	struct fx *f = *state;
+	uint8_t buf[1012] = { 0 };
+	uint32_t h, tid;
+
+	open_session(f);
+	/* A data phase nobody asked for is drained silently. */
+	mtp_container_hdr(buf, sizeof(buf), MTP_TYPE_DATA, 0x100d, 99);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
+	ops->rx(f->priv, MTP_EP_OUT, buf + 512, 500);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	/* A reset in the middle of a SendObject drops it and the session. */
+	assert_int_equal(send_info(f, 0x10001, "cut.bin", MTP_FMT_UNDEFINED,
+				   5000, &h), MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(buf, MTP_HDR_LEN + 5000, MTP_TYPE_DATA, 0x100d, tid);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
+	fake_mtp_set_enabled(false, 0);
+	ops->disable(f->priv);
+	assert_int_equal(access(in_s0(f, "cut.bin"), F_OK), -1);
+	assert_string_equal(fake_mtp_status("host"), "disconnected");
+	fake_mtp_set_enabled(true, 512);
+	ops->enable(f->priv);
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SESSION_NOT_OPEN);
+}
+
+static void test_command_op(void **state)
+{
+	struct fx *f = *state;
+	char reply[128];
+	char *argv[] = { "stats" }, *bad[] = { "nope" };
+
+	assert_int_equal(ops->command(f->priv, 1, argv, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "bytes in"));
+	assert_int_equal(ops->command(f->priv, 1, bad, reply, sizeof(reply)),
+			 -EINVAL);
+}
+
+int main(void)
+{
+#define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_init_errors),
+		T(test_desc),
+		T(test_session),
+		T(test_garbage_keeps_session),
+		T(test_send_object_split_and_merged),
+		T(test_get_object_zlp),
+		T(test_get_object_paced),
+		T(test_class_requests),
+		T(test_refusals),
+		T(test_rename_and_props),
+		T(test_stray_data_and_disable),
+		T(test_command_op),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
