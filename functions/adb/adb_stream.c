@@ -24,6 +24,14 @@ struct adb_stream {
 	bool dead;        /* closed; freed once no call into it runs */
 	bool linked;
 	unsigned in_call;
+	/*
+	 * Bulk streams (those that fill half a payload or more) produce
+	 * their next WRTE while the previous one is in flight, so that the
+	 * host's OKAY is answered at once.
+	 */
+	uint8_t *ahead;
+	size_t ahead_len;
+	bool ahead_end;
 };
 
 struct adb_streams {
@@ -120,6 +128,7 @@ static void destroy(struct adb_stream *s)
 {
 	if (s->ops && s->ops->free)
 		s->ops->free(s->svc);
+	free(s->ahead);
 	free(s);
 }
 
@@ -317,26 +326,63 @@ void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
 	kill_stream(s);
 }
 
+/* Produce the next WRTE of a bulk stream into s->ahead. */
+static void prefetch(struct adb_streams *t, struct adb_stream *s)
+{
+	ssize_t n;
+
+	if (!s->ahead) {
+		s->ahead = malloc(ADB_MAX_PAYLOAD);
+		if (!s->ahead)
+			return; /* then produce() is called after the OKAY */
+	}
+	s->want = false;
+	n = s->ops->produce(s->svc, s->ahead, t->max_payload);
+	if (s->dead)
+		return;
+	if (n > 0) {
+		s->ahead_len = n;
+		s->want = true;
+	} else if (n < 0) {
+		s->ahead_end = true;
+		s->want = true;
+	}
+}
+
 /* Give s one WRTE if its service has something. Returns 1 if sent. The
  * caller holds a call reference on s. */
 static int send_one(struct adb_streams *t, struct adb_stream *s)
 {
 	ssize_t n;
-	int sent = 0;
 
+	if (s->ahead_len) {
+		t->send(t->data, ADB_WRTE, s->local, s->remote, s->ahead,
+			s->ahead_len);
+		s->in_flight = true;
+		s->ahead_len = 0;
+		prefetch(t, s);
+		return 1;
+	}
+	if (s->ahead_end) {
+		close_stream(s);
+		return 0;
+	}
 	s->want = false;
 	n = s->ops->produce(s->svc, t->buf, t->max_payload);
-	if (s->dead) {
-		/* closed from inside produce */
-	} else if (n > 0) {
-		s->want = true;
-		s->in_flight = true;
-		t->send(t->data, ADB_WRTE, s->local, s->remote, t->buf, n);
-		sent = 1;
-	} else if (n < 0) {
+	if (s->dead)
+		return 0; /* closed from inside produce */
+	if (n < 0) {
 		close_stream(s);
+		return 0;
 	}
-	return sent;
+	if (n == 0)
+		return 0;
+	s->want = true;
+	s->in_flight = true;
+	t->send(t->data, ADB_WRTE, s->local, s->remote, t->buf, n);
+	if ((size_t)n >= t->max_payload / 2)
+		prefetch(t, s);
+	return 1;
 }
 
 static bool can_send(const struct adb_stream *s)

@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "adb_syncmsg.h"
 #include "log.h"
+
+#define ADB_SYNC_IOV_MAX 64
 
 struct outq {
 	uint8_t *b;
@@ -34,6 +37,8 @@ struct adb_sync {
 	char send_path[ADB_SYNC_PATH_MAX + 1];
 	char link[PATH_MAX];
 	size_t link_len;
+	struct iovec iov[ADB_SYNC_IOV_MAX];
+	int n_iov;
 	/* RECV in progress */
 	int recv_fd;
 	/* LIST/LIS2 in progress */
@@ -264,6 +269,35 @@ static void do_send(struct adb_sync *sy, const char *spec)
 		fchmod(sy->send_fd, mode & 0777);
 }
 
+/* Write the gathered DATA pieces with one writev(). */
+static void flush_data(struct adb_sync *sy)
+{
+	struct iovec *iov = sy->iov;
+	int cnt = sy->n_iov;
+
+	sy->n_iov = 0;
+	while (cnt > 0 && !sy->send_err) {
+		ssize_t n = writev(sy->send_fd, iov, cnt);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sy->send_err = n < 0 ? errno : ENOSPC;
+			return;
+		}
+		while (cnt > 0 && (size_t)n >= iov->iov_len) {
+			n -= iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + n;
+			iov->iov_len -= n;
+		}
+	}
+}
+
+/* DATA pieces point into the host's WRTE: they are gathered and written
+ * before consume() returns. */
 static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
 	if (!sy->sending || sy->send_err)
@@ -277,17 +311,10 @@ static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 		sy->link_len += len;
 		return;
 	}
-	while (len) {
-		ssize_t n = write(sy->send_fd, d, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			sy->send_err = n < 0 ? errno : ENOSPC;
-			return;
-		}
-		d += n;
-		len -= n;
-	}
+	sy->iov[sy->n_iov].iov_base = (void *)d;
+	sy->iov[sy->n_iov].iov_len = len;
+	if (++sy->n_iov == ADB_SYNC_IOV_MAX)
+		flush_data(sy);
 }
 
 static void send_done(struct adb_sync *sy, uint32_t mtime)
@@ -396,10 +423,14 @@ static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 		if (rc < 0) {
 			log_warnx("adb: sync: %s; closing the stream",
 				  parse_error(rc));
+			if (sy->n_iov)
+				flush_data(sy);
 			queue_fail(sy, parse_error(rc), 0);
 			sy->closing = true;
 			return len;
 		}
+		if (ev.type != ADB_SYNC_EV_DATA && sy->n_iov)
+			flush_data(sy);
 		switch (ev.type) {
 		case ADB_SYNC_EV_NONE:
 			break;
@@ -414,6 +445,8 @@ static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 			break;
 		}
 	}
+	if (sy->n_iov)
+		flush_data(sy);
 	return total;
 }
 
@@ -455,33 +488,48 @@ static void resume(struct adb_sync *sy)
 	}
 }
 
-/* Add DATA messages read straight from the file into buf. */
+/*
+ * Add DATA messages read straight from the file into buf: one readv()
+ * fills the data parts of as many 64 KiB messages as fit, and the headers
+ * are written around what arrived.
+ */
 static size_t recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 {
-	size_t n = 0;
+	struct iovec iov[64];
+	size_t n = 0, off = 0;
+	int cnt = 0;
+	ssize_t r;
 
 	/* Stop before a tiny chunk, unless the host's payload is tiny. */
-	while (room - n > 8 && (n == 0 || room - n >= 8 + 4096)) {
-		size_t want = room - n - 8;
-		ssize_t r;
-
+	while (cnt < 64 && room - off > 8 &&
+	       (cnt == 0 || room - off >= 8 + 4096)) {
+		size_t want = room - off - 8;
 		if (want > ADB_SYNC_DATA_MAX)
 			want = ADB_SYNC_DATA_MAX;
-		r = read(sy->recv_fd, buf + n + 8, want);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r < 0)
-				queue_fail(sy, "read failed", errno);
-			else
-				queue_msg(sy, ADB_SYNC_DONE, 0);
-			close(sy->recv_fd);
-			sy->recv_fd = -1;
-			break;
-		}
+		iov[cnt].iov_base = buf + off + 8;
+		iov[cnt++].iov_len = want;
+		off += 8 + want;
+	}
+	if (cnt == 0)
+		return 0;
+	do {
+		r = readv(sy->recv_fd, iov, cnt);
+	} while (r < 0 && errno == EINTR);
+	if (r <= 0) {
+		if (r < 0)
+			queue_fail(sy, "read failed", errno);
+		else
+			queue_msg(sy, ADB_SYNC_DONE, 0);
+		close(sy->recv_fd);
+		sy->recv_fd = -1;
+		return 0;
+	}
+	for (int i = 0; i < cnt && r > 0; i++) {
+		size_t len = (size_t)r < iov[i].iov_len ? (size_t)r : iov[i].iov_len;
 		adb_sync_put32(buf + n, ADB_SYNC_DATA);
-		adb_sync_put32(buf + n + 4, r);
-		n += 8 + r;
+		adb_sync_put32(buf + n + 4, len);
+		n += 8 + len;
+		r -= len;
 	}
 	return n;
 }
@@ -505,8 +553,10 @@ static ssize_t sync_produce(void *svc, uint8_t *buf, size_t max)
 		} else if (sy->recv_fd >= 0) {
 			size_t k = recv_more(sy, buf + n, max - n);
 			n += k;
-			if (k == 0 && sy->recv_fd >= 0)
-				break; /* buf is full */
+			/* A short read leaves the rest of buf for the next
+			 * round, which also sees the end of the file. */
+			if (sy->recv_fd >= 0)
+				break;
 		} else if (sy->dir) {
 			list_more(sy, max - n);
 		} else if (sy->stash_len > sy->stash_off && !sy->closing) {
