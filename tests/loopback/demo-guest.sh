@@ -7,7 +7,8 @@ echo "gadgetd $(date): installed into the guest; profile android (shipped)"
 export HOME=/root
 # The host's adb key, as a user would copy ~/.android/adbkey.pub to the
 # board's /etc/gadgetd/adb_keys.
-timeout 20 adb keygen /root/.android/adbkey >/dev/null 2>&1
+mkdir -p /root/.android
+timeout 20 adb keygen /root/.android/adbkey >/dev/null 2>&1 || die "adb keygen failed"
 cp /root/.android/adbkey.pub /etc/gadgetd/adb_keys
 echo "Lorem ipsum from the board" > /srv/mtp/hello.txt
 gd_start
