@@ -15,7 +15,11 @@ dl="$out/dl"
 mkdir -p "$dl"
 if ! ls "$dl"/linux-image-*-amd64_*.deb >/dev/null 2>&1; then
 	echo "mkbed: downloading Debian's linux-image-amd64" >&2
-	dep=$(apt-cache depends linux-image-amd64 | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1)
+	kdep() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1; }
+	dep=$(kdep)
+	if [ -z "$dep" ] && [ "$(id -u)" = 0 ]; then
+		apt-get update -qq >&2 && dep=$(kdep)
+	fi
 	[ -n "$dep" ] || { echo "mkbed: cannot resolve linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 	(cd "$dl" && apt-get download "$dep" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
 	ls "$dl"/linux-image-*-amd64_*.deb >/dev/null 2>&1 || { echo "mkbed: download of $dep failed" >&2; exit 1; }
