@@ -1,0 +1,83 @@
+# The adb plugin under gadgetd itself: a profile with adb auth on, an
+# unknown host key shown by `gadgetctl adb keys` and let in by
+# `gadgetctl adb allow`, the state in `gadgetctl status`, and adb over the
+# composite mtp,adb set. Runs in the guest (see run-suite.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+KEYS=/etc/gadgetd/adb_keys_t
+export HOME=/run/adbg-home
+rm -rf "$HOME" "$KEYS"
+mkdir -p "$HOME"
+gd_install
+cat > /etc/gadgetd/profiles/adbauth.conf <<P
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x0104;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "adb auth test"; serial = "ADBGD1"; };
+};
+functions: {
+  adb: { type = "ffs"; plugin = "adb";
+         options: { auth = "on"; keys = "$KEYS"; model = "authtest"; }; };
+  mtp: { type = "ffs"; plugin = "mtp"; options: { storage0_path = "/srv/mtp"; }; };
+};
+sets = (
+  { functions = [ "adb" ]; product_id = 0x01f0; },
+  { functions = [ "mtp", "adb" ]; product_id = 0x01f1; }
+);
+default = "adb";
+P
+
+cleanup() { timeout 10 adb kill-server >/dev/null 2>&1; }
+trap cleanup EXIT
+
+# adb_state STATE: `adb devices` lists ADBGD1 in STATE (10 s).
+adb_state() {
+	n=0
+	while [ $n -lt 50 ]; do
+		timeout 5 adb devices 2>/dev/null | grep -q "^ADBGD1[[:space:]]*$1\$" && return 0
+		sleep 0.2
+		n=$((n + 1))
+	done
+	timeout 5 adb devices
+	return 1
+}
+
+status_has() {
+	timeout 10 gadgetctl status > status.txt 2>&1
+	grep -q "$1" status.txt || { cat status.txt; return 1; }
+}
+
+gd_start adbauth
+check "host sees the adb set" wait_usb 1d6b:01f0 20
+timeout 30 adb start-server >/dev/null 2>&1
+
+say "unknown key: unauthorized, listed, allowed"
+check "adb devices: unauthorized" adb_state unauthorized
+check "gadgetctl status: state unauthorized" status_has "state: unauthorized"
+timeout 10 gadgetctl adb keys > keys.txt 2>&1
+cat keys.txt
+FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | base64 -d | openssl md5 -c |
+	awk '{ print toupper($NF) }')
+check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
+check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
+check "adb devices: device" adb_state device
+check "gadgetctl status: state device" status_has "state: device"
+check "gadgetctl status: the host banner" status_has "host: host::features="
+check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"
+check "adb shell works" [ "$(timeout 20 adb shell echo hi)" = hi ]
+check "model from the profile" sh -c "timeout 10 adb devices -l | grep -q model:authtest"
+timeout 10 gadgetctl adb allow 00:11 > allow-bad.txt 2>&1
+rc=$?
+cat allow-bad.txt
+check "allow of an unknown fingerprint fails" [ $rc != 0 ]
+check "and says why" grep -q "no such pending key" allow-bad.txt
+
+say "composite mtp,adb"
+gd_switch mtp,adb
+check "host sees mtp,adb" wait_usb 1d6b:01f1 20
+check "adb is let in by its key after the switch" sh -c \
+	"timeout 30 adb wait-for-device && [ \"\$(timeout 20 adb shell echo again)\" = again ]"
+echo composite > composite.txt
+check "push over the composite gadget" sh -c "timeout 60 adb push composite.txt /run/composite.txt >/dev/null"
+check "pushed bytes arrived" cmp composite.txt /run/composite.txt
+
+finish
