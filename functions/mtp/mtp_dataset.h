@@ -65,6 +65,9 @@ int mtp_dataset_prop_value(struct mtp_buf *b, const struct mtp_obj_stat *st,
  * means all of them. */
 int mtp_dataset_prop_list(struct mtp_buf *b, const struct mtp_obj_stat *st,
 			  uint32_t prop);
+/* The same entries without the leading count, added to *count. */
+int mtp_dataset_prop_entries(struct mtp_buf *b, const struct mtp_obj_stat *st,
+			     uint32_t prop, uint32_t *count);
 
 /* DevicePropDesc of DeviceFriendlyName with name as both values. */
 int mtp_dataset_friendly_name_desc(struct mtp_buf *b, const char *name);

@@ -66,8 +66,9 @@ bool mtp_store_name_ok(const char *name);
 
 /*
  * List the objects directly under parent (a folder handle or
- * MTP_STORE_ROOT) of storage id. Handles are appended to *out (a
- * malloc'ed array, *n entries, grown as needed). -ENOENT for an unknown
+ * MTP_STORE_ROOT) of storage id. Handles are appended to *out, a
+ * malloc'ed array of *n entries grown as needed: NULL, or with room for
+ * 64 entries, or for n rounded up to a power of two. -ENOENT for an unknown
  * storage or handle, -ENOTDIR when parent is a file, -ENOSPC when the
  * handle table is full.
  */

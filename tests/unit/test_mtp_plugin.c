@@ -583,9 +583,32 @@ static void test_rename_and_props(void **state)
 	assert_int_equal(n, 11);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	fake_mtp_clear();
+	/* Everything at once (libmtp's fast listing): one object here. */
 	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
 	    0xffffffff);
-	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12), 11);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	/* One property over a subtree, depth 1 and unlimited. */
+	mkdir(in_s0(f, "d"), 0755);
+	mkdir(in_s0(f, "d/e"), 0755);
+	write_file(in_s0(f, "d/1"), 1);
+	write_file(in_s0(f, "d/e/2"), 2);
+	uint32_t d = handle_of(f, "d");
+	assert_true(d != 0);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, d, 0, MTP_PROP_OBJECT_FILE_NAME,
+	    0, 1);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12), 2);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, d, 0, MTP_PROP_OBJECT_FILE_NAME,
+	    0, 0xffffffff);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12), 3);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, d, 0, 0, 1, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0x4444, 0, 0xffffffff, 0, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
 	fake_mtp_clear();
 	cmd(f, MTP_OP_GET_OBJECT_PROP_DESC, 2, MTP_PROP_OBJECT_SIZE, 0x3000);
 	assert_int_equal(le16(fake_mtp_data() + fake_mtp_xfer(0)->off + 14),
