@@ -40,7 +40,7 @@ struct accessory {
 	/* The epoll mask set on client_w, and whether the peer hung up. */
 	uint32_t client_mask;
 	bool client_hup;
-	struct loop_watch *claim_timer, *disc_timer;
+	struct loop_watch *claim_timer, *disc_timer, *revert_timer;
 	uint64_t claim_ms, disc_ms;
 	gid_t sock_gid; /* (gid_t)-1: leave the group alone */
 	bool enabled, claimed, reverting;
@@ -252,6 +252,11 @@ static void accessory_claim_expired(struct loop_watch *w, void *data)
 static void accessory_disc_expired(struct loop_watch *w, void *data)
 {
 	accessory_revert(data, "the host disconnected");
+}
+
+static void accessory_revert_asked(struct loop_watch *w, void *data)
+{
+	accessory_revert(data, "asked by gadgetctl");
 }
 
 static void accessory_start_switch(struct loop_watch *w, void *data)
@@ -569,7 +574,8 @@ static int accessory_data_init(struct accessory *a)
 	a->claim_timer = loop_add_timer(a->loop, a->claim_ms,
 					accessory_claim_expired, a);
 	a->disc_timer = loop_add_timer(a->loop, 0, accessory_disc_expired, a);
-	if (!a->claim_timer || !a->disc_timer)
+	a->revert_timer = loop_add_timer(a->loop, 0, accessory_revert_asked, a);
+	if (!a->claim_timer || !a->disc_timer || !a->revert_timer)
 		return -ENOMEM;
 	a->state = "waiting";
 	return accessory_listen(a);
@@ -618,6 +624,7 @@ static void accessory_finish(void *priv)
 	}
 	loop_watch_remove(a->claim_timer);
 	loop_watch_remove(a->disc_timer);
+	loop_watch_remove(a->revert_timer);
 	loop_watch_remove(a->start_timer);
 	accessory_ctrl_free(a->ctrl);
 	accessory_buf_free(&a->out);
@@ -726,7 +733,9 @@ static int accessory_command(void *priv, int argc, char **argv, char *reply,
 			snprintf(reply, reply_size, "not in accessory mode\n");
 			return -EINVAL;
 		}
-		accessory_revert(a, "asked by gadgetctl");
+		/* After the reply: gadgetd tears this worker down on the
+		 * switch, and the reply must not get lost with it. */
+		loop_timer_rearm(a->revert_timer, ACCESSORY_START_DELAY_MS);
 		snprintf(reply, reply_size, "reverting\n");
 		return 0;
 	}

@@ -9,10 +9,12 @@ Host side (pyusb, like a car head unit):
   aoa_host.py nonterm VID:PID
       A SEND_STRING without NUL is taken (the data stage cannot be
       stalled) but the START after it must stall; GET_PROTOCOL clears it.
-  aoa_host.py exchange VID:PID BYTES [--bench]
+  aoa_host.py exchange VID:PID BYTES [--bench] [--wait SECS]
       Claims the FF/FF/00 interface, sends BYTES random bytes and expects
       them back upper-cased (from the board application below), both
-      directions running at once. --bench prints the throughput.
+      directions running at once. --bench prints the throughput. --wait
+      waits for the device to appear, then claims at once as real
+      accessory hosts do (every command takes --wait).
   aoa_host.py query VID:PID
       GET_PROTOCOL in accessory mode.
   aoa_host.py send VID:PID BYTES / recv VID:PID BYTES
@@ -45,8 +47,28 @@ def die(msg):
     sys.exit(1)
 
 
-def find(vidpid):
+def sysfs_has(vidpid):
+    base = "/sys/bus/usb/devices"
+    for d in os.listdir(base):
+        try:
+            with open(os.path.join(base, d, "idVendor")) as f:
+                vid = f.read().strip()
+            with open(os.path.join(base, d, "idProduct")) as f:
+                pid = f.read().strip()
+        except OSError:
+            continue
+        if vid + ":" + pid == vidpid:
+            return True
+    return False
+
+
+def find(vidpid, wait=0):
     import usb.core
+    # Wait in sysfs: libusb keeps the device list of its first scan when
+    # no hotplug events reach it (no udevd in the test bed).
+    deadline = time.time() + wait
+    while not sysfs_has(vidpid) and time.time() < deadline:
+        time.sleep(0.05)
     vid, pid = (int(x, 16) for x in vidpid.split(":"))
     dev = usb.core.find(idVendor=vid, idProduct=pid)
     if dev is None:
@@ -110,8 +132,17 @@ def nonterm(dev):
 
 
 def accessory_interface(dev):
+    import usb.core
     import usb.util
-    cfg = dev.get_active_configuration()
+    # Right after enumeration the host may not have configured it yet.
+    for _ in range(100):
+        try:
+            cfg = dev.get_active_configuration()
+            break
+        except usb.core.USBError:
+            time.sleep(0.05)
+    else:
+        die("the device has no active configuration")
     for intf in cfg:
         if (intf.bInterfaceClass, intf.bInterfaceSubClass,
                 intf.bInterfaceProtocol) == (0xFF, 0xFF, 0):
@@ -192,7 +223,7 @@ functions: {
             options: { mode = "control"; with_adb = "true"; }; };
   accessory: { type = "ffs"; plugin = "accessory";
                options: { mode = "data"; socket = "/run/gadgetd/accessory.sock";
-                          claim_timeout_ms = "8000";
+                          socket_group = "plugdev";
                           disconnect_timeout_ms = "1500"; }; };
 };
 sets = (
@@ -329,7 +360,10 @@ def main():
         mode = sys.argv[4] if len(sys.argv) > 4 else "echo"
         app(arg, sys.argv[3], mode, int(sys.argv[5]) if len(sys.argv) > 5 else 0)
         return
-    dev = find(arg)
+    wait = 0
+    if "--wait" in sys.argv:
+        wait = float(sys.argv[sys.argv.index("--wait") + 1])
+    dev = find(arg, wait)
     if cmd == "handshake":
         handshake(dev, "--with-garbage" in sys.argv)
     elif cmd == "nonterm":

@@ -1040,6 +1040,10 @@ static void test_plugin_command(void **state)
 	assert_int_equal(gadgetd_plugin.command(fx.priv, 1, bad, reply, sizeof(reply)), -EINVAL);
 	assert_non_null(strstr(reply, "usage"));
 	assert_int_equal(gadgetd_plugin.command(fx.priv, 1, argv, reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "reverting\n");
+	/* The switch is asked for after the reply went out. */
+	assert_int_equal(fake_plugin_switch_count(), 0);
+	assert_true(run_until(switched, 1000));
 	assert_int_equal(fake_plugin_switch_count(), 1);
 	assert_string_equal(fake_plugin_last_switch(), "revert");
 }
