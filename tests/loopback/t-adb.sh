@@ -150,6 +150,7 @@ cat > "$W/echo_srv.py" <<'PY'
 import socket, sys
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(4)
+open(sys.argv[2], "w").close()
 while True:
     c, _ = s.accept()
     data = c.recv(4096)
@@ -162,9 +163,13 @@ c = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10)
 c.sendall(sys.argv[2].encode())
 print(c.recv(4096).decode())
 PY
-timeout 120 python3 "$W/echo_srv.py" 7101 & SRV_PIDS="$!"
-timeout 120 python3 "$W/echo_srv.py" 7201 & SRV_PIDS="$SRV_PIDS $!"
-sleep 0.5
+timeout 120 python3 "$W/echo_srv.py" 7101 "$W/srv1.ready" & SRV_PIDS="$!"
+timeout 120 python3 "$W/echo_srv.py" 7201 "$W/srv2.ready" & SRV_PIDS="$SRV_PIDS $!"
+n=0
+while [ ! -e "$W/srv1.ready" -o ! -e "$W/srv2.ready" ] && [ $n -lt 100 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 check "adb forward tcp:7100 tcp:7101" sh -c "timeout 10 adb forward tcp:7100 tcp:7101"
 check "data crosses the forward" [ "$(timeout 15 python3 "$W/echo_cli.py" 7100 fwd)" = "echo:fwd" ]
 check "adb reverse tcp:7200 tcp:7201" sh -c "timeout 10 adb reverse tcp:7200 tcp:7201"
