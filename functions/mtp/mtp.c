@@ -261,6 +261,7 @@ static void mtp_out_done(struct mtp *m)
 		if (!m->out_err && m->expect != MTP_LEN_UNKNOWN &&
 		    m->got < m->expect)
 			m->out_err = -EIO;
+		mtp_events_mute(m->events, mtp_ops_pending(m->ops));
 		mtp_ops_object_done(m->ops, m->out_err, &r);
 		if (r.code == MTP_RC_STORE_FULL)
 			mtp_event(m, MTP_EV_STORE_FULL, m->cmd.params[0]);

@@ -29,6 +29,8 @@ struct mtp_events {
 	size_t n_dirs;
 	mtp_events_fn fn;
 	void *data;
+	uint32_t muted[8];      /* ring of objects the host wrote */
+	unsigned n_muted;
 };
 
 static void mtp_events_listed(void *data, uint32_t storage, uint32_t parent,
@@ -59,6 +61,24 @@ static void mtp_events_listed(void *data, uint32_t storage, uint32_t parent,
 	e->dirs[wd] = (struct mtp_events_dir){ storage, parent, true };
 }
 
+void mtp_events_mute(struct mtp_events *e, uint32_t handle)
+{
+	if (e)
+		e->muted[e->n_muted++ % 8] = handle;
+}
+
+/* True (and forgotten) when handle was muted. */
+static bool mtp_events_unmute(struct mtp_events *e, uint32_t h)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		if (e->muted[i] == h) {
+			e->muted[i] = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void mtp_events_one(struct mtp_events *e, const struct inotify_event *ev)
 {
 	struct mtp_events_dir *d;
@@ -78,14 +98,18 @@ static void mtp_events_one(struct mtp_events *e, const struct inotify_event *ev)
 		if (h)
 			return;
 		h = mtp_store_lookup(e->store, d->storage, d->parent, ev->name);
-		if (h)
+		if (h) {
+			/* The writer's close says nothing new yet. */
+			mtp_events_mute(e, h);
 			e->fn(e->data, MTP_EV_OBJECT_ADDED, h);
+		}
 	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		if (!h)
 			return;
 		mtp_store_forget(e->store, h);
 		e->fn(e->data, MTP_EV_OBJECT_REMOVED, h);
-	} else if (h && (ev->mask & (IN_CLOSE_WRITE | IN_ATTRIB))) {
+	} else if (h && (ev->mask & (IN_CLOSE_WRITE | IN_ATTRIB)) &&
+		   !mtp_events_unmute(e, h)) {
 		e->fn(e->data, MTP_EV_OBJECT_INFO_CHANGED, h);
 	}
 }

@@ -25,6 +25,9 @@ struct mtp_events *mtp_events_new(struct loop *l, struct mtp_store *s,
 				  mtp_events_fn fn, void *data);
 void mtp_events_free(struct mtp_events *e);
 
+/* The host itself just wrote handle: do not report its close back. */
+void mtp_events_mute(struct mtp_events *e, uint32_t handle);
+
 /* Process pending inotify records now (the loop does this by itself). */
 void mtp_events_dispatch(struct mtp_events *e);
 

@@ -87,6 +87,11 @@ bool mtp_ops_session_open(const struct mtp_ops *o)
 	return o->session;
 }
 
+uint32_t mtp_ops_pending(const struct mtp_ops *o)
+{
+	return o->pending;
+}
+
 void mtp_ops_reset(struct mtp_ops *o)
 {
 	/* A half-sent object is worthless: remove it. */

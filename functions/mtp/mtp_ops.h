@@ -66,6 +66,8 @@ void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);
+/* The object SendObjectInfo announced, or 0. */
+uint32_t mtp_ops_pending(const struct mtp_ops *o);
 
 /* Map -errno from the store to a response code. */
 uint16_t mtp_ops_errno_code(int err);

@@ -270,6 +270,31 @@ void mtp_store_forget(struct mtp_store *s, uint32_t handle)
 	o->name = NULL;
 }
 
+/* True when anc is h or one of its folders. */
+static bool mtp_store_under(struct mtp_store *s, uint32_t h, uint32_t anc)
+{
+	for (unsigned i = 0; h != MTP_STORE_ROOT && i <= MTP_STORE_MAX_DEPTH;
+	     i++) {
+		if (h == anc)
+			return true;
+		if (h > s->n_objs || !s->objs[h - 1].name)
+			return false;
+		h = s->objs[h - 1].parent;
+	}
+	return false;
+}
+
+/* Forget handle and everything listed below it: a deleted folder's
+ * children must neither linger in memory nor be reported again. */
+static void mtp_store_forget_tree(struct mtp_store *s, uint32_t handle)
+{
+	for (uint32_t h = 1; h <= s->n_objs; h++)
+		if (h != handle && s->objs[h - 1].name &&
+		    mtp_store_under(s, h, handle))
+			mtp_store_forget(s, h);
+	mtp_store_forget(s, handle);
+}
+
 /* Open folder `parent` of storage st by walking down from the root. */
 static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
 			      uint32_t parent, int *out)
@@ -576,7 +601,7 @@ int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 	rc = mtp_store_rm_at(fd, o->name, 0);
 	close(fd);
 	if (rc == 0 || rc == -ENOENT)
-		mtp_store_forget(s, handle);
+		mtp_store_forget_tree(s, handle);
 	return rc;
 }
 

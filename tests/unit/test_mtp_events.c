@@ -1,0 +1,108 @@
+/* mtp_events: inotify changes in listed folders become MTP events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "mtp/mtp_events.h"
+#include "mtp/mtp_proto.h"
+#include "mtp/mtp_store.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct {
+	uint16_t code[16];
+	uint32_t param[16];
+	unsigned n;
+} seen;
+
+static void record(void *data, uint16_t code, uint32_t param)
+{
+	if (seen.n < 16) {
+		seen.code[seen.n] = code;
+		seen.param[seen.n] = param;
+	}
+	seen.n++;
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+}
+
+static void test_events(void **state)
+{
+	char root[] = "/tmp/test_mtp_events.XXXXXX", p[256], cmd[128];
+	struct mtp_events *e;
+	struct mtp_store *s;
+	uint32_t id, h, *list = NULL;
+	size_t n = 0;
+	int fd;
+
+	assert_non_null(mkdtemp(root));
+	s = mtp_store_new();
+	assert_int_equal(mtp_store_add(s, root, "r", false, &id), 0);
+	e = mtp_events_new(NULL, s, record, NULL);
+	assert_non_null(e);
+	/* Nothing is watched before the host lists the folder. */
+	touch(root, "early");
+	mtp_events_dispatch(e);
+	assert_int_equal(seen.n, 0);
+	assert_int_equal(mtp_store_list(s, id, MTP_STORE_ROOT, &list, &n), 0);
+	free(list);
+	/* A new file made on the board. */
+	touch(root, "board.txt");
+	mtp_events_dispatch(e);
+	h = mtp_store_handle(s, id, MTP_STORE_ROOT, "board.txt");
+	assert_true(h != 0);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.code[0], MTP_EV_OBJECT_ADDED);
+	assert_int_equal(seen.param[0], h);
+	/* Rewritten: InfoChanged; removed: ObjectRemoved and forgotten. */
+	touch(root, "board.txt");
+	mtp_events_dispatch(e);
+	assert_int_equal(seen.code[1], MTP_EV_OBJECT_INFO_CHANGED);
+	snprintf(p, sizeof(p), "%s/board.txt", root);
+	unlink(p);
+	mtp_events_dispatch(e);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(seen.code[2], MTP_EV_OBJECT_REMOVED);
+	assert_int_equal(seen.param[2], h);
+	assert_int_equal(mtp_store_handle(s, id, MTP_STORE_ROOT, "board.txt"), 0);
+	/* What the host creates and writes itself is not echoed back. */
+	assert_int_equal(mtp_store_create(s, id, MTP_STORE_ROOT, "host.bin",
+					  false, &h, &fd), 0);
+	assert_int_equal(write(fd, "y", 1), 1);
+	mtp_events_mute(e, h);
+	close(fd);
+	mtp_events_dispatch(e);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(mtp_store_delete(s, h), 0);
+	mtp_events_dispatch(e);
+	assert_int_equal(seen.n, 3);
+	mtp_events_free(e);
+	mtp_store_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_events),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
