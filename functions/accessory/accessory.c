@@ -34,6 +34,7 @@ struct accessory {
 	char state_dir[PATH_MAX];
 	char switch_set[64];
 	struct loop_watch *start_timer;
+	bool switch_asked;
 	/* data mode */
 	char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct loop_watch *listen_w, *client_w;
@@ -291,6 +292,10 @@ static int accessory_on_start(void *data)
 		a->info = *accessory_ctrl_info(a->ctrl);
 		return 0;
 	}
+	/* A host repeating START gets the same switch, asked for once. */
+	if (a->switch_asked)
+		return 0;
+	a->switch_asked = true;
 	accessory_set_state(a, "switching");
 	loop_timer_rearm(a->start_timer, ACCESSORY_START_DELAY_MS);
 	return 0;

@@ -10,17 +10,18 @@ H="python3 $SRC/tests/loopback/aoa_host.py"
 SOCK=/run/gadgetd/accessory.sock
 SIZE=${ACCESSORY_BENCH_BYTES:-33554432}
 
-# accessory MODE: handshake from acm,aoa and wait for 18d1:2d00 with a
-# board application in MODE already waiting.
-accessory() {
+# run APP_MODE HOST_COMMAND BYTES [ARGS]: the board application in
+# APP_MODE and the host (claiming 18d1:2d00 as soon as it appears) are
+# started, then the handshake from acm,aoa switches; back to acm,aoa at
+# the end.
+run() {
 	wait_usb 1d6b:0110 20 || die "no 1d6b:0110"
-	timeout 300 $H app $SOCK header.txt "$@" > app.log 2>&1 &
+	timeout 300 $H app $SOCK header.txt "$1" "$3" > "app-$1.log" 2>&1 &
+	timeout 300 $H "$2" 18d1:2d00 "$3" --wait 60 $4 > "host-$2.log" 2>&1 &
+	host=$!
 	timeout 30 $H handshake 1d6b:0110 > /dev/null || die "handshake"
-	wait_usb 18d1:2d00 20 || die "no 18d1:2d00"
-}
-
-# Back to acm,aoa: the host lets go, the plugin reverts.
-leave() {
+	wait $host
+	grep '^BENCH\|aoa_host' "host-$2.log"
 	for d in /sys/bus/usb/devices/*; do
 		[ "$(cat "$d/idVendor" 2>/dev/null):$(cat "$d/idProduct" 2>/dev/null)" = 18d1:2d00 ] &&
 			echo 0 > "$d/authorized"
@@ -32,14 +33,7 @@ gd_install
 mkdir -p /etc/gadgetd/profiles
 $H profile > /etc/gadgetd/profiles/aoatest.conf
 gd_start aoatest
-
-accessory sink "$SIZE"
-timeout 300 $H send 18d1:2d00 "$SIZE" | grep '^BENCH\|aoa_host'
-leave
-accessory source "$SIZE"
-timeout 300 $H recv 18d1:2d00 "$SIZE" | grep '^BENCH\|aoa_host'
-leave
-accessory echo
-timeout 300 $H exchange 18d1:2d00 $((SIZE / 4)) --bench | grep '^BENCH\|aoa_host'
-leave
+run sink send "$SIZE"
+run source recv "$SIZE"
+run echo exchange $((SIZE / 4)) --bench
 gd_stop

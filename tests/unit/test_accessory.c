@@ -544,6 +544,10 @@ static void test_plugin_control(void **state)
 	assert_string_equal(ai.s[ACCESSORY_INFO_URI], "https://acme.example");
 	assert_true(run_until(switched, 1000));
 	assert_string_equal(fake_plugin_last_switch(), "accessory");
+	/* A repeated START is acknowledged but asks for nothing more. */
+	assert_int_equal(p_setup(VOUT, ACCESSORY_START, 0, 0, NULL, 0), 0);
+	run_for(50);
+	assert_int_equal(fake_plugin_switch_count(), 1);
 }
 
 static void test_plugin_control_sets(void **state)
