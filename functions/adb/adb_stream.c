@@ -299,16 +299,20 @@ void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 	/* Hold back replies the write triggers so that our OKAY goes out
 	 * before them, as adbd does. */
 	call_begin(s);
+	if (s->ops->ack_first)
+		t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
 	t->hold = true;
 	rc = s->ops->write(s->svc, data, len);
 	t->hold = false;
 	if (!s->dead) {
-		if (rc == 0)
-			t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
-		else if (rc > 0)
-			s->ack_pending = true;
-		else
+		if (rc < 0)
 			close_stream(s);
+		else if (s->ops->ack_first)
+			; /* acknowledged above */
+		else if (rc == 0)
+			t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
+		else
+			s->ack_pending = true;
 	}
 	call_end(s);
 	adb_streams_pump(t);

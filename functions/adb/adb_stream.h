@@ -12,6 +12,7 @@
 #ifndef GADGETD_ADB_STREAM_H
 #define GADGETD_ADB_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,13 @@ struct adb_service_ops {
 	ssize_t (*produce)(void *svc, uint8_t *buf, size_t max);
 	/* The stream is gone; release svc. */
 	void (*free)(void *svc);
+	/*
+	 * The service copies or finishes whatever write() gets before it
+	 * returns, so the host's next WRTE may come at once: OKAY goes out
+	 * before write() runs (and a return of 1 is treated as 0). Lets the
+	 * host send while a push is written to disk.
+	 */
+	bool ack_first;
 };
 
 /* Sends one message; payload may be NULL when len is 0. */

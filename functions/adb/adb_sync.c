@@ -17,6 +17,8 @@
 #include "log.h"
 
 #define ADB_SYNC_IOV_MAX 64
+/* Host bytes held while a RECV or LIST is answered. */
+#define ADB_SYNC_STASH_MAX (4 * 1024 * 1024)
 
 struct outq {
 	uint8_t *b;
@@ -450,29 +452,42 @@ static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 	return total;
 }
 
+/* Keep host bytes for later; bounded, as the host need not wait. */
+static int stash(struct adb_sync *sy, const uint8_t *data, size_t len)
+{
+	size_t keep = sy->stash_len - sy->stash_off;
+	uint8_t *b;
+
+	if (keep + len > ADB_SYNC_STASH_MAX) {
+		log_warnx("adb: sync: host sent %zu bytes ahead of our replies",
+			  keep + len);
+		return -ENOBUFS;
+	}
+	b = malloc(keep + len);
+	if (!b)
+		return -ENOMEM;
+	if (keep)
+		memcpy(b, sy->stash + sy->stash_off, keep);
+	memcpy(b + keep, data, len);
+	free(sy->stash);
+	sy->stash = b;
+	sy->stash_len = keep + len;
+	sy->stash_off = 0;
+	return 1;
+}
+
 static int sync_write(void *svc, const uint8_t *data, size_t len)
 {
 	struct adb_sync *sy = svc;
 	size_t used = 0;
 
-	if (sy->stash_len > sy->stash_off) {
-		log_warnx("adb: sync: host wrote before our OKAY");
-		return -EPROTO;
-	}
-	if (!busy(sy))
+	if (!busy(sy) && sy->stash_len == sy->stash_off)
 		used = consume(sy, data, len);
 	if (sy->out.len > sy->out.off || busy(sy))
 		adb_stream_ready(sy->s);
 	if (used == len || sy->closing)
 		return 0;
-	free(sy->stash);
-	sy->stash = malloc(len - used);
-	if (!sy->stash)
-		return -ENOMEM;
-	memcpy(sy->stash, data + used, len - used);
-	sy->stash_len = len - used;
-	sy->stash_off = 0;
-	return 1;
+	return stash(sy, data + used, len - used);
 }
 
 /* A RECV or LIST finished: go on with what the host had sent meanwhile. */
@@ -609,4 +624,5 @@ static const struct adb_service_ops sync_ops = {
 	.write = sync_write,
 	.produce = sync_produce,
 	.free = sync_free,
+	.ack_first = true,
 };

@@ -47,7 +47,7 @@ start_worker() {
 	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$CTL" -- \
 		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS \
 		-o auth=on -o keys=$W/adb_keys -o product=gadgetdtest \
-		-o model=Loopback -o device=bed -v 2>>"$W/worker.log" > "$W/ready" &&
+		-o model=Loopback -o device=bed "$@" -v 2>>"$W/worker.log" > "$W/ready" &&
 	WORKER=$(awk '/^READY/ { print $2 }' "$W/ready") && [ -n "$WORKER" ]
 }
 
@@ -183,9 +183,12 @@ sleep 0.5
 # As in t-ffs-echo.sh: Debian 6.1's f_fs deadlocks when ep0 of a deactivated
 # instance is reopened while bound, so a restart is unbind, start, bind.
 echo "" > $G/UDC
-start_worker || { cat "$W/worker.log"; die "restarted adb worker did not get ready"; }
+# The new worker runs its shells as nobody.
+start_worker -o user=nobody || { cat "$W/worker.log"; die "restarted adb worker did not get ready"; }
 echo dummy_udc.0 > $G/UDC || die "cannot bind dummy_udc.0 again"
 check "adb reconnects after kill -9 of the worker" sh -c \
 	"timeout 30 adb wait-for-device && [ \"\$(timeout 20 adb shell echo back)\" = back ]"
+check "user = nobody: the shell runs as nobody" [ "$(timeout 20 adb shell id -un)" = nobody ]
+check "with nobody's groups" [ "$(timeout 20 adb shell id -g)" = "$(id -g nobody)" ]
 
 finish

@@ -567,6 +567,52 @@ static void test_sync_errors(void **state)
 	stop(t);
 }
 
+static void test_sync_pipelined_and_stash_limit(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[512], out[4 << 20], junk[1 << 20];
+	char path[128];
+	size_t n, got, off = 0, data = 0;
+	uint32_t id;
+	struct msg m;
+	int fd, i;
+
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, (2 << 20) + 5), 0);
+	close(fd);
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 70, "sync:");
+	/* RECV and STAT in one WRTE: the STAT answer follows RECV's DONE. */
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	n += put_req(req + n, ADB_SYNC_STAT, "/", 1);
+	got = sync_call(t, 70, id, req, n, out, sizeof(out));
+	while (off + 8 <= got && get32(out + off) == ADB_SYNC_DATA) {
+		data += get32(out + off + 4);
+		off += 8 + get32(out + off + 4);
+	}
+	assert_int_equal(data, (2 << 20) + 5);
+	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	assert_int_equal(get32(out + off + 8), ADB_SYNC_STAT);
+	assert_int_equal(got, off + 8 + ADB_SYNC_STAT_V1_SIZE);
+	/* A host that keeps writing while we answer a RECV it does not read
+	 * is cut off once 4 MiB are held. */
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	send_msg(t, ADB_WRTE, 70, id, req, n);
+	expect(t, &m, ADB_OKAY);
+	expect(t, &m, ADB_WRTE);
+	for (i = 0; i < 8; i++) {
+		send_msg(t, ADB_WRTE, 70, id, junk, sizeof(junk));
+		expect(t, &m, ADB_OKAY);
+		if (next(t, &m)) {
+			assert_int_equal(m.cmd, ADB_CLSE);
+			break;
+		}
+	}
+	assert_true(i >= 3 && i < 8);
+	stop(t);
+}
+
 static void test_sync_list(void **state)
 {
 	struct t *t = start("off");
@@ -751,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_exec_raw_bytes),
 		cmocka_unit_test(test_sync_push_pull_stat),
 		cmocka_unit_test(test_sync_errors),
+		cmocka_unit_test(test_sync_pipelined_and_stash_limit),
 		cmocka_unit_test(test_sync_list),
 		cmocka_unit_test(test_flow_control_and_fairness),
 		cmocka_unit_test(test_auth_flow),
