@@ -277,7 +277,9 @@ static bool mtp_store_under(struct mtp_store *s, uint32_t h, uint32_t anc)
 	     i++) {
 		if (h == anc)
 			return true;
-		if (h > s->n_objs || !s->objs[h - 1].name)
+		/* Forgotten entries keep their parent: follow it anyway, as
+		 * forget_tree() may just have dropped an ancestor. */
+		if (h > s->n_objs)
 			return false;
 		h = s->objs[h - 1].parent;
 	}

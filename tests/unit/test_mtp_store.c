@@ -250,8 +250,17 @@ static void test_create_write_delete(void **state)
 	assert_int_equal(mtp_store_copy(f->st, h, f->id0, d, &h2), 0);
 	assert_int_equal(mtp_store_stat(f->st, h2, &st), 0);
 	assert_int_equal(st.size, 8);
-	/* Delete the folder recursively: its children go with it. */
+	/* Delete the folder recursively: its children go with it, and so
+	 * do their handles, however deep. */
+	uint32_t sub, leaf;
+	assert_int_equal(mtp_store_create(f->st, f->id0, d, "sub", true, &sub,
+					  &fd), 0);
+	assert_int_equal(mtp_store_create(f->st, f->id0, sub, "leaf", false,
+					  &leaf, &fd), 0);
+	close(fd);
 	assert_int_equal(mtp_store_delete(f->st, d), 0);
+	assert_int_equal(mtp_store_handle(f->st, f->id0, d, "sub"), 0);
+	assert_int_equal(mtp_store_handle(f->st, f->id0, sub, "leaf"), 0);
 	snprintf(p, sizeof(p), "%s/nd", f->s0);
 	assert_int_equal(access(p, F_OK), -1);
 	assert_int_equal(mtp_store_stat(f->st, d, &st), -ENOENT);
