@@ -543,8 +543,9 @@ static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
 	if (g->timing.when)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
 			 localtime(&g->timing.when));
-	fprintf(out, "profile: %s\nset: %s\nudc: %s\nudc state: %s\nspeed: %s\n",
-		g->profile ? g->profile->name : "-", set, udc, state, speed);
+	fprintf(out, "profile: %s\nset: %s\nstate: %s\nudc: %s\nudc state: %s\nspeed: %s\n",
+		g->profile ? g->profile->name : "-", set,
+		g->busy ? "switching" : "idle", udc, state, speed);
 	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
 		when, g->timing.teardown_ms, g->timing.ready_ms,
 		g->timing.bind_ms, g->timing.total_ms);
@@ -567,12 +568,12 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 		gadget_status_text(g, out, set, udc ? udc : "-", state, speed);
 		return;
 	}
-	fprintf(out, "{\"profile\":\"%s\",\"set\":\"%s\",\"udc\":\"%s\","
+	fprintf(out, "{\"profile\":\"%s\",\"set\":\"%s\",\"switching\":%s,\"udc\":\"%s\","
 		"\"udc_state\":\"%s\",\"speed\":\"%s\",\"switches\":%u,"
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
 		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},\"plugins\":[",
 		g->profile ? g->profile->name : "", g->set >= 0 ? set : "",
-		udc ? udc : "", state, speed, g->switches,
+		g->busy ? "true" : "false", udc ? udc : "", state, speed, g->switches,
 		(long long)g->timing.when, g->timing.teardown_ms,
 		g->timing.ready_ms, g->timing.bind_ms, g->timing.total_ms);
 	supervisor_status(g->sup, out, true);

@@ -90,7 +90,9 @@ gd_start() {
 	GD_PID=$!
 	i=0
 	while [ $i -lt 100 ]; do
-		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status >/dev/null 2>&1 && return 0
+		# Ready once the start-up switch is over.
+		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status 2>/dev/null |
+			grep -q '^state: idle$' && return 0
 		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
 		sleep 0.1
 		i=$((i + 1))
