@@ -38,6 +38,7 @@ struct mtp {
 	uint64_t expect;        /* payload bytes, or MTP_LEN_UNKNOWN */
 	uint64_t got;
 	int out_err;
+	size_t rx_max;          /* longest read of this data phase */
 	bool stray;             /* a data phase nobody asked for */
 	/* DATA_IN */
 	uint64_t in_off;
@@ -198,6 +199,7 @@ static void mtp_out_start(struct mtp *m, bool stray)
 	m->hdr_got = 0;
 	m->got = 0;
 	m->out_err = 0;
+	m->rx_max = 0;
 	m->stray = stray;
 	m->expect = MTP_LEN_UNKNOWN;
 }
@@ -284,10 +286,18 @@ static bool mtp_out_header(struct mtp *m)
 	if (mtp_container_parse_hdr(m->hdr, MTP_HDR_LEN, &h) < 0 ||
 	    h.type != MTP_TYPE_DATA)
 		return false;
-	if (h.len != 0xFFFFFFFF)
+	/*
+	 * An object of 4 GiB or more (ObjectCompressedSize 0xFFFFFFFF): the
+	 * container length cannot hold it, and libmtp even sends it cut to
+	 * 32 bits. Then only the end of the transfer ends the phase.
+	 */
+	if (!m->stray && m->reply.phase == MTP_PHASE_OUT_FILE &&
+	    m->reply.length == MTP_LEN_UNKNOWN)
+		m->expect = MTP_LEN_UNKNOWN;
+	else if (h.len != 0xFFFFFFFF)
 		m->expect = h.len - MTP_HDR_LEN;
 	else if (!m->stray && m->reply.phase == MTP_PHASE_OUT_FILE)
-		m->expect = m->reply.length;  /* may still be unknown */
+		m->expect = m->reply.length;
 	return true;
 }
 
@@ -359,10 +369,19 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 	if (m->hdr_got < MTP_HDR_LEN)
 		return;
 	/* Known length: count bytes. Unknown: a short packet ends it. */
+	/*
+	 * Known length: count bytes. Unknown: the transfer ended, which the
+	 * runtime shows as a read shorter than the ones before it (reads
+	 * fill up unless a short packet or a ZLP ends them), a partial
+	 * packet, or a zero-length read.
+	 */
 	if (m->expect != MTP_LEN_UNKNOWN)
 		end = m->got >= m->expect;
 	else
-		end = len == 0 || (off < len && len % m->mps != 0);
+		end = len == 0 || (off < len && (len % m->mps != 0 ||
+						 len < m->rx_max));
+	if (len > m->rx_max)
+		m->rx_max = len;
 	if (end)
 		mtp_out_done(m);
 }

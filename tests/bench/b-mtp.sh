@@ -2,8 +2,8 @@
 # MTP throughput and listing time: gadgetd's mtp plugin (hand-composed
 # gadget, gadgetd-worker + mtp.so) against Debian's umtp-responder
 # (umtprd) on the same bed, both driven by mtp-tools. Prints
-#   BENCH mtp_send_mbps / mtp_get_mbps / mtp_files_s
-#   BENCH umtprd_send_mbps / umtprd_get_mbps / umtprd_files_s
+#   BENCH mtp_send_mbps / mtp_get_mbps / mtp_files_s / mtp_folders_s
+#   BENCH umtprd_send_mbps / umtprd_get_mbps / umtprd_files_s / umtprd_folders_s
 # Runs in the guest (see run-bench.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
@@ -53,6 +53,13 @@ list() {
 	echo "$1: mtp-files listed $n objects"
 	[ "$n" -ge "$NFILES" ] || { echo "FAIL: $1: mtp-files listed only $n objects"; return 1; }
 	echo "BENCH ${1}_files_s $(secs $((t1 - t0))) s"
+	# mtp-folders opens the device cached: libmtp then asks for every
+	# object at once (GetObjectPropList) when the responder offers it.
+	t0=$(now)
+	timeout 600 mtp-folders > $W/$1-folders.txt 2>&1
+	t1=$(now)
+	grep -q many $W/$1-folders.txt || echo "FAIL: $1: mtp-folders did not list 'many'"
+	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
 populate() {

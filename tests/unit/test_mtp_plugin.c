@@ -649,6 +649,47 @@ static void test_stray_data_and_disable(void **state)
 	assert_int_equal(resp(NULL), MTP_RC_SESSION_NOT_OPEN);
 }
 
+static void test_send_object_4gib_framing(void **state)
+{
+	struct fx *f = *state;
+	uint8_t *buf = calloc(1, 4 * 16384);
+	uint32_t h, tid;
+	struct stat sb;
+
+	open_session(f);
+	/* ObjectCompressedSize 0xFFFFFFFF; libmtp then writes the container
+	 * length cut to 32 bits, here as if 4 GiB + 40000 bytes were sent. */
+	assert_int_equal(send_info(f, 0x10001, "huge.bin", MTP_FMT_UNDEFINED,
+				   0xffffffff, &h), MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(buf, MTP_HDR_LEN + 40000, MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	/* Full 16 KiB reads go on past the (bogus) container length... */
+	for (int i = 0; i < 3; i++) {
+		ops->rx(f->priv, MTP_EP_OUT, buf + i * 16384, 16384);
+		assert_int_equal(fake_mtp_n_xfers(), 0);
+	}
+	/* ...until a read ends early: a full packet then the host's ZLP. */
+	ops->rx(f->priv, MTP_EP_OUT, buf, 1024);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(stat(in_s0(f, "huge.bin"), &sb), 0);
+	assert_int_equal(sb.st_size, 3 * 16384 + 1024 - MTP_HDR_LEN);
+	fake_mtp_clear();
+	/* Or a lone ZLP when the data ended on a read boundary. */
+	assert_int_equal(send_info(f, 0x10001, "huge2.bin", MTP_FMT_UNDEFINED,
+				   0xffffffff, &h), MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(buf, 0xffffffff, MTP_TYPE_DATA, MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	ops->rx(f->priv, MTP_EP_OUT, NULL, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(stat(in_s0(f, "huge2.bin"), &sb), 0);
+	assert_int_equal(sb.st_size, 2 * 16384 - MTP_HDR_LEN);
+	free(buf);
+}
+
 static void test_command_op(void **state)
 {
 	struct fx *f = *state;
@@ -676,6 +717,7 @@ int main(void)
 		T(test_refusals),
 		T(test_rename_and_props),
 		T(test_stray_data_and_disable),
+		T(test_send_object_4gib_framing),
 		T(test_command_op),
 	};
 
