@@ -16,8 +16,8 @@
 
 enum mtp_state {
 	MTP_IDLE,
-	MTP_DATA_OUT,  /* receiving the host's data phase */
-	MTP_DATA_IN,   /* streaming a file to the host */
+	MTP_DATA_OUT, /* receiving the host's data phase */
+	MTP_DATA_IN,  /* streaming a file to the host */
 };
 
 struct mtp {
@@ -26,7 +26,7 @@ struct mtp {
 	struct mtp_ops *ops;
 	struct mtp_events *events;
 	struct mtp_ops_info info;
-	char *strings[5];       /* owned copies behind info */
+	char *strings[5]; /* owned copies behind info */
 	bool enabled;
 	unsigned mps;
 	enum mtp_state state;
@@ -35,18 +35,18 @@ struct mtp {
 	/* DATA_OUT */
 	uint8_t hdr[MTP_HDR_LEN];
 	size_t hdr_got;
-	uint64_t expect;        /* payload bytes, or MTP_LEN_UNKNOWN */
+	uint64_t expect; /* payload bytes, or MTP_LEN_UNKNOWN */
 	uint64_t got;
 	int out_err;
-	size_t rx_max;          /* longest read of this data phase */
-	bool stray;             /* a data phase nobody asked for */
+	size_t rx_max; /* longest read of this data phase */
+	bool stray;    /* a data phase nobody asked for */
 	/* DATA_IN */
 	uint64_t in_off;
 	uint64_t in_left;
-	uint64_t in_total;      /* header included */
+	uint64_t in_total; /* header included */
 	bool in_hdr_sent;
 	int in_err;
-	uint8_t *iobuf;         /* MTP_XFER bytes */
+	uint8_t *iobuf; /* MTP_XFER bytes */
 	/* statistics for `gadgetctl mtp stats` */
 	uint64_t bytes_in;
 	uint64_t bytes_out;
@@ -161,8 +161,8 @@ static void mtp_in_pump(struct mtp *m)
 
 		if (!m->in_hdr_sent) {
 			uint32_t l = m->in_total > 0xFFFFFFFFull
-					     ? 0xFFFFFFFF
-					     : (uint32_t)m->in_total;
+					 ? 0xFFFFFFFF
+					 : (uint32_t)m->in_total;
 
 			mtp_container_hdr(m->iobuf, l, MTP_TYPE_DATA,
 					  m->cmd.code, m->cmd.tid);
@@ -214,7 +214,7 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 		    h.type == MTP_TYPE_COMMAND) {
 			m->cmd = h;
 			m->reply = (struct mtp_reply){
-				.code = MTP_RC_GENERAL_ERROR, .fd = -1 };
+			    .code = MTP_RC_GENERAL_ERROR, .fd = -1};
 			mtp_respond(m, &m->reply);
 		} else {
 			log_debug("mtp: dropped %zu bytes of garbage", len);
@@ -226,20 +226,12 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 		  m->cmd.params[1], m->cmd.params[2]);
 	mtp_ops_command(m->ops, &m->cmd, &m->reply);
 	switch (m->reply.phase) {
-	case MTP_PHASE_NONE:
-		mtp_respond(m, &m->reply);
-		break;
-	case MTP_PHASE_IN_BUF:
-		mtp_send_buf(m);
-		break;
-	case MTP_PHASE_IN_FILE:
-		mtp_in_start(m);
-		break;
+	case MTP_PHASE_NONE: mtp_respond(m, &m->reply); break;
+	case MTP_PHASE_IN_BUF: mtp_send_buf(m); break;
+	case MTP_PHASE_IN_FILE: mtp_in_start(m); break;
 	case MTP_PHASE_OUT_BUF:
 	case MTP_PHASE_OUT_FILE:
-	case MTP_PHASE_OUT_DISCARD:
-		mtp_out_start(m, false);
-		break;
+	case MTP_PHASE_OUT_DISCARD: mtp_out_start(m, false); break;
 	}
 }
 
@@ -254,7 +246,7 @@ static void mtp_out_done(struct mtp *m)
 	switch (m->reply.phase) {
 	case MTP_PHASE_OUT_BUF:
 		if (m->out_err) {
-			r = (struct mtp_reply){ .code = MTP_RC_INVALID_DATASET };
+			r = (struct mtp_reply){.code = MTP_RC_INVALID_DATASET};
 			break;
 		}
 		mtp_ops_data_out(m->ops, &m->cmd, &r);
@@ -271,9 +263,7 @@ static void mtp_out_done(struct mtp *m)
 	case MTP_PHASE_NONE:
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
-	case MTP_PHASE_OUT_DISCARD:
-		r = m->reply;
-		break;
+	case MTP_PHASE_OUT_DISCARD: r = m->reply; break;
 	}
 	mtp_respond(m, &r);
 }
@@ -331,8 +321,7 @@ static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
 	case MTP_PHASE_NONE:
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
-	case MTP_PHASE_OUT_DISCARD:
-		break;
+	case MTP_PHASE_OUT_DISCARD: break;
 	}
 }
 
@@ -343,7 +332,7 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 
 	if (m->hdr_got < MTP_HDR_LEN) {
 		if (len == 0)
-			return;  /* a late ZLP of the previous phase */
+			return; /* a late ZLP of the previous phase */
 		n = MTP_HDR_LEN - m->hdr_got;
 		if (n > len)
 			n = len;
@@ -378,8 +367,8 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 	if (m->expect != MTP_LEN_UNKNOWN)
 		end = m->got >= m->expect;
 	else
-		end = len == 0 || (off < len && (len % m->mps != 0 ||
-						 len < m->rx_max));
+		end = len == 0 ||
+		      (off < len && (len % m->mps != 0 || len < m->rx_max));
 	if (len > m->rx_max)
 		m->rx_max = len;
 	if (end)
@@ -394,14 +383,11 @@ static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	if (ep != MTP_EP_OUT)
 		return;
 	switch (m->state) {
-	case MTP_DATA_OUT:
-		mtp_out_rx(m, data, len);
-		return;
+	case MTP_DATA_OUT: mtp_out_rx(m, data, len); return;
 	case MTP_DATA_IN:
 		log_warnx("mtp: host sent %zu bytes while we send data", len);
 		return;
-	case MTP_IDLE:
-		break;
+	case MTP_IDLE: break;
 	}
 	/* Zero-length packets end the host's data phases: swallow them. */
 	if (len == 0)
@@ -474,8 +460,7 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 	mtp_abort(m);
 }
 
-static int mtp_setup(void *priv, const struct usb_ctrlrequest *req,
-		     uint8_t *in)
+static int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
 {
 	struct mtp *m = priv;
 	uint16_t status;
@@ -522,8 +507,8 @@ static int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 	}
 	snprintf(reply, size,
 		 "session %s, bytes in %" PRIu64 ", bytes out %" PRIu64,
-		 mtp_ops_session_open(m->ops) ? "open" : "closed",
-		 m->bytes_in, m->bytes_out);
+		 mtp_ops_session_open(m->ops) ? "open" : "closed", m->bytes_in,
+		 m->bytes_out);
 	return 0;
 }
 
@@ -606,7 +591,7 @@ static void mtp_finish(void *priv)
 static void mtp_fill_desc(struct plugin_desc *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->cls = 6;  /* still image: what MTP hosts look for */
+	d->cls = 6; /* still image: what MTP hosts look for */
 	d->subcls = 1;
 	d->proto = 1;
 	d->interface_string = "MTP";
@@ -651,7 +636,8 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	if (!m->ops)
 		goto fail;
 	if (!m->events)
-		log_warn("mtp: no inotify; the host will not see board changes");
+		log_warn(
+		    "mtp: no inotify; the host will not see board changes");
 	mtp_fill_desc(desc);
 	*priv = m;
 	return 0;
@@ -661,14 +647,14 @@ fail:
 }
 
 const struct plugin_ops gadgetd_plugin = {
-	.name = "mtp",
-	.init = mtp_init,
-	.finish = mtp_finish,
-	.enable = mtp_enable,
-	.disable = mtp_disable,
-	.setup = mtp_setup,
-	.setup_data = mtp_setup_data,
-	.rx = mtp_rx,
-	.tx_drained = mtp_tx_drained,
-	.command = mtp_command_op,
+    .name = "mtp",
+    .init = mtp_init,
+    .finish = mtp_finish,
+    .enable = mtp_enable,
+    .disable = mtp_disable,
+    .setup = mtp_setup,
+    .setup_data = mtp_setup_data,
+    .rx = mtp_rx,
+    .tx_drained = mtp_tx_drained,
+    .command = mtp_command_op,
 };

@@ -206,8 +206,8 @@ uint32_t mtp_rd_u32(struct mtp_rd *r)
 {
 	const uint8_t *p = mtp_rd_take(r, 4);
 
-	return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			   (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+	return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		       (uint32_t)p[3] << 24
 		 : 0;
 }
 
@@ -311,8 +311,7 @@ int mtp_container_parse_cmd(const uint8_t *p, size_t len,
 	if (rc < 0)
 		return rc;
 	if (c->type != MTP_TYPE_COMMAND || c->len != len ||
-	    (len - MTP_HDR_LEN) % 4 ||
-	    len > MTP_HDR_LEN + 4 * MTP_MAX_PARAMS)
+	    (len - MTP_HDR_LEN) % 4 || len > MTP_HDR_LEN + 4 * MTP_MAX_PARAMS)
 		return -EBADMSG;
 	mtp_rd_init(&r, p + MTP_HDR_LEN, len - MTP_HDR_LEN);
 	c->nparams = (len - MTP_HDR_LEN) / 4;
@@ -321,8 +320,8 @@ int mtp_container_parse_cmd(const uint8_t *p, size_t len,
 	return r.err;
 }
 
-void mtp_container_hdr(uint8_t *out, uint32_t len, uint16_t type,
-		       uint16_t code, uint32_t tid)
+void mtp_container_hdr(uint8_t *out, uint32_t len, uint16_t type, uint16_t code,
+		       uint32_t tid)
 {
 	uint32_t l = htole32(len), t = htole32(tid);
 	uint16_t ty = htole16(type), co = htole16(code);

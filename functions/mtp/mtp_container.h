@@ -87,8 +87,8 @@ int mtp_container_parse_cmd(const uint8_t *p, size_t len,
 int mtp_container_parse_hdr(const uint8_t *p, size_t len,
 			    struct mtp_container *c);
 /* Write a header into out[MTP_HDR_LEN]. */
-void mtp_container_hdr(uint8_t *out, uint32_t len, uint16_t type,
-		       uint16_t code, uint32_t tid);
+void mtp_container_hdr(uint8_t *out, uint32_t len, uint16_t type, uint16_t code,
+		       uint32_t tid);
 /* Build a response or event container with n params into out (32 bytes
  * are enough); returns its length. */
 size_t mtp_container_build(uint8_t *out, uint16_t type, uint16_t code,

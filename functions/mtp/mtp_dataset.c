@@ -6,39 +6,39 @@
 #include <strings.h>
 
 const uint16_t mtp_dataset_formats[] = {
-	MTP_FMT_UNDEFINED, MTP_FMT_ASSOCIATION, MTP_FMT_TEXT, MTP_FMT_HTML,
-	MTP_FMT_WAV,       MTP_FMT_MP3,         MTP_FMT_AVI,  MTP_FMT_MPEG,
-	MTP_FMT_EXIF_JPEG, MTP_FMT_BMP,         MTP_FMT_GIF,  MTP_FMT_PNG,
-	MTP_FMT_WMA,       MTP_FMT_OGG,         MTP_FMT_AAC,  MTP_FMT_FLAC,
-	MTP_FMT_MP4,
+    MTP_FMT_UNDEFINED, MTP_FMT_ASSOCIATION, MTP_FMT_TEXT, MTP_FMT_HTML,
+    MTP_FMT_WAV,       MTP_FMT_MP3,	    MTP_FMT_AVI,  MTP_FMT_MPEG,
+    MTP_FMT_EXIF_JPEG, MTP_FMT_BMP,	    MTP_FMT_GIF,  MTP_FMT_PNG,
+    MTP_FMT_WMA,       MTP_FMT_OGG,	    MTP_FMT_AAC,  MTP_FMT_FLAC,
+    MTP_FMT_MP4,
 };
 const size_t mtp_dataset_n_formats =
-	sizeof(mtp_dataset_formats) / sizeof(mtp_dataset_formats[0]);
+    sizeof(mtp_dataset_formats) / sizeof(mtp_dataset_formats[0]);
 
 const uint16_t mtp_dataset_props[] = {
-	MTP_PROP_STORAGE_ID,     MTP_PROP_OBJECT_FORMAT,
-	MTP_PROP_PROTECTION_STATUS, MTP_PROP_OBJECT_SIZE,
-	MTP_PROP_OBJECT_FILE_NAME, MTP_PROP_DATE_CREATED,
-	MTP_PROP_DATE_MODIFIED,  MTP_PROP_PARENT_OBJECT,
-	MTP_PROP_PERSISTENT_UID, MTP_PROP_NAME,
-	MTP_PROP_DISPLAY_NAME,
+    MTP_PROP_STORAGE_ID,	MTP_PROP_OBJECT_FORMAT,
+    MTP_PROP_PROTECTION_STATUS, MTP_PROP_OBJECT_SIZE,
+    MTP_PROP_OBJECT_FILE_NAME,	MTP_PROP_DATE_CREATED,
+    MTP_PROP_DATE_MODIFIED,	MTP_PROP_PARENT_OBJECT,
+    MTP_PROP_PERSISTENT_UID,	MTP_PROP_NAME,
+    MTP_PROP_DISPLAY_NAME,
 };
 const size_t mtp_dataset_n_props =
-	sizeof(mtp_dataset_props) / sizeof(mtp_dataset_props[0]);
+    sizeof(mtp_dataset_props) / sizeof(mtp_dataset_props[0]);
 
 static const struct {
 	const char *ext;
 	uint16_t format;
 } mtp_dataset_exts[] = {
-	{ "txt", MTP_FMT_TEXT },  { "html", MTP_FMT_HTML },
-	{ "htm", MTP_FMT_HTML },  { "wav", MTP_FMT_WAV },
-	{ "mp3", MTP_FMT_MP3 },   { "avi", MTP_FMT_AVI },
-	{ "mpg", MTP_FMT_MPEG },  { "mpeg", MTP_FMT_MPEG },
-	{ "jpg", MTP_FMT_EXIF_JPEG }, { "jpeg", MTP_FMT_EXIF_JPEG },
-	{ "bmp", MTP_FMT_BMP },   { "gif", MTP_FMT_GIF },
-	{ "png", MTP_FMT_PNG },   { "wma", MTP_FMT_WMA },
-	{ "ogg", MTP_FMT_OGG },   { "aac", MTP_FMT_AAC },
-	{ "flac", MTP_FMT_FLAC }, { "mp4", MTP_FMT_MP4 },
+    {"txt", MTP_FMT_TEXT},	{"html", MTP_FMT_HTML},
+    {"htm", MTP_FMT_HTML},	{"wav", MTP_FMT_WAV},
+    {"mp3", MTP_FMT_MP3},	{"avi", MTP_FMT_AVI},
+    {"mpg", MTP_FMT_MPEG},	{"mpeg", MTP_FMT_MPEG},
+    {"jpg", MTP_FMT_EXIF_JPEG}, {"jpeg", MTP_FMT_EXIF_JPEG},
+    {"bmp", MTP_FMT_BMP},	{"gif", MTP_FMT_GIF},
+    {"png", MTP_FMT_PNG},	{"wma", MTP_FMT_WMA},
+    {"ogg", MTP_FMT_OGG},	{"aac", MTP_FMT_AAC},
+    {"flac", MTP_FMT_FLAC},	{"mp4", MTP_FMT_MP4},
 };
 
 uint16_t mtp_dataset_format_of(const char *name, bool dir)
@@ -49,8 +49,8 @@ uint16_t mtp_dataset_format_of(const char *name, bool dir)
 		return MTP_FMT_ASSOCIATION;
 	if (!dot)
 		return MTP_FMT_UNDEFINED;
-	for (size_t i = 0; i < sizeof(mtp_dataset_exts) /
-					sizeof(mtp_dataset_exts[0]); i++)
+	for (size_t i = 0;
+	     i < sizeof(mtp_dataset_exts) / sizeof(mtp_dataset_exts[0]); i++)
 		if (!strcasecmp(dot + 1, mtp_dataset_exts[i].ext))
 			return mtp_dataset_exts[i].format;
 	return MTP_FMT_UNDEFINED;
@@ -84,15 +84,15 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 {
 	int rc = 0;
 
-	mtp_buf_u16(b, 100);  /* StandardVersion */
-	mtp_buf_u32(b, 6);    /* VendorExtensionID: Microsoft, i.e. MTP */
-	mtp_buf_u16(b, 100);  /* VendorExtensionVersion */
+	mtp_buf_u16(b, 100); /* StandardVersion */
+	mtp_buf_u32(b, 6);   /* VendorExtensionID: Microsoft, i.e. MTP */
+	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
 	rc = mtp_dataset_str(b, "microsoft.com: 1.0;", rc);
-	mtp_buf_u16(b, 0);    /* FunctionalMode */
+	mtp_buf_u16(b, 0); /* FunctionalMode */
 	mtp_buf_u16_array(b, d->ops, d->n_ops);
 	mtp_buf_u16_array(b, d->events, d->n_events);
 	mtp_buf_u16_array(b, d->dprops, d->n_dprops);
-	mtp_buf_u16_array(b, NULL, 0);  /* CaptureFormats */
+	mtp_buf_u16_array(b, NULL, 0); /* CaptureFormats */
 	mtp_buf_u16_array(b, d->formats, d->n_formats);
 	rc = mtp_dataset_str(b, d->manufacturer, rc);
 	rc = mtp_dataset_str(b, d->model, rc);
@@ -106,15 +106,15 @@ int mtp_dataset_storage_info(struct mtp_buf *b,
 {
 	int rc = 0;
 
-	mtp_buf_u16(b, 0x0003);  /* StorageType: fixed RAM */
-	mtp_buf_u16(b, 0x0002);  /* FilesystemType: generic hierarchical */
+	mtp_buf_u16(b, 0x0003); /* StorageType: fixed RAM */
+	mtp_buf_u16(b, 0x0002); /* FilesystemType: generic hierarchical */
 	/* AccessCapability: read-write, or read-only without deletion. */
 	mtp_buf_u16(b, st->readonly ? 0x0001 : 0x0000);
 	mtp_buf_u64(b, st->capacity);
 	mtp_buf_u64(b, st->free_bytes);
-	mtp_buf_u32(b, 0xFFFFFFFF);  /* FreeSpaceInObjects: not used */
+	mtp_buf_u32(b, 0xFFFFFFFF); /* FreeSpaceInObjects: not used */
 	rc = mtp_dataset_str(b, st->description, rc);
-	rc = mtp_dataset_str(b, "", rc);  /* VolumeIdentifier */
+	rc = mtp_dataset_str(b, "", rc); /* VolumeIdentifier */
 	return b->oom ? -ENOMEM : rc;
 }
 
@@ -127,20 +127,20 @@ int mtp_dataset_object_info(struct mtp_buf *b, const struct mtp_obj_stat *st)
 	mtp_buf_u16(b, mtp_dataset_format_of(st->name, st->dir));
 	mtp_buf_u16(b, st->readonly ? 0x8002 : 0x0000); /* ProtectionStatus */
 	mtp_buf_u32(b, st->size >= 0xFFFFFFFFull ? 0xFFFFFFFF
-						  : (uint32_t)st->size);
-	mtp_buf_u16(b, 0);  /* ThumbFormat */
+						 : (uint32_t)st->size);
+	mtp_buf_u16(b, 0); /* ThumbFormat */
 	for (int i = 0; i < 6; i++)
-		mtp_buf_u32(b, 0);  /* thumb and image sizes, bit depth */
+		mtp_buf_u32(b, 0); /* thumb and image sizes, bit depth */
 	mtp_buf_u32(b, st->parent);
 	mtp_buf_u16(b, st->dir ? MTP_ASSOC_GENERIC_FOLDER : 0);
-	mtp_buf_u32(b, 0);  /* AssociationDesc */
-	mtp_buf_u32(b, 0);  /* SequenceNumber */
+	mtp_buf_u32(b, 0); /* AssociationDesc */
+	mtp_buf_u32(b, 0); /* SequenceNumber */
 	rc = mtp_dataset_str(b, st->name, rc);
 	mtp_dataset_date(date, st->ctime);
 	rc = mtp_dataset_str(b, date, rc);
 	mtp_dataset_date(date, st->mtime);
 	rc = mtp_dataset_str(b, date, rc);
-	rc = mtp_dataset_str(b, "", rc);  /* Keywords */
+	rc = mtp_dataset_str(b, "", rc); /* Keywords */
 	return b->oom ? -ENOMEM : rc;
 }
 
@@ -154,15 +154,15 @@ int mtp_dataset_parse_object_info(const uint8_t *p, size_t len,
 	memset(oi, 0, sizeof(*oi));
 	oi->storage = mtp_rd_u32(&r);
 	oi->format = mtp_rd_u16(&r);
-	mtp_rd_u16(&r);  /* ProtectionStatus */
+	mtp_rd_u16(&r); /* ProtectionStatus */
 	oi->size = mtp_rd_u32(&r);
-	mtp_rd_u16(&r);  /* ThumbFormat */
+	mtp_rd_u16(&r); /* ThumbFormat */
 	for (int i = 0; i < 6; i++)
 		mtp_rd_u32(&r);
 	oi->parent = mtp_rd_u32(&r);
 	oi->assoc_type = mtp_rd_u16(&r);
-	mtp_rd_u32(&r);  /* AssociationDesc */
-	mtp_rd_u32(&r);  /* SequenceNumber */
+	mtp_rd_u32(&r); /* AssociationDesc */
+	mtp_rd_u32(&r); /* SequenceNumber */
 	if (mtp_rd_str(&r, oi->name, sizeof(oi->name)) < 0)
 		return -EBADMSG;
 	/* Dates and keywords must be well formed, but we keep none of
@@ -177,21 +177,16 @@ uint16_t mtp_dataset_prop_type(uint16_t prop)
 {
 	switch (prop) {
 	case MTP_PROP_STORAGE_ID:
-	case MTP_PROP_PARENT_OBJECT:
-		return MTP_DT_UINT32;
+	case MTP_PROP_PARENT_OBJECT: return MTP_DT_UINT32;
 	case MTP_PROP_OBJECT_FORMAT:
-	case MTP_PROP_PROTECTION_STATUS:
-		return MTP_DT_UINT16;
-	case MTP_PROP_OBJECT_SIZE:
-		return MTP_DT_UINT64;
-	case MTP_PROP_PERSISTENT_UID:
-		return MTP_DT_UINT128;
+	case MTP_PROP_PROTECTION_STATUS: return MTP_DT_UINT16;
+	case MTP_PROP_OBJECT_SIZE: return MTP_DT_UINT64;
+	case MTP_PROP_PERSISTENT_UID: return MTP_DT_UINT128;
 	case MTP_PROP_OBJECT_FILE_NAME:
 	case MTP_PROP_DATE_CREATED:
 	case MTP_PROP_DATE_MODIFIED:
 	case MTP_PROP_NAME:
-	case MTP_PROP_DISPLAY_NAME:
-		return MTP_DT_STR;
+	case MTP_PROP_DISPLAY_NAME: return MTP_DT_STR;
 	}
 	return 0;
 }
@@ -202,21 +197,11 @@ static void mtp_dataset_zero(struct mtp_buf *b, uint16_t dt)
 	static const uint8_t zero[16];
 
 	switch (dt) {
-	case MTP_DT_UINT16:
-		mtp_buf_put(b, zero, 2);
-		break;
-	case MTP_DT_UINT32:
-		mtp_buf_put(b, zero, 4);
-		break;
-	case MTP_DT_UINT64:
-		mtp_buf_put(b, zero, 8);
-		break;
-	case MTP_DT_UINT128:
-		mtp_buf_put(b, zero, 16);
-		break;
-	case MTP_DT_STR:
-		mtp_buf_u8(b, 0);
-		break;
+	case MTP_DT_UINT16: mtp_buf_put(b, zero, 2); break;
+	case MTP_DT_UINT32: mtp_buf_put(b, zero, 4); break;
+	case MTP_DT_UINT64: mtp_buf_put(b, zero, 8); break;
+	case MTP_DT_UINT128: mtp_buf_put(b, zero, 16); break;
+	case MTP_DT_STR: mtp_buf_u8(b, 0); break;
 	}
 }
 
@@ -231,10 +216,12 @@ int mtp_dataset_prop_desc(struct mtp_buf *b, uint16_t prop)
 	/* Only the file name can be set (a rename). */
 	mtp_buf_u8(b, prop == MTP_PROP_OBJECT_FILE_NAME ? 1 : 0);
 	mtp_dataset_zero(b, dt);
-	mtp_buf_u32(b, 0);  /* GroupCode */
+	mtp_buf_u32(b, 0); /* GroupCode */
 	/* FormFlag: DateTime for dates, else none. */
 	mtp_buf_u8(b, prop == MTP_PROP_DATE_CREATED ||
-			      prop == MTP_PROP_DATE_MODIFIED ? 0x03 : 0x00);
+			      prop == MTP_PROP_DATE_MODIFIED
+			  ? 0x03
+			  : 0x00);
 	return b->oom ? -ENOMEM : 0;
 }
 
@@ -244,21 +231,15 @@ int mtp_dataset_prop_value(struct mtp_buf *b, const struct mtp_obj_stat *st,
 	char date[16];
 
 	switch (prop) {
-	case MTP_PROP_STORAGE_ID:
-		mtp_buf_u32(b, st->storage);
-		break;
-	case MTP_PROP_PARENT_OBJECT:
-		mtp_buf_u32(b, st->parent);
-		break;
+	case MTP_PROP_STORAGE_ID: mtp_buf_u32(b, st->storage); break;
+	case MTP_PROP_PARENT_OBJECT: mtp_buf_u32(b, st->parent); break;
 	case MTP_PROP_OBJECT_FORMAT:
 		mtp_buf_u16(b, mtp_dataset_format_of(st->name, st->dir));
 		break;
 	case MTP_PROP_PROTECTION_STATUS:
 		mtp_buf_u16(b, st->readonly ? 0x8002 : 0x0000);
 		break;
-	case MTP_PROP_OBJECT_SIZE:
-		mtp_buf_u64(b, st->size);
-		break;
+	case MTP_PROP_OBJECT_SIZE: mtp_buf_u64(b, st->size); break;
 	case MTP_PROP_PERSISTENT_UID:
 		/* Handles are stable for the session; that is what we have. */
 		mtp_buf_u64(b, (uint64_t)st->storage << 32 | st->handle);
@@ -266,15 +247,14 @@ int mtp_dataset_prop_value(struct mtp_buf *b, const struct mtp_obj_stat *st,
 		break;
 	case MTP_PROP_OBJECT_FILE_NAME:
 	case MTP_PROP_NAME:
-	case MTP_PROP_DISPLAY_NAME:
-		return mtp_buf_str(b, st->name);
+	case MTP_PROP_DISPLAY_NAME: return mtp_buf_str(b, st->name);
 	case MTP_PROP_DATE_CREATED:
 	case MTP_PROP_DATE_MODIFIED:
-		mtp_dataset_date(date, prop == MTP_PROP_DATE_CREATED ? st->ctime
-								    : st->mtime);
+		mtp_dataset_date(date, prop == MTP_PROP_DATE_CREATED
+					   ? st->ctime
+					   : st->mtime);
 		return mtp_buf_str(b, date);
-	default:
-		return -ENOENT;
+	default: return -ENOENT;
 	}
 	return b->oom ? -ENOMEM : 0;
 }
@@ -325,9 +305,9 @@ int mtp_dataset_friendly_name_desc(struct mtp_buf *b, const char *name)
 
 	mtp_buf_u16(b, MTP_DPROP_FRIENDLY_NAME);
 	mtp_buf_u16(b, MTP_DT_STR);
-	mtp_buf_u8(b, 0);  /* get only */
+	mtp_buf_u8(b, 0); /* get only */
 	rc = mtp_dataset_str(b, name, rc);
 	rc = mtp_dataset_str(b, name, rc);
-	mtp_buf_u8(b, 0);  /* FormFlag: none */
+	mtp_buf_u8(b, 0); /* FormFlag: none */
 	return b->oom ? -ENOMEM : rc;
 }

@@ -28,7 +28,7 @@ struct mtp_devinfo {
 struct mtp_objinfo {
 	uint32_t storage;
 	uint16_t format;
-	uint32_t size;     /* 0xFFFFFFFF: 4 GiB or more */
+	uint32_t size; /* 0xFFFFFFFF: 4 GiB or more */
 	uint32_t parent;
 	uint16_t assoc_type;
 	char name[MTP_STR_MAX + 1];

@@ -11,8 +11,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#define MTP_EVENTS_MASK                                                     \
-	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |             \
+#define MTP_EVENTS_MASK                                                        \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |                 \
 	 IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
 
 struct mtp_events_dir {
@@ -25,11 +25,11 @@ struct mtp_events {
 	struct mtp_store *store;
 	struct loop_watch *watch;
 	int fd;
-	struct mtp_events_dir *dirs;  /* indexed by watch descriptor */
+	struct mtp_events_dir *dirs; /* indexed by watch descriptor */
 	size_t n_dirs;
 	mtp_events_fn fn;
 	void *data;
-	uint32_t muted[8];      /* ring of objects the host wrote */
+	uint32_t muted[8]; /* ring of objects the host wrote */
 	unsigned n_muted;
 };
 
@@ -58,7 +58,7 @@ static void mtp_events_listed(void *data, uint32_t storage, uint32_t parent,
 		e->dirs = d;
 		e->n_dirs = n;
 	}
-	e->dirs[wd] = (struct mtp_events_dir){ storage, parent, true };
+	e->dirs[wd] = (struct mtp_events_dir){storage, parent, true};
 }
 
 void mtp_events_mute(struct mtp_events *e, uint32_t handle)
@@ -116,7 +116,8 @@ static void mtp_events_one(struct mtp_events *e, const struct inotify_event *ev)
 
 void mtp_events_dispatch(struct mtp_events *e)
 {
-	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char buf[8192]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
 	while ((n = read(e->fd, buf, sizeof(buf))) > 0) {

@@ -36,13 +36,13 @@ struct mtp_ops_entry {
 static size_t mtp_ops_codes(uint16_t *out, size_t max);
 
 static const uint16_t mtp_ops_events[] = {
-	MTP_EV_OBJECT_ADDED,
-	MTP_EV_OBJECT_REMOVED,
-	MTP_EV_STORE_FULL,
-	MTP_EV_OBJECT_INFO_CHANGED,
+    MTP_EV_OBJECT_ADDED,
+    MTP_EV_OBJECT_REMOVED,
+    MTP_EV_STORE_FULL,
+    MTP_EV_OBJECT_INFO_CHANGED,
 };
 
-static const uint16_t mtp_ops_dprops[] = { MTP_DPROP_FRIENDLY_NAME };
+static const uint16_t mtp_ops_dprops[] = {MTP_DPROP_FRIENDLY_NAME};
 
 struct mtp_ops *mtp_ops_new(struct mtp_store *store,
 			    const struct mtp_ops_info *info)
@@ -102,29 +102,21 @@ void mtp_ops_reset(struct mtp_ops *o)
 uint16_t mtp_ops_errno_code(int err)
 {
 	switch (-err) {
-	case 0:
-		return MTP_RC_OK;
-	case ENOENT:
-		return MTP_RC_INVALID_OBJECT_HANDLE;
-	case EROFS:
-		return MTP_RC_STORE_READ_ONLY;
+	case 0: return MTP_RC_OK;
+	case ENOENT: return MTP_RC_INVALID_OBJECT_HANDLE;
+	case EROFS: return MTP_RC_STORE_READ_ONLY;
 	case EACCES:
 	case EPERM:
 	case EEXIST:
-	case ENOTEMPTY:
-		return MTP_RC_ACCESS_DENIED;
+	case ENOTEMPTY: return MTP_RC_ACCESS_DENIED;
 	case EINVAL:
 	case ENAMETOOLONG:
-	case EBADMSG:
-		return MTP_RC_INVALID_PARAMETER;
-	case ENOTDIR:
-		return MTP_RC_INVALID_PARENT_OBJECT;
+	case EBADMSG: return MTP_RC_INVALID_PARAMETER;
+	case ENOTDIR: return MTP_RC_INVALID_PARENT_OBJECT;
 	case ENOSPC:
 	case EDQUOT:
-	case EFBIG:
-		return MTP_RC_STORE_FULL;
-	case ECANCELED:
-		return MTP_RC_TRANSACTION_CANCELLED;
+	case EFBIG: return MTP_RC_STORE_FULL;
+	case ECANCELED: return MTP_RC_TRANSACTION_CANCELLED;
 	}
 	return MTP_RC_GENERAL_ERROR;
 }
@@ -159,18 +151,18 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 	uint16_t ops[64];
 	size_t n_ops = mtp_ops_codes(ops, 64);
 	struct mtp_devinfo d = {
-		.manufacturer = o->info.manufacturer,
-		.model = o->info.model,
-		.version = o->info.version,
-		.serial = o->info.serial,
-		.ops = ops,
-		.n_ops = n_ops,
-		.events = mtp_ops_events,
-		.n_events = sizeof(mtp_ops_events) / sizeof(mtp_ops_events[0]),
-		.dprops = mtp_ops_dprops,
-		.n_dprops = 1,
-		.formats = mtp_dataset_formats,
-		.n_formats = mtp_dataset_n_formats,
+	    .manufacturer = o->info.manufacturer,
+	    .model = o->info.model,
+	    .version = o->info.version,
+	    .serial = o->info.serial,
+	    .ops = ops,
+	    .n_ops = n_ops,
+	    .events = mtp_ops_events,
+	    .n_events = sizeof(mtp_ops_events) / sizeof(mtp_ops_events[0]),
+	    .dprops = mtp_ops_dprops,
+	    .n_dprops = 1,
+	    .formats = mtp_dataset_formats,
+	    .n_formats = mtp_dataset_n_formats,
 	};
 
 	mtp_ops_in_buf(o, r, mtp_dataset_device_info(&o->buf, &d));
@@ -353,8 +345,7 @@ static void mtp_ops_send_file(struct mtp_ops *o, struct mtp_reply *r,
 		r->length = max;
 }
 
-static void mtp_ops_get_object(struct mtp_ops *o,
-			       const struct mtp_container *c,
+static void mtp_ops_get_object(struct mtp_ops *o, const struct mtp_container *c,
 			       struct mtp_reply *r)
 {
 	mtp_ops_send_file(o, r, c->params[0], 0, UINT64_MAX);
@@ -384,7 +375,7 @@ static void mtp_ops_delete_object(struct mtp_ops *o,
 				  const struct mtp_container *c,
 				  struct mtp_reply *r)
 {
-	struct mtp_obj_stat st = { .dir = false };
+	struct mtp_obj_stat st = {.dir = false};
 	int rc;
 
 	/* Deleting everything at once is not something we offer. */
@@ -418,13 +409,14 @@ static uint16_t mtp_ops_target(struct mtp_ops *o, uint32_t *storage,
 		*parent = MTP_STORE_ROOT;
 		if (*storage == 0 || *storage == MTP_ALL)
 			*storage = mtp_store_id(o->store, 0);
-		return mtp_ops_storage_ok(o, *storage) ? MTP_RC_OK
-						       : MTP_RC_INVALID_STORAGE_ID;
+		return mtp_ops_storage_ok(o, *storage)
+			   ? MTP_RC_OK
+			   : MTP_RC_INVALID_STORAGE_ID;
 	}
 	if (mtp_store_stat(o->store, *parent, &st) < 0)
 		return MTP_RC_INVALID_PARENT_OBJECT;
-	if (!st.dir || (*storage != 0 && *storage != MTP_ALL &&
-			*storage != st.storage))
+	if (!st.dir ||
+	    (*storage != 0 && *storage != MTP_ALL && *storage != st.storage))
 		return MTP_RC_INVALID_PARENT_OBJECT;
 	*storage = st.storage;
 	return MTP_RC_OK;
@@ -472,8 +464,8 @@ static void mtp_ops_object_info_data(struct mtp_ops *o,
 	if (!dir) {
 		o->pending = h;
 		o->pending_fd = fd;
-		o->pending_len = oi.size == 0xFFFFFFFF ? MTP_LEN_UNKNOWN
-						       : oi.size;
+		o->pending_len =
+		    oi.size == 0xFFFFFFFF ? MTP_LEN_UNKNOWN : oi.size;
 	}
 	mtp_ops_param(r, storage);
 	mtp_ops_param(r, parent);
@@ -505,7 +497,7 @@ void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)
 	if (status < 0) {
 		mtp_ops_drop_pending(o, true);
 		r->code = status == -ECANCELED ? MTP_RC_TRANSACTION_CANCELLED
-			: status == -ENOSPC    ? MTP_RC_STORE_FULL
+			  : status == -ENOSPC  ? MTP_RC_STORE_FULL
 					       : MTP_RC_INCOMPLETE_TRANSFER;
 	}
 	o->pending = 0;
@@ -532,10 +524,10 @@ static void mtp_ops_move_object(struct mtp_ops *o,
 				const struct mtp_container *c,
 				struct mtp_reply *r)
 {
-	int rc = mtp_store_move(
-		o->store, c->params[0],
-		mtp_ops_dest_storage(o, c->params[0], c->params[1]),
-		mtp_ops_dest(c->params[2]));
+	int rc =
+	    mtp_store_move(o->store, c->params[0],
+			   mtp_ops_dest_storage(o, c->params[0], c->params[1]),
+			   mtp_ops_dest(c->params[2]));
 
 	mtp_ops_rc(r, rc == -EXDEV ? MTP_RC_INVALID_STORAGE_ID
 				   : mtp_ops_errno_code(rc));
@@ -546,10 +538,10 @@ static void mtp_ops_copy_object(struct mtp_ops *o,
 				struct mtp_reply *r)
 {
 	uint32_t h;
-	int rc = mtp_store_copy(
-		o->store, c->params[0],
-		mtp_ops_dest_storage(o, c->params[0], c->params[1]),
-		mtp_ops_dest(c->params[2]), &h);
+	int rc =
+	    mtp_store_copy(o->store, c->params[0],
+			   mtp_ops_dest_storage(o, c->params[0], c->params[1]),
+			   mtp_ops_dest(c->params[2]), &h);
 
 	mtp_ops_rc(r, mtp_ops_errno_code(rc));
 	if (rc == 0)
@@ -674,11 +666,13 @@ static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
 		rc = mtp_ops_descend(o, h, n, 0, 1);
 		from = 1;
 	} else {
-		for (unsigned i = 0; rc == 0 && i < mtp_store_count(o->store); i++)
+		for (unsigned i = 0; rc == 0 && i < mtp_store_count(o->store);
+		     i++)
 			rc = mtp_store_list(o->store, mtp_store_id(o->store, i),
 					    MTP_STORE_ROOT, h, n);
 	}
-	for (uint32_t level = 1; rc == 0 && level < depth && from < *n; level++) {
+	for (uint32_t level = 1; rc == 0 && level < depth && from < *n;
+	     level++) {
 		to = *n;
 		rc = mtp_ops_descend(o, h, n, from, to);
 		from = to;
@@ -699,7 +693,7 @@ static int mtp_ops_prop_entries(struct mtp_ops *o, const uint32_t *h, size_t n,
 		int rc = mtp_store_stat(o->store, h[i], &st);
 
 		if (rc == -ENOENT && n > 1)
-			continue;  /* vanished meanwhile */
+			continue; /* vanished meanwhile */
 		if (rc < 0)
 			return rc;
 		if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
@@ -751,8 +745,9 @@ static void mtp_ops_get_dprop_desc(struct mtp_ops *o,
 		mtp_ops_rc(r, MTP_RC_DEVICE_PROP_NOT_SUPPORTED);
 		return;
 	}
-	mtp_ops_in_buf(o, r, mtp_dataset_friendly_name_desc(
-				     &o->buf, o->info.friendly_name));
+	mtp_ops_in_buf(
+	    o, r,
+	    mtp_dataset_friendly_name_desc(&o->buf, o->info.friendly_name));
 }
 
 static void mtp_ops_get_dprop_value(struct mtp_ops *o,
@@ -767,32 +762,32 @@ static void mtp_ops_get_dprop_value(struct mtp_ops *o,
 }
 
 static const struct mtp_ops_entry mtp_ops_table[] = {
-	{ MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info },
-	{ MTP_OP_OPEN_SESSION, mtp_ops_open_session },
-	{ MTP_OP_CLOSE_SESSION, mtp_ops_close_session },
-	{ MTP_OP_GET_STORAGE_IDS, mtp_ops_get_storage_ids },
-	{ MTP_OP_GET_STORAGE_INFO, mtp_ops_get_storage_info },
-	{ MTP_OP_GET_NUM_OBJECTS, mtp_ops_get_num_objects },
-	{ MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles },
-	{ MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info },
-	{ MTP_OP_GET_OBJECT, mtp_ops_get_object },
-	{ MTP_OP_DELETE_OBJECT, mtp_ops_delete_object },
-	{ MTP_OP_SEND_OBJECT_INFO, mtp_ops_send_object_info },
-	{ MTP_OP_SEND_OBJECT, mtp_ops_send_object },
-	{ MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc },
-	{ MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value },
-	{ MTP_OP_MOVE_OBJECT, mtp_ops_move_object },
-	{ MTP_OP_COPY_OBJECT, mtp_ops_copy_object },
-	{ MTP_OP_GET_PARTIAL_OBJECT, mtp_ops_get_partial_object },
-	{ MTP_OP_GET_PARTIAL_OBJECT_64, mtp_ops_get_partial_object64 },
-	{ MTP_OP_GET_OBJECT_PROPS_SUPPORTED, mtp_ops_get_props_supported },
-	{ MTP_OP_GET_OBJECT_PROP_DESC, mtp_ops_get_prop_desc },
-	{ MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value },
-	{ MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value },
-	{ MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list },
+    {MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info},
+    {MTP_OP_OPEN_SESSION, mtp_ops_open_session},
+    {MTP_OP_CLOSE_SESSION, mtp_ops_close_session},
+    {MTP_OP_GET_STORAGE_IDS, mtp_ops_get_storage_ids},
+    {MTP_OP_GET_STORAGE_INFO, mtp_ops_get_storage_info},
+    {MTP_OP_GET_NUM_OBJECTS, mtp_ops_get_num_objects},
+    {MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles},
+    {MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info},
+    {MTP_OP_GET_OBJECT, mtp_ops_get_object},
+    {MTP_OP_DELETE_OBJECT, mtp_ops_delete_object},
+    {MTP_OP_SEND_OBJECT_INFO, mtp_ops_send_object_info},
+    {MTP_OP_SEND_OBJECT, mtp_ops_send_object},
+    {MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc},
+    {MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value},
+    {MTP_OP_MOVE_OBJECT, mtp_ops_move_object},
+    {MTP_OP_COPY_OBJECT, mtp_ops_copy_object},
+    {MTP_OP_GET_PARTIAL_OBJECT, mtp_ops_get_partial_object},
+    {MTP_OP_GET_PARTIAL_OBJECT_64, mtp_ops_get_partial_object64},
+    {MTP_OP_GET_OBJECT_PROPS_SUPPORTED, mtp_ops_get_props_supported},
+    {MTP_OP_GET_OBJECT_PROP_DESC, mtp_ops_get_prop_desc},
+    {MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value},
+    {MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value},
+    {MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list},
 };
 static const size_t mtp_ops_n =
-	sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
+    sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
 
 static size_t mtp_ops_codes(uint16_t *out, size_t max)
 {

@@ -15,10 +15,10 @@
 #define MTP_STORE_MAX_DEPTH 64
 
 struct mtp_obj {
-	char *name;       /* NULL once the object is gone */
+	char *name; /* NULL once the object is gone */
 	uint32_t storage;
-	uint32_t parent;  /* handle, or MTP_STORE_ROOT */
-	uint32_t next;    /* hash chain, by handle; 0 ends it */
+	uint32_t parent; /* handle, or MTP_STORE_ROOT */
+	uint32_t next;	 /* hash chain, by handle; 0 ends it */
 };
 
 struct mtp_storage {
@@ -32,7 +32,7 @@ struct mtp_storage {
 struct mtp_store {
 	struct mtp_storage st[MTP_STORE_MAX];
 	unsigned n_st;
-	struct mtp_obj *objs;    /* objs[h - 1] is handle h */
+	struct mtp_obj *objs; /* objs[h - 1] is handle h */
 	uint32_t n_objs;
 	uint32_t cap_objs;
 	uint32_t *buckets;
@@ -321,9 +321,9 @@ static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
 	if (fd < 0)
 		return -errno;
 	while (depth--) {
-		int next = openat(fd, s->objs[chain[depth] - 1].name,
-				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					  O_CLOEXEC);
+		int next =
+		    openat(fd, s->objs[chain[depth] - 1].name,
+			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		int err = errno;
 
 		close(fd);
@@ -524,14 +524,14 @@ int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		return rc;
 	if (dir) {
 		if (mkdirat(dfd, name, 0755) < 0 &&
-		    (errno != EEXIST || fstatat(dfd, name, &sb,
-						AT_SYMLINK_NOFOLLOW) < 0 ||
+		    (errno != EEXIST ||
+		     fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
 		     !S_ISDIR(sb.st_mode)))
 			rc = errno == EEXIST || errno == 0 ? -EEXIST : -errno;
 	} else {
 		*fd = openat(dfd, name,
 			     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-				     O_CLOEXEC | O_NONBLOCK,
+				 O_CLOEXEC | O_NONBLOCK,
 			     0644);
 		if (*fd < 0)
 			rc = errno == ELOOP ? -EEXIST : -errno;
@@ -650,8 +650,8 @@ int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
 static bool mtp_store_is_ancestor(struct mtp_store *s, uint32_t anc,
 				  uint32_t parent)
 {
-	for (unsigned i = 0; parent != MTP_STORE_ROOT &&
-			     i < MTP_STORE_MAX_DEPTH; i++) {
+	for (unsigned i = 0;
+	     parent != MTP_STORE_ROOT && i < MTP_STORE_MAX_DEPTH; i++) {
 		struct mtp_obj *o = mtp_store_obj(s, parent);
 
 		if (parent == anc)
@@ -723,7 +723,8 @@ static int mtp_store_copy_at(int sdir, int ddir, const char *name,
 	int sfd, dfd, rc = 0;
 	DIR *d;
 
-	sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	sfd =
+	    openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (sfd < 0)
 		return -errno;
 	if (fstat(sfd, &sb) < 0 || depth >= MTP_STORE_MAX_DEPTH ||
@@ -732,8 +733,8 @@ static int mtp_store_copy_at(int sdir, int ddir, const char *name,
 		return -EINVAL;
 	}
 	if (S_ISREG(sb.st_mode)) {
-		dfd = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			     0644);
+		dfd = openat(ddir, name,
+			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		rc = dfd < 0 ? -errno : mtp_store_copy_file(sfd, dfd);
 		if (dfd >= 0)
 			close(dfd);
@@ -741,8 +742,9 @@ static int mtp_store_copy_at(int sdir, int ddir, const char *name,
 		return rc;
 	}
 	if (mkdirat(ddir, name, 0755) < 0 ||
-	    (dfd = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					      O_CLOEXEC)) < 0) {
+	    (dfd = openat(ddir, name,
+			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+		0) {
 		rc = -errno;
 		close(sfd);
 		return rc;

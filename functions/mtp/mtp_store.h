@@ -31,13 +31,13 @@ struct mtp_store;
 struct mtp_obj_stat {
 	uint32_t handle;
 	uint32_t storage;
-	uint32_t parent;   /* MTP_STORE_ROOT at the top of a storage */
+	uint32_t parent; /* MTP_STORE_ROOT at the top of a storage */
 	bool dir;
-	bool readonly;     /* on a read-only storage */
+	bool readonly; /* on a read-only storage */
 	uint64_t size;
 	time_t mtime;
 	time_t ctime;
-	const char *name;  /* valid until the next call that changes the store */
+	const char *name; /* valid until the next call that changes the store */
 };
 
 struct mtp_storage_stat {

@@ -61,14 +61,16 @@ static const char *fuzz_root(void)
 static void fuzz_class(void *priv, uint32_t tid)
 {
 	struct usb_ctrlrequest cancel = {
-		.bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
-		.bRequest = MTP_REQ_CANCEL, .wLength = 6,
+	    .bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_CANCEL,
+	    .wLength = 6,
 	};
 	struct usb_ctrlrequest status = {
-		.bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
-		.bRequest = MTP_REQ_GET_DEVICE_STATUS, .wLength = 4,
+	    .bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_GET_DEVICE_STATUS,
+	    .wLength = 4,
 	};
-	uint8_t d[6] = { 0x01, 0x40 }, in[64];
+	uint8_t d[6] = {0x01, 0x40}, in[64];
 
 	memcpy(d + 2, &tid, 4);
 	if (gadgetd_plugin.setup(priv, &cancel, in) == 0)
@@ -160,7 +162,8 @@ int main(int argc, char **argv)
 		while (d && (de = readdir(d))) {
 			if (de->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", argv[i], de->d_name);
+			snprintf(path, sizeof(path), "%s/%s", argv[i],
+				 de->d_name);
 			fuzz_mtp_replay(path);
 		}
 		if (d)

@@ -116,7 +116,8 @@ int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 		return -EINVAL;
 	if (!fake.enabled)
 		return -ESHUTDOWN;
-	if (fake.n_xfers == FAKE_MTP_MAX_XFERS || fake.len + len > FAKE_DATA_MAX)
+	if (fake.n_xfers == FAKE_MTP_MAX_XFERS ||
+	    fake.len + len > FAKE_DATA_MAX)
 		return -ENOMEM;
 	x = &fake.xfers[fake.n_xfers++];
 	x->ep = ep;

@@ -11,7 +11,7 @@
 
 struct fake_mtp_xfer {
 	unsigned ep;
-	size_t off;  /* into fake_mtp_data() */
+	size_t off; /* into fake_mtp_data() */
 	size_t len;
 };
 

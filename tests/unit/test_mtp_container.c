@@ -1,8 +1,8 @@
 /* mtp_container and mtp_dataset: encoding, and malformed input. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
 
 #include "mtp/mtp_container.h"
 #include "mtp/mtp_dataset.h"
@@ -13,7 +13,7 @@
 
 static void test_str_ascii(void **state)
 {
-	static const uint8_t want[] = { 4, 'a', 0, 'b', 0, 'c', 0, 0, 0 };
+	static const uint8_t want[] = {4, 'a', 0, 'b', 0, 'c', 0, 0, 0};
 	struct mtp_buf b;
 
 	mtp_buf_init(&b);
@@ -37,7 +37,7 @@ static void test_str_utf16_roundtrip(void **state)
 
 	mtp_buf_init(&b);
 	assert_int_equal(mtp_buf_str(&b, s), 0);
-	assert_int_equal(b.data[0], 5);  /* 1 + 1 + 2 units + NUL */
+	assert_int_equal(b.data[0], 5); /* 1 + 1 + 2 units + NUL */
 	assert_int_equal(b.data[5] | b.data[6] << 8, 0xd83d);
 	assert_int_equal(b.data[7] | b.data[8] << 8, 0xde00);
 	mtp_rd_init(&r, b.data, b.len);
@@ -54,8 +54,9 @@ static void test_str_encode_rejects(void **state)
 
 	mtp_buf_init(&b);
 	assert_int_equal(mtp_buf_str(&b, "bad\xff"), -EINVAL);
-	assert_int_equal(mtp_buf_str(&b, "\xc0\xaf"), -EINVAL);  /* overlong */
-	assert_int_equal(mtp_buf_str(&b, "\xed\xa0\x80"), -EINVAL); /* surrogate */
+	assert_int_equal(mtp_buf_str(&b, "\xc0\xaf"), -EINVAL); /* overlong */
+	assert_int_equal(mtp_buf_str(&b, "\xed\xa0\x80"),
+			 -EINVAL); /* surrogate */
 	/* At most 255 units including the NUL. */
 	memset(longname, 'x', 255);
 	longname[255] = 0;
@@ -77,22 +78,24 @@ static int decode(const uint8_t *p, size_t len, char *out)
 
 static void test_str_decode_malformed(void **state)
 {
-	static const uint8_t truncated[] = { 4, 'a', 0, 'b', 0 };
-	static const uint8_t no_nul[] = { 2, 'a', 0, 'b', 0 };
-	static const uint8_t inner_nul[] = { 3, 0, 0, 'b', 0, 0, 0 };
-	static const uint8_t lone_low[] = { 2, 0x00, 0xdc, 0, 0 };
-	static const uint8_t high_at_end[] = { 2, 0x3d, 0xd8, 0, 0 };
-	static const uint8_t high_then_a[] = { 3, 0x3d, 0xd8, 'a', 0, 0, 0 };
-	static const uint8_t empty_count[] = { 0 };
-	static const uint8_t only_nul[] = { 1, 0, 0 };
+	static const uint8_t truncated[] = {4, 'a', 0, 'b', 0};
+	static const uint8_t no_nul[] = {2, 'a', 0, 'b', 0};
+	static const uint8_t inner_nul[] = {3, 0, 0, 'b', 0, 0, 0};
+	static const uint8_t lone_low[] = {2, 0x00, 0xdc, 0, 0};
+	static const uint8_t high_at_end[] = {2, 0x3d, 0xd8, 0, 0};
+	static const uint8_t high_then_a[] = {3, 0x3d, 0xd8, 'a', 0, 0, 0};
+	static const uint8_t empty_count[] = {0};
+	static const uint8_t only_nul[] = {1, 0, 0};
 	char out[MTP_STR_MAX + 1];
 
 	assert_int_equal(decode(truncated, sizeof(truncated), out), -EBADMSG);
 	assert_int_equal(decode(no_nul, sizeof(no_nul), out), -EBADMSG);
 	assert_int_equal(decode(inner_nul, sizeof(inner_nul), out), -EBADMSG);
 	assert_int_equal(decode(lone_low, sizeof(lone_low), out), -EBADMSG);
-	assert_int_equal(decode(high_at_end, sizeof(high_at_end), out), -EBADMSG);
-	assert_int_equal(decode(high_then_a, sizeof(high_then_a), out), -EBADMSG);
+	assert_int_equal(decode(high_at_end, sizeof(high_at_end), out),
+			 -EBADMSG);
+	assert_int_equal(decode(high_then_a, sizeof(high_then_a), out),
+			 -EBADMSG);
 	assert_int_equal(decode(NULL, 0, out), -EBADMSG);
 	assert_int_equal(decode(empty_count, 1, out), 0);
 	assert_string_equal(out, "");
@@ -102,7 +105,7 @@ static void test_str_decode_malformed(void **state)
 
 static void test_str_decode_small_output(void **state)
 {
-	static const uint8_t s[] = { 4, 'a', 0, 'b', 0, 'c', 0, 0, 0 };
+	static const uint8_t s[] = {4, 'a', 0, 'b', 0, 'c', 0, 0, 0};
 	struct mtp_rd r;
 	char out[3];
 
@@ -112,22 +115,23 @@ static void test_str_decode_small_output(void **state)
 
 static void test_reader_underrun_sticks(void **state)
 {
-	static const uint8_t p[] = { 1, 2, 3 };
+	static const uint8_t p[] = {1, 2, 3};
 	struct mtp_rd r;
 
 	mtp_rd_init(&r, p, sizeof(p));
 	assert_int_equal(mtp_rd_u16(&r), 0x0201);
 	assert_int_equal(mtp_rd_u32(&r), 0);
 	assert_int_equal(r.err, -EBADMSG);
-	assert_int_equal(mtp_rd_u8(&r), 0);  /* no read after an error */
+	assert_int_equal(mtp_rd_u8(&r), 0); /* no read after an error */
 }
 
 static void test_parse_cmd(void **state)
 {
 	uint8_t p[32];
-	uint32_t params[3] = { 0x10001, 0, 0xffffffff };
+	uint32_t params[3] = {0x10001, 0, 0xffffffff};
 	struct mtp_container c;
-	size_t n = mtp_container_build(p, MTP_TYPE_COMMAND, 0x1007, 9, params, 3);
+	size_t n =
+	    mtp_container_build(p, MTP_TYPE_COMMAND, 0x1007, 9, params, 3);
 
 	assert_int_equal(n, 24);
 	assert_int_equal(mtp_container_parse_cmd(p, n, &c), 0);
@@ -140,9 +144,10 @@ static void test_parse_cmd(void **state)
 static void test_parse_cmd_malformed(void **state)
 {
 	uint8_t p[40];
-	uint32_t params[5] = { 1, 2, 3, 4, 5 };
+	uint32_t params[5] = {1, 2, 3, 4, 5};
 	struct mtp_container c;
-	size_t n = mtp_container_build(p, MTP_TYPE_COMMAND, 0x1002, 1, params, 1);
+	size_t n =
+	    mtp_container_build(p, MTP_TYPE_COMMAND, 0x1002, 1, params, 1);
 
 	/* length field larger / smaller than what arrived */
 	assert_int_equal(mtp_container_parse_cmd(p, n - 1, &c), -EBADMSG);
@@ -221,26 +226,33 @@ static void test_objinfo_malformed(void **state)
 	name_end = 52 + 13;
 	/* Every cut before the end of the name fails. */
 	for (size_t cut = 0; cut < name_end; cut++)
-		assert_int_equal(mtp_dataset_parse_object_info(b.data, cut, &oi),
-				 -EBADMSG);
+		assert_int_equal(
+		    mtp_dataset_parse_object_info(b.data, cut, &oi), -EBADMSG);
 	/* Ending right after the name is tolerated, a cut date is not. */
-	assert_int_equal(mtp_dataset_parse_object_info(b.data, name_end, &oi), 0);
-	assert_int_equal(mtp_dataset_parse_object_info(b.data, name_end + 3, &oi),
-			 -EBADMSG);
+	assert_int_equal(mtp_dataset_parse_object_info(b.data, name_end, &oi),
+			 0);
+	assert_int_equal(
+	    mtp_dataset_parse_object_info(b.data, name_end + 3, &oi), -EBADMSG);
 	/* A name with a lone surrogate fails. */
 	b.data[52 + 1] = 0x00;
 	b.data[52 + 2] = 0xdc;
-	assert_int_equal(mtp_dataset_parse_object_info(b.data, n, &oi), -EBADMSG);
+	assert_int_equal(mtp_dataset_parse_object_info(b.data, n, &oi),
+			 -EBADMSG);
 	mtp_buf_finish(&b);
 }
 
 static void test_device_info(void **state)
 {
-	static const uint16_t ops[] = { 0x1001, 0x1002 };
+	static const uint16_t ops[] = {0x1001, 0x1002};
 	struct mtp_devinfo d = {
-		.manufacturer = "gadgetd", .model = "m", .version = "1.0",
-		.serial = "0", .ops = ops, .n_ops = 2,
-		.formats = mtp_dataset_formats, .n_formats = mtp_dataset_n_formats,
+	    .manufacturer = "gadgetd",
+	    .model = "m",
+	    .version = "1.0",
+	    .serial = "0",
+	    .ops = ops,
+	    .n_ops = 2,
+	    .formats = mtp_dataset_formats,
+	    .n_formats = mtp_dataset_n_formats,
 	};
 	char s[MTP_STR_MAX + 1];
 	struct mtp_buf b;
@@ -250,7 +262,7 @@ static void test_device_info(void **state)
 	assert_int_equal(mtp_dataset_device_info(&b, &d), 0);
 	mtp_rd_init(&r, b.data, b.len);
 	assert_int_equal(mtp_rd_u16(&r), 100);
-	assert_int_equal(mtp_rd_u32(&r), 6);  /* the MTP vendor extension */
+	assert_int_equal(mtp_rd_u32(&r), 6); /* the MTP vendor extension */
 	assert_int_equal(mtp_rd_u16(&r), 100);
 	assert_int_equal(mtp_rd_str(&r, s, sizeof(s)), 0);
 	assert_string_equal(s, "microsoft.com: 1.0;");
@@ -263,18 +275,24 @@ static void test_device_info(void **state)
 static void test_props(void **state)
 {
 	struct mtp_obj_stat st = {
-		.handle = 7, .storage = 0x10001, .parent = 0, .size = 5000000000ull,
-		.name = "a.bin",
+	    .handle = 7,
+	    .storage = 0x10001,
+	    .parent = 0,
+	    .size = 5000000000ull,
+	    .name = "a.bin",
 	};
 	struct mtp_buf b;
 	struct mtp_rd r;
 
-	assert_int_equal(mtp_dataset_prop_type(MTP_PROP_OBJECT_SIZE), MTP_DT_UINT64);
-	assert_int_equal(mtp_dataset_prop_type(MTP_PROP_PERSISTENT_UID), MTP_DT_UINT128);
+	assert_int_equal(mtp_dataset_prop_type(MTP_PROP_OBJECT_SIZE),
+			 MTP_DT_UINT64);
+	assert_int_equal(mtp_dataset_prop_type(MTP_PROP_PERSISTENT_UID),
+			 MTP_DT_UINT128);
 	assert_int_equal(mtp_dataset_prop_type(0xdc99), 0);
 	mtp_buf_init(&b);
 	assert_int_equal(mtp_dataset_prop_desc(&b, 0xdc99), -ENOENT);
-	assert_int_equal(mtp_dataset_prop_value(&b, &st, MTP_PROP_OBJECT_SIZE), 0);
+	assert_int_equal(mtp_dataset_prop_value(&b, &st, MTP_PROP_OBJECT_SIZE),
+			 0);
 	mtp_rd_init(&r, b.data, b.len);
 	assert_true(mtp_rd_u64(&r) == 5000000000ull);
 	mtp_buf_reset(&b);
@@ -299,9 +317,12 @@ static void test_props(void **state)
 
 static void test_formats(void **state)
 {
-	assert_int_equal(mtp_dataset_format_of("a.JPG", false), MTP_FMT_EXIF_JPEG);
-	assert_int_equal(mtp_dataset_format_of("noext", false), MTP_FMT_UNDEFINED);
-	assert_int_equal(mtp_dataset_format_of("dir.mp3", true), MTP_FMT_ASSOCIATION);
+	assert_int_equal(mtp_dataset_format_of("a.JPG", false),
+			 MTP_FMT_EXIF_JPEG);
+	assert_int_equal(mtp_dataset_format_of("noext", false),
+			 MTP_FMT_UNDEFINED);
+	assert_int_equal(mtp_dataset_format_of("dir.mp3", true),
+			 MTP_FMT_ASSOCIATION);
 	assert_true(mtp_dataset_format_known(MTP_FMT_UNDEFINED));
 	assert_false(mtp_dataset_format_known(0x1234));
 }
@@ -309,19 +330,19 @@ static void test_formats(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_str_ascii),
-		cmocka_unit_test(test_str_utf16_roundtrip),
-		cmocka_unit_test(test_str_encode_rejects),
-		cmocka_unit_test(test_str_decode_malformed),
-		cmocka_unit_test(test_str_decode_small_output),
-		cmocka_unit_test(test_reader_underrun_sticks),
-		cmocka_unit_test(test_parse_cmd),
-		cmocka_unit_test(test_parse_cmd_malformed),
-		cmocka_unit_test(test_objinfo_parse),
-		cmocka_unit_test(test_objinfo_malformed),
-		cmocka_unit_test(test_device_info),
-		cmocka_unit_test(test_props),
-		cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_str_ascii),
+	    cmocka_unit_test(test_str_utf16_roundtrip),
+	    cmocka_unit_test(test_str_encode_rejects),
+	    cmocka_unit_test(test_str_decode_malformed),
+	    cmocka_unit_test(test_str_decode_small_output),
+	    cmocka_unit_test(test_reader_underrun_sticks),
+	    cmocka_unit_test(test_parse_cmd),
+	    cmocka_unit_test(test_parse_cmd_malformed),
+	    cmocka_unit_test(test_objinfo_parse),
+	    cmocka_unit_test(test_objinfo_malformed),
+	    cmocka_unit_test(test_device_info),
+	    cmocka_unit_test(test_props),
+	    cmocka_unit_test(test_formats),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

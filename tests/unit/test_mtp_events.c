@@ -1,8 +1,8 @@
 /* mtp_events: inotify changes in listed folders become MTP events. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
 
 #include "mtp/mtp_events.h"
 #include "mtp/mtp_proto.h"
@@ -80,10 +80,12 @@ static void test_events(void **state)
 	assert_int_equal(seen.n, 3);
 	assert_int_equal(seen.code[2], MTP_EV_OBJECT_REMOVED);
 	assert_int_equal(seen.param[2], h);
-	assert_int_equal(mtp_store_handle(s, id, MTP_STORE_ROOT, "board.txt"), 0);
+	assert_int_equal(mtp_store_handle(s, id, MTP_STORE_ROOT, "board.txt"),
+			 0);
 	/* What the host creates and writes itself is not echoed back. */
-	assert_int_equal(mtp_store_create(s, id, MTP_STORE_ROOT, "host.bin",
-					  false, &h, &fd), 0);
+	assert_int_equal(
+	    mtp_store_create(s, id, MTP_STORE_ROOT, "host.bin", false, &h, &fd),
+	    0);
 	assert_int_equal(write(fd, "y", 1), 1);
 	mtp_events_mute(e, h);
 	close(fd);
@@ -101,7 +103,7 @@ static void test_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

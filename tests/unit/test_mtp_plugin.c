@@ -1,9 +1,9 @@
 /* The mtp plugin through its plugin_ops, with the runtime faked: framing,
  * session, transfers, class requests, refusals, error recovery. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
 
 #include "fake_plugin_mtp.h"
 #include "mtp/mtp.h"
@@ -97,7 +97,8 @@ static uint32_t cmd(struct fx *f, uint16_t code, unsigned n, ...)
 	for (unsigned i = 0; i < n; i++)
 		params[i] = va_arg(ap, uint32_t);
 	va_end(ap);
-	len = mtp_container_build(buf, MTP_TYPE_COMMAND, code, f->tid, params, n);
+	len =
+	    mtp_container_build(buf, MTP_TYPE_COMMAND, code, f->tid, params, n);
 	ops->rx(f->priv, MTP_EP_OUT, buf, len);
 	return f->tid++;
 }
@@ -193,7 +194,7 @@ static size_t objinfo(uint8_t *out, uint32_t storage, const char *name,
 static uint16_t send_info(struct fx *f, uint32_t storage, const char *name,
 			  uint16_t fmt, uint32_t size, uint32_t *h)
 {
-	static const size_t whole[] = { 0 };
+	static const size_t whole[] = {0};
 	uint8_t oi[1024];
 	size_t n = objinfo(oi, storage, name, fmt, size);
 	uint32_t tid = cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, storage, 0xffffffff);
@@ -264,7 +265,7 @@ static void test_session(void **state)
 	assert_int_equal(le16(p + 4), MTP_TYPE_DATA);
 	assert_int_equal(le16(p + 6), MTP_OP_GET_DEVICE_INFO);
 	assert_int_equal(le32(p + 8), tid);
-	assert_int_equal(le32(p + 14), 6);  /* VendorExtensionID */
+	assert_int_equal(le32(p + 14), 6); /* VendorExtensionID */
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	fake_mtp_clear();
 	open_session(f);
@@ -275,10 +276,11 @@ static void test_session(void **state)
 	tid = cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
 	x = fake_mtp_xfer(0);
 	p = fake_mtp_data() + x->off;
-	assert_int_equal(le32(p + 12), 2);  /* two storages */
+	assert_int_equal(le32(p + 12), 2); /* two storages */
 	assert_int_equal(le32(p + 16), 0x10001);
 	assert_int_equal(le32(p + 20), 0x20001);
-	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(1)->off + 8), tid);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(1)->off + 8),
+			 tid);
 	fake_mtp_clear();
 	cmd(f, MTP_OP_CLOSE_SESSION, 0);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
@@ -295,7 +297,7 @@ static void test_garbage_keeps_session(void **state)
 	open_session(f);
 	ops->rx(f->priv, MTP_EP_OUT, (const uint8_t *)"junk!", 5);
 	assert_int_equal(fake_mtp_n_xfers(), 0);
-	ops->rx(f->priv, MTP_EP_OUT, NULL, 0);  /* a host ZLP */
+	ops->rx(f->priv, MTP_EP_OUT, NULL, 0); /* a host ZLP */
 	assert_int_equal(fake_mtp_n_xfers(), 0);
 	/* A command whose length field lies is answered, not obeyed. */
 	mtp_container_build(bad, MTP_TYPE_COMMAND, MTP_OP_DELETE_OBJECT, 77,
@@ -316,8 +318,8 @@ static void test_garbage_keeps_session(void **state)
 
 static void test_send_object_split_and_merged(void **state)
 {
-	static const size_t split[] = { MTP_HDR_LEN, 0 };   /* Windows */
-	static const size_t merged[] = { 512, 0 };          /* libmtp */
+	static const size_t split[] = {MTP_HDR_LEN, 0}; /* Windows */
+	static const size_t merged[] = {512, 0};	/* libmtp */
 	struct fx *f = *state;
 	uint8_t data[1000], back[1001];
 	uint32_t h, tid;
@@ -367,7 +369,8 @@ static uint32_t handle_of(struct fx *f, const char *name)
 		uint32_t c = le32(p + 16 + 4 * i);
 
 		fake_mtp_clear();
-		cmd(f, MTP_OP_GET_OBJECT_PROP_VALUE, 2, c, MTP_PROP_OBJECT_FILE_NAME);
+		cmd(f, MTP_OP_GET_OBJECT_PROP_VALUE, 2, c,
+		    MTP_PROP_OBJECT_FILE_NAME);
 		const uint8_t *s = fake_mtp_data() + fake_mtp_xfer(0)->off + 12;
 		char got[64] = "";
 		for (unsigned k = 0; k + 1 < s[0] && k < 63; k++)
@@ -401,7 +404,7 @@ static void test_get_object_zlp(void **state)
 	assert_int_equal(fake_mtp_n_xfers(), 3);
 	assert_int_equal(fake_mtp_xfer(0)->len, 512);
 	assert_int_equal(le32(fake_mtp_data()), 512);
-	assert_int_equal(fake_mtp_data()[12], 3);  /* first byte of the file */
+	assert_int_equal(fake_mtp_data()[12], 3); /* first byte of the file */
 	assert_int_equal(fake_mtp_xfer(1)->len, 0);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	fake_mtp_clear();
@@ -443,7 +446,8 @@ static void test_get_object_paced(void **state)
 	cmd(f, MTP_OP_GET_OBJECT, 1, h);
 	/* The plugin stops at PLUGIN_TX_HIGH and waits for tx_drained. */
 	while (resp(NULL) != MTP_RC_OK && rounds++ < 100) {
-		assert_true(fake_mtp_n_xfers() <= PLUGIN_TX_HIGH / MTP_XFER + 1);
+		assert_true(fake_mtp_n_xfers() <=
+			    PLUGIN_TX_HIGH / MTP_XFER + 1);
 		for (unsigned i = 0; i < fake_mtp_n_xfers(); i++) {
 			const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
 			const uint8_t *p = fake_mtp_data() + x->off;
@@ -451,10 +455,12 @@ static void test_get_object_paced(void **state)
 
 			/* Every transfer but the last is whole packets. */
 			assert_int_equal(x->len % 512 == 0 ||
-						 total + x->len == size + MTP_HDR_LEN,
+					     total + x->len ==
+						 size + MTP_HDR_LEN,
 					 1);
-			assert_memory_equal(p + hdr, file + total - (total ? MTP_HDR_LEN : 0),
-					    x->len - hdr);
+			assert_memory_equal(
+			    p + hdr, file + total - (total ? MTP_HDR_LEN : 0),
+			    x->len - hdr);
 			total += x->len;
 		}
 		fake_mtp_clear();
@@ -472,15 +478,17 @@ static void test_class_requests(void **state)
 {
 	struct fx *f = *state;
 	struct usb_ctrlrequest status = {
-		.bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
-		.bRequest = MTP_REQ_GET_DEVICE_STATUS, .wLength = 4,
+	    .bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_GET_DEVICE_STATUS,
+	    .wLength = 4,
 	};
 	struct usb_ctrlrequest cancel = {
-		.bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
-		.bRequest = MTP_REQ_CANCEL, .wLength = 6,
+	    .bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_CANCEL,
+	    .wLength = 6,
 	};
 	struct usb_ctrlrequest ext = status, vendor = status;
-	uint8_t in[64], chunk[4096] = { 0 }, cdata[6];
+	uint8_t in[64], chunk[4096] = {0}, cdata[6];
 	uint32_t h, tid;
 	struct stat sb;
 
@@ -493,8 +501,9 @@ static void test_class_requests(void **state)
 	assert_true(ops->setup(f->priv, &vendor, in) < 0);
 	/* Cancel in the middle of a SendObject: the partial file goes. */
 	open_session(f);
-	assert_int_equal(send_info(f, 0x10001, "part.bin", MTP_FMT_UNDEFINED,
-				   100000, &h), MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "part.bin", MTP_FMT_UNDEFINED, 100000, &h),
+	    MTP_RC_OK);
 	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
 	mtp_container_hdr(chunk, MTP_HDR_LEN + 100000, MTP_TYPE_DATA,
 			  MTP_OP_SEND_OBJECT, tid);
@@ -521,25 +530,29 @@ static void test_refusals(void **state)
 	uint32_t h;
 
 	open_session(f);
-	assert_int_equal(send_info(f, 0x20001, "ro.bin", MTP_FMT_UNDEFINED, 5,
-				   &h), MTP_RC_STORE_READ_ONLY);
-	assert_int_equal(send_info(f, 0x10001, "..", MTP_FMT_ASSOCIATION, 0, &h),
-			 MTP_RC_INVALID_PARAMETER);
-	assert_int_equal(send_info(f, 0x10001, "../out.bin", MTP_FMT_UNDEFINED,
-				   5, &h), MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(
+	    send_info(f, 0x20001, "ro.bin", MTP_FMT_UNDEFINED, 5, &h),
+	    MTP_RC_STORE_READ_ONLY);
+	assert_int_equal(
+	    send_info(f, 0x10001, "..", MTP_FMT_ASSOCIATION, 0, &h),
+	    MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(
+	    send_info(f, 0x10001, "../out.bin", MTP_FMT_UNDEFINED, 5, &h),
+	    MTP_RC_INVALID_PARAMETER);
 	assert_int_equal(send_info(f, 0x10001, "", MTP_FMT_UNDEFINED, 5, &h),
 			 MTP_RC_INVALID_PARAMETER);
 	assert_int_equal(access("/tmp/out.bin", F_OK), -1);
 	/* A folder via Association; then an object inside. */
-	assert_int_equal(send_info(f, 0x10001, "newdir", MTP_FMT_ASSOCIATION, 0,
-				   &h), MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "newdir", MTP_FMT_ASSOCIATION, 0, &h),
+	    MTP_RC_OK);
 	assert_int_equal(access(in_s0(f, "newdir"), F_OK), 0);
 	/* An ObjectInfo that is cut short. */
 	uint32_t tid = cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, 0x10001, 0xffffffff);
-	static const size_t whole[] = { 0 };
-	uint8_t shortinfo[20] = { 0 };
-	data_phase(f, MTP_OP_SEND_OBJECT_INFO, tid, shortinfo, sizeof(shortinfo),
-		   whole);
+	static const size_t whole[] = {0};
+	uint8_t shortinfo[20] = {0};
+	data_phase(f, MTP_OP_SEND_OBJECT_INFO, tid, shortinfo,
+		   sizeof(shortinfo), whole);
 	assert_int_equal(resp(NULL), MTP_RC_INVALID_DATASET);
 	fake_mtp_clear();
 	/* DeleteObject of everything is not offered. */
@@ -549,7 +562,7 @@ static void test_refusals(void **state)
 
 static void test_rename_and_props(void **state)
 {
-	static const size_t whole[] = { 0 };
+	static const size_t whole[] = {0};
 	struct fx *f = *state;
 	uint8_t name[64];
 	struct mtp_buf b;
@@ -561,14 +574,16 @@ static void test_rename_and_props(void **state)
 	mtp_buf_init(&b);
 	mtp_buf_str(&b, "new.txt");
 	memcpy(name, b.data, b.len);
-	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_FILE_NAME);
+	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h,
+		  MTP_PROP_OBJECT_FILE_NAME);
 	data_phase(f, MTP_OP_SET_OBJECT_PROP_VALUE, tid, name, b.len, whole);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	assert_int_equal(access(in_s0(f, "new.txt"), F_OK), 0);
 	fake_mtp_clear();
 	/* A malformed string, and a read-only property. */
 	name[0] = 30;
-	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_FILE_NAME);
+	tid = cmd(f, MTP_OP_SET_OBJECT_PROP_VALUE, 2, h,
+		  MTP_PROP_OBJECT_FILE_NAME);
 	data_phase(f, MTP_OP_SET_OBJECT_PROP_VALUE, tid, name, b.len, whole);
 	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_VALUE);
 	fake_mtp_clear();
@@ -586,7 +601,8 @@ static void test_rename_and_props(void **state)
 	/* Everything at once (libmtp's fast listing): one object here. */
 	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
 	    0xffffffff);
-	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12), 11);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12),
+			 11);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	fake_mtp_clear();
 	/* One property over a subtree, depth 1 and unlimited. */
@@ -621,7 +637,7 @@ static void test_rename_and_props(void **state)
 static void test_stray_data_and_disable(void **state)
 {
 	struct fx *f = *state;
-	uint8_t buf[1012] = { 0 };
+	uint8_t buf[1012] = {0};
 	uint32_t h, tid;
 
 	open_session(f);
@@ -634,8 +650,9 @@ static void test_stray_data_and_disable(void **state)
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 	fake_mtp_clear();
 	/* A reset in the middle of a SendObject drops it and the session. */
-	assert_int_equal(send_info(f, 0x10001, "cut.bin", MTP_FMT_UNDEFINED,
-				   5000, &h), MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "cut.bin", MTP_FMT_UNDEFINED, 5000, &h),
+	    MTP_RC_OK);
 	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
 	mtp_container_hdr(buf, MTP_HDR_LEN + 5000, MTP_TYPE_DATA, 0x100d, tid);
 	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
@@ -660,7 +677,8 @@ static void test_send_object_4gib_framing(void **state)
 	/* ObjectCompressedSize 0xFFFFFFFF; libmtp then writes the container
 	 * length cut to 32 bits, here as if 4 GiB + 40000 bytes were sent. */
 	assert_int_equal(send_info(f, 0x10001, "huge.bin", MTP_FMT_UNDEFINED,
-				   0xffffffff, &h), MTP_RC_OK);
+				   0xffffffff, &h),
+			 MTP_RC_OK);
 	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
 	mtp_container_hdr(buf, MTP_HDR_LEN + 40000, MTP_TYPE_DATA,
 			  MTP_OP_SEND_OBJECT, tid);
@@ -677,9 +695,11 @@ static void test_send_object_4gib_framing(void **state)
 	fake_mtp_clear();
 	/* Or a lone ZLP when the data ended on a read boundary. */
 	assert_int_equal(send_info(f, 0x10001, "huge2.bin", MTP_FMT_UNDEFINED,
-				   0xffffffff, &h), MTP_RC_OK);
+				   0xffffffff, &h),
+			 MTP_RC_OK);
 	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
-	mtp_container_hdr(buf, 0xffffffff, MTP_TYPE_DATA, MTP_OP_SEND_OBJECT, tid);
+	mtp_container_hdr(buf, 0xffffffff, MTP_TYPE_DATA, MTP_OP_SEND_OBJECT,
+			  tid);
 	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
 	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
 	assert_int_equal(fake_mtp_n_xfers(), 0);
@@ -694,9 +714,10 @@ static void test_command_op(void **state)
 {
 	struct fx *f = *state;
 	char reply[128];
-	char *argv[] = { "stats" }, *bad[] = { "nope" };
+	char *argv[] = {"stats"}, *bad[] = {"nope"};
 
-	assert_int_equal(ops->command(f->priv, 1, argv, reply, sizeof(reply)), 0);
+	assert_int_equal(ops->command(f->priv, 1, argv, reply, sizeof(reply)),
+			 0);
 	assert_non_null(strstr(reply, "bytes in"));
 	assert_int_equal(ops->command(f->priv, 1, bad, reply, sizeof(reply)),
 			 -EINVAL);
@@ -706,19 +727,19 @@ int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_init_errors),
-		T(test_desc),
-		T(test_session),
-		T(test_garbage_keeps_session),
-		T(test_send_object_split_and_merged),
-		T(test_get_object_zlp),
-		T(test_get_object_paced),
-		T(test_class_requests),
-		T(test_refusals),
-		T(test_rename_and_props),
-		T(test_stray_data_and_disable),
-		T(test_send_object_4gib_framing),
-		T(test_command_op),
+	    cmocka_unit_test(test_init_errors),
+	    T(test_desc),
+	    T(test_session),
+	    T(test_garbage_keeps_session),
+	    T(test_send_object_split_and_merged),
+	    T(test_get_object_zlp),
+	    T(test_get_object_paced),
+	    T(test_class_requests),
+	    T(test_refusals),
+	    T(test_rename_and_props),
+	    T(test_stray_data_and_disable),
+	    T(test_send_object_4gib_framing),
+	    T(test_command_op),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

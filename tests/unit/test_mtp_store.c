@@ -1,8 +1,8 @@
 /* mtp_store: handles, listing, confinement to the storage root. */
+#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
 
 #include "mtp/mtp_store.h"
 
@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 struct fixture {
-	char root[64];     /* a temporary folder holding everything */
-	char s0[96];       /* storage 0 (read-write) */
-	char s1[96];       /* storage 1 (read-only) */
+	char root[64]; /* a temporary folder holding everything */
+	char s0[96];   /* storage 0 (read-write) */
+	char s1[96];   /* storage 1 (read-only) */
 	struct mtp_store *st;
 	uint32_t id0, id1;
 };
@@ -57,7 +57,8 @@ static int setup(void **state)
 	snprintf(p, sizeof(p), "%s/lnk", f->s0);
 	assert_int_equal(symlink("../secret", p), 0);
 	f->st = mtp_store_new();
-	assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false, &f->id0), 0);
+	assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false, &f->id0),
+			 0);
 	assert_int_equal(mtp_store_add(f->st, f->s1, "RO", true, &f->id1), 0);
 	*state = f;
 	return 0;
@@ -125,12 +126,14 @@ static void test_list_skips_links(void **state)
 	uint32_t *h = NULL;
 	size_t n = 0;
 
-	assert_int_equal(mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &h, &n), 0);
-	assert_int_equal(n, 2);  /* a.txt and dir; not esc nor lnk */
+	assert_int_equal(mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &h, &n),
+			 0);
+	assert_int_equal(n, 2); /* a.txt and dir; not esc nor lnk */
 	free(h);
 	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "esc"), 0);
 	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "lnk"), 0);
-	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "esc"), 0);
+	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "esc"),
+			 0);
 }
 
 static void test_handles_stable(void **state)
@@ -194,14 +197,18 @@ static void test_create_refusals(void **state)
 	char p[256];
 
 	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "..",
-					  true, &h, &fd), -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT,
-					  "../x", false, &h, &fd), -EINVAL);
+					  true, &h, &fd),
+			 -EINVAL);
+	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "../x",
+					  false, &h, &fd),
+			 -EINVAL);
 	assert_int_equal(mtp_store_create(f->st, f->id1, MTP_STORE_ROOT, "new",
-					  false, &h, &fd), -EROFS);
+					  false, &h, &fd),
+			 -EROFS);
 	/* A symlink planted under the name is not written through. */
 	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "lnk",
-					  false, &h, &fd), -EEXIST);
+					  false, &h, &fd),
+			 -EEXIST);
 	snprintf(p, sizeof(p), "%s/secret", f->root);
 	assert_int_equal(access(p, F_OK), 0);
 	assert_int_equal(fd, -1);
@@ -216,9 +223,10 @@ static void test_create_write_delete(void **state)
 	char p[256];
 
 	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "nd",
-					  true, &d, &fd), 0);
-	assert_int_equal(mtp_store_create(f->st, f->id0, d, "f.bin", false, &h,
-					  &fd), 0);
+					  true, &d, &fd),
+			 0);
+	assert_int_equal(
+	    mtp_store_create(f->st, f->id0, d, "f.bin", false, &h, &fd), 0);
 	assert_int_equal(write(fd, "12345678", 8), 8);
 	close(fd);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
@@ -233,8 +241,8 @@ static void test_create_write_delete(void **state)
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_string_equal(st.name, "g.bin");
 	assert_int_equal(mtp_store_rename(f->st, h, "../g.bin"), -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id0, d, "other", false, &h2,
-					  &fd), 0);
+	assert_int_equal(
+	    mtp_store_create(f->st, f->id0, d, "other", false, &h2, &fd), 0);
 	close(fd);
 	assert_int_equal(mtp_store_rename(f->st, h2, "g.bin"), -EEXIST);
 	/* Move to the root and back, but never into itself. */
@@ -242,8 +250,10 @@ static void test_create_write_delete(void **state)
 	snprintf(p, sizeof(p), "%s/g.bin", f->s0);
 	assert_int_equal(access(p, F_OK), 0);
 	assert_int_equal(mtp_store_move(f->st, d, f->id0, d), -EINVAL);
-	assert_int_equal(mtp_store_move(f->st, h, f->id1, MTP_STORE_ROOT), -EROFS);
-	assert_int_equal(mtp_store_move(f->st, h, 0x50001, MTP_STORE_ROOT), -ENOENT);
+	assert_int_equal(mtp_store_move(f->st, h, f->id1, MTP_STORE_ROOT),
+			 -EROFS);
+	assert_int_equal(mtp_store_move(f->st, h, 0x50001, MTP_STORE_ROOT),
+			 -ENOENT);
 	/* Copy a folder tree. */
 	assert_int_equal(mtp_store_copy(f->st, d, f->id0, MTP_STORE_ROOT, &h2),
 			 -EEXIST);
@@ -253,10 +263,10 @@ static void test_create_write_delete(void **state)
 	/* Delete the folder recursively: its children go with it, and so
 	 * do their handles, however deep. */
 	uint32_t sub, leaf;
-	assert_int_equal(mtp_store_create(f->st, f->id0, d, "sub", true, &sub,
-					  &fd), 0);
-	assert_int_equal(mtp_store_create(f->st, f->id0, sub, "leaf", false,
-					  &leaf, &fd), 0);
+	assert_int_equal(
+	    mtp_store_create(f->st, f->id0, d, "sub", true, &sub, &fd), 0);
+	assert_int_equal(
+	    mtp_store_create(f->st, f->id0, sub, "leaf", false, &leaf, &fd), 0);
 	close(fd);
 	assert_int_equal(mtp_store_delete(f->st, d), 0);
 	assert_int_equal(mtp_store_handle(f->st, f->id0, d, "sub"), 0);
@@ -298,17 +308,17 @@ static void test_lookup_and_forget(void **state)
 	uint32_t h;
 
 	put(f->s0, "late.txt", "x");
-	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
-					  "late.txt"), 0);
+	assert_int_equal(
+	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "late.txt"), 0);
 	h = mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "late.txt");
 	assert_true(h != 0);
-	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
-					  "late.txt"), h);
+	assert_int_equal(
+	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "late.txt"), h);
 	mtp_store_forget(f->st, h);
-	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT,
-					  "late.txt"), 0);
-	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "nope"),
-			 0);
+	assert_int_equal(
+	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "late.txt"), 0);
+	assert_int_equal(
+	    mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "nope"), 0);
 }
 
 static void test_many(void **state)
@@ -320,7 +330,8 @@ static void test_many(void **state)
 	int fd;
 
 	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "many",
-					  true, &d, &fd), 0);
+					  true, &d, &fd),
+			 0);
 	for (int i = 0; i < 3000; i++) {
 		snprintf(p, sizeof(p), "%s/many/f%d", f->s0, i);
 		fd = open(p, O_CREAT | O_WRONLY, 0644);
@@ -343,17 +354,23 @@ static void test_many(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_add_missing),
-		cmocka_unit_test_setup_teardown(test_ids_and_stat, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_skips_links, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_handles_stable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_list_errors, setup, teardown),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test_setup_teardown(test_create_refusals, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_create_write_delete, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_folder_swapped_for_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_lookup_and_forget, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+	    cmocka_unit_test(test_add_missing),
+	    cmocka_unit_test_setup_teardown(test_ids_and_stat, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_skips_links, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_handles_stable, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_list_errors, setup, teardown),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test_setup_teardown(test_create_refusals, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_create_write_delete, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_folder_swapped_for_link, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_lookup_and_forget, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
