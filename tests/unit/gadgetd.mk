@@ -5,3 +5,7 @@ test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
 test_gadget_LIBS := -lconfig
 test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c
 test_ctl_LIBS :=
+UNIT_TESTS += test_control
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c \
+	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
+test_control_LIBS :=
