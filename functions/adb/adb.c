@@ -250,14 +250,19 @@ static int reboot_open(struct adb *a, const char *arg,
 	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
 	pid = fork();
 	if (pid == 0) {
+		/* Detach through a second fork: nobody has to reap it. */
+		if (fork() != 0)
+			_exit(0);
 		loop_child_reset_signals();
 		signal(SIGPIPE, SIG_DFL);
+		setsid();
 		execl("/bin/sh", "sh", "-c", "exec $0 \"$@\"", a->reboot_cmd,
 		      arg, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0)
 		return -errno;
+	waitpid(pid, NULL, 0);
 	/* The reboot takes the device down; nothing to say meanwhile. */
 	return adb_stream_oneshot("", 0, ops, svc);
 }

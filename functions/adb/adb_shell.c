@@ -129,6 +129,9 @@ static void child_exec(const struct passwd *pw, const struct adb_shell_args *a,
 	loop_child_reset_signals();
 	signal(SIGPIPE, SIG_DFL);
 	close_range(3, ~0U, 0);
+	/* Its own session (forkpty made one already), so that the whole
+	 * job can be hung up when the stream goes away. */
+	setsid();
 	if (pw && pw->pw_uid != getuid()) {
 		if (setgid(pw->pw_gid) < 0 ||
 		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
@@ -283,8 +286,8 @@ static void shell_free(void *svc)
 	drop_watch(&sh->pid_w);
 	if (sh->pid > 0 && !sh->exited) {
 		/* The host went away: end the session like a hangup. */
-		kill(sh->pid, SIGHUP);
-		kill(sh->pid, SIGKILL);
+		kill(-sh->pid, SIGHUP);
+		kill(-sh->pid, SIGKILL);
 		waitpid(sh->pid, NULL, 0);
 	}
 	free(sh->pend);

@@ -55,8 +55,8 @@ check "adb devices: unauthorized" adb_state unauthorized
 check "gadgetctl status: state unauthorized" status_has "state: unauthorized"
 timeout 10 gadgetctl adb keys > keys.txt 2>&1
 cat keys.txt
-FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | base64 -d | openssl md5 -c |
-	awk '{ print toupper($NF) }')
+FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
+	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 check "adb devices: device" adb_state device

@@ -89,8 +89,8 @@ check "adb devices: $SERIAL unauthorized" adb_state unauthorized
 worker_cmd keys > "$W/keys.txt"
 cat "$W/keys.txt"
 FP=$(awk '$1 == "0" { print $2 }' "$W/keys.txt")
-WANT=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | base64 -d |
-	openssl md5 -c | awk '{ print toupper($NF) }')
+WANT=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
+	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys lists the host key by MD5 fingerprint" [ -n "$FP" -a "$FP" = "$WANT" ]
 check_exit 0 "shell refused while unauthorized" sh -c \
 	"! timeout 10 adb -s $SERIAL shell true 2>/dev/null"

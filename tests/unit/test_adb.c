@@ -785,6 +785,28 @@ static void test_reverse_and_reboot(void **state)
 	stop(t);
 }
 
+static void test_reboot_command(void **state)
+{
+	struct t *t = start("off");
+	char svc[160], path[128];
+	struct stat st;
+	uint64_t end;
+
+	fake_set_option(t->p, "reboot_command", "/bin/touch");
+	ops->finish(t->priv);
+	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
+	connect_host(t, ADB_MAX_PAYLOAD);
+	/* The target after "reboot:" reaches the command as its argument. */
+	snprintf(path, sizeof(path), "%s/rebooted", t->dir);
+	snprintf(svc, sizeof(svc), "reboot:%s", path);
+	open_stream(t, 80, svc);
+	end = loop_now_ms() + 5000;
+	while (stat(path, &st) < 0 && loop_now_ms() < end)
+		usleep(10000);
+	assert_int_equal(stat(path, &st), 0);
+	stop(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_flow_control_and_fairness),
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_reverse_and_reboot),
+		cmocka_unit_test(test_reboot_command),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
