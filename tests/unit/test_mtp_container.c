@@ -1,8 +1,10 @@
 /* mtp_container and mtp_dataset: encoding, and malformed input. */
-#include <cmocka.h>
+/* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+/* clang-format on */
 
 #include "mtp/mtp_container.h"
 #include "mtp/mtp_dataset.h"

@@ -1,8 +1,10 @@
 /* mtp_events: inotify changes in listed folders become MTP events. */
-#include <cmocka.h>
+/* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+/* clang-format on */
 
 #include "mtp/mtp_events.h"
 #include "mtp/mtp_proto.h"

@@ -1,9 +1,11 @@
 /* The mtp plugin through its plugin_ops, with the runtime faked: framing,
  * session, transfers, class requests, refusals, error recovery. */
-#include <cmocka.h>
+/* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+/* clang-format on */
 
 #include "fake_plugin_mtp.h"
 #include "mtp/mtp.h"

@@ -1,8 +1,10 @@
 /* mtp_store: handles, listing, confinement to the storage root. */
-#include <cmocka.h>
+/* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
+/* clang-format on */
 
 #include "mtp/mtp_store.h"
 
