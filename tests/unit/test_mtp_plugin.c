@@ -712,6 +712,84 @@ static void test_send_object_4gib_framing(void **state)
 	free(buf);
 }
 
+static void test_listing_and_tree_ops(void **state)
+{
+	struct fx *f = *state;
+	uint32_t n, d, a, copy, ro;
+	const uint8_t *p;
+	char path[300];
+
+	write_file(in_s0(f, "a.txt"), 3);
+	write_file(in_s0(f, "b.jpg"), 4);
+	mkdir(in_s0(f, "d"), 0755);
+	snprintf(path, sizeof(path), "%s/ro.txt", f->s1);
+	write_file(path, 2);
+	open_session(f);
+	/* All storages, root: 3 + 1 objects; by format: the JPEG only. */
+	cmd(f, MTP_OP_GET_NUM_OBJECTS, 3, 0xffffffff, 0, 0xffffffff);
+	assert_int_equal(resp(&n), MTP_RC_OK);
+	assert_int_equal(n, 4);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_NUM_OBJECTS, 3, 0x10001, MTP_FMT_EXIF_JPEG, 0);
+	assert_int_equal(resp(&n), MTP_RC_OK);
+	assert_int_equal(n, 1);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x10001, MTP_FMT_ASSOCIATION,
+	    0xffffffff);
+	p = fake_mtp_data() + fake_mtp_xfer(0)->off;
+	assert_int_equal(le32(p + 12), 1);
+	d = le32(p + 16);
+	fake_mtp_clear();
+	a = handle_of(f, "a.txt");
+	/* Listing a file as a folder is refused. */
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x10001, 0, a);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARENT_OBJECT);
+	fake_mtp_clear();
+	/* Copy into the folder, then move the original there too. */
+	cmd(f, MTP_OP_COPY_OBJECT, 3, a, 0x10001, d);
+	assert_int_equal(resp(&copy), MTP_RC_OK);
+	assert_true(copy != a);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_MOVE_OBJECT, 3, a, 0, d);
+	assert_int_equal(resp(NULL), MTP_RC_ACCESS_DENIED); /* name taken */
+	fake_mtp_clear();
+	cmd(f, MTP_OP_DELETE_OBJECT, 1, copy);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_MOVE_OBJECT, 3, a, 0, d);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(access(in_s0(f, "d/a.txt"), F_OK), 0);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_NUM_OBJECTS, 3, 0x10001, 0, d);
+	assert_int_equal(resp(&n), MTP_RC_OK);
+	assert_int_equal(n, 1);
+	fake_mtp_clear();
+	/* The read-only storage: capability, and refusals. */
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x20001);
+	assert_int_equal(le16(fake_mtp_data() + fake_mtp_xfer(0)->off + 16), 1);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x20001, 0, 0xffffffff);
+	ro = le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 16);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_DELETE_OBJECT, 1, ro);
+	assert_int_equal(resp(NULL), MTP_RC_STORE_READ_ONLY);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_COPY_OBJECT, 3, ro, 0x20001, 0);
+	assert_int_equal(resp(NULL), MTP_RC_STORE_READ_ONLY);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_MOVE_OBJECT, 3, a, 0x20001, 0);
+	assert_int_equal(resp(NULL), MTP_RC_STORE_READ_ONLY);
+	fake_mtp_clear();
+	/* DeviceFriendlyName: the model by default. */
+	cmd(f, MTP_OP_GET_DEVICE_PROP_VALUE, 1, MTP_DPROP_FRIENDLY_NAME);
+	p = fake_mtp_data() + fake_mtp_xfer(0)->off;
+	assert_int_equal(p[12], 12); /* "gadgetd MTP" + NUL */
+	assert_int_equal(p[13], 'g');
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_DEVICE_PROP_DESC, 1, 0x5001);
+	assert_int_equal(resp(NULL), MTP_RC_DEVICE_PROP_NOT_SUPPORTED);
+}
+
 static void test_command_op(void **state)
 {
 	struct fx *f = *state;
@@ -741,6 +819,7 @@ int main(void)
 	    T(test_rename_and_props),
 	    T(test_stray_data_and_disable),
 	    T(test_send_object_4gib_framing),
+	    T(test_listing_and_tree_ops),
 	    T(test_command_op),
 	};
 
