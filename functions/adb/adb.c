@@ -42,6 +42,7 @@ struct adb {
 	bool auth_on;
 	enum adb_state state;
 	uint32_t version;
+	uint32_t max_payload; /* min(ours, the host's), as adbd answers */
 	char banner[512];
 	struct adb_shell_cfg shell;
 	const char *reboot_cmd;
@@ -97,7 +98,7 @@ static int adb_room(void *data)
 
 static void send_cnxn(struct adb *a)
 {
-	adb_send(a, ADB_CNXN, a->version, ADB_MAX_PAYLOAD, a->banner,
+	adb_send(a, ADB_CNXN, a->version, a->max_payload, a->banner,
 		 strlen(a->banner) + 1);
 	set_state(a, ADB_STATE_DEVICE);
 	a->waiting_fp[0] = '\0';
@@ -120,6 +121,7 @@ static void reset_connection(struct adb *a)
 	adb_streams_reset(a->streams);
 	adb_forward_reset(a->fwd);
 	adb_reader_reset(a->reader);
+	adb_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
 }
 
 static void on_cnxn(struct adb *a, const struct adb_hdr *h,
@@ -135,7 +137,10 @@ static void on_cnxn(struct adb *a, const struct adb_hdr *h,
 		return;
 	}
 	a->version = h->arg0 < ADB_VERSION ? h->arg0 : ADB_VERSION;
-	adb_streams_set_max_payload(a->streams, h->arg1);
+	a->max_payload = h->arg1 < ADB_MAX_PAYLOAD ? h->arg1 : ADB_MAX_PAYLOAD;
+	adb_streams_set_max_payload(a->streams, a->max_payload);
+	/* From now on a longer message is a broken host. */
+	adb_reader_set_max(a->reader, a->max_payload);
 	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);
 	host[payload ? n : 0] = '\0';
 	host[strcspn(host, "\n")] = '\0';

@@ -165,7 +165,8 @@ static void test_descriptors_and_banner(void **state)
 	send_msg(t, ADB_CNXN, ADB_VERSION, 256 * 1024, "host::x", 8);
 	expect(t, &m, ADB_CNXN);
 	assert_int_equal(m.arg0, 0x01000001);
-	assert_int_equal(m.arg1, 1024 * 1024);
+	/* Our max payload is 1 MiB; we answer the smaller of the two. */
+	assert_int_equal(m.arg1, 256 * 1024);
 	assert_non_null(strstr((const char *)m.data,
 			       "device::ro.product.name=prod;"
 			       "ro.product.model=mod;ro.product.device=gadgetd;"
@@ -233,6 +234,11 @@ static void test_malformed_messages(void **state)
 	/* So does a message longer than our max payload. */
 	connect_host(t, ADB_MAX_PAYLOAD);
 	adb_packet_encode(hdr, ADB_WRTE, 1, 2, NULL, ADB_MAX_PAYLOAD + 1, 0);
+	ops->rx(t->priv, 0, hdr, sizeof(hdr));
+	assert_string_equal(fake_of(t->p)->status_state, "offline");
+	/* Longer than the negotiated (smaller) max payload. */
+	connect_host(t, 4096);
+	adb_packet_encode(hdr, ADB_WRTE, 1, 2, NULL, 4097, 0);
 	ops->rx(t->priv, 0, hdr, sizeof(hdr));
 	assert_string_equal(fake_of(t->p)->status_state, "offline");
 	/* Zero-length reads are ignored. */
@@ -467,7 +473,9 @@ static void test_sync_push_pull_stat(void **state)
 	/* Split the WRTE in the middle of a DATA message. */
 	got = sync_call(t, 20, id, req, 1000, out, 0);
 	assert_int_equal(got, 0);
-	got = sync_call(t, 20, id, req + 1000, n - 1000, out, 0);
+	for (off = 1000; off < n; off += 65536)
+		got = sync_call(t, 20, id, req + off,
+				n - off < 65536 ? n - off : 65536, out, 0);
 	n = put_req(req, ADB_SYNC_DATA, data + 131072, sizeof(data) - 131072);
 	adb_sync_put32(req + n, ADB_SYNC_DONE);
 	adb_sync_put32(req + n + 4, 1600000000);
