@@ -8,6 +8,9 @@
  *                            listen on the device and open REMOTE on the
  *                            host for each connection (adb reverse)
  *
+ * Reverse listeners bind to the loopback address only (adbd binds to any):
+ * a reverse port is for programs on the device, not for its network.
+ *
  * reverse: replies follow adbd: "OKAY", or "FAIL" + 4 hex digits of length
  * + message; list-forward sends hex4 length + one line per listener.
  */

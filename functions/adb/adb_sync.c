@@ -262,7 +262,8 @@ static void do_send(struct adb_sync *sy, const char *spec)
 	if (sy->send_link)
 		return;
 	sy->send_fd = open(sy->send_path,
-			   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 0777);
+			   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK,
+			   mode & 0777);
 	if (sy->send_fd < 0)
 		sy->send_err = errno;
 	else
@@ -357,7 +358,9 @@ static void send_done(struct adb_sync *sy, uint32_t mtime)
 
 static void do_recv(struct adb_sync *sy, const char *path)
 {
-	sy->recv_fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO without a writer must fail, not hang the
+	 * worker; files and block devices ignore it. */
+	sy->recv_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sy->recv_fd < 0) {
 		queue_fail(sy, "open failed", errno);
 		return;

@@ -545,6 +545,13 @@ static void test_sync_errors(void **state)
 	n += 8;
 	got = sync_call(t, 30, id, req, n, out, 8);
 	assert_int_equal(get32(out), ADB_SYNC_FAIL);
+	/* RECV of a FIFO nobody writes fails rather than hanging. */
+	snprintf(longpath, sizeof(longpath), "%s/fifo", t->dir);
+	assert_int_equal(mkfifo(longpath, 0600), 0);
+	n = put_req(req, ADB_SYNC_RECV, longpath, strlen(longpath));
+	got = sync_call(t, 30, id, req, n, out, 8);
+	assert_true(got >= 8);
+	assert_true(get32(out) == ADB_SYNC_FAIL || get32(out) == ADB_SYNC_DONE);
 	/* A path over 1024 bytes: FAIL, then the stream closes. */
 	memset(longpath, 'a', sizeof(longpath));
 	n = put_req(req, ADB_SYNC_STAT, longpath, 1025);
