@@ -1,14 +1,20 @@
 """Print throughput ratios from the BENCH lines of one VM run."""
 import sys
 
-vals = {}
+samples = {}
 for line in open(sys.argv[1]):
     parts = line.split()
     if len(parts) >= 3 and parts[0] == "BENCH":
         try:
-            vals[parts[1]] = float(parts[2])
+            samples.setdefault(parts[1], []).append(float(parts[2]))
         except ValueError:
             pass
+# A benchmark measured more than once in the run (the ceiling, first and
+# last) counts with its mean.
+vals = {k: sum(v) / len(v) for k, v in samples.items()}
+for k, v in samples.items():
+    if len(v) > 1:
+        print(f"{k}: {' and '.join(f'{x:g}' for x in v)}, mean {vals[k]:.1f}")
 
 pairs = [
     ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
