@@ -3,6 +3,7 @@
 #include "protocol.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,7 +199,13 @@ int main(int argc, char **argv)
 	unsigned i;
 	int c;
 
-	while ((c = getopt(argc, argv, "+s:h")) != -1) {
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': sock = optarg; break;
 		case 'h': gadgetctl_usage(stdout); return CTL_EXIT_OK;

@@ -174,7 +174,17 @@ int main(int argc, char **argv)
 	char err[8192];
 	int c;
 
-	while ((c = getopt(argc, argv, "c:s:fnvh")) != -1) {
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "c:s:fnvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': path = optarg; break;
 		case 's': sock = optarg; break;
