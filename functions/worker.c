@@ -351,18 +351,26 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 		log_warnx("unknown message type %u from gadgetd", type);
 }
 
-static void worker_usage(void)
+static void worker_usage(FILE *out, int code)
 {
-	fprintf(stderr, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
-			"[-o KEY=VALUE]... [-v]\n");
-	exit(2);
+	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
+		     "[-o KEY=VALUE]... [-v]\n"
+		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
+		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",
+		WORKER_FD);
+	exit(code);
 }
 
 static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 {
 	int c;
 
-	while ((c = getopt(argc, argv, "P:i:d:o:v")) != -1) {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "P:i:d:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P': p->so = optarg; break;
 		case 'i': p->instance = optarg; break;
@@ -376,11 +384,12 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 			p->opts[p->n_opts++] = optarg;
 			break;
 		case 'v': *verbose = true; break;
-		default: worker_usage();
+		case 'h': worker_usage(stdout, 0); break;
+		default: worker_usage(stderr, 2);
 		}
 	}
 	if (!p->so || !p->instance || !p->dir || optind != argc)
-		worker_usage();
+		worker_usage(stderr, 2);
 }
 
 /* gadgetd hands over fd 3; anything else means we were started by hand. */
