@@ -272,21 +272,23 @@ static void mtp_out_done(struct mtp *m)
 static bool mtp_out_header(struct mtp *m)
 {
 	struct mtp_container h;
+	bool file;
 
 	if (mtp_container_parse_hdr(m->hdr, MTP_HDR_LEN, &h) < 0 ||
 	    h.type != MTP_TYPE_DATA)
 		return false;
 	/*
-	 * An object of 4 GiB or more (ObjectCompressedSize 0xFFFFFFFF): the
-	 * container length cannot hold it, and libmtp even sends it cut to
-	 * 32 bits. Then only the end of the transfer ends the phase.
+	 * An object of 4 GiB or more: the container length cannot hold it,
+	 * and libmtp even sends it cut to 32 bits. Then the size from
+	 * SendObjectPropList counts, or, after an ObjectInfo that could only
+	 * say 0xFFFFFFFF, the end of the transfer.
 	 */
-	if (!m->stray && m->reply.phase == MTP_PHASE_OUT_FILE &&
-	    m->reply.length == MTP_LEN_UNKNOWN)
-		m->expect = MTP_LEN_UNKNOWN;
+	file = !m->stray && m->reply.phase == MTP_PHASE_OUT_FILE;
+	if (file && m->reply.length >= 0xFFFFFFFFull - MTP_HDR_LEN)
+		m->expect = m->reply.length;
 	else if (h.len != 0xFFFFFFFF)
 		m->expect = h.len - MTP_HDR_LEN;
-	else if (!m->stray && m->reply.phase == MTP_PHASE_OUT_FILE)
+	else if (file)
 		m->expect = m->reply.length;
 	return true;
 }

@@ -173,6 +173,79 @@ int mtp_dataset_parse_object_info(const uint8_t *p, size_t len,
 	return r.err;
 }
 
+/* Size of a scalar of data type dt; 0 for strings, -1 when unknown. */
+static int mtp_dataset_scalar_size(uint16_t dt)
+{
+	switch (dt) {
+	case 0x0001: /* INT8 */
+	case MTP_DT_UINT8:
+		return 1;
+	case 0x0003: /* INT16 */
+	case MTP_DT_UINT16:
+		return 2;
+	case 0x0005: /* INT32 */
+	case MTP_DT_UINT32:
+		return 4;
+	case 0x0007: /* INT64 */
+	case MTP_DT_UINT64:
+		return 8;
+	case 0x0009: /* INT128 */
+	case MTP_DT_UINT128:
+		return 16;
+	case MTP_DT_STR:
+		return 0;
+	}
+	return -1;
+}
+
+/* Step over one value of data type dt (arrays are 0x4000 | type). */
+static int mtp_dataset_skip(struct mtp_rd *r, uint16_t dt)
+{
+	char s[MTP_STR_MAX + 1];
+	int size = mtp_dataset_scalar_size(dt & ~0x4000);
+	uint64_t n = 1;
+
+	if (size < 0 || (dt & 0x4000 && size == 0))
+		return -EBADMSG;
+	if (dt & 0x4000)
+		n = mtp_rd_u32(r);
+	if (size == 0)
+		return mtp_rd_str(r, s, sizeof(s));
+	if (r->err || n * size > r->len - r->off)
+		return -EBADMSG;
+	r->off += n * size;
+	return 0;
+}
+
+int mtp_dataset_parse_send_props(const uint8_t *p, size_t len, char *name,
+				 size_t size)
+{
+	struct mtp_rd r;
+	uint32_t n;
+
+	mtp_rd_init(&r, p, len);
+	n = mtp_rd_u32(&r);
+	name[0] = 0;
+	for (uint32_t i = 0; i < n && !r.err; i++) {
+		uint16_t code, dt;
+
+		mtp_rd_u32(&r); /* ObjectHandle: 0 for an object to be */
+		code = mtp_rd_u16(&r);
+		dt = mtp_rd_u16(&r);
+		if (r.err)
+			break;
+		if (code == MTP_PROP_OBJECT_FILE_NAME && dt == MTP_DT_STR) {
+			if (mtp_rd_str(&r, name, size) < 0)
+				return -EBADMSG;
+		} else if (mtp_dataset_skip(&r, dt) < 0) {
+			return -EBADMSG;
+		}
+	}
+	if (r.err)
+		return -EBADMSG;
+	return name[0] ? 0 : -ENOENT;
+}
+
 uint16_t mtp_dataset_prop_type(uint16_t prop)
 {
 	switch (prop) {

@@ -50,6 +50,14 @@ int mtp_dataset_object_info(struct mtp_buf *b, const struct mtp_obj_stat *st);
 int mtp_dataset_parse_object_info(const uint8_t *p, size_t len,
 				  struct mtp_objinfo *oi);
 
+/*
+ * The ObjectPropList of a SendObjectPropList: every element must be well
+ * formed (any data type, arrays included); name gets ObjectFileName.
+ * -EBADMSG for a malformed list, -ENOENT when it names no file.
+ */
+int mtp_dataset_parse_send_props(const uint8_t *p, size_t len, char *name,
+				 size_t size);
+
 uint16_t mtp_dataset_format_of(const char *name, bool dir);
 bool mtp_dataset_format_known(uint16_t format);
 /* "YYYYMMDDThhmmss" in UTC; out has room for 16 bytes. */

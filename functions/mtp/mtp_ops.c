@@ -392,7 +392,7 @@ static void mtp_ops_delete_object(struct mtp_ops *o,
 		mtp_ops_rc(r, mtp_ops_errno_code(rc));
 }
 
-static void mtp_ops_send_object_info(struct mtp_ops *o,
+static void mtp_ops_want_dataset(struct mtp_ops *o,
 				     const struct mtp_container *c,
 				     struct mtp_reply *r)
 {
@@ -422,8 +422,9 @@ static uint16_t mtp_ops_target(struct mtp_ops *o, uint32_t *storage,
 	return MTP_RC_OK;
 }
 
+/* size is MTP_LEN_UNKNOWN when the host did not say. */
 static uint16_t mtp_ops_space_check(struct mtp_ops *o, uint32_t storage,
-				    uint32_t size)
+				    uint64_t size)
 {
 	struct mtp_storage_stat st;
 
@@ -431,32 +432,26 @@ static uint16_t mtp_ops_space_check(struct mtp_ops *o, uint32_t storage,
 		return MTP_RC_INVALID_STORAGE_ID;
 	if (st.readonly)
 		return MTP_RC_STORE_READ_ONLY;
-	if (size != 0xFFFFFFFF && size > st.free_bytes)
+	if (size != MTP_LEN_UNKNOWN && size > st.free_bytes)
 		return MTP_RC_STORE_FULL;
 	return MTP_RC_OK;
 }
 
-static void mtp_ops_object_info_data(struct mtp_ops *o,
-				     const struct mtp_container *c,
-				     struct mtp_reply *r)
+/* Create what SendObjectInfo or SendObjectPropList announced and answer
+ * with its storage, parent and handle. */
+static void mtp_ops_announce(struct mtp_ops *o, struct mtp_reply *r,
+			     uint32_t storage, uint32_t parent,
+			     const char *name, bool dir, uint64_t size)
 {
-	uint32_t storage = c->params[0], parent = c->params[1], h;
-	struct mtp_objinfo oi;
-	bool dir;
+	uint32_t h;
 	int fd = -1, rc;
 
-	mtp_ops_drop_pending(o, false);
-	if (mtp_dataset_parse_object_info(o->buf.data, o->buf.len, &oi) < 0) {
-		mtp_ops_rc(r, MTP_RC_INVALID_DATASET);
-		return;
-	}
-	dir = oi.format == MTP_FMT_ASSOCIATION;
 	mtp_ops_rc(r, mtp_ops_target(o, &storage, &parent));
 	if (r->code == MTP_RC_OK)
-		mtp_ops_rc(r, mtp_ops_space_check(o, storage, oi.size));
+		mtp_ops_rc(r, mtp_ops_space_check(o, storage, size));
 	if (r->code != MTP_RC_OK)
 		return;
-	rc = mtp_store_create(o->store, storage, parent, oi.name, dir, &h, &fd);
+	rc = mtp_store_create(o->store, storage, parent, name, dir, &h, &fd);
 	if (rc < 0) {
 		mtp_ops_rc(r, mtp_ops_errno_code(rc));
 		return;
@@ -464,12 +459,49 @@ static void mtp_ops_object_info_data(struct mtp_ops *o,
 	if (!dir) {
 		o->pending = h;
 		o->pending_fd = fd;
-		o->pending_len =
-		    oi.size == 0xFFFFFFFF ? MTP_LEN_UNKNOWN : oi.size;
+		o->pending_len = size;
 	}
 	mtp_ops_param(r, storage);
 	mtp_ops_param(r, parent);
 	mtp_ops_param(r, h);
+}
+
+static void mtp_ops_object_info_data(struct mtp_ops *o,
+				     const struct mtp_container *c,
+				     struct mtp_reply *r)
+{
+	struct mtp_objinfo oi;
+
+	mtp_ops_drop_pending(o, false);
+	if (mtp_dataset_parse_object_info(o->buf.data, o->buf.len, &oi) < 0) {
+		mtp_ops_rc(r, MTP_RC_INVALID_DATASET);
+		return;
+	}
+	mtp_ops_announce(o, r, c->params[0], c->params[1], oi.name,
+			 oi.format == MTP_FMT_ASSOCIATION,
+			 oi.size == 0xFFFFFFFF ? MTP_LEN_UNKNOWN : oi.size);
+}
+
+/* SendObjectPropList(storage, parent, format, size high, size low): an
+ * exact 64-bit size, unlike ObjectInfo's 32 bits. */
+static void mtp_ops_send_props_data(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r)
+{
+	char name[MTP_STR_MAX + 1];
+	uint64_t size = (uint64_t)c->params[3] << 32 | c->params[4];
+	int rc;
+
+	mtp_ops_drop_pending(o, false);
+	rc = mtp_dataset_parse_send_props(o->buf.data, o->buf.len, name,
+					  sizeof(name));
+	if (rc < 0) {
+		mtp_ops_rc(r, rc == -ENOENT ? MTP_RC_INVALID_PARAMETER
+					    : MTP_RC_INVALID_DATASET);
+		return;
+	}
+	mtp_ops_announce(o, r, c->params[0], c->params[1], name,
+			 c->params[2] == MTP_FMT_ASSOCIATION, size);
 }
 
 static void mtp_ops_send_object(struct mtp_ops *o,
@@ -772,8 +804,9 @@ static const struct mtp_ops_entry mtp_ops_table[] = {
     {MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info},
     {MTP_OP_GET_OBJECT, mtp_ops_get_object},
     {MTP_OP_DELETE_OBJECT, mtp_ops_delete_object},
-    {MTP_OP_SEND_OBJECT_INFO, mtp_ops_send_object_info},
+    {MTP_OP_SEND_OBJECT_INFO, mtp_ops_want_dataset},
     {MTP_OP_SEND_OBJECT, mtp_ops_send_object},
+    {MTP_OP_SEND_OBJECT_PROP_LIST, mtp_ops_want_dataset},
     {MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc},
     {MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value},
     {MTP_OP_MOVE_OBJECT, mtp_ops_move_object},
@@ -817,6 +850,7 @@ void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
 		    c->code != MTP_OP_OPEN_SESSION) {
 			mtp_ops_rc(r, MTP_RC_SESSION_NOT_OPEN);
 			if (c->code == MTP_OP_SEND_OBJECT_INFO ||
+			    c->code == MTP_OP_SEND_OBJECT_PROP_LIST ||
 			    c->code == MTP_OP_SEND_OBJECT ||
 			    c->code == MTP_OP_SET_OBJECT_PROP_VALUE)
 				r->phase = MTP_PHASE_OUT_DISCARD;
@@ -844,6 +878,8 @@ void mtp_ops_data_out(struct mtp_ops *o, const struct mtp_container *c,
 	}
 	if (c->code == MTP_OP_SEND_OBJECT_INFO)
 		mtp_ops_object_info_data(o, &cmd, r);
+	else if (c->code == MTP_OP_SEND_OBJECT_PROP_LIST)
+		mtp_ops_send_props_data(o, &cmd, r);
 	else if (c->code == MTP_OP_SET_OBJECT_PROP_VALUE)
 		mtp_ops_prop_value_data(o, &cmd, r);
 	else

@@ -243,6 +243,76 @@ static void test_objinfo_malformed(void **state)
 	mtp_buf_finish(&b);
 }
 
+/* An ObjectPropList as libmtp sends it with SendObjectPropList. */
+static size_t build_send_props(struct mtp_buf *b, const char *name)
+{
+	mtp_buf_u32(b, 4);
+	mtp_buf_u32(b, 0);
+	mtp_buf_u16(b, MTP_PROP_PROTECTION_STATUS);
+	mtp_buf_u16(b, MTP_DT_UINT16);
+	mtp_buf_u16(b, 0);
+	mtp_buf_u32(b, 0);
+	mtp_buf_u16(b, 0xDC4F); /* NonConsumable */
+	mtp_buf_u16(b, MTP_DT_UINT8);
+	mtp_buf_u8(b, 0);
+	mtp_buf_u32(b, 0);
+	mtp_buf_u16(b, MTP_PROP_OBJECT_FILE_NAME);
+	mtp_buf_u16(b, MTP_DT_STR);
+	mtp_buf_str(b, name);
+	mtp_buf_u32(b, 0);
+	mtp_buf_u16(b, 0xDC99); /* something we do not know, an array */
+	mtp_buf_u16(b, 0x4000 | MTP_DT_UINT32);
+	mtp_buf_u32(b, 2);
+	mtp_buf_u32(b, 7);
+	mtp_buf_u32(b, 8);
+	return b->len;
+}
+
+static void test_send_props(void **state)
+{
+	char name[MTP_STR_MAX + 1];
+	struct mtp_buf b;
+	size_t n;
+
+	mtp_buf_init(&b);
+	n = build_send_props(&b, "movie.mkv");
+	assert_int_equal(mtp_dataset_parse_send_props(b.data, n, name,
+						      sizeof(name)),
+			 0);
+	assert_string_equal(name, "movie.mkv");
+	/* Every truncation is refused. */
+	for (size_t cut = 0; cut < n; cut++)
+		assert_int_equal(mtp_dataset_parse_send_props(b.data, cut, name,
+							      sizeof(name)),
+				 -EBADMSG);
+	/* An unknown data type, and an array of strings, are refused. */
+	b.data[n - 14] = 0x77;
+	assert_int_equal(mtp_dataset_parse_send_props(b.data, n, name,
+						      sizeof(name)),
+			 -EBADMSG);
+	b.data[n - 14] = MTP_DT_STR & 0xff;
+	b.data[n - 13] = 0x40 | (MTP_DT_STR >> 8);
+	assert_int_equal(mtp_dataset_parse_send_props(b.data, n, name,
+						      sizeof(name)),
+			 -EBADMSG);
+	/* A well-formed list without a file name. */
+	mtp_buf_reset(&b);
+	mtp_buf_u32(&b, 1);
+	mtp_buf_u32(&b, 0);
+	mtp_buf_u16(&b, MTP_PROP_PROTECTION_STATUS);
+	mtp_buf_u16(&b, MTP_DT_UINT16);
+	mtp_buf_u16(&b, 0);
+	assert_int_equal(mtp_dataset_parse_send_props(b.data, b.len, name,
+						      sizeof(name)),
+			 -ENOENT);
+	/* A count far beyond the data. */
+	b.data[0] = 0xff;
+	assert_int_equal(mtp_dataset_parse_send_props(b.data, b.len, name,
+						      sizeof(name)),
+			 -EBADMSG);
+	mtp_buf_finish(&b);
+}
+
 static void test_device_info(void **state)
 {
 	static const uint16_t ops[] = {0x1001, 0x1002};
@@ -342,6 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_cmd_malformed),
 	    cmocka_unit_test(test_objinfo_parse),
 	    cmocka_unit_test(test_objinfo_malformed),
+	    cmocka_unit_test(test_send_props),
 	    cmocka_unit_test(test_device_info),
 	    cmocka_unit_test(test_props),
 	    cmocka_unit_test(test_formats),

@@ -712,6 +712,73 @@ static void test_send_object_4gib_framing(void **state)
 	free(buf);
 }
 
+static void test_send_object_prop_list(void **state)
+{
+	static const size_t whole[] = {0};
+	struct fx *f = *state;
+	uint8_t props[256], *buf = calloc(1, 16384);
+	struct mtp_buf b;
+	uint32_t tid, h;
+	struct stat sb;
+	size_t n;
+
+	open_session(f);
+	mtp_buf_init(&b);
+	mtp_buf_u32(&b, 1);
+	mtp_buf_u32(&b, 0);
+	mtp_buf_u16(&b, MTP_PROP_OBJECT_FILE_NAME);
+	mtp_buf_u16(&b, MTP_DT_STR);
+	mtp_buf_str(&b, "pl.bin");
+	n = b.len;
+	memcpy(props, b.data, n);
+	mtp_buf_finish(&b);
+	/* A 5-byte file announced by prop list, then sent. */
+	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0xffffffff,
+		  MTP_FMT_UNDEFINED, 0, 5);
+	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, n, whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	h = le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 20);
+	assert_true(h != 0);
+	fake_mtp_clear();
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, (const uint8_t *)"hello", 5,
+		   whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), 0);
+	assert_int_equal(sb.st_size, 5);
+	fake_mtp_clear();
+	/* 4 GiB + 16: the 64-bit size counts, not libmtp's container
+	 * length cut to 32 bits (12 + 16 = 28). */
+	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0xffffffff,
+		  MTP_FMT_UNDEFINED, 1, 16);
+	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, n, whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(buf, 28, MTP_TYPE_DATA, MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
+	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
+	assert_int_equal(fake_mtp_n_xfers(), 0); /* still receiving */
+	/* A reset drops the half-sent object; then a folder by prop list
+	 * takes the name. */
+	ops->disable(f->priv);
+	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), -1);
+	ops->enable(f->priv);
+	open_session(f);
+	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0,
+		  MTP_FMT_ASSOCIATION, 0, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, n, whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), 0);
+	assert_true(S_ISDIR(sb.st_mode));
+	fake_mtp_clear();
+	/* A malformed list. */
+	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0, 0, 0, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, 9, whole);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_DATASET);
+	free(buf);
+}
+
 static void test_listing_and_tree_ops(void **state)
 {
 	struct fx *f = *state;
@@ -819,6 +886,7 @@ int main(void)
 	    T(test_rename_and_props),
 	    T(test_stray_data_and_disable),
 	    T(test_send_object_4gib_framing),
+	    T(test_send_object_prop_list),
 	    T(test_listing_and_tree_ops),
 	    T(test_command_op),
 	};
