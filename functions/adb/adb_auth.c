@@ -366,8 +366,9 @@ static int append_line(const char *path, const char *line)
 
 	if (fd < 0)
 		return -errno;
+	errno = 0;
 	if (write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		rc = errno ? -errno : -EIO;
+		rc = errno ? -errno : -EIO; /* a short write sets no errno */
 	if (fsync(fd) < 0 && rc == 0)
 		rc = -errno;
 	close(fd);
