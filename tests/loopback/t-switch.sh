@@ -56,7 +56,10 @@ ip netns exec gadget ip addr add 192.168.77.1/24 dev "$gif"
 ip netns exec gadget ip link set "$gif" up
 ip addr add 192.168.77.2/24 dev "$hif"
 ip link set "$hif" up
-check "host pings the gadget over USB" timeout 20 ping -c 3 -W 5 192.168.77.1
+# The host's link comes up once the gadget's interface is up and
+# cdc_ether has seen the connection notification.
+n=0; until [ "$(cat /sys/class/net/$hif/carrier 2>/dev/null)" = 1 ] || [ $n -gt 100 ]; do sleep 0.1; n=$((n+1)); done
+check "host pings the gadget over USB" timeout 30 ping -c 3 -w 25 192.168.77.1
 ip netns exec gadget ip link set "$gif" netns 1 2>/dev/null
 
 say "switch ncm"
