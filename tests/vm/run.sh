@@ -14,7 +14,7 @@ shift 3
 cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
 log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
-timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 2048 -smp 2 \
+timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -m 3072 -smp 2 \
 	-nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
