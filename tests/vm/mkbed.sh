@@ -6,7 +6,9 @@ set -eu
 out=${1:?usage: mkbed.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ -f "$out/stamp" ] && exit 0
+here=$(cd "$(dirname "$0")" && pwd)
+# Rebuilt when the initramfs script or this one changed.
+[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed.sh" ] && exit 0
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed: $1 is missing (run as root to install packages)" >&2; exit 1; }; }
 need dpkg-deb; need depmod; need cpio; need busybox
@@ -40,7 +42,7 @@ for m in virtio_pci virtio_pci_legacy_dev virtio_pci_modern_dev virtio_ring virt
 	f=$(find "$out/kroot/lib/modules/$kver" -name "$m.ko*" | head -n1)
 	[ -n "$f" ] && cp "$f" "$ird/lib/modules/$kver/"
 done
-cp "$(dirname "$0")/initramfs-init" "$ird/init"
+cp "$here/initramfs-init" "$ird/init"
 chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd"
 touch "$out/stamp"
