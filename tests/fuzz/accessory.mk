@@ -14,5 +14,5 @@ $(B)/fuzz/fuzz_accessory: $(FUZZ_ACCESSORY_SRCS) $(wildcard functions/accessory/
 else
 $(B)/fuzz/fuzz_accessory: $(FUZZ_ACCESSORY_SRCS) $(wildcard functions/accessory/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DFUZZ_ACCESSORY_STANDALONE -o $@ $(FUZZ_ACCESSORY_SRCS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_ACCESSORY_SRCS) tests/fuzz/standalone.c
 endif

@@ -15,10 +15,10 @@ $(B)/fuzz/fuzz_adb_sync: $(FUZZ_ADB_SYNC_SRCS) functions/adb/adb_syncmsg.h
 	@mkdir -p $(dir $@)
 	clang $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_SYNC_SRCS)
 else
-$(B)/fuzz/fuzz_adb_packet: $(FUZZ_ADB_PACKET_SRCS) functions/adb/adb_packet.h tests/fuzz/fuzz_adb_standalone.h
+$(B)/fuzz/fuzz_adb_packet: $(FUZZ_ADB_PACKET_SRCS) functions/adb/adb_packet.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_STANDALONE -o $@ $(FUZZ_ADB_PACKET_SRCS)
-$(B)/fuzz/fuzz_adb_sync: $(FUZZ_ADB_SYNC_SRCS) functions/adb/adb_syncmsg.h tests/fuzz/fuzz_adb_standalone.h
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_ADB_PACKET_SRCS) tests/fuzz/standalone.c
+$(B)/fuzz/fuzz_adb_sync: $(FUZZ_ADB_SYNC_SRCS) functions/adb/adb_syncmsg.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_STANDALONE -o $@ $(FUZZ_ADB_SYNC_SRCS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_ADB_SYNC_SRCS) tests/fuzz/standalone.c
 endif

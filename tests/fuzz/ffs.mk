@@ -12,5 +12,5 @@ $(B)/fuzz/fuzz_ffs_ep0: $(FUZZ_FFS_SRCS) functions/ffs.h functions/wmsg.h
 else
 $(B)/fuzz/fuzz_ffs_ep0: $(FUZZ_FFS_SRCS) functions/ffs.h functions/wmsg.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DFUZZ_FFS_STANDALONE -o $@ $(FUZZ_FFS_SRCS)
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_FFS_SRCS) tests/fuzz/standalone.c
 endif

@@ -58,7 +58,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	return 0;
 }
-
-#ifdef FUZZ_ADB_STANDALONE
-#include "fuzz_adb_standalone.h"
-#endif

@@ -131,24 +131,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fuzz_sv[1]);
 	return 0;
 }
-
-#ifdef FUZZ_FFS_STANDALONE
-/* Without libFuzzer: replay each file named on the command line. */
-int main(int argc, char **argv)
-{
-	static uint8_t buf[1 << 16];
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		FILE *f = fopen(argv[i], "rb");
-		size_t n;
-
-		if (!f)
-			continue;
-		n = fread(buf, 1, sizeof(buf), f);
-		fclose(f);
-		LLVMFuzzerTestOneInput(buf, n);
-	}
-	return 0;
-}
-#endif

@@ -17,5 +17,5 @@ $(B)/fuzz/fuzz_mtp: $(FUZZ_MTP_SRCS) $(wildcard functions/mtp/*.h) tests/unit/fa
 else
 $(B)/fuzz/fuzz_mtp: $(FUZZ_MTP_SRCS) $(wildcard functions/mtp/*.h) tests/unit/fake_plugin_mtp.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Itests/unit -DFUZZ_MTP_STANDALONE -o $@ $(FUZZ_MTP_SRCS)
+	$(CC) $(TEST_CFLAGS) -Itests/unit -o $@ $(FUZZ_MTP_SRCS) tests/fuzz/standalone.c
 endif

@@ -12,5 +12,5 @@ $(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) gadgetd/profile.h
 else
 $(B)/fuzz/fuzz_profile: $(FUZZ_PROFILE_SRCS) gadgetd/profile.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DFUZZ_PROFILE_STANDALONE -o $@ $(FUZZ_PROFILE_SRCS) -lconfig
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_PROFILE_SRCS) tests/fuzz/standalone.c -lconfig
 endif
