@@ -10,6 +10,5 @@ rm -rf "$out"
 mkdir -p "$out"
 echo "demo: booting Debian's kernel under QEMU (about 10 s)..." >&2
 "$src/tests/vm/run.sh" "$bed" "$out" 300 "SRC=$src B=$src/build sh $here/demo-guest.sh" |
-	tr -d '\r' | sed -n '/^GADGETD-BED: running/,$p' | grep -v '^GADGETD-BED\|^\[ *[0-9.]*\]'
-rc=$?
+	tr -d '\r' | sed -n '/GADGETD-BED: running/,$p' | grep -v 'GADGETD-BED\|^\[ *[0-9.]*\]'
 exit "$(sed -n 's/^GADGETD-EXIT=\([0-9]*\).*/\1/p' "$out/console.log" | tail -n1 | grep . || echo 1)"
