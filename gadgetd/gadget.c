@@ -9,6 +9,7 @@
 #include "supervisor.h"
 #include "udc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,12 +510,31 @@ int gadget_function_command(struct gadget *g, int argc, char **argv,
 	return supervisor_command(g->sup, argv[0], argc - 1, argv + 1, reply, size);
 }
 
+/* Every *.conf in profile_dir, for `gadgetctl switch --profile`. */
+static void gadget_list_profiles(struct gadget *g, FILE *out)
+{
+	struct dirent **names;
+	int i, n = scandir(g->cfg->profile_dir, &names, NULL, alphasort);
+
+	fprintf(out, "profiles in %s:", g->cfg->profile_dir);
+	for (i = 0; i < n; i++) {
+		size_t l = strlen(names[i]->d_name);
+		if (l > 5 && !strcmp(names[i]->d_name + l - 5, ".conf"))
+			fprintf(out, " %.*s", (int)(l - 5), names[i]->d_name);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+	fputc('\n', out);
+}
+
 void gadget_list(struct gadget *g, FILE *out)
 {
 	const struct profile *p = g->profile;
 	char name[GADGET_SET_MAX];
 	unsigned i;
 
+	gadget_list_profiles(g, out);
 	if (!p) {
 		fprintf(out, "no profile loaded\n");
 		return;

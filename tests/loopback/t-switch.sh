@@ -9,6 +9,8 @@ VID=1d6b
 say "switch acm,ecm"
 check "gadgetctl switch acm,ecm" gd_switch acm,ecm
 PID_ACMECM=$(set_pid acm,ecm)
+check "list names the installed profiles" sh -c 'gadgetctl list | grep -q "^profiles in /etc/gadgetd/profiles: android lab$"'
+check "list marks the active set" sh -c 'gadgetctl list | grep -q "^  acm,ecm .*(active)"'
 check "host sees $VID:$PID_ACMECM" wait_usb "$VID:$PID_ACMECM"
 lsusb -v -d "$VID:$PID_ACMECM" 2>/dev/null > /mnt/out/lsusb-acm-ecm.txt
 check "iManufacturer is the profile's" grep -q 'iManufacturer.*gadgetd' /mnt/out/lsusb-acm-ecm.txt
