@@ -649,14 +649,14 @@ fail:
 }
 
 const struct plugin_ops gadgetd_plugin = {
-    .name = "mtp",
-    .init = mtp_init,
-    .finish = mtp_finish,
-    .enable = mtp_enable,
-    .disable = mtp_disable,
-    .setup = mtp_setup,
-    .setup_data = mtp_setup_data,
-    .rx = mtp_rx,
-    .tx_drained = mtp_tx_drained,
-    .command = mtp_command_op,
+	.name = "mtp",
+	.init = mtp_init,
+	.finish = mtp_finish,
+	.enable = mtp_enable,
+	.disable = mtp_disable,
+	.setup = mtp_setup,
+	.setup_data = mtp_setup_data,
+	.rx = mtp_rx,
+	.tx_drained = mtp_tx_drained,
+	.command = mtp_command_op,
 };
