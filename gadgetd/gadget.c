@@ -393,7 +393,7 @@ int gadget_reload(struct gadget *g, char *msg, size_t size)
 {
 	struct profile *p;
 	char name[GADGET_SET_MAX];
-	int r;
+	int r, idx;
 
 	r = gadget_load_profile(g, g->profile ? g->profile->name : g->cfg->profile,
 				&p, msg, size);
@@ -406,12 +406,13 @@ int gadget_reload(struct gadget *g, char *msg, size_t size)
 		return 0;
 	}
 	profile_set_name(g->profile, g->set, name, sizeof(name));
-	if (profile_set_find(p, name, msg, size) < 0) {
+	idx = profile_set_find(p, name, msg, size);
+	if (idx < 0) {
 		profile_free(p);
 		return -EINVAL;
 	}
 	g->busy = true;
-	r = gadget_transact(g, p, profile_set_find(p, name, msg, size), msg, size);
+	r = gadget_transact(g, p, idx, msg, size);
 	g->busy = false;
 	return r;
 }
