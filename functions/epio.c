@@ -12,27 +12,37 @@
 
 #define EPIO_SLOTS (EPIO_RX_SLOTS > EPIO_TX_SLOTS ? EPIO_RX_SLOTS : EPIO_TX_SLOTS)
 #define EPIO_EVENTS (EPIO_MAX_EPS * EPIO_SLOTS)
+/* Freed transfer buffers at least this big are kept for reuse... */
+#define EPIO_POOL_MIN (64 * 1024)
+/* ...this many of them. */
+#define EPIO_POOL_MAX 4
 
 struct epio_ep;
+
+/*
+ * One IN transfer. It stays allocated while it is queued (ref held by the
+ * queue) and while any of its pieces is in flight (one ref each).
+ */
+struct epio_tx {
+	struct epio_tx *next;
+	size_t cap;
+	size_t len;
+	size_t off; /* how much of it is already in flight */
+	unsigned refs;
+	uint8_t data[];
+};
 
 struct epio_slot {
 	struct iocb cb;
 	struct epio_ep *ep;
-	uint8_t *buf;
+	uint8_t *buf;       /* OUT: owned; IN: points into tx */
+	struct epio_tx *tx; /* IN only */
 	size_t len;
 	unsigned gen;
 	bool busy;
 	/* Read data kept while the plugin has paused reception. */
 	bool held;
 	size_t held_len;
-};
-
-/* One queued IN transfer; off is how much of it is already in flight. */
-struct epio_tx {
-	struct epio_tx *next;
-	size_t len;
-	size_t off;
-	uint8_t data[];
 };
 
 struct epio_ep {
@@ -45,6 +55,8 @@ struct epio_ep {
 	unsigned max_packet;
 	/* Bumped on disable: completions of older I/O are only reaped. */
 	unsigned gen;
+	/* Request size now; halved when the kernel runs short of memory. */
+	size_t xfer;
 	unsigned n_slots;
 	unsigned busy;
 	struct epio_slot slots[EPIO_SLOTS];
@@ -65,7 +77,59 @@ struct epio {
 	const struct epio_ops *ops;
 	void *data;
 	struct epio_ep eps[EPIO_MAX_EPS];
+	struct epio_tx *pool;
+	unsigned n_pool;
 };
+
+static struct epio_tx *epio_tx_of(void *buf)
+{
+	return (struct epio_tx *)((uint8_t *)buf - offsetof(struct epio_tx, data));
+}
+
+void *epio_buf_alloc(struct epio *io, size_t len)
+{
+	struct epio_tx **pp, *t;
+
+	for (pp = &io->pool; (t = *pp); pp = &t->next)
+		if (t->cap >= len) {
+			*pp = t->next;
+			io->n_pool--;
+			break;
+		}
+	if (!t) {
+		t = malloc(sizeof(*t) + len);
+		if (!t)
+			return NULL;
+		t->cap = len;
+	}
+	t->next = NULL;
+	t->len = t->off = 0;
+	t->refs = 0;
+	return t->data;
+}
+
+static void epio_tx_release(struct epio *io, struct epio_tx *t)
+{
+	if (t->cap >= EPIO_POOL_MIN && io->n_pool < EPIO_POOL_MAX) {
+		t->next = io->pool;
+		io->pool = t;
+		io->n_pool++;
+	} else {
+		free(t);
+	}
+}
+
+void epio_buf_free(struct epio *io, void *buf)
+{
+	if (buf)
+		epio_tx_release(io, epio_tx_of(buf));
+}
+
+static void epio_tx_unref(struct epio *io, struct epio_tx *t)
+{
+	if (--t->refs == 0)
+		epio_tx_release(io, t);
+}
 
 static bool epio_quiet_error(long res)
 {
@@ -87,8 +151,9 @@ static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
 	s->cb.data = s;
 	r = io_submit(ep->io->ctx, 1, &cbp);
 	if (r != 1) {
-		/* -EAGAIN: f_fs has disabled the ep, a DISABLE event follows. */
-		if (r != -EAGAIN)
+		/* -EAGAIN: f_fs has disabled the ep, a DISABLE event follows.
+		 * -ENOMEM: the caller retries with a smaller request. */
+		if (r != -EAGAIN && (r != -ENOMEM || ep->xfer <= EPIO_MIN_XFER))
 			log_warnx("epio: ep%u: io_submit: %s", ep->idx + 1,
 				  strerror(r < 0 ? -r : EIO));
 		return r < 0 ? r : -EIO;
@@ -98,6 +163,17 @@ static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
 	s->gen = ep->gen;
 	ep->busy++;
 	return 0;
+}
+
+/* After -ENOMEM from the kernel: smaller requests from now on. */
+static bool epio_shrink(struct epio_ep *ep, int r)
+{
+	if (r != -ENOMEM || ep->xfer <= EPIO_MIN_XFER)
+		return false;
+	ep->xfer /= 2;
+	log_info("epio: ep%u: kernel short of memory, requests of %zu KiB now",
+		 ep->idx + 1, ep->xfer / 1024);
+	return true;
 }
 
 static struct epio_slot *epio_free_slot(struct epio_ep *ep)
@@ -113,10 +189,13 @@ static struct epio_slot *epio_free_slot(struct epio_ep *ep)
 static void epio_rx_fill(struct epio_ep *ep)
 {
 	struct epio_slot *s;
+	int r;
 
-	while (ep->enabled && ep->rx_on && (s = epio_free_slot(ep)))
-		if (epio_submit(ep, s, EPIO_XFER) < 0)
-			return;
+	while (ep->enabled && ep->rx_on && (s = epio_free_slot(ep))) {
+		while ((r = epio_submit(ep, s, ep->xfer)) < 0)
+			if (!epio_shrink(ep, r))
+				return;
+	}
 }
 
 static void epio_tx_pop(struct epio_ep *ep)
@@ -126,13 +205,14 @@ static void epio_tx_pop(struct epio_ep *ep)
 	ep->head = t->next;
 	if (!ep->head)
 		ep->tail = NULL;
-	free(t);
+	epio_tx_unref(ep->io, t);
 }
 
 /* Move backlog into free slots; a ZLP only goes out on an idle ep. */
 static void epio_tx_pump(struct epio_ep *ep)
 {
 	struct epio_slot *s;
+	int r;
 
 	while (ep->enabled && ep->head) {
 		struct epio_tx *t = ep->head;
@@ -143,16 +223,34 @@ static void epio_tx_pump(struct epio_ep *ep)
 		s = epio_free_slot(ep);
 		if (!s)
 			return;
-		if (n > EPIO_XFER)
-			n = EPIO_XFER;
-		memcpy(s->buf, t->data + t->off, n);
-		if (epio_submit(ep, s, n) < 0)
+		if (n > ep->xfer)
+			n = ep->xfer;
+		s->buf = t->data + t->off;
+		r = epio_submit(ep, s, n);
+		if (r < 0) {
+			if (epio_shrink(ep, r))
+				continue;
 			return;
+		}
+		s->tx = t;
+		t->refs++;
 		t->off += n;
 		ep->backlog -= n;
 		ep->inflight += n;
 		if (t->off == t->len)
 			epio_tx_pop(ep);
+	}
+}
+
+/* An IN slot is idle again: drop its hold on the transfer. */
+static void epio_slot_done(struct epio_ep *ep, struct epio_slot *s)
+{
+	s->busy = false;
+	ep->busy--;
+	if (ep->in && s->tx) {
+		epio_tx_unref(ep->io, s->tx);
+		s->tx = NULL;
+		s->buf = NULL;
 	}
 }
 
@@ -213,8 +311,7 @@ static void epio_complete(struct io_event *ev)
 	struct epio_slot *s = ev->data;
 	struct epio_ep *ep = s->ep;
 
-	s->busy = false;
-	ep->busy--;
+	epio_slot_done(ep, s);
 	if (ep->in)
 		epio_complete_tx(ep, s, (long)ev->res);
 	else
@@ -292,10 +389,8 @@ static void epio_cancel_all(struct epio_ep *ep)
 
 		/* Linux delivers the cancelled iocb through the ring
 		 * (-EINPROGRESS); 0 means it was finished here. */
-		if (s->busy && io_cancel(ep->io->ctx, &s->cb, &ev) == 0) {
-			s->busy = false;
-			ep->busy--;
-		}
+		if (s->busy && io_cancel(ep->io->ctx, &s->cb, &ev) == 0)
+			epio_slot_done(ep, s);
 	}
 }
 
@@ -342,8 +437,9 @@ static void epio_ep_finish(struct epio_ep *ep)
 	unsigned i;
 
 	epio_drop_backlog(ep);
-	for (i = 0; i < ep->n_slots; i++)
-		free(ep->slots[i].buf);
+	if (!ep->in)
+		for (i = 0; i < ep->n_slots; i++)
+			free(ep->slots[i].buf);
 	if (ep->fd >= 0)
 		close(ep->fd);
 }
@@ -364,11 +460,17 @@ void epio_free(struct epio *io)
 	}
 	for (i = 0; i < EPIO_MAX_EPS; i++)
 		epio_ep_finish(&io->eps[i]);
+	while (io->pool) {
+		struct epio_tx *t = io->pool;
+
+		io->pool = t->next;
+		free(t);
+	}
 	loop_watch_remove(io->watch);
 	free(io);
 }
 
-int epio_add(struct epio *io, unsigned idx, int fd, bool in)
+int epio_add(struct epio *io, unsigned idx, int fd, bool in, size_t rx_xfer)
 {
 	struct epio_ep *ep;
 	unsigned i;
@@ -377,9 +479,19 @@ int epio_add(struct epio *io, unsigned idx, int fd, bool in)
 		return -EINVAL;
 	ep = &io->eps[idx];
 	ep->n_slots = in ? EPIO_TX_SLOTS : EPIO_RX_SLOTS;
+	if (!rx_xfer)
+		rx_xfer = EPIO_RX_XFER;
+	if (rx_xfer > EPIO_RX_XFER_MAX)
+		rx_xfer = EPIO_RX_XFER_MAX;
+	rx_xfer -= rx_xfer % 512;
+	if (!rx_xfer)
+		rx_xfer = 512;
+	ep->xfer = in ? EPIO_TX_PIECE : rx_xfer;
 	for (i = 0; i < ep->n_slots; i++) {
 		ep->slots[i].ep = ep;
-		ep->slots[i].buf = malloc(EPIO_XFER);
+		if (in)
+			continue;
+		ep->slots[i].buf = malloc(rx_xfer);
 		if (!ep->slots[i].buf) {
 			while (i--) {
 				free(ep->slots[i].buf);
@@ -452,23 +564,23 @@ unsigned epio_max_packet(const struct epio *io, unsigned idx)
 	return ep ? ep->max_packet : 0;
 }
 
-int epio_write(struct epio *io, unsigned idx, const void *buf, size_t len)
+int epio_write_buf(struct epio *io, unsigned idx, void *buf, size_t len)
 {
 	struct epio_ep *ep = epio_ep(io, idx);
-	struct epio_tx *t;
+	struct epio_tx *t = epio_tx_of(buf);
 
-	if (!ep || !ep->in)
+	if (!ep || !ep->in || len > t->cap) {
+		epio_tx_release(io, t);
 		return -EINVAL;
-	if (!ep->enabled)
+	}
+	if (!ep->enabled) {
+		epio_tx_release(io, t);
 		return -ESHUTDOWN;
-	t = malloc(sizeof(*t) + len);
-	if (!t)
-		return -ENOMEM;
+	}
 	t->next = NULL;
 	t->len = len;
 	t->off = 0;
-	if (len)
-		memcpy(t->data, buf, len);
+	t->refs = 1;
 	if (ep->tail)
 		ep->tail->next = t;
 	else
@@ -477,6 +589,23 @@ int epio_write(struct epio *io, unsigned idx, const void *buf, size_t len)
 	ep->backlog += len;
 	epio_tx_pump(ep);
 	return 0;
+}
+
+int epio_write(struct epio *io, unsigned idx, const void *buf, size_t len)
+{
+	struct epio_ep *ep = epio_ep(io, idx);
+	void *b;
+
+	if (!ep || !ep->in)
+		return -EINVAL;
+	if (!ep->enabled)
+		return -ESHUTDOWN;
+	b = epio_buf_alloc(io, len);
+	if (!b)
+		return -ENOMEM;
+	if (len)
+		memcpy(b, buf, len);
+	return epio_write_buf(io, idx, b, len);
 }
 
 size_t epio_queued(const struct epio *io, unsigned idx)

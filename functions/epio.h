@@ -2,11 +2,16 @@
  * epio: asynchronous FunctionFS endpoint I/O with libaio.
  *
  * One kernel AIO context per worker; every iocb signals one eventfd that
- * the loop watches. OUT endpoints keep EPIO_RX_SLOTS reads of EPIO_XFER
- * bytes queued. IN transfers are cut into EPIO_XFER pieces with at most
- * EPIO_TX_SLOTS in flight and the rest in a backlog; a zero-length packet
- * waits until the endpoint is idle, because dummy_hcd lets a ZLP overtake
- * a partly sent request.
+ * the loop watches. OUT endpoints keep EPIO_RX_SLOTS reads queued, of
+ * EPIO_RX_XFER bytes unless the caller asks for more. IN transfers are cut into pieces of at most EPIO_TX_PIECE
+ * bytes with at most EPIO_TX_SLOTS in flight and the rest in a backlog; a
+ * zero-length packet waits until the endpoint is idle, because dummy_hcd
+ * lets a ZLP overtake a partly sent request.
+ *
+ * IN pieces are submitted straight from the transfer's buffer. A caller
+ * that fills a buffer from epio_buf_alloc() and hands it over with
+ * epio_write_buf() saves the copy epio_write() makes; big buffers are
+ * recycled, so a steady stream does not fault in fresh pages.
  *
  * FunctionFS endpoint files cannot be polled, so the endpoint fds belong
  * to epio (closed by epio_free), not to the loop.
@@ -22,9 +27,18 @@ struct loop;
 struct epio;
 
 #define EPIO_MAX_EPS 4
-#define EPIO_XFER (16 * 1024)
+/*
+ * Sizes: f_fs allocates a kernel buffer per request, so a piece is one
+ * kernel allocation (order 6 at 256 KiB); on -ENOMEM an endpoint halves
+ * its piece size down to EPIO_MIN_XFER. A megabyte in flight each way lets
+ * a host's 1 MiB URB be filled without waiting for the worker.
+ */
+#define EPIO_RX_XFER (16 * 1024)
+#define EPIO_RX_XFER_MAX (128 * 1024)
 #define EPIO_RX_SLOTS 8
+#define EPIO_TX_PIECE (256 * 1024)
 #define EPIO_TX_SLOTS 8
+#define EPIO_MIN_XFER (16 * 1024)
 
 struct epio_ops {
 	/* Data read on OUT endpoint ep (len 0: a zero-length packet). */
@@ -38,8 +52,10 @@ struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data);
 /* Closes the endpoint fds; in-flight I/O is cancelled and reaped. */
 void epio_free(struct epio *io);
 
-/* Register endpoint ep (0-based) on fd (opened O_NONBLOCK). */
-int epio_add(struct epio *io, unsigned ep, int fd, bool in);
+/* Register endpoint ep (0-based) on fd (opened O_NONBLOCK). An OUT
+ * endpoint reads rx_xfer bytes at a time (0: EPIO_RX_XFER; capped at
+ * EPIO_RX_XFER_MAX and rounded down to a multiple of 512). */
+int epio_add(struct epio *io, unsigned ep, int fd, bool in, size_t rx_xfer);
 
 /* The host enabled the function: start I/O with this wMaxPacketSize. */
 int epio_enable(struct epio *io, unsigned ep, unsigned max_packet);
@@ -54,6 +70,15 @@ unsigned epio_max_packet(const struct epio *io, unsigned ep);
  */
 int epio_write(struct epio *io, unsigned ep, const void *buf, size_t len);
 size_t epio_queued(const struct epio *io, unsigned ep);
+
+/*
+ * Zero-copy IN transfers: a buffer of len bytes to fill, then hand to
+ * epio_write_buf() (which owns it from then on, whatever it returns) or
+ * give back with epio_buf_free(). NULL when out of memory.
+ */
+void *epio_buf_alloc(struct epio *io, size_t len);
+int epio_write_buf(struct epio *io, unsigned ep, void *buf, size_t len);
+void epio_buf_free(struct epio *io, void *buf);
 
 /* Pause (false) or resume (true) the reads queued on OUT endpoint ep. */
 void epio_rx_enable(struct epio *io, unsigned ep, bool on);

@@ -42,6 +42,14 @@ struct plugin_ep {
 	/* Interrupt endpoints only: wMaxPacketSize and bInterval (HS units). */
 	uint16_t intr_max_packet;
 	uint8_t intr_interval;
+	/*
+	 * Bulk OUT only: the size of each read kept queued (0: 16 KiB; at
+	 * most 128 KiB, a multiple of 512). A read completes when it is full
+	 * or at a short packet, so a bigger read only suits a protocol whose
+	 * host ends every transfer with a short or zero-length packet (adb,
+	 * MTP), not a byte stream (accessory).
+	 */
+	uint32_t rx_xfer;
 };
 
 /* A Windows registry property in the MS OS extended properties descriptor. */
@@ -131,6 +139,17 @@ const char *plugin_option(struct plugin *p, const char *key);
  * function is not enabled, or -ENOMEM.
  */
 int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len);
+
+/*
+ * Zero-copy IN transfers for bulk senders: take a buffer of len bytes
+ * (len <= PLUGIN_MAX_XFER), fill it, and queue it with plugin_write_buf(),
+ * which takes the buffer whatever it returns (same results as
+ * plugin_write()). A buffer not sent goes back with plugin_buf_free().
+ * plugin_buf_alloc() returns NULL when out of memory.
+ */
+void *plugin_buf_alloc(struct plugin *p, size_t len);
+int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len);
+void plugin_buf_free(struct plugin *p, void *buf);
 
 /* Bytes queued or in flight on IN endpoint ep. */
 size_t plugin_tx_queued(struct plugin *p, unsigned ep);

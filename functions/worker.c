@@ -126,6 +126,34 @@ int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 	return epio_write(p->epio, ep, buf, len);
 }
 
+void *plugin_buf_alloc(struct plugin *p, size_t len)
+{
+	if (!p->epio || len > PLUGIN_MAX_XFER)
+		return NULL;
+	return epio_buf_alloc(p->epio, len);
+}
+
+int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len)
+{
+	if (!p->epio)
+		return -ESHUTDOWN;
+	if (!worker_ep_in(p, ep) || len > PLUGIN_MAX_XFER) {
+		epio_buf_free(p->epio, buf);
+		return -EINVAL;
+	}
+	if (!p->enabled) {
+		epio_buf_free(p->epio, buf);
+		return -ESHUTDOWN;
+	}
+	return epio_write_buf(p->epio, ep, buf, len);
+}
+
+void plugin_buf_free(struct plugin *p, void *buf)
+{
+	if (p->epio)
+		epio_buf_free(p->epio, buf);
+}
+
 size_t plugin_tx_queued(struct plugin *p, unsigned ep)
 {
 	return p->epio ? epio_queued(p->epio, ep) : 0;
@@ -554,7 +582,8 @@ static int worker_open_eps(struct plugin *p)
 			log_warn("cannot open %s", path);
 			return -errno;
 		}
-		r = epio_add(p->epio, i, fd, worker_ep_in(p, i));
+		r = epio_add(p->epio, i, fd, worker_ep_in(p, i),
+			     p->desc.eps[i].rx_xfer);
 		if (r < 0) {
 			close(fd);
 			return r;

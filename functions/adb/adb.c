@@ -89,6 +89,54 @@ static int adb_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 	return rc;
 }
 
+/* Payloads this small are copied, so a shell's few bytes do not hold a
+ * megabyte buffer while they wait in the queue. */
+#define ADB_COPY_MAX (16 * 1024)
+
+static uint8_t *adb_buf_get(void *data, size_t size)
+{
+	struct adb *a = data;
+
+	return plugin_buf_alloc(a->p, size);
+}
+
+static void adb_buf_put(void *data, uint8_t *buf)
+{
+	struct adb *a = data;
+
+	plugin_buf_free(a->p, buf);
+}
+
+/* adb_send() for a payload in a runtime buffer, which it takes. */
+static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
+			uint32_t arg1, uint8_t *buf, size_t len)
+{
+	struct adb *a = data;
+	uint8_t hdr[ADB_HDR_SIZE];
+	int rc;
+
+	if (len <= ADB_COPY_MAX) {
+		rc = adb_send(a, cmd, arg0, arg1, buf, len);
+		plugin_buf_free(a->p, buf);
+		return rc;
+	}
+	adb_packet_encode(hdr, cmd, arg0, arg1, buf, len,
+			  a->version < ADB_VERSION_SKIP_CHECKSUM);
+	rc = plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
+	if (rc == 0)
+		return plugin_write_buf(a->p, ADB_EP_IN, buf, len);
+	plugin_buf_free(a->p, buf);
+	if (rc != -ESHUTDOWN)
+		log_warnx("adb: cannot queue a message: %s", strerror(-rc));
+	return rc;
+}
+
+static const struct adb_streams_bufs adb_bufs = {
+	.get = adb_buf_get,
+	.send = adb_send_buf,
+	.put = adb_buf_put,
+};
+
 static int adb_room(void *data)
 {
 	struct adb *a = data;
@@ -320,6 +368,8 @@ static void describe(struct plugin_desc *desc)
 	desc->interface_string = "ADB Interface";
 	desc->n_eps = 2;
 	desc->eps[ADB_EP_OUT].type = PLUGIN_EP_BULK_OUT;
+	/* adb hosts end each message with a short packet or a ZLP. */
+	desc->eps[ADB_EP_OUT].rx_xfer = 128 * 1024;
 	desc->eps[ADB_EP_IN].type = PLUGIN_EP_BULK_IN;
 	desc->ms_compat_id = "WINUSB";
 	desc->n_props = 1;
@@ -354,6 +404,8 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	a->reader = adb_reader_new(on_message, a);
 	a->streams = adb_streams_new(plugin_loop(p), adb_send, adb_room,
 				     open_service, a);
+	if (a->streams)
+		adb_streams_set_bufs(a->streams, &adb_bufs);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
 	a->auth = adb_auth_new(opt(p, "keys", ADB_DEFAULT_KEYS));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {

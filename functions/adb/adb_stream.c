@@ -46,6 +46,7 @@ struct adb_streams {
 	uint32_t next_id;
 	size_t max_payload;
 	uint8_t *buf;
+	const struct adb_streams_bufs *bufs;
 	bool pumping;
 	bool hold; /* no sending while a host WRTE is handled */
 };
@@ -88,6 +89,39 @@ void adb_streams_set_max_payload(struct adb_streams *t, size_t max)
 	t->max_payload = max > ADB_MAX_PAYLOAD ? ADB_MAX_PAYLOAD : max;
 }
 
+void adb_streams_set_bufs(struct adb_streams *t,
+			  const struct adb_streams_bufs *bufs)
+{
+	t->bufs = bufs;
+}
+
+/* A payload buffer: the transport's when it lends them, else our own. */
+static uint8_t *buf_get(struct adb_streams *t, bool ahead)
+{
+	if (t->bufs)
+		return t->bufs->get(t->data, t->max_payload);
+	return ahead ? malloc(ADB_MAX_PAYLOAD) : t->buf;
+}
+
+static void buf_put(struct adb_streams *t, uint8_t *buf)
+{
+	if (t->bufs)
+		t->bufs->put(t->data, buf);
+	else if (buf != t->buf)
+		free(buf);
+}
+
+static void send_wrte(struct adb_streams *t, struct adb_stream *s,
+		      uint8_t *buf, size_t len)
+{
+	if (t->bufs) {
+		t->bufs->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
+		return;
+	}
+	t->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
+	buf_put(t, buf);
+}
+
 unsigned adb_streams_count(const struct adb_streams *t)
 {
 	return t->count;
@@ -128,7 +162,8 @@ static void destroy(struct adb_stream *s)
 {
 	if (s->ops && s->ops->free)
 		s->ops->free(s->svc);
-	free(s->ahead);
+	if (s->ahead)
+		buf_put(s->t, s->ahead);
 	free(s);
 }
 
@@ -336,7 +371,7 @@ static void prefetch(struct adb_streams *t, struct adb_stream *s)
 	ssize_t n;
 
 	if (!s->ahead) {
-		s->ahead = malloc(ADB_MAX_PAYLOAD);
+		s->ahead = buf_get(t, true);
 		if (!s->ahead)
 			return; /* then produce() is called after the OKAY */
 	}
@@ -357,11 +392,13 @@ static void prefetch(struct adb_streams *t, struct adb_stream *s)
  * caller holds a call reference on s. */
 static int send_one(struct adb_streams *t, struct adb_stream *s)
 {
+	uint8_t *buf;
 	ssize_t n;
 
 	if (s->ahead_len) {
-		t->send(t->data, ADB_WRTE, s->local, s->remote, s->ahead,
-			s->ahead_len);
+		buf = s->ahead;
+		s->ahead = NULL;
+		send_wrte(t, s, buf, s->ahead_len);
 		s->in_flight = true;
 		s->ahead_len = 0;
 		prefetch(t, s);
@@ -372,18 +409,21 @@ static int send_one(struct adb_streams *t, struct adb_stream *s)
 		return 0;
 	}
 	s->want = false;
-	n = s->ops->produce(s->svc, t->buf, t->max_payload);
-	if (s->dead)
-		return 0; /* closed from inside produce */
-	if (n < 0) {
-		close_stream(s);
+	buf = buf_get(t, false);
+	if (!buf) {
+		s->want = true; /* out of memory: try again on the next pump */
 		return 0;
 	}
-	if (n == 0)
-		return 0;
+	n = s->ops->produce(s->svc, buf, t->max_payload);
+	if (s->dead || n <= 0) {
+		buf_put(t, buf);
+		if (!s->dead && n < 0)
+			close_stream(s);
+		return 0; /* dead: closed from inside produce */
+	}
 	s->want = true;
 	s->in_flight = true;
-	t->send(t->data, ADB_WRTE, s->local, s->remote, t->buf, n);
+	send_wrte(t, s, buf, n);
 	if ((size_t)n >= t->max_payload / 2)
 		prefetch(t, s);
 	return 1;

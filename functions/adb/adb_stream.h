@@ -66,6 +66,21 @@ struct adb_streams *adb_streams_new(struct loop *loop,
 				    adb_streams_open_fn open, void *data);
 void adb_streams_free(struct adb_streams *t);
 
+/*
+ * Optional zero-copy sending: services produce WRTE payloads straight into
+ * buffers the transport lends (get, of size bytes; NULL when out of
+ * memory) and send() takes the buffer back whatever it returns; put()
+ * returns a buffer unsent. Without it, payloads are copied by send.
+ */
+struct adb_streams_bufs {
+	uint8_t *(*get)(void *data, size_t size);
+	int (*send)(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
+		    uint8_t *buf, size_t len);
+	void (*put)(void *data, uint8_t *buf);
+};
+void adb_streams_set_bufs(struct adb_streams *t,
+			  const struct adb_streams_bufs *bufs);
+
 /* Close every stream without telling the host (new CNXN, USB reset). */
 void adb_streams_reset(struct adb_streams *t);
 /* The largest WRTE payload the host accepts. */

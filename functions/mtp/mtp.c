@@ -600,6 +600,8 @@ static void mtp_fill_desc(struct plugin_desc *d)
 	d->n_eps = 3;
 	d->eps[MTP_EP_IN].type = PLUGIN_EP_BULK_IN;
 	d->eps[MTP_EP_OUT].type = PLUGIN_EP_BULK_OUT;
+	/* Containers end with a short packet or a ZLP (PTP over USB). */
+	d->eps[MTP_EP_OUT].rx_xfer = 128 * 1024;
 	d->eps[MTP_EP_EVENT].type = PLUGIN_EP_INTR_IN;
 	d->eps[MTP_EP_EVENT].intr_max_packet = 28;
 	d->eps[MTP_EP_EVENT].intr_interval = 6;

@@ -61,6 +61,7 @@ static struct io_event done[MAX_IO];
 static unsigned n_done;
 static unsigned cancels;
 static int submit_error;
+static bool submit_error_once;
 
 int io_setup(int maxevents, io_context_t *ctxp)
 {
@@ -77,8 +78,14 @@ int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 {
 	long i;
 
-	if (submit_error)
-		return submit_error;
+	if (submit_error) {
+		int e = submit_error;
+
+		if (submit_error_once)
+			submit_error = 0;
+		submit_error_once = false;
+		return e;
+	}
 	for (i = 0; i < nr; i++)
 		submitted[n_submitted++] = ios[i];
 	return nr;
@@ -153,19 +160,22 @@ static const struct epio_ops ops = { .rx = on_rx, .tx_done = on_tx };
 
 #define EP_IN 0
 #define EP_OUT 1
+#define EP_OUT2 2
+#define RX_XFER (64 * 1024 + 100) /* becomes 64 KiB */
 
 static int setup(void **state)
 {
 	n_submitted = n_done = cancels = 0;
 	rx_len = rx_calls = tx_calls = 0;
 	submit_error = 0;
+	submit_error_once = false;
 	pause_in_rx = false;
 	the_io = epio_new(NULL, &ops, NULL);
 	if (!the_io)
 		return -1;
 	/* Any fds will do: nothing reads or writes them. */
-	if (epio_add(the_io, EP_IN, dup(0), true) < 0 ||
-	    epio_add(the_io, EP_OUT, dup(0), false) < 0)
+	if (epio_add(the_io, EP_IN, dup(0), true, 0) < 0 ||
+	    epio_add(the_io, EP_OUT, dup(0), false, RX_XFER) < 0)
 		return -1;
 	return 0;
 }
@@ -211,12 +221,34 @@ static void test_enable_queues_reads(void **state)
 	assert_int_equal(epio_enable(the_io, EP_OUT, 512), 0);
 	assert_int_equal(epio_enable(the_io, EP_IN, 512), 0);
 	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
-	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_XFER);
+	assert_int_equal(submitted[0]->u.c.nbytes, 64 * 1024);
 	assert_true(submitted[0]->u.c.flags & 1); /* IOCB_FLAG_RESFD */
 	assert_int_equal(epio_max_packet(the_io, EP_IN), 512);
 	assert_int_equal(epio_write(the_io, EP_OUT, "x", 1), -EINVAL);
 	assert_int_equal(epio_write(the_io, 3, "x", 1), -EINVAL);
 	assert_int_equal(epio_enable(the_io, EP_OUT, 0), -EINVAL);
+}
+
+/* Read sizes: 16 KiB unless asked, capped, whole packets. */
+static void test_rx_sizes(void **state)
+{
+	static const size_t ask[] = { 0, 10 * 1024 * 1024, 100 };
+	static const size_t want[] = { EPIO_RX_XFER, EPIO_RX_XFER_MAX, 512 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned base;
+
+		if (i == 2) {
+			teardown(state);
+			assert_int_equal(setup(state), 0);
+		}
+		assert_int_equal(epio_add(the_io, EP_OUT2 + (i == 1), dup(0),
+					  false, ask[i]), 0);
+		base = n_submitted;
+		epio_enable(the_io, EP_OUT2 + (i == 1), 512);
+		assert_int_equal(n_submitted - base, EPIO_RX_SLOTS);
+		assert_int_equal(submitted[base]->u.c.nbytes, want[i]);
+	}
 }
 
 /* A completed read reaches rx and its slot is queued again. */
@@ -237,17 +269,19 @@ static void test_rx_and_requeue(void **state)
 	assert_int_equal(rx_len, 5);
 }
 
-/* 100 KiB: 16 KiB pieces, 8 in flight, the rest waits. */
+/* Six and a quarter pieces, twice: 8 in flight, the rest waits. */
+#define BIG (6 * EPIO_TX_PIECE + EPIO_TX_PIECE / 4)
 static void test_tx_pieces_and_backlog(void **state)
 {
-	static uint8_t data[100 * 1024];
+	static uint8_t data[BIG];
 	size_t i, got = 0;
 
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = i * 7;
 	epio_enable(the_io, EP_IN, 512);
 	assert_int_equal(epio_write(the_io, EP_IN, data, sizeof(data)), 0);
-	assert_int_equal(count_op(IO_CMD_PWRITE), 7);  /* 6 x 16 KiB + 4 KiB */
+	assert_int_equal(count_op(IO_CMD_PWRITE), 7);
+	assert_int_equal(submitted[6]->u.c.nbytes, EPIO_TX_PIECE / 4);
 	assert_int_equal(epio_write(the_io, EP_IN, data, sizeof(data)), 0);
 	assert_int_equal(count_op(IO_CMD_PWRITE), EPIO_TX_SLOTS);
 	assert_int_equal(epio_queued(the_io, EP_IN), 2 * sizeof(data));
@@ -269,6 +303,59 @@ static void test_tx_pieces_and_backlog(void **state)
 	assert_int_equal(tx_last_after, 0);
 }
 
+/* A filled buffer is submitted in place, and comes back for reuse. */
+static void test_tx_zero_copy_and_reuse(void **state)
+{
+	uint8_t *b = epio_buf_alloc(the_io, 2 * EPIO_TX_PIECE);
+	uint8_t *c;
+
+	assert_non_null(b);
+	memset(b, 0x5a, 2 * EPIO_TX_PIECE);
+	assert_int_equal(epio_write_buf(the_io, EP_IN, b, 2 * EPIO_TX_PIECE),
+			 -ESHUTDOWN);
+	epio_enable(the_io, EP_IN, 512);
+	b = epio_buf_alloc(the_io, 2 * EPIO_TX_PIECE);
+	assert_int_equal(epio_write_buf(the_io, EP_IN, b, 2 * EPIO_TX_PIECE), 0);
+	assert_int_equal(n_submitted, 2);
+	assert_ptr_equal(submitted[0]->u.c.buf, b);
+	assert_ptr_equal(submitted[1]->u.c.buf, b + EPIO_TX_PIECE);
+	/* Still in flight: a new buffer is a different one. */
+	complete(0, EPIO_TX_PIECE);
+	c = epio_buf_alloc(the_io, EPIO_TX_PIECE);
+	assert_ptr_not_equal(c, b);
+	epio_buf_free(the_io, c);
+	/* Once the last piece is done, b is recycled (the pool gives the
+	 * most recently freed buffer that fits). */
+	complete(0, EPIO_TX_PIECE);
+	c = epio_buf_alloc(the_io, 2 * EPIO_TX_PIECE);
+	assert_ptr_equal(c, b);
+	/* Too long for its buffer: refused, and the buffer is taken. */
+	assert_int_equal(epio_write_buf(the_io, EP_IN, c, 4 * EPIO_TX_PIECE),
+			 -EINVAL);
+	assert_int_equal(n_submitted, 0);
+}
+
+/* The kernel refusing a big request: the endpoint halves its requests. */
+static void test_enomem_shrinks(void **state)
+{
+	static uint8_t data[EPIO_TX_PIECE];
+
+	epio_enable(the_io, EP_IN, 512);
+	submit_error = -ENOMEM;
+	submit_error_once = true;
+	assert_int_equal(epio_write(the_io, EP_IN, data, sizeof(data)), 0);
+	assert_int_equal(n_submitted, 2);
+	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_TX_PIECE / 2);
+	assert_int_equal(submitted[1]->u.c.nbytes, EPIO_TX_PIECE / 2);
+	assert_int_equal(epio_queued(the_io, EP_IN), sizeof(data));
+	submit_error = -ENOMEM;
+	submit_error_once = true;
+	epio_enable(the_io, EP_OUT, 512);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	assert_int_equal(submitted[find_op(IO_CMD_PREAD)]->u.c.nbytes,
+			 32 * 1024);
+}
+
 /* dummy_hcd: a ZLP must not be queued behind an unfinished request. */
 static void test_zlp_waits_for_idle(void **state)
 {
@@ -288,7 +375,7 @@ static void test_zlp_waits_for_idle(void **state)
 /* Disable cancels, drops the backlog, and ignores late completions. */
 static void test_disable_drops(void **state)
 {
-	static uint8_t data[200 * 1024];
+	static uint8_t data[EPIO_TX_SLOTS * EPIO_TX_PIECE + 1000];
 	struct iocb *cb;
 	int i;
 
@@ -364,7 +451,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_enable_queues_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_and_requeue, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_sizes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_pieces_and_backlog, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tx_zero_copy_and_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enomem_shrinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zlp_waits_for_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disable_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_pause_holds_in_order, setup, teardown),
