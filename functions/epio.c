@@ -57,6 +57,15 @@ struct epio_ep {
 	unsigned gen;
 	/* Request size now; halved when the kernel runs short of memory. */
 	size_t xfer;
+	/*
+	 * OUT endpoints with big reads: f_fs allocates (and, with the usual
+	 * init_on_alloc, zeroes) a kernel buffer of the full size for every
+	 * read, which a 24-byte command does not deserve. Reads stay at
+	 * rx_small until one comes back full, and drop back after a short
+	 * one. 0: fixed size.
+	 */
+	size_t rx_small;
+	bool rx_big;
 	unsigned n_slots;
 	unsigned busy;
 	struct epio_slot slots[EPIO_SLOTS];
@@ -192,9 +201,17 @@ static void epio_rx_fill(struct epio_ep *ep)
 	int r;
 
 	while (ep->enabled && ep->rx_on && (s = epio_free_slot(ep))) {
-		while ((r = epio_submit(ep, s, ep->xfer)) < 0)
+		for (;;) {
+			size_t len = ep->xfer;
+
+			if (ep->rx_small && !ep->rx_big && ep->rx_small < len)
+				len = ep->rx_small;
+			r = epio_submit(ep, s, len);
+			if (r == 0)
+				break;
 			if (!epio_shrink(ep, r))
 				return;
+		}
 	}
 }
 
@@ -276,6 +293,7 @@ static void epio_complete_rx(struct epio_ep *ep, struct epio_slot *s, long res)
 			return;
 		log_warnx("epio: ep%u: read: %s", ep->idx + 1, strerror(-res));
 	} else {
+		ep->rx_big = (size_t)res == s->len;
 		/* Reads already queued keep completing after a pause. */
 		s->held = true;
 		s->held_len = res;
@@ -336,11 +354,10 @@ static void epio_on_event(struct loop_watch *w, int fd, uint32_t events,
 {
 	struct epio *io = data;
 	struct timespec zero = { 0, 0 };
-	uint64_t cnt;
 	int n;
 
-	if (read(fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
-		log_warn("epio: eventfd");
+	/* Edge-triggered: every completion signals the eventfd anew, so its
+	 * counter need not be read back (a syscall per wake-up saved). */
 	do {
 		n = epio_reap(io, 0, &zero);
 	} while (n == EPIO_EVENTS);
@@ -367,7 +384,7 @@ struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data)
 		return NULL;
 	}
 	io->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (io->efd < 0 || !(io->watch = loop_add_fd(l, io->efd, EPOLLIN,
+	if (io->efd < 0 || !(io->watch = loop_add_fd(l, io->efd, EPOLLIN | EPOLLET,
 						      epio_on_event, io))) {
 		log_warn("epio: eventfd");
 		if (io->efd >= 0)
@@ -487,6 +504,8 @@ int epio_add(struct epio *io, unsigned idx, int fd, bool in, size_t rx_xfer)
 	if (!rx_xfer)
 		rx_xfer = 512;
 	ep->xfer = in ? EPIO_TX_PIECE : rx_xfer;
+	if (!in && rx_xfer > EPIO_RX_XFER)
+		ep->rx_small = EPIO_RX_SMALL;
 	for (i = 0; i < ep->n_slots; i++) {
 		ep->slots[i].ep = ep;
 		if (in)

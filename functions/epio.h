@@ -35,10 +35,12 @@ struct epio;
  */
 #define EPIO_RX_XFER (16 * 1024)
 #define EPIO_RX_XFER_MAX (128 * 1024)
+/* Reads bigger than EPIO_RX_XFER shrink to this between bulk transfers. */
+#define EPIO_RX_SMALL 4096
 #define EPIO_RX_SLOTS 8
 #define EPIO_TX_PIECE (256 * 1024)
 #define EPIO_TX_SLOTS 8
-#define EPIO_MIN_XFER (16 * 1024)
+#define EPIO_MIN_XFER 4096
 
 struct epio_ops {
 	/* Data read on OUT endpoint ep (len 0: a zero-length packet). */
@@ -54,7 +56,8 @@ void epio_free(struct epio *io);
 
 /* Register endpoint ep (0-based) on fd (opened O_NONBLOCK). An OUT
  * endpoint reads rx_xfer bytes at a time (0: EPIO_RX_XFER; capped at
- * EPIO_RX_XFER_MAX and rounded down to a multiple of 512). */
+ * EPIO_RX_XFER_MAX and rounded down to a multiple of 512). Above
+ * EPIO_RX_XFER, reads are EPIO_RX_SMALL until one comes back full. */
 int epio_add(struct epio *io, unsigned ep, int fd, bool in, size_t rx_xfer);
 
 /* The host enabled the function: start I/O with this wMaxPacketSize. */

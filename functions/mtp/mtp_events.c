@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #define MTP_EVENTS_MASK                                                        \
@@ -121,6 +122,7 @@ void mtp_events_dispatch(struct mtp_events *e)
 	ssize_t n;
 
 	while ((n = read(e->fd, buf, sizeof(buf))) > 0) {
+		mtp_store_changed(e->store);
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const void *)p;
 
@@ -134,6 +136,14 @@ static void mtp_events_io(struct loop_watch *w, int fd, uint32_t events,
 			  void *data)
 {
 	mtp_events_dispatch(data);
+}
+
+static bool mtp_events_quiet(void *data)
+{
+	struct mtp_events *e = data;
+	int n = 0;
+
+	return ioctl(e->fd, FIONREAD, &n) == 0 && n == 0;
 }
 
 struct mtp_events *mtp_events_new(struct loop *l, struct mtp_store *s,
@@ -160,6 +170,7 @@ struct mtp_events *mtp_events_new(struct loop *l, struct mtp_store *s,
 		}
 	}
 	mtp_store_set_listed_fn(s, mtp_events_listed, e);
+	mtp_store_set_quiet_fn(s, mtp_events_quiet, e);
 	return e;
 }
 
@@ -168,6 +179,7 @@ void mtp_events_free(struct mtp_events *e)
 	if (!e)
 		return;
 	mtp_store_set_listed_fn(e->store, NULL, NULL);
+	mtp_store_set_quiet_fn(e->store, NULL, NULL);
 	if (e->watch)
 		loop_watch_remove(e->watch);
 	else

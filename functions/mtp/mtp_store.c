@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Deepest folder nesting we resolve or recurse into. */
@@ -39,17 +40,54 @@ struct mtp_store {
 	uint32_t n_buckets;
 	mtp_store_listed_fn listed_fn;
 	void *listed_data;
+	/* The folder last walked to for a stat (see mtp_store_quiet_fn). */
+	mtp_store_quiet_fn quiet_fn;
+	void *quiet_data;
+	int dc_fd;
+	uint32_t dc_storage, dc_parent;
+	uint64_t dc_ms;
 };
+
+/* How long a cached folder may serve without a new walk. */
+#define MTP_STORE_DIRCACHE_MS 1000
+
+static uint64_t mtp_store_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void mtp_store_set_quiet_fn(struct mtp_store *s, mtp_store_quiet_fn fn,
+			    void *data)
+{
+	s->quiet_fn = fn;
+	s->quiet_data = data;
+	mtp_store_changed(s);
+}
+
+void mtp_store_changed(struct mtp_store *s)
+{
+	if (s->dc_fd >= 0)
+		close(s->dc_fd);
+	s->dc_fd = -1;
+}
 
 struct mtp_store *mtp_store_new(void)
 {
-	return calloc(1, sizeof(struct mtp_store));
+	struct mtp_store *s = calloc(1, sizeof(struct mtp_store));
+
+	if (s)
+		s->dc_fd = -1;
+	return s;
 }
 
 void mtp_store_free(struct mtp_store *s)
 {
 	if (!s)
 		return;
+	mtp_store_changed(s);
 	for (unsigned i = 0; i < s->n_st; i++) {
 		close(s->st[i].rootfd);
 		free(s->st[i].path);
@@ -261,6 +299,7 @@ static int mtp_store_intern(struct mtp_store *s, uint32_t storage,
 
 void mtp_store_forget(struct mtp_store *s, uint32_t handle)
 {
+	mtp_store_changed(s);
 	struct mtp_obj *o = mtp_store_obj(s, handle);
 
 	if (!o)
@@ -374,19 +413,57 @@ static int mtp_store_lstat(int dirfd, const char *name, struct stat *sb)
 	return 0;
 }
 
+/* mtp_store_parent_fd() through the folder cache; the fd stays s's.
+ * -ENOSYS: no cache without a quiet_fn. */
+static int mtp_store_parent_cached(struct mtp_store *s, uint32_t handle,
+				   struct mtp_obj **o, struct mtp_storage **st,
+				   int *fd)
+{
+	uint64_t now = mtp_store_now_ms();
+	int rc;
+
+	if (!s->quiet_fn)
+		return -ENOSYS;
+	if (s->dc_fd >= 0 && (now - s->dc_ms >= MTP_STORE_DIRCACHE_MS ||
+			      !s->quiet_fn(s->quiet_data)))
+		mtp_store_changed(s);
+	*o = mtp_store_obj(s, handle);
+	if (*o && s->dc_fd >= 0 && s->dc_storage == (*o)->storage &&
+	    s->dc_parent == (*o)->parent) {
+		*st = mtp_store_find(s, (*o)->storage);
+		*fd = s->dc_fd;
+		return *st ? 0 : -ENOENT;
+	}
+	rc = mtp_store_parent_fd(s, handle, o, st, fd);
+	if (rc < 0)
+		return rc;
+	mtp_store_changed(s);
+	s->dc_fd = *fd;
+	s->dc_storage = (*o)->storage;
+	s->dc_parent = (*o)->parent;
+	s->dc_ms = now;
+	return 0;
+}
+
 int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 		   struct mtp_obj_stat *out)
 {
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	struct stat sb;
+	bool cached = true;
 	int fd, rc;
 
-	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
+	rc = mtp_store_parent_cached(s, handle, &o, &st, &fd);
+	if (rc == -ENOSYS) {
+		cached = false;
+		rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
+	}
 	if (rc < 0)
 		return rc;
 	rc = mtp_store_lstat(fd, o->name, &sb);
-	close(fd);
+	if (!cached)
+		close(fd);
 	if (rc < 0)
 		return rc;
 	out->handle = handle;
@@ -509,6 +586,7 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		     const char *name, bool dir, uint32_t *handle, int *fd)
 {
+	mtp_store_changed(s);
 	struct mtp_storage *st = mtp_store_find(s, storage);
 	struct stat sb;
 	int dfd, rc = 0;
@@ -589,6 +667,7 @@ static int mtp_store_rm_at(int dfd, const char *name, unsigned depth)
 
 int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 {
+	mtp_store_changed(s);
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
@@ -629,6 +708,7 @@ static int mtp_store_rekey(struct mtp_store *s, uint32_t handle,
 
 int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
 {
+	mtp_store_changed(s);
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
@@ -666,6 +746,7 @@ static bool mtp_store_is_ancestor(struct mtp_store *s, uint32_t anc,
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent)
 {
+	mtp_store_changed(s);
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_obj *o;
 	int sfd, dfd, rc;
@@ -765,6 +846,7 @@ static int mtp_store_copy_at(int sdir, int ddir, const char *name,
 int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent, uint32_t *copy)
 {
+	mtp_store_changed(s);
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_obj *o;
 	int sfd, dfd, rc;

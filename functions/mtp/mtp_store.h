@@ -111,11 +111,24 @@ uint32_t mtp_store_handle(struct mtp_store *s, uint32_t storage,
 			  uint32_t parent, const char *name);
 /* Forget a handle whose object disappeared behind our back. */
 void mtp_store_forget(struct mtp_store *s, uint32_t handle);
+/* Something may have changed on disk (an inotify batch): forget cached
+ * folders. */
+void mtp_store_changed(struct mtp_store *s);
 
 /* Called after a folder was listed, with an fd of it (not to be kept):
  * the events module watches exactly the folders the host has seen. */
 typedef void (*mtp_store_listed_fn)(void *data, uint32_t storage,
 				    uint32_t parent, int dirfd);
+/*
+ * Whether nothing on disk can have changed unseen: true when no inotify
+ * event is waiting. Only with it does the store keep the folder it last
+ * walked to open between two stats (saving an open and a close per level
+ * when a host asks about each object of a folder in turn); a waiting
+ * event, a change of ours and age all make it walk again.
+ */
+typedef bool (*mtp_store_quiet_fn)(void *data);
+void mtp_store_set_quiet_fn(struct mtp_store *s, mtp_store_quiet_fn fn,
+			    void *data);
 void mtp_store_set_listed_fn(struct mtp_store *s, mtp_store_listed_fn fn,
 			     void *data);
 

@@ -221,7 +221,7 @@ static void test_enable_queues_reads(void **state)
 	assert_int_equal(epio_enable(the_io, EP_OUT, 512), 0);
 	assert_int_equal(epio_enable(the_io, EP_IN, 512), 0);
 	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
-	assert_int_equal(submitted[0]->u.c.nbytes, 64 * 1024);
+	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_RX_SMALL);
 	assert_true(submitted[0]->u.c.flags & 1); /* IOCB_FLAG_RESFD */
 	assert_int_equal(epio_max_packet(the_io, EP_IN), 512);
 	assert_int_equal(epio_write(the_io, EP_OUT, "x", 1), -EINVAL);
@@ -233,7 +233,7 @@ static void test_enable_queues_reads(void **state)
 static void test_rx_sizes(void **state)
 {
 	static const size_t ask[] = { 0, 10 * 1024 * 1024, 100 };
-	static const size_t want[] = { EPIO_RX_XFER, EPIO_RX_XFER_MAX, 512 };
+	static const size_t want[] = { EPIO_RX_XFER, EPIO_RX_SMALL, 512 };
 
 	for (unsigned i = 0; i < 3; i++) {
 		unsigned base;
@@ -249,6 +249,20 @@ static void test_rx_sizes(void **state)
 		assert_int_equal(n_submitted - base, EPIO_RX_SLOTS);
 		assert_int_equal(submitted[base]->u.c.nbytes, want[i]);
 	}
+}
+
+/* Big reads only while the host sends in bulk. */
+static void test_rx_adapts(void **state)
+{
+	epio_enable(the_io, EP_OUT, 512);
+	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_RX_SMALL);
+	complete(0, 24);                       /* a command: stay small */
+	assert_int_equal(submitted[n_submitted - 1]->u.c.nbytes, EPIO_RX_SMALL);
+	complete(0, EPIO_RX_SMALL);            /* full: bulk data follows */
+	assert_int_equal(submitted[n_submitted - 1]->u.c.nbytes, 64 * 1024);
+	complete(0, 1000);                     /* the end of it */
+	assert_int_equal(submitted[n_submitted - 1]->u.c.nbytes, EPIO_RX_SMALL);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
 }
 
 /* A completed read reaches rx and its slot is queued again. */
@@ -348,12 +362,13 @@ static void test_enomem_shrinks(void **state)
 	assert_int_equal(submitted[0]->u.c.nbytes, EPIO_TX_PIECE / 2);
 	assert_int_equal(submitted[1]->u.c.nbytes, EPIO_TX_PIECE / 2);
 	assert_int_equal(epio_queued(the_io, EP_IN), sizeof(data));
+	assert_int_equal(epio_add(the_io, EP_OUT2, dup(0), false, 0), 0);
 	submit_error = -ENOMEM;
 	submit_error_once = true;
-	epio_enable(the_io, EP_OUT, 512);
+	epio_enable(the_io, EP_OUT2, 512);
 	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
 	assert_int_equal(submitted[find_op(IO_CMD_PREAD)]->u.c.nbytes,
-			 32 * 1024);
+			 EPIO_RX_XFER / 2);
 }
 
 /* dummy_hcd: a ZLP must not be queued behind an unfinished request. */
@@ -452,6 +467,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enable_queues_reads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_and_requeue, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_sizes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_adapts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_pieces_and_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_zero_copy_and_reuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enomem_shrinks, setup, teardown),

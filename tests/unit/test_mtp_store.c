@@ -304,6 +304,60 @@ static void test_folder_swapped_for_link(void **state)
 	assert_int_equal(mtp_store_open(f->st, in, O_RDONLY, &fd), -ENOENT);
 }
 
+static bool quiet;
+static unsigned quiet_calls;
+
+static bool is_quiet(void *data)
+{
+	(void)data;
+	quiet_calls++;
+	return quiet;
+}
+
+/* The folder cache serves only while inotify has nothing waiting. */
+static void test_folder_cache(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t d = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	uint32_t in = find(f, f->id0, d, "inner.txt");
+	struct mtp_obj_stat st;
+	char p[256], q[256];
+
+	mtp_store_set_quiet_fn(f->st, is_quiet, NULL);
+	quiet = true;
+	quiet_calls = 0;
+	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
+	assert_int_equal(quiet_calls, 0); /* walked: nothing to ask yet */
+	snprintf(p, sizeof(p), "%s/dir", f->s0);
+	snprintf(q, sizeof(q), "%s/moved", f->s0);
+	assert_int_equal(rename(p, q), 0);
+	put(f->root, "inner.txt", "outside");
+	assert_int_equal(symlink(f->root, p), 0);
+	/* Had inotify nothing to say, the open folder would serve... */
+	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
+	assert_int_equal(quiet_calls, 1);
+	assert_int_equal(st.size, 5); /* "inner" is moved/inner.txt */
+	/* ...but the rename is waiting in its queue: walk again, and
+	 * forget the folder for good. */
+	quiet = false;
+	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
+	quiet = true;
+	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
+	/* Back in place: cached again; an inotify batch or a change of
+	 * ours drops it. */
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(rename(q, p), 0);
+	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
+	assert_int_equal(rename(p, q), 0);
+	mtp_store_changed(f->st);
+	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
+	assert_int_equal(rename(q, p), 0);
+	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
+	assert_int_equal(mtp_store_delete(f->st, in), 0);
+	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
+	mtp_store_set_quiet_fn(f->st, NULL, NULL);
+}
+
 static void test_lookup_and_forget(void **state)
 {
 	struct fixture *f = *state;
@@ -370,6 +424,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_folder_swapped_for_link, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_folder_cache, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lookup_and_forget, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_many, setup, teardown),
