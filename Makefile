@@ -98,8 +98,13 @@ check: deps unit fuzz-regress loopback
 demo: deps all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
-bench: deps all bed
+bench: deps all bed $(B)/usbsync
 	tests/bench/run-bench.sh $(BED) $(B)/bench
+
+# Host side of the bench's libmtp-pattern bound (tests/bench/b-sync16k.sh).
+$(B)/usbsync: tests/bench/usbsync.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lusb-1.0
 
 deps:
 	@tests/vm/deps.sh
