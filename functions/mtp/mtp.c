@@ -130,18 +130,18 @@ static void mtp_in_finish(struct mtp *m)
 
 /* Read the next piece of the file into iobuf after `hdr` bytes. A file
  * that shrank meanwhile is padded with zeros to keep the framing. */
-static size_t mtp_in_fill(struct mtp *m, size_t hdr)
+static size_t mtp_in_fill(struct mtp *m, uint8_t *buf, size_t hdr)
 {
 	size_t want = MTP_XFER - hdr, got = 0;
 
 	if (want > m->in_left)
 		want = m->in_left;
 	while (got < want) {
-		ssize_t n = pread(m->reply.fd, m->iobuf + hdr + got, want - got,
+		ssize_t n = pread(m->reply.fd, buf + hdr + got, want - got,
 				  m->in_off + got);
 
 		if (n <= 0) {
-			memset(m->iobuf + hdr + got, 0, want - got);
+			memset(buf + hdr + got, 0, want - got);
 			m->in_err = n < 0 ? -errno : -EIO;
 			break;
 		}
@@ -158,22 +158,29 @@ static void mtp_in_pump(struct mtp *m)
 	while (m->state == MTP_DATA_IN && m->enabled &&
 	       plugin_tx_queued(m->p, MTP_EP_IN) < PLUGIN_TX_HIGH) {
 		size_t hdr = 0, n;
+		/* The file is read straight into the runtime's buffer. */
+		uint8_t *buf;
 
 		if (!m->in_hdr_sent) {
-			uint32_t l = m->in_total > 0xFFFFFFFFull
-					 ? 0xFFFFFFFF
-					 : (uint32_t)m->in_total;
-
-			mtp_container_hdr(m->iobuf, l, MTP_TYPE_DATA,
-					  m->cmd.code, m->cmd.tid);
 			hdr = MTP_HDR_LEN;
-			m->in_hdr_sent = true;
 		} else if (!m->in_left) {
 			mtp_in_finish(m);
 			return;
 		}
-		n = mtp_in_fill(m, hdr);
-		if (plugin_write(m->p, MTP_EP_IN, m->iobuf, n) < 0) {
+		buf = plugin_buf_alloc(m->p, MTP_XFER);
+		if (!buf)
+			return; /* out of memory: tx_drained calls again */
+		if (hdr) {
+			uint32_t l = m->in_total > 0xFFFFFFFFull
+					 ? 0xFFFFFFFF
+					 : (uint32_t)m->in_total;
+
+			mtp_container_hdr(buf, l, MTP_TYPE_DATA, m->cmd.code,
+					  m->cmd.tid);
+			m->in_hdr_sent = true;
+		}
+		n = mtp_in_fill(m, buf, hdr);
+		if (plugin_write_buf(m->p, MTP_EP_IN, buf, n) < 0) {
 			close(m->reply.fd);
 			m->state = MTP_IDLE;
 			return;
