@@ -4,7 +4,7 @@
 #   build/fuzz/fuzz_mtp -max_total_time=60 tests/fuzz/corpus_mtp
 # Without clang: a gcc build (ASan+UBSan) that replays files/directories.
 FUZZERS += fuzz_mtp
-FUZZ_MTP_SRCS := tests/fuzz/fuzz_mtp.c tests/unit/fake_plugin_mtp.c \
+FUZZ_MTP_SRCS := tests/fuzz/fuzz_mtp.c tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c \
 	functions/mtp/mtp.c functions/mtp/mtp_container.c \
 	functions/mtp/mtp_dataset.c functions/mtp/mtp_ops.c \
 	functions/mtp/mtp_store.c functions/mtp/mtp_events.c \

@@ -160,24 +160,3 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 	strncpy(kv->key, key, sizeof(kv->key) - 1);
 	strncpy(kv->value, value, sizeof(kv->value) - 1);
 }
-
-/* Zero-copy sends look like copied ones to the tests. */
-void *plugin_buf_alloc(struct plugin *p, size_t len)
-{
-	(void)p;
-	return malloc(len ? len : 1);
-}
-
-int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len)
-{
-	int rc = plugin_write(p, ep, buf, len);
-
-	free(buf);
-	return rc;
-}
-
-void plugin_buf_free(struct plugin *p, void *buf)
-{
-	(void)p;
-	free(buf);
-}
