@@ -14,8 +14,9 @@
 #define EPIO_EVENTS (EPIO_MAX_EPS * EPIO_SLOTS)
 /* Freed transfer buffers at least this big are kept for reuse... */
 #define EPIO_POOL_MIN (64 * 1024)
-/* ...this many of them. */
-#define EPIO_POOL_MAX 4
+/* ...this many of them: a bulk sender has one in flight and one being
+ * filled, so two keep it off malloc without holding much idle memory. */
+#define EPIO_POOL_MAX 2
 
 struct epio_ep;
 
