@@ -98,14 +98,16 @@ static struct epio_tx *epio_tx_of(void *buf)
 
 void *epio_buf_alloc(struct epio *io, size_t len)
 {
-	struct epio_tx **pp, *t;
+	struct epio_tx **pp, *t = NULL;
 
-	for (pp = &io->pool; (t = *pp); pp = &t->next)
-		if (t->cap >= len) {
-			*pp = t->next;
-			io->n_pool--;
-			break;
-		}
+	/* Small ones (headers, responses) must not take a big buffer. */
+	if (len >= EPIO_POOL_MIN)
+		for (pp = &io->pool; (t = *pp); pp = &t->next)
+			if (t->cap >= len) {
+				*pp = t->next;
+				io->n_pool--;
+				break;
+			}
 	if (!t) {
 		t = malloc(sizeof(*t) + len);
 		if (!t)

@@ -341,8 +341,12 @@ static void test_tx_zero_copy_and_reuse(void **state)
 	/* Once the last piece is done, b is recycled (the pool gives the
 	 * most recently freed buffer that fits). */
 	complete(0, EPIO_TX_PIECE);
+	/* A header-sized buffer does not take it... */
+	assert_int_equal(epio_write(the_io, EP_IN, "hdr", 3), 0);
+	assert_ptr_not_equal(submitted[0]->u.c.buf, b);
 	c = epio_buf_alloc(the_io, 2 * EPIO_TX_PIECE);
 	assert_ptr_equal(c, b);
+	complete(0, 3);
 	/* Too long for its buffer: refused, and the buffer is taken. */
 	assert_int_equal(epio_write_buf(the_io, EP_IN, c, 4 * EPIO_TX_PIECE),
 			 -EINVAL);
