@@ -284,6 +284,17 @@ static void test_create_write_delete(void **state)
 	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EROFS);
 }
 
+/* Move "dir" to "moved" and put in its place a link to the outside that
+ * holds an inner.txt of its own. p and q get the two paths. */
+static void swap_dir_for_link(struct fixture *f, char p[256], char q[256])
+{
+	snprintf(p, 256, "%s/dir", f->s0);
+	snprintf(q, 256, "%s/moved", f->s0);
+	assert_int_equal(rename(p, q), 0);
+	put(f->root, "inner.txt", "outside");
+	assert_int_equal(symlink(f->root, p), 0);
+}
+
 static void test_folder_swapped_for_link(void **state)
 {
 	struct fixture *f = *state;
@@ -295,11 +306,7 @@ static void test_folder_swapped_for_link(void **state)
 
 	/* After listing, the folder is replaced by a link to the outside
 	 * holding a file of the same name: the old handle must not reach it. */
-	snprintf(p, sizeof(p), "%s/dir", f->s0);
-	snprintf(q, sizeof(q), "%s/moved", f->s0);
-	assert_int_equal(rename(p, q), 0);
-	put(f->root, "inner.txt", "outside");
-	assert_int_equal(symlink(f->root, p), 0);
+	swap_dir_for_link(f, p, q);
 	assert_int_equal(mtp_store_stat(f->st, in, &st), -ENOENT);
 	assert_int_equal(mtp_store_open(f->st, in, O_RDONLY, &fd), -ENOENT);
 }
@@ -328,11 +335,7 @@ static void test_folder_cache(void **state)
 	quiet_calls = 0;
 	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
 	assert_int_equal(quiet_calls, 0); /* walked: nothing to ask yet */
-	snprintf(p, sizeof(p), "%s/dir", f->s0);
-	snprintf(q, sizeof(q), "%s/moved", f->s0);
-	assert_int_equal(rename(p, q), 0);
-	put(f->root, "inner.txt", "outside");
-	assert_int_equal(symlink(f->root, p), 0);
+	swap_dir_for_link(f, p, q);
 	/* Had inotify nothing to say, the open folder would serve... */
 	assert_int_equal(mtp_store_stat(f->st, in, &st), 0);
 	assert_int_equal(quiet_calls, 1);
