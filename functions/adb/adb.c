@@ -71,22 +71,33 @@ static void set_state(struct adb *a, enum adb_state st)
 	plugin_set_status(a->p, "state", names[st]);
 }
 
+/* adb expects each header in a transfer of its own: queue it first. */
+static int adb_send_hdr(struct adb *a, uint32_t cmd, uint32_t arg0,
+			uint32_t arg1, const void *payload, size_t len)
+{
+	uint8_t hdr[ADB_HDR_SIZE];
+
+	adb_packet_encode(hdr, cmd, arg0, arg1, payload, len,
+			  a->version < ADB_VERSION_SKIP_CHECKSUM);
+	return plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
+}
+
+static int adb_sent(int rc)
+{
+	if (rc < 0 && rc != -ESHUTDOWN)
+		log_warnx("adb: cannot queue a message: %s", strerror(-rc));
+	return rc;
+}
+
 static int adb_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 		    const void *payload, size_t len)
 {
 	struct adb *a = data;
-	uint8_t hdr[ADB_HDR_SIZE];
-	int rc;
+	int rc = adb_send_hdr(a, cmd, arg0, arg1, payload, len);
 
-	adb_packet_encode(hdr, cmd, arg0, arg1, payload, len,
-			  a->version < ADB_VERSION_SKIP_CHECKSUM);
-	/* adb expects each header in a transfer of its own. */
-	rc = plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
 	if (rc == 0 && len)
 		rc = plugin_write(a->p, ADB_EP_IN, payload, len);
-	if (rc < 0 && rc != -ESHUTDOWN)
-		log_warnx("adb: cannot queue a message: %s", strerror(-rc));
-	return rc;
+	return adb_sent(rc);
 }
 
 /* Payloads this small are copied, so a shell's few bytes do not hold a
@@ -112,7 +123,6 @@ static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
 			uint32_t arg1, uint8_t *buf, size_t len)
 {
 	struct adb *a = data;
-	uint8_t hdr[ADB_HDR_SIZE];
 	int rc;
 
 	if (len <= ADB_COPY_MAX) {
@@ -120,15 +130,12 @@ static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
 		plugin_buf_free(a->p, buf);
 		return rc;
 	}
-	adb_packet_encode(hdr, cmd, arg0, arg1, buf, len,
-			  a->version < ADB_VERSION_SKIP_CHECKSUM);
-	rc = plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
+	rc = adb_send_hdr(a, cmd, arg0, arg1, buf, len);
 	if (rc == 0)
-		return plugin_write_buf(a->p, ADB_EP_IN, buf, len);
-	plugin_buf_free(a->p, buf);
-	if (rc != -ESHUTDOWN)
-		log_warnx("adb: cannot queue a message: %s", strerror(-rc));
-	return rc;
+		rc = plugin_write_buf(a->p, ADB_EP_IN, buf, len);
+	else
+		plugin_buf_free(a->p, buf);
+	return adb_sent(rc);
 }
 
 static const struct adb_streams_bufs adb_bufs = {
@@ -402,10 +409,8 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		 opt(p, "product", "gadgetd"), opt(p, "model", "gadgetd"),
 		 opt(p, "device", "gadgetd"));
 	a->reader = adb_reader_new(on_message, a);
-	a->streams = adb_streams_new(plugin_loop(p), adb_send, adb_room,
-				     open_service, a);
-	if (a->streams)
-		adb_streams_set_bufs(a->streams, &adb_bufs);
+	a->streams = adb_streams_new(plugin_loop(p), adb_send, &adb_bufs,
+				     adb_room, open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
 	a->auth = adb_auth_new(opt(p, "keys", ADB_DEFAULT_KEYS));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {

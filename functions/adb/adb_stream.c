@@ -45,7 +45,6 @@ struct adb_streams {
 	unsigned count;
 	uint32_t next_id;
 	size_t max_payload;
-	uint8_t *buf;
 	const struct adb_streams_bufs *bufs;
 	bool pumping;
 	bool hold; /* no sending while a host WRTE is handled */
@@ -53,6 +52,7 @@ struct adb_streams {
 
 struct adb_streams *adb_streams_new(struct loop *loop,
 				    adb_streams_send_fn send,
+				    const struct adb_streams_bufs *bufs,
 				    adb_streams_room_fn room,
 				    adb_streams_open_fn open, void *data)
 {
@@ -60,13 +60,9 @@ struct adb_streams *adb_streams_new(struct loop *loop,
 
 	if (!t)
 		return NULL;
-	t->buf = malloc(ADB_MAX_PAYLOAD);
-	if (!t->buf) {
-		free(t);
-		return NULL;
-	}
 	t->loop = loop;
 	t->send = send;
+	t->bufs = bufs;
 	t->room = room;
 	t->open = open;
 	t->data = data;
@@ -80,7 +76,6 @@ void adb_streams_free(struct adb_streams *t)
 	if (!t)
 		return;
 	adb_streams_reset(t);
-	free(t->buf);
 	free(t);
 }
 
@@ -89,37 +84,21 @@ void adb_streams_set_max_payload(struct adb_streams *t, size_t max)
 	t->max_payload = max > ADB_MAX_PAYLOAD ? ADB_MAX_PAYLOAD : max;
 }
 
-void adb_streams_set_bufs(struct adb_streams *t,
-			  const struct adb_streams_bufs *bufs)
+/* Payload buffers are the transport's (see adb_streams_bufs). */
+static uint8_t *buf_get(struct adb_streams *t)
 {
-	t->bufs = bufs;
-}
-
-/* A payload buffer: the transport's when it lends them, else our own. */
-static uint8_t *buf_get(struct adb_streams *t, bool ahead)
-{
-	if (t->bufs)
-		return t->bufs->get(t->data, t->max_payload);
-	return ahead ? malloc(ADB_MAX_PAYLOAD) : t->buf;
+	return t->bufs->get(t->data, t->max_payload);
 }
 
 static void buf_put(struct adb_streams *t, uint8_t *buf)
 {
-	if (t->bufs)
-		t->bufs->put(t->data, buf);
-	else if (buf != t->buf)
-		free(buf);
+	t->bufs->put(t->data, buf);
 }
 
 static void send_wrte(struct adb_streams *t, struct adb_stream *s,
 		      uint8_t *buf, size_t len)
 {
-	if (t->bufs) {
-		t->bufs->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
-		return;
-	}
-	t->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
-	buf_put(t, buf);
+	t->bufs->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
 }
 
 unsigned adb_streams_count(const struct adb_streams *t)
@@ -371,7 +350,7 @@ static void prefetch(struct adb_streams *t, struct adb_stream *s)
 	ssize_t n;
 
 	if (!s->ahead) {
-		s->ahead = buf_get(t, true);
+		s->ahead = buf_get(t);
 		if (!s->ahead)
 			return; /* then produce() is called after the OKAY */
 	}
@@ -409,7 +388,7 @@ static int send_one(struct adb_streams *t, struct adb_stream *s)
 		return 0;
 	}
 	s->want = false;
-	buf = buf_get(t, false);
+	buf = buf_get(t);
 	if (!buf) {
 		s->want = true; /* out of memory: try again on the next pump */
 		return 0;

@@ -60,17 +60,11 @@ typedef int (*adb_streams_open_fn)(void *data, struct adb_stream *s,
 				   const struct adb_service_ops **ops,
 				   void **svc);
 
-struct adb_streams *adb_streams_new(struct loop *loop,
-				    adb_streams_send_fn send,
-				    adb_streams_room_fn room,
-				    adb_streams_open_fn open, void *data);
-void adb_streams_free(struct adb_streams *t);
-
 /*
- * Optional zero-copy sending: services produce WRTE payloads straight into
- * buffers the transport lends (get, of size bytes; NULL when out of
- * memory) and send() takes the buffer back whatever it returns; put()
- * returns a buffer unsent. Without it, payloads are copied by send.
+ * Zero-copy sending: services produce WRTE payloads straight into buffers
+ * the transport lends (get, of size bytes; NULL when out of memory), and
+ * send() takes the buffer back whatever it returns; put() returns a
+ * buffer unsent. Other messages go through adb_streams_send_fn.
  */
 struct adb_streams_bufs {
 	uint8_t *(*get)(void *data, size_t size);
@@ -78,8 +72,13 @@ struct adb_streams_bufs {
 		    uint8_t *buf, size_t len);
 	void (*put)(void *data, uint8_t *buf);
 };
-void adb_streams_set_bufs(struct adb_streams *t,
-			  const struct adb_streams_bufs *bufs);
+
+struct adb_streams *adb_streams_new(struct loop *loop,
+				    adb_streams_send_fn send,
+				    const struct adb_streams_bufs *bufs,
+				    adb_streams_room_fn room,
+				    adb_streams_open_fn open, void *data);
+void adb_streams_free(struct adb_streams *t);
 
 /* Close every stream without telling the host (new CNXN, USB reset). */
 void adb_streams_reset(struct adb_streams *t);
