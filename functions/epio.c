@@ -114,9 +114,7 @@ void *epio_buf_alloc(struct epio *io, size_t len)
 			return NULL;
 		t->cap = len;
 	}
-	t->next = NULL;
-	t->len = t->off = 0;
-	t->refs = 0;
+	/* The rest is set when it is queued (epio_write_buf). */
 	return t->data;
 }
 
@@ -150,6 +148,12 @@ static bool epio_quiet_error(long res)
 	       res == -ECANCELED || res == -EINTR;
 }
 
+/* After -ENOMEM from the kernel, a request can be retried smaller. */
+static bool epio_can_shrink(const struct epio_ep *ep, int r)
+{
+	return r == -ENOMEM && ep->xfer > EPIO_MIN_XFER;
+}
+
 static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
 {
 	struct iocb *cbp = &s->cb;
@@ -165,7 +169,7 @@ static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
 	if (r != 1) {
 		/* -EAGAIN: f_fs has disabled the ep, a DISABLE event follows.
 		 * -ENOMEM: the caller retries with a smaller request. */
-		if (r != -EAGAIN && (r != -ENOMEM || ep->xfer <= EPIO_MIN_XFER))
+		if (r != -EAGAIN && !epio_can_shrink(ep, r))
 			log_warnx("epio: ep%u: io_submit: %s", ep->idx + 1,
 				  strerror(r < 0 ? -r : EIO));
 		return r < 0 ? r : -EIO;
@@ -177,10 +181,10 @@ static int epio_submit(struct epio_ep *ep, struct epio_slot *s, size_t len)
 	return 0;
 }
 
-/* After -ENOMEM from the kernel: smaller requests from now on. */
+/* Smaller requests from now on, when that can help. */
 static bool epio_shrink(struct epio_ep *ep, int r)
 {
-	if (r != -ENOMEM || ep->xfer <= EPIO_MIN_XFER)
+	if (!epio_can_shrink(ep, r))
 		return false;
 	ep->xfer /= 2;
 	log_info("epio: ep%u: kernel short of memory, requests of %zu KiB now",
@@ -203,18 +207,16 @@ static void epio_rx_fill(struct epio_ep *ep)
 	struct epio_slot *s;
 	int r;
 
+	/* A refused read leaves its slot free: after a shrink the same slot
+	 * is tried again. */
 	while (ep->enabled && ep->rx_on && (s = epio_free_slot(ep))) {
-		for (;;) {
-			size_t len = ep->xfer;
+		size_t len = ep->xfer;
 
-			if (ep->rx_small && !ep->rx_big && ep->rx_small < len)
-				len = ep->rx_small;
-			r = epio_submit(ep, s, len);
-			if (r == 0)
-				break;
-			if (!epio_shrink(ep, r))
-				return;
-		}
+		if (ep->rx_small && !ep->rx_big && ep->rx_small < len)
+			len = ep->rx_small;
+		r = epio_submit(ep, s, len);
+		if (r < 0 && !epio_shrink(ep, r))
+			return;
 	}
 }
 
@@ -490,6 +492,17 @@ void epio_free(struct epio *io)
 	free(io);
 }
 
+/* The read size asked for, within bounds and in whole 512-byte packets. */
+static size_t epio_rx_size(size_t asked)
+{
+	if (!asked)
+		return EPIO_RX_XFER;
+	if (asked > EPIO_RX_XFER_MAX)
+		asked = EPIO_RX_XFER_MAX;
+	asked -= asked % 512;
+	return asked ? asked : 512;
+}
+
 int epio_add(struct epio *io, unsigned idx, int fd, bool in, size_t rx_xfer)
 {
 	struct epio_ep *ep;
@@ -499,21 +512,14 @@ int epio_add(struct epio *io, unsigned idx, int fd, bool in, size_t rx_xfer)
 		return -EINVAL;
 	ep = &io->eps[idx];
 	ep->n_slots = in ? EPIO_TX_SLOTS : EPIO_RX_SLOTS;
-	if (!rx_xfer)
-		rx_xfer = EPIO_RX_XFER;
-	if (rx_xfer > EPIO_RX_XFER_MAX)
-		rx_xfer = EPIO_RX_XFER_MAX;
-	rx_xfer -= rx_xfer % 512;
-	if (!rx_xfer)
-		rx_xfer = 512;
-	ep->xfer = in ? EPIO_TX_PIECE : rx_xfer;
-	if (!in && rx_xfer > EPIO_RX_XFER)
+	ep->xfer = in ? EPIO_TX_PIECE : epio_rx_size(rx_xfer);
+	if (!in && ep->xfer > EPIO_RX_XFER)
 		ep->rx_small = EPIO_RX_SMALL;
 	for (i = 0; i < ep->n_slots; i++) {
 		ep->slots[i].ep = ep;
 		if (in)
 			continue;
-		ep->slots[i].buf = malloc(rx_xfer);
+		ep->slots[i].buf = malloc(ep->xfer);
 		if (!ep->slots[i].buf) {
 			while (i--) {
 				free(ep->slots[i].buf);
