@@ -366,7 +366,6 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 	m->bytes_in += n;
 	if (m->hdr_got < MTP_HDR_LEN)
 		return;
-	/* Known length: count bytes. Unknown: a short packet ends it. */
 	/*
 	 * Known length: count bytes. Unknown: the transfer ended, which the
 	 * runtime shows as a read shorter than the ones before it (reads

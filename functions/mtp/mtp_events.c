@@ -16,6 +16,9 @@
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |                 \
 	 IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK)
 
+/* Objects whose next change of ours is not news to the host. */
+#define MTP_EVENTS_MUTED 8
+
 struct mtp_events_dir {
 	uint32_t storage;
 	uint32_t parent;
@@ -30,7 +33,7 @@ struct mtp_events {
 	size_t n_dirs;
 	mtp_events_fn fn;
 	void *data;
-	uint32_t muted[8]; /* ring of objects the host wrote */
+	uint32_t muted[MTP_EVENTS_MUTED]; /* ring of objects the host wrote */
 	unsigned n_muted;
 };
 
@@ -65,13 +68,13 @@ static void mtp_events_listed(void *data, uint32_t storage, uint32_t parent,
 void mtp_events_mute(struct mtp_events *e, uint32_t handle)
 {
 	if (e)
-		e->muted[e->n_muted++ % 8] = handle;
+		e->muted[e->n_muted++ % MTP_EVENTS_MUTED] = handle;
 }
 
 /* True (and forgotten) when handle was muted. */
 static bool mtp_events_unmute(struct mtp_events *e, uint32_t h)
 {
-	for (unsigned i = 0; i < 8; i++) {
+	for (unsigned i = 0; i < MTP_EVENTS_MUTED; i++) {
 		if (e->muted[i] == h) {
 			e->muted[i] = 0;
 			return true;

@@ -299,9 +299,9 @@ static int mtp_store_intern(struct mtp_store *s, uint32_t storage,
 
 void mtp_store_forget(struct mtp_store *s, uint32_t handle)
 {
-	mtp_store_changed(s);
 	struct mtp_obj *o = mtp_store_obj(s, handle);
 
+	mtp_store_changed(s);
 	if (!o)
 		return;
 	mtp_store_unhash(s, handle);
@@ -586,11 +586,11 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		     const char *name, bool dir, uint32_t *handle, int *fd)
 {
-	mtp_store_changed(s);
 	struct mtp_storage *st = mtp_store_find(s, storage);
 	struct stat sb;
 	int dfd, rc = 0;
 
+	mtp_store_changed(s);
 	if (!st)
 		return -ENOENT;
 	if (st->readonly)
@@ -667,11 +667,11 @@ static int mtp_store_rm_at(int dfd, const char *name, unsigned depth)
 
 int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 {
-	mtp_store_changed(s);
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
 
+	mtp_store_changed(s);
 	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
 	if (rc < 0)
 		return rc;
@@ -708,11 +708,11 @@ static int mtp_store_rekey(struct mtp_store *s, uint32_t handle,
 
 int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
 {
-	mtp_store_changed(s);
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
 
+	mtp_store_changed(s);
 	if (!mtp_store_name_ok(name))
 		return -EINVAL;
 	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
@@ -746,11 +746,11 @@ static bool mtp_store_is_ancestor(struct mtp_store *s, uint32_t anc,
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent)
 {
-	mtp_store_changed(s);
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_obj *o;
 	int sfd, dfd, rc;
 
+	mtp_store_changed(s);
 	if (!dst)
 		return -ENOENT;
 	if (dst->readonly)
@@ -846,11 +846,11 @@ static int mtp_store_copy_at(int sdir, int ddir, const char *name,
 int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent, uint32_t *copy)
 {
-	mtp_store_changed(s);
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_obj *o;
 	int sfd, dfd, rc;
 
+	mtp_store_changed(s);
 	if (!dst)
 		return -ENOENT;
 	if (dst->readonly)
