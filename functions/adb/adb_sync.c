@@ -272,7 +272,7 @@ static void do_send(struct adb_sync *sy, const char *spec)
 		fchmod(sy->send_fd, mode & 0777);
 }
 
-/* Write the gathered DATA pieces with one writev(). */
+/* Write the gathered DATA pieces with one writev() (none: nothing). */
 static void flush_data(struct adb_sync *sy)
 {
 	struct iovec *iov = sy->iov;
@@ -428,13 +428,12 @@ static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 		if (rc < 0) {
 			log_warnx("adb: sync: %s; closing the stream",
 				  parse_error(rc));
-			if (sy->n_iov)
-				flush_data(sy);
+			flush_data(sy);
 			queue_fail(sy, parse_error(rc), 0);
 			sy->closing = true;
 			return len;
 		}
-		if (ev.type != ADB_SYNC_EV_DATA && sy->n_iov)
+		if (ev.type != ADB_SYNC_EV_DATA)
 			flush_data(sy);
 		switch (ev.type) {
 		case ADB_SYNC_EV_NONE:
@@ -450,8 +449,7 @@ static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 			break;
 		}
 	}
-	if (sy->n_iov)
-		flush_data(sy);
+	flush_data(sy);
 	return total;
 }
 
