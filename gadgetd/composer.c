@@ -121,6 +121,22 @@ int composer_unbind(struct composer *c)
 	return 0;
 }
 
+/* libusbgx lists the UDCs once, in usbg_init(): one that appeared since
+ * (a controller whose driver loaded after gadgetd) needs a fresh read. */
+static int composer_reread(struct composer *c)
+{
+	usbg_state *state;
+	int r = usbg_init(COMPOSER_CONFIGFS, &state);
+
+	if (r != USBG_SUCCESS)
+		return composer_fail(r, "cannot read", COMPOSER_CONFIGFS);
+	usbg_cleanup(c->state);
+	c->state = state;
+	c->gadget = usbg_get_gadget(state, c->name);
+	c->config = c->gadget ? usbg_get_config(c->gadget, 1, "c") : NULL;
+	return 0;
+}
+
 int composer_bind(struct composer *c, const char *udc)
 {
 	usbg_udc *u;
@@ -129,6 +145,8 @@ int composer_bind(struct composer *c, const char *udc)
 	if (!c->gadget)
 		return -ENOENT;
 	u = usbg_get_udc(c->state, udc);
+	if (!u && composer_reread(c) == 0)
+		u = usbg_get_udc(c->state, udc);
 	if (!u) {
 		log_warnx("configfs: no UDC named %s", udc);
 		return -ENODEV;

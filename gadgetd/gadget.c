@@ -43,6 +43,9 @@ struct gadget {
 	char pending[GADGET_SET_MAX];
 	char pending_from[PROFILE_NAME_MAX];
 	struct loop_watch *pending_timer;
+	/* Binding to a UDC that just appeared: retries and their timer. */
+	struct loop_watch *udc_timer;
+	unsigned udc_tries;
 };
 
 static void gadget_plugin_request(const char *function, const char *request,
@@ -92,6 +95,7 @@ void gadget_free(struct gadget *g)
 	composer_free(g->composer);
 	udc_monitor_free(g->udcmon);
 	loop_watch_remove(g->pending_timer);
+	loop_watch_remove(g->udc_timer);
 	profile_free(g->profile);
 	free(g);
 }
@@ -487,15 +491,44 @@ static void gadget_plugin_restart(const char *function, void *data)
 	g->busy = false;
 }
 
+/* A UDC's uevent comes before its gadget device joins the bus, so a bind
+ * refused as busy just then is tried again, for up to about 6 s. A gadget
+ * whose UDC vanished stays bound to it by name, and the kernel binds it
+ * again by itself when the UDC returns. */
+#define GADGET_UDC_TRIES 6
+
+static void gadget_udc_retry(struct loop_watch *t, void *data)
+{
+	struct gadget *g = data;
+
+	loop_watch_remove(t);
+	g->udc_timer = NULL;
+	gadget_udc_changed(g);
+}
+
 static void gadget_udc_changed(void *data)
 {
 	struct gadget *g = data;
-	const char *bound = composer_bound_udc(g->composer);
+	const char *bound;
 	char msg[256];
+	int r;
 
-	if (g->busy || g->set < 0 || bound)
+	if (g->busy || g->set < 0)
 		return;
-	if (gadget_bind(g, msg, sizeof(msg)) < 0)
+	bound = composer_bound_udc(g->composer);
+	if (bound) {
+		g->udc_tries = 0;
+		return;
+	}
+	r = gadget_bind(g, msg, sizeof(msg));
+	if (r == -EBUSY && g->udc_tries < GADGET_UDC_TRIES) {
+		if (!g->udc_timer)
+			g->udc_timer = loop_add_timer(g->loop, 100u << g->udc_tries++,
+						      gadget_udc_retry, g);
+		return;
+	}
+	g->udc_tries = 0;
+	if (r < 0)
 		log_warnx("%s", msg);
 	else if (g->udc[0])
 		log_info("bound to UDC %s", g->udc);

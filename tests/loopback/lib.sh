@@ -149,6 +149,10 @@ finish() {
 	gd_stop
 	echo "checks: $CHECKS, failures: $FAILS"
 	[ "$CHECKS" -gt 0 ] || { echo "FAIL: no check ran"; exit 1; }
-	[ "$FAILS" = 0 ] || { echo "---- gadgetd log"; tail -n 60 "$GD_LOG"; exit 1; }
+	[ "$FAILS" = 0 ] || {
+		echo "---- gadgetd log"; tail -n 60 "$GD_LOG"
+		echo "---- kernel log"; dmesg | tail -n 60
+		exit 1
+	}
 	exit 0
 }
