@@ -101,7 +101,7 @@ demo: deps all bed
 bench: deps all bed $(B)/usbsync
 	tests/bench/run-bench.sh $(BED) $(B)/bench
 
-# Host side of the bench's libmtp-pattern bound (tests/bench/b-sync16k.sh).
+# Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
 $(B)/usbsync: tests/bench/usbsync.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lusb-1.0

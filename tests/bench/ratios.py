@@ -19,6 +19,10 @@ for k, v in samples.items():
 pairs = [
     ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
     ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
+    ("adb_push_mbps", "bulk1m_out_mbps", "adb push / SourceSink 1 MiB bound", None),
+    ("adb_pull_mbps", "bulk1m_in_mbps", "adb pull / SourceSink 1 MiB bound", None),
+    ("bulk1m_out_mbps", "ceiling_write_mbps", "SourceSink 1 MiB bound out / mass_storage write", None),
+    ("bulk1m_in_mbps", "ceiling_read_mbps", "SourceSink 1 MiB bound in / mass_storage read", None),
     ("adb_push_wall_mbps", "ceiling_write_mbps", "adb push, whole command / mass_storage write", None),
     ("adb_pull_wall_mbps", "ceiling_read_mbps", "adb pull, whole command / mass_storage read", None),
     ("mtp_send_mbps", "ceiling_write_mbps", "mtp-sendfile / mass_storage write", 0.8),
