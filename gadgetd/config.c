@@ -65,6 +65,7 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(worker, CONFIG_KEY_PATH, worker),
 	CONFIG_KEY(ready_timeout, CONFIG_KEY_MS, ready_timeout_ms),
 	CONFIG_KEY(bind_timeout, CONFIG_KEY_MS, bind_timeout_ms),
+	CONFIG_KEY(restart_delay, CONFIG_KEY_MS, restart_delay_ms),
 };
 
 /*
@@ -124,6 +125,7 @@ static void config_defaults(struct config *c, const char *file)
 	c->worker = strdup(LIBEXECDIR "/gadgetd-worker");
 	c->ready_timeout_ms = 5000;
 	c->bind_timeout_ms = 5000;
+	c->restart_delay_ms = 200;
 }
 
 static int config_set(struct config *c, const struct config_key *k,

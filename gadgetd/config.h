@@ -34,6 +34,8 @@ struct config {
 	char *worker;
 	unsigned ready_timeout_ms;
 	unsigned bind_timeout_ms;
+	/* First delay before a crashed worker starts again; doubles. */
+	unsigned restart_delay_ms;
 };
 
 /* Same error convention as profile_load(). */

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #define SUP_MAX_STATUS 16
-#define SUP_BACKOFF_MIN_MS 200
+/* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
+ * first delay, when that is longer). */
 #define SUP_BACKOFF_MAX_MS 5000
 #define SUP_STABLE_MS 30000
 #define SUP_STOP_MS 2000
@@ -317,7 +318,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	if (!w)
 		return -ENOMEM;
 	w->sup = s;
-	w->backoff_ms = SUP_BACKOFF_MIN_MS;
+	w->backoff_ms = s->cfg->restart_delay_ms;
 	snprintf(w->name, sizeof(w->name), "%s", f->name);
 	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
 	sup_build_argv(w, f);
@@ -417,13 +418,15 @@ static void sup_exited(struct sup_worker *w, int status)
 	w->host = false;
 	w->restarts++;
 	if (up > SUP_STABLE_MS)
-		w->backoff_ms = SUP_BACKOFF_MIN_MS;
+		w->backoff_ms = w->sup->cfg->restart_delay_ms;
 	log_warnx("%s: worker %s; restarting in %u ms", w->name, w->last_exit,
 		  w->backoff_ms);
 	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
-	w->backoff_ms *= 2;
-	if (w->backoff_ms > SUP_BACKOFF_MAX_MS)
-		w->backoff_ms = SUP_BACKOFF_MAX_MS;
+	if (w->backoff_ms < SUP_BACKOFF_MAX_MS) {
+		w->backoff_ms *= 2;
+		if (w->backoff_ms > SUP_BACKOFF_MAX_MS)
+			w->backoff_ms = SUP_BACKOFF_MAX_MS;
+	}
 }
 
 void supervisor_reap(struct supervisor *s)

@@ -21,6 +21,7 @@ sets = (
 );
 default = "acm,adb";
 P
+gd_config restart_delay 3000
 gd_start sup
 export HOME=/root
 check "host sees acm,adb" wait_usb 1d6b:01e0 20
@@ -28,28 +29,32 @@ timeout 20 adb start-server >/dev/null 2>&1
 check "adb sees the device" timeout 30 adb wait-for-device
 check "adb shell works" sh -c 'timeout 20 adb shell echo before | grep -q before'
 
-say "kill -9 the adb worker while serial traffic flows"
+say "kill -9 the adb worker: serial traffic flows while it is down"
+# The worker stays down for restart_delay (3 s here); the restart then
+# re-enumerates the gadget, as FunctionFS only reopens on an unbound one.
 n=0; while [ ! -e /dev/ttyACM0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
 stty -F /dev/ttyGS0 raw -echo clocal; stty -F /dev/ttyACM0 raw -echo clocal
-head -c 60000 /dev/urandom | base64 -w 76 > serial-in.txt
-(timeout 30 head -c "$(wc -c < serial-in.txt)" /dev/ttyGS0 > serial-out.txt) &
-rd=$!
-sleep 0.3
-(timeout 30 sh -c 'cat serial-in.txt > /dev/ttyACM0') &
-wr=$!
+head -c 6000 /dev/urandom | base64 -w 76 > serial-in.txt
 gdpid=$GD_PID
 apid=$(gadgetctl status --json | python3 -c 'import json,sys; print([p["pid"] for p in json.load(sys.stdin)["plugins"] if p["name"]=="adb"][0])')
 check "adb worker pid known ($apid)" test "$apid" -gt 1
 kill -KILL "$apid"
-wait $wr
+adb_down() { gadgetctl status | grep -q "adb: restarting, pid 0, restarts 1, last exit: killed by signal 9"; }
+n=0; until adb_down || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+check "status shows adb down, and why" adb_down
+(timeout 10 head -c "$(wc -c < serial-in.txt)" /dev/ttyGS0 > serial-out.txt) &
+rd=$!
+sleep 0.2
+timeout 10 sh -c 'cat serial-in.txt > /dev/ttyACM0'
 wait $rd
-check "serial bytes intact across the adb crash" cmp -s serial-in.txt serial-out.txt
+check "serial bytes cross while adb is down" cmp -s serial-in.txt serial-out.txt
+check "adb was still down after them" adb_down
 check "gadgetd itself did not restart" kill -0 "$gdpid"
 n=0
-until timeout 5 gadgetctl status | grep -q 'adb: .*restarts 1, last exit: killed by signal 9'; do
-	n=$((n+1)); [ $n -gt 100 ] && break; sleep 0.1
+until timeout 5 gadgetctl status | grep -q 'adb: enabled.*restarts 1'; do
+	n=$((n+1)); [ $n -gt 150 ] && break; sleep 0.1
 done
-check "status shows the restart and why" sh -c 'gadgetctl status | grep -q "adb: .*restarts 1, last exit: killed by signal 9"'
+check "adb is back after the delay" sh -c 'gadgetctl status | grep -q "adb: enabled.*restarts 1, last exit: killed by signal 9"'
 check "adb reconnects" sh -c 'timeout 30 adb wait-for-device && timeout 20 adb shell echo after | grep -q after'
 check "the gadget stayed bound" sh -c 'gadgetctl status | grep -q "^udc: dummy_udc.0"'
 

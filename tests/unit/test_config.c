@@ -57,6 +57,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c->worker, LIBEXECDIR "/gadgetd-worker");
 	assert_int_equal(c->ready_timeout_ms, 5000);
 	assert_int_equal(c->bind_timeout_ms, 5000);
+	assert_int_equal(c->restart_delay_ms, 200);
 	config_free(c);
 }
 
@@ -73,7 +74,8 @@ static void test_all_settings(void **state)
 		"plugin_dir = \"/usr/lib/x\";\n"
 		"worker = \"bin/w\";\n"
 		"ready_timeout = 100;\n"
-		"bind_timeout = 600000;\n";
+		"bind_timeout = 600000;\n"
+		"restart_delay = 3000;\n";
 	struct config *c;
 	char path[256];
 
@@ -90,6 +92,7 @@ static void test_all_settings(void **state)
 	assert_string_equal(c->gadget_name, "g1");
 	assert_int_equal(c->ready_timeout_ms, 100);
 	assert_int_equal(c->bind_timeout_ms, 600000);
+	assert_int_equal(c->restart_delay_ms, 3000);
 	config_profile_path(c, "android", path, sizeof(path));
 	assert_string_equal(path, "/opt/p/android.conf");
 	config_free(c);
