@@ -20,6 +20,9 @@ char fake_fail_at[128];
 char fake_not_ready[64];
 char fake_state_set[256];
 int fake_state_saves;
+int fake_bind_busy;
+void (*fake_udc_fn)(void *data);
+void *fake_udc_data;
 static char fake_live[32][PROFILE_NAME_MAX];
 static enum profile_ftype fake_live_type[32];
 static unsigned fake_n_live;
@@ -33,6 +36,17 @@ void fake_reset(void)
 	fake_state_set[0] = '\0';
 	fake_state_saves = 0;
 	fake_n_live = fake_n_workers = 0;
+	fake_bound = false;
+	fake_bind_busy = 0;
+}
+
+bool fake_is_bound(void)
+{
+	return fake_bound;
+}
+
+void fake_lose_binding(void)
+{
 	fake_bound = false;
 }
 
@@ -131,6 +145,10 @@ int composer_bind(struct composer *c, const char *udc)
 {
 	int r = fake_call("bind", udc);
 
+	if (!r && fake_bind_busy > 0) {
+		fake_bind_busy--;
+		r = -EBUSY;
+	}
 	fake_bound = !r;
 	return r;
 }
@@ -243,6 +261,8 @@ void udc_speed(const char *name, char *buf, size_t size)
 
 struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data)
 {
+	fake_udc_fn = fn;
+	fake_udc_data = data;
 	return NULL;
 }
 

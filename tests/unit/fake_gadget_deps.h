@@ -1,11 +1,19 @@
 #ifndef FAKE_GADGET_DEPS_H
 #define FAKE_GADGET_DEPS_H
 
+#include <stdbool.h>
+
 extern char fake_calls[8192];
 extern char fake_fail_at[128];   /* e.g. "link(ecm)" */
 extern char fake_not_ready[64];  /* a plugin that never becomes ready */
 extern char fake_state_set[256];
 extern int fake_state_saves;
+extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
+/* What gadget.c gave udc_monitor_new(): call it for "a UDC appeared". */
+extern void (*fake_udc_fn)(void *data);
+extern void *fake_udc_data;
+bool fake_is_bound(void);
+void fake_lose_binding(void);    /* the gadget's UDC attribute empties */
 
 void fake_reset(void);
 void fake_clear_calls(void);

@@ -220,6 +220,42 @@ static void test_off_and_back(void **state)
 	assert_string_equal(set, "ncm");
 }
 
+static unsigned count(const char *s, const char *what)
+{
+	unsigned n = 0;
+
+	while ((s = strstr(s, what))) {
+		n++;
+		s += strlen(what);
+	}
+	return n;
+}
+
+/* A UDC appears while the gadget is unbound, and the kernel refuses the
+ * first binds as busy (its gadget device is not on the bus yet): gadgetd
+ * tries again from a timer until the bind holds. */
+static void test_udc_bind_retried_while_busy(void **state)
+{
+	struct fixture *f = *state;
+	int i;
+
+	assert_non_null(fake_udc_fn);
+	fake_udc_fn(fake_udc_data); /* bound already: nothing to do */
+	fake_clear_calls();
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "");
+
+	fake_lose_binding();
+	fake_bind_busy = 2;
+	fake_udc_fn(fake_udc_data);
+	assert_false(fake_is_bound());
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
+	for (i = 0; i < 20 && !fake_is_bound(); i++)
+		loop_dispatch(f->loop, 100);
+	assert_true(fake_is_bound());
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct fixture *f = *state;
@@ -241,6 +277,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
