@@ -56,6 +56,13 @@ static int composer_fail(int r, const char *what, const char *name)
 	return composer_errno(r);
 }
 
+/* The gadget and its configuration in c->state, when they exist. */
+static void composer_find_gadget(struct composer *c)
+{
+	c->gadget = usbg_get_gadget(c->state, c->name);
+	c->config = c->gadget ? usbg_get_config(c->gadget, 1, "c") : NULL;
+}
+
 int composer_new(const char *gadget_name, struct composer **out)
 {
 	struct composer *c = calloc(1, sizeof(*c));
@@ -72,9 +79,7 @@ int composer_new(const char *gadget_name, struct composer **out)
 		free(c);
 		return r;
 	}
-	c->gadget = usbg_get_gadget(c->state, gadget_name);
-	if (c->gadget)
-		c->config = usbg_get_config(c->gadget, 1, "c");
+	composer_find_gadget(c);
 	*out = c;
 	return 0;
 }
@@ -132,8 +137,7 @@ static int composer_reread(struct composer *c)
 		return composer_fail(r, "cannot read", COMPOSER_CONFIGFS);
 	usbg_cleanup(c->state);
 	c->state = state;
-	c->gadget = usbg_get_gadget(state, c->name);
-	c->config = c->gadget ? usbg_get_config(c->gadget, 1, "c") : NULL;
+	composer_find_gadget(c);
 	return 0;
 }
 

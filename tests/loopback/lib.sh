@@ -53,9 +53,15 @@ check_exit() {
 	fi
 }
 
+# dump_logs LINES: the ends of gadgetd's log and the kernel's.
+dump_logs() {
+	[ -f "$GD_LOG" ] && { echo "---- gadgetd log"; tail -n "$1" "$GD_LOG"; }
+	echo "---- kernel log"; dmesg | tail -n "$1"
+}
+
 die() {
 	echo "FATAL: $*"
-	[ -f "$GD_LOG" ] && { echo "---- gadgetd log"; tail -n 40 "$GD_LOG"; }
+	dump_logs 40
 	exit 1
 }
 
@@ -149,10 +155,6 @@ finish() {
 	gd_stop
 	echo "checks: $CHECKS, failures: $FAILS"
 	[ "$CHECKS" -gt 0 ] || { echo "FAIL: no check ran"; exit 1; }
-	[ "$FAILS" = 0 ] || {
-		echo "---- gadgetd log"; tail -n 60 "$GD_LOG"
-		echo "---- kernel log"; dmesg | tail -n 60
-		exit 1
-	}
+	[ "$FAILS" = 0 ] || { dump_logs 60; exit 1; }
 	exit 0
 }
