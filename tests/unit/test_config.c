@@ -135,6 +135,10 @@ static void test_bad_timeouts(void **state)
 	assert_err("gadgetd.conf:3: ", "bind_timeout", NULL);
 	assert_int_equal(parse("profile = \"a\";\nbind_timeout = 600001;\n", &c), -EINVAL);
 	assert_err("gadgetd.conf:2: ", "bind_timeout", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_delay = 0;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_delay", "1..600000", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_delay = 2.5;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_delay", NULL);
 }
 
 static void test_wrong_types(void **state)
