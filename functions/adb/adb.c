@@ -26,6 +26,12 @@
 #define ADB_FEATURES \
 	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp"
 #define ADB_DEFAULT_KEYS SYSCONFDIR "/gadgetd/adb_keys"
+/*
+ * Tokens one connection may be sent. A host that has run out of private
+ * keys answers every token with its public key again, so without a limit a
+ * host offering a known key it cannot sign with would loop forever.
+ */
+#define ADB_AUTH_MAX_TOKENS 16
 
 enum adb_state {
 	ADB_STATE_OFFLINE,      /* no CNXN yet */
@@ -46,8 +52,11 @@ struct adb {
 	char banner[512];
 	struct adb_shell_cfg shell;
 	const char *reboot_cmd;
-	/* Fingerprint of the key the waiting host offered. */
+	/* Fingerprint of the unknown key the waiting host offered on this
+	 * connection: only that host may be let in by `adb allow`. */
 	char waiting_fp[ADB_AUTH_FP_SIZE];
+	unsigned tokens_sent; /* on this connection */
+	bool known_offered;   /* warned once per connection */
 };
 
 static const char *opt(struct plugin *p, const char *key, const char *def)
@@ -163,6 +172,16 @@ static void send_token(struct adb *a)
 {
 	uint8_t token[ADB_AUTH_TOKEN_SIZE];
 
+	if (a->tokens_sent == ADB_AUTH_MAX_TOKENS) {
+		log_warnx("adb: host failed %u authentication rounds; ignoring "
+			  "it until it reconnects", ADB_AUTH_MAX_TOKENS);
+		a->tokens_sent++;
+		adb_auth_forget_token(a->auth);
+		return;
+	}
+	if (a->tokens_sent > ADB_AUTH_MAX_TOKENS)
+		return;
+	a->tokens_sent++;
 	if (adb_auth_new_token(a->auth, token) < 0) {
 		log_warnx("adb: no random token; refusing the host");
 		return;
@@ -177,6 +196,11 @@ static void reset_connection(struct adb *a)
 	adb_forward_reset(a->fwd);
 	adb_reader_reset(a->reader);
 	adb_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
+	/* Nothing proven or offered on the old connection carries over. */
+	adb_auth_forget_token(a->auth);
+	a->waiting_fp[0] = '\0';
+	a->tokens_sent = 0;
+	a->known_offered = false;
 }
 
 static void on_cnxn(struct adb *a, const struct adb_hdr *h,
@@ -220,7 +244,15 @@ static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 		return;
 	}
 	if (rc == 1) {
-		send_cnxn(a);
+		/*
+		 * Public keys are not secret: offering a known one proves
+		 * nothing. The host must sign a token with its private key.
+		 */
+		if (!a->known_offered)
+			log_warnx("adb: host offered known key %s without "
+				  "signing with it; sending a new token", fp);
+		a->known_offered = true;
+		send_token(a);
 		return;
 	}
 	memcpy(a->waiting_fp, fp, sizeof(fp));

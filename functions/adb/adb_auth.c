@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 #include <openssl/rand.h>
@@ -267,15 +268,30 @@ static int verify_one(EVP_PKEY *pkey, const uint8_t *token, const uint8_t *sig,
 	return ok;
 }
 
+void adb_auth_forget_token(struct adb_auth *a)
+{
+	OPENSSL_cleanse(a->token, sizeof(a->token));
+	a->have_token = 0;
+}
+
 int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len)
 {
+	int rc = -EPERM;
+
 	if (!a->have_token)
 		return -EPERM;
-	a->have_token = 0;
-	for (unsigned i = 0; i < a->n_keys; i++)
-		if (verify_one(a->keys[i].pkey, a->token, sig, len))
-			return 0;
-	return -EPERM;
+	for (unsigned i = 0; i < a->n_keys; i++) {
+		/* A signature is exactly as long as the key's modulus. */
+		if (len != (size_t)EVP_PKEY_get_size(a->keys[i].pkey))
+			continue;
+		if (verify_one(a->keys[i].pkey, a->token, sig, len)) {
+			rc = 0;
+			break;
+		}
+	}
+	/* Used once, whatever the outcome: no replay, no second guess. */
+	adb_auth_forget_token(a);
+	return rc;
 }
 
 static int known_blob(const struct adb_auth *a,

@@ -34,6 +34,9 @@ int adb_auth_reload(struct adb_auth *a);
 /* Make a new random token (it replaces the previous one). */
 int adb_auth_new_token(struct adb_auth *a, uint8_t token[ADB_AUTH_TOKEN_SIZE]);
 
+/* Invalidate the outstanding token, if any (the connection ended). */
+void adb_auth_forget_token(struct adb_auth *a);
+
 /* 0 when sig signs the current token with one of the known keys, else
  * -EPERM (also when no token is outstanding). A token is used once. */
 int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len);
@@ -42,7 +45,8 @@ int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len);
  * The host offered its public key (RSAPUBLICKEY payload: "BASE64 comment",
  * maybe NUL-terminated). Returns 1 if the key is already allowed, 0 after
  * remembering it as pending, or -EINVAL for a malformed key. fp receives
- * the fingerprint in both success cases.
+ * the fingerprint in both success cases. A known key is NOT a proof of
+ * anything: the caller must still have the host sign a token.
  */
 int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
 		   char fp[ADB_AUTH_FP_SIZE]);

@@ -766,6 +766,120 @@ static void test_auth_flow(void **state)
 	stop(t);
 }
 
+/* Sends CNXN and returns the token the device answers with. */
+static void hostile_cnxn(struct t *t, uint8_t token[ADB_AUTH_TOKEN_SIZE])
+{
+	static const char banner[] = "host::features=shell_v2";
+	struct msg m;
+
+	send_msg(t, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner,
+		 sizeof(banner));
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_int_equal(m.len, ADB_AUTH_TOKEN_SIZE);
+	memcpy(token, m.data, ADB_AUTH_TOKEN_SIZE);
+	expect_nothing(t);
+}
+
+static void assert_no_stream(struct t *t)
+{
+	send_msg(t, ADB_OPEN, 7, 0, "shell:id", 9);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+}
+
+/* Attacks on authentication, each of which must not bring the host online. */
+static void test_auth_hostile(void **state)
+{
+	struct t *t = start("on");
+	struct adb_testkey *other = adb_testkey_new();
+	uint8_t token[ADB_AUTH_TOKEN_SIZE], sig[512], old_sig[512];
+	char keys[1024], reply[256], fp[ADB_AUTH_FP_SIZE];
+	char *argv_allow[] = { "allow", fp };
+	const char *pub = adb_testkey_pub(key);
+	size_t n, old_n;
+	struct msg m;
+	FILE *f;
+
+	snprintf(keys, sizeof(keys), "%s\n", pub);
+	f = fopen(t->keys, "w");
+	fputs(keys, f);
+	fclose(f);
+
+	/* A known public key offered without a signature: a new token. */
+	hostile_cnxn(t, token);
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_memory_not_equal(m.data, token, ADB_AUTH_TOKEN_SIZE);
+	expect_nothing(t);
+	assert_no_stream(t);
+
+	/* A signature by a key that is not in adb_keys. */
+	memcpy(token, m.data, ADB_AUTH_TOKEN_SIZE);
+	n = adb_testkey_sign(other, token, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_no_stream(t);
+
+	/* A truncated signature of the current token by the right key. */
+	memcpy(token, m.data, ADB_AUTH_TOKEN_SIZE);
+	n = adb_testkey_sign(key, token, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n - 1);
+	expect(t, &m, ADB_AUTH);
+	assert_no_stream(t);
+	/* ...and the whole one, now too late: that token is spent. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_AUTH);
+	assert_no_stream(t);
+
+	/* A good signature, captured, is not good on the next connection. */
+	hostile_cnxn(t, token);
+	old_n = adb_testkey_sign(key, token, old_sig, sizeof(old_sig));
+	ops->disable(t->priv);
+	ops->enable(t->priv);
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, old_sig, old_n);
+	expect_nothing(t);
+	hostile_cnxn(t, token);
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, old_sig, old_n);
+	expect(t, &m, ADB_AUTH);
+	assert_no_stream(t);
+
+	/* A key offered on an earlier connection lets no later host in. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, adb_testkey_pub(other),
+		 strlen(adb_testkey_pub(other)) + 1);
+	expect_nothing(t);
+	hostile_cnxn(t, token);
+	adb_auth_fingerprint(adb_testkey_blob(other), fp);
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), 0);
+	expect_nothing(t);
+	assert_no_stream(t);
+
+	/* A host looping on a known key is cut off after a bounded number of
+	 * tokens instead of being answered forever. */
+	hostile_cnxn(t, token);
+	for (n = 0; n < 100; n++) {
+		send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub,
+			 strlen(pub) + 1);
+		if (!next(t, &m))
+			break;
+		assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	}
+	assert_true(n < 100);
+	assert_no_stream(t);
+
+	/* The real thing still works. */
+	hostile_cnxn(t, token);
+	n = adb_testkey_sign(key, token, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_CNXN);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	adb_testkey_free(other);
+	stop(t);
+}
+
 static void test_reverse_and_reboot(void **state)
 {
 	struct t *t = start("off");
@@ -838,6 +952,7 @@ int main(void)
 		cmocka_unit_test(test_sync_list),
 		cmocka_unit_test(test_flow_control_and_fairness),
 		cmocka_unit_test(test_auth_flow),
+		cmocka_unit_test(test_auth_hostile),
 		cmocka_unit_test(test_reverse_and_reboot),
 		cmocka_unit_test(test_reboot_command),
 	};

@@ -136,6 +136,16 @@ static void test_bad_signatures(void **state)
 	assert_int_equal(adb_auth_verify(a, sig, n - 1), -EPERM);
 	assert_int_equal(adb_auth_new_token(a, token), 0);
 	assert_int_equal(adb_auth_verify(a, sig, 0), -EPERM);
+	/* A failed try uses the token up: the right answer comes too late. */
+	assert_int_equal(adb_auth_new_token(a, token), 0);
+	n = adb_testkey_sign(f->key, token, sig, sizeof(sig));
+	assert_int_equal(adb_auth_verify(a, sig, n - 1), -EPERM);
+	assert_int_equal(adb_auth_verify(a, sig, n), -EPERM);
+	/* A forgotten token (the connection ended) answers nothing. */
+	assert_int_equal(adb_auth_new_token(a, token), 0);
+	n = adb_testkey_sign(f->key, token, sig, sizeof(sig));
+	adb_auth_forget_token(a);
+	assert_int_equal(adb_auth_verify(a, sig, n), -EPERM);
 	adb_auth_free(a);
 }
 
