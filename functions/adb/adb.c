@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "adb_auth.h"
@@ -32,6 +33,9 @@
  * host offering a known key it cannot sign with would loop forever.
  */
 #define ADB_AUTH_MAX_TOKENS 16
+/* What a host's messages make us log: at most this many lines a window. */
+#define ADB_HOST_LOG_BURST 10
+#define ADB_HOST_LOG_WINDOW_S 10
 
 enum adb_state {
 	ADB_STATE_OFFLINE,      /* no CNXN yet */
@@ -57,7 +61,35 @@ struct adb {
 	char waiting_fp[ADB_AUTH_FP_SIZE];
 	unsigned tokens_sent; /* on this connection */
 	bool known_offered;   /* warned once per connection */
+	time_t log_window;    /* start of the host log window */
+	unsigned log_lines;   /* lines logged in it */
+	unsigned log_dropped; /* lines not logged in it */
 };
+
+/*
+ * Whether to log a line that the host's bytes caused. A hostile host can
+ * send thousands of bad messages a second; the log must not carry them all.
+ */
+static bool host_log_ok(struct adb *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - a->log_window >= ADB_HOST_LOG_WINDOW_S) {
+		if (a->log_dropped)
+			log_warnx("adb: %u more messages about the host's "
+				  "behaviour were not logged", a->log_dropped);
+		a->log_window = now.tv_sec;
+		a->log_lines = 0;
+		a->log_dropped = 0;
+	}
+	if (a->log_lines < ADB_HOST_LOG_BURST) {
+		a->log_lines++;
+		return true;
+	}
+	a->log_dropped++;
+	return false;
+}
 
 static const char *opt(struct plugin *p, const char *key, const char *def)
 {
@@ -74,7 +106,7 @@ static void set_state(struct adb *a, enum adb_state st)
 		[ADB_STATE_DEVICE] = "device",
 	};
 
-	if (a->state != st)
+	if (a->state != st && host_log_ok(a))
 		log_info("adb: %s", names[st]);
 	a->state = st;
 	plugin_set_status(a->p, "state", names[st]);
@@ -211,8 +243,9 @@ static void on_cnxn(struct adb *a, const struct adb_hdr *h,
 
 	reset_connection(a);
 	if (h->arg0 < ADB_VERSION_MIN || h->arg1 < 256) {
-		log_warnx("adb: CNXN with version %#x, max payload %u: ignored",
-			  h->arg0, h->arg1);
+		if (host_log_ok(a))
+			log_warnx("adb: CNXN with version %#x, max payload "
+				  "%u: ignored", h->arg0, h->arg1);
 		return;
 	}
 	a->version = h->arg0 < ADB_VERSION ? h->arg0 : ADB_VERSION;
@@ -224,7 +257,8 @@ static void on_cnxn(struct adb *a, const struct adb_hdr *h,
 	host[payload ? n : 0] = '\0';
 	host[strcspn(host, "\n")] = '\0';
 	plugin_set_status(a->p, "host", host);
-	log_info("adb: host connected: %s", host);
+	if (host_log_ok(a))
+		log_info("adb: host connected: %s", host);
 	if (!a->auth_on) {
 		send_cnxn(a);
 		return;
@@ -240,7 +274,8 @@ static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 	int rc = adb_auth_offer(a->auth, payload, len, fp);
 
 	if (rc < 0) {
-		log_warnx("adb: host sent a malformed public key");
+		if (host_log_ok(a))
+			log_warnx("adb: host sent a malformed public key");
 		return;
 	}
 	if (rc == 1) {
@@ -248,7 +283,7 @@ static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 		 * Public keys are not secret: offering a known one proves
 		 * nothing. The host must sign a token with its private key.
 		 */
-		if (!a->known_offered)
+		if (!a->known_offered && host_log_ok(a))
 			log_warnx("adb: host offered known key %s without "
 				  "signing with it; sending a new token", fp);
 		a->known_offered = true;
@@ -257,8 +292,10 @@ static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 	}
 	memcpy(a->waiting_fp, fp, sizeof(fp));
 	set_state(a, ADB_STATE_UNAUTHORIZED);
-	log_warnx("adb: unknown host key %s; allow it with "
-		  "`gadgetctl %s allow %s`", fp, plugin_instance(a->p), fp);
+	if (host_log_ok(a))
+		log_warnx("adb: unknown host key %s; allow it with "
+			  "`gadgetctl %s allow %s`", fp, plugin_instance(a->p),
+			  fp);
 }
 
 static void on_auth(struct adb *a, const struct adb_hdr *h,
@@ -279,7 +316,8 @@ static void on_auth(struct adb *a, const struct adb_hdr *h,
 		on_public_key(a, payload, h->len);
 		return;
 	}
-	log_warnx("adb: AUTH type %u ignored", h->arg0);
+	if (host_log_ok(a))
+		log_warnx("adb: AUTH type %u ignored", h->arg0);
 }
 
 /* Called by adb_reader for each whole message. */
@@ -291,7 +329,8 @@ static int on_message(void *data, const struct adb_hdr *h,
 
 	if (a->version && a->version < ADB_VERSION_SKIP_CHECKSUM &&
 	    h->check != adb_packet_checksum(payload, h->len)) {
-		log_warnx("adb: bad checksum: message dropped");
+		if (host_log_ok(a))
+			log_warnx("adb: bad checksum: message dropped");
 		return 0;
 	}
 	if (h->cmd == ADB_CNXN) {
@@ -323,7 +362,9 @@ static int on_message(void *data, const struct adb_hdr *h,
 		return 0;
 	}
 	adb_packet_cmd_name(h->cmd, name);
-	log_warnx("adb: unknown command %#x (%s) ignored", h->cmd, name);
+	if (host_log_ok(a))
+		log_warnx("adb: unknown command %#x (%s) ignored", h->cmd,
+			  name);
 	return 0;
 }
 
@@ -496,9 +537,11 @@ static void adb_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 		return; /* zero-length packets carry nothing in ADB */
 	rc = adb_reader_feed(a->reader, data, len);
 	if (rc < 0) {
-		log_warnx("adb: %s from the host; resetting the connection",
-			  rc == -EMSGSIZE ? "oversized message"
-					  : "malformed message header");
+		if (host_log_ok(a))
+			log_warnx("adb: %s from the host; resetting the "
+				  "connection", rc == -EMSGSIZE
+						? "oversized message"
+						: "malformed message header");
 		reset_connection(a);
 		a->version = 0;
 		set_state(a, ADB_STATE_OFFLINE);
