@@ -37,7 +37,7 @@ static void gadgetd_usage(FILE *out)
 /* -n: check gadgetd.conf and every profile in profile_dir. */
 static int gadgetd_check(const char *path)
 {
-	char err[8192], file[1024];
+	char err[8192], file[1024], name[CONFIG_PROFILE_NAME_MAX + 8], *text;
 	struct config *cfg;
 	struct profile *p;
 	struct dirent *de;
@@ -59,22 +59,32 @@ static int gadgetd_check(const char *path)
 		size_t l = strlen(de->d_name);
 		if (l < 6 || strcmp(de->d_name + l - 5, ".conf"))
 			continue;
-		snprintf(file, sizeof(file), "%s/%s", cfg->profile_dir, de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 5), de->d_name);
+		if (l - 5 >= sizeof(name) || !config_profile_name_ok(name)) {
+			fprintf(stderr, "%s/%s: warning: not a profile name (a-z, 0-9, _ "
+				"and -); gadgetd never loads it\n", cfg->profile_dir,
+				de->d_name);
+			continue;
+		}
 		n++;
-		if (profile_load(file, &p, err, sizeof(err)) < 0) {
+		if (config_profile_read(cfg, name, &text, file, sizeof(file), err,
+					sizeof(err)) < 0 ||
+		    profile_parse(file, text, &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
+			free(text);
 			bad = 1;
 			continue;
 		}
+		free(text);
 		profile_free(p);
 	}
 	closedir(d);
-	config_profile_path(cfg, cfg->profile, file, sizeof(file));
-	if (access(file, R_OK) < 0) {
-		fprintf(stderr, "%s: profile \"%s\": %s: %s\n", path, cfg->profile,
-			file, strerror(errno));
+	if (config_profile_read(cfg, cfg->profile, &text, file, sizeof(file), err,
+				sizeof(err)) < 0) {
+		fprintf(stderr, "%s: profile \"%s\": %s\n", path, cfg->profile, err);
 		bad = 1;
 	}
+	free(text);
 	if (!bad)
 		printf("%s: OK (%d profiles)\n", path, n);
 	config_free(cfg);

@@ -3,8 +3,8 @@ test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
 	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/loop.c gadgetd/log.c
 test_gadget_LIBS := -lconfig
-test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c
-test_ctl_LIBS :=
+test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c
+test_ctl_LIBS := -lconfig
 UNIT_TESTS += test_control
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c \
 	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c

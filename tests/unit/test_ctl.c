@@ -82,6 +82,36 @@ static void test_state_malformed(void **state)
 	unlink(path);
 }
 
+/* The remembered profile never reaches a path unchecked: a state file
+ * naming "../../tmp/x" (or a name too long for the buffer) is no state. */
+static void test_state_profile_name(void **state)
+{
+	static const char *const bad[] = {
+		"profile=../../tmp/x\nset=acm\n", "profile=Lab\nset=acm\n",
+		"profile=\nset=acm\n", "profile=a/b\nset=acm\n",
+		"profile=abcdefghijk\nset=acm\n",
+	};
+	char path[] = "/tmp/test_state_name.XXXXXX", prof[8], set[8];
+	size_t i;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		fd = open(path, O_WRONLY | O_TRUNC);
+		assert_int_equal(write(fd, bad[i], strlen(bad[i])), (ssize_t)strlen(bad[i]));
+		close(fd);
+		if (state_load(path, prof, sizeof(prof), set, sizeof(set)) != -EINVAL)
+			fail_msg("state \"%s\" accepted", bad[i]);
+	}
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "profile=lab_2-x\nset=acm\n", 24), 24);
+	close(fd);
+	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
+	assert_string_equal(prof, "lab_2-x");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +119,7 @@ int main(void)
 		cmocka_unit_test(test_args_malformed),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_malformed),
+		cmocka_unit_test(test_state_profile_name),
 	};
 
 	return cmocka_run_group_tests_name("ctl", tests, NULL, NULL);
