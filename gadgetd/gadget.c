@@ -108,6 +108,19 @@ bool gadget_busy(const struct gadget *g)
 	return g->busy;
 }
 
+const char *gadget_profile_name(const struct gadget *g)
+{
+	return g->profile ? g->profile->name : NULL;
+}
+
+const char *gadget_function_plugin(const struct gadget *g, const char *function)
+{
+	const struct profile_function *f;
+
+	f = g->profile ? profile_function_find(g->profile, function) : NULL;
+	return f ? f->plugin : NULL;
+}
+
 void gadget_reap(struct gadget *g)
 {
 	supervisor_reap(g->sup);

@@ -1,4 +1,5 @@
 /* gadgetd: composes the USB gadget from profiles and hosts its plugins. */
+#include "access.h"
 #include "config.h"
 #include "control.h"
 #include "gadget.h"
@@ -10,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +136,38 @@ static void gadgetd_on_hup(struct loop *l, int signo, void *data)
 		log_info("reload: %s", msg);
 }
 
+/* The groups of gadgetd.conf as gids. A group that does not exist grants
+ * nothing: the socket is then root's alone (or admin is root's alone). */
+static void gadgetd_policy(const struct config *cfg, struct access_policy *p)
+{
+	struct group *gr;
+
+	*p = (struct access_policy){ 0 };
+	if (cfg->group) {
+		gr = getgrnam(cfg->group);
+		if (gr) {
+			p->group = cfg->group;
+			p->group_gid = gr->gr_gid;
+		} else {
+			log_warnx("%s: group \"%s\" does not exist; the control socket is "
+				  "root's only", cfg->path, cfg->group);
+		}
+	}
+	if (cfg->admin_group) {
+		gr = getgrnam(cfg->admin_group);
+		if (gr) {
+			p->admin_group = cfg->admin_group;
+			p->admin_gid = gr->gr_gid;
+		} else {
+			log_warnx("%s: admin_group \"%s\" does not exist; only root "
+				  "administers", cfg->path, cfg->admin_group);
+		}
+	}
+}
+
 static int gadgetd_run(struct config *cfg, const char *sock)
 {
+	struct access_policy policy;
 	struct gadget *g = NULL;
 	struct control *ctl;
 	char msg[4096];
@@ -156,7 +188,8 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	loop_add_signal(l, SIGINT, gadgetd_on_quit, g);
 	loop_add_signal(l, SIGCHLD, gadgetd_on_child, g);
 	loop_add_signal(l, SIGHUP, gadgetd_on_hup, g);
-	ctl = control_new(l, sock, cfg->group, g);
+	gadgetd_policy(cfg, &policy);
+	ctl = control_new(l, sock, &policy, g);
 	if (!ctl) {
 		gadget_free(g);
 		loop_free(l);

@@ -6,6 +6,7 @@ test_gadget_LIBS := -lconfig
 test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c
 test_ctl_LIBS := -lconfig
 UNIT_TESTS += test_control
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c \
+# access_peer.c is faked by the test, and accept4() wrapped.
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
-test_control_LIBS :=
+test_control_LIBS := -Wl,--wrap=accept4
