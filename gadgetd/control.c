@@ -46,8 +46,8 @@ struct control {
 	struct control_ratelimit full_log, accept_log, denied_log;
 };
 
-/* True when a line may be logged now; *suppressed says how many were not. */
-static bool control_ratelimit(struct control_ratelimit *rl, unsigned *suppressed)
+/* True when a line may be logged now; note then says how many were not. */
+static bool control_ratelimit(struct control_ratelimit *rl, char *note, size_t size)
 {
 	uint64_t now = loop_now_ms();
 
@@ -56,7 +56,9 @@ static bool control_ratelimit(struct control_ratelimit *rl, unsigned *suppressed
 		return false;
 	}
 	rl->last_ms = now;
-	*suppressed = rl->suppressed;
+	note[0] = '\0';
+	if (rl->suppressed)
+		snprintf(note, size, " (%u more since the last such line)", rl->suppressed);
 	rl->suppressed = 0;
 	return true;
 }
@@ -145,8 +147,7 @@ static int control_authorize(struct control *c, struct control_client *cl,
 			     uint16_t type, int argc, char **argv, FILE *out)
 {
 	const char *plugin = NULL;
-	char why[512];
-	unsigned n;
+	char why[512], note[64];
 	int r;
 
 	if (type == CTL_FUNCTION && argc > 0)
@@ -156,9 +157,9 @@ static int control_authorize(struct control *c, struct control_client *cl,
 	if (!r)
 		return 0;
 	fprintf(out, "%s\n", why);
-	if (control_ratelimit(&c->denied_log, &n))
+	if (control_ratelimit(&c->denied_log, note, sizeof(note)))
 		log_info("control: refused uid %u (pid %d): %s%s", (unsigned)cl->peer.uid,
-			 (int)cl->peer.pid, why, n ? " (and earlier refusals not logged)" : "");
+			 (int)cl->peer.pid, why, note);
 	return r;
 }
 
@@ -274,12 +275,12 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
  * would wake at once for the same pending connection, forever. */
 static void control_pause(struct control *c, int err)
 {
-	unsigned n;
+	char note[64];
 
-	if (control_ratelimit(&c->accept_log, &n))
+	if (control_ratelimit(&c->accept_log, note, sizeof(note)))
 		log_warnx("control: cannot accept a client: %s; not accepting for "
 			  "%u ms or until a client leaves%s", strerror(err), c->retry_ms,
-			  n ? " (repeated)" : "");
+			  note);
 	c->paused = true;
 	loop_watch_set_events(c->listen, 0);
 	loop_timer_rearm(c->retry, c->retry_ms);
@@ -293,13 +294,13 @@ static void control_retry(struct loop_watch *w, void *data)
 static void control_refuse_full(struct control *c, int cfd)
 {
 	static const char msg[] = "gadgetd is serving too many clients; try again\n";
-	unsigned n;
+	char note[64];
 
 	control_reply(cfd, -EBUSY, msg, sizeof(msg) - 1);
 	close(cfd);
-	if (control_ratelimit(&c->full_log, &n))
+	if (control_ratelimit(&c->full_log, note, sizeof(note)))
 		log_warnx("control: %u clients connected; refusing more%s",
-			  c->n_clients, n ? " (repeated)" : "");
+			  c->n_clients, note);
 }
 
 static void control_accept(struct loop_watch *w, int fd, uint32_t events,
