@@ -3,7 +3,8 @@ test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
 	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/loop.c gadgetd/log.c
 test_gadget_LIBS := -lconfig
-test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c
+test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c \
+	gadgetd/access_peer.c
 test_ctl_LIBS := -lconfig
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.

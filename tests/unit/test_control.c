@@ -536,6 +536,52 @@ static void test_client_cap(void **state)
 	close(d);
 }
 
+/* Count lines containing needle that log.c writes to stderr while fn runs. */
+static int count_log_lines(void (*fn)(struct fixture *), struct fixture *f,
+			   const char *needle)
+{
+	char line[1024];
+	FILE *tmp = tmpfile();
+	int saved = dup(2), n = 0;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	fn(f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		n += strstr(line, needle) != NULL;
+	fclose(tmp);
+	return n;
+}
+
+static void flood_over_cap(struct fixture *f)
+{
+	char text[256];
+	int keep, fd, i;
+
+	control_set_limits(f->ctl, 1, 10000, 1000);
+	keep = client_connect(f);
+	spin(f, 30);
+	for (i = 0; i < 5; i++) {
+		fd = client_connect(f);
+		spin(f, 30);
+		assert_int_equal(reply_of(fd, text, sizeof(text)), -EBUSY);
+		close(fd);
+	}
+	close(keep);
+	spin(f, 30);
+}
+
+/* A peer can provoke refusals at will: one log line for five of them. */
+static void test_cap_log_rate_limited(void **state)
+{
+	assert_int_equal(count_log_lines(flood_over_cap, *state, "refusing more"), 1);
+}
+
 static void test_idle_timeout(void **state)
 {
 	struct fixture *f = *state;
@@ -629,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_and_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusal_without_admin_group, setup_no_admin, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_log_rate_limited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enfile_resume_on_close, setup, teardown),
