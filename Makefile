@@ -12,6 +12,7 @@ LIBDIR ?= $(PREFIX)/lib
 PLUGINDIR ?= $(LIBDIR)/gadgetd
 LIBEXECDIR ?= $(PREFIX)/libexec/gadgetd
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/gadgetd
 UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
 RUNDIR ?= /run
@@ -134,6 +135,9 @@ install-files:
 	install -Dm644 profiles/gadgetd.conf $(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
 		install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f); done
+	# Examples (lab.conf: adb auth off) are documentation, never in /etc.
+	for f in examples/*.conf; do \
+		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Relative paths are taken relative to the directory of the file. */
 static char *config_path(const char *file, const char *value)
@@ -26,15 +29,13 @@ static char *config_path(const char *file, const char *value)
 	return out;
 }
 
-static bool config_name_ok(const char *s)
+/* Profile names end up in a path: no "/", no dots, no upper case (so that
+ * one file never goes by two names on a case-folding file system). */
+bool config_profile_name_ok(const char *s)
 {
-	size_t i;
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-");
 
-	for (i = 0; s[i]; i++)
-		if (!(s[i] >= 'a' && s[i] <= 'z') && !(s[i] >= 'A' && s[i] <= 'Z') &&
-		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '_' && s[i] != '-')
-			return false;
-	return i > 0 && i < 64;
+	return n > 0 && n < CONFIG_PROFILE_NAME_MAX && !s[n];
 }
 
 enum config_kind {
@@ -59,6 +60,7 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(udc, CONFIG_KEY_NAME, udc),
 	CONFIG_KEY(state_file, CONFIG_KEY_PATH, state_file),
 	CONFIG_KEY(group, CONFIG_KEY_NAME, group),
+	CONFIG_KEY(admin_group, CONFIG_KEY_NAME, admin_group),
 	CONFIG_KEY(gadget_name, CONFIG_KEY_NAME, gadget_name),
 	CONFIG_KEY(ffs_dir, CONFIG_KEY_PATH, ffs_dir),
 	CONFIG_KEY(plugin_dir, CONFIG_KEY_PATH, plugin_dir),
@@ -69,7 +71,7 @@ static const struct config_key config_keys[] = {
 };
 
 /*
- * udc, group and gadget_name end up as one component of a path (sysfs,
+ * udc, group, admin_group and gadget_name end up as one component of a path (sysfs,
  * ConfigFS) or a group name: no "/", no "." or "..", nothing a shell or
  * the kernel would read differently.
  */
@@ -185,10 +187,10 @@ static int config_build(config_t *cfg, const char *file, struct config *c,
 		snprintf(err, size, "%s:1: profile is missing (e.g. profile = \"android\";)", file);
 		return -EINVAL;
 	}
-	if (!r && !config_name_ok(c->profile)) {
-		snprintf(err, size, "%s:%d: profile: \"%s\" is not a profile name (A-Z, a-z, 0-9, _ and -)",
+	if (!r && !config_profile_name_ok(c->profile)) {
+		snprintf(err, size, "%s:%d: profile: \"%s\" is not a profile name (1..%d of a-z, 0-9, _ and -)",
 			 file, config_setting_source_line(config_lookup(cfg, "profile")),
-			 c->profile);
+			 c->profile, CONFIG_PROFILE_NAME_MAX - 1);
 		return -EINVAL;
 	}
 	return r;
@@ -261,6 +263,7 @@ void config_free(struct config *c)
 	free(c->udc);
 	free(c->state_file);
 	free(c->group);
+	free(c->admin_group);
 	free(c->gadget_name);
 	free(c->ffs_dir);
 	free(c->plugin_dir);
@@ -272,4 +275,99 @@ void config_profile_path(const struct config *c, const char *name, char *buf,
 			 size_t size)
 {
 	snprintf(buf, size, "%s/%s.conf", c->profile_dir, name);
+}
+
+/* The file behind fd must be something only root (or we) could have put
+ * there: a regular file, not writable by group or others. */
+static int config_profile_check(int fd, const char *path, char *err, size_t size)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+		snprintf(err, size, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, size, "%s: not a regular file; refused", path);
+		return -EINVAL;
+	}
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+		snprintf(err, size, "%s: owned by uid %u with mode %04o; a profile must "
+			 "be owned by root and writable by nobody else", path,
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+static int config_profile_slurp(int fd, const char *path, char **text, char *err,
+				size_t size)
+{
+	char *buf = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
+	size_t n = 0;
+	ssize_t got = 1;
+
+	if (!buf)
+		return -ENOMEM;
+	while (n <= CONFIG_PROFILE_TEXT_MAX && got > 0) {
+		got = read(fd, buf + n, CONFIG_PROFILE_TEXT_MAX + 1 - n);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got > 0)
+			n += got;
+	}
+	if (got < 0 || n > CONFIG_PROFILE_TEXT_MAX || memchr(buf, '\0', n)) {
+		snprintf(err, size, "%s:1: %s", path, got < 0 ? strerror(errno) :
+			 n > CONFIG_PROFILE_TEXT_MAX ? "larger than 64 KiB" :
+			 "contains a NUL byte");
+		free(buf);
+		return got < 0 ? -EIO : n > CONFIG_PROFILE_TEXT_MAX ? -EFBIG : -EINVAL;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	return 0;
+}
+
+int config_profile_read(const struct config *c, const char *name, char **text,
+			char *path, size_t path_size, char *err, size_t err_size)
+{
+	char file[CONFIG_PROFILE_NAME_MAX + 8];
+	int dfd, fd, r;
+
+	*text = NULL;
+	if (path_size)
+		path[0] = '\0';
+	if (!config_profile_name_ok(name)) {
+		snprintf(err, err_size, "\"%.*s\" is not a profile name (1..%d of a-z, 0-9, _ and -)",
+			 CONFIG_PROFILE_NAME_MAX, name, CONFIG_PROFILE_NAME_MAX - 1);
+		return -EINVAL;
+	}
+	config_profile_path(c, name, path, path_size);
+	snprintf(file, sizeof(file), "%s.conf", name);
+	dfd = open(c->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "profile_dir %s: %s", c->profile_dir, strerror(errno));
+		return r;
+	}
+	/* The name is one component, so O_NOFOLLOW covers every link on the
+	 * way; O_NONBLOCK keeps a planted FIFO from stalling the daemon. */
+	fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	r = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (r == -ELOOP) {
+		snprintf(err, err_size, "%s: a symbolic link; profiles are not read through links",
+			 path);
+		return r;
+	}
+	if (r < 0) {
+		snprintf(err, err_size, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	r = config_profile_check(fd, path, err, err_size);
+	if (!r)
+		r = config_profile_slurp(fd, path, text, err, err_size);
+	close(fd);
+	return r;
 }

@@ -6,7 +6,10 @@
  *                                            #   in profiles/
  *   udc = "auto";                            # or a UDC name ("dummy_udc.0")
  *   state_file = "/var/lib/gadgetd/state";
- *   group = "plugdev";                       # may switch besides root
+ *   group = "plugdev";                       # may read status and switch
+ *                                            #   among the active profile's sets
+ *   admin_group = "gadgetadm";               # may also choose profiles, reload,
+ *                                            #   off, trust-changing commands
  *   gadget_name = "gadgetd";                 # the ConfigFS gadget directory
  *   ffs_dir = "/dev/gadgetd";                # FunctionFS mount points
  *   plugin_dir = "/usr/lib/gadgetd";         # plugin shared objects
@@ -19,6 +22,7 @@
 #ifndef GADGETD_CONFIG_H
 #define GADGETD_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct config {
@@ -28,6 +32,7 @@ struct config {
 	char *udc;         /* "auto" or a name */
 	char *state_file;
 	char *group;       /* NULL: root only */
+	char *admin_group; /* NULL: only root administers */
 	char *gadget_name;
 	char *ffs_dir;
 	char *plugin_dir;
@@ -45,8 +50,25 @@ int config_parse(const char *path, const char *text, struct config **out,
 		 char *err, size_t err_size);
 void config_free(struct config *c);
 
+/* A profile name: 1..CONFIG_PROFILE_NAME_MAX-1 characters of [a-z0-9_-]. */
+#define CONFIG_PROFILE_NAME_MAX 64
+bool config_profile_name_ok(const char *name);
+
 /* profile_dir/NAME.conf into buf. */
 void config_profile_path(const struct config *c, const char *name, char *buf,
 			 size_t size);
+
+/*
+ * Read profile NAME's file into *text (malloc'd, NUL-terminated) and its
+ * path into path. The name must pass config_profile_name_ok() (-EINVAL),
+ * and the file is opened beneath profile_dir without following a link
+ * (-ELOOP); it must be a regular file of at most CONFIG_PROFILE_TEXT_MAX
+ * bytes without NUL bytes (-EINVAL, -EFBIG), owned by root or by us and
+ * writable by nobody else (-EPERM). Other failures are -errno (-ENOENT).
+ * err says which rule refused which file.
+ */
+#define CONFIG_PROFILE_TEXT_MAX (64 * 1024)
+int config_profile_read(const struct config *c, const char *name, char **text,
+			char *path, size_t path_size, char *err, size_t err_size);
 
 #endif

@@ -1,12 +1,11 @@
 #include "control.h"
+#include "access.h"
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
 #include "protocol.h"
 
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,46 +15,52 @@
 #include <unistd.h>
 
 #define CONTROL_MAX_ARGS 64
+/* At most one log line per this many ms for each kind of refusal a peer
+ * can provoke at will. */
+#define CONTROL_LOG_MS 10000
+
+struct control_ratelimit {
+	uint64_t last_ms;
+	unsigned suppressed;
+};
+
+struct control_client {
+	struct control *ctl;
+	struct control_client *next;
+	struct loop_watch *io;    /* NULL while its request is being handled */
+	struct loop_watch *idle;
+	struct access_peer peer;
+};
 
 struct control {
 	struct loop *loop;
 	struct gadget *gadget;
 	struct loop_watch *listen;
+	struct loop_watch *retry;  /* armed while accept() is paused */
+	bool paused;
 	char *path;
-	char *group;
+	struct access_policy policy;
+	struct control_client *clients;
+	unsigned n_clients;
+	unsigned max_clients, idle_ms, retry_ms;
+	struct control_ratelimit full_log, accept_log, denied_log;
 };
 
-struct control_client {
-	struct control *ctl;
-	struct ucred cred;
-};
-
-static bool control_may_change(struct control *c, const struct ucred *cred)
+/* True when a line may be logged now; note then says how many were not. */
+static bool control_ratelimit(struct control_ratelimit *rl, char *note, size_t size)
 {
-	gid_t groups[256];
-	int n = 256, i;
-	struct passwd *pw;
-	struct group *gr;
+	uint64_t now = loop_now_ms();
 
-	if (cred->uid == 0)
-		return true;
-	if (!c->group || !(gr = getgrnam(c->group)))
+	if (rl->last_ms && now - rl->last_ms < CONTROL_LOG_MS) {
+		rl->suppressed++;
 		return false;
-	if (cred->gid == gr->gr_gid)
-		return true;
-	pw = getpwuid(cred->uid);
-	if (!pw || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
-		return false;
-	for (i = 0; i < n; i++)
-		if (groups[i] == gr->gr_gid)
-			return true;
-	return false;
-}
-
-/* Plugin commands count as changes: they may accept adb keys. */
-static bool control_mutates(uint16_t type)
-{
-	return type != CTL_STATUS && type != CTL_LIST;
+	}
+	rl->last_ms = now;
+	note[0] = '\0';
+	if (rl->suppressed)
+		snprintf(note, size, " (%u more since the last such line)", rl->suppressed);
+	rl->suppressed = 0;
+	return true;
 }
 
 static int control_switch(struct control *c, int argc, char **argv, char *msg,
@@ -129,8 +134,33 @@ static void control_reply(int fd, int32_t status, const char *text, size_t len)
 	memcpy(buf + sizeof(h), &b, sizeof(b));
 	memcpy(buf + sizeof(h) + sizeof(b), text, len);
 	buf[sizeof(h) + sizeof(b) + len] = '\0';
-	if (send(fd, buf, sizeof(h) + h.len, MSG_NOSIGNAL) < 0)
+	if (send(fd, buf, sizeof(h) + h.len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("control: cannot send reply: %s", strerror(errno));
+}
+
+static bool control_mutates(uint16_t type)
+{
+	return type != CTL_STATUS && type != CTL_LIST;
+}
+
+static int control_authorize(struct control *c, struct control_client *cl,
+			     uint16_t type, int argc, char **argv, FILE *out)
+{
+	const char *plugin = NULL;
+	char why[512], note[64];
+	int r;
+
+	if (type == CTL_FUNCTION && argc > 0)
+		plugin = gadget_function_plugin(c->gadget, argv[0]);
+	r = access_check(&c->policy, &cl->peer, type, argc, argv,
+			 gadget_profile_name(c->gadget), plugin, why, sizeof(why));
+	if (!r)
+		return 0;
+	fprintf(out, "%s\n", why);
+	if (control_ratelimit(&c->denied_log, note, sizeof(note)))
+		log_info("control: refused uid %u (pid %d): %s%s", (unsigned)cl->peer.uid,
+			 (int)cl->peer.pid, why, note);
+	return r;
 }
 
 static int control_request(struct control *c, struct control_client *cl,
@@ -138,7 +168,7 @@ static int control_request(struct control *c, struct control_client *cl,
 {
 	char *argv[CONTROL_MAX_ARGS];
 	struct ctl_hdr h;
-	int argc;
+	int argc, r;
 
 	if (n < (ssize_t)sizeof(h)) {
 		fprintf(out, "malformed request: %zd bytes\n", n);
@@ -155,12 +185,9 @@ static int control_request(struct control *c, struct control_client *cl,
 		fprintf(out, "malformed request: arguments are not NUL-terminated strings\n");
 		return -EBADMSG;
 	}
-	if (control_mutates(h.type) && !control_may_change(c, &cl->cred)) {
-		fprintf(out, "permission denied: only root%s%s may change the gadget\n",
-			c->group ? " and members of group " : "",
-			c->group ? c->group : "");
-		return -EACCES;
-	}
+	r = control_authorize(c, cl, h.type, argc, argv, out);
+	if (r < 0)
+		return r;
 	if (control_mutates(h.type) && gadget_busy(c->gadget)) {
 		fprintf(out, "another switch is in progress\n");
 		return -EBUSY;
@@ -168,10 +195,47 @@ static int control_request(struct control *c, struct control_client *cl,
 	return control_dispatch(c, h.type, argc, argv, out);
 }
 
+static void control_resume(struct control *c)
+{
+	if (!c->paused)
+		return;
+	c->paused = false;
+	loop_timer_rearm(c->retry, 0);
+	loop_watch_set_events(c->listen, EPOLLIN);
+}
+
+static void control_client_free(struct control_client *cl)
+{
+	struct control *c = cl->ctl;
+	struct control_client **pp;
+
+	for (pp = &c->clients; *pp; pp = &(*pp)->next)
+		if (*pp == cl) {
+			*pp = cl->next;
+			break;
+		}
+	loop_watch_remove(cl->io);
+	loop_watch_remove(cl->idle);
+	c->n_clients--;
+	free(cl);
+	/* A descriptor came free: accept() may work again. */
+	control_resume(c);
+}
+
+static void control_client_idle(struct loop_watch *w, void *data)
+{
+	struct control_client *cl = data;
+
+	log_debug("control: closing uid %u (pid %d): no request within %u ms",
+		  (unsigned)cl->peer.uid, (int)cl->peer.pid, cl->ctl->idle_ms);
+	control_client_free(cl);
+}
+
 static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 			      void *data)
 {
 	struct control_client *cl = data;
+	struct control *c = cl->ctl;
 	char buf[CTL_MSG_MAX];
 	char *text = NULL;
 	size_t len = 0;
@@ -180,26 +244,63 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 	int r;
 
 	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-	if (n < 0 && errno == EAGAIN)
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		loop_watch_remove(w);
-		free(cl);
+		control_client_free(cl);
 		return;
 	}
 	/* A switch runs the loop while it waits for plugins: take the fd out
-	 * of the loop until the reply is sent, so nothing else touches it. */
+	 * of the loop until the reply is sent, so nothing else touches it,
+	 * and stop the idle clock, which is for clients that say nothing. */
+	loop_timer_rearm(cl->idle, 0);
 	fd = loop_watch_release(w);
+	cl->io = NULL;
 	out = open_memstream(&text, &len);
-	r = out ? control_request(cl->ctl, cl, buf, n, out) : -ENOMEM;
+	r = out ? control_request(c, cl, buf, n, out) : -ENOMEM;
 	if (out)
 		fclose(out);
 	control_reply(fd, r, text ? text : "", text ? len : 0);
 	free(text);
-	if (!loop_add_fd(cl->ctl->loop, fd, EPOLLIN, control_client_io, cl)) {
+	cl->io = loop_add_fd(c->loop, fd, EPOLLIN, control_client_io, cl);
+	if (!cl->io) {
 		close(fd);
-		free(cl);
+		control_client_free(cl);
+		return;
 	}
+	loop_timer_rearm(cl->idle, c->idle_ms);
+}
+
+/* Out of descriptors (or memory): stop watching the socket, or the loop
+ * would wake at once for the same pending connection, forever. */
+static void control_pause(struct control *c, int err)
+{
+	char note[64];
+
+	if (control_ratelimit(&c->accept_log, note, sizeof(note)))
+		log_warnx("control: cannot accept a client: %s; not accepting for "
+			  "%u ms or until a client leaves%s", strerror(err), c->retry_ms,
+			  note);
+	c->paused = true;
+	loop_watch_set_events(c->listen, 0);
+	loop_timer_rearm(c->retry, c->retry_ms);
+}
+
+static void control_retry(struct loop_watch *w, void *data)
+{
+	control_resume(data);
+}
+
+static void control_refuse_full(struct control *c, int cfd)
+{
+	static const char msg[] = "gadgetd is serving too many clients; try again\n";
+	char note[64];
+
+	control_reply(cfd, -EBUSY, msg, sizeof(msg) - 1);
+	close(cfd);
+	if (control_ratelimit(&c->full_log, note, sizeof(note)))
+		log_warnx("control: %u clients connected; refusing more%s",
+			  c->n_clients, note);
 }
 
 static void control_accept(struct loop_watch *w, int fd, uint32_t events,
@@ -207,65 +308,137 @@ static void control_accept(struct loop_watch *w, int fd, uint32_t events,
 {
 	struct control *c = data;
 	struct control_client *cl;
-	socklen_t sl;
-	int cfd;
+	int cfd, r;
 
 	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (cfd < 0)
+	if (cfd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+		    errno == ENOMEM)
+			control_pause(c, errno);
 		return;
+	}
+	if (c->n_clients >= c->max_clients) {
+		control_refuse_full(c, cfd);
+		return;
+	}
 	cl = calloc(1, sizeof(*cl));
-	sl = sizeof(struct ucred);
-	if (!cl || getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cl->cred, &sl) < 0 ||
-	    !loop_add_fd(c->loop, cfd, EPOLLIN, control_client_io, cl)) {
+	if (!cl) {
+		close(cfd);
+		return;
+	}
+	cl->ctl = c;
+	r = access_peer_identify(cfd, &c->policy, &cl->peer);
+	if (r < 0) {
+		log_warnx("control: cannot identify a client: %s", strerror(-r));
 		close(cfd);
 		free(cl);
 		return;
 	}
-	cl->ctl = c;
+	cl->idle = loop_add_timer(c->loop, c->idle_ms, control_client_idle, cl);
+	cl->io = cl->idle ? loop_add_fd(c->loop, cfd, EPOLLIN, control_client_io, cl) : NULL;
+	if (!cl->io) {
+		loop_watch_remove(cl->idle);
+		close(cfd);
+		free(cl);
+		return;
+	}
+	cl->next = c->clients;
+	c->clients = cl;
+	c->n_clients++;
 }
 
-struct control *control_new(struct loop *l, const char *path,
-			    const char *group, struct gadget *g)
+/* 0660 root:group, 0600 without a group; never a moment wider. */
+static int control_listen(const char *path, const struct access_policy *p)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct control *c;
-	int fd;
+	mode_t old;
+	int fd, r;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		log_warnx("control socket path too long: %s", path);
-		return NULL;
+		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return NULL;
+		return -errno;
 	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0666) < 0 ||
-	    listen(fd, 16) < 0) {
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r == 0 && p->group && (chown(path, -1, p->group_gid) < 0 || chmod(path, 0660) < 0))
+		r = -1;
+	if (r < 0 || listen(fd, 16) < 0) {
+		r = -errno;
 		log_warn("cannot listen on %s", path);
+		unlink(path);
 		close(fd);
-		return NULL;
+		return r;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		close(fd);
+	return fd;
+}
+
+static char *control_strdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+struct control *control_new(struct loop *l, const char *path,
+			    const struct access_policy *policy, struct gadget *g)
+{
+	struct control *c = calloc(1, sizeof(*c));
+	int fd;
+
+	if (!c)
 		return NULL;
-	}
 	c->loop = l;
 	c->gadget = g;
+	c->max_clients = CONTROL_MAX_CLIENTS;
+	c->idle_ms = CONTROL_IDLE_MS;
+	c->retry_ms = CONTROL_RETRY_MS;
+	c->policy = *policy;
+	c->policy.group = control_strdup(policy->group);
+	c->policy.admin_group = control_strdup(policy->admin_group);
 	c->path = strdup(path);
-	c->group = group ? strdup(group) : NULL;
-	c->listen = loop_add_fd(l, fd, EPOLLIN, control_accept, c);
+	c->retry = loop_add_timer(l, 0, control_retry, c);
+	fd = c->path && c->retry ? control_listen(path, policy) : -ENOMEM;
+	if (fd >= 0) {
+		c->listen = loop_add_fd(l, fd, EPOLLIN, control_accept, c);
+		if (!c->listen)
+			close(fd);
+	}
+	if (!c->listen) {
+		if (fd >= 0)
+			unlink(path);
+		loop_watch_remove(c->retry);
+		free((char *)c->policy.group);
+		free((char *)c->policy.admin_group);
+		free(c->path);
+		free(c);
+		return NULL;
+	}
 	return c;
+}
+
+void control_set_limits(struct control *c, unsigned max_clients,
+			unsigned idle_ms, unsigned retry_ms)
+{
+	c->max_clients = max_clients;
+	c->idle_ms = idle_ms;
+	c->retry_ms = retry_ms;
 }
 
 void control_free(struct control *c)
 {
 	if (!c)
 		return;
+	while (c->clients)
+		control_client_free(c->clients);
 	loop_watch_remove(c->listen);
+	loop_watch_remove(c->retry);
 	unlink(c->path);
 	free(c->path);
-	free(c->group);
+	free((char *)c->policy.group);
+	free((char *)c->policy.admin_group);
 	free(c);
 }

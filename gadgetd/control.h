@@ -1,7 +1,13 @@
 /*
- * control: the control socket. Any local user may ask for status and
- * list; switching and plugin commands need root or the configured group
- * (checked with SO_PEERCRED).
+ * control: the control socket. The socket is 0660 root:group (group from
+ * gadgetd.conf; 0600 without one) and every request is checked against
+ * the peer's credentials as the kernel recorded them (see access.h).
+ *
+ * At most max_clients connections are served at once; a further one gets
+ * a "too many clients" reply and is closed. A client that says nothing for
+ * idle_ms is closed. When accept() runs out of file descriptors the socket
+ * is not watched until a client leaves or a second has passed, so the
+ * loop never spins on it.
  */
 #ifndef GADGETD_CONTROL_H
 #define GADGETD_CONTROL_H
@@ -9,9 +15,19 @@
 struct loop;
 struct gadget;
 struct control;
+struct access_policy;
 
+#define CONTROL_MAX_CLIENTS 16
+#define CONTROL_IDLE_MS 10000
+#define CONTROL_RETRY_MS 1000
+
+/* policy's strings are copied. */
 struct control *control_new(struct loop *l, const char *path,
-			    const char *group, struct gadget *g);
+			    const struct access_policy *policy, struct gadget *g);
 void control_free(struct control *c);
+
+/* Other limits than the defaults above (tests, small boards). */
+void control_set_limits(struct control *c, unsigned max_clients,
+			unsigned idle_ms, unsigned retry_ms);
 
 #endif

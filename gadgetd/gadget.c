@@ -11,9 +11,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #define GADGET_SET_MAX 256
 
@@ -103,6 +106,19 @@ void gadget_free(struct gadget *g)
 bool gadget_busy(const struct gadget *g)
 {
 	return g->busy;
+}
+
+const char *gadget_profile_name(const struct gadget *g)
+{
+	return g->profile ? g->profile->name : NULL;
+}
+
+const char *gadget_function_plugin(const struct gadget *g, const char *function)
+{
+	const struct profile_function *f;
+
+	f = g->profile ? profile_function_find(g->profile, function) : NULL;
+	return f ? f->plugin : NULL;
 }
 
 void gadget_reap(struct gadget *g)
@@ -251,12 +267,16 @@ static void gadget_save(struct gadget *g)
 static int gadget_load_profile(struct gadget *g, const char *name,
 			       struct profile **out, char *msg, size_t size)
 {
-	char path[1024];
+	char path[1024], *text;
 	int r;
 
-	config_profile_path(g->cfg, name, path, sizeof(path));
-	r = profile_load(path, out, msg, size);
-	return r < 0 ? (r == -ENOENT ? -ENOENT : -EINVAL) : 0;
+	*out = NULL;
+	r = config_profile_read(g->cfg, name, &text, path, sizeof(path), msg, size);
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : -EINVAL;
+	r = profile_parse(path, text, out, msg, size);
+	free(text);
+	return r < 0 ? -EINVAL : 0;
 }
 
 /* Going back failed too: leave nothing half-built behind. */
@@ -544,19 +564,30 @@ int gadget_function_command(struct gadget *g, int argc, char **argv,
 	return supervisor_command(g->sup, argv[0], argc - 1, argv + 1, reply, size);
 }
 
-/* Every *.conf in profile_dir, for `gadgetctl switch --profile`. */
+/* Every NAME.conf in profile_dir that `gadgetctl switch --profile NAME`
+ * could load: a valid name on a regular file, not a link. */
 static void gadget_list_profiles(struct gadget *g, FILE *out)
 {
+	char name[CONFIG_PROFILE_NAME_MAX + 8];
 	struct dirent **names;
 	int i, n = scandir(g->cfg->profile_dir, &names, NULL, alphasort);
+	int dfd = open(g->cfg->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
 
 	fprintf(out, "profiles in %s:", g->cfg->profile_dir);
 	for (i = 0; i < n; i++) {
 		size_t l = strlen(names[i]->d_name);
-		if (l > 5 && !strcmp(names[i]->d_name + l - 5, ".conf"))
-			fprintf(out, " %.*s", (int)(l - 5), names[i]->d_name);
+		if (l > 5 && l - 5 < sizeof(name) && !strcmp(names[i]->d_name + l - 5, ".conf") &&
+		    fstatat(dfd, names[i]->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode)) {
+			snprintf(name, sizeof(name), "%.*s", (int)(l - 5), names[i]->d_name);
+			if (config_profile_name_ok(name))
+				fprintf(out, " %s", name);
+		}
 		free(names[i]);
 	}
+	if (dfd >= 0)
+		close(dfd);
 	if (n >= 0)
 		free(names);
 	fputc('\n', out);

@@ -45,6 +45,11 @@ int gadget_function_command(struct gadget *g, int argc, char **argv,
 			    char *reply, size_t size);
 
 bool gadget_busy(const struct gadget *g);
+/* The active profile's name, NULL if none is loaded. */
+const char *gadget_profile_name(const struct gadget *g);
+/* The plugin behind a function of the active profile; NULL for a kernel
+ * function or a name the profile does not have. */
+const char *gadget_function_plugin(const struct gadget *g, const char *function);
 void gadget_reap(struct gadget *g);
 
 #endif

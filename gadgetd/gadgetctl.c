@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,13 +28,16 @@ static int gadgetctl_check(int argc, char **argv);
 static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	{ "switch", "[--profile NAME] [SET]",
 	  "switch to SET (e.g. mtp,adb) of the active or the named profile;\n"
-	  "exits 0 once the gadget is bound again", CTL_SWITCH, 1, 3, NULL },
-	{ "off", "", "unbind and remove the gadget", CTL_OFF, 0, 0, NULL },
+	  "exits 0 once the gadget is bound again. NAME is 1..63 of a-z, 0-9,\n"
+	  "_ and -; choosing another profile needs root or admin_group",
+	  CTL_SWITCH, 1, 3, NULL },
+	{ "off", "", "unbind and remove the gadget (root or admin_group)", CTL_OFF,
+	  0, 0, NULL },
 	{ "list", "", "list the profile's functions and allowed sets", CTL_LIST, 0, 0, NULL },
 	{ "status", "[--json]", "show profile, set, UDC, speed, plugins and the\n"
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
-	{ "reload", "", "re-read the active profile; a bad file changes nothing",
-	  CTL_RELOAD, 0, 0, NULL },
+	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
+	  "(root or admin_group)", CTL_RELOAD, 0, 0, NULL },
 	{ "check", "FILE...", "validate profiles without touching anything", 0, 1,
 	  64, gadgetctl_check },
 };
@@ -53,6 +58,8 @@ static void gadgetctl_usage(FILE *out)
 		     "The socket is $GADGETD_SOCKET, else " CTL_DEFAULT_SOCKET ".\n"
 		     "Exit codes: 0 done, 1 failed (rolled back), 2 usage, 3 gadgetd\n"
 		     "not reachable, 4 permission denied, 5 invalid request, 6 busy.\n"
+		     "Root and admin_group may do everything; group (gadgetd.conf) may\n"
+		     "read status and switch among the active profile's sets.\n"
 		     "`gadgetctl COMMAND --help` describes one command.\n");
 }
 
@@ -112,6 +119,22 @@ static int gadgetctl_connect(const char *path)
 	return fd;
 }
 
+/* The socket's mode said no: say who may use it, and exit as for any
+ * other refusal. */
+static int gadgetctl_denied(const char *sock)
+{
+	struct group *gr;
+	struct stat st;
+
+	if (stat(sock, &st) < 0 || !(st.st_mode & 060) || !(gr = getgrgid(st.st_gid))) {
+		fprintf(stderr, "gadgetctl: permission denied: only root may use %s\n", sock);
+		return CTL_EXIT_DENIED;
+	}
+	fprintf(stderr, "gadgetctl: permission denied: %s is for root and members of "
+		"group %s\n", sock, gr->gr_name);
+	return CTL_EXIT_DENIED;
+}
+
 static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 			     char **argv)
 {
@@ -134,14 +157,22 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 	h.len = n - sizeof(h);
 	memcpy(buf, &h, sizeof(h));
 	fd = gadgetctl_connect(sock);
+	if (fd == -EACCES || fd == -EPERM)
+		return gadgetctl_denied(sock);
 	if (fd < 0) {
 		fprintf(stderr, "gadgetctl: cannot reach gadgetd at %s: %s\n", sock,
 			strerror(-fd));
 		return CTL_EXIT_NO_DAEMON;
 	}
-	if (send(fd, buf, n, MSG_NOSIGNAL) < 0 ||
-	    (got = recv(fd, buf, sizeof(buf) - 1, 0)) < 0) {
-		fprintf(stderr, "gadgetctl: %s: %s\n", sock, strerror(errno));
+	/* gadgetd may have answered and closed before we sent (too many
+	 * clients): its reply is still there to read. */
+	if (send(fd, buf, n, MSG_NOSIGNAL) < 0)
+		got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	else
+		got = recv(fd, buf, sizeof(buf) - 1, 0);
+	if (got <= 0) {
+		fprintf(stderr, "gadgetctl: %s: %s\n", sock,
+			got ? strerror(errno) : "gadgetd closed the connection");
 		close(fd);
 		return CTL_EXIT_NO_DAEMON;
 	}

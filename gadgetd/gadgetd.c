@@ -1,4 +1,5 @@
 /* gadgetd: composes the USB gadget from profiles and hosts its plugins. */
+#include "access.h"
 #include "config.h"
 #include "control.h"
 #include "gadget.h"
@@ -10,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,7 @@ static void gadgetd_usage(FILE *out)
 /* -n: check gadgetd.conf and every profile in profile_dir. */
 static int gadgetd_check(const char *path)
 {
-	char err[8192], file[1024];
+	char err[8192], file[1024], name[CONFIG_PROFILE_NAME_MAX + 8], *text;
 	struct config *cfg;
 	struct profile *p;
 	struct dirent *de;
@@ -59,22 +61,32 @@ static int gadgetd_check(const char *path)
 		size_t l = strlen(de->d_name);
 		if (l < 6 || strcmp(de->d_name + l - 5, ".conf"))
 			continue;
-		snprintf(file, sizeof(file), "%s/%s", cfg->profile_dir, de->d_name);
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 5), de->d_name);
+		if (l - 5 >= sizeof(name) || !config_profile_name_ok(name)) {
+			fprintf(stderr, "%s/%s: warning: not a profile name (a-z, 0-9, _ "
+				"and -); gadgetd never loads it\n", cfg->profile_dir,
+				de->d_name);
+			continue;
+		}
 		n++;
-		if (profile_load(file, &p, err, sizeof(err)) < 0) {
+		if (config_profile_read(cfg, name, &text, file, sizeof(file), err,
+					sizeof(err)) < 0 ||
+		    profile_parse(file, text, &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
+			free(text);
 			bad = 1;
 			continue;
 		}
+		free(text);
 		profile_free(p);
 	}
 	closedir(d);
-	config_profile_path(cfg, cfg->profile, file, sizeof(file));
-	if (access(file, R_OK) < 0) {
-		fprintf(stderr, "%s: profile \"%s\": %s: %s\n", path, cfg->profile,
-			file, strerror(errno));
+	if (config_profile_read(cfg, cfg->profile, &text, file, sizeof(file), err,
+				sizeof(err)) < 0) {
+		fprintf(stderr, "%s: profile \"%s\": %s\n", path, cfg->profile, err);
 		bad = 1;
 	}
+	free(text);
 	if (!bad)
 		printf("%s: OK (%d profiles)\n", path, n);
 	config_free(cfg);
@@ -124,8 +136,38 @@ static void gadgetd_on_hup(struct loop *l, int signo, void *data)
 		log_info("reload: %s", msg);
 }
 
+/* The groups of gadgetd.conf as gids. A group that does not exist grants
+ * nothing: the socket is then root's alone (or admin is root's alone). */
+static void gadgetd_policy(const struct config *cfg, struct access_policy *p)
+{
+	struct group *gr;
+
+	*p = (struct access_policy){ 0 };
+	if (cfg->group) {
+		gr = getgrnam(cfg->group);
+		if (gr) {
+			p->group = cfg->group;
+			p->group_gid = gr->gr_gid;
+		} else {
+			log_warnx("%s: group \"%s\" does not exist; the control socket is "
+				  "root's only", cfg->path, cfg->group);
+		}
+	}
+	if (cfg->admin_group) {
+		gr = getgrnam(cfg->admin_group);
+		if (gr) {
+			p->admin_group = cfg->admin_group;
+			p->admin_gid = gr->gr_gid;
+		} else {
+			log_warnx("%s: admin_group \"%s\" does not exist; only root "
+				  "administers", cfg->path, cfg->admin_group);
+		}
+	}
+}
+
 static int gadgetd_run(struct config *cfg, const char *sock)
 {
+	struct access_policy policy;
 	struct gadget *g = NULL;
 	struct control *ctl;
 	char msg[4096];
@@ -146,7 +188,8 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	loop_add_signal(l, SIGINT, gadgetd_on_quit, g);
 	loop_add_signal(l, SIGCHLD, gadgetd_on_child, g);
 	loop_add_signal(l, SIGHUP, gadgetd_on_hup, g);
-	ctl = control_new(l, sock, cfg->group, g);
+	gadgetd_policy(cfg, &policy);
+	ctl = control_new(l, sock, &policy, g);
 	if (!ctl) {
 		gadget_free(g);
 		loop_free(l);

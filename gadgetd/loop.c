@@ -39,6 +39,9 @@ struct loop {
 	int code;
 	struct loop_watch *watches;
 	unsigned dead_count;
+	/* loop_dispatch() runs nested (a switch waits for its plugins): only
+	 * the outermost frees dead watches, which outer rounds still hold. */
+	unsigned depth;
 	struct loop_watch *sigwatch;
 	sigset_t sigmask;
 	struct loop_signal signals[16];
@@ -280,12 +283,14 @@ int loop_dispatch(struct loop *l, int timeout_ms)
 	n = epoll_wait(l->epfd, evs, 32, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	l->depth++;
 	for (i = 0; i < n; i++) {
 		struct loop_watch *w = evs[i].data.ptr;
 		if (!w->dead)
 			loop_watch_dispatch(w, evs[i].events);
 	}
-	loop_reap(l);
+	if (--l->depth == 0)
+		loop_reap(l);
 	return n;
 }
 

@@ -1,4 +1,5 @@
 #include "state.h"
+#include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,9 @@ int state_load(const char *path, char *profile, size_t psize, char *set,
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "profile=", 8)) {
-			snprintf(profile, psize, "%s", line + 8);
+			/* A name cut short would be another name. */
+			if (snprintf(profile, psize, "%s", line + 8) >= (int)psize)
+				found |= 4;
 			found |= 1;
 		} else if (!strncmp(line, "set=", 4)) {
 			snprintf(set, ssize, "%s", line + 4);
@@ -29,6 +32,9 @@ int state_load(const char *path, char *profile, size_t psize, char *set,
 		}
 	}
 	fclose(f);
+	/* The file is ours, but a name from it must not reach a path unchecked. */
+	if (found != 3 || !config_profile_name_ok(profile))
+		return -EINVAL;
 	return found == 3 ? 0 : -EINVAL;
 }
 

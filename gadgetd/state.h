@@ -4,7 +4,8 @@
 
 #include <stddef.h>
 
-/* Read "profile=NAME\nset=a,b\n"; -ENOENT when there is no state. */
+/* Read "profile=NAME\nset=a,b\n"; -ENOENT when there is no state, -EINVAL
+ * when a line is missing or NAME is not a valid profile name. */
 int state_load(const char *path, char *profile, size_t psize, char *set,
 	       size_t ssize);
 /* Write atomically (temporary file, fsync, rename). set "" means off. */

@@ -2,7 +2,8 @@
 #
 #   . "$SRC/tests/loopback/lib.sh"
 #   gd_install                  # make install of this tree into the guest
-#   gd_start [PROFILE]          # start gadgetd -f (profile "lab" by default)
+#   gd_start [PROFILE]          # start gadgetd -f (with PROFILE active; one
+#                               # not in /etc comes from the installed examples)
 #   gd_switch SET               # gadgetctl switch SET, must succeed
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
@@ -90,8 +91,19 @@ gd_config() {
 	mv "$GD_CONF.new" "$GD_CONF"
 }
 
+# gd_example NAME: a test profile from the installed examples (lab.conf,
+# adb auth off, is only installed there) into the profile directory.
+GD_EXAMPLES=/usr/share/doc/gadgetd/examples
+gd_example() {
+	[ -e "/etc/gadgetd/profiles/$1.conf" ] || [ ! -f "$GD_EXAMPLES/$1.conf" ] ||
+		install -m644 "$GD_EXAMPLES/$1.conf" "/etc/gadgetd/profiles/$1.conf"
+}
+
 gd_start() {
-	[ -n "${1:-}" ] && gd_config profile "\"$1\""
+	if [ -n "${1:-}" ]; then
+		gd_example "$1"
+		gd_config profile "\"$1\""
+	fi
 	gadgetd -f -v >>"$GD_LOG" 2>&1 &
 	GD_PID=$!
 	i=0

@@ -3,8 +3,11 @@
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install
+check "make install puts no lab profile (adb auth off) into /etc" test ! -e /etc/gadgetd/profiles/lab.conf
+check "lab.conf is installed as an example" test -f /usr/share/doc/gadgetd/examples/lab.conf
 gd_start lab
 VID=1d6b
+check "the control socket is 0660 root:plugdev" sh -c '[ "$(stat -c "%a %U %G" /run/gadgetd.sock)" = "660 root plugdev" ]'
 
 say "switch acm,ecm"
 check "gadgetctl switch acm,ecm" gd_switch acm,ecm
@@ -105,12 +108,41 @@ check "host still sees $VID:$PID_NCM" lsusb -d "$VID:$PID_NCM"
 
 say "permissions"
 check_exit 4 "nobody may not switch" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl switch acm
-check "nobody may read status" setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl status
+check_exit 4 "nobody may not read status either" sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups gadgetctl status 2>nobody.txt'
+check "the refusal names the socket's group" grep -q "members of group plugdev" nobody.txt
 
 useradd -M -N -G plugdev gdtester 2>/dev/null
-check "a member of plugdev may switch" setpriv --reuid=gdtester --regid=nogroup --init-groups gadgetctl switch acm
+# as_tester CMD...: run as a member of plugdev (not root, not admin_group).
+as_tester() { setpriv --reuid=gdtester --regid=nogroup --init-groups "$@"; }
+check "a member of plugdev may read status" sh -c 'setpriv --reuid=gdtester --regid=nogroup --init-groups gadgetctl status | grep -q "^set: ncm$"'
+check "a member of plugdev may switch" as_tester gadgetctl switch acm
 check "host sees the acm set" wait_usb "$VID:$(set_pid acm)"
-check "back to ncm" gd_switch ncm
+check "a member of plugdev may switch back to ncm" as_tester timeout 60 gadgetctl switch ncm
+check "host sees $VID:$PID_NCM" wait_usb "$VID:$PID_NCM"
+check_exit 4 "a member of plugdev may not choose another profile" sh -c 'setpriv --reuid=gdtester --regid=nogroup --init-groups gadgetctl switch --profile android acm 2>deny.txt'
+check "the refusal says what and who" grep -q "choosing another profile.*is for root" deny.txt
+check_exit 4 "a member of plugdev may not reload" as_tester gadgetctl reload
+check_exit 4 "a member of plugdev may not turn the gadget off" as_tester gadgetctl off
+check_exit 4 "a member of plugdev may not allow an adb key" as_tester gadgetctl adb allow 00:11
+check "status still shows ncm of profile lab" sh -c 'gadgetctl status | grep -q "^set: ncm$" && gadgetctl status | grep -q "^profile: lab$"'
+check "host still sees $VID:$PID_NCM" lsusb -d "$VID:$PID_NCM"
+
+say "profile names and links"
+# ../../tmp/x from the profile directory is /etc/tmp/x.conf: a valid
+# profile there must still not load.
+mkdir -p /etc/tmp
+cp /etc/gadgetd/profiles/lab.conf /etc/tmp/x.conf
+check_exit 5 "switch --profile ../../tmp/x is refused" sh -c 'gadgetctl switch --profile ../../tmp/x acm 2>trav.txt'
+check "the error says it is not a profile name" grep -q "not a profile name" trav.txt
+check_exit 4 "the same from a member of plugdev is refused as unauthorized" as_tester gadgetctl switch --profile ../../tmp/x acm
+check_exit 5 "switch --profile Lab (upper case) is refused" gadgetctl switch --profile Lab acm
+ln -s /etc/tmp/x.conf /etc/gadgetd/profiles/evil.conf
+check_exit 5 "a symlinked profile is refused" sh -c 'gadgetctl switch --profile evil acm 2>link.txt'
+check "the error names the link" grep -q "evil.conf: a symbolic link" link.txt
+check "list does not offer the link" sh -c '! gadgetctl list | grep -q evil'
+rm -f /etc/gadgetd/profiles/evil.conf
+check "nothing changed: still ncm of profile lab" sh -c 'gadgetctl status | grep -q "^set: ncm$" && gadgetctl status | grep -q "^profile: lab$"'
+check "host still sees $VID:$PID_NCM" lsusb -d "$VID:$PID_NCM"
 
 say "switch --profile"
 check "switch --profile android ncm" gd_switch --profile android ncm

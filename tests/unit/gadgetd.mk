@@ -3,9 +3,15 @@ test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
 	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/loop.c gadgetd/log.c
 test_gadget_LIBS := -lconfig
-test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c
-test_ctl_LIBS :=
+test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c \
+	gadgetd/access_peer.c
+test_ctl_LIBS := -lconfig
 UNIT_TESTS += test_control
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c \
+# access_peer.c is faked by the test, and accept4() wrapped.
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
-test_control_LIBS :=
+test_control_LIBS := -Wl,--wrap=accept4
+# gadgetd/loop.c alone: nested dispatch and watch removal.
+UNIT_TESTS += test_loop
+test_loop_SRCS := tests/unit/test_loop.c gadgetd/loop.c gadgetd/log.c
+test_loop_LIBS :=

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -115,6 +116,211 @@ static void test_bad_profile_name(void **state)
 	assert_err("gadgetd.conf:2: ", "profile", "\"../etc/x\"", "not a profile name", NULL);
 	assert_int_equal(parse("profile = \"\";\n", &c), -EINVAL);
 	assert_err("gadgetd.conf:1: ", "profile", NULL);
+	/* Upper case and dots are not in [a-z0-9_-]. */
+	assert_int_equal(parse("profile = \"Android\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:1: ", "profile", "\"Android\"", "a-z, 0-9, _ and -", NULL);
+	assert_int_equal(parse("profile = \"lab.old\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:1: ", "\"lab.old\"", NULL);
+}
+
+static void test_profile_name_rules(void **state)
+{
+	char name[CONFIG_PROFILE_NAME_MAX + 1];
+
+	assert_true(config_profile_name_ok("android"));
+	assert_true(config_profile_name_ok("lab-2_x"));
+	assert_true(config_profile_name_ok("0"));
+	assert_false(config_profile_name_ok(""));
+	assert_false(config_profile_name_ok("A"));
+	assert_false(config_profile_name_ok("../x"));
+	assert_false(config_profile_name_ok(".."));
+	assert_false(config_profile_name_ok("a/b"));
+	assert_false(config_profile_name_ok("a b"));
+	assert_false(config_profile_name_ok("a\n"));
+	assert_false(config_profile_name_ok("caf\xc3\xa9"));
+	memset(name, 'a', CONFIG_PROFILE_NAME_MAX - 1);
+	name[CONFIG_PROFILE_NAME_MAX - 1] = '\0';
+	assert_true(config_profile_name_ok(name));
+	name[CONFIG_PROFILE_NAME_MAX - 1] = 'a';
+	name[CONFIG_PROFILE_NAME_MAX] = '\0';
+	assert_false(config_profile_name_ok(name));
+}
+
+static void test_admin_group(void **state)
+{
+	struct config *c;
+
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = \"gadgetadm\";\n", &c), 0);
+	assert_string_equal(c->admin_group, "gadgetadm");
+	assert_null(c->group);
+	config_free(c);
+	assert_int_equal(parse("profile = \"a\";\n", &c), 0);
+	assert_null(c->admin_group);
+	config_free(c);
+	assert_int_equal(parse("profile = \"a\";\n\nadmin_group = 0;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:3: ", "admin_group", "expected a string", NULL);
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = \"\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "admin_group", NULL);
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = \"../wheel\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "admin_group", "\"../wheel\"", "not a name", NULL);
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = \"a b\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "admin_group", NULL);
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = [\"x\"];\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "admin_group", NULL);
+	assert_int_equal(parse("profile = \"a\";\nadmin_group = \"-x\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "admin_group", NULL);
+}
+
+/* A temporary profile_dir for config_profile_read(). */
+struct pdir {
+	char dir[64];
+	struct config *cfg;
+};
+
+static void pdir_new(struct pdir *d)
+{
+	char text[128];
+
+	snprintf(d->dir, sizeof(d->dir), "/tmp/test_config_p.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	snprintf(text, sizeof(text), "profile = \"a\";\nprofile_dir = \"%s\";\n", d->dir);
+	assert_int_equal(parse(text, &d->cfg), 0);
+}
+
+static void pdir_put(struct pdir *d, const char *file, const char *text, mode_t mode)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", d->dir, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void pdir_free(struct pdir *d)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", d->dir);
+	assert_int_equal(system(cmd), 0);
+	config_free(d->cfg);
+}
+
+static void test_profile_read(void **state)
+{
+	struct pdir d;
+	char path[256], *text;
+
+	pdir_new(&d);
+	pdir_put(&d, "lab.conf", "gadget: {};\n", 0644);
+	assert_int_equal(config_profile_read(d.cfg, "lab", &text, path, sizeof(path),
+					     err, sizeof(err)), 0);
+	assert_string_equal(text, "gadget: {};\n");
+	assert_non_null(strstr(path, "/lab.conf"));
+	free(text);
+	assert_int_equal(config_profile_read(d.cfg, "nosuch", &text, path, sizeof(path),
+					     err, sizeof(err)), -ENOENT);
+	assert_null(text);
+	assert_err("nosuch.conf", "No such file", NULL);
+	pdir_free(&d);
+}
+
+static void test_profile_read_bad_names(void **state)
+{
+	static const char *const bad[] = { "../x", "../../tmp/x", "A", "", "lab.conf",
+					   "/etc/passwd", "a/../lab", "lab\n" };
+	char path[256], *text, name[CONFIG_PROFILE_NAME_MAX + 2];
+	struct pdir d;
+	size_t i;
+
+	pdir_new(&d);
+	pdir_put(&d, "lab.conf", "gadget: {};\n", 0644);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		text = (char *)1;
+		assert_int_equal(config_profile_read(d.cfg, bad[i], &text, path, sizeof(path),
+						     err, sizeof(err)), -EINVAL);
+		assert_null(text);
+		assert_err("is not a profile name", "a-z, 0-9, _ and -", NULL);
+	}
+	memset(name, 'a', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	assert_int_equal(config_profile_read(d.cfg, name, &text, path, sizeof(path),
+					     err, sizeof(err)), -EINVAL);
+	pdir_free(&d);
+}
+
+static void test_profile_read_refuses_links_and_odd_files(void **state)
+{
+	char path[256], target[256], *text;
+	struct pdir d;
+
+	pdir_new(&d);
+	pdir_put(&d, "real.conf", "gadget: {};\n", 0644);
+	/* A link to a profile beside it is refused like one to /tmp. */
+	snprintf(path, sizeof(path), "%s/link.conf", d.dir);
+	assert_int_equal(symlink("real.conf", path), 0);
+	assert_int_equal(config_profile_read(d.cfg, "link", &text, path, sizeof(path),
+					     err, sizeof(err)), -ELOOP);
+	assert_null(text);
+	assert_err("link.conf", "symbolic link", NULL);
+	snprintf(path, sizeof(path), "%s/dangling.conf", d.dir);
+	assert_int_equal(symlink("/nonexistent/x.conf", path), 0);
+	assert_int_equal(config_profile_read(d.cfg, "dangling", &text, path, sizeof(path),
+					     err, sizeof(err)), -ELOOP);
+	/* A FIFO would block the daemon: refused without opening for long. */
+	snprintf(path, sizeof(path), "%s/fifo.conf", d.dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	assert_int_equal(config_profile_read(d.cfg, "fifo", &text, path, sizeof(path),
+					     err, sizeof(err)), -EINVAL);
+	assert_err("fifo.conf", "not a regular file", NULL);
+	snprintf(target, sizeof(target), "%s/dir.conf", d.dir);
+	assert_int_equal(mkdir(target, 0755), 0);
+	assert_int_equal(config_profile_read(d.cfg, "dir", &text, path, sizeof(path),
+					     err, sizeof(err)), -EINVAL);
+	/* Writable by others: anyone could have changed it. */
+	pdir_put(&d, "open.conf", "gadget: {};\n", 0666);
+	assert_int_equal(config_profile_read(d.cfg, "open", &text, path, sizeof(path),
+					     err, sizeof(err)), -EPERM);
+	assert_err("open.conf", "mode 0666", "writable by nobody else", NULL);
+	pdir_put(&d, "grp.conf", "gadget: {};\n", 0664);
+	assert_int_equal(config_profile_read(d.cfg, "grp", &text, path, sizeof(path),
+					     err, sizeof(err)), -EPERM);
+	pdir_free(&d);
+}
+
+static void test_profile_read_size_and_nul(void **state)
+{
+	char path[256], *text, *big;
+	struct pdir d;
+	FILE *f;
+
+	pdir_new(&d);
+	pdir_put(&d, "nul.conf", "", 0644);
+	snprintf(path, sizeof(path), "%s/nul.conf", d.dir);
+	f = fopen(path, "w");
+	fwrite("a = 1;\0b = 2;\n", 1, 15, f);
+	fclose(f);
+	assert_int_equal(config_profile_read(d.cfg, "nul", &text, path, sizeof(path),
+					     err, sizeof(err)), -EINVAL);
+	assert_err("nul.conf:1: ", "NUL byte", NULL);
+	big = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
+	memset(big, '#', CONFIG_PROFILE_TEXT_MAX + 1);
+	big[CONFIG_PROFILE_TEXT_MAX + 1] = '\0';
+	pdir_put(&d, "big.conf", big, 0644);
+	assert_int_equal(config_profile_read(d.cfg, "big", &text, path, sizeof(path),
+					     err, sizeof(err)), -EFBIG);
+	assert_err("big.conf:1: ", "64 KiB", NULL);
+	big[CONFIG_PROFILE_TEXT_MAX] = '\0';
+	pdir_put(&d, "max.conf", big, 0644);
+	assert_int_equal(config_profile_read(d.cfg, "max", &text, path, sizeof(path),
+					     err, sizeof(err)), 0);
+	assert_int_equal(strlen(text), CONFIG_PROFILE_TEXT_MAX);
+	free(text);
+	free(big);
+	pdir_free(&d);
 }
 
 static void test_unknown_setting(void **state)
@@ -247,6 +453,12 @@ int main(void)
 		cmocka_unit_test(test_all_settings),
 		cmocka_unit_test(test_missing_profile),
 		cmocka_unit_test(test_bad_profile_name),
+		cmocka_unit_test(test_profile_name_rules),
+		cmocka_unit_test(test_admin_group),
+		cmocka_unit_test(test_profile_read),
+		cmocka_unit_test(test_profile_read_bad_names),
+		cmocka_unit_test(test_profile_read_refuses_links_and_odd_files),
+		cmocka_unit_test(test_profile_read_size_and_nul),
 		cmocka_unit_test(test_unknown_setting),
 		cmocka_unit_test(test_bad_timeouts),
 		cmocka_unit_test(test_wrong_types),

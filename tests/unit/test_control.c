@@ -1,11 +1,14 @@
-/* The control socket server (control.c) against a faked gadget: every
- * malformed request gets a clear refusal and nothing reaches the gadget. */
+/* The control socket server (control.c, with access.c) against a faked
+ * gadget, faked peer credentials and a faked accept4(): every malformed or
+ * unauthorized request gets a clear refusal and nothing reaches the
+ * gadget; the client cap, the idle timeout and EMFILE are handled. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "access.h"
 #include "control.h"
 #include "gadget.h"
 #include "loop.h"
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -73,6 +77,54 @@ bool gadget_busy(const struct gadget *g)
 	return fake_busy;
 }
 
+const char *gadget_profile_name(const struct gadget *g)
+{
+	return "android";
+}
+
+const char *gadget_function_plugin(const struct gadget *g, const char *function)
+{
+	if (!strcmp(function, "adb") || !strcmp(function, "mtp"))
+		return function;
+	if (!strcmp(function, "aoa"))
+		return "accessory";
+	return NULL; /* "acm" (a kernel function) and unknown names */
+}
+
+/* Who the next accepted client is. */
+static struct access_peer fake_peer;
+
+int access_peer_identify(int fd, const struct access_policy *p,
+			 struct access_peer *peer)
+{
+	*peer = fake_peer;
+	return 0;
+}
+
+/* accept4() as control.c sees it (-Wl,--wrap=accept4): fails with
+ * fake_accept_errno while that is set, and counts the calls. */
+int __real_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags);
+int __wrap_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags);
+static int fake_accept_errno;
+static int accept_calls;
+
+int __wrap_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
+{
+	accept_calls++;
+	if (fake_accept_errno) {
+		errno = fake_accept_errno;
+		return -1;
+	}
+	return __real_accept4(fd, sa, len, flags);
+}
+
+#define FAKE_GROUP_GID 4242
+#define FAKE_ADMIN_GID 4343
+static const struct access_peer peer_root = { .uid = 0 };
+static const struct access_peer peer_admin = { .uid = 1001, .in_admin = true };
+static const struct access_peer peer_group = { .uid = 1002, .in_group = true };
+static const struct access_peer peer_other = { .uid = 1003 };
+
 struct fixture {
 	struct loop *loop;
 	struct control *ctl;
@@ -83,14 +135,36 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
+	struct access_policy pol = {
+		.group = "plugdev", .group_gid = FAKE_GROUP_GID,
+		.admin_group = "gadgetadm", .admin_gid = FAKE_ADMIN_GID,
+	};
+
 	f->loop = loop_new();
 	snprintf(f->path, sizeof(f->path), "/tmp/test_control.%d", getpid());
-	f->ctl = control_new(f->loop, f->path, NULL, (struct gadget *)f);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
 	assert_non_null(f->ctl);
 	gadget_calls = 0;
 	fake_busy = false;
+	fake_peer = peer_root;
+	fake_accept_errno = 0;
+	accept_calls = 0;
 	last_switch[0] = '\0';
 	*state = f;
+	return 0;
+}
+
+/* The same without admin_group. */
+static int setup_no_admin(void **state)
+{
+	struct access_policy pol = { .group = "plugdev", .group_gid = FAKE_GROUP_GID };
+	struct fixture *f;
+
+	setup(state);
+	f = *state;
+	control_free(f->ctl);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	assert_non_null(f->ctl);
 	return 0;
 }
 
@@ -260,6 +334,326 @@ static void test_function_command(void **state)
 	assert_string_equal(text, "adb said keys\n");
 }
 
+static void test_socket_mode(void **state)
+{
+	struct fixture *f = *state;
+	struct access_policy none = { 0 };
+	struct stat st;
+
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	assert_int_equal(st.st_gid, FAKE_GROUP_GID);
+	/* Without a group the socket is root's alone. */
+	control_free(f->ctl);
+	f->ctl = control_new(f->loop, f->path, &none, (struct gadget *)f);
+	assert_non_null(f->ctl);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+}
+
+/* One request of the authority matrix: its payload, what it does in a
+ * refusal, and whether group may do it. */
+static const struct matrix_req {
+	uint16_t type;
+	const char *args;
+	size_t len;
+	const char *what;
+	bool group_may;
+} matrix[] = {
+	{ CTL_STATUS, "", 0, NULL, true },
+	{ CTL_LIST, "", 0, NULL, true },
+	{ CTL_SWITCH, "mtp,adb", 8, NULL, true },
+	{ CTL_SWITCH, "--profile\0android\0mtp", 22, NULL, true },
+	{ CTL_SWITCH, "--profile\0lab\0mtp", 18, "choosing another profile", false },
+	{ CTL_SWITCH, "--profile\0../../tmp/x", 22, "choosing another profile", false },
+	{ CTL_OFF, "", 0, "off is for", false },
+	{ CTL_RELOAD, "", 0, "reload is for", false },
+	{ CTL_FUNCTION, "adb\0keys", 9, NULL, true },
+	{ CTL_FUNCTION, "mtp\0stats", 10, NULL, true },
+	{ CTL_FUNCTION, "adb\0allow\0ab:cd", 16, "\"adb allow\"", false },
+	{ CTL_FUNCTION, "aoa\0revert", 11, "\"aoa revert\"", false },
+	{ CTL_FUNCTION, "adb\0frobnicate", 15, "\"adb frobnicate\"", false },
+	/* "stats" of a function whose plugin is not mtp's: closed. */
+	{ CTL_FUNCTION, "acm\0stats", 10, "\"acm stats\"", false },
+	{ CTL_FUNCTION, "nosuch\0keys", 12, "\"nosuch keys\"", false },
+};
+
+static void matrix_run(struct fixture *f, const struct access_peer *peer,
+		       const char *role)
+{
+	char req[256], text[1024];
+	size_t i, n;
+	int32_t r;
+	bool may;
+
+	for (i = 0; i < sizeof(matrix) / sizeof(*matrix); i++) {
+		const struct matrix_req *m = &matrix[i];
+
+		fake_peer = *peer;
+		gadget_calls = 0;
+		n = request(req, m->type, m->args, m->len);
+		r = roundtrip(f, req, n, text, sizeof(text));
+		may = peer->uid == 0 || peer->in_admin || (peer->in_group && m->group_may);
+		if (may) {
+			if (r != 0)
+				fail_msg("%s, request %zu: %d \"%s\"", role, i, r, text);
+			if (m->type != CTL_STATUS && m->type != CTL_LIST)
+				assert_int_equal(gadget_calls, 1);
+			continue;
+		}
+		if (r != -EACCES)
+			fail_msg("%s, request %zu: %d, expected -EACCES", role, i, r);
+		assert_int_equal(gadget_calls, 0);
+		assert_non_null(strstr(text, "permission denied"));
+		if (peer->in_group && !strstr(text, m->what))
+			fail_msg("%s, request %zu: \"%s\" lacks \"%s\"", role, i, text, m->what);
+		if (peer->in_group)
+			assert_non_null(strstr(text, "group gadgetadm"));
+	}
+}
+
+static void test_matrix_root(void **state)
+{
+	matrix_run(*state, &peer_root, "root");
+}
+
+static void test_matrix_admin(void **state)
+{
+	matrix_run(*state, &peer_admin, "admin");
+}
+
+static void test_matrix_group(void **state)
+{
+	matrix_run(*state, &peer_group, "group");
+}
+
+static void test_matrix_other(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[512];
+	size_t n = request(req, CTL_STATUS, "", 0);
+
+	matrix_run(f, &peer_other, "other");
+	fake_peer = peer_other;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EACCES);
+	assert_non_null(strstr(text, "uid 1003 is neither root nor a member of group plugdev"));
+}
+
+/* A member of both groups is an administrator. */
+static void test_admin_and_group(void **state)
+{
+	struct fixture *f = *state;
+	struct access_peer both = { .uid = 1004, .in_group = true, .in_admin = true };
+	char req[64], text[256];
+	size_t n = request(req, CTL_OFF, "", 0);
+
+	fake_peer = both;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_int_equal(gadget_calls, 1);
+}
+
+static void test_refusal_without_admin_group(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[512];
+	size_t n = request(req, CTL_RELOAD, "", 0);
+
+	fake_peer = peer_group;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EACCES);
+	assert_non_null(strstr(text, "reload is for root (no admin_group in gadgetd.conf)"));
+	/* Someone claiming admin rights with no admin_group set is nobody
+	 * special: only the flag from the kernel's groups counts, and there
+	 * is no group for it to match. */
+	fake_peer = peer_admin;
+	fake_peer.in_admin = false;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EACCES);
+	assert_int_equal(gadget_calls, 0);
+}
+
+static int client_connect(struct fixture *f)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
+
+	strcpy(sa.sun_path, f->path);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static void spin(struct fixture *f, int ms)
+{
+	uint64_t end = loop_now_ms() + ms;
+
+	while (loop_now_ms() < end)
+		loop_dispatch(f->loop, end - loop_now_ms());
+}
+
+/* A reply already waiting on fd: its status, text into text. */
+static int32_t reply_of(int fd, char *text, size_t size)
+{
+	char buf[CTL_MSG_MAX];
+	struct ctl_reply_body b;
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	assert_true(n >= (ssize_t)(sizeof(struct ctl_hdr) + sizeof(b) + 1));
+	memcpy(&b, buf + sizeof(struct ctl_hdr), sizeof(b));
+	snprintf(text, size, "%s", buf + sizeof(struct ctl_hdr) + sizeof(b));
+	return b.status;
+}
+
+static void test_client_cap(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[256];
+	size_t n = request(req, CTL_STATUS, "", 0);
+	int a, b, c, d;
+
+	control_set_limits(f->ctl, 2, 10000, 1000);
+	a = client_connect(f);
+	b = client_connect(f);
+	spin(f, 50);
+	c = client_connect(f);
+	spin(f, 50);
+	/* The third was told why and closed. */
+	assert_int_equal(reply_of(c, text, sizeof(text)), -EBUSY);
+	assert_non_null(strstr(text, "too many clients"));
+	assert_int_equal(recv(c, text, sizeof(text), MSG_DONTWAIT), 0);
+	/* The first two are still served. */
+	assert_int_equal(send(a, req, n, 0), (ssize_t)n);
+	spin(f, 50);
+	assert_int_equal(reply_of(a, text, sizeof(text)), 0);
+	assert_string_equal(text, "set: acm\n");
+	/* One leaves: a new one gets in. */
+	close(b);
+	spin(f, 50);
+	d = client_connect(f);
+	assert_int_equal(send(d, req, n, 0), (ssize_t)n);
+	spin(f, 50);
+	assert_int_equal(reply_of(d, text, sizeof(text)), 0);
+	close(a);
+	close(c);
+	close(d);
+}
+
+/* Count lines containing needle that log.c writes to stderr while fn runs. */
+static int count_log_lines(void (*fn)(struct fixture *), struct fixture *f,
+			   const char *needle)
+{
+	char line[1024];
+	FILE *tmp = tmpfile();
+	int saved = dup(2), n = 0;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	fn(f);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		n += strstr(line, needle) != NULL;
+	fclose(tmp);
+	return n;
+}
+
+static void flood_over_cap(struct fixture *f)
+{
+	char text[256];
+	int keep, fd, i;
+
+	control_set_limits(f->ctl, 1, 10000, 1000);
+	keep = client_connect(f);
+	spin(f, 30);
+	for (i = 0; i < 5; i++) {
+		fd = client_connect(f);
+		spin(f, 30);
+		assert_int_equal(reply_of(fd, text, sizeof(text)), -EBUSY);
+		close(fd);
+	}
+	close(keep);
+	spin(f, 30);
+}
+
+/* A peer can provoke refusals at will: one log line for five of them. */
+static void test_cap_log_rate_limited(void **state)
+{
+	assert_int_equal(count_log_lines(flood_over_cap, *state, "refusing more"), 1);
+}
+
+static void test_idle_timeout(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[256];
+	size_t n = request(req, CTL_STATUS, "", 0);
+	int quiet, talker;
+
+	control_set_limits(f->ctl, 16, 200, 1000);
+	quiet = client_connect(f);
+	talker = client_connect(f);
+	spin(f, 120);
+	assert_int_equal(send(talker, req, n, 0), (ssize_t)n);
+	spin(f, 120);
+	/* 240 ms: the quiet one is gone, the talker's clock restarted. */
+	assert_int_equal(recv(quiet, text, sizeof(text), MSG_DONTWAIT), 0);
+	assert_int_equal(reply_of(talker, text, sizeof(text)), 0);
+	assert_int_equal(recv(talker, text, sizeof(text), MSG_DONTWAIT), -1);
+	assert_int_equal(errno, EAGAIN);
+	spin(f, 250);
+	assert_int_equal(recv(talker, text, sizeof(text), MSG_DONTWAIT), 0);
+	close(quiet);
+	close(talker);
+}
+
+/* accept4() out of descriptors: the listening socket is not watched (no
+ * spinning), and accepting resumes after the retry delay. */
+static void test_emfile_retry(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[256];
+	size_t n = request(req, CTL_STATUS, "", 0);
+	int fd;
+
+	control_set_limits(f->ctl, 16, 10000, 300);
+	fake_accept_errno = EMFILE;
+	fd = client_connect(f);
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	spin(f, 200);
+	assert_int_equal(accept_calls, 1);
+	fake_accept_errno = 0;
+	spin(f, 200);
+	assert_int_equal(accept_calls, 2);
+	assert_int_equal(reply_of(fd, text, sizeof(text)), 0);
+	close(fd);
+}
+
+/* ENFILE, and a client leaving ends the pause before the retry delay. */
+static void test_enfile_resume_on_close(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[256];
+	size_t n = request(req, CTL_STATUS, "", 0);
+	int old, fd;
+
+	control_set_limits(f->ctl, 16, 10000, 60000);
+	old = client_connect(f);
+	spin(f, 50);
+	fake_accept_errno = ENFILE;
+	fd = client_connect(f);
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	spin(f, 200);
+	assert_int_equal(accept_calls, 2);
+	fake_accept_errno = 0;
+	spin(f, 100);
+	assert_int_equal(accept_calls, 2);
+	close(old);
+	spin(f, 100);
+	assert_int_equal(accept_calls, 3);
+	assert_int_equal(reply_of(fd, text, sizeof(text)), 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +667,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_arity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_refuses_changes_not_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_function_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matrix_root, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matrix_admin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matrix_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_matrix_other, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_admin_and_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusal_without_admin_group, setup_no_admin, teardown),
+		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_log_rate_limited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_emfile_retry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enfile_resume_on_close, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);

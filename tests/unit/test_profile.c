@@ -21,6 +21,7 @@
 #ifndef PROFILES_DIR
 #define PROFILES_DIR "profiles" /* make unit runs from the repository root */
 #endif
+#define EXAMPLES_DIR "examples"
 
 /* The base profile, one line per entry: a case replaces one line, so the
  * other line numbers stay put. */
@@ -699,14 +700,17 @@ static void test_load_file(void **state)
 	free(text);
 }
 
-/* Every shipped profile must load: the daemon and gadgetd -n read them. */
-static void test_shipped_profiles(void **state)
+/* Every profile in dir must load; count them. Those installed into /etc
+ * (installed) must not turn adb authentication off. */
+static unsigned shipped_profiles_in(const char *dir, bool installed)
 {
-	DIR *d = opendir(PROFILES_DIR);
+	DIR *d = opendir(dir);
+	const struct profile_function *f;
 	char path[512];
 	struct dirent *de;
 	struct profile *p;
-	unsigned n = 0;
+	const char *auth;
+	unsigned n = 0, i;
 
 	assert_non_null(d);
 	while ((de = readdir(d))) {
@@ -714,15 +718,28 @@ static void test_shipped_profiles(void **state)
 		if (l < 6 || strcmp(de->d_name + l - 5, ".conf") ||
 		    !strcmp(de->d_name, "gadgetd.conf"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", PROFILES_DIR, de->d_name);
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (profile_load(path, &p, err, sizeof(err)) < 0)
 			fail_msg("%s", err);
 		assert_true(p->default_set >= 0);
+		for (i = 0; installed && i < p->n_functions; i++) {
+			f = &p->functions[i];
+			auth = f->plugin && !strcmp(f->plugin, "adb") ? profile_option(f, "auth") : NULL;
+			if (auth && strcmp(auth, "on"))
+				fail_msg("%s: adb auth = \"%s\" would be installed into /etc", path, auth);
+		}
 		profile_free(p);
 		n++;
 	}
 	closedir(d);
-	assert_true(n >= 2);
+	return n;
+}
+
+/* The daemon and gadgetd -n read what ships; examples are documentation. */
+static void test_shipped_profiles(void **state)
+{
+	assert_true(shipped_profiles_in(PROFILES_DIR, true) >= 1);
+	assert_true(shipped_profiles_in(EXAMPLES_DIR, false) >= 1);
 }
 
 static void test_android_profile(void **state)

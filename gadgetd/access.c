@@ -1,0 +1,106 @@
+/* access: the control socket's authority rules (see access.h). */
+#include "access.h"
+#include "protocol.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Plugin commands a member of group may run: they only read. Anything not
+ * listed needs an administrator, so a command added to a plugin later is
+ * closed until someone decides otherwise here.
+ */
+static const struct access_open_command {
+	const char *plugin;
+	const char *command;
+} access_open_commands[] = {
+	{ "adb", "keys" },
+	{ "mtp", "stats" },
+	{ "echo", "stats" },
+};
+
+enum access_role access_role(const struct access_peer *peer)
+{
+	if (peer->uid == 0)
+		return ACCESS_ROOT;
+	if (peer->in_admin)
+		return ACCESS_ADMIN;
+	if (peer->in_group)
+		return ACCESS_GROUP;
+	return ACCESS_OTHER;
+}
+
+static bool access_command_open(const char *plugin, int argc, char **argv)
+{
+	size_t i;
+
+	if (!plugin || argc < 2)
+		return false;
+	for (i = 0; i < sizeof(access_open_commands) / sizeof(*access_open_commands); i++)
+		if (!strcmp(access_open_commands[i].plugin, plugin) &&
+		    !strcmp(access_open_commands[i].command, argv[1]))
+			return true;
+	return false;
+}
+
+/* What the request does, for the refusal; NULL if group may do it. */
+static const char *access_admin_only(uint16_t type, int argc, char **argv,
+				     const char *active, const char *plugin,
+				     char *buf, size_t size)
+{
+	switch (type) {
+	case CTL_SWITCH:
+		/* --profile naming the active profile chooses nothing new. */
+		if (argc >= 2 && !strcmp(argv[0], "--profile") &&
+		    (!active || strcmp(argv[1], active)))
+			return "choosing another profile (switch --profile)";
+		return NULL;
+	case CTL_OFF:
+		return "off";
+	case CTL_RELOAD:
+		return "reload";
+	case CTL_FUNCTION:
+		if (access_command_open(plugin, argc, argv))
+			return NULL;
+		snprintf(buf, size, "the plugin command \"%s%s%s\"", argc > 0 ? argv[0] : "",
+			 argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+		return buf;
+	}
+	return NULL; /* status, list, and unknown types the dispatcher refuses */
+}
+
+int access_check(const struct access_policy *p, const struct access_peer *peer,
+		 uint16_t type, int argc, char **argv, const char *active,
+		 const char *plugin, char *why, size_t size)
+{
+	enum access_role role = access_role(peer);
+	char what_buf[160];
+	const char *what;
+
+	switch (role) {
+	case ACCESS_ROOT:
+	case ACCESS_ADMIN:
+		return 0;
+	case ACCESS_GROUP:
+		break;
+	case ACCESS_OTHER:
+		snprintf(why, size, "permission denied: uid %u is neither root nor a member "
+			 "of group %s%s%s", (unsigned)peer->uid, p->group ? p->group : "(none set)",
+			 p->admin_group ? " or " : "", p->admin_group ? p->admin_group : "");
+		return -EACCES;
+	}
+	what = access_admin_only(type, argc, argv, active, plugin, what_buf,
+				 sizeof(what_buf));
+	if (!what)
+		return 0;
+	if (p->admin_group)
+		snprintf(why, size, "permission denied: %s is for root and group %s; "
+			 "group %s may read status and switch among the sets of the "
+			 "active profile", what, p->admin_group, p->group);
+	else
+		snprintf(why, size, "permission denied: %s is for root (no admin_group in "
+			 "gadgetd.conf); group %s may read status and switch among the "
+			 "sets of the active profile", what, p->group);
+	return -EACCES;
+}
