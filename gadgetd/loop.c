@@ -14,6 +14,7 @@ enum loop_watch_kind {
 	LOOP_WATCH_FD,
 	LOOP_WATCH_TIMER,
 	LOOP_WATCH_SIGNAL,
+	LOOP_WATCH_IDLE,    /* no fd; runs once after a round's events */
 };
 
 struct loop_watch {
@@ -21,8 +22,11 @@ struct loop_watch {
 	enum loop_watch_kind kind;
 	int fd;
 	bool dead;
+	bool due;           /* an idle watch that runs in this round */
 	loop_io_fn io_fn;
 	loop_timer_fn timer_fn;
+	loop_idle_fn idle_fn;
+	loop_destroy_fn destroy;
 	void *data;
 	struct loop_watch *next;
 };
@@ -39,9 +43,10 @@ struct loop {
 	int code;
 	struct loop_watch *watches;
 	unsigned dead_count;
-	/* loop_dispatch() runs nested (a switch waits for its plugins): only
-	 * the outermost frees dead watches, which outer rounds still hold. */
-	unsigned depth;
+	unsigned n_idle;    /* idle watches not run yet */
+	/* Set while a round runs callbacks: dead watches are freed only
+	 * after it, and a nested loop_dispatch() is refused. */
+	bool dispatching;
 	struct loop_watch *sigwatch;
 	sigset_t sigmask;
 	struct loop_signal signals[16];
@@ -73,22 +78,26 @@ struct loop *loop_new(void)
 	return l;
 }
 
+/* A destroy callback may remove other watches: walk again until none is
+ * left dead. */
 static void loop_reap(struct loop *l)
 {
-	struct loop_watch **pp = &l->watches;
+	struct loop_watch **pp, *w;
 
-	if (!l->dead_count)
-		return;
-	while (*pp) {
-		struct loop_watch *w = *pp;
-		if (w->dead) {
+	while (l->dead_count) {
+		l->dead_count = 0;
+		pp = &l->watches;
+		while ((w = *pp)) {
+			if (!w->dead) {
+				pp = &w->next;
+				continue;
+			}
 			*pp = w->next;
+			if (w->destroy)
+				w->destroy(w->data);
 			free(w);
-		} else {
-			pp = &w->next;
 		}
 	}
-	l->dead_count = 0;
 }
 
 void loop_free(struct loop *l)
@@ -100,7 +109,10 @@ void loop_free(struct loop *l)
 	for (w = l->watches; w; w = w->next) {
 		if (w->dead || w == l->sigwatch)
 			continue;
-		log_debug("loop: closing dangling fd %d", w->fd);
+		if (w->kind == LOOP_WATCH_IDLE)
+			log_debug("loop: dropping an idle callback that never ran");
+		else
+			log_debug("loop: closing dangling fd %d", w->fd);
 		loop_watch_remove(w);
 	}
 	if (l->sigwatch)
@@ -165,11 +177,36 @@ int loop_watch_release(struct loop_watch *w)
 
 	if (w->dead)
 		return -1;
-	epoll_ctl(w->loop->epfd, EPOLL_CTL_DEL, fd, NULL);
+	if (w->kind == LOOP_WATCH_IDLE)
+		w->loop->n_idle--;
+	else
+		epoll_ctl(w->loop->epfd, EPOLL_CTL_DEL, fd, NULL);
 	w->dead = true;
 	w->fd = -1;
 	w->loop->dead_count++;
 	return fd;
+}
+
+void loop_watch_set_destroy(struct loop_watch *w, loop_destroy_fn fn)
+{
+	w->destroy = fn;
+}
+
+struct loop_watch *loop_add_idle(struct loop *l, loop_idle_fn fn, void *data)
+{
+	struct loop_watch *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->loop = l;
+	w->fd = -1;
+	w->kind = LOOP_WATCH_IDLE;
+	w->idle_fn = fn;
+	w->data = data;
+	w->next = l->watches;
+	l->watches = w;
+	l->n_idle++;
+	return w;
 }
 
 void loop_watch_remove(struct loop_watch *w)
@@ -272,26 +309,60 @@ static void loop_watch_dispatch(struct loop_watch *w, uint32_t events)
 	case LOOP_WATCH_SIGNAL:
 		loop_signal_dispatch(w->loop);
 		break;
+	case LOOP_WATCH_IDLE:
+		break;
 	}
+}
+
+/* The idle watches that exist now run; those they add wait a round, so
+ * an idle callback that re-adds itself cannot starve the fds. */
+static int loop_run_idle(struct loop *l)
+{
+	struct loop_watch *w;
+	int ran = 0;
+
+	if (!l->n_idle)
+		return 0;
+	for (w = l->watches; w; w = w->next)
+		w->due = w->kind == LOOP_WATCH_IDLE && !w->dead;
+	for (w = l->watches; w; w = w->next) {
+		if (!w->due || w->dead)
+			continue;
+		w->due = false;
+		loop_watch_release(w);
+		w->idle_fn(w, w->data);
+		ran++;
+	}
+	return ran;
 }
 
 int loop_dispatch(struct loop *l, int timeout_ms)
 {
 	struct epoll_event evs[32];
-	int n, i;
+	int n, i, ran = 0;
 
-	n = epoll_wait(l->epfd, evs, 32, timeout_ms);
-	if (n < 0)
-		return errno == EINTR ? 0 : -errno;
-	l->depth++;
+	if (l->dispatching) {
+		log_warnx("loop: loop_dispatch() called from inside a callback; refused");
+		return -EDEADLK;
+	}
+	n = epoll_wait(l->epfd, evs, 32, l->n_idle ? 0 : timeout_ms);
+	if (n < 0) {
+		if (errno != EINTR)
+			return -errno;
+		n = 0;
+	}
+	l->dispatching = true;
 	for (i = 0; i < n; i++) {
 		struct loop_watch *w = evs[i].data.ptr;
-		if (!w->dead)
-			loop_watch_dispatch(w, evs[i].events);
+		if (w->dead)
+			continue;
+		loop_watch_dispatch(w, evs[i].events);
+		ran++;
 	}
-	if (--l->depth == 0)
-		loop_reap(l);
-	return n;
+	ran += loop_run_idle(l);
+	l->dispatching = false;
+	loop_reap(l);
+	return ran;
 }
 
 int loop_run(struct loop *l)

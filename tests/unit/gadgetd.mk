@@ -11,7 +11,7 @@ UNIT_TESTS += test_control
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
 test_control_LIBS := -Wl,--wrap=accept4
-# gadgetd/loop.c alone: nested dispatch and watch removal.
+# gadgetd/loop.c alone: watch removal, idle and destroy callbacks.
 UNIT_TESTS += test_loop
 test_loop_SRCS := tests/unit/test_loop.c gadgetd/loop.c gadgetd/log.c
 test_loop_LIBS :=
