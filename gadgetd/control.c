@@ -27,9 +27,13 @@ struct control_ratelimit {
 struct control_client {
 	struct control *ctl;
 	struct control_client *next;
-	struct loop_watch *io;    /* NULL while its request is being handled */
+	struct loop_watch *io;
 	struct loop_watch *idle;
 	struct access_peer peer;
+	/* Its request goes on after control_request() returned (a switch
+	 * waits for plugins): the reply comes from control_client_done(). */
+	bool pending;
+	char *early;              /* text printed before the request went on */
 };
 
 struct control {
@@ -63,8 +67,10 @@ static bool control_ratelimit(struct control_ratelimit *rl, char *note, size_t s
 	return true;
 }
 
-static int control_switch(struct control *c, int argc, char **argv, char *msg,
-			  size_t size)
+static void control_client_done(int r, const char *msg, void *data);
+
+static int control_switch(struct control *c, struct control_client *cl,
+			  int argc, char **argv, char *msg, size_t size)
 {
 	const char *profile = NULL, *set = NULL;
 
@@ -83,24 +89,25 @@ static int control_switch(struct control *c, int argc, char **argv, char *msg,
 		snprintf(msg, size, "switch needs a set or --profile NAME");
 		return -EINVAL;
 	}
-	return gadget_switch(c->gadget, profile, set, msg, size);
+	return gadget_switch(c->gadget, profile, set, msg, size,
+			     control_client_done, cl);
 }
 
-static int control_dispatch(struct control *c, uint16_t type, int argc,
-			    char **argv, FILE *out)
+static int control_dispatch(struct control *c, struct control_client *cl,
+			    uint16_t type, int argc, char **argv, FILE *out)
 {
 	char msg[4096] = "";
 	int r = 0;
 
 	switch (type) {
 	case CTL_SWITCH:
-		r = control_switch(c, argc, argv, msg, sizeof(msg));
+		r = control_switch(c, cl, argc, argv, msg, sizeof(msg));
 		break;
 	case CTL_OFF:
 		r = gadget_off(c->gadget, msg, sizeof(msg));
 		break;
 	case CTL_RELOAD:
-		r = gadget_reload(c->gadget, msg, sizeof(msg));
+		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
 	case CTL_LIST:
 		gadget_list(c->gadget, out);
@@ -109,12 +116,15 @@ static int control_dispatch(struct control *c, uint16_t type, int argc,
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
 	case CTL_FUNCTION:
-		r = gadget_function_command(c->gadget, argc, argv, msg, sizeof(msg));
+		r = gadget_function_command(c->gadget, argc, argv, msg, sizeof(msg),
+					    control_client_done, cl);
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown request type %u", type);
 		r = -EBADMSG;
 	}
+	if (r == -EINPROGRESS)
+		return r;
 	if (msg[0])
 		fprintf(out, "%s\n", msg);
 	return r;
@@ -192,7 +202,7 @@ static int control_request(struct control *c, struct control_client *cl,
 		fprintf(out, "another switch is in progress\n");
 		return -EBUSY;
 	}
-	return control_dispatch(c, h.type, argc, argv, out);
+	return control_dispatch(c, cl, h.type, argc, argv, out);
 }
 
 static void control_resume(struct control *c)
@@ -214,9 +224,13 @@ static void control_client_free(struct control_client *cl)
 			*pp = cl->next;
 			break;
 		}
+	/* The request goes on without it. */
+	if (cl->pending)
+		gadget_cancel(c->gadget, cl);
 	loop_watch_remove(cl->io);
 	loop_watch_remove(cl->idle);
 	c->n_clients--;
+	free(cl->early);
 	free(cl);
 	/* A descriptor came free: accept() may work again. */
 	control_resume(c);
@@ -231,6 +245,37 @@ static void control_client_idle(struct loop_watch *w, void *data)
 	control_client_free(cl);
 }
 
+/* Ready for the next request. */
+static void control_client_rearm(struct control_client *cl)
+{
+	struct control *c = cl->ctl;
+
+	cl->pending = false;
+	if (loop_watch_set_events(cl->io, EPOLLIN) < 0) {
+		control_client_free(cl);
+		return;
+	}
+	loop_timer_rearm(cl->idle, c->idle_ms);
+}
+
+static void control_client_done(int r, const char *msg, void *data)
+{
+	struct control_client *cl = data;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (out) {
+		fprintf(out, "%s%s%s", cl->early ? cl->early : "", msg, msg[0] ? "\n" : "");
+		fclose(out);
+	}
+	control_reply(loop_watch_fd(cl->io), r, text ? text : "", text ? len : 0);
+	free(text);
+	free(cl->early);
+	cl->early = NULL;
+	control_client_rearm(cl);
+}
+
 static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 			      void *data)
 {
@@ -243,6 +288,12 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 	ssize_t n;
 	int r;
 
+	/* Waiting for its reply, a client is not read (it is not watched for
+	 * input); only a hang-up or an error arrives, and ends it. */
+	if (cl->pending) {
+		control_client_free(cl);
+		return;
+	}
 	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -250,25 +301,25 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 		control_client_free(cl);
 		return;
 	}
-	/* A switch runs the loop while it waits for plugins: take the fd out
-	 * of the loop until the reply is sent, so nothing else touches it,
-	 * and stop the idle clock, which is for clients that say nothing. */
+	/* One request at a time: no input until the reply is sent, and no
+	 * idle clock, which is for clients that say nothing. */
 	loop_timer_rearm(cl->idle, 0);
-	fd = loop_watch_release(w);
-	cl->io = NULL;
+	if (loop_watch_set_events(w, 0) < 0) {
+		control_client_free(cl);
+		return;
+	}
+	cl->pending = true;
 	out = open_memstream(&text, &len);
 	r = out ? control_request(c, cl, buf, n, out) : -ENOMEM;
 	if (out)
 		fclose(out);
-	control_reply(fd, r, text ? text : "", text ? len : 0);
-	free(text);
-	cl->io = loop_add_fd(c->loop, fd, EPOLLIN, control_client_io, cl);
-	if (!cl->io) {
-		close(fd);
-		control_client_free(cl);
+	if (r == -EINPROGRESS) {
+		cl->early = text;
 		return;
 	}
-	loop_timer_rearm(cl->idle, c->idle_ms);
+	control_reply(fd, r, text ? text : "", text ? len : 0);
+	free(text);
+	control_client_rearm(cl);
 }
 
 /* Out of descriptors (or memory): stop watching the socket, or the loop

@@ -25,6 +25,37 @@ struct gadget_timing {
 	unsigned teardown_ms, ready_ms, bind_ms, total_ms;
 };
 
+enum gadget_txn_kind {
+	GADGET_TXN_SWITCH,   /* a switch or a reload: rolls back on failure */
+	GADGET_TXN_RESTART,  /* a crashed worker again, the gadget unbound */
+};
+
+/* The one transaction in progress. It waits for the plugins through the
+ * supervisor and goes on from gadget_txn_ready(). */
+struct gadget_txn {
+	enum gadget_txn_kind kind;
+	struct profile *p;    /* the target; freed here unless it went live */
+	int set;
+	char name[GADGET_SET_MAX];
+	char function[PROFILE_NAME_MAX];  /* restart */
+	bool rollback;        /* applying g->profile and g->set again */
+	bool finished;        /* the result waits for txn_report */
+	int r;
+	uint64_t t0, t1, t2;
+	char msg[4096];
+	char back[512];
+	gadget_done_fn fn;
+	void *data;
+};
+
+/* A plugin command waiting for its reply. */
+struct gadget_cmd {
+	struct gadget *g;
+	gadget_done_fn fn;
+	void *data;
+	struct gadget_cmd *next;
+};
+
 struct gadget {
 	struct loop *loop;
 	const struct config *cfg;
@@ -34,7 +65,11 @@ struct gadget {
 	struct profile *profile;
 	int set;
 	char udc[64];
-	bool busy;
+	struct gadget_txn *txn;
+	struct loop_watch *txn_report;
+	struct gadget_cmd *cmds;
+	unsigned n_cmds;
+	bool freeing;
 	unsigned n_live;
 	struct plan_live live[PLAN_MAX];
 	struct gadget_timing timing;
@@ -42,10 +77,15 @@ struct gadget {
 	/* The set before a plugin asked for a switch, for "revert". */
 	char revert_profile[64];
 	char revert_set[GADGET_SET_MAX];
-	/* A plugin's request, run from a timer outside its worker's event. */
+	/* Waiting for the transaction or command in progress: a plugin's
+	 * switch request (the last one wins), SIGHUP, crashed workers. */
 	char pending[GADGET_SET_MAX];
 	char pending_from[PROFILE_NAME_MAX];
-	struct loop_watch *pending_timer;
+	bool reload_pending;
+	unsigned n_restarts;
+	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
+	struct loop_watch *queue;
+	char queued_what[PROFILE_NAME_MAX + 32];
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
@@ -56,6 +96,8 @@ static void gadget_plugin_request(const char *function, const char *request,
 
 static void gadget_udc_changed(void *data);
 static void gadget_plugin_restart(const char *function, void *data);
+static void gadget_txn_drop(struct gadget *g);
+static void gadget_kick(struct gadget *g);
 
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 {
@@ -92,12 +134,15 @@ void gadget_free(struct gadget *g)
 {
 	if (!g)
 		return;
+	g->freeing = true;
+	gadget_txn_drop(g);
 	composer_unbind(g->composer);
+	/* Answers the plugin commands still waiting, with -ECANCELED. */
 	supervisor_free(g->sup);
 	composer_destroy(g->composer);
 	composer_free(g->composer);
 	udc_monitor_free(g->udcmon);
-	loop_watch_remove(g->pending_timer);
+	loop_watch_remove(g->queue);
 	loop_watch_remove(g->udc_timer);
 	profile_free(g->profile);
 	free(g);
@@ -105,7 +150,16 @@ void gadget_free(struct gadget *g)
 
 bool gadget_busy(const struct gadget *g)
 {
-	return g->busy;
+	return g->txn || g->n_cmds;
+}
+
+static int gadget_refuse_busy(struct gadget *g, char *msg, size_t size)
+{
+	if (g->txn)
+		snprintf(msg, size, "another switch is in progress");
+	else
+		snprintf(msg, size, "a plugin command is in progress; try again");
+	return -EBUSY;
 }
 
 const char *gadget_profile_name(const struct gadget *g)
@@ -205,23 +259,27 @@ static int gadget_bind(struct gadget *g, char *msg, size_t size)
 	return r;
 }
 
-/* One attempt at making set of p live; no rollback here. */
-static int gadget_apply(struct gadget *g, const struct profile *p, unsigned set,
-			char *msg, size_t size)
+static void gadget_txn_ready(int r, const char *err, void *data);
+
+/* The first half of one attempt at making set of p live: ConfigFS and the
+ * workers, then a wait for the plugins that ends in gadget_txn_ready(). */
+static int gadget_apply_begin(struct gadget *g, const struct profile *p,
+			      unsigned set, char *msg, size_t size)
 {
 	const struct profile_set *s = &p->sets[set];
-	uint64_t t0 = loop_now_ms(), t1, t2;
+	struct gadget_txn *t = g->txn;
 	struct plan plan;
 	unsigned i;
 	int r;
 
+	t->t0 = loop_now_ms();
 	plan_compute(g->live, g->n_live, p, set, &plan);
 	r = gadget_teardown(g, &plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
 		return r;
 	}
-	t1 = loop_now_ms();
+	t->t1 = loop_now_ms();
 	r = composer_identity(g->composer, p, set);
 	if (r < 0) {
 		snprintf(msg, size, "cannot set the gadget identity: %s", strerror(-r));
@@ -235,19 +293,30 @@ static int gadget_apply(struct gadget *g, const struct profile *p, unsigned set,
 			snprintf(msg, size, "function %s: cannot link it into the configuration: %s",
 				 p->functions[s->functions[i]].name, strerror(-r));
 	}
-	if (!r)
-		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms, msg, size);
 	if (r < 0)
 		return r;
-	t2 = loop_now_ms();
+	r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms,
+				  gadget_txn_ready, g);
+	if (r < 0)
+		snprintf(msg, size, "cannot wait for the plugins: %s", strerror(-r));
+	return r;
+}
+
+/* The second half: the plugins are ready, bind. */
+static int gadget_apply_end(struct gadget *g, char *msg, size_t size)
+{
+	struct gadget_txn *t = g->txn;
+	int r;
+
+	t->t2 = loop_now_ms();
 	r = gadget_bind(g, msg, size);
 	if (r < 0)
 		return r;
 	g->timing.when = time(NULL);
-	g->timing.teardown_ms = t1 - t0;
-	g->timing.ready_ms = t2 - t1;
-	g->timing.bind_ms = loop_now_ms() - t2;
-	g->timing.total_ms = loop_now_ms() - t0;
+	g->timing.teardown_ms = t->t1 - t->t0;
+	g->timing.ready_ms = t->t2 - t->t1;
+	g->timing.bind_ms = loop_now_ms() - t->t2;
+	g->timing.total_ms = loop_now_ms() - t->t0;
 	return 0;
 }
 
@@ -293,61 +362,204 @@ static void gadget_down(struct gadget *g)
 	g->set = -1;
 }
 
-static int gadget_transact(struct gadget *g, struct profile *p, int set,
-			   char *msg, size_t size)
+static void gadget_txn_report(struct loop_watch *w, void *data)
 {
-	struct profile *old = g->profile;
-	int old_set = g->set;
-	char name[GADGET_SET_MAX], back[512] = "";
-	int r, rb;
+	struct gadget *g = data;
+	struct gadget_txn *t = g->txn;
 
-	profile_set_name(p, set, name, sizeof(name));
-	log_info("switching to %s (profile %s)", name, p->name);
-	r = gadget_apply(g, p, set, msg, size);
-	if (!r) {
-		if (old != p)
-			profile_free(old);
-		g->profile = p;
-		g->set = set;
-		g->switches++;
-		gadget_save(g);
-		snprintf(msg, size, "switched to %s (profile %s) in %u ms%s", name,
-			 p->name, g->timing.total_ms,
-			 g->udc[0] ? "" : "; waiting for a UDC");
-		return 0;
+	g->txn_report = NULL;
+	g->txn = NULL;
+	if (t->fn)
+		t->fn(t->r, t->msg, t->data);
+	free(t);
+	gadget_kick(g);
+}
+
+/* The result goes to the caller after this round; until then nothing else
+ * starts, so the order of replies is the order of transactions. */
+static void gadget_txn_finish(struct gadget *g, int r)
+{
+	struct gadget_txn *t = g->txn;
+
+	t->r = r;
+	t->finished = true;
+	if (t->p != g->profile)
+		profile_free(t->p);
+	t->p = NULL;
+	g->txn_report = loop_add_idle(g->loop, gadget_txn_report, g);
+	if (!g->txn_report)
+		gadget_txn_report(NULL, g);
+}
+
+/* gadget_free() during a transaction: stop waiting, answer now. */
+static void gadget_txn_drop(struct gadget *g)
+{
+	struct gadget_txn *t = g->txn;
+
+	if (!t)
+		return;
+	supervisor_wait_cancel(g->sup);
+	loop_watch_remove(g->txn_report);
+	g->txn_report = NULL;
+	if (!t->finished) {
+		if (t->p != g->profile)
+			profile_free(t->p);
+		t->r = -ECANCELED;
+		snprintf(t->msg, sizeof(t->msg), "gadgetd is stopping; the switch to %s "
+			 "did not finish", t->name);
 	}
-	log_warnx("switch to %s failed: %s", name, msg);
-	if (old && old_set >= 0) {
-		rb = gadget_apply(g, old, old_set, back, sizeof(back));
-		profile_set_name(old, old_set, name, sizeof(name));
-		if (rb < 0) {
-			gadget_down(g);
-			log_warnx("rollback to %s failed too: %s", name, back);
+	g->txn = NULL;
+	if (t->fn)
+		t->fn(t->r, t->msg, t->data);
+	free(t);
+}
+
+static void gadget_txn_commit(struct gadget *g)
+{
+	struct gadget_txn *t = g->txn;
+
+	if (g->profile != t->p)
+		profile_free(g->profile);
+	g->profile = t->p;
+	g->set = t->set;
+	g->switches++;
+	gadget_save(g);
+	snprintf(t->msg, sizeof(t->msg), "switched to %s (profile %s) in %u ms%s",
+		 t->name, t->p->name, g->timing.total_ms,
+		 g->udc[0] ? "" : "; waiting for a UDC");
+}
+
+static void gadget_txn_attempt(struct gadget *g);
+
+/* One attempt ended with r: commit, roll back, or give up. */
+static void gadget_txn_attempted(struct gadget *g, int r)
+{
+	struct gadget_txn *t = g->txn;
+	size_t n = strlen(t->msg);
+	char old[GADGET_SET_MAX];
+
+	if (!t->rollback) {
+		if (!r) {
+			gadget_txn_commit(g);
+			gadget_txn_finish(g, 0);
+			return;
 		}
-		snprintf(msg + strlen(msg), size - strlen(msg), rb < 0
-			 ? "; rollback to %s failed (%s): the gadget is off"
-			 : "; rolled back to %s", name, back);
-	} else {
+		log_warnx("switch to %s failed: %s", t->name, t->msg);
+		if (g->profile && g->set >= 0) {
+			t->r = r;
+			t->rollback = true;
+			gadget_txn_attempt(g);
+			return;
+		}
 		gadget_down(g);
-		snprintf(msg + strlen(msg), size - strlen(msg), "; the gadget is off");
+		snprintf(t->msg + n, sizeof(t->msg) - n, "; the gadget is off");
+		gadget_txn_finish(g, r);
+		return;
 	}
-	if (old != p)
-		profile_free(p);
-	return r;
+	profile_set_name(g->profile, g->set, old, sizeof(old));
+	if (r < 0) {
+		gadget_down(g);
+		log_warnx("rollback to %s failed too: %s", old, t->back);
+		snprintf(t->msg + n, sizeof(t->msg) - n,
+			 "; rollback to %s failed (%s): the gadget is off", old, t->back);
+	} else {
+		snprintf(t->msg + n, sizeof(t->msg) - n, "; rolled back to %s", old);
+	}
+	gadget_txn_finish(g, t->r);
+}
+
+static void gadget_txn_attempt(struct gadget *g)
+{
+	struct gadget_txn *t = g->txn;
+	int r;
+
+	if (t->rollback)
+		r = gadget_apply_begin(g, g->profile, g->set, t->back, sizeof(t->back));
+	else
+		r = gadget_apply_begin(g, t->p, t->set, t->msg, sizeof(t->msg));
+	if (r < 0)
+		gadget_txn_attempted(g, r);
+}
+
+static void gadget_restart_ready(struct gadget *g, int r, const char *err)
+{
+	struct gadget_txn *t = g->txn;
+
+	if (r < 0)
+		log_warnx("%s: restart: %s", t->function, err);
+	if (gadget_bind(g, t->msg, sizeof(t->msg)) < 0)
+		log_warnx("%s: restart: %s", t->function, t->msg);
+	else
+		log_info("%s: plugin restarted; gadget bound again", t->function);
+	gadget_txn_finish(g, 0);
+}
+
+static void gadget_txn_ready(int r, const char *err, void *data)
+{
+	struct gadget *g = data;
+	struct gadget_txn *t = g->txn;
+	char *msg = t->rollback ? t->back : t->msg;
+	size_t size = t->rollback ? sizeof(t->back) : sizeof(t->msg);
+
+	switch (t->kind) {
+	case GADGET_TXN_RESTART:
+		gadget_restart_ready(g, r, err);
+		return;
+	case GADGET_TXN_SWITCH:
+		break;
+	}
+	if (r < 0)
+		snprintf(msg, size, "%s", err);
+	else
+		r = gadget_apply_end(g, msg, size);
+	gadget_txn_attempted(g, r);
+}
+
+static struct gadget_txn *gadget_txn_new(struct gadget *g,
+					 enum gadget_txn_kind kind,
+					 gadget_done_fn fn, void *data)
+{
+	struct gadget_txn *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->kind = kind;
+	t->fn = fn;
+	t->data = data;
+	g->txn = t;
+	return t;
+}
+
+/* p (owned by the transaction unless it is g->profile) at set. */
+static int gadget_transact(struct gadget *g, struct profile *p, int set,
+			   char *msg, size_t size, gadget_done_fn fn, void *data)
+{
+	struct gadget_txn *t = gadget_txn_new(g, GADGET_TXN_SWITCH, fn, data);
+
+	if (!t) {
+		if (p != g->profile)
+			profile_free(p);
+		snprintf(msg, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	t->p = p;
+	t->set = set;
+	profile_set_name(p, set, t->name, sizeof(t->name));
+	log_info("switching to %s (profile %s)", t->name, p->name);
+	gadget_txn_attempt(g);
+	return -EINPROGRESS;
 }
 
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size)
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	struct profile *p = g->profile;
-	int idx, r;
+	int idx;
 
-	if (g->busy) {
-		snprintf(msg, size, "another switch is in progress");
-		return -EBUSY;
-	}
+	if (gadget_busy(g))
+		return gadget_refuse_busy(g, msg, size);
 	if (profile && (!p || strcmp(profile, p->name))) {
-		r = gadget_load_profile(g, profile, &p, msg, size);
+		int r = gadget_load_profile(g, profile, &p, msg, size);
 		if (r < 0)
 			return r;
 	}
@@ -371,13 +583,11 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		snprintf(msg, size, "%s is already active", name);
 		return 0;
 	}
-	g->busy = true;
-	r = gadget_transact(g, p, idx, msg, size);
-	g->busy = false;
-	return r;
+	return gadget_transact(g, p, idx, msg, size, fn, data);
 }
 
-int gadget_start(struct gadget *g, char *msg, size_t size)
+int gadget_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		 void *data)
 {
 	char profile[64], set[GADGET_SET_MAX];
 	int r;
@@ -392,20 +602,18 @@ int gadget_start(struct gadget *g, char *msg, size_t size)
 			return 0;
 		}
 		log_info("restoring %s from %s", set, g->cfg->state_file);
-		r = gadget_switch(g, NULL, set, msg, size);
+		r = gadget_switch(g, NULL, set, msg, size, fn, data);
 		if (r != -ENOENT && r != -EPERM)
 			return r;
 		log_warnx("saved set %s is no longer valid: %s", set, msg);
 	}
-	return gadget_switch(g, NULL, NULL, msg, size);
+	return gadget_switch(g, NULL, NULL, msg, size, fn, data);
 }
 
 int gadget_off(struct gadget *g, char *msg, size_t size)
 {
-	if (g->busy) {
-		snprintf(msg, size, "another switch is in progress");
-		return -EBUSY;
-	}
+	if (gadget_busy(g))
+		return gadget_refuse_busy(g, msg, size);
 	gadget_down(g);
 	if (g->profile)
 		gadget_save(g);
@@ -413,12 +621,15 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 	return 0;
 }
 
-int gadget_reload(struct gadget *g, char *msg, size_t size)
+int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
 {
 	struct profile *p;
 	char name[GADGET_SET_MAX];
 	int r, idx;
 
+	if (gadget_busy(g))
+		return gadget_refuse_busy(g, msg, size);
 	r = gadget_load_profile(g, g->profile ? g->profile->name : g->cfg->profile,
 				&p, msg, size);
 	if (r < 0)
@@ -435,26 +646,28 @@ int gadget_reload(struct gadget *g, char *msg, size_t size)
 		profile_free(p);
 		return -EINVAL;
 	}
-	g->busy = true;
-	r = gadget_transact(g, p, idx, msg, size);
-	g->busy = false;
-	return r;
+	return gadget_transact(g, p, idx, msg, size, fn, data);
 }
 
-static void gadget_run_pending(struct loop_watch *t, void *data)
+/* What runs from the queue reports to the log; data names who asked. */
+static void gadget_log_done(int r, const char *msg, void *data)
 {
-	struct gadget *g = data;
-	char msg[1024], req[GADGET_SET_MAX], prof[64] = "", cur[GADGET_SET_MAX] = "";
-	int r;
+	if (r < 0)
+		log_warnx("%s: %s", (const char *)data, msg);
+	else
+		log_info("%s: %s", (const char *)data, msg);
+}
 
-	loop_watch_remove(t);
-	g->pending_timer = NULL;
+static int gadget_run_request(struct gadget *g, char *msg, size_t size)
+{
+	char req[GADGET_SET_MAX], prof[64] = "", cur[GADGET_SET_MAX] = "";
+
 	snprintf(req, sizeof(req), "%s", g->pending);
+	g->pending[0] = '\0';
 	if (!strcmp(req, "revert")) {
 		if (!g->revert_set[0]) {
-			log_warnx("%s asked to revert, but there is nothing to revert to",
-				  g->pending_from);
-			return;
+			snprintf(msg, size, "asked to revert, but there is nothing to revert to");
+			return -ENOENT;
 		}
 		snprintf(prof, sizeof(prof), "%s", g->revert_profile);
 		snprintf(req, sizeof(req), "%s", g->revert_set);
@@ -465,11 +678,65 @@ static void gadget_run_pending(struct loop_watch *t, void *data)
 			 g->profile->name);
 		snprintf(g->revert_set, sizeof(g->revert_set), "%s", cur);
 	}
-	r = gadget_switch(g, prof[0] ? prof : NULL, req, msg, sizeof(msg));
-	if (r < 0)
-		log_warnx("switch requested by %s: %s", g->pending_from, msg);
-	else
-		log_info("switch requested by %s: %s", g->pending_from, msg);
+	return gadget_switch(g, prof[0] ? prof : NULL, req, msg, size,
+			     gadget_log_done, g->queued_what);
+}
+
+static int gadget_restart_begin(struct gadget *g, const char *function);
+
+/* Start what was queued, one transaction at a time. A crashed worker
+ * comes first: the gadget is down until it is back. */
+static void gadget_run_queue(struct loop_watch *w, void *data)
+{
+	struct gadget *g = data;
+	char msg[4096];
+	int r;
+
+	g->queue = NULL;
+	while (!g->txn && g->n_restarts) {
+		char function[PROFILE_NAME_MAX];
+		snprintf(function, sizeof(function), "%s", g->restarts[0]);
+		memmove(g->restarts[0], g->restarts[1],
+			--g->n_restarts * sizeof(g->restarts[0]));
+		gadget_restart_begin(g, function);
+	}
+	if (gadget_busy(g))
+		return;
+	if (g->reload_pending) {
+		g->reload_pending = false;
+		snprintf(g->queued_what, sizeof(g->queued_what), "reload");
+		r = gadget_reload(g, msg, sizeof(msg), gadget_log_done, g->queued_what);
+	} else if (g->pending[0]) {
+		snprintf(g->queued_what, sizeof(g->queued_what), "switch requested by %s",
+			 g->pending_from);
+		r = gadget_run_request(g, msg, sizeof(msg));
+	} else {
+		return;
+	}
+	if (r != -EINPROGRESS) {
+		gadget_log_done(r, msg, g->queued_what);
+		gadget_kick(g);
+	}
+}
+
+/* Look at the queue after this round. */
+static void gadget_kick(struct gadget *g)
+{
+	if (g->queue || g->freeing)
+		return;
+	if (!g->n_restarts && !g->reload_pending && !g->pending[0])
+		return;
+	g->queue = loop_add_idle(g->loop, gadget_run_queue, g);
+	if (!g->queue)
+		log_warnx("cannot schedule queued requests: %s", strerror(errno));
+}
+
+void gadget_request_reload(struct gadget *g)
+{
+	if (gadget_busy(g))
+		log_info("reload: after the switch or command in progress");
+	g->reload_pending = true;
+	gadget_kick(g);
 }
 
 static void gadget_plugin_request(const char *function, const char *request,
@@ -479,36 +746,52 @@ static void gadget_plugin_request(const char *function, const char *request,
 
 	snprintf(g->pending, sizeof(g->pending), "%s", request);
 	snprintf(g->pending_from, sizeof(g->pending_from), "%s", function);
-	if (!g->pending_timer)
-		g->pending_timer = loop_add_timer(g->loop, 1, gadget_run_pending, g);
+	gadget_kick(g);
 }
 
 /* The other functions kept working while the worker was down; they see a
  * re-enumeration now, because FunctionFS only reopens on an unbound
  * gadget. */
-static void gadget_plugin_restart(const char *function, void *data)
+static int gadget_restart_begin(struct gadget *g, const char *function)
 {
-	struct gadget *g = data;
-	char msg[1024];
+	struct gadget_txn *t;
 	int r;
 
-	if (g->busy || !composer_bound_udc(g->composer)) {
-		supervisor_respawn(g->sup, function);
-		return;
-	}
-	g->busy = true;
+	if (!composer_bound_udc(g->composer))
+		return supervisor_respawn(g->sup, function);
+	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
+	if (!t)
+		return -ENOMEM;
+	snprintf(t->function, sizeof(t->function), "%s", function);
 	composer_unbind(g->composer);
 	r = supervisor_respawn(g->sup, function);
 	if (!r)
-		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms, msg,
-					  sizeof(msg));
+		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms,
+					  gadget_txn_ready, g);
 	if (r < 0)
-		log_warnx("%s: restart: %s", function, r == -ENOENT ? "gone" : msg);
-	if (gadget_bind(g, msg, sizeof(msg)) < 0)
-		log_warnx("%s: restart: %s", function, msg);
+		gadget_restart_ready(g, r, r == -ENOENT ? "gone" : strerror(-r));
+	return 0;
+}
+
+static void gadget_plugin_restart(const char *function, void *data)
+{
+	struct gadget *g = data;
+
+	/* A switch waiting for its plugins has the gadget unbound: the
+	 * worker may start again at once, and the switch waits for it. */
+	if (g->txn && !g->txn->finished && g->txn->kind == GADGET_TXN_SWITCH) {
+		supervisor_respawn(g->sup, function);
+		return;
+	}
+	if (!g->txn) {
+		gadget_restart_begin(g, function);
+		return;
+	}
+	if (g->n_restarts < PLAN_MAX)
+		snprintf(g->restarts[g->n_restarts++], PROFILE_NAME_MAX, "%s", function);
 	else
-		log_info("%s: plugin restarted; gadget bound again", function);
-	g->busy = false;
+		supervisor_respawn(g->sup, function);
+	gadget_kick(g);
 }
 
 /* A UDC's uevent comes before its gadget device joins the bus, so a bind
@@ -533,7 +816,7 @@ static void gadget_udc_changed(void *data)
 	char msg[256];
 	int r;
 
-	if (g->busy || g->set < 0)
+	if (g->txn || g->set < 0)
 		return;
 	bound = composer_bound_udc(g->composer);
 	if (bound) {
@@ -554,14 +837,63 @@ static void gadget_udc_changed(void *data)
 		log_info("bound to UDC %s", g->udc);
 }
 
-int gadget_function_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size)
+static void gadget_cmd_done(int rc, const char *reply, void *data)
 {
+	struct gadget_cmd *c = data, **pp;
+	struct gadget *g = c->g;
+
+	for (pp = &g->cmds; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	g->n_cmds--;
+	if (c->fn)
+		c->fn(rc, reply, c->data);
+	free(c);
+	gadget_kick(g);
+}
+
+int gadget_function_command(struct gadget *g, int argc, char **argv,
+			    char *reply, size_t size, gadget_done_fn fn,
+			    void *data)
+{
+	struct gadget_cmd *c;
+	int r;
+
 	if (argc < 2) {
 		snprintf(reply, size, "usage: gadgetctl FUNCTION COMMAND [ARGS...]");
 		return -EINVAL;
 	}
-	return supervisor_command(g->sup, argv[0], argc - 1, argv + 1, reply, size);
+	if (g->txn)
+		return gadget_refuse_busy(g, reply, size);
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(reply, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	c->g = g;
+	c->fn = fn;
+	c->data = data;
+	r = supervisor_command(g->sup, argv[0], argc - 1, argv + 1, reply, size,
+			       gadget_cmd_done, c);
+	if (r != -EINPROGRESS) {
+		free(c);
+		return r;
+	}
+	c->next = g->cmds;
+	g->cmds = c;
+	g->n_cmds++;
+	return r;
+}
+
+void gadget_cancel(struct gadget *g, void *data)
+{
+	struct gadget_cmd *c;
+
+	if (g->txn && g->txn->data == data)
+		g->txn->fn = NULL;
+	for (c = g->cmds; c; c = c->next)
+		if (c->data == data)
+			c->fn = NULL;
 }
 
 /* Every NAME.conf in profile_dir that `gadgetctl switch --profile NAME`
@@ -630,7 +962,7 @@ static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
 			 localtime(&g->timing.when));
 	fprintf(out, "profile: %s\nset: %s\nstate: %s\nudc: %s\nudc state: %s\nspeed: %s\n",
 		g->profile ? g->profile->name : "-", set,
-		g->busy ? "switching" : "idle", udc, state, speed);
+		g->txn ? "switching" : "idle", udc, state, speed);
 	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
 		when, g->timing.teardown_ms, g->timing.ready_ms,
 		g->timing.bind_ms, g->timing.total_ms);
@@ -658,7 +990,7 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
 		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},\"plugins\":[",
 		g->profile ? g->profile->name : "", g->set >= 0 ? set : "",
-		g->busy ? "true" : "false", udc ? udc : "", state, speed, g->switches,
+		g->txn ? "true" : "false", udc ? udc : "", state, speed, g->switches,
 		(long long)g->timing.when, g->timing.teardown_ms,
 		g->timing.ready_ms, g->timing.bind_ms, g->timing.total_ms);
 	supervisor_status(g->sup, out, true);

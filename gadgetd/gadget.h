@@ -3,8 +3,10 @@
  *
  * A switch validates the request, computes the difference from the live
  * ConfigFS tree, unbinds once, removes and creates functions, waits for
- * every FunctionFS plugin to be ready (an event from its worker), binds,
- * and on any failure goes back to the set that worked before.
+ * every FunctionFS plugin to be ready (an event from its worker, while
+ * the loop goes on), binds, and on any failure goes back to the set that
+ * worked before. One transaction runs at a time; what plugins and SIGHUP
+ * ask for meanwhile is queued and runs after it.
  */
 #ifndef GADGETD_GADGET_H
 #define GADGETD_GADGET_H
@@ -18,12 +20,21 @@ struct config;
 struct profile;
 struct gadget;
 
+/*
+ * Requests that wait for plugins return -EINPROGRESS and give their result
+ * to fn later, from the loop, exactly once: never from inside the call
+ * that started them (at the latest from gadget_free(), with -ECANCELED).
+ * Every other return is the result, with msg filled in.
+ */
+typedef void (*gadget_done_fn)(int r, const char *msg, void *data);
+
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out);
 /* Tear the gadget down (workers stopped, ConfigFS removed). */
 void gadget_free(struct gadget *g);
 
 /* Bring up the set from the state file, else the profile's default. */
-int gadget_start(struct gadget *g, char *msg, size_t size);
+int gadget_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		 void *data);
 
 /*
  * Switch to set (NULL: the profile's default) of profile (NULL: keep the
@@ -31,19 +42,31 @@ int gadget_start(struct gadget *g, char *msg, size_t size);
  * validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
  * request (nothing touched), -EBUSY during another switch, other codes for
- * a failure after which the gadget was rolled back.
+ * a failure after which the gadget was rolled back. -EBUSY also while a
+ * plugin command waits for its reply.
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size);
+		  char *msg, size_t size, gadget_done_fn fn, void *data);
 int gadget_off(struct gadget *g, char *msg, size_t size);
 /* Re-read the active profile; a bad file changes nothing. */
-int gadget_reload(struct gadget *g, char *msg, size_t size);
+int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data);
+/* SIGHUP: reload now, or once the switch or command in progress is done;
+ * the result is logged. */
+void gadget_request_reload(struct gadget *g);
 
 void gadget_status(struct gadget *g, FILE *out, bool json);
 void gadget_list(struct gadget *g, FILE *out);
+/* argv[0] is the function. Refused (-EBUSY) during a switch; a switch
+ * waits (-EBUSY for clients, queued for plugins) until it is answered. */
 int gadget_function_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size);
+			    char *reply, size_t size, gadget_done_fn fn,
+			    void *data);
+/* The caller behind data went away: its requests go on, but their fn is
+ * not called. */
+void gadget_cancel(struct gadget *g, void *data);
 
+/* A switch, reload, restart or plugin command is in progress. */
 bool gadget_busy(const struct gadget *g);
 /* The active profile's name, NULL if none is loaded. */
 const char *gadget_profile_name(const struct gadget *g);

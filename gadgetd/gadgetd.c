@@ -126,14 +126,21 @@ static void gadgetd_on_child(struct loop *l, int signo, void *data)
 	gadget_reap(data);
 }
 
+/* Never a reload inside a switch: the gadget queues it behind the
+ * transaction in progress. */
 static void gadgetd_on_hup(struct loop *l, int signo, void *data)
 {
-	char msg[4096];
+	gadget_request_reload(data);
+}
 
-	if (gadget_reload(data, msg, sizeof(msg)) < 0)
-		log_warnx("reload: %s", msg);
+/* The start-up switch is done: systemd hears READY=1 with the gadget up. */
+static void gadgetd_started(int r, const char *msg, void *data)
+{
+	if (r < 0)
+		log_warnx("%s", msg);
 	else
-		log_info("reload: %s", msg);
+		log_info("%s", msg);
+	gadgetd_notify("READY=1");
 }
 
 /* The groups of gadgetd.conf as gids. A group that does not exist grants
@@ -195,12 +202,9 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 		loop_free(l);
 		return 1;
 	}
-	r = gadget_start(g, msg, sizeof(msg));
-	if (r < 0)
-		log_warnx("%s", msg);
-	else
-		log_info("%s", msg);
-	gadgetd_notify("READY=1");
+	r = gadget_start(g, msg, sizeof(msg), gadgetd_started, NULL);
+	if (r != -EINPROGRESS)
+		gadgetd_started(r, msg, NULL);
 	r = loop_run(l);
 	gadgetd_notify("STOPPING=1");
 	control_free(ctl);

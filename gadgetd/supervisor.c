@@ -42,13 +42,22 @@ struct sup_worker {
 	char last_exit[96];
 	unsigned n_status;
 	char *status[SUP_MAX_STATUS][2];
-	/* A command waiting for its reply. */
-	uint32_t cmd_id;
-	bool cmd_done;
-	int cmd_rc;
-	char *cmd_reply;
-	size_t cmd_reply_size;
 	struct sup_worker *next;
+};
+
+/* A command sent to a worker. It belongs to the supervisor, not to the
+ * worker, so a worker that is stopped or dies only finishes it. */
+struct sup_cmd {
+	struct supervisor *sup;
+	struct sup_worker *w;        /* NULL once finished */
+	uint32_t id;
+	struct loop_watch *timer;
+	struct loop_watch *report;   /* idle: hands the result to fn */
+	int rc;
+	char reply[1024];
+	supervisor_reply_fn fn;
+	void *data;
+	struct sup_cmd *next;
 };
 
 struct supervisor {
@@ -59,7 +68,19 @@ struct supervisor {
 	void *data;
 	struct sup_worker *workers;
 	uint32_t next_cmd;
+	struct sup_cmd *cmds;
+	/* The one wait for readiness, and what ends it. */
+	supervisor_ready_fn ready_fn;
+	void *ready_data;
+	unsigned ready_timeout_ms;
+	struct loop_watch *ready_timer;
+	struct loop_watch *ready_check;  /* idle: a worker's state changed */
 };
+
+static void sup_ready_changed(struct supervisor *s);
+static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why);
+static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
+			  const char *text);
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
@@ -79,10 +100,23 @@ struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 
 void supervisor_free(struct supervisor *s)
 {
+	struct sup_cmd *c;
+
 	if (!s)
 		return;
+	supervisor_wait_cancel(s);
 	while (s->workers)
 		supervisor_stop(s, s->workers->name);
+	/* Every command is finished now; hand the results over at once, as
+	 * there is no later round. */
+	while ((c = s->cmds)) {
+		s->cmds = c->next;
+		loop_watch_remove(c->timer);
+		loop_watch_remove(c->report);
+		if (c->fn)
+			c->fn(c->rc, c->reply, c->data);
+		free(c);
+	}
 	free(s);
 }
 
@@ -155,6 +189,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 		w->ready = true;
 		w->ever_ready = true;
 		log_info("%s: plugin ready (pid %d)", w->name, (int)w->pid);
+		sup_ready_changed(w->sup);
 		return;
 	case WORKER_STATUS:
 		if ((a = sup_str(p, len, &u1)) && (b = sup_str(p + u1, len - u1, &u2)))
@@ -173,11 +208,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 			return;
 		memcpy(&id, p, 4);
 		memcpy(&rc, p + 4, 4);
-		if (id != w->cmd_id || !w->cmd_reply)
-			return;
-		snprintf(w->cmd_reply, w->cmd_reply_size, "%s", a);
-		w->cmd_rc = rc;
-		w->cmd_done = true;
+		sup_cmd_reply(w, id, rc, a);
 		return;
 	}
 	log_warnx("%s: unknown message %u from worker", w->name, type);
@@ -199,6 +230,8 @@ static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
 		loop_watch_remove(lw);
 		w->sock = NULL;
 		w->ready = false;
+		sup_cmds_finish(w, -EPIPE, "plugin worker went away before it replied");
+		sup_ready_changed(w->sup);
 		return;
 	}
 	if ((size_t)n < sizeof(h)) {
@@ -366,12 +399,14 @@ void supervisor_stop(struct supervisor *s, const char *name)
 		return;
 	*pp = w->next;
 	loop_watch_remove(w->restart);
+	sup_cmds_finish(w, -ECANCELED, "the function was stopped before its plugin replied");
 	sup_kill_wait(w);
 	loop_watch_remove(w->sock);
 	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
 		log_warn("%s: cannot unmount %s", w->name, w->mount);
 	rmdir(w->mount);
 	sup_worker_free(w);
+	sup_ready_changed(s);
 }
 
 int supervisor_respawn(struct supervisor *s, const char *name)
@@ -417,6 +452,8 @@ static void sup_exited(struct sup_worker *w, int status)
 	w->ready = false;
 	w->host = false;
 	w->restarts++;
+	sup_cmds_finish(w, -EPIPE, "plugin worker exited before it replied");
+	sup_ready_changed(w->sup);
 	if (up > SUP_STABLE_MS)
 		w->backoff_ms = w->sup->cfg->restart_delay_ms;
 	log_warnx("%s: worker %s; restarting in %u ms", w->name, w->last_exit,
@@ -458,21 +495,12 @@ static int sup_ready_state(struct supervisor *s)
 	return r;
 }
 
-int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
-			  size_t err_size)
+static void sup_ready_err(struct supervisor *s, char *err, size_t err_size)
 {
-	uint64_t deadline = loop_now_ms() + timeout_ms;
 	struct sup_worker *w;
 	size_t n = 0;
 
-	while (sup_ready_state(s) == 0) {
-		uint64_t now = loop_now_ms();
-		if (now >= deadline)
-			break;
-		loop_dispatch(s->loop, deadline - now);
-	}
-	if (sup_ready_state(s) == 1)
-		return 0;
+	err[0] = '\0';
 	for (w = s->workers; w && n < err_size; w = w->next) {
 		if (w->ready)
 			continue;
@@ -483,20 +511,150 @@ int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
 		else
 			n += snprintf(err + n, err_size - n,
 				      "%sfunction %s: plugin not ready after %u ms%s%s",
-				      n ? "; " : "", w->name, timeout_ms,
+				      n ? "; " : "", w->name, s->ready_timeout_ms,
 				      w->last_exit[0] ? ", worker " : "", w->last_exit);
 	}
-	return sup_ready_state(s) < 0 ? -ECHILD : -ETIMEDOUT;
 }
 
-static int sup_send_command(struct sup_worker *w, int argc, char **argv)
+/* The wait ends: forget it first, so fn may start another. */
+static void sup_ready_report(struct supervisor *s, int r)
+{
+	supervisor_ready_fn fn = s->ready_fn;
+	void *data = s->ready_data;
+	char err[1024] = "";
+
+	if (r < 0)
+		sup_ready_err(s, err, sizeof(err));
+	supervisor_wait_cancel(s);
+	fn(r, err, data);
+}
+
+static void sup_ready_check(struct loop_watch *lw, void *data)
+{
+	struct supervisor *s = data;
+	int state;
+
+	s->ready_check = NULL;
+	state = sup_ready_state(s);
+	if (state)
+		sup_ready_report(s, state < 0 ? -ECHILD : 0);
+}
+
+static void sup_ready_timeout(struct loop_watch *t, void *data)
+{
+	struct supervisor *s = data;
+	int state = sup_ready_state(s);
+
+	loop_watch_remove(t);
+	s->ready_timer = NULL;
+	sup_ready_report(s, state > 0 ? 0 : state < 0 ? -ECHILD : -ETIMEDOUT);
+}
+
+/* Look again after this round, once, however many workers changed. */
+static void sup_ready_changed(struct supervisor *s)
+{
+	if (s->ready_fn && !s->ready_check)
+		s->ready_check = loop_add_idle(s->loop, sup_ready_check, s);
+}
+
+int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms,
+			  supervisor_ready_fn fn, void *data)
+{
+	if (s->ready_fn)
+		return -EBUSY;
+	s->ready_timer = loop_add_timer(s->loop, timeout_ms ? timeout_ms : 1,
+					sup_ready_timeout, s);
+	if (!s->ready_timer)
+		return -errno;
+	s->ready_fn = fn;
+	s->ready_data = data;
+	s->ready_timeout_ms = timeout_ms;
+	sup_ready_changed(s);
+	return 0;
+}
+
+void supervisor_wait_cancel(struct supervisor *s)
+{
+	loop_watch_remove(s->ready_timer);
+	loop_watch_remove(s->ready_check);
+	s->ready_timer = s->ready_check = NULL;
+	s->ready_fn = NULL;
+	s->ready_data = NULL;
+}
+
+static void sup_cmd_report(struct loop_watch *lw, void *data)
+{
+	struct sup_cmd *c = data, **pp;
+
+	for (pp = &c->sup->cmds; *pp != c; pp = &(*pp)->next)
+		;
+	*pp = c->next;
+	if (c->fn)
+		c->fn(c->rc, c->reply, c->data);
+	free(c);
+}
+
+/* Done: the result goes to fn after this round, never from inside the
+ * caller (a worker's event, a switch stopping the function). */
+static void sup_cmd_finish(struct sup_cmd *c, int rc, const char *text)
+{
+	if (!c->w)
+		return;
+	c->w = NULL;
+	c->rc = rc;
+	snprintf(c->reply, sizeof(c->reply), "%s", text);
+	loop_watch_remove(c->timer);
+	c->timer = NULL;
+	c->report = loop_add_idle(c->sup->loop, sup_cmd_report, c);
+	if (!c->report)
+		log_warnx("supervisor: cannot schedule a command's reply; it is "
+			  "given when gadgetd stops");
+}
+
+static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
+			  const char *text)
+{
+	struct sup_cmd *c;
+
+	for (c = w->sup->cmds; c; c = c->next)
+		if (c->w == w && c->id == id)
+			sup_cmd_finish(c, rc, text);
+}
+
+static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why)
+{
+	char text[256];
+	struct sup_cmd *c;
+
+	for (c = w->sup->cmds; c; c = c->next) {
+		if (c->w != w)
+			continue;
+		snprintf(text, sizeof(text), "function %s: %s", w->name, why);
+		sup_cmd_finish(c, rc, text);
+	}
+}
+
+static void sup_cmd_timeout(struct loop_watch *t, void *data)
+{
+	struct sup_cmd *c = data;
+	char text[256];
+
+	loop_watch_remove(t);
+	c->timer = NULL;
+	snprintf(text, sizeof(text), "function %s: no reply from plugin within %u ms",
+		 c->w->name, SUP_COMMAND_MS);
+	sup_cmd_finish(c, -ETIMEDOUT, text);
+}
+
+static int sup_send_command(struct sup_worker *w, uint32_t id, int argc,
+			    char **argv)
 {
 	char buf[WORKER_MSG_MAX];
 	struct worker_hdr h = { .type = WORKER_COMMAND };
 	size_t n = sizeof(h) + 4;
 	int i;
 
-	memcpy(buf + sizeof(h), &w->cmd_id, 4);
+	memcpy(buf + sizeof(h), &id, 4);
 	for (i = 0; i < argc; i++) {
 		size_t l = strlen(argv[i]) + 1;
 		if (n + l > sizeof(buf))
@@ -506,16 +664,17 @@ static int sup_send_command(struct sup_worker *w, int argc, char **argv)
 	}
 	h.len = n - sizeof(h);
 	memcpy(buf, &h, sizeof(h));
-	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL) < 0)
+	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return -errno;
 	return 0;
 }
 
 int supervisor_command(struct supervisor *s, const char *name, int argc,
-		       char **argv, char *reply, size_t reply_size)
+		       char **argv, char *reply, size_t reply_size,
+		       supervisor_reply_fn fn, void *data)
 {
 	struct sup_worker *w = sup_find(s, name);
-	uint64_t deadline = loop_now_ms() + SUP_COMMAND_MS;
+	struct sup_cmd *c;
 	int r;
 
 	if (!w) {
@@ -526,23 +685,27 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 		snprintf(reply, reply_size, "function %s: plugin is not running", name);
 		return -EAGAIN;
 	}
-	w->cmd_id = ++s->next_cmd;
-	w->cmd_done = false;
-	w->cmd_reply = reply;
-	w->cmd_reply_size = reply_size;
-	r = sup_send_command(w, argc, argv);
-	while (!r && !w->cmd_done && loop_now_ms() < deadline)
-		loop_dispatch(s->loop, deadline - loop_now_ms());
-	w->cmd_reply = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(reply, reply_size, "function %s: %s", name, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	c->sup = s;
+	c->w = w;
+	c->id = ++s->next_cmd;
+	c->fn = fn;
+	c->data = data;
+	c->timer = loop_add_timer(s->loop, SUP_COMMAND_MS, sup_cmd_timeout, c);
+	r = c->timer ? sup_send_command(w, c->id, argc, argv) : -errno;
 	if (r < 0) {
+		loop_watch_remove(c->timer);
+		free(c);
 		snprintf(reply, reply_size, "function %s: %s", name, strerror(-r));
 		return r;
 	}
-	if (!w->cmd_done) {
-		snprintf(reply, reply_size, "function %s: no reply from plugin", name);
-		return -ETIMEDOUT;
-	}
-	return w->cmd_rc;
+	c->next = s->cmds;
+	s->cmds = c;
+	return -EINPROGRESS;
 }
 
 void supervisor_clean_mounts(const struct config *cfg)

@@ -43,14 +43,34 @@ bool supervisor_has(struct supervisor *s, const char *name);
 /* Start the worker of a live function again if it is not running. */
 int supervisor_respawn(struct supervisor *s, const char *name);
 
-/* Dispatch the loop until every started worker is ready; -ETIMEDOUT with
- * err naming the functions that were not ready and why. */
-int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
-			  size_t err_size);
+/*
+ * The end of a wait for readiness: 0 when every started worker is ready,
+ * -ECHILD when one died before it was ever ready (waiting longer cannot
+ * help), -ETIMEDOUT; err then names the functions that were not ready and
+ * why.
+ */
+typedef void (*supervisor_ready_fn)(int r, const char *err, void *data);
 
-/* Relay a command to a function's plugin and wait for its reply. */
+/* Call fn from the loop (never from inside this call) once the wait ends.
+ * One wait at a time: -EBUSY. */
+int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms,
+			  supervisor_ready_fn fn, void *data);
+/* Forget the wait; its fn is not called. */
+void supervisor_wait_cancel(struct supervisor *s);
+
+/* A plugin's reply: its status and text, or -ETIMEDOUT, -EPIPE (the worker
+ * went away first), -ECANCELED (the function was stopped, or the
+ * supervisor freed) with a sentence saying so. */
+typedef void (*supervisor_reply_fn)(int rc, const char *reply, void *data);
+
+/*
+ * Relay a command to a function's plugin. -EINPROGRESS: fn gets the reply
+ * later, from the loop, exactly once (from supervisor_free() at the
+ * latest). Anything else: refused at once, reply says why.
+ */
 int supervisor_command(struct supervisor *s, const char *name, int argc,
-		       char **argv, char *reply, size_t reply_size);
+		       char **argv, char *reply, size_t reply_size,
+		       supervisor_reply_fn fn, void *data);
 
 /* SIGCHLD: reap and schedule restarts. */
 void supervisor_reap(struct supervisor *s);

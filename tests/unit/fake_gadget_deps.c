@@ -7,12 +7,14 @@
 #include "fake_gadget_deps.h"
 
 #include "composer.h"
+#include "loop.h"
 #include "state.h"
 #include "supervisor.h"
 #include "udc.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 char fake_calls[8192];
@@ -38,6 +40,7 @@ void fake_reset(void)
 	fake_n_live = fake_n_workers = 0;
 	fake_bound = false;
 	fake_bind_busy = 0;
+	fake_hold_ready = false;
 }
 
 bool fake_is_bound(void)
@@ -166,21 +169,54 @@ const char *composer_bound_udc(struct composer *c)
 	return fake_bound ? "dummy_udc.0" : NULL;
 }
 
+struct fake_cmd {
+	char name[PROFILE_NAME_MAX];
+	supervisor_reply_fn fn;
+	void *data;
+};
+
 struct supervisor {
-	int unused;
+	struct loop *loop;
+	supervisor_switch_fn on_switch;
+	supervisor_restart_fn on_restart;
+	void *data;
+	supervisor_ready_fn ready_fn;
+	void *ready_data;
+	unsigned timeout_ms;
+	struct loop_watch *ready_idle;
+	struct fake_cmd cmds[8];
+	unsigned n_cmds;
 };
 static struct supervisor fake_sup;
+bool fake_hold_ready;
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
 				  supervisor_restart_fn on_restart, void *data)
 {
+	memset(&fake_sup, 0, sizeof(fake_sup));
+	fake_sup.loop = l;
+	fake_sup.on_switch = on_switch;
+	fake_sup.on_restart = on_restart;
+	fake_sup.data = data;
 	return &fake_sup;
+}
+
+static void fake_cmd_finish(unsigned i, int rc, const char *text)
+{
+	struct fake_cmd c = fake_sup.cmds[i];
+
+	memmove(&fake_sup.cmds[i], &fake_sup.cmds[i + 1],
+		(--fake_sup.n_cmds - i) * sizeof(c));
+	c.fn(rc, text, c.data);
 }
 
 void supervisor_free(struct supervisor *s)
 {
 	fake_n_workers = 0;
+	supervisor_wait_cancel(s);
+	while (s->n_cmds)
+		fake_cmd_finish(0, -ECANCELED, "stopped");
 }
 
 int supervisor_start(struct supervisor *s, const struct profile_function *f)
@@ -192,6 +228,18 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	return r;
 }
 
+static void fake_cmds_fail(const char *name, int rc, const char *why)
+{
+	unsigned i = 0;
+
+	while (i < fake_sup.n_cmds) {
+		if (strcmp(fake_sup.cmds[i].name, name))
+			i++;
+		else
+			fake_cmd_finish(i, rc, why);
+	}
+}
+
 void supervisor_stop(struct supervisor *s, const char *name)
 {
 	unsigned i;
@@ -201,6 +249,7 @@ void supervisor_stop(struct supervisor *s, const char *name)
 			fake_call("stop", name);
 			memcpy(fake_workers[i], fake_workers[--fake_n_workers],
 			       PROFILE_NAME_MAX);
+			fake_cmds_fail(name, -ECANCELED, "the function was stopped");
 			return;
 		}
 	}
@@ -216,22 +265,103 @@ bool supervisor_has(struct supervisor *s, const char *name)
 	return false;
 }
 
-int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms, char *err,
-			  size_t err_size)
+static void fake_ready_report(int r, const char *err)
 {
-	if (fake_not_ready[0] && supervisor_has(s, fake_not_ready)) {
-		snprintf(err, err_size, "function %s: plugin not ready after %u ms",
-			 fake_not_ready, timeout_ms);
-		return -ETIMEDOUT;
+	supervisor_ready_fn fn = fake_sup.ready_fn;
+	void *data = fake_sup.ready_data;
+
+	supervisor_wait_cancel(&fake_sup);
+	fn(r, err, data);
+}
+
+static void fake_ready_idle(struct loop_watch *w, void *data)
+{
+	char err[256];
+
+	fake_sup.ready_idle = NULL;
+	if (fake_not_ready[0] && supervisor_has(&fake_sup, fake_not_ready)) {
+		snprintf(err, sizeof(err), "function %s: plugin not ready after %u ms",
+			 fake_not_ready, fake_sup.timeout_ms);
+		fake_ready_report(-ETIMEDOUT, err);
+		return;
 	}
+	fake_ready_report(0, "");
+}
+
+int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms,
+			  supervisor_ready_fn fn, void *data)
+{
+	if (s->ready_fn)
+		return -EBUSY;
+	s->ready_fn = fn;
+	s->ready_data = data;
+	s->timeout_ms = timeout_ms;
+	if (!fake_hold_ready)
+		s->ready_idle = loop_add_idle(s->loop, fake_ready_idle, NULL);
 	return 0;
 }
 
-int supervisor_command(struct supervisor *s, const char *name, int argc,
-		       char **argv, char *reply, size_t reply_size)
+void supervisor_wait_cancel(struct supervisor *s)
 {
-	snprintf(reply, reply_size, "%s %s", name, argv[0]);
-	return 0;
+	loop_watch_remove(s->ready_idle);
+	s->ready_idle = NULL;
+	s->ready_fn = NULL;
+	s->ready_data = NULL;
+}
+
+bool fake_waiting_ready(void)
+{
+	return fake_sup.ready_fn != NULL;
+}
+
+void fake_release_ready(int r, const char *err)
+{
+	fake_ready_report(r, err);
+}
+
+int supervisor_command(struct supervisor *s, const char *name, int argc,
+		       char **argv, char *reply, size_t reply_size,
+		       supervisor_reply_fn fn, void *data)
+{
+	struct fake_cmd *c;
+
+	if (!supervisor_has(s, name)) {
+		snprintf(reply, reply_size, "function %s is not live", name);
+		return -ENOENT;
+	}
+	if (s->n_cmds == sizeof(s->cmds) / sizeof(s->cmds[0]))
+		return -ENOSPC;
+	c = &s->cmds[s->n_cmds++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->fn = fn;
+	c->data = data;
+	fake_call("command", name);
+	return -EINPROGRESS;
+}
+
+unsigned fake_commands_pending(void)
+{
+	return fake_sup.n_cmds;
+}
+
+void fake_command_reply(int rc, const char *text)
+{
+	fake_cmd_finish(0, rc, text);
+}
+
+void fake_worker_dies(const char *name)
+{
+	fake_cmds_fail(name, -EPIPE, "plugin worker exited before it replied");
+}
+
+void fake_plugin_request(const char *function, const char *request)
+{
+	fake_sup.on_switch(function, request, fake_sup.data);
+}
+
+void fake_restart_due(const char *function)
+{
+	fake_sup.on_restart(function, fake_sup.data);
 }
 
 void supervisor_reap(struct supervisor *s) {}

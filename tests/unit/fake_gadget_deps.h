@@ -15,6 +15,21 @@ extern void *fake_udc_data;
 bool fake_is_bound(void);
 void fake_lose_binding(void);    /* the gadget's UDC attribute empties */
 
+/* Readiness: with fake_hold_ready, a wait lasts until fake_release_ready();
+ * otherwise it ends after the round, -ETIMEDOUT if fake_not_ready is live. */
+extern bool fake_hold_ready;
+bool fake_waiting_ready(void);
+void fake_release_ready(int r, const char *err);
+
+/* Plugin commands wait until one of these answers them. */
+unsigned fake_commands_pending(void);
+void fake_command_reply(int rc, const char *text);   /* the oldest */
+void fake_worker_dies(const char *name);             /* its commands fail */
+
+/* What a worker sends to gadgetd: a switch request, a restart due. */
+void fake_plugin_request(const char *function, const char *request);
+void fake_restart_due(const char *function);
+
 void fake_reset(void);
 void fake_clear_calls(void);
 

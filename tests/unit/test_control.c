@@ -26,9 +26,13 @@
 static char last_switch[256];
 static int gadget_calls;
 static bool fake_busy;
+/* A switch to "later" goes on: its result is given through these. */
+static gadget_done_fn later_fn;
+static void *later_data;
+static int cancels;
 
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size)
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	gadget_calls++;
 	snprintf(last_switch, sizeof(last_switch), "%s|%s", profile ? profile : "-",
@@ -36,6 +40,11 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	if (set && !strcmp(set, "nosuch")) {
 		snprintf(msg, size, "unknown function \"nosuch\"");
 		return -ENOENT;
+	}
+	if (set && !strcmp(set, "later")) {
+		later_fn = fn;
+		later_data = data;
+		return -EINPROGRESS;
 	}
 	snprintf(msg, size, "switched to %s", set ? set : "default");
 	return 0;
@@ -48,7 +57,16 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 	return 0;
 }
 
-int gadget_reload(struct gadget *g, char *msg, size_t size)
+void gadget_cancel(struct gadget *g, void *data)
+{
+	if (data == later_data) {
+		later_fn = NULL;
+		cancels++;
+	}
+}
+
+int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
 {
 	gadget_calls++;
 	return 0;
@@ -65,7 +83,8 @@ void gadget_list(struct gadget *g, FILE *out)
 }
 
 int gadget_function_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size)
+			    char *reply, size_t size, gadget_done_fn fn,
+			    void *data)
 {
 	gadget_calls++;
 	snprintf(reply, size, "%s said %s", argv[0], argc > 1 ? argv[1] : "");
@@ -150,6 +169,9 @@ static int setup(void **state)
 	fake_accept_errno = 0;
 	accept_calls = 0;
 	last_switch[0] = '\0';
+	later_fn = NULL;
+	later_data = NULL;
+	cancels = 0;
 	*state = f;
 	return 0;
 }
@@ -308,6 +330,76 @@ static void test_switch_arity(void **state)
 	n = request(req, CTL_SWITCH, "", 0);
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EINVAL);
 	assert_int_equal(gadget_calls, 0);
+}
+
+static int client_send(struct fixture *f, const void *req, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	strcpy(sa.sun_path, f->path);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(fd, req, len, 0), (ssize_t)len);
+	return fd;
+}
+
+/* A switch that goes on keeps its client waiting, without reading from
+ * it, and the reply comes when the switch is done; then the client may
+ * ask again. */
+static void test_pending_switch_answered_later(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], buf[CTL_MSG_MAX];
+	size_t n = request(req, CTL_SWITCH, "later", 6);
+	ssize_t got;
+	int fd, i;
+
+	fd = client_send(f, req, n);
+	for (i = 0; i < 5; i++)
+		loop_dispatch(f->loop, 20);
+	assert_non_null(later_fn);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	/* A second request meanwhile is not read yet. */
+	n = request(req, CTL_STATUS, "", 0);
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	loop_dispatch(f->loop, 20);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	later_fn(0, "switched to later", later_data);
+	got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_true(got > (ssize_t)(sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body)));
+	assert_string_equal(buf + sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body),
+			    "switched to later\n");
+	/* Now the status request is read and answered. */
+	got = -1;
+	for (i = 0; i < 10 && got < 0; i++) {
+		loop_dispatch(f->loop, 20);
+		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
+	assert_string_equal(buf + sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body),
+			    "set: acm\n");
+	close(fd);
+	loop_dispatch(f->loop, 10);
+}
+
+/* A client that hangs up while its switch goes on is freed, and the
+ * gadget is told to forget it (ASan would see a reply to freed memory). */
+static void test_pending_client_hangs_up(void **state)
+{
+	struct fixture *f = *state;
+	char req[64];
+	size_t n = request(req, CTL_SWITCH, "later", 6);
+	int fd, i;
+
+	fd = client_send(f, req, n);
+	for (i = 0; i < 5 && !later_fn; i++)
+		loop_dispatch(f->loop, 20);
+	assert_non_null(later_fn);
+	close(fd);
+	for (i = 0; i < 5 && !cancels; i++)
+		loop_dispatch(f->loop, 20);
+	assert_int_equal(cancels, 1);
+	assert_null(later_fn);
 }
 
 static void test_busy_refuses_changes_not_status(void **state)
@@ -666,6 +758,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_arity, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_refuses_changes_not_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_switch_answered_later, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pending_client_hangs_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_function_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_socket_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_root, setup, teardown),

@@ -44,8 +44,55 @@ struct fixture {
 	char msg[4096];
 };
 
+struct result {
+	bool done;
+	int r;
+	char msg[4096];
+};
+
+static void on_done(int r, const char *msg, void *data)
+{
+	struct result *res = data;
+
+	assert_false(res->done);
+	res->done = true;
+	res->r = r;
+	snprintf(res->msg, sizeof(res->msg), "%s", msg);
+}
+
+/* Run the loop until res is done; its result. */
+static int wait_done(struct loop *l, struct result *res)
+{
+	int i;
+
+	for (i = 0; i < 100 && !res->done; i++)
+		loop_dispatch(l, 50);
+	assert_true(res->done);
+	return res->r;
+}
+
+/* A request that goes on is never answered from inside its call. */
+static int finish(struct fixture *f, int r, struct result *res)
+{
+	if (r != -EINPROGRESS)
+		return r;
+	assert_false(res->done);
+	r = wait_done(f->loop, res);
+	snprintf(f->msg, sizeof(f->msg), "%s", res->msg);
+	return r;
+}
+
+static int do_switch(struct fixture *f, const char *profile, const char *set)
+{
+	struct result res = { 0 };
+
+	return finish(f, gadget_switch(f->g, profile, set, f->msg, sizeof(f->msg),
+				       on_done, &res), &res);
+}
+
 static int setup(void **state)
 {
+	struct result res = { 0 };
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[128];
 	FILE *fp;
@@ -67,7 +114,8 @@ static int setup(void **state)
 	fake_reset();
 	f->loop = loop_new();
 	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
-	assert_int_equal(gadget_start(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), on_done, &res),
+				&res), 0);
 	*state = f;
 	return 0;
 }
@@ -117,7 +165,7 @@ static void test_switch_replaces_functions(void **state)
 	char set[64];
 
 	fake_clear_calls();
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	assert_string_equal(fake_calls,
 			    "unbind() unlink_all() remove(acm) remove(ecm) "
 			    "identity(0106) add(ncm) link(ncm) bind(dummy_udc.0) ");
@@ -130,9 +178,9 @@ static void test_switch_keeps_common_function(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	fake_clear_calls();
-	assert_int_equal(gadget_switch(f->g, NULL, "adb,mtp", f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(do_switch(f, NULL, "adb,mtp"), 0);
 	/* adb stays (its worker keeps running), acm goes, mtp comes. */
 	assert_string_equal(fake_calls,
 			    "unbind() unlink_all() remove(acm) identity(0108) "
@@ -145,11 +193,11 @@ static void test_unknown_function_touches_nothing(void **state)
 	char set[64];
 
 	fake_clear_calls();
-	assert_int_equal(gadget_switch(f->g, NULL, "nosuch", f->msg, sizeof(f->msg)),
+	assert_int_equal(do_switch(f, NULL, "nosuch"),
 			 -ENOENT);
 	assert_non_null(strstr(f->msg, "nosuch"));
 	assert_string_equal(fake_calls, "");
-	assert_int_equal(gadget_switch(f->g, NULL, "acm,ncm", f->msg, sizeof(f->msg)),
+	assert_int_equal(do_switch(f, NULL, "acm,ncm"),
 			 -EPERM);
 	assert_string_equal(fake_calls, "");
 	status_set(f, set, sizeof(set));
@@ -163,7 +211,7 @@ static void test_plugin_not_ready_rolls_back(void **state)
 
 	snprintf(fake_not_ready, sizeof(fake_not_ready), "mtp");
 	fake_clear_calls();
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg)),
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"),
 			 -ETIMEDOUT);
 	assert_non_null(strstr(f->msg, "function mtp: plugin not ready"));
 	assert_non_null(strstr(f->msg, "rolled back to acm,ecm"));
@@ -181,9 +229,9 @@ static void test_link_failure_rolls_back(void **state)
 	struct fixture *f = *state;
 	char set[64];
 
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	snprintf(fake_fail_at, sizeof(fake_fail_at), "link(acm)");
-	assert_true(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg)) < 0);
+	assert_true(do_switch(f, NULL, "acm,adb") < 0);
 	assert_non_null(strstr(f->msg, "function acm: cannot link"));
 	assert_non_null(strstr(f->msg, "rolled back to ncm"));
 	status_set(f, set, sizeof(set));
@@ -198,7 +246,7 @@ static void test_failed_rollback_turns_gadget_off(void **state)
 	/* Both the new set and the old one need a link that fails. */
 	fake_clear_calls();
 	snprintf(fake_fail_at, sizeof(fake_fail_at), "link(acm)");
-	assert_true(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg)) < 0);
+	assert_true(do_switch(f, NULL, "acm,adb") < 0);
 	assert_non_null(strstr(f->msg, "rollback to acm,ecm failed"));
 	assert_non_null(strstr(f->msg, "the gadget is off"));
 	assert_non_null(strstr(fake_calls, "destroy()"));
@@ -215,7 +263,7 @@ static void test_off_and_back(void **state)
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "off");
 	assert_string_equal(fake_state_set, "");
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
 }
@@ -260,7 +308,7 @@ static void test_unknown_profile(void **state)
 {
 	struct fixture *f = *state;
 
-	assert_int_equal(gadget_switch(f->g, "nosuch", NULL, f->msg, sizeof(f->msg)),
+	assert_int_equal(do_switch(f, "nosuch", NULL),
 			 -ENOENT);
 	assert_non_null(strstr(f->msg, "nosuch"));
 }
