@@ -313,6 +313,180 @@ static void test_unknown_profile(void **state)
 	assert_non_null(strstr(f->msg, "nosuch"));
 }
 
+static void run_rounds(struct fixture *f, int n)
+{
+	while (n-- > 0)
+		loop_dispatch(f->loop, 10);
+}
+
+static char *cmd_argv[] = { "adb", "ping", NULL };
+
+/* A plugin command while a switch waits for its plugins is refused at
+ * once; the switch goes on, then the command is relayed; and while it
+ * waits for its reply, a client switch is refused and a plugin's request
+ * waits for the reply. */
+static void test_command_during_switch(void **state)
+{
+	struct fixture *f = *state;
+	struct result sw = { 0 }, cmd = { 0 };
+	char reply[256], set[64];
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       on_done, &sw), -EINPROGRESS);
+	run_rounds(f, 3);
+	assert_true(fake_waiting_ready());
+	assert_true(gadget_busy(f->g));
+	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+						 on_done, &cmd), -EBUSY);
+	assert_non_null(strstr(reply, "another switch is in progress"));
+	assert_int_equal(gadget_off(f->g, reply, sizeof(reply)), -EBUSY);
+	assert_int_equal(fake_commands_pending(), 0);
+	fake_release_ready(0, "");
+	assert_int_equal(wait_done(f->loop, &sw), 0);
+	assert_false(gadget_busy(f->g));
+
+	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+						 on_done, &cmd), -EINPROGRESS);
+	assert_true(gadget_busy(f->g));
+	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "plugin command is in progress"));
+	fake_plugin_request("adb", "ncm");
+	run_rounds(f, 3);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "mtp,adb");
+	fake_command_reply(0, "pong");
+	assert_true(cmd.done);
+	assert_string_equal(cmd.msg, "pong");
+	/* The plugin's switch ran after the reply. */
+	fake_hold_ready = false;
+	run_rounds(f, 5);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+}
+
+/* SIGHUP during a switch is not a reload inside it: it waits, and runs
+ * (with the changed file) once the switch is done. */
+static void test_sighup_during_switch(void **state)
+{
+	struct fixture *f = *state;
+	struct result sw = { 0 };
+	char path[128], *text, *p, set[64];
+	FILE *fp;
+	int i;
+
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
+				       on_done, &sw), -EINPROGRESS);
+	run_rounds(f, 2);
+	/* The profile on disk changes ncm's product id. */
+	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
+	text = strdup(test_profile);
+	p = strstr(text, "0x0106");
+	memcpy(p, "0x0116", 6);
+	fp = fopen(path, "w");
+	fputs(text, fp);
+	fclose(fp);
+	free(text);
+	fake_clear_calls();
+	gadget_request_reload(f->g);
+	gadget_request_reload(f->g);
+	run_rounds(f, 5);
+	assert_string_equal(fake_calls, "");
+	assert_true(fake_waiting_ready());
+	fake_release_ready(0, "");
+	assert_int_equal(wait_done(f->loop, &sw), 0);
+	/* The reload now: one more transaction, with the new identity. */
+	for (i = 0; i < 20 && !strstr(fake_calls, "identity(0116)"); i++)
+		run_rounds(f, 1);
+	assert_string_equal(fake_calls, "bind(dummy_udc.0) unbind() unlink_all() "
+			    "identity(0116) link(ncm) ");
+	assert_true(fake_waiting_ready());
+	fake_release_ready(0, "");
+	run_rounds(f, 3);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "bind(dummy_udc.0) unbind() unlink_all() "
+			    "identity(0116) link(ncm) bind(dummy_udc.0) ");
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+}
+
+/* The worker dies while a command to it waits: the command fails with
+ * -EPIPE, and the gadget is free for the next request. */
+static void test_worker_dies_with_command_pending(void **state)
+{
+	struct fixture *f = *state;
+	struct result cmd = { 0 };
+	char reply[256];
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+						 on_done, &cmd), -EINPROGRESS);
+	fake_worker_dies("adb");
+	assert_true(cmd.done);
+	assert_int_equal(cmd.r, -EPIPE);
+	assert_non_null(strstr(cmd.msg, "exited before it replied"));
+	assert_false(gadget_busy(f->g));
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
+}
+
+/* The caller of a command goes away (gadget_cancel): the reply comes and
+ * is dropped; a switch still waiting when the gadget is freed is
+ * answered with -ECANCELED. */
+static void test_cancel_and_free(void **state)
+{
+	struct fixture *f = *state;
+	struct result cmd = { 0 }, sw = { 0 };
+	char reply[256];
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+						 on_done, &cmd), -EINPROGRESS);
+	gadget_cancel(f->g, &cmd);
+	fake_command_reply(0, "pong");
+	assert_false(cmd.done);
+	assert_false(gadget_busy(f->g));
+
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       on_done, &sw), -EINPROGRESS);
+	run_rounds(f, 2);
+	gadget_free(f->g);
+	f->g = NULL;
+	assert_true(sw.done);
+	assert_int_equal(sw.r, -ECANCELED);
+}
+
+/* A crashed worker's restart while a switch waits for plugins starts it
+ * again at once (the gadget is unbound); outside a switch it is a
+ * transaction of its own: unbind, respawn, wait, bind. */
+static void test_restart_during_switch(void **state)
+{
+	struct fixture *f = *state;
+	struct result sw = { 0 };
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       on_done, &sw), -EINPROGRESS);
+	run_rounds(f, 2);
+	fake_clear_calls();
+	fake_restart_due("adb");
+	assert_string_equal(fake_calls, "respawn(adb) ");
+	fake_release_ready(0, "");
+	assert_int_equal(wait_done(f->loop, &sw), 0);
+
+	fake_clear_calls();
+	fake_restart_due("adb");
+	assert_true(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) ");
+	fake_release_ready(0, "");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) bind(dummy_udc.0) ");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +500,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_during_switch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
