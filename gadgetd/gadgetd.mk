@@ -6,3 +6,12 @@ GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 GADGETD_LIBS := -lusbgx -lconfig
 GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/log.c
 GADGETCTL_LIBS := -lconfig
+# gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
+ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
+$(B)/asan/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/asan/gadgetd: $(GADGETD_SRCS:%.c=$(B)/asan/obj/%.o)
+	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(GADGETD_LIBS)
+loopback: $(B)/asan/gadgetd

@@ -2,7 +2,7 @@
 #
 #   . "$SRC/tests/loopback/lib.sh"
 #   gd_install                  # make install of this tree into the guest
-#   gd_start [PROFILE]          # start gadgetd -f (with PROFILE active; one
+#   gd_start [PROFILE]          # start gadgetd -f ($GD_BIN if set; PROFILE active; one
 #                               # not in /etc comes from the installed examples)
 #   gd_switch SET               # gadgetctl switch SET, must succeed
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
@@ -104,7 +104,7 @@ gd_start() {
 		gd_example "$1"
 		gd_config profile "\"$1\""
 	fi
-	gadgetd -f -v >>"$GD_LOG" 2>&1 &
+	"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
 	GD_PID=$!
 	i=0
 	while [ $i -lt 100 ]; do
