@@ -26,10 +26,11 @@ $H profile | sed 's/disconnect_timeout_ms = "1500";/disconnect_timeout_ms = "300
 gd_start aoatest
 check "the running gadgetd is the ASan build" grep -q libasan "/proc/$GD_PID/maps"
 
-# The host side's product id of the gadget (1d6b:*), read with builtins:
-# the loops below must not spend the guest's CPU on polling.
+# The host side's product id of the gadget (1d6b:*, not a root hub), read
+# with builtins: the loops below must not spend the guest's CPU on polling.
 host_pid() {
 	for d in /sys/bus/usb/devices/*; do
+		case ${d##*/} in usb*) continue ;; esac
 		[ -f "$d/idVendor" ] || continue
 		read -r v < "$d/idVendor"
 		read -r p < "$d/idProduct"
@@ -92,9 +93,9 @@ admin() {
 rm -f stop codes.txt
 aoa_loop &
 pids=$!
-loop_until_stop commands 0.2 & pids="$pids $!"
-loop_until_stop status 0.2 & pids="$pids $!"
-loop_until_stop admin 0.4 & pids="$pids $!"
+loop_until_stop commands 0.5 & pids="$pids $!"
+loop_until_stop status 0.5 & pids="$pids $!"
+loop_until_stop admin 0.6 & pids="$pids $!"
 say "$ROUNDS switches beside parallel clients and an AOA host"
 set -- acm,aoa adb,aoaadb mtp,adb,aoa
 i=0
