@@ -15,3 +15,8 @@ test_control_LIBS := -Wl,--wrap=accept4
 UNIT_TESTS += test_loop
 test_loop_SRCS := tests/unit/test_loop.c gadgetd/loop.c gadgetd/log.c
 test_loop_LIBS :=
+# gadgetd/supervisor.c with this test binary as the worker; mounts faked.
+UNIT_TESTS += test_supervisor
+test_supervisor_SRCS := tests/unit/test_supervisor.c gadgetd/supervisor.c \
+	gadgetd/loop.c gadgetd/log.c
+test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
