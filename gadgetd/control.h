@@ -8,6 +8,11 @@
  * idle_ms is closed. When accept() runs out of file descriptors the socket
  * is not watched until a client leaves or a second has passed, so the
  * loop never spins on it.
+ *
+ * A request that goes on after it was read (a switch waiting for its
+ * plugins, a plugin command) keeps its client pending: nothing more is
+ * read from it until the reply is sent, and a client that hangs up
+ * meanwhile is forgotten (gadget_cancel()).
  */
 #ifndef GADGETD_CONTROL_H
 #define GADGETD_CONTROL_H
