@@ -26,35 +26,6 @@ $H profile | sed 's/disconnect_timeout_ms = "1500";/disconnect_timeout_ms = "300
 gd_start aoatest
 check "the running gadgetd is the ASan build" grep -q libasan "/proc/$GD_PID/maps"
 
-# The host side's product id of the gadget (1d6b:*, not a root hub), read
-# with builtins: the loops below must not spend the guest's CPU on polling.
-host_pid() {
-	for d in /sys/bus/usb/devices/*; do
-		case ${d##*/} in usb*) continue ;; esac
-		[ -f "$d/idVendor" ] || continue
-		read -r v < "$d/idVendor"
-		read -r p < "$d/idProduct"
-		[ "$v" = $VID ] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-
-# The AOA host: a handshake whenever a set with a control instance is up.
-aoa_loop() {
-	n=0
-	while [ ! -e stop ]; do
-		case $(host_pid) in
-		0110|0111|0112)
-			timeout 10 $H handshake "$VID:$(host_pid)" >/dev/null 2>&1 &&
-				n=$((n + 1))
-			# Python and pyusb start slowly under TCG: not too often.
-			sleep 1 ;;
-		esac
-		sleep 0.2
-	done
-	echo "$n" > aoa.count
-}
-
 # One request; its exit status goes to codes.txt (124: it hung).
 client() {
 	timeout 60 gadgetctl "$@" >/dev/null 2>&1
@@ -90,8 +61,9 @@ admin() {
 	esac
 }
 
-rm -f stop codes.txt
-aoa_loop &
+rm -f stop codes.txt aoa.count
+# The AOA host: a handshake whenever a set with a control instance is up.
+timeout 3000 python3 "$SRC/tests/loopback/aoa_stress.py" stop aoa.count &
 pids=$!
 loop_until_stop commands 0.5 & pids="$pids $!"
 loop_until_stop status 0.5 & pids="$pids $!"
