@@ -98,6 +98,7 @@ static void gadget_udc_changed(void *data);
 static void gadget_plugin_restart(const char *function, void *data);
 static void gadget_txn_drop(struct gadget *g);
 static void gadget_kick(struct gadget *g);
+static void gadget_run_queue_now(struct gadget *g);
 
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 {
@@ -372,7 +373,7 @@ static void gadget_txn_report(struct loop_watch *w, void *data)
 	if (t->fn)
 		t->fn(t->r, t->msg, t->data);
 	free(t);
-	gadget_kick(g);
+	gadget_run_queue_now(g);
 }
 
 /* The result goes to the caller after this round; until then nothing else
@@ -731,6 +732,16 @@ static void gadget_kick(struct gadget *g)
 		log_warnx("cannot schedule queued requests: %s", strerror(errno));
 }
 
+/* Right when a transaction or command ends, before the next round's
+ * clients: what waited in the queue goes first. */
+static void gadget_run_queue_now(struct gadget *g)
+{
+	if (g->freeing)
+		return;
+	loop_watch_remove(g->queue);
+	gadget_run_queue(NULL, g);
+}
+
 void gadget_request_reload(struct gadget *g)
 {
 	if (gadget_busy(g))
@@ -849,7 +860,7 @@ static void gadget_cmd_done(int rc, const char *reply, void *data)
 	if (c->fn)
 		c->fn(rc, reply, c->data);
 	free(c);
-	gadget_kick(g);
+	gadget_run_queue_now(g);
 }
 
 int gadget_function_command(struct gadget *g, int argc, char **argv,

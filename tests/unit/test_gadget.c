@@ -356,11 +356,14 @@ static void test_command_during_switch(void **state)
 	run_rounds(f, 3);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "mtp,adb");
+	fake_hold_ready = false;
 	fake_command_reply(0, "pong");
 	assert_true(cmd.done);
 	assert_string_equal(cmd.msg, "pong");
-	/* The plugin's switch ran after the reply. */
-	fake_hold_ready = false;
+	/* The plugin's switch starts right after the reply, before any
+	 * client of the next round. */
+	assert_true(gadget_busy(f->g));
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
 	run_rounds(f, 5);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
