@@ -136,7 +136,7 @@ install-files:
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
 		install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f); done
 	# Examples (lab.conf: adb auth off) are documentation, never in /etc.
-	for f in examples/*.conf; do \
+	for f in profiles/examples/*.conf; do \
 		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service

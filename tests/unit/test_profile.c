@@ -21,7 +21,7 @@
 #ifndef PROFILES_DIR
 #define PROFILES_DIR "profiles" /* make unit runs from the repository root */
 #endif
-#define EXAMPLES_DIR "examples"
+#define EXAMPLES_DIR "profiles/examples"
 
 /* The base profile, one line per entry: a case replaces one line, so the
  * other line numbers stay put. */
