@@ -1,0 +1,154 @@
+/* fuzz_runtime: a cheap plugin runtime for fuzz targets (see the header). */
+#include "fuzz_runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FUZZ_RT_MAX_OPTS 32
+#define FUZZ_RT_MAX_STATUS 8
+
+static struct {
+	const char *instance;
+	struct loop *loop;
+	const char *opts[FUZZ_RT_MAX_OPTS][2];
+	unsigned n_opts;
+	char status[FUZZ_RT_MAX_STATUS][2][512];
+	unsigned n_status;
+	bool enabled;
+	unsigned mps;
+	size_t queued[PLUGIN_MAX_EPS];
+	fuzz_rt_tx_fn tx_check;
+} rt;
+
+static int rt_token;
+
+struct plugin *fuzz_rt_reset(const char *instance, struct loop *loop)
+{
+	memset(&rt, 0, sizeof(rt));
+	rt.instance = instance;
+	rt.loop = loop;
+	return (struct plugin *)&rt_token;
+}
+
+void fuzz_rt_set_option(const char *key, const char *value)
+{
+	/* A harness bug, not an input's: stop loudly. */
+	if (rt.n_opts == FUZZ_RT_MAX_OPTS)
+		abort();
+	rt.opts[rt.n_opts][0] = key;
+	rt.opts[rt.n_opts][1] = value;
+	rt.n_opts++;
+}
+
+void fuzz_rt_set_enabled(bool on, unsigned max_packet)
+{
+	rt.enabled = on;
+	rt.mps = max_packet;
+}
+
+void fuzz_rt_set_tx_check(fuzz_rt_tx_fn fn)
+{
+	rt.tx_check = fn;
+}
+
+void fuzz_rt_drain(void)
+{
+	memset(rt.queued, 0, sizeof(rt.queued));
+}
+
+const char *fuzz_rt_status(const char *key)
+{
+	for (unsigned i = 0; i < rt.n_status; i++)
+		if (!strcmp(rt.status[i][0], key))
+			return rt.status[i][1];
+	return NULL;
+}
+
+struct loop *plugin_loop(struct plugin *p)
+{
+	return rt.loop;
+}
+
+const char *plugin_instance(struct plugin *p)
+{
+	return rt.instance;
+}
+
+const char *plugin_option(struct plugin *p, const char *key)
+{
+	for (unsigned i = 0; i < rt.n_opts; i++)
+		if (!strcmp(rt.opts[i][0], key))
+			return rt.opts[i][1];
+	return NULL;
+}
+
+int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
+{
+	if (ep >= PLUGIN_MAX_EPS || len > PLUGIN_MAX_XFER)
+		return -EINVAL;
+	if (!rt.enabled)
+		return -ESHUTDOWN;
+	if (rt.tx_check)
+		rt.tx_check(ep, buf, len);
+	rt.queued[ep] += len;
+	return 0;
+}
+
+void *plugin_buf_alloc(struct plugin *p, size_t len)
+{
+	if (len > PLUGIN_MAX_XFER)
+		abort(); /* the API's contract, which the real runtime trusts */
+	return malloc(len ? len : 1);
+}
+
+int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len)
+{
+	int rc = plugin_write(p, ep, buf, len);
+
+	free(buf);
+	return rc;
+}
+
+void plugin_buf_free(struct plugin *p, void *buf)
+{
+	free(buf);
+}
+
+size_t plugin_tx_queued(struct plugin *p, unsigned ep)
+{
+	return ep < PLUGIN_MAX_EPS ? rt.queued[ep] : 0;
+}
+
+unsigned plugin_max_packet(struct plugin *p, unsigned ep)
+{
+	return rt.enabled ? rt.mps : 0;
+}
+
+void plugin_rx_enable(struct plugin *p, unsigned ep, bool on)
+{
+}
+
+int plugin_request_switch(struct plugin *p, const char *request)
+{
+	return -ENOTSUP;
+}
+
+void plugin_set_status(struct plugin *p, const char *key, const char *value)
+{
+	unsigned i;
+
+	/* Both must be strings; ASan checks that they are readable. */
+	if (strlen(key) >= sizeof(rt.status[0][0]))
+		abort();
+	for (i = 0; i < rt.n_status; i++)
+		if (!strcmp(rt.status[i][0], key))
+			break;
+	if (i == FUZZ_RT_MAX_STATUS)
+		abort(); /* a plugin publishes a handful of fixed keys */
+	if (i == rt.n_status)
+		rt.n_status++;
+	snprintf(rt.status[i][0], sizeof(rt.status[i][0]), "%s", key);
+	snprintf(rt.status[i][1], sizeof(rt.status[i][1]), "%s", value);
+}
