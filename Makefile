@@ -2,6 +2,7 @@
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
 #   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      throughput and latency benchmarks in one VM run
 #   make install    [DESTDIR=...] [PREFIX=/usr]
@@ -123,6 +124,14 @@ fuzz-regress: fuzz
 			{ tail -n 30 $(B)/fuzz/$$f.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
 	done
 
+# Runs every fuzz target under libFuzzer (clang) for FUZZ_SECONDS each and
+# prints execs and crashes per target; see tests/fuzz/fuzz-long.sh.
+FUZZ_SECONDS ?= 60
+fuzz-long:
+	@command -v clang >/dev/null || { echo "fuzz-long: needs clang (libFuzzer)"; exit 1; }
+	$(MAKE) fuzz
+	tests/fuzz/fuzz-long.sh $(FUZZ_SECONDS) $(B)/fuzz $(FUZZERS)
+
 install: all install-files
 
 # Copies what `all` built; the loopback suite uses it inside the VM.
@@ -143,6 +152,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
 
-.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress install install-files clean
+.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)
