@@ -20,10 +20,7 @@
 #include "mtp/mtp_dataset.h"
 #include "mtp/mtp_proto.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,52 +53,7 @@ static void fuzz_codecs(const uint8_t *p, size_t n)
 	}
 }
 
-#define FUZZ_SHM "/dev/shm/fuzz_mtp."
-
-static char fuzz_dir[64], fuzz_rw[80], fuzz_ro[80];
-
-static int fuzz_rm_one(const char *path, const struct stat *st, int flag,
-		       struct FTW *ftw)
-{
-	/* Depth first: a folder comes after what it holds. */
-	if (ftw->level > 0 && remove(path) < 0)
-		abort();
-	return 0;
-}
-
-static void fuzz_rm_tree(const char *dir)
-{
-	if (nftw(dir, fuzz_rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		abort();
-}
-
-static void fuzz_cleanup(void)
-{
-	fuzz_rm_tree(fuzz_dir);
-	rmdir(fuzz_dir);
-}
-
-/* Directories of runs that died (a crash found) would pile up. */
-static void fuzz_remove_stale(void)
-{
-	const size_t n = strlen("fuzz_mtp.");
-	struct dirent *de;
-	char path[300];
-	DIR *d = opendir("/dev/shm");
-
-	while (d && (de = readdir(d))) {
-		int pid = atoi(de->d_name + (strlen(de->d_name) > n ? n : 0));
-
-		if (strncmp(de->d_name, "fuzz_mtp.", n) || pid <= 0 ||
-		    kill(pid, 0) == 0)
-			continue;
-		snprintf(path, sizeof(path), "/dev/shm/%s", de->d_name);
-		fuzz_rm_tree(path);
-		rmdir(path);
-	}
-	if (d)
-		closedir(d);
-}
+static char fuzz_rw[160], fuzz_ro[160];
 
 static void fuzz_put(const char *dir, const char *name, size_t size)
 {
@@ -117,22 +69,22 @@ static void fuzz_put(const char *dir, const char *name, size_t size)
 
 static void fuzz_storages(void)
 {
-	char sub[96];
+	char sub[200];
 
-	if (fuzz_dir[0])
+	const char *dir;
+
+	if (fuzz_rw[0])
 		return;
-	fuzz_remove_stale();
-	snprintf(fuzz_dir, sizeof(fuzz_dir), FUZZ_SHM "%d", (int)getpid());
-	snprintf(fuzz_rw, sizeof(fuzz_rw), "%s/rw", fuzz_dir);
-	snprintf(fuzz_ro, sizeof(fuzz_ro), "%s/ro", fuzz_dir);
+	dir = fuzz_rt_scratch("fuzz_mtp");
+	snprintf(fuzz_rw, sizeof(fuzz_rw), "%s/rw", dir);
+	snprintf(fuzz_ro, sizeof(fuzz_ro), "%s/ro", dir);
 	snprintf(sub, sizeof(sub), "%s/DCIM", fuzz_ro);
-	if (mkdir(fuzz_dir, 0700) < 0 || mkdir(fuzz_rw, 0700) < 0 ||
-	    mkdir(fuzz_ro, 0700) < 0 || mkdir(sub, 0700) < 0)
+	if (mkdir(fuzz_rw, 0700) < 0 || mkdir(fuzz_ro, 0700) < 0 ||
+	    mkdir(sub, 0700) < 0)
 		abort();
 	fuzz_put(fuzz_ro, "a.txt", 5);
 	fuzz_put(fuzz_ro, "big.bin", 600 * 1024);
 	fuzz_put(sub, "IMG_0001.JPG", 1000);
-	atexit(fuzz_cleanup);
 }
 
 static void fuzz_class(void *priv, uint32_t tid)
@@ -190,7 +142,7 @@ static void fuzz_plugin(const uint8_t *p, size_t n)
 	}
 	gadgetd_plugin.disable(priv);
 	gadgetd_plugin.finish(priv);
-	fuzz_rm_tree(fuzz_rw);
+	fuzz_rt_empty_dir(fuzz_rw);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,10 +1,15 @@
 /* fuzz_runtime: a cheap plugin runtime for fuzz targets (see the header). */
 #include "fuzz_runtime.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FUZZ_RT_MAX_OPTS 32
 #define FUZZ_RT_MAX_STATUS 8
@@ -151,4 +156,63 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 		rt.n_status++;
 	snprintf(rt.status[i][0], sizeof(rt.status[i][0]), "%s", key);
 	snprintf(rt.status[i][1], sizeof(rt.status[i][1]), "%s", value);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	/* Depth first: a folder comes after what it holds. */
+	if (ftw->level > 0 && remove(path) < 0)
+		abort();
+	return 0;
+}
+
+void fuzz_rt_empty_dir(const char *dir)
+{
+	if (nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		abort();
+}
+
+static char scratch[128];
+
+static void scratch_cleanup(void)
+{
+	fuzz_rt_empty_dir(scratch);
+	rmdir(scratch);
+}
+
+static void remove_stale(const char *name)
+{
+	size_t n = strlen(name);
+	struct dirent *de;
+	char path[384];
+	DIR *d = opendir("/dev/shm");
+
+	while (d && (de = readdir(d))) {
+		int pid;
+
+		if (strncmp(de->d_name, name, n) || de->d_name[n] != '.')
+			continue;
+		pid = atoi(de->d_name + n + 1);
+		if (pid <= 0 || kill(pid, 0) == 0)
+			continue;
+		snprintf(path, sizeof(path), "/dev/shm/%s", de->d_name);
+		fuzz_rt_empty_dir(path);
+		rmdir(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+const char *fuzz_rt_scratch(const char *name)
+{
+	if (scratch[0])
+		return scratch;
+	remove_stale(name);
+	snprintf(scratch, sizeof(scratch), "/dev/shm/%s.%d", name,
+		 (int)getpid());
+	if (mkdir(scratch, 0700) < 0)
+		abort();
+	atexit(scratch_cleanup);
+	return scratch;
 }

@@ -28,4 +28,13 @@ void fuzz_rt_drain(void);
 /* The last value published for key, or NULL. */
 const char *fuzz_rt_status(const char *key);
 
+/*
+ * A scratch directory on tmpfs for this process, /dev/shm/NAME.PID (at most
+ * one per process), removed at exit. Those of runs that died (a crash
+ * found) are removed first. Aborts when it cannot be made.
+ */
+const char *fuzz_rt_scratch(const char *name);
+/* Remove what dir holds (not dir itself); aborts on failure. */
+void fuzz_rt_empty_dir(const char *dir);
+
 #endif
