@@ -43,3 +43,19 @@ $(B)/fuzz/fuzz_adb_auth: $(FUZZ_ADB_AUTH_SRCS) $(wildcard functions/adb/*.h) tes
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Itests/fuzz -Itests/unit -o $@ $(FUZZ_ADB_AUTH_SRCS) tests/fuzz/standalone.c $(FUZZ_ADB_AUTH_LIBS)
 endif
+
+# The adb_keys loader and the key parsers:
+#   build/fuzz/fuzz_adb_keys -max_total_time=60 tests/fuzz/corpus_adb_keys
+FUZZERS += fuzz_adb_keys
+FUZZ_ADB_KEYS_SRCS := tests/fuzz/fuzz_adb_keys.c tests/fuzz/fuzz_runtime.c \
+	functions/adb/adb_auth.c gadgetd/log.c
+
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(B)/fuzz/fuzz_adb_keys: $(FUZZ_ADB_KEYS_SRCS) functions/adb/adb_auth.h tests/fuzz/fuzz_runtime.h
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -Itests/fuzz -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_KEYS_SRCS) -lcrypto
+else
+$(B)/fuzz/fuzz_adb_keys: $(FUZZ_ADB_KEYS_SRCS) functions/adb/adb_auth.h tests/fuzz/fuzz_runtime.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Itests/fuzz -o $@ $(FUZZ_ADB_KEYS_SRCS) tests/fuzz/standalone.c -lcrypto
+endif
