@@ -59,3 +59,34 @@ $(B)/fuzz/fuzz_adb_keys: $(FUZZ_ADB_KEYS_SRCS) functions/adb/adb_auth.h tests/fu
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Itests/fuzz -o $@ $(FUZZ_ADB_KEYS_SRCS) tests/fuzz/standalone.c -lcrypto
 endif
+
+# Streams, shell v2 framing, service names and forward specs:
+#   build/fuzz/fuzz_adb_stream -max_total_time=60 tests/fuzz/corpus_adb_stream
+FUZZERS += fuzz_adb_stream
+FUZZ_ADB_STREAM_SRCS := tests/fuzz/fuzz_adb_stream.c \
+	functions/adb/adb_stream.c functions/adb/adb_shell.c \
+	functions/adb/adb_forward.c gadgetd/loop.c gadgetd/log.c
+
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(B)/fuzz/fuzz_adb_stream: $(FUZZ_ADB_STREAM_SRCS) $(wildcard functions/adb/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_STREAM_SRCS) -lutil
+else
+$(B)/fuzz/fuzz_adb_stream: $(FUZZ_ADB_STREAM_SRCS) $(wildcard functions/adb/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_ADB_STREAM_SRCS) tests/fuzz/standalone.c -lutil
+endif
+
+# The same harness with real shell streams (slow: a fork per input):
+#   build/fuzz/fuzz_adb_shell -max_total_time=60 tests/fuzz/corpus_adb_shell
+FUZZERS += fuzz_adb_shell
+
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(B)/fuzz/fuzz_adb_shell: $(FUZZ_ADB_STREAM_SRCS) $(wildcard functions/adb/*.h)
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -DFUZZ_ADB_SHELL -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_STREAM_SRCS) -lutil
+else
+$(B)/fuzz/fuzz_adb_shell: $(FUZZ_ADB_STREAM_SRCS) $(wildcard functions/adb/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_SHELL -o $@ $(FUZZ_ADB_STREAM_SRCS) tests/fuzz/standalone.c -lutil
+endif
