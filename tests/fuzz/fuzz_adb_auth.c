@@ -23,6 +23,11 @@
  * token, raw bytes) aborts with what happened. Once online the input
  * ends: what comes after auth is other targets' business, and services
  * here would be real (files, shells).
+ *
+ * Tokens come from RAND_bytes(), which this file replaces with a counter
+ * restarted for each input: an input then replays the same tokens every
+ * time, and the signatures over them are computed once (a 2048-bit RSA
+ * signature costs more than everything else a run does).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +47,53 @@
 extern const struct plugin_ops gadgetd_plugin;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int RAND_bytes(unsigned char *buf, int num);
 
 #define SIG_MAX 512
+#define SIG_CACHE 64
+
+static uint64_t rand_state;
+
+/* adb_auth's tokens: distinct within a run, the same in every run. */
+int RAND_bytes(unsigned char *buf, int num)
+{
+	for (int i = 0; i < num; i++) {
+		uint64_t z = (rand_state += 0x9e3779b97f4a7c15u);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+		buf[i] = (uint8_t)(z ^ (z >> 31));
+	}
+	return 1;
+}
+
+static struct sig_cache {
+	const struct adb_testkey *k;
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	uint8_t sig[SIG_MAX];
+	size_t len;
+} sig_cache[SIG_CACHE];
+static unsigned sig_next;
+
+static size_t sign(const struct adb_testkey *k, const uint8_t *token,
+		   uint8_t *sig)
+{
+	struct sig_cache *c;
+
+	for (unsigned i = 0; i < SIG_CACHE; i++) {
+		c = &sig_cache[i];
+		if (c->k == k && !memcmp(c->token, token, ADB_AUTH_TOKEN_SIZE)) {
+			memcpy(sig, c->sig, c->len);
+			return c->len;
+		}
+	}
+	c = &sig_cache[sig_next++ % SIG_CACHE];
+	c->k = k;
+	memcpy(c->token, token, ADB_AUTH_TOKEN_SIZE);
+	c->len = adb_testkey_sign(k, token, c->sig, sizeof(c->sig));
+	memcpy(sig, c->sig, c->len);
+	return c->len;
+}
 
 static struct {
 	struct loop *loop;
@@ -217,7 +267,7 @@ static void send_sig(void *priv, const struct adb_testkey *k, size_t cut,
 
 	if (!fz.have_token)
 		return;
-	len = adb_testkey_sign(k, fz.token, sig, sizeof(sig));
+	len = sign(k, fz.token, sig);
 	if (cut >= len)
 		cut = len - 1;
 	len -= cut;
@@ -329,6 +379,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	setup_once();
 	reset_keys();
+	rand_state = 0;
 	fz.want_payload = fz.have_token = fz.token_signed = false;
 	fz.token_stale = false;
 	fz.online = fz.may_connect = fz.other_allowed = false;
