@@ -18,9 +18,16 @@ shift 2
 table=$out/table.txt
 fail=0
 
+# User and system time of this shell's waited-for children, in ticks.
+cpu_ticks() {
+	awk '{ print $16 + $17 }' /proc/$$/stat
+}
+
 mkdir -p "$out"
-printf '%-18s %6s %10s %8s %7s %s\n' target seconds execs exec/s crashes \
-	artifact >"$table"
+# CPU seconds too: on a shared machine exec/s says more about the load
+# than about the target, execs per CPU second less so.
+printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' target seconds execs exec/s \
+	cpu_s execs/cpu crashes artifact >"$table"
 for t in "$@"; do
 	n=${t#fuzz_}
 	seeds=tests/fuzz/corpus/$n
@@ -35,9 +42,11 @@ for t in "$@"; do
 	cp "$seeds"/* "$dir/corpus/"
 	echo "== $t: $secs s from $(ls "$dir/corpus" | wc -l) seeds"
 	start=$(date +%s)
+	cpu0=$(cpu_ticks)
 	"$bin/$t" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
 		-artifact_prefix="$dir/" "$dir/corpus" >"$dir/log" 2>&1
 	rc=$?
+	cpu=$((($(cpu_ticks) - cpu0) / $(getconf CLK_TCK)))
 	took=$(($(date +%s) - start))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
@@ -50,8 +59,11 @@ for t in "$@"; do
 		art="exit $rc: $dir/log"
 	fi
 	[ "$crashes" = 0 ] || { fail=1; grep -m 3 -E 'ERROR|SUMMARY' "$dir/log"; }
-	printf '%-18s %6s %10s %8s %7s %s\n' "$t" "$took" "${execs:-?}" \
-		"${rate:-?}" "$crashes" "$art" >>"$table"
+	per_cpu=?
+	[ -n "$execs" ] && [ "$cpu" -gt 0 ] && per_cpu=$((execs / cpu))
+	printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" "$took" \
+		"${execs:-?}" "${rate:-?}" "$cpu" "$per_cpu" "$crashes" "$art" \
+		>>"$table"
 done
 echo
 cat "$table"
