@@ -99,6 +99,7 @@ static struct {
 	struct loop *loop;
 	struct adb_testkey *known, *other;
 	char keys[160];
+	char scratch[900];
 	char other_fp[ADB_AUTH_FP_SIZE];
 	/* What the device sent, parsed from its IN transfers. */
 	uint8_t hdr[ADB_HDR_SIZE];
@@ -299,6 +300,27 @@ static void op_offer(void *priv, struct rd *r)
 		 (const uint8_t *)pub, strlen(pub) + (how & 2 ? 1 : 0));
 }
 
+/*
+ * An allowed key must land in our adb_keys. If adb.c stopped reading the
+ * "keys" option, allow would write the machine's own file: stop at once.
+ */
+static void check_keys_file(void)
+{
+	char buf[4096];
+	FILE *f = fopen(fz.keys, "re");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	const char *pub = adb_testkey_pub(fz.other);
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	if (!strstr(buf, strtok(strcpy(fz.scratch, pub), " "))) {
+		fprintf(stderr, "fuzz_adb_auth: allow did not write %s: "
+			"does adb.c still read the keys option?\n", fz.keys);
+		abort();
+	}
+}
+
 static void op_command(void *priv, struct rd *r)
 {
 	char reply[4096], verb[8], fp[ADB_AUTH_FP_SIZE];
@@ -317,8 +339,10 @@ static void op_command(void *priv, struct rd *r)
 	/* An admin's decision: the host that offered it may come online. */
 	fz.may_connect = true;
 	fz_op_name = "adb allow";
-	if (gadgetd_plugin.command(priv, 2, argv, reply, sizeof(reply)) == 0)
+	if (gadgetd_plugin.command(priv, 2, argv, reply, sizeof(reply)) == 0) {
 		fz.other_allowed = true;
+		check_keys_file();
+	}
 	fz.may_connect = false;
 }
 
@@ -370,14 +394,13 @@ static void run_op(void *priv, struct rd *r)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void run_input(const uint8_t *data, size_t size)
 {
 	struct rd r = { data, size };
 	struct plugin_desc desc;
 	struct plugin *pl;
 	void *priv;
 
-	setup_once();
 	reset_keys();
 	rand_state = 0;
 	fz.want_payload = fz.have_token = fz.token_signed = false;
@@ -400,5 +423,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	gadgetd_plugin.disable(priv);
 	gadgetd_plugin.finish(priv);
+}
+
+/*
+ * Before the first input: a host that signs with the key in our adb_keys
+ * must get online. If not, adb.c reads some other file (the "keys" option
+ * renamed?), and an allow would write the machine's own adb_keys.
+ */
+static void probe_keys_option(void)
+{
+	static const uint8_t cnxn_then_sign[] = {
+		1, 0, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00, 0x10, 0x00,
+		7, 0, 'h', 'o', 's', 't', ':', ':', 0, 2,
+	};
+
+	run_input(cnxn_then_sign, sizeof(cnxn_then_sign));
+	if (!fz.online) {
+		fprintf(stderr, "fuzz_adb_auth: a valid signature did not get "
+			"online: does adb.c still read the keys option?\n");
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!fz.loop) {
+		setup_once();
+		probe_keys_option();
+	}
+	run_input(data, size);
 	return 0;
 }
