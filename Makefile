@@ -113,14 +113,14 @@ deps:
 fuzz: $(FUZZERS:%=$(B)/fuzz/%)
 
 # Replays every fuzz target's seed corpus once: a regression check that
-# needs no time budget. Corpora live in tests/fuzz/corpus/NAME or
+# needs no time budget (an input that hangs fails after 60 s). Corpora live in tests/fuzz/corpus/NAME or
 # tests/fuzz/corpus_NAME (NAME without "fuzz_").
 fuzz-regress: fuzz
 	@for f in $(FUZZERS); do n=$${f#fuzz_}; d=tests/fuzz/corpus/$$n; \
 		[ -d $$d ] || d=tests/fuzz/corpus_$$n; \
 		[ -d $$d ] || { echo "fuzz-regress: no corpus for $$f"; exit 1; }; \
 		echo "== $$f: $$(ls $$d | wc -l) inputs from $$d"; \
-		$(B)/fuzz/$$f $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
+		$(B)/fuzz/$$f -timeout=60 $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
 			{ tail -n 30 $(B)/fuzz/$$f.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
 	done
 
