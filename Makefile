@@ -2,6 +2,7 @@
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
 #   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      throughput and latency benchmarks in one VM run
 #   make install    [DESTDIR=...] [PREFIX=/usr]
@@ -113,16 +114,24 @@ deps:
 fuzz: $(FUZZERS:%=$(B)/fuzz/%)
 
 # Replays every fuzz target's seed corpus once: a regression check that
-# needs no time budget. Corpora live in tests/fuzz/corpus/NAME or
+# needs no time budget (an input that hangs fails after 60 s). Corpora live in tests/fuzz/corpus/NAME or
 # tests/fuzz/corpus_NAME (NAME without "fuzz_").
 fuzz-regress: fuzz
 	@for f in $(FUZZERS); do n=$${f#fuzz_}; d=tests/fuzz/corpus/$$n; \
 		[ -d $$d ] || d=tests/fuzz/corpus_$$n; \
 		[ -d $$d ] || { echo "fuzz-regress: no corpus for $$f"; exit 1; }; \
 		echo "== $$f: $$(ls $$d | wc -l) inputs from $$d"; \
-		$(B)/fuzz/$$f $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
+		$(B)/fuzz/$$f -timeout=60 $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
 			{ tail -n 30 $(B)/fuzz/$$f.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
 	done
+
+# Runs every fuzz target under libFuzzer (clang) for FUZZ_SECONDS each and
+# prints execs and crashes per target; see tests/fuzz/fuzz-long.sh.
+FUZZ_SECONDS ?= 60
+fuzz-long:
+	@command -v clang >/dev/null || { echo "fuzz-long: needs clang (libFuzzer)"; exit 1; }
+	$(MAKE) fuzz
+	tests/fuzz/fuzz-long.sh $(FUZZ_SECONDS) $(B)/fuzz $(FUZZERS)
 
 install: all install-files
 
@@ -147,6 +156,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
 
-.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress install install-files clean
+.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)

@@ -101,11 +101,17 @@ bool supervisor_has(struct supervisor *s, const char *name)
 	return sup_find(s, name) != NULL;
 }
 
-static void sup_status_set(struct sup_worker *w, const char *key,
-			   const char *value)
+static void sup_status_set(struct sup_worker *w, const char *raw_key,
+			   const char *raw)
 {
+	char key[64], value[1024];
 	unsigned i;
 
+	/* Workers publish what their host sent (an adb banner, MTP names),
+	 * and a worker may be subverted: only printable text may reach
+	 * `gadgetctl status`. */
+	log_printable(key, sizeof(key), raw_key, strlen(raw_key));
+	log_printable(value, sizeof(value), raw, strlen(raw));
 	for (i = 0; i < w->n_status; i++) {
 		if (!strcmp(w->status[i][0], key)) {
 			free(w->status[i][1]);

@@ -363,8 +363,12 @@ static int write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
 	int fd = sh->in_w ? loop_watch_fd(sh->in_w) : -1;
 
 	*done = 0;
-	if (fd < 0)
-		return 0; /* stdin closed: drop the data */
+	if (fd < 0) {
+		/* stdin closed: drop the data, and say so, or parse_v2()
+		 * would wait for it to be taken forever. */
+		*done = len;
+		return 0;
+	}
 	while (*done < len) {
 		ssize_t n = write(fd, d + *done, len - *done);
 		if (n < 0 && errno == EINTR)
