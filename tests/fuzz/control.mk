@@ -4,7 +4,8 @@
 # Without clang: a gcc build (ASan+UBSan) that replays files/directories.
 FUZZERS += fuzz_control
 FUZZ_CONTROL_SRCS := tests/fuzz/fuzz_control.c tests/fuzz/fuzz_runtime.c \
-	gadgetd/control.c gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
+	gadgetd/control.c gadgetd/access.c gadgetd/access_peer.c \
+	gadgetd/protocol.c gadgetd/loop.c gadgetd/log.c
 
 ifneq ($(shell command -v clang 2>/dev/null),)
 $(B)/fuzz/fuzz_control: $(FUZZ_CONTROL_SRCS) gadgetd/control.h gadgetd/protocol.h tests/fuzz/fuzz_runtime.h

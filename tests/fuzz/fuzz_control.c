@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "access.h"
 #include "control.h"
 #include "fuzz_runtime.h"
 #include "gadget.h"
@@ -89,8 +90,26 @@ bool gadget_busy(const struct gadget *g)
 	return false;
 }
 
+const char *gadget_profile_name(const struct gadget *g)
+{
+	return "fuzz";
+}
+
+/* "adb" and "mtp" are plugins; other names are kernel functions. */
+const char *gadget_function_plugin(const struct gadget *g,
+				   const char *function)
+{
+	if (!strcmp(function, "adb") || !strcmp(function, "mtp"))
+		return function;
+	return NULL;
+}
+
 static struct loop *loop;
 static char path[200];
+/* The fuzzer runs as root: every request passes the access check and
+ * reaches the parser and the handlers. */
+static const struct access_policy policy = { .group = NULL,
+					     .admin_group = NULL };
 
 static void setup_once(void)
 {
@@ -99,7 +118,7 @@ static void setup_once(void)
 	log_init("fuzz_control", true, LOG_LEVEL_ERROR);
 	snprintf(path, sizeof(path), "%s/sock", fuzz_rt_scratch("fuzz_control"));
 	loop = loop_new();
-	if (!loop || !control_new(loop, path, NULL, (struct gadget *)&loop))
+	if (!loop || !control_new(loop, path, &policy, (struct gadget *)&loop))
 		abort();
 }
 
