@@ -137,11 +137,61 @@ static void check_reply(const uint8_t *buf, ssize_t n)
 		abort();
 }
 
+/*
+ * The socket's peer is root here; the rules for everyone else are a pure
+ * function: ask it about the same request for a group member, an admin
+ * and an outsider. A refusal says why; an outsider may only look.
+ */
+static void check_access(const uint8_t *d, size_t len)
+{
+	static const struct access_policy policy = {
+		.group = "plugdev", .group_gid = 46,
+		.admin_group = "gadgetadm", .admin_gid = 1234,
+	};
+	static const struct access_peer peers[] = {
+		{ .uid = 1000, .in_group = true },
+		{ .uid = 1000, .in_admin = true },
+		{ .uid = 1000 },
+	};
+	static char copy[CTL_MSG_MAX];
+	char *argv[64], why[256];
+	struct ctl_hdr h;
+	int argc;
+
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, d, sizeof(h));
+	if (h.len != len - sizeof(h) || h.len > sizeof(copy))
+		return;
+	memcpy(copy, d + sizeof(h), h.len);
+	argc = ctl_parse_args(copy, h.len, argv, 64);
+	if (argc < 0)
+		return;
+	for (unsigned i = 0; i < sizeof(peers) / sizeof(*peers); i++) {
+		const char *plugin = argc && h.type == CTL_FUNCTION
+					     ? gadget_function_plugin(NULL, argv[0])
+					     : NULL;
+		int rc;
+
+		why[0] = '\0';
+		rc = access_check(&policy, &peers[i], h.type, argc, argv,
+				  gadget_profile_name(NULL), plugin, why,
+				  sizeof(why));
+		if (rc != 0 && (rc != -EACCES || !why[0]))
+			abort();
+		if (i == 2 && rc == 0 && h.type >= CTL_SWITCH &&
+		    h.type <= CTL_FUNCTION && h.type != CTL_STATUS &&
+		    h.type != CTL_LIST)
+			abort();
+	}
+}
+
 static void roundtrip(int fd, const uint8_t *d, size_t len)
 {
 	static uint8_t buf[CTL_MSG_MAX + 16];
 	ssize_t n = -1;
 
+	check_access(d, len);
 	if (send(fd, d, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return; /* the server closed: an empty datagram did that */
 	for (int i = 0; i < 20 && n < 0; i++) {
