@@ -256,7 +256,15 @@ static int gadget_load_profile(struct gadget *g, const char *name,
 
 	config_profile_path(g->cfg, name, path, sizeof(path));
 	r = profile_load(path, out, msg, size);
-	return r < 0 ? (r == -ENOENT ? -ENOENT : -EINVAL) : 0;
+	if (r < 0)
+		return r == -ENOENT ? -ENOENT : -EINVAL;
+	/* Every worker's user must exist before anything is torn down. */
+	if (profile_resolve_ids(*out, msg, size) < 0) {
+		profile_free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Going back failed too: leave nothing half-built behind. */

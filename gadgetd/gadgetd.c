@@ -61,8 +61,10 @@ static int gadgetd_check(const char *path)
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", cfg->profile_dir, de->d_name);
 		n++;
-		if (profile_load(file, &p, err, sizeof(err)) < 0) {
+		if (profile_load(file, &p, err, sizeof(err)) < 0 ||
+		    profile_resolve_ids(p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
+			profile_free(p);
 			bad = 1;
 			continue;
 		}
