@@ -158,7 +158,7 @@ static int echo_command(void *priv, int argc, char **argv, char *reply,
 		snprintf(reply, size, "still alive (fd %d): no seccomp filter", fd);
 		return -EPERM;
 	}
-	snprintf(reply, size, "usage: stats | forbidden");
+	snprintf(reply, size, "usage: stats");
 	return -EINVAL;
 }
 

@@ -584,9 +584,10 @@ static int mtp_add_storages(struct mtp *m)
 
 /*
  * As root, before the worker becomes uid:gid: each storage folder is
- * made, or adopted, as the worker's, and closed to others (0750 when
- * made, o-rwx when adopted). Only the folder itself: what the board put
- * inside keeps its owner. A link in place of the folder is refused.
+ * handed to the worker's user and group and closed to others (o-rwx).
+ * Only the folder itself: what the board put inside keeps its owner. A
+ * missing folder is left for init to report (a typo must not make one);
+ * a link in place of the folder is refused.
  */
 static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
@@ -601,11 +602,9 @@ static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 		path = plugin_option(p, key);
 		if (!path)
 			continue;
-		if (mkdir(path, 0750) < 0 && errno != EEXIST) {
-			log_warn("mtp: cannot make storage %s", path);
-			return -errno;
-		}
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;
 		if (fd < 0) {
 			log_warn("mtp: storage %s", path);
 			return -errno;

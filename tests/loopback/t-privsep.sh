@@ -10,6 +10,9 @@ STORE=/srv/mtp-priv
 export HOME=/run/privsep-home
 rm -rf "$HOME" "$STORE"
 mkdir -p "$HOME"
+# Made by root, 0755, as a board's image would have it; the mtp worker
+# adopts it.
+mkdir -m 0755 "$STORE"
 gd_install
 cat > /etc/gadgetd/profiles/privsep.conf <<P
 gadget: {
@@ -100,7 +103,7 @@ check "nothing appeared in /etc" test ! -e /etc/privsep-push.txt
 check "adb pull of /etc/shadow is refused" sh -c "! timeout 30 adb pull /etc/shadow shadow.out >/dev/null 2>&1"
 
 say "MTP storage: the mtp user's, nobody else's"
-check "storage made 0750 for gadgetd-mtp" [ "$(stat -c '%U %G %a' "$STORE")" = "gadgetd-mtp gadgetd-mtp 750" ]
+check "storage handed to gadgetd-mtp, closed to others (0750)" [ "$(stat -c '%U %G %a' "$STORE")" = "gadgetd-mtp gadgetd-mtp 750" ]
 head -c 100000 /dev/urandom > mtp.bin
 timeout 120 mtp-sendfile mtp.bin / > send.txt 2>&1
 check "mtp-sendfile stores the file" cmp mtp.bin "$STORE/mtp.bin"
