@@ -16,6 +16,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/gadgetd
 UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
+SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
 RUNDIR ?= /run
 STATEDIR ?= /var/lib/gadgetd
 
@@ -149,6 +150,20 @@ install-files:
 		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
+	install -Dm644 gadgetd/gadgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gadgetd.conf
+	@# The workers' users, made here only for a real install as root;
+	@# packages rely on the sysusers.d file instead.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			systemd-sysusers $(SYSUSERSDIR)/gadgetd.conf; \
+		else \
+			for u in $$(awk '$$1 == "u" { print $$2 }' gadgetd/gadgetd.sysusers); do \
+				id -u $$u >/dev/null 2>&1 || useradd --system --user-group \
+					--no-create-home --home-dir /nonexistent \
+					--shell /usr/sbin/nologin $$u || exit 1; \
+			done; \
+		fi; \
+	fi
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5

@@ -8,10 +8,12 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum mtp_state {
@@ -580,6 +582,57 @@ static int mtp_add_storages(struct mtp *m)
 	return 0;
 }
 
+/*
+ * As root, before the worker becomes uid:gid: each storage folder is
+ * handed to the worker's user and group and closed to others (o-rwx).
+ * Only the folder itself: what the board put inside keeps its owner. A
+ * missing folder is left for init to report (a typo must not make one);
+ * a link in place of the folder is refused.
+ */
+static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
+{
+	struct stat st;
+	char key[64];
+	int fd, rc;
+
+	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
+		const char *path;
+
+		snprintf(key, sizeof(key), "storage%u_path", i);
+		path = plugin_option(p, key);
+		if (!path)
+			continue;
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0) {
+			log_warn("mtp: storage %s", path);
+			return -errno;
+		}
+		rc = fstat(fd, &st) < 0 || fchown(fd, uid, gid) < 0 ||
+		     fchmod(fd, st.st_mode & 0770) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0) {
+			log_warn("mtp: cannot hand storage %s to uid %u", path,
+				 (unsigned)uid);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* What the MTP worker does once it runs (plugin.h): the storage's
+ * files and folders, their change notifications and free space. */
+static const char *const mtp_syscalls[] = {
+	"openat", "open", "getdents64", "mkdirat", "mkdir", "unlinkat",
+	"unlink", "rmdir", "renameat", "renameat2", "rename", "linkat",
+	"readlinkat", "ftruncate", "fallocate", "fsync", "fdatasync",
+	"fstatfs", "statfs", "copy_file_range", "sendfile", "fadvise64",
+	"utimensat", "fchmod", "dup", "dup3",
+	"inotify_add_watch", "inotify_rm_watch",
+	NULL,
+};
+
 static void mtp_finish(void *priv)
 {
 	struct mtp *m = priv;
@@ -662,6 +715,8 @@ fail:
 
 const struct plugin_ops gadgetd_plugin = {
 	.name = "mtp",
+	.syscalls = mtp_syscalls,
+	.prepare = mtp_prepare,
 	.init = mtp_init,
 	.finish = mtp_finish,
 	.enable = mtp_enable,
