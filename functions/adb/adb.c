@@ -473,7 +473,8 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	}
 	if (!a->auth_on)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
-			  "port gets a root shell");
+			  "port gets a shell as this worker's user (uid %u)",
+			  (unsigned)getuid());
 	a->shell.shell = opt(p, "shell", "/bin/sh");
 	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");

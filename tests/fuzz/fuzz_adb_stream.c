@@ -318,6 +318,9 @@ static void op_open(struct rd *r)
 	memcpy(name, p, len);
 	if (!(want & 1))
 		name[len++] = '\0';
+	/* Streams beyond the table could not be checked: open no more. */
+	if (fz.n_ids == MAX_IDS)
+		return;
 	adb_streams_on_open(fz.t, remote, name, len);
 }
 
