@@ -759,10 +759,12 @@ static void test_send_object_prop_list(void **state)
 	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
 	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
 	assert_int_equal(fake_mtp_n_xfers(), 0); /* still receiving */
-	/* A reset drops the half-sent object; then a folder by prop list
-	 * takes the name. */
+	/* A reset drops the half-sent object: the old one stays. Then,
+	 * the file gone, a folder by prop list takes the name. */
 	ops->disable(f->priv);
-	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), -1);
+	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), 0);
+	assert_int_equal(sb.st_size, 5);
+	assert_int_equal(unlink(in_s0(f, "pl.bin")), 0);
 	ops->enable(f->priv);
 	open_session(f);
 	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0,

@@ -6,8 +6,11 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "fake_statvfs.h"
+#include "mtp/mtp_fs.h"
 #include "mtp/mtp_store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,6 +98,57 @@ static uint32_t find(struct fixture *f, uint32_t sid, uint32_t parent,
 	}
 	free(h);
 	return found;
+}
+
+/* Send a whole file through an upload; the handle or 0 and rc. */
+static int upload(struct fixture *f, uint32_t sid, uint32_t parent,
+		  const char *name, const char *data, uint32_t *h)
+{
+	struct mtp_store_upload *up;
+	size_t n = strlen(data);
+	int rc = mtp_store_upload_begin(f->st, sid, parent, name, n, h, &up);
+
+	if (rc < 0)
+		return rc;
+	rc = mtp_store_upload_write(up, data, n);
+	if (rc < 0) {
+		mtp_store_upload_abort(f->st, up, false);
+		return rc;
+	}
+	return mtp_store_upload_commit(f->st, up);
+}
+
+/* The content of dir/name, "" when missing. */
+static const char *slurp(const char *dir, const char *name)
+{
+	static char buf[256];
+	char path[256];
+	FILE *fp;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	buf[0] = 0;
+	fp = fopen(path, "r");
+	if (fp) {
+		n = fread(buf, 1, sizeof(buf) - 1, fp);
+		fclose(fp);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+/* How many temporary upload files dir holds. */
+static unsigned tmp_files(const char *dir)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += mtp_fs_is_tmp(de->d_name);
+	closedir(d);
+	return n;
 }
 
 static void test_add_missing(void **state)
@@ -196,24 +250,34 @@ static void test_create_refusals(void **state)
 	struct fixture *f = *state;
 	uint32_t h;
 	int fd = -1;
-	char p[256];
+	char p[256], q[256];
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "..",
-					  true, &h, &fd),
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "..", &h), -EINVAL);
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "../x", "x", &h),
 			 -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "../x",
-					  false, &h, &fd),
-			 -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id1, MTP_STORE_ROOT, "new",
-					  false, &h, &fd),
+	assert_int_equal(
+	    upload(f, f->id0, MTP_STORE_ROOT, ".gadgetd-mtp-1-1", "x", &h),
+	    -EINVAL);
+	assert_int_equal(upload(f, f->id1, MTP_STORE_ROOT, "new", "x", &h),
 			 -EROFS);
-	/* A symlink planted under the name is not written through. */
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "lnk",
-					  false, &h, &fd),
+	/* A symlink planted under the name is neither written through nor
+	 * replaced, and no folder is made over it or over a file. */
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "lnk", "x", &h),
+			 -EACCES);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	snprintf(p, sizeof(p), "%s/lnk", f->s0);
+	assert_int_equal(readlink(p, q, sizeof(q)), 9);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "lnk", &h), -EEXIST);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "a.txt", &h),
+	    -EEXIST);
+	/* A file cannot replace a folder. */
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "dir", "x", &h),
 			 -EEXIST);
-	snprintf(p, sizeof(p), "%s/secret", f->root);
-	assert_int_equal(access(p, F_OK), 0);
 	assert_int_equal(fd, -1);
+	assert_int_equal(tmp_files(f->s0), 0);
 }
 
 static void test_create_write_delete(void **state)
@@ -224,13 +288,9 @@ static void test_create_write_delete(void **state)
 	int fd = -1;
 	char p[256];
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "nd",
-					  true, &d, &fd),
-			 0);
 	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "f.bin", false, &h, &fd), 0);
-	assert_int_equal(write(fd, "12345678", 8), 8);
-	close(fd);
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "nd", &d), 0);
+	assert_int_equal(upload(f, f->id0, d, "f.bin", "12345678", &h), 0);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_int_equal(st.size, 8);
 	assert_int_equal(st.parent, d);
@@ -238,14 +298,13 @@ static void test_create_write_delete(void **state)
 	assert_int_equal(mtp_store_open(f->st, h, O_RDONLY, &fd), 0);
 	close(fd);
 	assert_int_equal(mtp_store_open(f->st, d, O_RDONLY, &fd), -EISDIR);
+	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EINVAL);
 	/* Rename keeps the handle, refuses bad names and overwriting. */
 	assert_int_equal(mtp_store_rename(f->st, h, "g.bin"), 0);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_string_equal(st.name, "g.bin");
 	assert_int_equal(mtp_store_rename(f->st, h, "../g.bin"), -EINVAL);
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "other", false, &h2, &fd), 0);
-	close(fd);
+	assert_int_equal(upload(f, f->id0, d, "other", "", &h2), 0);
 	assert_int_equal(mtp_store_rename(f->st, h2, "g.bin"), -EEXIST);
 	/* Move to the root and back, but never into itself. */
 	assert_int_equal(mtp_store_move(f->st, h, f->id0, MTP_STORE_ROOT), 0);
@@ -265,11 +324,8 @@ static void test_create_write_delete(void **state)
 	/* Delete the folder recursively: its children go with it, and so
 	 * do their handles, however deep. */
 	uint32_t sub, leaf;
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "sub", true, &sub, &fd), 0);
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, sub, "leaf", false, &leaf, &fd), 0);
-	close(fd);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, d, "sub", &sub), 0);
+	assert_int_equal(upload(f, f->id0, sub, "leaf", "", &leaf), 0);
 	assert_int_equal(mtp_store_delete(f->st, d), 0);
 	assert_int_equal(mtp_store_handle(f->st, f->id0, d, "sub"), 0);
 	assert_int_equal(mtp_store_handle(f->st, f->id0, sub, "leaf"), 0);
@@ -281,7 +337,6 @@ static void test_create_write_delete(void **state)
 	h = find(f, f->id1, MTP_STORE_ROOT, "ro.txt");
 	assert_int_equal(mtp_store_delete(f->st, h), -EROFS);
 	assert_int_equal(mtp_store_rename(f->st, h, "x"), -EROFS);
-	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EROFS);
 }
 
 /* Move "dir" to "moved" and put in its place a link to the outside that
@@ -388,9 +443,8 @@ static void test_many(void **state)
 	char p[256];
 	int fd;
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "many",
-					  true, &d, &fd),
-			 0);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "many", &d), 0);
 	for (int i = 0; i < 3000; i++) {
 		snprintf(p, sizeof(p), "%s/many/f%d", f->s0, i);
 		fd = open(p, O_CREAT | O_WRONLY, 0644);
