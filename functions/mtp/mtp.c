@@ -548,13 +548,16 @@ static int mtp_parse_mb(const char *v, uint64_t *bytes)
 {
 	uint64_t mb = 0;
 
-	if (!*v || strlen(v) > 10)
+	if (!*v)
 		return -EINVAL;
-	for (const char *c = v; *c; c++) {
+	for (const char *c = v; *c; c++)
 		if (*c < '0' || *c > '9')
 			return -EINVAL;
+	/* Eleven digits would be over the limit anyway, and might overflow. */
+	if (strlen(v) > 10)
+		return -ERANGE;
+	for (const char *c = v; *c; c++)
 		mb = mb * 10 + (uint64_t)(*c - '0');
-	}
 	if (mb > MTP_RESERVE_MB_MAX)
 		return -ERANGE;
 	*bytes = mb << 20;
