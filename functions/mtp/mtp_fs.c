@@ -211,11 +211,11 @@ static int mtp_fs_copy_data(int sfd, int dfd, uint64_t size, uint64_t reserve)
 	return 0;
 }
 
-static int mtp_fs_copy_at(int sdir, int ddir, const char *name,
-			  unsigned depth, uint64_t reserve, bool *made);
+static int mtp_fs_copy_at(int sdir, int ddir, const char *name, unsigned depth,
+			  uint64_t reserve, bool *made);
 
-static int mtp_fs_copy_file(int sfd, int ddir, const char *name,
-			    uint64_t size, uint64_t reserve, bool *made)
+static int mtp_fs_copy_file(int sfd, int ddir, const char *name, uint64_t size,
+			    uint64_t reserve, bool *made)
 {
 	uint64_t room;
 	int dfd, rc;
@@ -235,8 +235,8 @@ static int mtp_fs_copy_file(int sfd, int ddir, const char *name,
 	return rc;
 }
 
-static int mtp_fs_copy_dir(int sfd, int ddir, const char *name,
-			   unsigned depth, uint64_t reserve, bool *made)
+static int mtp_fs_copy_dir(int sfd, int ddir, const char *name, unsigned depth,
+			   uint64_t reserve, bool *made)
 {
 	struct dirent *de;
 	int dfd, rc = 0;
@@ -270,8 +270,8 @@ static int mtp_fs_copy_dir(int sfd, int ddir, const char *name,
 	return rc;
 }
 
-static int mtp_fs_copy_at(int sdir, int ddir, const char *name,
-			  unsigned depth, uint64_t reserve, bool *made)
+static int mtp_fs_copy_at(int sdir, int ddir, const char *name, unsigned depth,
+			  uint64_t reserve, bool *made)
 {
 	struct stat sb;
 	int sfd, rc;

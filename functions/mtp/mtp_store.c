@@ -991,8 +991,7 @@ int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
 		if (close(fd) < 0)
 			rc = -errno;
 	}
-	if (rc == 0 &&
-	    renameat(up->dirfd, up->tmp, up->dirfd, up->name) < 0)
+	if (rc == 0 && renameat(up->dirfd, up->tmp, up->dirfd, up->name) < 0)
 		rc = -errno;
 	if (rc == 0)
 		up->tmp[0] = 0;

@@ -44,7 +44,6 @@ int __wrap_fstatvfs(int fd, struct statvfs *buf)
 	memset(buf, 0, sizeof(*buf));
 	buf->f_bsize = buf->f_frsize = FAKE_STATVFS_BLOCK;
 	buf->f_blocks = fake_capacity / FAKE_STATVFS_BLOCK;
-	buf->f_bfree = buf->f_bavail =
-	    fake_statvfs_free() / FAKE_STATVFS_BLOCK;
+	buf->f_bfree = buf->f_bavail = fake_statvfs_free() / FAKE_STATVFS_BLOCK;
 	return 0;
 }

@@ -950,9 +950,9 @@ static void test_overwrite_cancelled(void **state)
 	write_file(in_s0(f, "old.bin"), 1000);
 	open_session(f);
 	old = handle_of(f, "old.bin");
-	assert_int_equal(send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED,
-				   100000, &h),
-			 MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED, 100000, &h),
+	    MTP_RC_OK);
 	assert_int_equal(h, old);
 	tid = send_start(f, 100000);
 	assert_int_equal(tmp_files(f->s0), 1);
@@ -961,9 +961,9 @@ static void test_overwrite_cancelled(void **state)
 	assert_true(same_as_written(in_s0(f, "old.bin"), 1000));
 	assert_int_equal(tmp_files(f->s0), 0);
 	/* A reset in the middle. */
-	assert_int_equal(send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED,
-				   100000, &h),
-			 MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED, 100000, &h),
+	    MTP_RC_OK);
 	send_start(f, 100000);
 	ops->disable(f->priv);
 	ops->enable(f->priv);
@@ -1058,8 +1058,8 @@ static int reinit(struct fx *f, ...)
 static void test_reserve_option(void **state)
 {
 	static const char *const bad[] = {
-	    "",	  "-1",	 "+1",	     " 1",	   "1 ",	 "1M",
-	    "1.5", "0x10", "1e3",	     "99999999999", "1073741825", "١",
+	    "",	   "-1",   "+1",  " 1",		 "1 ",	       "1M",
+	    "1.5", "0x10", "1e3", "99999999999", "1073741825", "١",
 	};
 	struct fx *f = *state;
 
@@ -1100,18 +1100,18 @@ static void test_small_disk(void **state)
 	assert_int_equal(le64(p + 14), fake_statvfs_free() - (1 << 20));
 	fake_mtp_clear();
 	/* 0xFFFFFFFF (4 GiB or more) and one byte too many are refused. */
-	assert_int_equal(send_info(f, 0x10001, "big.bin", MTP_FMT_UNDEFINED,
-				   0xffffffff, &h),
-			 MTP_RC_STORE_FULL);
+	assert_int_equal(
+	    send_info(f, 0x10001, "big.bin", MTP_FMT_UNDEFINED, 0xffffffff, &h),
+	    MTP_RC_STORE_FULL);
 	assert_int_equal(send_info(f, 0x10001, "big.bin", MTP_FMT_UNDEFINED,
 				   fake_statvfs_free() - (1 << 20) + 1, &h),
 			 MTP_RC_STORE_FULL);
 	assert_int_equal(access(in_s0(f, "big.bin"), F_OK), -1);
 	/* It fits when announced, but the board fills the disk meanwhile:
 	 * the writes stop at the reserve and the transfer fails. */
-	assert_int_equal(send_info(f, 0x10001, "fits.bin", MTP_FMT_UNDEFINED,
-				   2 << 20, &h),
-			 MTP_RC_OK);
+	assert_int_equal(
+	    send_info(f, 0x10001, "fits.bin", MTP_FMT_UNDEFINED, 2 << 20, &h),
+	    MTP_RC_OK);
 	fd = open(in_s0(f, "filler"), O_CREAT | O_WRONLY, 0644);
 	assert_int_equal(ftruncate(fd, 1536 << 10), 0);
 	close(fd);

@@ -482,8 +482,8 @@ static void test_overwrite_keeps_old(void **state)
 	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
 	/* The temporary file is there, but not for the host to see. */
 	assert_int_equal(tmp_files(f->s0), 1);
-	assert_int_equal(mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &list, &n),
-			 0);
+	assert_int_equal(
+	    mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &list, &n), 0);
 	assert_int_equal(n, 2);
 	free(list);
 	assert_int_equal(mtp_store_upload_write(up, "0123456789", 10), -EFBIG);
@@ -576,8 +576,8 @@ static void test_space_and_reserve(void **state)
 			 -ENOSPC);
 	mtp_store_upload_abort(f->st, up, false);
 	assert_int_equal(tmp_files(f->s0), 0);
-	assert_int_equal(mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "fits"),
-			 0);
+	assert_int_equal(
+	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "fits"), 0);
 	/* Without the filler a 200 KiB file fits; its copy then does not
 	 * (the copy checks space too), and nothing of it stays. */
 	assert_int_equal(unlink(p), 0);
@@ -595,8 +595,8 @@ static void test_space_and_reserve(void **state)
 			 -ENOSPC);
 	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "big"), 0);
 	/* A folder copy fails on its way: the part copied goes again. */
-	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c),
-			 0);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c), 0);
 	assert_int_equal(mtp_store_copy(f->st,
 					find(f, f->id0, MTP_STORE_ROOT, "dir"),
 					f->id0, c, &h),
@@ -623,16 +623,16 @@ static void test_hard_links(void **state)
 	snprintf(q, sizeof(q), "%s/hard", f->s0);
 	assert_int_equal(link(p, q), 0);
 	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "hard"), 0);
-	assert_int_equal(mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "hard"),
-			 0);
+	assert_int_equal(
+	    mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "hard"), 0);
 	/* A file the host listed becomes such a link afterwards. */
 	snprintf(p, sizeof(p), "%s/a.txt", f->s0);
 	assert_int_equal(rename(q, p), 0);
 	assert_int_equal(mtp_store_stat(f->st, a, &st), -ENOENT);
 	assert_int_equal(mtp_store_open(f->st, a, O_RDONLY, &fd), -EACCES);
 	assert_int_equal(fd, -1);
-	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "a.txt", "pwned", &h),
-			 -EACCES);
+	assert_int_equal(
+	    upload(f, f->id0, MTP_STORE_ROOT, "a.txt", "pwned", &h), -EACCES);
 	assert_int_equal(mtp_store_copy(f->st, a, f->id0,
 					find(f, f->id0, MTP_STORE_ROOT, "dir"),
 					&h),
@@ -656,8 +656,8 @@ static void test_tree_ops_skip_links(void **state)
 	snprintf(p, sizeof(p), "%s/secret", f->root);
 	snprintf(q, sizeof(q), "%s/dir/hard", f->s0);
 	assert_int_equal(link(p, q), 0);
-	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c),
-			 0);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c), 0);
 	assert_int_equal(mtp_store_copy(f->st, d, f->id0, c, &copy), 0);
 	snprintf(p, sizeof(p), "%s/c/dir", f->s0);
 	assert_string_equal(slurp(p, "inner.txt"), "inner");
@@ -694,9 +694,8 @@ static void test_tmp_cleanup(void **state)
 	assert_string_equal(slurp(f->root, "secret"), "outside");
 	mtp_store_free(s2);
 	d = find(f, f->id0, MTP_STORE_ROOT, "dir");
-	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, d, "up.bin", 1,
-						&h, &up),
-			 0);
+	assert_int_equal(
+	    mtp_store_upload_begin(f->st, f->id0, d, "up.bin", 1, &h, &up), 0);
 	put(p, ".gadgetd-mtp-1-2", "stale");
 	assert_int_equal(tmp_files(p), 2);
 	assert_int_equal(mtp_store_list(f->st, f->id0, d, &list, &n), 0);
