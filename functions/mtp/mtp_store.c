@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Deepest folder nesting resolved: mtp_fs's bound for its recursions. */
 #define MTP_STORE_MAX_DEPTH MTP_FS_MAX_DEPTH
 /* Entries the start-up sweep for left-over temporary files may visit;
  * listing a folder cleans it too. */
