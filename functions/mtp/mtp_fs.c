@@ -44,8 +44,8 @@ int mtp_fs_entry(int dirfd, const char *name, struct mtp_fs_stat *st)
 	if (strchr(name, '/'))
 		return -EINVAL;
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  STATX_TYPE | STATX_NLINK | STATX_SIZE | STATX_MTIME |
-		      STATX_CTIME,
+		  STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_SIZE |
+		      STATX_MTIME | STATX_CTIME,
 		  &sx) < 0)
 		return -errno;
 	/* The mount's root is what a name planted over shows: not ours. */
@@ -55,6 +55,7 @@ int mtp_fs_entry(int dirfd, const char *name, struct mtp_fs_stat *st)
 	    (!S_ISREG(sx.stx_mode) || sx.stx_nlink != 1))
 		return -EACCES;
 	st->dir = S_ISDIR(sx.stx_mode);
+	st->mode = sx.stx_mode & 07777;
 	st->size = st->dir ? 0 : sx.stx_size;
 	st->mtime = sx.stx_mtime.tv_sec;
 	st->ctime = sx.stx_ctime.tv_sec;

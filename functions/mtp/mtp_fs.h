@@ -34,6 +34,7 @@
 
 struct mtp_fs_stat {
 	bool dir;
+	mode_t mode; /* permission bits */
 	uint64_t size; /* 0 for a folder */
 	time_t mtime;
 	time_t ctime;

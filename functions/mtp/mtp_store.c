@@ -885,6 +885,10 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 	if (rc < 0 && rc != -ENOENT)
 		return rc;
 	up->made = rc == -ENOENT;
+	/* Replacing is not a way to write a file the worker could not. */
+	if (!up->made && faccessat(up->dirfd, up->name, W_OK,
+				   AT_EACCESS | AT_SYMLINK_NOFOLLOW))
+		return -EACCES;
 	/* Room for all of it, next to the old version while it lasts. An
 	 * ObjectInfo's 0xFFFFFFFF says 4 GiB or more. */
 	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
@@ -908,6 +912,9 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 		up->tmp[0] = 0;
 		return up->fd;
 	}
+	/* The new version keeps the old one's permissions. */
+	if (!up->made && fchmod(up->fd, sb.mode & 0777) < 0)
+		return -errno;
 	return mtp_store_intern(s, up->st->id, parent, up->name, &up->handle);
 }
 

@@ -472,7 +472,9 @@ static void test_overwrite_keeps_old(void **state)
 	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt"), h, *list = NULL;
 	struct mtp_store_upload *up;
 	struct mtp_obj_stat st;
+	struct stat sb;
 	size_t n = 0;
+	char p[256];
 
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
 						"a.txt", 10, &h, &up),
@@ -499,7 +501,9 @@ static void test_overwrite_keeps_old(void **state)
 	assert_int_equal(mtp_store_upload_commit(f->st, up), -EIO);
 	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
 	assert_int_equal(tmp_files(f->s0), 0);
-	/* Complete. */
+	/* Complete, keeping the old file's permissions. */
+	snprintf(p, sizeof(p), "%s/a.txt", f->s0);
+	assert_int_equal(chmod(p, 0604), 0);
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
 						"a.txt", 10, &h, &up),
 			 0);
@@ -507,6 +511,8 @@ static void test_overwrite_keeps_old(void **state)
 	assert_int_equal(mtp_store_upload_write(up, "WORLD", 5), 0);
 	assert_int_equal(mtp_store_upload_commit(f->st, up), 0);
 	assert_string_equal(slurp(f->s0, "a.txt"), "HELLOWORLD");
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0604);
 	assert_int_equal(mtp_store_stat(f->st, a, &st), 0);
 	assert_int_equal(st.size, 10);
 	assert_int_equal(tmp_files(f->s0), 0);
