@@ -688,7 +688,8 @@ static const char *const mtp_syscalls[] = {
 	"unlink", "rmdir", "renameat", "renameat2", "rename", "linkat",
 	"readlinkat", "ftruncate", "fallocate", "fsync", "fdatasync",
 	"fstatfs", "statfs", "copy_file_range", "sendfile", "fadvise64",
-	"utimensat", "fchmod", "dup", "dup3",
+	"utimensat", "fchmod", "dup", "dup3", "openat2", "faccessat",
+	"faccessat2",
 	"inotify_add_watch", "inotify_rm_watch",
 	NULL,
 };
