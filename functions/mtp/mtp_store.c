@@ -649,12 +649,11 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 	return h;
 }
 
-int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
-		    const char *name, uint32_t *handle)
+/* A new entry called name may be made in storage: 0 or -errno. */
+static int mtp_store_writable(struct mtp_store *s, uint32_t storage,
+			      const char *name, struct mtp_storage **out)
 {
 	struct mtp_storage *st = mtp_store_find(s, storage);
-	struct mtp_fs_stat sb;
-	int dfd, rc = 0;
 
 	mtp_store_changed(s);
 	if (!st)
@@ -663,6 +662,20 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		return -EROFS;
 	if (!mtp_store_name_ok(name))
 		return -EINVAL;
+	*out = st;
+	return 0;
+}
+
+int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		    const char *name, uint32_t *handle)
+{
+	struct mtp_storage *st;
+	struct mtp_fs_stat sb;
+	int dfd, rc;
+
+	rc = mtp_store_writable(s, storage, name, &st);
+	if (rc < 0)
+		return rc;
 	rc = mtp_store_open_dir(s, st, parent, &dfd);
 	if (rc < 0)
 		return rc;
@@ -922,17 +935,13 @@ int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
 			   uint32_t parent, const char *name, uint64_t size,
 			   uint32_t *handle, struct mtp_store_upload **out)
 {
-	struct mtp_storage *st = mtp_store_find(s, storage);
+	struct mtp_storage *st;
 	struct mtp_store_upload *up;
 	int rc;
 
-	mtp_store_changed(s);
-	if (!st)
-		return -ENOENT;
-	if (st->readonly)
-		return -EROFS;
-	if (!mtp_store_name_ok(name))
-		return -EINVAL;
+	rc = mtp_store_writable(s, storage, name, &st);
+	if (rc < 0)
+		return rc;
 	up = calloc(1, sizeof(*up));
 	if (!up)
 		return -ENOMEM;

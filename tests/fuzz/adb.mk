@@ -31,7 +31,7 @@ FUZZ_ADB_AUTH_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c tests/fuzz/fuzz_spawn.c functions/spawner.c \
+	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/spawner.c \
 	gadgetd/loop.c gadgetd/log.c
 FUZZ_ADB_AUTH_LIBS := -lcrypto -lutil -lcmocka
 
@@ -66,7 +66,7 @@ endif
 FUZZERS += fuzz_adb_stream
 FUZZ_ADB_STREAM_SRCS := tests/fuzz/fuzz_adb_stream.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
-	functions/adb/adb_forward.c tests/fuzz/fuzz_spawn.c functions/spawner.c \
+	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/spawner.c \
 	gadgetd/loop.c gadgetd/log.c
 
 ifneq ($(shell command -v clang 2>/dev/null),)

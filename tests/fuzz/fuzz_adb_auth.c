@@ -41,6 +41,7 @@
 #include "adb/adb_packet.h"
 #include "adb_testkey.h"
 #include "fuzz_runtime.h"
+#include "fuzz_rd.h"
 #include "log.h"
 #include "loop.h"
 
@@ -216,32 +217,6 @@ static void host_msg(void *priv, uint32_t cmd, uint32_t a0, uint32_t a1,
 	if (len)
 		gadgetd_plugin.rx(priv, 0, buf + ADB_HDR_SIZE, len);
 	free(buf);
-}
-
-/* Bytes of the input, for the operations' arguments. */
-struct rd {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint32_t rd_n(struct rd *r, unsigned bytes)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < bytes && r->n; i++, r->p++, r->n--)
-		v |= (uint32_t)r->p[0] << (8 * i);
-	return v;
-}
-
-static const uint8_t *rd_take(struct rd *r, size_t *len)
-{
-	const uint8_t *p = r->p;
-
-	if (*len > r->n)
-		*len = r->n;
-	r->p += *len;
-	r->n -= *len;
-	return p;
 }
 
 static const uint32_t cmds[] = {

@@ -41,6 +41,7 @@
 #include "adb/adb_packet.h"
 #include "adb/adb_shell.h"
 #include "adb/adb_stream.h"
+#include "fuzz_rd.h"
 #include "log.h"
 #include "loop.h"
 
@@ -272,31 +273,6 @@ static void setup_once(void)
 	fz.fwd = fz.t ? adb_forward_new(fz.t, fz.loop) : NULL;
 	if (!fz.loop || !fz.t || !fz.fwd)
 		abort();
-}
-
-struct rd {
-	const uint8_t *p;
-	size_t n;
-};
-
-static uint32_t rd_n(struct rd *r, unsigned bytes)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < bytes && r->n; i++, r->p++, r->n--)
-		v |= (uint32_t)r->p[0] << (8 * i);
-	return v;
-}
-
-static const uint8_t *rd_take(struct rd *r, size_t *len)
-{
-	const uint8_t *p = r->p;
-
-	if (*len > r->n)
-		*len = r->n;
-	r->p += *len;
-	r->n -= *len;
-	return p;
 }
 
 #ifndef FUZZ_ADB_SHELL

@@ -145,16 +145,3 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 		snprintf(p->f.status_host, sizeof(p->f.status_host), "%s",
 			 value);
 }
-
-/* The real spawner (functions/spawner.c), one per test process. */
-int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out)
-{
-	static int fd = -1;
-	pid_t pid;
-	int r;
-
-	if (fd < 0 && (r = spawner_start(&fd, &pid)) < 0)
-		return r;
-	return spawner_spawn(fd, c, out);
-}

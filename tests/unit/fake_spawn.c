@@ -1,7 +1,7 @@
 /*
- * plugin_spawn() for the fuzz targets that reach adb's services: the real
- * spawner (functions/spawner.c), started once per fuzzing process, as the
- * worker starts it.
+ * plugin_spawn() for the unit tests and fuzz targets that reach adb's
+ * services: the real spawner (functions/spawner.c), started once per
+ * process, as the worker starts it.
  */
 #include <sys/types.h>
 
