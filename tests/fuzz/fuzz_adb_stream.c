@@ -354,6 +354,11 @@ static void run_op(struct rd *r)
 		loop_dispatch(fz.loop, 0);
 		break;
 	case 7:
+		/* The max payload changes only with a new CNXN, which ends
+		 * every stream first (adb.c on_cnxn). */
+		adb_streams_reset(fz.t);
+		fz.n_ids = 0;
+		memset(fz.in_flight, 0, sizeof(fz.in_flight));
 		fz.max_payload = 16 * (size_t)rd_n(r, 2);
 		if (fz.max_payload == 0)
 			fz.max_payload = ADB_MAX_PAYLOAD_V1;
