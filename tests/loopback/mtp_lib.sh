@@ -9,6 +9,7 @@
 #   mtp_file_id NAME LISTING   the File ID mtp-files gave NAME
 #   mtp_temps DIR    how many upload temporary files DIR holds
 #   mtp_avail DIR    the bytes free on DIR's file system
+#   mtp_finish       check the worker survived and answers, mtp_down, finish
 #   mtp_pattern WORD BYTES FILE  FILE made of numbered WORDs (never a valid
 #                    container header, so what a cancelled host still
 #                    sends is dropped as garbage)
@@ -94,4 +95,15 @@ mtp_avail() {
 mtp_pattern() {
 	awk -v w="$1" 'BEGIN { for (;;) printf "%s-%07d\n", w, n++ }' 2>/dev/null |
 		head -c "$2" > "$3"
+}
+
+# mtp_finish: the worker survived the test and answers; stop it, finish.
+mtp_finish() {
+	say "the worker survived it all"
+	STATS=$(mtp_cmd stats)
+	echo "stats: $STATS"
+	check "stats command answers" test "${STATS%% *}" = 0
+	check "worker still running" kill -0 "$MTP_WPID"
+	mtp_down
+	finish
 }

@@ -111,10 +111,4 @@ check "deleting a folder with a mount inside (id $HOLDER) spares the outside" \
 	sh -c "grep -qx TOPSECRET $OUTSIDE/sub/deep.txt && grep -qx TOPSECRET $OUTSIDE/in.txt"
 check "and removed what was the storage's" test ! -e $S1/holder/x.txt
 
-say "the worker survived it all"
-STATS=$(mtp_cmd stats)
-echo "stats: $STATS"
-check "stats command answers" test "${STATS%% *}" = 0
-check "worker still running" kill -0 "$MTP_WPID"
-mtp_down
-finish
+mtp_finish

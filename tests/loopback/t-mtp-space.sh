@@ -86,10 +86,4 @@ check "the board's own 1.5 MB went in whole" test "$(stat -c %s $S0/filler)" = 1
 check "nothing of the send is left" sh -c "test ! -e $S0/fill.bin && test $(mtp_temps $S0) = 0"
 check "the disk keeps its reserve" test "$(mtp_avail $S0)" -ge $MIB
 
-say "the worker survived it all"
-STATS=$(mtp_cmd stats)
-echo "stats: $STATS"
-check "stats command answers" test "${STATS%% *}" = 0
-check "worker still running" kill -0 "$MTP_WPID"
-mtp_down
-finish
+mtp_finish
