@@ -11,6 +11,7 @@
 #include "fake_statvfs.h"
 #include "mtp/mtp.h"
 #include "mtp/mtp_container.h"
+#include "mtp/mtp_fs.h"
 #include "mtp/mtp_proto.h"
 
 #include <dirent.h>
@@ -913,7 +914,7 @@ static unsigned tmp_files(const char *dir)
 
 	assert_non_null(d);
 	while ((de = readdir(d)))
-		n += !strncmp(de->d_name, ".gadgetd-mtp-", 13);
+		n += mtp_fs_is_tmp(de->d_name);
 	closedir(d);
 	return n;
 }
