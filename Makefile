@@ -2,6 +2,7 @@
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
 #   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      throughput and latency benchmarks in one VM run
 #   make install    [DESTDIR=...] [PREFIX=/usr]
@@ -15,6 +16,7 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/gadgetd
 UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
+SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
 RUNDIR ?= /run
 STATEDIR ?= /var/lib/gadgetd
 
@@ -113,16 +115,24 @@ deps:
 fuzz: $(FUZZERS:%=$(B)/fuzz/%)
 
 # Replays every fuzz target's seed corpus once: a regression check that
-# needs no time budget. Corpora live in tests/fuzz/corpus/NAME or
+# needs no time budget (an input that hangs fails after 60 s). Corpora live in tests/fuzz/corpus/NAME or
 # tests/fuzz/corpus_NAME (NAME without "fuzz_").
 fuzz-regress: fuzz
 	@for f in $(FUZZERS); do n=$${f#fuzz_}; d=tests/fuzz/corpus/$$n; \
 		[ -d $$d ] || d=tests/fuzz/corpus_$$n; \
 		[ -d $$d ] || { echo "fuzz-regress: no corpus for $$f"; exit 1; }; \
 		echo "== $$f: $$(ls $$d | wc -l) inputs from $$d"; \
-		$(B)/fuzz/$$f $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
+		$(B)/fuzz/$$f -timeout=60 $$d/* >$(B)/fuzz/$$f.log 2>&1 || \
 			{ tail -n 30 $(B)/fuzz/$$f.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
 	done
+
+# Runs every fuzz target under libFuzzer (clang) for FUZZ_SECONDS each and
+# prints execs and crashes per target; see tests/fuzz/fuzz-long.sh.
+FUZZ_SECONDS ?= 60
+fuzz-long:
+	@command -v clang >/dev/null || { echo "fuzz-long: needs clang (libFuzzer)"; exit 1; }
+	$(MAKE) fuzz
+	tests/fuzz/fuzz-long.sh $(FUZZ_SECONDS) $(B)/fuzz $(FUZZERS)
 
 install: all install-files
 
@@ -136,10 +146,24 @@ install-files:
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
 		install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f); done
 	# Examples (lab.conf: adb auth off) are documentation, never in /etc.
-	for f in examples/*.conf; do \
+	for f in profiles/examples/*.conf; do \
 		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
+	install -Dm644 gadgetd/gadgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gadgetd.conf
+	@# The workers' users, made here only for a real install as root;
+	@# packages rely on the sysusers.d file instead.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			systemd-sysusers $(SYSUSERSDIR)/gadgetd.conf; \
+		else \
+			for u in $$(awk '$$1 == "u" { print $$2 }' gadgetd/gadgetd.sysusers); do \
+				id -u $$u >/dev/null 2>&1 || useradd --system --user-group \
+					--no-create-home --home-dir /nonexistent \
+					--shell /usr/sbin/nologin $$u || exit 1; \
+			done; \
+		fi; \
+	fi
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
@@ -147,6 +171,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
 
-.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress install install-files clean
+.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)

@@ -24,6 +24,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#include "spawner.h"
 
 struct loop;
 struct plugin;
@@ -72,6 +75,27 @@ struct plugin_desc {
 
 struct plugin_ops {
 	const char *name;
+
+	/*
+	 * The sandbox (functions/sandbox.h). The worker starts as root,
+	 * calls prepare (optional) while it still is, then takes the
+	 * function's user, group and capabilities, calls init, writes the
+	 * descriptors and only then installs its seccomp filter. The filter
+	 * allows the runtime's system calls (sandbox_runtime_syscalls) and
+	 * those named in syscalls (NULL-terminated, may be NULL): every call
+	 * the plugin makes after init, including through libc (opendir is
+	 * openat, getdents64, fstat...). Anything else kills the worker with
+	 * SIGSYS.
+	 */
+	const char *const *syscalls;
+	/* The plugin starts programs with plugin_spawn(): fork the spawner. */
+	bool spawns;
+	/*
+	 * Create or adopt, as root, what the plugin will need as uid:gid
+	 * (e.g. its storage folders). Options are readable; nothing else of
+	 * the runtime is set up yet. 0 or -errno (the worker exits).
+	 */
+	int (*prepare)(struct plugin *p, uid_t uid, gid_t gid);
 
 	/*
 	 * Create the plugin's state. Options come from the profile through
@@ -171,5 +195,16 @@ int plugin_request_switch(struct plugin *p, const char *request);
 
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);
+
+/*
+ * Start a program through the spawner (plugins with .spawns only; see
+ * spawner.h): `c->shell -c c->cmd [args]` as the worker's user, in its
+ * own session, outside the worker's seccomp filter. out gets its pid and
+ * fds (close-on-exec, blocking); the status fd becomes readable when it
+ * exits and yields its wait status as an int. 0, -ENOSYS without a
+ * spawner, or -errno.
+ */
+int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
+		 struct spawner_child *out);
 
 #endif

@@ -1,15 +1,19 @@
 /*
  * gadgetd-worker: hosts one plugin on one FunctionFS instance.
  *
- *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-o KEY=VALUE]... [-v]
+ *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
+ *                  [-c CAPS] [-o KEY=VALUE]... [-v]
  *
- * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see worker.h).
+ * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see worker.h). The worker
+ * sandboxes itself before the host can reach it (sandbox.h).
  */
 #include "epio.h"
 #include "ffs.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
+#include "sandbox.h"
+#include "spawner.h"
 #include "wmsg.h"
 #include "worker.h"
 
@@ -19,7 +23,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <glob.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +48,9 @@ struct plugin {
 	const char *dir;
 	const char *opts[WORKER_MAX_OPTS];
 	unsigned n_opts;
+	const char *user, *group; /* NULL: stay who we are */
+	uint64_t caps;
+	int spawner_fd;
 	struct plugin_desc desc;
 	int ep_fds[PLUGIN_MAX_EPS];
 	struct ffs_ep0 *ep0;
@@ -182,6 +191,14 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 	const char *s[] = { key, value };
 
 	worker_send_strings(p, WORKER_STATUS, s, 2);
+}
+
+int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
+		 struct spawner_child *out)
+{
+	if (p->spawner_fd < 0)
+		return -ENOSYS;
+	return spawner_spawn(p->spawner_fd, c, out);
 }
 
 static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
@@ -382,7 +399,7 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 static void worker_usage(FILE *out, int code)
 {
 	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
-		     "[-o KEY=VALUE]... [-v]\n"
+		     "[-u USER] [-g GROUP] [-c CAPS] [-o KEY=VALUE]... [-v]\n"
 		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
 		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",
 		WORKER_FD);
@@ -398,9 +415,22 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 		{ NULL, 0, NULL, 0 },
 	};
 
-	while ((c = getopt_long(argc, argv, "P:i:d:o:vh", opts, NULL)) != -1) {
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "P:i:d:u:g:c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P': p->so = optarg; break;
+		case 'u': p->user = optarg; break;
+		case 'g': p->group = optarg; break;
+		case 'c':
+			errno = 0;
+			p->caps = strtoull(optarg, &end, 16);
+			if (errno || *end || !optarg[0]) {
+				fprintf(stderr, "gadgetd-worker: -c takes a hex "
+						"capability mask, not \"%s\"\n", optarg);
+				exit(2);
+			}
+			break;
 		case 'i': p->instance = optarg; break;
 		case 'd': p->dir = optarg; break;
 		case 'o':
@@ -631,14 +661,67 @@ static void worker_on_signal(struct loop *l, int signo, void *data)
 	loop_quit(l, 0);
 }
 
+/* Resolve -u/-g, let the plugin prepare as root, then drop. */
+static int worker_drop(struct plugin *p)
+{
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	struct passwd *pw;
+	struct group *gr;
+	int r;
+
+	if (p->user) {
+		if (!(pw = getpwnam(p->user))) {
+			log_warnx("no user \"%s\"", p->user);
+			return -ENOENT;
+		}
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+	}
+	if (p->group) {
+		if (!(gr = getgrnam(p->group))) {
+			log_warnx("no group \"%s\"", p->group);
+			return -ENOENT;
+		}
+		gid = gr->gr_gid;
+	}
+	if (p->ops->prepare) {
+		r = p->ops->prepare(p, uid, gid);
+		if (r < 0) {
+			log_warnx("plugin %s could not prepare for uid %u: %s",
+				  p->ops->name, (unsigned)uid, strerror(-r));
+			return r;
+		}
+	}
+	r = sandbox_drop(p->user, uid, gid, p->caps);
+	if (r < 0)
+		return r;
+	log_info("running as uid %u gid %u, capabilities %#llx", (unsigned)uid,
+		 (unsigned)gid, (unsigned long long)p->caps);
+	return 0;
+}
+
 static int worker_start(struct plugin *p)
 {
 	uint8_t buf[16];
+	pid_t pid;
 	int r;
 
 	r = worker_load(p);
 	if (r < 0)
 		return r;
+	r = worker_drop(p);
+	if (r < 0)
+		return r;
+	/* Before any USB fd exists and before the filter: the spawner
+	 * must hold neither. */
+	if (p->ops->spawns) {
+		r = spawner_start(&p->spawner_fd, &pid);
+		if (r < 0) {
+			log_warnx("cannot start the spawner: %s", strerror(-r));
+			return r;
+		}
+	}
 	r = p->ops->init(p, &p->desc, &p->priv);
 	if (r < 0) {
 		log_warnx("plugin %s failed to start: %s", p->ops->name,
@@ -647,6 +730,10 @@ static int worker_start(struct plugin *p)
 	}
 	p->have_priv = true;
 	r = worker_open_ffs(p);
+	if (r < 0)
+		return r;
+	/* The last step before the host's bytes can arrive. */
+	r = sandbox_lock(p->ops->syscalls);
 	if (r < 0)
 		return r;
 	r = worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf), WORKER_READY));
@@ -668,6 +755,9 @@ static void worker_stop(struct plugin *p)
 	loop_watch_remove(p->ep0_watch);
 	loop_watch_remove(p->ctl);
 	loop_free(p->loop);
+	/* The spawner sees the hang-up and ends the sessions it started. */
+	if (p->spawner_fd >= 0)
+		close(p->spawner_fd);
 	if (p->dl)
 		dlclose(p->dl);
 }
@@ -675,7 +765,7 @@ static void worker_stop(struct plugin *p)
 int main(int argc, char **argv)
 {
 	static char ident[64];
-	struct plugin p = { 0 };
+	struct plugin p = { .spawner_fd = -1 };
 	bool verbose = false;
 	int r;
 

@@ -4,9 +4,11 @@
  * gadgetd starts one worker per FunctionFS instance:
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_MOUNT_DIR
- *                  [-o KEY=VALUE]... [-v]
+ *                  [-u USER] [-g GROUP] [-c CAPS] [-o KEY=VALUE]... [-v]
  *
- * with fd 3 one end of a SOCK_SEQPACKET socketpair. Every datagram starts
+ * as root, with fd 3 one end of a SOCK_SEQPACKET socketpair. The worker
+ * becomes USER (and GROUP, default USER's) keeping the capabilities in
+ * the hex mask CAPS (default none) before its plugin starts (sandbox.h). Every datagram starts
  * with struct worker_hdr; len counts the payload after it. Strings in a
  * payload are NUL-terminated and their count follows from len.
  */

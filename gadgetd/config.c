@@ -180,7 +180,9 @@ static int config_build(config_t *cfg, const char *file, struct config *c,
 		if (config_set(c, &config_keys[k], s, file, err + (len < size ? len : size),
 			       len < size ? size - len : 0) < 0) {
 			r = -EINVAL;
-			len += strlen(err + (len < size ? len : size));
+			/* Once err is full, err + size is past its end. */
+			if (len < size)
+				len += strlen(err + len);
 		}
 	}
 	if (!r && !c->profile) {

@@ -346,7 +346,15 @@ static int gadget_load_profile(struct gadget *g, const char *name,
 		return r == -ENOENT ? -ENOENT : -EINVAL;
 	r = profile_parse(path, text, out, msg, size);
 	free(text);
-	return r < 0 ? -EINVAL : 0;
+	if (r < 0)
+		return -EINVAL;
+	/* Every worker's user must exist before anything is torn down. */
+	if (profile_resolve_ids(*out, msg, size) < 0) {
+		profile_free(*out);
+		*out = NULL;
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Going back failed too: leave nothing half-built behind. */

@@ -69,11 +69,14 @@ static int gadgetd_check(const char *path)
 			continue;
 		}
 		n++;
+		p = NULL;
 		if (config_profile_read(cfg, name, &text, file, sizeof(file), err,
 					sizeof(err)) < 0 ||
-		    profile_parse(file, text, &p, err, sizeof(err)) < 0) {
+		    profile_parse(file, text, &p, err, sizeof(err)) < 0 ||
+		    profile_resolve_ids(p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
 			free(text);
+			profile_free(p);
 			bad = 1;
 			continue;
 		}

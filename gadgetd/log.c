@@ -24,6 +24,71 @@ void log_set_level(enum log_level level)
 	log_max = level;
 }
 
+/* Length of the UTF-8 character at s (at most n bytes) if it is valid
+ * and safe to show, else 0. */
+static size_t log_utf8_ok(const unsigned char *s, size_t n)
+{
+	unsigned cp, need, min;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		need = 1, min = 0x80, cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		need = 2, min = 0x800, cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		need = 3, min = 0x10000, cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < need + 1)
+		return 0;
+	for (unsigned i = 1; i <= need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	/* C1 controls (0x9b is a CSI on some terminals), line and paragraph
+	 * separators, and the bidi controls that make text read backwards. */
+	if (cp <= 0x9f || (cp >= 0x2028 && cp <= 0x202e) ||
+	    (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f)
+		return 0;
+	return need + 1;
+}
+
+size_t log_printable(char *dst, size_t size, const void *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = src;
+	size_t in = 0, out = 0;
+
+	if (size == 0)
+		return 0;
+	while (in < len) {
+		size_t n = s[in] >= 0x20 && s[in] < 0x7f ? 1 : 0;
+
+		if (n == 0 && s[in] >= 0x80)
+			n = log_utf8_ok(s + in, len - in);
+		if (n == 0) {
+			if (out + 4 >= size)
+				break;
+			dst[out++] = '\\';
+			dst[out++] = 'x';
+			dst[out++] = hex[s[in] >> 4];
+			dst[out++] = hex[s[in] & 15];
+			in++;
+			continue;
+		}
+		if (out + n >= size)
+			break;
+		memcpy(dst + out, s + in, n);
+		out += n;
+		in += n;
+	}
+	dst[out] = '\0';
+	return out;
+}
+
 static void log_emit(enum log_level level, const char *fmt, va_list ap, int err)
 {
 	static const int prio[] = {
@@ -32,7 +97,7 @@ static void log_emit(enum log_level level, const char *fmt, va_list ap, int err)
 		[LOG_LEVEL_INFO] = LOG_INFO,
 		[LOG_LEVEL_DEBUG] = LOG_DEBUG,
 	};
-	char msg[1024];
+	char msg[1024], safe[1024];
 	int n;
 
 	if (level > log_max)
@@ -40,10 +105,13 @@ static void log_emit(enum log_level level, const char *fmt, va_list ap, int err)
 	n = vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (err && n >= 0 && (size_t)n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(err));
+	/* Messages quote what hosts and peers sent: a name with "\n" or an
+	 * escape sequence must not forge a log line or drive a terminal. */
+	log_printable(safe, sizeof(safe), msg, strlen(msg));
 	if (log_stderr)
-		fprintf(stderr, "%s: %s\n", log_ident, msg);
+		fprintf(stderr, "%s: %s\n", log_ident, safe);
 	else
-		syslog(prio[level], "%s", msg);
+		syslog(prio[level], "%s", safe);
 }
 
 #define LOG_FN(name, level, with_errno)                                        \

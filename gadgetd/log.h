@@ -3,6 +3,7 @@
 #define GADGETD_LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LEVEL_ERROR,
@@ -20,5 +21,16 @@ void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Copy len bytes of untrusted text (a USB host's banner, an MTP object
+ * name, an accessory string) into dst as something safe to show on a
+ * terminal or in a log: control characters (NUL included), DEL, C1
+ * controls, bidirectional overrides, line separators and bytes that are
+ * not UTF-8 become \xNN escapes; other UTF-8 text is kept. Never cuts an
+ * escape or a character in two; dst is always NUL-terminated when size is
+ * not 0. Returns the length written. Every log message goes through it.
+ */
+size_t log_printable(char *dst, size_t size, const void *src, size_t len);
 
 #endif

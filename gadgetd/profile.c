@@ -7,7 +7,9 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <grp.h>
 #include <libconfig.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,6 +439,128 @@ static int profile_type_lookup(const char *name)
 	return -1;
 }
 
+/* The capability names of linux/capability.h, by number (Linux 6.1). */
+static const char *const profile_cap_names[] = {
+	"chown", "dac_override", "dac_read_search", "fowner", "fsetid",
+	"kill", "setgid", "setuid", "setpcap", "linux_immutable",
+	"net_bind_service", "net_broadcast", "net_admin", "net_raw",
+	"ipc_lock", "ipc_owner", "sys_module", "sys_rawio", "sys_chroot",
+	"sys_ptrace", "sys_pacct", "sys_admin", "sys_boot", "sys_nice",
+	"sys_resource", "sys_time", "sys_tty_config", "mknod", "lease",
+	"audit_write", "audit_control", "setfcap", "mac_override",
+	"mac_admin", "syslog", "wake_alarm", "block_suspend", "audit_read",
+	"perfmon", "bpf", "checkpoint_restore",
+};
+
+int profile_cap_lookup(const char *name)
+{
+	unsigned i;
+
+	if (!strncasecmp(name, "cap_", 4))
+		name += 4;
+	for (i = 0; i < sizeof(profile_cap_names) / sizeof(*profile_cap_names); i++)
+		if (!strcasecmp(profile_cap_names[i], name))
+			return i;
+	return -1;
+}
+
+const char *profile_default_user(const char *plugin)
+{
+	static const char *const defaults[][2] = {
+		{ "adb", "gadgetd-adb" },
+		{ "mtp", "gadgetd-mtp" },
+		{ "accessory", "gadgetd-aoa" },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
+		if (!strcmp(defaults[i][0], plugin))
+			return defaults[i][1];
+	return "gadgetd-worker";
+}
+
+/* A user or group name as useradd(8) takes it: [a-z_][a-z0-9_-]*, at
+ * most 32 characters. Numbers are refused so that a uid never passes
+ * for a name. */
+static bool profile_account_ok(const char *s)
+{
+	size_t n;
+
+	if (!(islower((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (n = 1; s[n]; n++)
+		if (!(islower((unsigned char)s[n]) || isdigit((unsigned char)s[n]) ||
+		      s[n] == '_' || s[n] == '-'))
+			return false;
+	return n <= 32;
+}
+
+static char *profile_account(struct profile_err *e, config_setting_t *fs,
+			     struct profile_function *f, const char *key,
+			     unsigned *line)
+{
+	char path[16 + PROFILE_NAME_MAX];
+	config_setting_t *s;
+	const char *v;
+
+	snprintf(path, sizeof(path), "functions.%s", f->name);
+	s = profile_member(e, fs, path, key, CONFIG_TYPE_STRING, false);
+	if (!s)
+		return NULL;
+	v = config_setting_get_string(s);
+	*line = config_setting_source_line(s);
+	if (!profile_account_ok(v)) {
+		profile_error(e, s, "functions.%s.%s: \"%s\" is not a %s name (a-z, 0-9, _ and -, starting with a letter or _, at most 32)",
+			      f->name, key, v, key);
+		return NULL;
+	}
+	return strdup(v);
+}
+
+static void profile_caps(struct profile_err *e, config_setting_t *fs,
+			 struct profile_function *f)
+{
+	config_setting_t *c = config_setting_get_member(fs, "capabilities");
+	int i, n, cap;
+
+	if (!c)
+		return;
+	if (config_setting_type(c) != CONFIG_TYPE_ARRAY &&
+	    config_setting_type(c) != CONFIG_TYPE_LIST) {
+		profile_error(e, c, "functions.%s.capabilities: expected a list of names [ \"CAP_NET_RAW\", ... ]",
+			      f->name);
+		return;
+	}
+	n = config_setting_length(c);
+	for (i = 0; i < n; i++) {
+		config_setting_t *el = config_setting_get_elem(c, i);
+		const char *name = config_setting_get_string(el);
+
+		cap = name ? profile_cap_lookup(name) : -1;
+		if (cap < 0) {
+			profile_error(e, el, "functions.%s.capabilities: \"%s\" is not a capability (CAP_CHOWN ... CAP_CHECKPOINT_RESTORE)",
+				      f->name, name ? name : "(not a string)");
+			continue;
+		}
+		f->caps |= 1ULL << cap;
+	}
+}
+
+/* The worker's user, group and capabilities (names are resolved later,
+ * by profile_resolve_ids()). */
+static void profile_worker_ids(struct profile_err *e, struct profile_function *f,
+			       config_setting_t *fs)
+{
+	f->user = profile_account(e, fs, f, "user", &f->user_line);
+	if (!f->user && !config_setting_get_member(fs, "user")) {
+		f->user = strdup(profile_default_user(f->plugin));
+		f->user_default = true;
+		f->user_line = config_setting_source_line(fs);
+	}
+	f->group = profile_account(e, fs, f, "group", &f->group_line);
+	profile_caps(e, fs, f);
+}
+
 static void profile_function(struct profile_err *e, config_setting_t *fs,
 			     struct profile_function *f)
 {
@@ -473,7 +597,9 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 		const char *key = config_setting_name(s);
 		const char *const *k;
 		if (!strcmp(key, "type") || (f->type == PROFILE_F_FFS &&
-		    (!strcmp(key, "plugin") || !strcmp(key, "options"))))
+		    (!strcmp(key, "plugin") || !strcmp(key, "options") ||
+		     !strcmp(key, "user") || !strcmp(key, "group") ||
+		     !strcmp(key, "capabilities"))))
 			continue;
 		for (k = keys; *k && strcmp(*k, key); k++)
 			;
@@ -501,6 +627,7 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 	}
 	f->plugin = strdup(config_setting_get_string(t));
 	profile_plugin_options(e, f, fs);
+	profile_worker_ids(e, f, fs);
 }
 
 static void profile_functions(struct profile_err *e, config_t *cfg, struct profile *p)
@@ -955,6 +1082,8 @@ void profile_free(struct profile *p)
 		return;
 	for (i = 0; i < p->n_functions; i++) {
 		free(p->functions[i].plugin);
+		free(p->functions[i].user);
+		free(p->functions[i].group);
 		for (j = 0; j < p->functions[i].n_options; j++) {
 			free(p->functions[i].options[j].key);
 			free(p->functions[i].options[j].value);
@@ -1042,4 +1171,48 @@ void profile_set_name(const struct profile *p, unsigned set, char *buf,
 	for (i = 0; i < s->n_functions && n < size; i++)
 		n += snprintf(buf + n, size - n, "%s%s", i ? "," : "",
 			      p->functions[s->functions[i]].name);
+}
+
+static bool profile_resolve_fn(struct profile_err *e, struct profile_function *f)
+{
+	struct passwd *pw = getpwnam(f->user);
+	struct group *gr;
+
+	if (!pw) {
+		e->line = f->user_line;
+		if (f->user_default)
+			profile_error(e, NULL, "functions.%s: no user \"%s\" on this system (the default for plugin %s, which `make install` creates); set user = \"NAME\"",
+				      f->name, f->user, f->plugin);
+		else
+			profile_error(e, NULL, "functions.%s.user: no user \"%s\" on this system",
+				      f->name, f->user);
+		return false;
+	}
+	f->uid = pw->pw_uid;
+	f->gid = pw->pw_gid;
+	if (!f->group)
+		return true;
+	gr = getgrnam(f->group);
+	if (!gr) {
+		e->line = f->group_line;
+		profile_error(e, NULL, "functions.%s.group: no group \"%s\" on this system",
+			      f->name, f->group);
+		return false;
+	}
+	f->gid = gr->gr_gid;
+	return true;
+}
+
+int profile_resolve_ids(struct profile *p, char *err, size_t err_size)
+{
+	struct profile_err e = { .file = p->path ? p->path : p->name, .buf = err,
+				 .size = err_size };
+	unsigned i;
+
+	if (err_size)
+		err[0] = '\0';
+	for (i = 0; i < p->n_functions; i++)
+		if (p->functions[i].type == PROFILE_F_FFS)
+			profile_resolve_fn(&e, &p->functions[i]);
+	return e.count ? -ENOENT : 0;
 }

@@ -17,7 +17,9 @@
  *     acm: { type = "acm"; };
  *     ecm: { type = "ecm"; dev_addr = "..."; host_addr = "..."; };
  *     adb: { type = "ffs"; plugin = "adb";
- *            options: { auth = "off"; keys = "/etc/gadgetd/adb_keys"; }; };
+ *            user = "gadgetd-adb"; group = "gadgetd-adb";  # optional
+ *            capabilities = [ "CAP_NET_BIND_SERVICE" ];    # optional
+ *            options: { auth = "on"; keys = "/etc/gadgetd/adb_keys"; }; };
  *   };
  *   sets = (
  *     { functions = [ "acm", "ecm" ]; product_id = 0x0105; },
@@ -33,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define PROFILE_MAX_FUNCTIONS 16
 #define PROFILE_MAX_SETS 32
@@ -58,6 +61,19 @@ struct profile_function {
 	char name[PROFILE_NAME_MAX]; /* catalogue name, also the instance name */
 	enum profile_ftype type;
 	char *plugin;                /* PROFILE_F_FFS only */
+	/*
+	 * PROFILE_F_FFS only: who the worker runs as. user is the profile's
+	 * `user` or the plugin's default (profile_default_user()); group is
+	 * the profile's `group`, or NULL for the user's primary group; caps
+	 * is the `capabilities` list as a mask of CAP_* bits (default 0).
+	 * uid and gid are set by profile_resolve_ids().
+	 */
+	char *user, *group;
+	uint64_t caps;
+	bool user_default;           /* user is the plugin's default */
+	unsigned user_line, group_line; /* for profile_resolve_ids()'s messages */
+	uid_t uid;
+	gid_t gid;
 	/* Kernel function attributes (ecm/ncm/rndis: dev_addr, host_addr,
 	 * qmult; mass_storage: file, ro, removable, cdrom; hid: protocol,
 	 * subclass, report_length, report_desc (hex string)) and plugin
@@ -107,6 +123,22 @@ int profile_load(const char *path, struct profile **out, char *err,
 int profile_parse(const char *name, const char *text, struct profile **out,
 		  char *err, size_t err_size);
 void profile_free(struct profile *p);
+
+/*
+ * Look up every FFS function's user and group on this system (getpwnam,
+ * getgrnam) and fill uid and gid. -ENOENT with one "FILE:LINE: text"
+ * line per unknown name in err. gadgetd calls it whenever it loads a
+ * profile (start, switch, reload, -n); profile_parse() does not, so that
+ * a profile can be checked on a machine without gadgetd's users.
+ */
+int profile_resolve_ids(struct profile *p, char *err, size_t err_size);
+
+/* The user a plugin's worker runs as when the profile names none:
+ * gadgetd-adb, gadgetd-mtp, gadgetd-aoa (accessory), else gadgetd-worker. */
+const char *profile_default_user(const char *plugin);
+
+/* "CAP_NET_RAW" (or "net_raw", any case) to its number, or -1. */
+int profile_cap_lookup(const char *name);
 
 const struct profile_function *profile_function_find(const struct profile *p,
 						     const char *name);

@@ -29,7 +29,10 @@ struct sup_worker {
 	struct supervisor *sup;
 	char name[PROFILE_NAME_MAX];
 	char mount[PATH_MAX];
-	char *argv[PROFILE_MAX_OPTIONS + 12];
+	char *argv[2 * PROFILE_MAX_OPTIONS + 16];
+	uid_t uid;
+	gid_t gid;
+	char plugin[PROFILE_NAME_MAX * 2 + 8];
 	pid_t pid;
 	struct loop_watch *sock;
 	struct loop_watch *restart;
@@ -135,11 +138,17 @@ bool supervisor_has(struct supervisor *s, const char *name)
 	return sup_find(s, name) != NULL;
 }
 
-static void sup_status_set(struct sup_worker *w, const char *key,
-			   const char *value)
+static void sup_status_set(struct sup_worker *w, const char *raw_key,
+			   const char *raw)
 {
+	char key[64], value[1024];
 	unsigned i;
 
+	/* Workers publish what their host sent (an adb banner, MTP names),
+	 * and a worker may be subverted: only printable text may reach
+	 * `gadgetctl status`. */
+	log_printable(key, sizeof(key), raw_key, strlen(raw_key));
+	log_printable(value, sizeof(value), raw, strlen(raw));
 	for (i = 0; i < w->n_status; i++) {
 		if (!strcmp(w->status[i][0], key)) {
 			free(w->status[i][1]);
@@ -249,6 +258,7 @@ static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
 
 static int sup_mount(struct sup_worker *w)
 {
+	char opts[64];
 	struct stat st;
 
 	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST) {
@@ -260,13 +270,50 @@ static int sup_mount(struct sup_worker *w)
 		return -errno;
 	}
 	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
-	if (mount(w->name, w->mount, "functionfs", 0, "no_disconnect=1") < 0) {
+	/* The worker's user owns the instance's files (ep0 and the
+	 * endpoints, 0600) and its root (0500): nobody else can open them. */
+	snprintf(opts, sizeof(opts), "no_disconnect=1,uid=%u,gid=%u",
+		 (unsigned)w->uid, (unsigned)w->gid);
+	if (mount(w->name, w->mount, "functionfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  opts) < 0) {
 		log_warn("%s: cannot mount functionfs on %s", w->name, w->mount);
 		return -errno;
 	}
 	if (stat(w->mount, &st) < 0)
 		return -errno;
 	return 0;
+}
+
+/*
+ * RUNDIR/gadgetd/<plugin>: the plugin's own place for sockets and state
+ * (the accessory socket lives there), owned by the worker's user and
+ * group, mode 0750, so that only they and the group's members reach it.
+ * Functions of one plugin share the folder; it follows the user of the
+ * last one started. Never follows a link planted in place of it.
+ */
+static int sup_rundir(struct sup_worker *w)
+{
+	char dir[PATH_MAX];
+	int fd, r = 0;
+
+	if (mkdir(RUNDIR "/gadgetd", 0755) < 0 && errno != EEXIST)
+		goto fail;
+	snprintf(dir, sizeof(dir), RUNDIR "/gadgetd/%s", w->plugin);
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+		goto fail;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	if (fchown(fd, w->uid, w->gid) < 0 || fchmod(fd, 0750) < 0)
+		r = -errno;
+	close(fd);
+	if (!r)
+		return 0;
+	errno = -r;
+fail:
+	r = -errno;
+	log_warn("%s: cannot prepare %s/gadgetd/%s", w->name, RUNDIR, w->plugin);
+	return r;
 }
 
 static void sup_build_argv(struct sup_worker *w, const struct profile_function *f)
@@ -284,6 +331,18 @@ static void sup_build_argv(struct sup_worker *w, const struct profile_function *
 	w->argv[n++] = strdup(f->name);
 	w->argv[n++] = strdup("-d");
 	w->argv[n++] = strdup(w->mount);
+	/* Who the worker becomes once it has set up (functions/sandbox.h). */
+	if (f->user) {
+		w->argv[n++] = strdup("-u");
+		w->argv[n++] = strdup(f->user);
+	}
+	if (f->group) {
+		w->argv[n++] = strdup("-g");
+		w->argv[n++] = strdup(f->group);
+	}
+	w->argv[n++] = strdup("-c");
+	if (asprintf(&w->argv[n++], "%llx", (unsigned long long)f->caps) < 0)
+		w->argv[--n] = NULL;
 	for (i = 0; i < f->n_options; i++) {
 		char *kv;
 		if (asprintf(&kv, "%s=%s", f->options[i].key, f->options[i].value) < 0)
@@ -354,8 +413,13 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->backoff_ms = s->cfg->restart_delay_ms;
 	snprintf(w->name, sizeof(w->name), "%s", f->name);
 	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
+	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : f->name);
+	w->uid = f->uid;
+	w->gid = f->gid;
 	sup_build_argv(w, f);
-	r = sup_mount(w);
+	r = sup_rundir(w);
+	if (!r)
+		r = sup_mount(w);
 	if (!r)
 		r = sup_spawn(w);
 	if (r < 0) {
@@ -443,8 +507,11 @@ static void sup_exited(struct sup_worker *w, int status)
 	uint64_t up = loop_now_ms() - w->started_ms;
 
 	if (WIFSIGNALED(status))
-		snprintf(w->last_exit, sizeof(w->last_exit), "killed by signal %d (%s)",
-			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+		snprintf(w->last_exit, sizeof(w->last_exit), "killed by signal %d (%s)%s",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGSYS
+				 ? ": a system call outside its seccomp filter"
+				 : "");
 	else
 		snprintf(w->last_exit, sizeof(w->last_exit), "exited with status %d",
 			 WEXITSTATUS(status));

@@ -532,7 +532,8 @@ static int accessory_options(struct accessory *a)
 		return -EINVAL;
 	}
 	a->data_mode = !strcmp(mode, "data");
-	r = accessory_opt_str(a->p, "state_dir", RUNDIR "/gadgetd",
+	/* gadgetd makes this folder for the worker's user (0750). */
+	r = accessory_opt_str(a->p, "state_dir", RUNDIR "/gadgetd/accessory",
 			      a->state_dir, sizeof(a->state_dir));
 	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
@@ -750,8 +751,18 @@ static int accessory_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
+/* What the accessory worker does once it runs (plugin.h): the board
+ * application's socket and the handshake's strings in its state folder. */
+static const char *const accessory_syscalls[] = {
+	"accept4", "accept", "shutdown", "getsockopt", "openat", "open",
+	"rename", "renameat", "renameat2", "unlink", "unlinkat", "fsync",
+	"fchmod", "mkdir", "mkdirat",
+	NULL,
+};
+
 const struct plugin_ops gadgetd_plugin = {
 	.name = "accessory",
+	.syscalls = accessory_syscalls,
 	.init = accessory_init,
 	.finish = accessory_finish,
 	.enable = accessory_enable,

@@ -373,7 +373,8 @@ static int reboot_open(struct adb *a, const char *arg,
 {
 	static const char refused[] =
 		"reboot refused: no reboot_command in the adb function\n";
-	pid_t pid;
+	struct spawner_child c;
+	int rc;
 
 	if (!a->reboot_cmd) {
 		log_info("adb: reboot:%s refused", arg);
@@ -381,21 +382,15 @@ static int reboot_open(struct adb *a, const char *arg,
 					  svc);
 	}
 	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
-	pid = fork();
-	if (pid == 0) {
-		/* Detach through a second fork: nobody has to reap it. */
-		if (fork() != 0)
-			_exit(0);
-		loop_child_reset_signals();
-		signal(SIGPIPE, SIG_DFL);
-		setsid();
-		execl("/bin/sh", "sh", "-c", "exec $0 \"$@\"", a->reboot_cmd,
-		      arg, (char *)NULL);
-		_exit(127);
-	}
-	if (pid < 0)
-		return -errno;
-	waitpid(pid, NULL, 0);
+	/* Through the spawner: the worker itself cannot exec. */
+	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .shell = "/bin/sh",
+		.cmd = "exec $0 \"$@\"", .args = { a->reboot_cmd, arg } }, &c);
+	if (rc < 0)
+		return rc;
+	close(c.in);
+	close(c.out);
+	close(c.err);
+	close(c.status);
 	/* The reboot takes the device down; nothing to say meanwhile. */
 	return adb_stream_oneshot("", 0, ops, svc);
 }
@@ -470,11 +465,18 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		free(a);
 		return -EINVAL;
 	}
+	/* Everything adb does runs as the function's user (gadgetd.conf(5)). */
+	if (plugin_option(p, "user")) {
+		log_warnx("adb: options.user is gone: set user = \"NAME\" in the function block");
+		free(a);
+		return -EINVAL;
+	}
 	if (!a->auth_on)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
-			  "port gets a root shell");
+			  "port gets a shell as this worker's user (uid %u)",
+			  (unsigned)getuid());
 	a->shell.shell = opt(p, "shell", "/bin/sh");
-	a->shell.user = opt(p, "user", "root");
+	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");
 	snprintf(a->banner, sizeof(a->banner),
 		 "device::ro.product.name=%s;ro.product.model=%s;"
@@ -588,6 +590,8 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 
 const struct plugin_ops gadgetd_plugin = {
 	.name = "adb",
+	.syscalls = adb_shell_syscalls,
+	.spawns = true,
 	.init = adb_init,
 	.finish = adb_finish,
 	.enable = adb_enable,

@@ -3,20 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pty.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "loop.h"
+#include "plugin.h"
 
 #define SHELL_ID_STDIN 0
 #define SHELL_ID_STDOUT 1
@@ -102,59 +99,6 @@ int adb_shell_parse(const char *name, struct adb_shell_args *a)
 	return 0;
 }
 
-static void child_env(const struct passwd *pw, const struct adb_shell_args *a,
-		      const char *shell)
-{
-	if (pw) {
-		setenv("HOME", pw->pw_dir, 1);
-		setenv("USER", pw->pw_name, 1);
-		setenv("LOGNAME", pw->pw_name, 1);
-	}
-	setenv("SHELL", shell, 1);
-	if (!getenv("PATH"))
-		setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
-	if (a->type == ADB_SHELL_PTY)
-		setenv("TERM", a->term[0] ? a->term : "dumb", 1);
-	else
-		unsetenv("TERM");
-}
-
-/* Runs in the child; never returns. */
-static void child_exec(const struct passwd *pw, const struct adb_shell_args *a,
-		       const char *shell)
-{
-	const char *base = strrchr(shell, '/');
-	char login[64];
-
-	loop_child_reset_signals();
-	signal(SIGPIPE, SIG_DFL);
-	close_range(3, ~0U, 0);
-	/* Its own session (forkpty made one already), so that the whole
-	 * job can be hung up when the stream goes away. */
-	setsid();
-	if (pw && pw->pw_uid != getuid()) {
-		if (setgid(pw->pw_gid) < 0 ||
-		    initgroups(pw->pw_name, pw->pw_gid) < 0 ||
-		    setuid(pw->pw_uid) < 0) {
-			dprintf(2, "adbd: cannot become %s: %s\n", pw->pw_name,
-				strerror(errno));
-			_exit(126);
-		}
-	}
-	child_env(pw, a, shell);
-	if (!pw || chdir(pw->pw_dir) < 0)
-		(void)!chdir("/");
-	if (a->cmd[0]) {
-		execl(shell, shell, "-c", a->cmd, (char *)NULL);
-	} else {
-		/* A login shell, like adbd: argv[0] starts with '-'. */
-		snprintf(login, sizeof(login), "-%s", base ? base + 1 : shell);
-		execl(shell, login, (char *)NULL);
-	}
-	dprintf(2, "adbd: cannot run %s: %s\n", shell, strerror(errno));
-	_exit(127);
-}
-
 static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data);
 static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
 		      void *data);
@@ -168,69 +112,52 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
-static int spawn_pty(struct adb_shell *sh, const struct passwd *pw,
-		     const struct adb_shell_args *a, const char *shell)
+/* Watch fd (taking it: closed if the watch cannot be made). */
+static struct loop_watch *watch(struct adb_shell *sh, int fd, uint32_t ev,
+				loop_io_fn fn)
 {
-	struct winsize ws = { .ws_row = 24, .ws_col = 80 };
-	int master;
-	pid_t pid = forkpty(&master, NULL, NULL, &ws);
+	struct loop_watch *w;
 
-	if (pid < 0)
-		return -errno;
-	if (pid == 0)
-		child_exec(pw, a, shell);
-	sh->pid = pid;
-	fcntl(master, F_SETFD, FD_CLOEXEC);
-	set_nonblock(master);
-	sh->in_w = loop_add_fd(adb_stream_loop(sh->s), master, 0, shell_io, sh);
-	if (!sh->in_w) {
-		close(master);
-		return -ENOMEM;
-	}
-	sh->err_eof = true;
-	return 0;
+	if (fd < 0)
+		return NULL;
+	set_nonblock(fd);
+	w = loop_add_fd(adb_stream_loop(sh->s), fd, ev, fn, sh);
+	if (!w)
+		close(fd);
+	return w;
 }
 
-static int spawn_pipes(struct adb_shell *sh, const struct passwd *pw,
-		       const struct adb_shell_args *a, const char *shell)
+/*
+ * The worker runs under a seccomp filter that has no fork or execve, so
+ * the runtime's spawner starts the child, as the function's user (the
+ * whole worker is that user), and hands back its fds and a status pipe.
+ */
+static int spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
+		 const struct adb_shell_args *a)
 {
-	int in[2], out[2], err[2];
-	struct loop *l = adb_stream_loop(sh->s);
-	pid_t pid;
+	struct spawner_cmd c = {
+		.shell = cfg->shell,
+		.cmd = a->cmd,
+		.pty = sh->pty,
+		.term = a->term[0] ? a->term : NULL,
+		.rows = 24,
+		.cols = 80,
+	};
+	struct spawner_child ch;
+	int rc = plugin_spawn(cfg->p, &c, &ch);
 
-	if (pipe2(in, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-		/* Leaks at most the pipes of a failed spawn on EMFILE. */
-		close(in[0]);
-		close(in[1]);
-		return -errno;
-	}
-	pid = fork();
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		dup2(err[1], 2);
-		child_exec(pw, a, shell);
-	}
-	close(in[0]);
-	close(out[1]);
-	close(err[1]);
-	if (pid < 0) {
-		int e = errno;
-		close(in[1]);
-		close(out[0]);
-		close(err[0]);
-		return -e;
-	}
-	sh->pid = pid;
-	set_nonblock(in[1]);
-	set_nonblock(out[0]);
-	set_nonblock(err[0]);
-	sh->in_w = loop_add_fd(l, in[1], 0, shell_io, sh);
-	sh->out_w = loop_add_fd(l, out[0], EPOLLIN, shell_io, sh);
-	sh->err_w = loop_add_fd(l, err[0], EPOLLIN, shell_io, sh);
-	return sh->in_w && sh->out_w && sh->err_w ? 0 : -ENOMEM;
+	if (rc < 0)
+		return rc;
+	sh->pid = ch.pid;
+	sh->in_w = watch(sh, ch.in, 0, shell_io);
+	sh->out_w = watch(sh, ch.out, EPOLLIN, shell_io);
+	sh->err_w = watch(sh, ch.err, EPOLLIN, shell_io);
+	sh->pid_w = watch(sh, ch.status, EPOLLIN, shell_pid);
+	if (sh->pty)
+		sh->err_eof = true;
+	if (!sh->in_w || !sh->pid_w || (!sh->pty && (!sh->out_w || !sh->err_w)))
+		return -ENOMEM;
+	return 0;
 }
 
 static struct loop_watch *out_watch(struct adb_shell *sh)
@@ -285,10 +212,10 @@ static void shell_free(void *svc)
 	drop_watch(&sh->err_w);
 	drop_watch(&sh->pid_w);
 	if (sh->pid > 0 && !sh->exited) {
-		/* The host went away: end the session like a hangup. */
+		/* The host went away: end the session like a hangup. The
+		 * spawner reaps it. */
 		kill(-sh->pid, SIGHUP);
 		kill(-sh->pid, SIGKILL);
-		waitpid(sh->pid, NULL, 0);
 	}
 	free(sh->pend);
 	free(sh);
@@ -299,41 +226,23 @@ int adb_shell_open(struct adb_stream *s, const char *name,
 		   const struct adb_service_ops **ops, void **svc)
 {
 	struct adb_shell_args a;
-	struct passwd *pw = NULL;
 	struct adb_shell *sh;
-	int rc, pidfd;
+	int rc;
 
 	rc = adb_shell_parse(name, &a);
 	if (rc < 0)
 		return rc;
 	if (a.type == ADB_SHELL_DEFAULT)
 		a.type = a.cmd[0] ? ADB_SHELL_RAW : ADB_SHELL_PTY;
-	if (cfg->user && strcmp(cfg->user, "root")) {
-		pw = getpwnam(cfg->user);
-		if (!pw) {
-			log_warnx("adb: shell user %s does not exist", cfg->user);
-			return -ENOENT;
-		}
-	} else {
-		pw = getpwuid(0);
-	}
 	sh = calloc(1, sizeof(*sh));
 	if (!sh)
 		return -ENOMEM;
 	sh->s = s;
 	sh->v2 = a.v2;
 	sh->pty = a.type == ADB_SHELL_PTY;
-	rc = sh->pty ? spawn_pty(sh, pw, &a, cfg->shell)
-		     : spawn_pipes(sh, pw, &a, cfg->shell);
-	if (rc == 0) {
-		pidfd = pidfd_open(sh->pid, 0);
-		sh->pid_w = pidfd < 0 ? NULL
-				      : loop_add_fd(adb_stream_loop(s), pidfd,
-						    EPOLLIN, shell_pid, sh);
-		if (!sh->pid_w)
-			rc = -errno ? -errno : -ENOMEM;
-	}
+	rc = spawn(sh, cfg, &a);
 	if (rc < 0) {
+		log_warnx("adb: cannot start %s: %s", cfg->shell, strerror(-rc));
 		shell_free(sh);
 		return rc;
 	}
@@ -343,16 +252,22 @@ int adb_shell_open(struct adb_stream *s, const char *name,
 	return 0;
 }
 
+/* The status pipe: the child's wait status, then EOF. */
 static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
 		      void *data)
 {
 	struct adb_shell *sh = data;
+	ssize_t n;
 	int st;
 
-	if (waitpid(sh->pid, &st, WNOHANG) != sh->pid)
+	n = read(fd, &st, sizeof(st));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	sh->exited = true;
-	sh->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (n == sizeof(st))
+		sh->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	else
+		sh->status = 255; /* the spawner went away */
 	drop_watch(&sh->pid_w);
 	adb_stream_ready(sh->s);
 }
@@ -363,8 +278,12 @@ static int write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
 	int fd = sh->in_w ? loop_watch_fd(sh->in_w) : -1;
 
 	*done = 0;
-	if (fd < 0)
-		return 0; /* stdin closed: drop the data */
+	if (fd < 0) {
+		/* stdin closed: drop the data, and say so, or parse_v2()
+		 * would wait for it to be taken forever. */
+		*done = len;
+		return 0;
+	}
 	while (*done < len) {
 		ssize_t n = write(fd, d + *done, len - *done);
 		if (n < 0 && errno == EINTR)
@@ -588,4 +507,23 @@ static const struct adb_service_ops shell_ops = {
 	.write = shell_write,
 	.produce = shell_produce,
 	.free = shell_free,
+};
+
+/*
+ * Every system call the adb worker makes once it runs, beyond the
+ * runtime's (functions/sandbox.c): files for sync (and the keys file
+ * that `gadgetctl adb allow` rewrites), sockets for forward and reverse,
+ * kill for a shell's session, and what OpenSSL reads when it checks a
+ * signature. fork and execve are not here: the spawner starts programs.
+ */
+const char *const adb_shell_syscalls[] = {
+	"openat", "open", "stat", "lstat", "getdents64", "mkdir", "mkdirat",
+	"unlink", "unlinkat", "symlink", "symlinkat", "readlink",
+	"readlinkat", "rename", "renameat", "renameat2", "utimensat",
+	"fchmod", "fsync", "fdatasync", "ftruncate", "fadvise64",
+	"access", "faccessat", "faccessat2", "statfs", "fstatfs",
+	"socket", "connect", "bind", "listen", "accept4", "setsockopt",
+	"getsockopt", "getsockname", "getpeername", "shutdown",
+	"kill", "uname", "sysinfo",
+	NULL,
 };

@@ -6,8 +6,8 @@
  *
  * With v2 the stream carries packets {u8 id, u32 le length, data}: stdin 0,
  * stdout 1, stderr 2, exit 3, close-stdin 4, window-size 5 ("RxC,WxH").
- * pty sessions run under forkpty() with TERM and the window size; raw ones
- * get three pipes so stdout and stderr stay apart.
+ * pty sessions get a pty with TERM and the window size; raw ones get
+ * three pipes so stdout and stderr stay apart.
  */
 #ifndef GADGETD_ADB_SHELL_H
 #define GADGETD_ADB_SHELL_H
@@ -16,9 +16,13 @@
 
 #include "adb_stream.h"
 
+struct plugin;
+
+/* Children run as the worker's user (the function's `user`), started by
+ * the runtime's spawner (plugin_spawn()). */
 struct adb_shell_cfg {
 	const char *shell; /* e.g. "/bin/sh" */
-	const char *user;  /* run as this user; NULL or "root": no change */
+	struct plugin *p;
 };
 
 enum adb_shell_type {
@@ -37,6 +41,9 @@ struct adb_shell_args {
 /* Parse a service name; 0, or -ENOENT when it is not a shell service,
  * -EINVAL when it is a malformed one. */
 int adb_shell_parse(const char *name, struct adb_shell_args *a);
+
+/* The adb plugin's system calls for its seccomp filter (plugin.h). */
+extern const char *const adb_shell_syscalls[];
 
 /* The OPEN of a shell/exec service: starts the process. */
 int adb_shell_open(struct adb_stream *s, const char *name,

@@ -82,7 +82,9 @@ void adb_streams_free(struct adb_streams *t);
 
 /* Close every stream without telling the host (new CNXN, USB reset). */
 void adb_streams_reset(struct adb_streams *t);
-/* The largest WRTE payload the host accepts. */
+/* The largest WRTE payload the host accepts. Set it with no stream open
+ * (after adb_streams_reset(), as a new CNXN does): data already read ahead
+ * for a stream was sized for the old limit. */
 void adb_streams_set_max_payload(struct adb_streams *t, size_t max);
 unsigned adb_streams_count(const struct adb_streams *t);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #define ECHO_EP_IN 0
 #define ECHO_EP_OUT 1
@@ -148,6 +149,14 @@ static int echo_command(void *priv, int argc, char **argv, char *reply,
 			 " zlp %" PRIu64 " enables %u", e->bytes_in,
 			 e->bytes_out, e->zlps, e->enables);
 		return 0;
+	}
+	/* A system call outside the worker's seccomp filter: the loopback
+	 * suite checks that the worker dies of it and gadgetd says so. */
+	if (argc == 1 && !strcmp(argv[0], "forbidden")) {
+		int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+
+		snprintf(reply, size, "still alive (fd %d): no seccomp filter", fd);
+		return -EPERM;
 	}
 	snprintf(reply, size, "usage: stats");
 	return -EINVAL;

@@ -8,10 +8,12 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum mtp_state {
@@ -262,7 +264,8 @@ static void mtp_out_done(struct mtp *m)
 		if (!m->out_err && m->expect != MTP_LEN_UNKNOWN &&
 		    m->got < m->expect)
 			m->out_err = -EIO;
-		mtp_events_mute(m->events, mtp_ops_pending(m->ops));
+		/* No inotify echo to mute: the upload lands by a rename
+		 * onto a name that already has its handle. */
 		mtp_ops_object_done(m->ops, m->out_err, &r);
 		if (r.code == MTP_RC_STORE_FULL)
 			mtp_event(m, MTP_EV_STORE_FULL, m->cmd.params[0]);
@@ -314,18 +317,9 @@ static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
 			mtp_buf_put(b, p, n);
 		break;
 	case MTP_PHASE_OUT_FILE:
-		while (n) {
-			ssize_t w = write(m->reply.fd, p, n);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				m->out_err = w < 0 ? -errno : -EIO;
-				break;
-			}
-			p += w;
-			n -= w;
-		}
+		/* The rest of the data phase is drained, then refused. */
+		if (n)
+			m->out_err = mtp_ops_object_write(m->ops, p, n);
 		break;
 	case MTP_PHASE_NONE:
 	case MTP_PHASE_IN_BUF:
@@ -545,6 +539,59 @@ static int mtp_opt_bool(struct mtp *m, const char *key, bool *out)
 	return -EINVAL;
 }
 
+/* Largest storageN_reserve_mb: anything more is a typo (1 PiB). */
+#define MTP_RESERVE_MB_MAX (1ull << 30)
+
+/*
+ * storageN_reserve_mb: a whole number of MiB, digits only (no sign, no
+ * space, no unit), at most MTP_RESERVE_MB_MAX; absent is 0.
+ */
+static int mtp_parse_mb(const char *v, uint64_t *bytes)
+{
+	uint64_t mb = 0;
+
+	if (!*v)
+		return -EINVAL;
+	for (const char *c = v; *c; c++)
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+	/* Eleven digits would be over the limit anyway, and might overflow. */
+	if (strlen(v) > 10)
+		return -ERANGE;
+	for (const char *c = v; *c; c++)
+		mb = mb * 10 + (uint64_t)(*c - '0');
+	if (mb > MTP_RESERVE_MB_MAX)
+		return -ERANGE;
+	*bytes = mb << 20;
+	return 0;
+}
+
+static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
+{
+	char key[64];
+	const char *v;
+	uint64_t bytes = 0;
+	int rc;
+
+	snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
+	v = plugin_option(m->p, key);
+	if (!v)
+		return 0;
+	rc = mtp_parse_mb(v, &bytes);
+	if (rc == -ERANGE) {
+		log_warnx("mtp: option %s: \"%s\" is more than %llu MiB", key,
+			  v, MTP_RESERVE_MB_MAX);
+		return -EINVAL;
+	}
+	if (rc < 0) {
+		log_warnx("mtp: option %s: \"%s\" is not a whole number of "
+			  "MiB",
+			  key, v);
+		return -EINVAL;
+	}
+	return mtp_store_set_reserve(m->store, id, bytes);
+}
+
 static int mtp_add_storages(struct mtp *m)
 {
 	char key[64];
@@ -558,6 +605,12 @@ static int mtp_add_storages(struct mtp *m)
 
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(m->p, key);
+		snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
+		if (!path && plugin_option(m->p, key)) {
+			log_warnx("mtp: option %s without storage%u_path", key,
+				  i);
+			return -EINVAL;
+		}
 		if (!path)
 			continue;
 		snprintf(key, sizeof(key), "storage%u_description", i);
@@ -566,11 +619,20 @@ static int mtp_add_storages(struct mtp *m)
 		if (mtp_opt_bool(m, key, &ro) < 0)
 			return -EINVAL;
 		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
+		if (rc == -ENOSYS) {
+			log_warnx("mtp: option storage%u_path: %s: confining a "
+				  "storage needs openat2 (Linux 5.6 or later)",
+				  i, path);
+			return rc;
+		}
 		if (rc < 0) {
 			log_warnx("mtp: option storage%u_path: %s: %s", i, path,
 				  strerror(-rc));
 			return rc;
 		}
+		rc = mtp_opt_reserve(m, i, id);
+		if (rc < 0)
+			return rc;
 		n++;
 	}
 	if (!n) {
@@ -579,6 +641,58 @@ static int mtp_add_storages(struct mtp *m)
 	}
 	return 0;
 }
+
+/*
+ * As root, before the worker becomes uid:gid: each storage folder is
+ * handed to the worker's user and group and closed to others (o-rwx).
+ * Only the folder itself: what the board put inside keeps its owner. A
+ * missing folder is left for init to report (a typo must not make one);
+ * a link in place of the folder is refused.
+ */
+static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
+{
+	struct stat st;
+	char key[64];
+	int fd, rc;
+
+	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
+		const char *path;
+
+		snprintf(key, sizeof(key), "storage%u_path", i);
+		path = plugin_option(p, key);
+		if (!path)
+			continue;
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0) {
+			log_warn("mtp: storage %s", path);
+			return -errno;
+		}
+		rc = fstat(fd, &st) < 0 || fchown(fd, uid, gid) < 0 ||
+		     fchmod(fd, st.st_mode & 0770) < 0 ? -errno : 0;
+		close(fd);
+		if (rc < 0) {
+			log_warn("mtp: cannot hand storage %s to uid %u", path,
+				 (unsigned)uid);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* What the MTP worker does once it runs (plugin.h): the storage's
+ * files and folders, their change notifications and free space. */
+static const char *const mtp_syscalls[] = {
+	"openat", "open", "getdents64", "mkdirat", "mkdir", "unlinkat",
+	"unlink", "rmdir", "renameat", "renameat2", "rename", "linkat",
+	"readlinkat", "ftruncate", "fallocate", "fsync", "fdatasync",
+	"fstatfs", "statfs", "copy_file_range", "sendfile", "fadvise64",
+	"utimensat", "fchmod", "dup", "dup3", "openat2", "faccessat",
+	"faccessat2",
+	"inotify_add_watch", "inotify_rm_watch",
+	NULL,
+};
 
 static void mtp_finish(void *priv)
 {
@@ -662,6 +776,8 @@ fail:
 
 const struct plugin_ops gadgetd_plugin = {
 	.name = "mtp",
+	.syscalls = mtp_syscalls,
+	.prepare = mtp_prepare,
 	.init = mtp_init,
 	.finish = mtp_finish,
 	.enable = mtp_enable,

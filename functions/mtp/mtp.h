@@ -8,6 +8,7 @@
  *
  * Options: storage0_path .. storage7_path (existing folders),
  * storageN_description, storageN_readonly ("true"/"false"),
+ * storageN_reserve_mb (MiB writes must leave free, digits only),
  * manufacturer, model, serial, version, friendly_name.
  */
 #ifndef GADGETD_MTP_H

@@ -18,9 +18,9 @@ struct mtp_ops {
 	struct mtp_buf buf;
 	bool session;
 	uint32_t session_id;
-	/* The object announced by SendObjectInfo, awaiting SendObject. */
+	/* The file announced by SendObjectInfo, awaiting SendObject. */
 	uint32_t pending;
-	int pending_fd;
+	struct mtp_store_upload *upload;
 	uint64_t pending_len;
 };
 
@@ -53,18 +53,16 @@ struct mtp_ops *mtp_ops_new(struct mtp_store *store,
 		return NULL;
 	o->store = store;
 	o->info = *info;
-	o->pending_fd = -1;
 	mtp_buf_init(&o->buf);
 	return o;
 }
 
+/* remove: the upload failed, so a new object's placeholder goes too. */
 static void mtp_ops_drop_pending(struct mtp_ops *o, bool remove)
 {
-	if (o->pending_fd >= 0)
-		close(o->pending_fd);
-	if (remove && o->pending)
-		mtp_store_delete(o->store, o->pending);
-	o->pending_fd = -1;
+	if (o->upload)
+		mtp_store_upload_abort(o->store, o->upload, !remove);
+	o->upload = NULL;
 	o->pending = 0;
 }
 
@@ -87,15 +85,10 @@ bool mtp_ops_session_open(const struct mtp_ops *o)
 	return o->session;
 }
 
-uint32_t mtp_ops_pending(const struct mtp_ops *o)
-{
-	return o->pending;
-}
-
 void mtp_ops_reset(struct mtp_ops *o)
 {
 	/* A half-sent object is worthless: remove it. */
-	mtp_ops_drop_pending(o, o->pending_fd >= 0);
+	mtp_ops_drop_pending(o, true);
 	o->session = false;
 }
 
@@ -114,8 +107,8 @@ uint16_t mtp_ops_errno_code(int err)
 	case EBADMSG: return MTP_RC_INVALID_PARAMETER;
 	case ENOTDIR: return MTP_RC_INVALID_PARENT_OBJECT;
 	case ENOSPC:
-	case EDQUOT:
-	case EFBIG: return MTP_RC_STORE_FULL;
+	case EDQUOT: return MTP_RC_STORE_FULL;
+	case EFBIG: return MTP_RC_OBJECT_TOO_LARGE;
 	case ECANCELED: return MTP_RC_TRANSACTION_CANCELLED;
 	}
 	return MTP_RC_GENERAL_ERROR;
@@ -422,19 +415,15 @@ static uint16_t mtp_ops_target(struct mtp_ops *o, uint32_t *storage,
 	return MTP_RC_OK;
 }
 
-/* size is MTP_LEN_UNKNOWN when the host did not say. */
-static uint16_t mtp_ops_space_check(struct mtp_ops *o, uint32_t storage,
-				    uint64_t size)
+/* Read-only first: that is the answer, whatever else is wrong. The
+ * space is the store's to check, with the storage's reserve. */
+static uint16_t mtp_ops_writable(struct mtp_ops *o, uint32_t storage)
 {
 	struct mtp_storage_stat st;
 
 	if (mtp_store_storage_stat(o->store, storage, &st) < 0)
 		return MTP_RC_INVALID_STORAGE_ID;
-	if (st.readonly)
-		return MTP_RC_STORE_READ_ONLY;
-	if (size != MTP_LEN_UNKNOWN && size > st.free_bytes)
-		return MTP_RC_STORE_FULL;
-	return MTP_RC_OK;
+	return st.readonly ? MTP_RC_STORE_READ_ONLY : MTP_RC_OK;
 }
 
 /* Create what SendObjectInfo or SendObjectPropList announced and answer
@@ -444,21 +433,26 @@ static void mtp_ops_announce(struct mtp_ops *o, struct mtp_reply *r,
 			     const char *name, bool dir, uint64_t size)
 {
 	uint32_t h;
-	int fd = -1, rc;
+	int rc;
 
 	mtp_ops_rc(r, mtp_ops_target(o, &storage, &parent));
 	if (r->code == MTP_RC_OK)
-		mtp_ops_rc(r, mtp_ops_space_check(o, storage, size));
+		mtp_ops_rc(r, mtp_ops_writable(o, storage));
 	if (r->code != MTP_RC_OK)
 		return;
-	rc = mtp_store_create(o->store, storage, parent, name, dir, &h, &fd);
+	if (dir)
+		rc = mtp_store_mkdir(o->store, storage, parent, name, &h);
+	else
+		rc = mtp_store_upload_begin(
+		    o->store, storage, parent, name,
+		    size == MTP_LEN_UNKNOWN ? MTP_STORE_SIZE_UNKNOWN : size, &h,
+		    &o->upload);
 	if (rc < 0) {
 		mtp_ops_rc(r, mtp_ops_errno_code(rc));
 		return;
 	}
 	if (!dir) {
 		o->pending = h;
-		o->pending_fd = fd;
 		o->pending_len = size;
 	}
 	mtp_ops_param(r, storage);
@@ -508,31 +502,41 @@ static void mtp_ops_send_object(struct mtp_ops *o,
 				const struct mtp_container *c,
 				struct mtp_reply *r)
 {
-	if (o->pending_fd < 0) {
+	if (!o->upload) {
 		mtp_ops_rc(r, MTP_RC_NO_VALID_OBJECT_INFO);
 		r->phase = MTP_PHASE_OUT_DISCARD;
 		return;
 	}
 	r->phase = MTP_PHASE_OUT_FILE;
-	r->fd = o->pending_fd;
 	r->length = o->pending_len;
+}
+
+int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n)
+{
+	if (!o->upload)
+		return -EBADF;
+	return mtp_store_upload_write(o->upload, data, n);
 }
 
 void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->code = MTP_RC_OK;
-	if (o->pending_fd >= 0 && status == 0 && close(o->pending_fd) < 0)
-		status = -errno;
-	else if (o->pending_fd >= 0 && status == 0)
-		o->pending_fd = -1;
-	if (status < 0) {
-		mtp_ops_drop_pending(o, true);
-		r->code = status == -ECANCELED ? MTP_RC_TRANSACTION_CANCELLED
-			  : status == -ENOSPC  ? MTP_RC_STORE_FULL
-					       : MTP_RC_INCOMPLETE_TRANSFER;
-	}
+	r->fd = -1;
+	if (status == 0 && o->upload)
+		status = mtp_store_upload_commit(o->store, o->upload);
+	else if (o->upload)
+		mtp_store_upload_abort(o->store, o->upload, false);
+	o->upload = NULL;
 	o->pending = 0;
+	switch (-status) {
+	case 0: break;
+	case ECANCELED: r->code = MTP_RC_TRANSACTION_CANCELLED; break;
+	case ENOSPC:
+	case EDQUOT: r->code = MTP_RC_STORE_FULL; break;
+	case EFBIG: r->code = MTP_RC_OBJECT_TOO_LARGE; break;
+	default: r->code = MTP_RC_INCOMPLETE_TRANSFER; break;
+	}
 }
 
 /* Folder handle given to Move/CopyObject, 0 and 0xFFFFFFFF for the root. */

@@ -7,7 +7,8 @@
  * mtp_ops_buf(); for IN_FILE mtp.c streams `length` bytes of `fd` from
  * `offset` and then closes fd. For OUT_BUF mtp.c collects the host's data
  * into mtp_ops_buf() and calls mtp_ops_data_out() for the response. For
- * OUT_FILE mtp.c writes the data to fd (owned by mtp_ops) and calls
+ * OUT_FILE mtp.c hands the data to mtp_ops_object_write() (the upload
+ * of mtp_store: space and announced size are checked there) and calls
  * mtp_ops_object_done(). For OUT_DISCARD the data is read and dropped and
  * the response is the code already in the reply.
  */
@@ -61,13 +62,15 @@ void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *cmd,
 		     struct mtp_reply *r);
 void mtp_ops_data_out(struct mtp_ops *o, const struct mtp_container *cmd,
 		      struct mtp_reply *r);
-/* status 0: all data written; else -errno (-ECANCELED, -EIO...). */
+/* A piece of SendObject's data: 0, or -errno (-EFBIG beyond the size
+ * announced, -ENOSPC into the reserve); after an error, write no more. */
+int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n);
+/* status 0: all data came, and the object replaces its target; else
+ * -errno (-ECANCELED, -EIO...) and the old content stays. */
 void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);
-/* The object SendObjectInfo announced, or 0. */
-uint32_t mtp_ops_pending(const struct mtp_ops *o);
 
 /* Map -errno from the store to a response code. */
 uint16_t mtp_ops_errno_code(int err);

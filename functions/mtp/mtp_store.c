@@ -1,4 +1,7 @@
 #include "mtp_store.h"
+#include "mtp_fs.h"
+
+#include "log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -12,8 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Deepest folder nesting we resolve or recurse into. */
-#define MTP_STORE_MAX_DEPTH 64
+/* Deepest folder nesting resolved: mtp_fs's bound for its recursions. */
+#define MTP_STORE_MAX_DEPTH MTP_FS_MAX_DEPTH
+/* Entries the start-up sweep for left-over temporary files may visit;
+ * listing a folder cleans it too. */
+#define MTP_STORE_SWEEP_BUDGET 100000
 
 struct mtp_obj {
 	char *name; /* NULL once the object is gone */
@@ -26,8 +32,22 @@ struct mtp_storage {
 	uint32_t id;
 	int rootfd;
 	bool readonly;
+	uint64_t reserve; /* bytes writes must leave free */
 	char *path;
 	char *desc;
+};
+
+struct mtp_store_upload {
+	struct mtp_store_upload *next;
+	struct mtp_storage *st;
+	uint32_t handle;
+	int dirfd; /* the target's folder */
+	int fd;	   /* the temporary file */
+	bool made; /* the target did not exist: its placeholder is ours */
+	uint64_t size;
+	uint64_t written;
+	char *name;
+	char tmp[48];
 };
 
 struct mtp_store {
@@ -46,6 +66,8 @@ struct mtp_store {
 	int dc_fd;
 	uint32_t dc_storage, dc_parent;
 	uint64_t dc_ms;
+	struct mtp_store_upload *uploads; /* in progress */
+	unsigned tmp_seq;
 };
 
 /* How long a cached folder may serve without a new walk. */
@@ -87,6 +109,8 @@ void mtp_store_free(struct mtp_store *s)
 {
 	if (!s)
 		return;
+	while (s->uploads)
+		mtp_store_upload_abort(s, s->uploads, true);
 	mtp_store_changed(s);
 	for (unsigned i = 0; i < s->n_st; i++) {
 		close(s->st[i].rootfd);
@@ -111,13 +135,26 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		  bool readonly, uint32_t *id)
 {
 	struct mtp_storage *st;
-	int fd;
+	unsigned budget = MTP_STORE_SWEEP_BUDGET;
+	int fd, probe;
 
 	if (s->n_st == MTP_STORE_MAX)
 		return -ENOSPC;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* Without openat2 (Linux 5.6) nothing could be confined: refuse. */
+	probe = mtp_fs_open(fd, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (probe < 0) {
+		close(fd);
+		return probe;
+	}
+	close(probe);
+	/* Temporary files of uploads a killed worker left behind. */
+	if (!readonly && mtp_fs_sweep(fd, &budget) == -E2BIG)
+		log_info("mtp: %s: over %u entries; the rest of the storage "
+			 "is cleaned of temporary files as it is listed",
+			 path, MTP_STORE_SWEEP_BUDGET);
 	st = &s->st[s->n_st];
 	st->path = strdup(path);
 	st->desc = strdup(desc ? desc : path);
@@ -129,6 +166,7 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	}
 	st->rootfd = fd;
 	st->readonly = readonly;
+	st->reserve = 0;
 	/* Physical storage i+1, logical storage 1, as PTP suggests. */
 	st->id = (s->n_st + 1) << 16 | 1;
 	s->n_st++;
@@ -154,18 +192,32 @@ static struct mtp_storage *mtp_store_find(struct mtp_store *s, uint32_t id)
 	return NULL;
 }
 
+int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes)
+{
+	struct mtp_storage *st = mtp_store_find(s, id);
+
+	if (!st)
+		return -ENOENT;
+	st->reserve = bytes;
+	return 0;
+}
+
 int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
 			   struct mtp_storage_stat *out)
 {
 	struct mtp_storage *st = mtp_store_find(s, id);
 	struct statvfs vfs;
+	int rc;
 
 	if (!st)
 		return -ENOENT;
 	if (fstatvfs(st->rootfd, &vfs) < 0)
 		return -errno;
 	out->capacity = (uint64_t)vfs.f_blocks * vfs.f_frsize;
-	out->free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	rc = mtp_fs_headroom(st->rootfd, st->reserve, &out->free_bytes);
+	if (rc < 0)
+		return rc;
+	out->reserve = st->reserve;
 	out->readonly = st->readonly;
 	out->description = st->desc;
 	out->path = st->path;
@@ -177,7 +229,7 @@ bool mtp_store_name_ok(const char *name)
 	size_t n = strlen(name);
 
 	/* 253 bytes keep any name within a PTP string's 254 UTF-16 units. */
-	if (n == 0 || n > 253 || strchr(name, '/'))
+	if (n == 0 || n > 253 || strchr(name, '/') || mtp_fs_is_tmp(name))
 		return false;
 	return strcmp(name, ".") && strcmp(name, "..");
 }
@@ -356,18 +408,18 @@ static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
 	}
 	/* A fresh open file description: a dup() would share the
 	 * directory offset, and a second listing would come out empty. */
-	fd = openat(st->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = mtp_fs_open(st->rootfd, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
+	/* One level at a time: a path of 64 names may exceed PATH_MAX.
+	 * A link or a mount met on the way ends the walk as -ENOENT. */
 	while (depth--) {
-		int next =
-		    openat(fd, s->objs[chain[depth] - 1].name,
-			   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int err = errno;
+		int next = mtp_fs_open(fd, s->objs[chain[depth] - 1].name,
+				       O_RDONLY | O_DIRECTORY, 0);
 
 		close(fd);
 		if (next < 0)
-			return err == ELOOP ? -ENOENT : -err;
+			return next;
 		fd = next;
 	}
 	*out = fd;
@@ -403,14 +455,12 @@ static int mtp_store_parent_fd(struct mtp_store *s, uint32_t handle,
 	return rc == -ENOTDIR ? -ENOENT : rc;
 }
 
-/* lstat name in dirfd; only regular files and folders count. */
-static int mtp_store_lstat(int dirfd, const char *name, struct stat *sb)
+/* Stat name in dirfd: -ENOENT unless it is an object the host may see. */
+static int mtp_store_lstat(int dirfd, const char *name, struct mtp_fs_stat *sb)
 {
-	if (fstatat(dirfd, name, sb, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (!S_ISREG(sb->st_mode) && !S_ISDIR(sb->st_mode))
-		return -ENOENT;
-	return 0;
+	int rc = mtp_fs_entry(dirfd, name, sb);
+
+	return rc == -EACCES ? -ENOENT : rc;
 }
 
 /* mtp_store_parent_fd() through the folder cache; the fd stays s's.
@@ -450,7 +500,7 @@ int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 {
 	struct mtp_obj *o;
 	struct mtp_storage *st;
-	struct stat sb;
+	struct mtp_fs_stat sb;
 	bool cached = true;
 	int fd, rc;
 
@@ -469,11 +519,11 @@ int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 	out->handle = handle;
 	out->storage = o->storage;
 	out->parent = o->parent;
-	out->dir = S_ISDIR(sb.st_mode);
+	out->dir = sb.dir;
 	out->readonly = st->readonly;
-	out->size = out->dir ? 0 : (uint64_t)sb.st_size;
-	out->mtime = sb.st_mtime;
-	out->ctime = sb.st_ctime;
+	out->size = sb.size;
+	out->mtime = sb.mtime;
+	out->ctime = sb.ctime;
 	out->name = o->name;
 	return 0;
 }
@@ -482,42 +532,58 @@ int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
 {
 	struct mtp_obj *o;
 	struct mtp_storage *st;
-	struct stat sb;
 	int dfd, fd, rc;
 
+	/* Files are only ever read in place; uploads replace them whole. */
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		return -EINVAL;
 	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
 	if (rc < 0)
 		return rc;
-	if ((flags & O_ACCMODE) != O_RDONLY && st->readonly) {
-		close(dfd);
-		return -EROFS;
-	}
-	fd = openat(dfd, o->name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	rc = fd < 0 ? -errno : 0;
+	fd = mtp_fs_open(dfd, o->name, flags | O_NONBLOCK, 0);
 	close(dfd);
-	if (rc < 0)
-		return rc == -ELOOP ? -ENOENT : rc;
-	/* O_NONBLOCK only keeps a FIFO planted under our feet from hanging. */
-	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+	if (fd < 0)
+		return fd;
+	/* O_NONBLOCK only keeps a FIFO planted under our feet from hanging;
+	 * what was opened is checked, so a swap after a stat cannot fool us. */
+	rc = mtp_fs_servable(fd);
+	if (rc < 0) {
 		close(fd);
-		return -EISDIR;
+		return rc;
 	}
 	fcntl(fd, F_SETFL, 0);
 	*out = fd;
 	return 0;
 }
 
-static bool mtp_store_dirent_ok(int dfd, const struct dirent *de)
+/* True when name is the temporary file of an upload in progress. */
+static bool mtp_store_uploading(struct mtp_store *s, const char *name)
 {
-	struct stat sb;
+	for (struct mtp_store_upload *u = s->uploads; u; u = u->next)
+		if (!strcmp(u->tmp, name))
+			return true;
+	return false;
+}
 
+static bool mtp_store_dirent_ok(struct mtp_store *s, int dfd,
+				const struct dirent *de)
+{
+	struct mtp_fs_stat sb;
+
+	/* A temporary file no upload owns was left by a killed worker. */
+	if (mtp_fs_is_tmp(de->d_name) && de->d_type != DT_DIR &&
+	    !mtp_store_uploading(s, de->d_name)) {
+		if (mtp_fs_entry(dfd, de->d_name, &sb) == 0 && !sb.dir)
+			unlinkat(dfd, de->d_name, 0);
+		return false;
+	}
 	if (!mtp_store_name_ok(de->d_name))
 		return false;
-	if (de->d_type == DT_DIR || de->d_type == DT_REG)
-		return true;
-	if (de->d_type != DT_UNKNOWN)
+	/* d_type cannot tell a mount point or a hard-linked file. */
+	if (de->d_type != DT_DIR && de->d_type != DT_REG &&
+	    de->d_type != DT_UNKNOWN)
 		return false;
-	return mtp_store_lstat(dfd, de->d_name, &sb) == 0;
+	return mtp_fs_entry(dfd, de->d_name, &sb) == 0;
 }
 
 static int mtp_store_push(uint32_t **out, size_t *n, uint32_t h)
@@ -555,7 +621,7 @@ int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 	while ((de = readdir(d))) {
 		uint32_t h;
 
-		if (!mtp_store_dirent_ok(dirfd(d), de))
+		if (!mtp_store_dirent_ok(s, dirfd(d), de))
 			continue;
 		rc = mtp_store_intern(s, storage, parent, de->d_name, &h);
 		if (rc == 0)
@@ -570,7 +636,7 @@ int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 			  uint32_t parent, const char *name)
 {
-	struct stat sb;
+	struct mtp_fs_stat sb;
 	uint32_t h = 0;
 	int fd;
 
@@ -583,12 +649,11 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 	return h;
 }
 
-int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
-		     const char *name, bool dir, uint32_t *handle, int *fd)
+/* A new entry called name may be made in storage: 0 or -errno. */
+static int mtp_store_writable(struct mtp_store *s, uint32_t storage,
+			      const char *name, struct mtp_storage **out)
 {
 	struct mtp_storage *st = mtp_store_find(s, storage);
-	struct stat sb;
-	int dfd, rc = 0;
 
 	mtp_store_changed(s);
 	if (!st)
@@ -597,71 +662,33 @@ int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		return -EROFS;
 	if (!mtp_store_name_ok(name))
 		return -EINVAL;
+	*out = st;
+	return 0;
+}
+
+int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		    const char *name, uint32_t *handle)
+{
+	struct mtp_storage *st;
+	struct mtp_fs_stat sb;
+	int dfd, rc;
+
+	rc = mtp_store_writable(s, storage, name, &st);
+	if (rc < 0)
+		return rc;
 	rc = mtp_store_open_dir(s, st, parent, &dfd);
 	if (rc < 0)
 		return rc;
-	if (dir) {
-		if (mkdirat(dfd, name, 0755) < 0 &&
-		    (errno != EEXIST ||
-		     fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0 ||
-		     !S_ISDIR(sb.st_mode)))
-			rc = errno == EEXIST || errno == 0 ? -EEXIST : -errno;
-	} else {
-		*fd = openat(dfd, name,
-			     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-				 O_CLOEXEC | O_NONBLOCK,
-			     0644);
-		if (*fd < 0)
-			rc = errno == ELOOP ? -EEXIST : -errno;
-		else if (fstat(*fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
-			close(*fd);
-			rc = -EEXIST;
-		} else
-			fcntl(*fd, F_SETFL, 0);
+	/* A folder that exists is reused, unless it is a mount point. */
+	if (mkdirat(dfd, name, 0755) < 0) {
+		rc = -errno;
+		if (rc == -EEXIST && mtp_fs_entry(dfd, name, &sb) == 0 &&
+		    sb.dir)
+			rc = 0;
 	}
 	close(dfd);
-	if (rc == 0) {
+	if (rc == 0)
 		rc = mtp_store_intern(s, storage, parent, name, handle);
-		if (rc < 0 && !dir)
-			close(*fd);
-	}
-	return rc;
-}
-
-/* Remove name in dfd, folders with everything in them. */
-static int mtp_store_rm_at(int dfd, const char *name, unsigned depth)
-{
-	struct dirent *de;
-	struct stat sb;
-	DIR *d;
-	int fd, rc = 0;
-
-	if (fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (!S_ISDIR(sb.st_mode))
-		return unlinkat(dfd, name, 0) < 0 ? -errno : 0;
-	if (depth >= MTP_STORE_MAX_DEPTH)
-		return -ELOOP;
-	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		int r;
-
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		r = mtp_store_rm_at(dirfd(d), de->d_name, depth + 1);
-		if (r < 0 && rc == 0)
-			rc = r;
-	}
-	closedir(d);
-	if (rc == 0 && unlinkat(dfd, name, AT_REMOVEDIR) < 0)
-		rc = -errno;
 	return rc;
 }
 
@@ -679,7 +706,7 @@ int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 		close(fd);
 		return -EROFS;
 	}
-	rc = mtp_store_rm_at(fd, o->name, 0);
+	rc = mtp_fs_remove(fd, o->name);
 	close(fd);
 	if (rc == 0 || rc == -ENOENT)
 		mtp_store_forget_tree(s, handle);
@@ -776,73 +803,6 @@ int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 	return rc < 0 ? rc : mtp_store_rekey(s, handle, parent, o->name);
 }
 
-static int mtp_store_copy_file(int sfd, int dfd)
-{
-	char buf[65536];
-	ssize_t n;
-
-	for (;;) {
-		n = copy_file_range(sfd, NULL, dfd, NULL, 1 << 30, 0);
-		if (n == 0)
-			return 0;
-		if (n < 0)
-			break;
-	}
-	/* Some file systems refuse copy_file_range: copy by hand. */
-	while ((n = read(sfd, buf, sizeof(buf))) > 0)
-		if (write(dfd, buf, n) != n)
-			return -EIO;
-	return n < 0 ? -errno : 0;
-}
-
-/* Copy sdir/name to ddir/name, folders recursively. */
-static int mtp_store_copy_at(int sdir, int ddir, const char *name,
-			     unsigned depth)
-{
-	struct dirent *de;
-	struct stat sb;
-	int sfd, dfd, rc = 0;
-	DIR *d;
-
-	sfd =
-	    openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (sfd < 0)
-		return -errno;
-	if (fstat(sfd, &sb) < 0 || depth >= MTP_STORE_MAX_DEPTH ||
-	    (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))) {
-		close(sfd);
-		return -EINVAL;
-	}
-	if (S_ISREG(sb.st_mode)) {
-		dfd = openat(ddir, name,
-			     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		rc = dfd < 0 ? -errno : mtp_store_copy_file(sfd, dfd);
-		if (dfd >= 0)
-			close(dfd);
-		close(sfd);
-		return rc;
-	}
-	if (mkdirat(ddir, name, 0755) < 0 ||
-	    (dfd = openat(ddir, name,
-			  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
-		0) {
-		rc = -errno;
-		close(sfd);
-		return rc;
-	}
-	d = fdopendir(sfd);
-	while (d && (de = readdir(d)) && rc == 0)
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			rc = mtp_store_copy_at(dirfd(d), dfd, de->d_name,
-					       depth + 1);
-	if (d)
-		closedir(d);
-	else
-		close(sfd);
-	close(dfd);
-	return rc;
-}
-
 int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent, uint32_t *copy)
 {
@@ -864,13 +824,203 @@ int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 	}
 	rc = mtp_store_open_dir(s, dst, parent, &dfd);
 	if (rc == 0) {
-		rc = mtp_store_copy_at(sfd, dfd, o->name, 0);
+		rc = mtp_fs_copy(sfd, dfd, o->name, dst->reserve);
 		close(dfd);
 	}
 	close(sfd);
 	if (rc < 0)
 		return rc;
 	return mtp_store_intern(s, storage, parent, o->name, copy);
+}
+
+/* Create the hidden temporary file of an upload in dfd; tmp gets its name. */
+static int mtp_store_tmp_open(struct mtp_store *s, int dfd, char *tmp,
+			      size_t size)
+{
+	/* O_EXCL refuses whatever holds the name, a planted link included. */
+	for (unsigned i = 0; i < 100; i++) {
+		int fd;
+
+		snprintf(tmp, size, MTP_FS_TMP_PREFIX "%ld-%u", (long)getpid(),
+			 s->tmp_seq++);
+		fd = mtp_fs_open(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd != -EEXIST)
+			return fd;
+	}
+	return -EEXIST;
+}
+
+/* Close and remove what an upload holds; drop_new also removes the
+ * placeholder of a new object and forgets its handle. */
+static void mtp_store_upload_free(struct mtp_store *s,
+				  struct mtp_store_upload *up, bool drop_new)
+{
+	struct mtp_fs_stat sb;
+
+	for (struct mtp_store_upload **p = &s->uploads; *p; p = &(*p)->next)
+		if (*p == up) {
+			*p = up->next;
+			break;
+		}
+	if (up->fd >= 0)
+		close(up->fd);
+	if (up->tmp[0])
+		unlinkat(up->dirfd, up->tmp, 0);
+	/* Only an empty file is still the placeholder we made. */
+	if (up->made && drop_new &&
+	    mtp_fs_entry(up->dirfd, up->name, &sb) == 0 && !sb.dir &&
+	    sb.size == 0)
+		unlinkat(up->dirfd, up->name, 0);
+	if (up->made && drop_new && up->handle)
+		mtp_store_forget(s, up->handle);
+	if (up->dirfd >= 0)
+		close(up->dirfd);
+	free(up->name);
+	free(up);
+}
+
+/* Everything mtp_store_upload_begin() checks and creates. */
+static int mtp_store_upload_prepare(struct mtp_store *s,
+				    struct mtp_store_upload *up,
+				    uint32_t parent)
+{
+	struct mtp_fs_stat sb;
+	uint64_t room, need;
+	int rc, fd;
+
+	rc = mtp_store_open_dir(s, up->st, parent, &up->dirfd);
+	if (rc < 0)
+		return rc;
+	rc = mtp_fs_entry(up->dirfd, up->name, &sb);
+	if (rc == 0 && sb.dir)
+		return -EEXIST;
+	/* -EACCES: a link, a mount point, a hard-linked file... */
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
+	up->made = rc == -ENOENT;
+	/* Replacing is not a way to write a file the worker could not. */
+	if (!up->made && faccessat(up->dirfd, up->name, W_OK,
+				   AT_EACCESS | AT_SYMLINK_NOFOLLOW))
+		return -EACCES;
+	/* Room for all of it, next to the old version while it lasts. An
+	 * ObjectInfo's 0xFFFFFFFF says 4 GiB or more. */
+	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
+	rc = mtp_fs_headroom(up->dirfd, up->st->reserve, &room);
+	if (rc < 0)
+		return rc;
+	if (room < need)
+		return -ENOSPC;
+	if (up->made) {
+		/* Opened read-only: its close is no news for inotify. */
+		fd = mtp_fs_open(up->dirfd, up->name,
+				 O_RDONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0) {
+			up->made = false;
+			return fd;
+		}
+		close(fd);
+	}
+	up->fd = mtp_store_tmp_open(s, up->dirfd, up->tmp, sizeof(up->tmp));
+	if (up->fd < 0) {
+		up->tmp[0] = 0;
+		return up->fd;
+	}
+	/* The new version keeps the old one's permissions. */
+	if (!up->made && fchmod(up->fd, sb.mode & 0777) < 0)
+		return -errno;
+	return mtp_store_intern(s, up->st->id, parent, up->name, &up->handle);
+}
+
+int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
+			   uint32_t parent, const char *name, uint64_t size,
+			   uint32_t *handle, struct mtp_store_upload **out)
+{
+	struct mtp_storage *st;
+	struct mtp_store_upload *up;
+	int rc;
+
+	rc = mtp_store_writable(s, storage, name, &st);
+	if (rc < 0)
+		return rc;
+	up = calloc(1, sizeof(*up));
+	if (!up)
+		return -ENOMEM;
+	up->st = st;
+	up->size = size;
+	up->fd = -1;
+	up->dirfd = -1;
+	up->name = strdup(name);
+	rc = up->name ? mtp_store_upload_prepare(s, up, parent) : -ENOMEM;
+	if (rc < 0) {
+		mtp_store_upload_free(s, up, true);
+		return rc;
+	}
+	up->next = s->uploads;
+	s->uploads = up;
+	*handle = up->handle;
+	*out = up;
+	return 0;
+}
+
+int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
+			   size_t n)
+{
+	const uint8_t *p = data;
+	uint64_t room;
+	int rc;
+
+	if (up->size != MTP_STORE_SIZE_UNKNOWN && n > up->size - up->written)
+		return -EFBIG;
+	/* Checked on every write: the announced size may be unknown, and
+	 * the board may fill the disk meanwhile. */
+	rc = mtp_fs_headroom(up->fd, up->st->reserve, &room);
+	if (rc < 0)
+		return rc;
+	if (room < n)
+		return -ENOSPC;
+	while (n) {
+		ssize_t w = write(up->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= w;
+		up->written += w;
+	}
+	return 0;
+}
+
+int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
+{
+	int rc = 0;
+
+	mtp_store_changed(s);
+	if (up->size != MTP_STORE_SIZE_UNKNOWN && up->written != up->size)
+		rc = -EIO;
+	/* Closed before the rename: a failed close fails the upload, and
+	 * the host is not told about a change of its own. */
+	if (rc == 0) {
+		int fd = up->fd;
+
+		up->fd = -1;
+		if (close(fd) < 0)
+			rc = -errno;
+	}
+	if (rc == 0 && renameat(up->dirfd, up->tmp, up->dirfd, up->name) < 0)
+		rc = -errno;
+	if (rc == 0)
+		up->tmp[0] = 0;
+	mtp_store_upload_free(s, up, rc < 0);
+	return rc;
+}
+
+void mtp_store_upload_abort(struct mtp_store *s, struct mtp_store_upload *up,
+			    bool keep_new)
+{
+	mtp_store_changed(s);
+	mtp_store_upload_free(s, up, !keep_new);
 }
 
 uint32_t mtp_store_handle(struct mtp_store *s, uint32_t storage,

@@ -8,9 +8,16 @@
  * at start-up beyond the storage roots.
  *
  * Every access is confined to its storage's root: paths are resolved
- * component by component with openat(O_NOFOLLOW) from a directory fd of
- * the root, names must be non-empty, not "." or "..", and contain no '/'.
- * Symbolic links are never followed nor listed.
+ * component by component from a directory fd of the root with mtp_fs's
+ * openat2() (no symbolic link followed, no mount crossed); names must be
+ * non-empty, not "." or "..", contain no '/' and not start with
+ * MTP_FS_TMP_PREFIX. Symbolic links, mount points and hard-linked files
+ * are never listed, served nor overwritten (see mtp_fs.h).
+ *
+ * Files the host sends are uploads: the data goes to a hidden temporary
+ * file in the target's folder and replaces the target only once it is
+ * complete, so a cancelled or failed transfer leaves the old content.
+ * Writes keep each storage's reserve free.
  */
 #ifndef GADGETD_MTP_STORE_H
 #define GADGETD_MTP_STORE_H
@@ -40,9 +47,15 @@ struct mtp_obj_stat {
 	const char *name; /* valid until the next call that changes the store */
 };
 
+/* An upload's size when the host did not say (ObjectInfo's 0xFFFFFFFF). */
+#define MTP_STORE_SIZE_UNKNOWN UINT64_MAX
+
+struct mtp_store_upload;
+
 struct mtp_storage_stat {
 	uint64_t capacity;
-	uint64_t free_bytes;
+	uint64_t free_bytes; /* what may be written: free less the reserve */
+	uint64_t reserve;
 	bool readonly;
 	const char *description;
 	const char *path;
@@ -51,10 +64,15 @@ struct mtp_storage_stat {
 struct mtp_store *mtp_store_new(void);
 void mtp_store_free(struct mtp_store *s);
 
-/* Add a storage rooted at path (must be an existing directory).
- * *id gets its storage id. */
+/*
+ * Add a storage rooted at path (must be an existing directory). *id gets
+ * its storage id. Temporary files a killed worker left in a writable
+ * storage are removed. -ENOSYS without openat2 (Linux < 5.6).
+ */
 int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		  bool readonly, uint32_t *id);
+/* Writes to storage id must leave bytes free (0 by default). */
+int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes);
 unsigned mtp_store_count(const struct mtp_store *s);
 uint32_t mtp_store_id(const struct mtp_store *s, unsigned i);
 /* -ENOENT for an unknown storage id. */
@@ -78,24 +96,53 @@ int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 /* Stat the object now. -ENOENT for an unknown or vanished handle. */
 int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 		   struct mtp_obj_stat *st);
-/* Open a regular file object with flags (O_RDONLY or O_WRONLY). */
+/* Open a regular file object for reading (flags: O_RDONLY and the like;
+ * anything that writes is -EINVAL). -EACCES for a hard-linked file,
+ * -EISDIR for a folder or another kind of file. */
 int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *fd);
 
 /*
- * Create a folder (dir) or an empty regular file named name under parent.
- * A folder that exists is reused; a file that exists is truncated.
- * For a file, *fd gets it opened for writing. -EROFS on a read-only
- * storage, -EINVAL for a bad name.
+ * Create a folder named name under parent; one that exists is reused.
+ * -EROFS on a read-only storage, -EINVAL for a bad name, -EEXIST when a
+ * file (or anything invisible) has the name.
  */
-int mtp_store_create(struct mtp_store *s, uint32_t storage, uint32_t parent,
-		     const char *name, bool dir, uint32_t *handle, int *fd);
+int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		    const char *name, uint32_t *handle);
+
+/*
+ * Start receiving the file name under parent, size bytes long (or
+ * MTP_STORE_SIZE_UNKNOWN, counted as 4 GiB - 1 for the space check).
+ * *handle gets the object's handle: the existing file's, or that of an
+ * empty placeholder made for a new name. -ENOSPC when the storage cannot
+ * take size bytes and keep its reserve; -EEXIST when a folder has the
+ * name, -EACCES when something invisible has it.
+ */
+int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
+			   uint32_t parent, const char *name, uint64_t size,
+			   uint32_t *handle, struct mtp_store_upload **up);
+/* Append n bytes: -EFBIG beyond the announced size, -ENOSPC when the
+ * storage would keep less than its reserve. Nothing is written then. */
+int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
+			   size_t n);
+/*
+ * The data is complete: replace the target with it. -EIO when fewer bytes
+ * than announced came. Frees up whatever the result; on failure the old
+ * content stays and a placeholder is removed.
+ */
+int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up);
+/* Give up an upload: the temporary file goes; a new object's empty
+ * placeholder stays when keep_new (the host may have meant it empty). */
+void mtp_store_upload_abort(struct mtp_store *s, struct mtp_store_upload *up,
+			    bool keep_new);
 /* Delete an object, folders recursively. The handle is dropped. */
 int mtp_store_delete(struct mtp_store *s, uint32_t handle);
 int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name);
 /* Move within the same storage (-EXDEV otherwise). */
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent);
-/* Copy a file or folder tree; *copy gets the new handle. */
+/* Copy a file or folder tree; *copy gets the new handle. -ENOSPC when the
+ * destination storage would keep less than its reserve (nothing of the
+ * copy stays then). */
 int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent, uint32_t *copy);
 

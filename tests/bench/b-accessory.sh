@@ -7,7 +7,7 @@
 # Runs in the guest (see run-bench.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 H="python3 $SRC/tests/loopback/aoa_host.py"
-SOCK=/run/gadgetd/accessory.sock
+SOCK=/run/gadgetd/accessory/accessory.sock
 SIZE=${ACCESSORY_BENCH_BYTES:-33554432}
 
 # run APP_MODE HOST_COMMAND BYTES [ARGS]: the board application in

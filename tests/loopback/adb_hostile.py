@@ -17,6 +17,10 @@
       (the right signature of a fresh token) must get CNXN and a working
       shell stream: the control that shows the checks can fail.
 
+  adb_hostile.py banner VID:PID
+      Sends one CNXN whose banner carries terminal escapes, a carriage
+      return and a NUL; the test then reads `gadgetctl status`.
+
 Prints one "ok:" or "FAIL:" line per check; exit status 0 when all passed.
 """
 import os
@@ -294,6 +298,13 @@ def attacks(link, key, pub, n_random):
 
 def main():
     global link_id
+    if len(sys.argv) == 3 and sys.argv[1] == "banner":
+        link = Link(sys.argv[2])
+        link.send(A_CNXN, VERSION, MAXDATA,
+                  b"host::\x1b[2J\x1b]0;pwned\x07evil\rbanner\0tail\0")
+        check(not online(link.drain(0.5)), "evil banner: no CNXN")
+        link.close()
+        sys.exit(1 if FAILS else 0)
     if len(sys.argv) < 4 or sys.argv[1] != "attacks":
         sys.exit(__doc__)
     link_id = sys.argv[2]

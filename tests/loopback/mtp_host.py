@@ -4,10 +4,27 @@
   mtp_host.py rename ID NEWNAME      LIBMTP_Set_File_Name
   mtp_host.py send STORAGE LOCAL NAME  send LOCAL as NAME into the root of
                                      storage STORAGE (decimal or 0x..)
+  mtp_host.py sendsize STORAGE LOCAL NAME SIZE
+                                     the same, announcing SIZE bytes (a lie
+                                     when SIZE is not LOCAL's size)
+  mtp_host.py sendcancel STORAGE LOCAL NAME FRACTION
+                                     the same, cancelled (libmtp sends the
+                                     class cancel request) once FRACTION of
+                                     the bytes went out
+  mtp_host.py sendrun STORAGE LOCAL NAME FRACTION CMD
+                                     the same, running the shell command CMD
+                                     once FRACTION of the bytes went out
+  mtp_host.py getall DIR             every file listed to DIR/ID, in one
+                                     session; prints what each ID was
+  mtp_host.py get DIR ID...          these files to DIR/ID, in one session
+  mtp_host.py sendeach STORAGE LOCAL NAME...
+                                     send LOCAL under each NAME in turn
   mtp_host.py events N               read up to N events until ObjectAdded
 
-Prints "ok ..." and exits 0 on success; prints "failed ..." and libmtp's
-error stack and exits 1 otherwise.
+getall, get and sendeach print "got"/"sent" or "refused" and the ID or
+NAME for each file, and succeed whatever the device answered. The others
+print "ok ..." and exit 0 on success, or print "failed ...", libmtp's
+error stack, and exit 1.
 """
 import ctypes
 import os
@@ -26,14 +43,23 @@ File._fields_ = [("item_id", ctypes.c_uint32), ("parent_id", ctypes.c_uint32),
                  ("filesize", ctypes.c_uint64), ("modificationdate", ctypes.c_long),
                  ("filetype", ctypes.c_int), ("next", ctypes.POINTER(File))]
 
+# LIBMTP_progressfunc_t: non-zero cancels the transfer.
+Progress = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.c_uint64,
+                            ctypes.c_void_p)
+
 mtp.LIBMTP_Get_First_Device.restype = ctypes.c_void_p
 mtp.LIBMTP_Get_Filemetadata.restype = ctypes.POINTER(File)
 mtp.LIBMTP_Get_Filemetadata.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
 mtp.LIBMTP_Set_File_Name.argtypes = [ctypes.c_void_p, ctypes.POINTER(File), ctypes.c_char_p]
 mtp.LIBMTP_new_file_t.restype = ctypes.POINTER(File)
 mtp.LIBMTP_Send_File_From_File.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
-                                           ctypes.POINTER(File), ctypes.c_void_p,
+                                           ctypes.POINTER(File), Progress,
                                            ctypes.c_void_p]
+mtp.LIBMTP_Get_Filelisting_With_Callback.restype = ctypes.POINTER(File)
+mtp.LIBMTP_Get_Filelisting_With_Callback.argtypes = [ctypes.c_void_p, Progress,
+                                                     ctypes.c_void_p]
+mtp.LIBMTP_Get_File_To_File.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
+                                        ctypes.c_char_p, Progress, ctypes.c_void_p]
 mtp.LIBMTP_Dump_Errorstack.argtypes = [ctypes.c_void_p]
 mtp.LIBMTP_Release_Device.argtypes = [ctypes.c_void_p]
 mtp.LIBMTP_Read_Event.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int),
@@ -49,14 +75,78 @@ def rename(dev, args):
     return mtp.LIBMTP_Set_File_Name(dev, f, args[1].encode()) == 0
 
 
-def send(dev, args):
+def send_with(dev, args, size=None, progress=None):
     f = mtp.LIBMTP_new_file_t()
     f.contents.storage_id = int(args[0], 0)
     f.contents.parent_id = 0
     f.contents.filename = libc.strdup(args[2].encode())
-    f.contents.filesize = os.path.getsize(args[1])
+    f.contents.filesize = os.path.getsize(args[1]) if size is None else size
     f.contents.filetype = 44  # LIBMTP_FILETYPE_UNKNOWN
-    return mtp.LIBMTP_Send_File_From_File(dev, args[1].encode(), f, None, None) == 0
+    cb = Progress(progress) if progress else ctypes.cast(None, Progress)
+    return mtp.LIBMTP_Send_File_From_File(dev, args[1].encode(), f, cb, None) == 0
+
+
+def send(dev, args):
+    return send_with(dev, args)
+
+
+def sendsize(dev, args):
+    return send_with(dev, args, size=int(args[3], 0))
+
+
+def at_fraction(fraction, action):
+    """A progress callback doing action() once sent/total >= fraction."""
+    state = {"done": False}
+
+    def progress(sent, total, _data):
+        if total and sent >= fraction * total and not state["done"]:
+            state["done"] = True
+            print("at %d of %d bytes" % (sent, total))
+            sys.stdout.flush()
+            return action()
+        return 0
+    return progress
+
+
+def sendcancel(dev, args):
+    return send_with(dev, args, progress=at_fraction(float(args[3]), lambda: 1))
+
+
+def sendrun(dev, args):
+    def run():
+        print("ran %r: exit %d" % (args[4], os.system(args[4])))
+        return 0
+    return send_with(dev, args, progress=at_fraction(float(args[3]), run))
+
+
+def getall(dev, args):
+    none = ctypes.cast(None, Progress)
+    f = mtp.LIBMTP_Get_Filelisting_With_Callback(dev, none, None)
+    while f:
+        name = ctypes.string_at(f.contents.filename).decode(errors="replace")
+        path = os.path.join(args[0], str(f.contents.item_id))
+        rc = mtp.LIBMTP_Get_File_To_File(dev, f.contents.item_id, path.encode(),
+                                         none, None)
+        print("%s %d %s" % ("got" if rc == 0 else "refused", f.contents.item_id, name))
+        f = f.contents.next
+    return True
+
+
+def get(dev, args):
+    none = ctypes.cast(None, Progress)
+    for h in args[1:]:
+        path = os.path.join(args[0], h)
+        rc = mtp.LIBMTP_Get_File_To_File(dev, int(h, 0), path.encode(), none, None)
+        print("%s %s" % ("got" if rc == 0 else "refused", h))
+    return True
+
+
+def sendeach(dev, args):
+    for name in args[2:]:
+        ok = send_with(dev, [args[0], args[1], name])
+        print("%s %s" % ("sent" if ok else "refused", name))
+        sys.stdout.flush()
+    return True
 
 
 def events(dev, args):
@@ -73,8 +163,14 @@ def events(dev, args):
 
 
 def main():
-    cmds = {"rename": (rename, 2), "send": (send, 3), "events": (events, 1)}
-    if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) - 2 != cmds[sys.argv[1]][1]:
+    cmds = {"rename": (rename, 2), "send": (send, 3), "sendsize": (sendsize, 4),
+            "sendcancel": (sendcancel, 4), "sendrun": (sendrun, 5),
+            "getall": (getall, 1), "get": (get, -2), "sendeach": (sendeach, -3),
+            "events": (events, 1)}
+    # A negative count: at least that many arguments.
+    n = len(sys.argv) - 2
+    if len(sys.argv) < 2 or sys.argv[1] not in cmds or \
+            (n != cmds[sys.argv[1]][1] if cmds[sys.argv[1]][1] >= 0 else n < -cmds[sys.argv[1]][1]):
         print(__doc__)
         return 2
     mtp.LIBMTP_Init()

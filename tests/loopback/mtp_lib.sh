@@ -6,6 +6,13 @@
 #   mtp_up OPTS...   compose, start the worker with -o OPTS, bind, wait
 #   mtp_down         stop the worker, unbind, remove the gadget
 #   mtp_cmd ARGS...  gadgetctl-style command to the plugin (rc text)
+#   mtp_file_id NAME LISTING   the File ID mtp-files gave NAME
+#   mtp_temps DIR    how many upload temporary files DIR holds
+#   mtp_avail DIR    the bytes free on DIR's file system
+#   mtp_finish       check the worker survived and answers, mtp_down, finish
+#   mtp_pattern WORD BYTES FILE  FILE made of numbered WORDs (never a valid
+#                    container header, so what a cancelled host still
+#                    sends is dropped as garbage)
 
 MTP_PY=/usr/bin/python3
 MTP_T=$SRC/tests/loopback
@@ -71,4 +78,32 @@ mtp_down() {
 	rmdir $MTP_G/configs/c.1/strings/0x409 $MTP_G/configs/c.1 \
 		$MTP_G/functions/ffs.mtp $MTP_G/strings/0x409 $MTP_G 2>/dev/null
 	return 0
+}
+
+mtp_file_id() {
+	grep -B1 "Filename: $1\$" "$2" | sed -n 's/^File ID: \([0-9]*\).*/\1/p' | head -n1
+}
+
+mtp_temps() {
+	ls -A "$1" | grep -c '^\.gadgetd-mtp-'
+}
+
+mtp_avail() {
+	stat -f -c '%a %S' "$1" | awk '{ print $1 * $2 }'
+}
+
+mtp_pattern() {
+	awk -v w="$1" 'BEGIN { for (;;) printf "%s-%07d\n", w, n++ }' 2>/dev/null |
+		head -c "$2" > "$3"
+}
+
+# mtp_finish: the worker survived the test and answers; stop it, finish.
+mtp_finish() {
+	say "the worker survived it all"
+	STATS=$(mtp_cmd stats)
+	echo "stats: $STATS"
+	check "stats command answers" test "${STATS%% *}" = 0
+	check "worker still running" kill -0 "$MTP_WPID"
+	mtp_down
+	finish
 }

@@ -7,7 +7,7 @@
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"
-SOCK=/run/gadgetd/accessory.sock
+SOCK=/run/gadgetd/accessory/accessory.sock
 VID=1d6b
 APP_PID=
 

@@ -15,7 +15,7 @@ gadget: {
   strings: { lang = 0x409; manufacturer = "gadgetd"; product = "adb auth test"; serial = "ADBGD1"; };
 };
 functions: {
-  adb: { type = "ffs"; plugin = "adb";
+  adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "on"; keys = "$KEYS"; model = "authtest"; }; };
   mtp: { type = "ffs"; plugin = "mtp"; options: { storage0_path = "/srv/mtp"; }; };
 };

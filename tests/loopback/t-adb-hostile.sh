@@ -42,4 +42,12 @@ check "gadgetd is still running" kill -0 "$GD_PID"
 check "the adb worker never crashed (same pid $PID0)" [ -n "$PID0" ] && [ "$(adb_pid)" = "$PID0" ]
 check "the log names the known key offered without a signature" \
 	grep -q "offered known key .* without signing" "$GD_LOG"
+
+say "a banner with terminal escapes reaches status as printable text"
+check "the evil CNXN is sent" timeout 60 python3 "$SRC/tests/loopback/adb_hostile.py" banner 1d6b:01f4
+timeout 10 gadgetctl status > status.txt 2>&1
+cat -v status.txt | grep "host:"
+check "status shows the banner" grep -q "host: host::.*evil.*banner" status.txt
+check "with no ESC, CR, BEL or NUL left in it" sh -c "! grep -q \"\$(printf '[\\033\\r\\007]')\" status.txt"
+check "and the log has none either" sh -c "! grep -q \"\$(printf '\\033')\" '$GD_LOG'"
 finish

@@ -40,7 +40,10 @@ compose() {
 	echo "adb test" > $G/strings/0x409/product &&
 	echo adb > $G/configs/c.1/strings/0x409/configuration &&
 	ln -s $G/functions/ffs.adb $G/configs/c.1/ &&
-	mkdir -p $FFS && mount -t functionfs -o no_disconnect=1 adb $FFS
+	mkdir -p $FFS &&
+	# root owns the files; nobody's group may open them too, for the
+	# restarted worker that runs as nobody.
+	mount -t functionfs -o no_disconnect=1,gid=$(id -g nobody),fmode=0660,rmode=0550 adb $FFS
 }
 
 start_worker() {
@@ -183,12 +186,13 @@ sleep 0.5
 # As in t-ffs-echo.sh: Debian 6.1's f_fs deadlocks when ep0 of a deactivated
 # instance is reopened while bound, so a restart is unbind, start, bind.
 echo "" > $G/UDC
-# The new worker runs its shells as nobody.
-start_worker -o user=nobody || { cat "$W/worker.log"; die "restarted adb worker did not get ready"; }
+# The new worker runs as nobody (and so do its shells); it must read the keys.
+chgrp "$(id -g nobody)" "$W/adb_keys" && chmod 640 "$W/adb_keys"
+start_worker -u nobody || { cat "$W/worker.log"; die "restarted adb worker did not get ready"; }
 echo dummy_udc.0 > $G/UDC || die "cannot bind dummy_udc.0 again"
 check "adb reconnects after kill -9 of the worker" sh -c \
 	"timeout 30 adb wait-for-device && [ \"\$(timeout 20 adb shell echo back)\" = back ]"
-check "user = nobody: the shell runs as nobody" [ "$(timeout 20 adb shell id -un)" = nobody ]
+check "-u nobody: the shell runs as nobody" [ "$(timeout 20 adb shell id -un)" = nobody ]
 check "with nobody's groups" [ "$(timeout 20 adb shell id -g)" = "$(id -g nobody)" ]
 
 finish

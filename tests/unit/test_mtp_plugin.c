@@ -8,10 +8,13 @@
 /* clang-format on */
 
 #include "fake_plugin_mtp.h"
+#include "fake_statvfs.h"
 #include "mtp/mtp.h"
 #include "mtp/mtp_container.h"
+#include "mtp/mtp_fs.h"
 #include "mtp/mtp_proto.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -80,6 +83,7 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	char cmd[128];
 
+	fake_statvfs_set(NULL, 0);
 	ops->finish(f->priv);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
 	assert_int_equal(system(cmd), 0);
@@ -759,10 +763,12 @@ static void test_send_object_prop_list(void **state)
 	ops->rx(f->priv, MTP_EP_OUT, buf, 16384);
 	ops->rx(f->priv, MTP_EP_OUT, buf, 512);
 	assert_int_equal(fake_mtp_n_xfers(), 0); /* still receiving */
-	/* A reset drops the half-sent object; then a folder by prop list
-	 * takes the name. */
+	/* A reset drops the half-sent object: the old one stays. Then,
+	 * the file gone, a folder by prop list takes the name. */
 	ops->disable(f->priv);
-	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), -1);
+	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), 0);
+	assert_int_equal(sb.st_size, 5);
+	assert_int_equal(unlink(in_s0(f, "pl.bin")), 0);
 	ops->enable(f->priv);
 	open_session(f);
 	tid = cmd(f, MTP_OP_SEND_OBJECT_PROP_LIST, 5, 0x10001, 0,
@@ -870,6 +876,274 @@ static void test_command_op(void **state)
 			 -EINVAL);
 }
 
+/* The bytes of a file, or NULL; *n gets its size. */
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	struct stat sb;
+	uint8_t *b;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return NULL;
+	assert_int_equal(fstat(fd, &sb), 0);
+	b = malloc(sb.st_size + 1);
+	assert_int_equal(read(fd, b, sb.st_size), sb.st_size);
+	close(fd);
+	*n = sb.st_size;
+	return b;
+}
+
+/* True when name holds exactly write_file()'s n bytes. */
+static bool same_as_written(const char *path, size_t n)
+{
+	size_t got;
+	uint8_t *b = slurp(path, &got);
+	bool ok = b && got == n;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = b[i] == (uint8_t)(i * 7 + 3);
+	free(b);
+	return ok;
+}
+
+static unsigned tmp_files(const char *dir)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += mtp_fs_is_tmp(de->d_name);
+	closedir(d);
+	return n;
+}
+
+/* SendObject's header and the first 4084 bytes of a longer object. */
+static uint32_t send_start(struct fx *f, uint32_t size)
+{
+	uint8_t chunk[4096] = {0};
+	uint32_t tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+
+	mtp_container_hdr(chunk, MTP_HDR_LEN + size, MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, chunk, sizeof(chunk));
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	return tid;
+}
+
+/* An overwrite cancelled halfway, or cut by a reset, keeps the old
+ * content; a complete one replaces it under the same handle. */
+static void test_overwrite_cancelled(void **state)
+{
+	static const size_t whole[] = {0};
+	struct usb_ctrlrequest cancel = {
+	    .bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_CANCEL,
+	    .wLength = 6,
+	};
+	struct fx *f = *state;
+	uint8_t cdata[6] = {0x01, 0x40}, data[2000];
+	uint32_t old, h, tid;
+	size_t n;
+	uint8_t *back;
+
+	write_file(in_s0(f, "old.bin"), 1000);
+	open_session(f);
+	old = handle_of(f, "old.bin");
+	assert_int_equal(
+	    send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED, 100000, &h),
+	    MTP_RC_OK);
+	assert_int_equal(h, old);
+	tid = send_start(f, 100000);
+	assert_int_equal(tmp_files(f->s0), 1);
+	memcpy(cdata + 2, &tid, 4);
+	ops->setup_data(f->priv, &cancel, cdata, 6);
+	assert_true(same_as_written(in_s0(f, "old.bin"), 1000));
+	assert_int_equal(tmp_files(f->s0), 0);
+	/* A reset in the middle. */
+	assert_int_equal(
+	    send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED, 100000, &h),
+	    MTP_RC_OK);
+	send_start(f, 100000);
+	ops->disable(f->priv);
+	ops->enable(f->priv);
+	assert_true(same_as_written(in_s0(f, "old.bin"), 1000));
+	assert_int_equal(tmp_files(f->s0), 0);
+	/* Complete. */
+	open_session(f);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 11);
+	assert_int_equal(send_info(f, 0x10001, "old.bin", MTP_FMT_UNDEFINED,
+				   sizeof(data), &h),
+			 MTP_RC_OK);
+	assert_int_equal(h, old);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, sizeof(data), whole);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	back = slurp(in_s0(f, "old.bin"), &n);
+	assert_int_equal(n, sizeof(data));
+	assert_memory_equal(back, data, n);
+	free(back);
+	assert_int_equal(tmp_files(f->s0), 0);
+}
+
+/* More data than announced is refused (Object_Too_Large), less is an
+ * incomplete transfer; neither leaves a file nor touches an old one, and
+ * the session goes on. */
+static void test_size_mismatch(void **state)
+{
+	static const size_t whole[] = {0};
+	struct fx *f = *state;
+	uint8_t data[1000] = {0};
+	uint32_t h, tid;
+
+	write_file(in_s0(f, "keep.bin"), 50);
+	open_session(f);
+	assert_int_equal(
+	    send_info(f, 0x10001, "o.bin", MTP_FMT_UNDEFINED, 100, &h),
+	    MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, sizeof(data), whole);
+	assert_int_equal(resp(NULL), MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(access(in_s0(f, "o.bin"), F_OK), -1);
+	fake_mtp_clear();
+	assert_int_equal(
+	    send_info(f, 0x10001, "keep.bin", MTP_FMT_UNDEFINED, 100, &h),
+	    MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, sizeof(data), whole);
+	assert_int_equal(resp(NULL), MTP_RC_OBJECT_TOO_LARGE);
+	assert_true(same_as_written(in_s0(f, "keep.bin"), 50));
+	fake_mtp_clear();
+	assert_int_equal(
+	    send_info(f, 0x10001, "keep.bin", MTP_FMT_UNDEFINED, 1000, &h),
+	    MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	data_phase(f, MTP_OP_SEND_OBJECT, tid, data, 500, whole);
+	assert_int_equal(resp(NULL), MTP_RC_INCOMPLETE_TRANSFER);
+	assert_true(same_as_written(in_s0(f, "keep.bin"), 50));
+	assert_int_equal(tmp_files(f->s0), 0);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
+/* Start the plugin again with storage0 only and these reserve options
+ * (key, value pairs, NULL-ended). */
+static int reinit(struct fx *f, ...)
+{
+	struct plugin *p;
+	const char *k;
+	va_list ap;
+	int rc;
+
+	if (f->priv)
+		ops->finish(f->priv);
+	f->priv = NULL;
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", f->s0);
+	va_start(ap, f);
+	while ((k = va_arg(ap, const char *)))
+		fake_mtp_set_option(k, va_arg(ap, const char *));
+	va_end(ap);
+	rc = ops->init(p, &f->desc, &f->priv);
+	if (rc < 0)
+		f->priv = NULL;
+	fake_mtp_set_enabled(true, 512);
+	if (f->priv)
+		ops->enable(f->priv);
+	return rc;
+}
+
+static void test_reserve_option(void **state)
+{
+	static const char *const bad[] = {
+	    "",	   "-1",   "+1",  " 1",		 "1 ",	       "1M",
+	    "1.5", "0x10", "1e3", "99999999999", "1073741825", "١",
+	};
+	struct fx *f = *state;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (reinit(f, "storage0_reserve_mb", bad[i], NULL) != -EINVAL)
+			fail_msg("storage0_reserve_mb=\"%s\" was accepted",
+				 bad[i]);
+	}
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "0", NULL), 0);
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "007", NULL), 0);
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "1073741824", NULL),
+			 0);
+	/* A reserve for a storage that is not there is a typo. */
+	assert_int_equal(reinit(f, "storage3_reserve_mb", "1", NULL), -EINVAL);
+	assert_int_equal(reinit(f, NULL), 0);
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* A 4 MiB disk with a 1 MiB reserve. */
+static void test_small_disk(void **state)
+{
+	static uint8_t chunk[64 << 10];
+	struct fx *f = *state;
+	const uint8_t *p;
+	uint32_t h, tid, src;
+	int fd;
+
+	fake_statvfs_set(f->s0, 4 << 20);
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "1", NULL), 0);
+	open_session(f);
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x10001);
+	p = fake_mtp_data() + fake_mtp_xfer(0)->off + MTP_HDR_LEN;
+	assert_int_equal(le64(p + 6), 4 << 20);
+	assert_int_equal(le64(p + 14), fake_statvfs_free() - (1 << 20));
+	fake_mtp_clear();
+	/* 0xFFFFFFFF (4 GiB or more) and one byte too many are refused. */
+	assert_int_equal(
+	    send_info(f, 0x10001, "big.bin", MTP_FMT_UNDEFINED, 0xffffffff, &h),
+	    MTP_RC_STORE_FULL);
+	assert_int_equal(send_info(f, 0x10001, "big.bin", MTP_FMT_UNDEFINED,
+				   fake_statvfs_free() - (1 << 20) + 1, &h),
+			 MTP_RC_STORE_FULL);
+	assert_int_equal(access(in_s0(f, "big.bin"), F_OK), -1);
+	/* It fits when announced, but the board fills the disk meanwhile:
+	 * the writes stop at the reserve and the transfer fails. */
+	assert_int_equal(
+	    send_info(f, 0x10001, "fits.bin", MTP_FMT_UNDEFINED, 2 << 20, &h),
+	    MTP_RC_OK);
+	fd = open(in_s0(f, "filler"), O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(ftruncate(fd, 1536 << 10), 0);
+	close(fd);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(chunk, MTP_HDR_LEN + (2 << 20), MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, chunk, sizeof(chunk));
+	for (unsigned i = 1; i < 32; i++)
+		ops->rx(f->priv, MTP_EP_OUT, chunk, sizeof(chunk));
+	ops->rx(f->priv, MTP_EP_OUT, chunk, MTP_HDR_LEN);
+	assert_int_equal(resp(NULL), MTP_RC_STORE_FULL);
+	assert_int_equal(access(in_s0(f, "fits.bin"), F_OK), -1);
+	assert_int_equal(tmp_files(f->s0), 0);
+	assert_true(fake_statvfs_free() >= 1 << 20);
+	fake_mtp_clear();
+	/* CopyObject checks the space too. */
+	fd = open(in_s0(f, "src.bin"), O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(ftruncate(fd, 1200 << 10), 0);
+	close(fd);
+	src = handle_of(f, "src.bin");
+	assert_int_equal(send_info(f, 0x10001, "d", MTP_FMT_ASSOCIATION, 0, &h),
+			 MTP_RC_OK);
+	cmd(f, MTP_OP_COPY_OBJECT, 3, src, 0x10001, h);
+	assert_int_equal(resp(NULL), MTP_RC_STORE_FULL);
+	assert_int_equal(access(in_s0(f, "d/src.bin"), F_OK), -1);
+	fake_mtp_clear();
+	assert_int_equal(unlink(in_s0(f, "filler")), 0);
+	cmd(f, MTP_OP_COPY_OBJECT, 3, src, 0x10001, h);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -889,6 +1163,10 @@ int main(void)
 	    T(test_send_object_prop_list),
 	    T(test_listing_and_tree_ops),
 	    T(test_command_op),
+	    T(test_overwrite_cancelled),
+	    T(test_size_mismatch),
+	    T(test_reserve_option),
+	    T(test_small_disk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,11 @@
 #include <cmocka.h>
 /* clang-format on */
 
+#include "fake_statvfs.h"
+#include "mtp/mtp_fs.h"
 #include "mtp/mtp_store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -95,6 +98,57 @@ static uint32_t find(struct fixture *f, uint32_t sid, uint32_t parent,
 	}
 	free(h);
 	return found;
+}
+
+/* Send a whole file through an upload; the handle or 0 and rc. */
+static int upload(struct fixture *f, uint32_t sid, uint32_t parent,
+		  const char *name, const char *data, uint32_t *h)
+{
+	struct mtp_store_upload *up;
+	size_t n = strlen(data);
+	int rc = mtp_store_upload_begin(f->st, sid, parent, name, n, h, &up);
+
+	if (rc < 0)
+		return rc;
+	rc = mtp_store_upload_write(up, data, n);
+	if (rc < 0) {
+		mtp_store_upload_abort(f->st, up, false);
+		return rc;
+	}
+	return mtp_store_upload_commit(f->st, up);
+}
+
+/* The content of dir/name, "" when missing. */
+static const char *slurp(const char *dir, const char *name)
+{
+	static char buf[256];
+	char path[256];
+	FILE *fp;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	buf[0] = 0;
+	fp = fopen(path, "r");
+	if (fp) {
+		n = fread(buf, 1, sizeof(buf) - 1, fp);
+		fclose(fp);
+	}
+	buf[n] = 0;
+	return buf;
+}
+
+/* How many temporary upload files dir holds. */
+static unsigned tmp_files(const char *dir)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d = opendir(dir);
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += mtp_fs_is_tmp(de->d_name);
+	closedir(d);
+	return n;
 }
 
 static void test_add_missing(void **state)
@@ -196,24 +250,34 @@ static void test_create_refusals(void **state)
 	struct fixture *f = *state;
 	uint32_t h;
 	int fd = -1;
-	char p[256];
+	char p[256], q[256];
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "..",
-					  true, &h, &fd),
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "..", &h), -EINVAL);
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "../x", "x", &h),
 			 -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "../x",
-					  false, &h, &fd),
-			 -EINVAL);
-	assert_int_equal(mtp_store_create(f->st, f->id1, MTP_STORE_ROOT, "new",
-					  false, &h, &fd),
+	assert_int_equal(
+	    upload(f, f->id0, MTP_STORE_ROOT, ".gadgetd-mtp-1-1", "x", &h),
+	    -EINVAL);
+	assert_int_equal(upload(f, f->id1, MTP_STORE_ROOT, "new", "x", &h),
 			 -EROFS);
-	/* A symlink planted under the name is not written through. */
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "lnk",
-					  false, &h, &fd),
+	/* A symlink planted under the name is neither written through nor
+	 * replaced, and no folder is made over it or over a file. */
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "lnk", "x", &h),
+			 -EACCES);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	snprintf(p, sizeof(p), "%s/lnk", f->s0);
+	assert_int_equal(readlink(p, q, sizeof(q)), 9);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "lnk", &h), -EEXIST);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "a.txt", &h),
+	    -EEXIST);
+	/* A file cannot replace a folder. */
+	assert_int_equal(upload(f, f->id0, MTP_STORE_ROOT, "dir", "x", &h),
 			 -EEXIST);
-	snprintf(p, sizeof(p), "%s/secret", f->root);
-	assert_int_equal(access(p, F_OK), 0);
 	assert_int_equal(fd, -1);
+	assert_int_equal(tmp_files(f->s0), 0);
 }
 
 static void test_create_write_delete(void **state)
@@ -224,13 +288,9 @@ static void test_create_write_delete(void **state)
 	int fd = -1;
 	char p[256];
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "nd",
-					  true, &d, &fd),
-			 0);
 	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "f.bin", false, &h, &fd), 0);
-	assert_int_equal(write(fd, "12345678", 8), 8);
-	close(fd);
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "nd", &d), 0);
+	assert_int_equal(upload(f, f->id0, d, "f.bin", "12345678", &h), 0);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_int_equal(st.size, 8);
 	assert_int_equal(st.parent, d);
@@ -238,14 +298,13 @@ static void test_create_write_delete(void **state)
 	assert_int_equal(mtp_store_open(f->st, h, O_RDONLY, &fd), 0);
 	close(fd);
 	assert_int_equal(mtp_store_open(f->st, d, O_RDONLY, &fd), -EISDIR);
+	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EINVAL);
 	/* Rename keeps the handle, refuses bad names and overwriting. */
 	assert_int_equal(mtp_store_rename(f->st, h, "g.bin"), 0);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_string_equal(st.name, "g.bin");
 	assert_int_equal(mtp_store_rename(f->st, h, "../g.bin"), -EINVAL);
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "other", false, &h2, &fd), 0);
-	close(fd);
+	assert_int_equal(upload(f, f->id0, d, "other", "", &h2), 0);
 	assert_int_equal(mtp_store_rename(f->st, h2, "g.bin"), -EEXIST);
 	/* Move to the root and back, but never into itself. */
 	assert_int_equal(mtp_store_move(f->st, h, f->id0, MTP_STORE_ROOT), 0);
@@ -265,11 +324,8 @@ static void test_create_write_delete(void **state)
 	/* Delete the folder recursively: its children go with it, and so
 	 * do their handles, however deep. */
 	uint32_t sub, leaf;
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, d, "sub", true, &sub, &fd), 0);
-	assert_int_equal(
-	    mtp_store_create(f->st, f->id0, sub, "leaf", false, &leaf, &fd), 0);
-	close(fd);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, d, "sub", &sub), 0);
+	assert_int_equal(upload(f, f->id0, sub, "leaf", "", &leaf), 0);
 	assert_int_equal(mtp_store_delete(f->st, d), 0);
 	assert_int_equal(mtp_store_handle(f->st, f->id0, d, "sub"), 0);
 	assert_int_equal(mtp_store_handle(f->st, f->id0, sub, "leaf"), 0);
@@ -281,7 +337,6 @@ static void test_create_write_delete(void **state)
 	h = find(f, f->id1, MTP_STORE_ROOT, "ro.txt");
 	assert_int_equal(mtp_store_delete(f->st, h), -EROFS);
 	assert_int_equal(mtp_store_rename(f->st, h, "x"), -EROFS);
-	assert_int_equal(mtp_store_open(f->st, h, O_WRONLY, &fd), -EROFS);
 }
 
 /* Move "dir" to "moved" and put in its place a link to the outside that
@@ -388,9 +443,8 @@ static void test_many(void **state)
 	char p[256];
 	int fd;
 
-	assert_int_equal(mtp_store_create(f->st, f->id0, MTP_STORE_ROOT, "many",
-					  true, &d, &fd),
-			 0);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "many", &d), 0);
 	for (int i = 0; i < 3000; i++) {
 		snprintf(p, sizeof(p), "%s/many/f%d", f->s0, i);
 		fd = open(p, O_CREAT | O_WRONLY, 0644);
@@ -408,6 +462,256 @@ static void test_many(void **state)
 	assert_int_equal(n, 3000);
 	assert_true(h[2999] < 3100);
 	free(h);
+}
+
+/* Half an overwrite, a refused excess, a short one, a cancel: the old
+ * content stays each time; a complete one replaces it, same handle. */
+static void test_overwrite_keeps_old(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt"), h, *list = NULL;
+	struct mtp_store_upload *up;
+	struct mtp_obj_stat st;
+	struct stat sb;
+	size_t n = 0;
+	char p[256];
+
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"a.txt", 10, &h, &up),
+			 0);
+	assert_int_equal(h, a);
+	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
+	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
+	/* The temporary file is there, but not for the host to see. */
+	assert_int_equal(tmp_files(f->s0), 1);
+	assert_int_equal(
+	    mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &list, &n), 0);
+	assert_int_equal(n, 2);
+	free(list);
+	assert_int_equal(mtp_store_upload_write(up, "0123456789", 10), -EFBIG);
+	mtp_store_upload_abort(f->st, up, false);
+	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
+	assert_int_equal(tmp_files(f->s0), 0);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), 0);
+	/* Fewer bytes than announced: the commit fails. */
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"a.txt", 10, &h, &up),
+			 0);
+	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
+	assert_int_equal(mtp_store_upload_commit(f->st, up), -EIO);
+	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
+	assert_int_equal(tmp_files(f->s0), 0);
+	/* Complete, keeping the old file's permissions. */
+	snprintf(p, sizeof(p), "%s/a.txt", f->s0);
+	assert_int_equal(chmod(p, 0604), 0);
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"a.txt", 10, &h, &up),
+			 0);
+	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
+	assert_int_equal(mtp_store_upload_write(up, "WORLD", 5), 0);
+	assert_int_equal(mtp_store_upload_commit(f->st, up), 0);
+	assert_string_equal(slurp(f->s0, "a.txt"), "HELLOWORLD");
+	assert_int_equal(stat(p, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0604);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), 0);
+	assert_int_equal(st.size, 10);
+	assert_int_equal(tmp_files(f->s0), 0);
+	/* A new name gets an empty placeholder at once; a failed upload
+	 * removes it and its handle, an abandoned one may keep it. */
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"new.bin", 3, &h, &up),
+			 0);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+	assert_int_equal(st.size, 0);
+	assert_int_equal(mtp_store_upload_write(up, "ab", 2), 0);
+	mtp_store_upload_abort(f->st, up, false);
+	assert_string_equal(slurp(f->s0, "new.bin"), "");
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "new.bin"), 0);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), -ENOENT);
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"new.bin", 0, &h, &up),
+			 0);
+	mtp_store_upload_abort(f->st, up, true);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+	assert_int_equal(tmp_files(f->s0), 0);
+}
+
+/* A 1 MiB disk with a 256 KiB reserve. */
+static void test_space_and_reserve(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_storage_stat ss;
+	struct mtp_store_upload *up;
+	static char chunk[64 << 10];
+	uint32_t h, big, c;
+	char p[256];
+	int fd;
+
+	fake_statvfs_set(f->s0, 1 << 20);
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0, 256 << 10), 0);
+	assert_int_equal(mtp_store_set_reserve(f->st, 0x70001, 1), -ENOENT);
+	assert_int_equal(mtp_store_storage_stat(f->st, f->id0, &ss), 0);
+	assert_int_equal(ss.capacity, 1 << 20);
+	assert_int_equal(ss.reserve, 256 << 10);
+	assert_int_equal(ss.free_bytes, fake_statvfs_free() - (256 << 10));
+	/* An unknown size (4 GiB or more) does not fit on a small disk, nor
+	 * one byte more than the reserve leaves. Nothing is created. */
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"big", MTP_STORE_SIZE_UNKNOWN,
+						&h, &up),
+			 -ENOSPC);
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"big", ss.free_bytes + 1, &h,
+						&up),
+			 -ENOSPC);
+	assert_string_equal(slurp(f->s0, "big"), "");
+	assert_int_equal(tmp_files(f->s0), 0);
+	/* A size that fits; then the board fills the disk: the next write
+	 * would eat into the reserve and is refused. */
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"fits", 512 << 10, &h, &up),
+			 0);
+	assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)), 0);
+	snprintf(p, sizeof(p), "%s/dir/filler", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 640 << 10), 0);
+	close(fd);
+	assert_true(fake_statvfs_free() >= (256 << 10));
+	assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)),
+			 -ENOSPC);
+	mtp_store_upload_abort(f->st, up, false);
+	assert_int_equal(tmp_files(f->s0), 0);
+	assert_int_equal(
+	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "fits"), 0);
+	/* Without the filler a 200 KiB file fits; its copy then does not
+	 * (the copy checks space too), and nothing of it stays. */
+	assert_int_equal(unlink(p), 0);
+	snprintf(p, sizeof(p), "%s/dir/big", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(ftruncate(fd, 200 << 10), 0);
+	close(fd);
+	big = find(f, f->id0, find(f, f->id0, MTP_STORE_ROOT, "dir"), "big");
+	assert_true(big != 0);
+	snprintf(p, sizeof(p), "%s/dir/filler", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(ftruncate(fd, 400 << 10), 0);
+	close(fd);
+	assert_int_equal(mtp_store_copy(f->st, big, f->id0, MTP_STORE_ROOT, &h),
+			 -ENOSPC);
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "big"), 0);
+	/* A folder copy fails on its way: the part copied goes again. */
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c), 0);
+	assert_int_equal(mtp_store_copy(f->st,
+					find(f, f->id0, MTP_STORE_ROOT, "dir"),
+					f->id0, c, &h),
+			 -ENOSPC);
+	assert_int_equal(find(f, f->id0, c, "dir"), 0);
+	/* Room again: the copy goes through. */
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mtp_store_copy(f->st, big, f->id0, MTP_STORE_ROOT, &h),
+			 0);
+	fake_statvfs_set(NULL, 0);
+}
+
+/* Hard links can point outside: such files are not listed, served,
+ * overwritten nor copied; deleting one removes only the link. */
+static void test_hard_links(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt"), h;
+	struct mtp_obj_stat st;
+	char p[256], q[256];
+	int fd = -1;
+
+	snprintf(p, sizeof(p), "%s/secret", f->root);
+	snprintf(q, sizeof(q), "%s/hard", f->s0);
+	assert_int_equal(link(p, q), 0);
+	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "hard"), 0);
+	assert_int_equal(
+	    mtp_store_lookup(f->st, f->id0, MTP_STORE_ROOT, "hard"), 0);
+	/* A file the host listed becomes such a link afterwards. */
+	snprintf(p, sizeof(p), "%s/a.txt", f->s0);
+	assert_int_equal(rename(q, p), 0);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), -ENOENT);
+	assert_int_equal(mtp_store_open(f->st, a, O_RDONLY, &fd), -EACCES);
+	assert_int_equal(fd, -1);
+	assert_int_equal(
+	    upload(f, f->id0, MTP_STORE_ROOT, "a.txt", "pwned", &h), -EACCES);
+	assert_int_equal(mtp_store_copy(f->st, a, f->id0,
+					find(f, f->id0, MTP_STORE_ROOT, "dir"),
+					&h),
+			 -EACCES);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	assert_int_equal(mtp_store_delete(f->st, a), 0);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	assert_int_equal(tmp_files(f->s0), 0);
+}
+
+/* A copied or deleted folder's links are not followed: the copy leaves
+ * them out, the delete removes the link only. */
+static void test_tree_ops_skip_links(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t d = find(f, f->id0, MTP_STORE_ROOT, "dir"), c, copy;
+	char p[200], q[256];
+
+	snprintf(p, sizeof(p), "%s/dir/esc", f->s0);
+	assert_int_equal(symlink(f->root, p), 0);
+	snprintf(p, sizeof(p), "%s/secret", f->root);
+	snprintf(q, sizeof(q), "%s/dir/hard", f->s0);
+	assert_int_equal(link(p, q), 0);
+	assert_int_equal(
+	    mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c", &c), 0);
+	assert_int_equal(mtp_store_copy(f->st, d, f->id0, c, &copy), 0);
+	snprintf(p, sizeof(p), "%s/c/dir", f->s0);
+	assert_string_equal(slurp(p, "inner.txt"), "inner");
+	snprintf(q, sizeof(q), "%s/esc", p);
+	assert_int_equal(access(q, F_OK), -1);
+	snprintf(q, sizeof(q), "%s/hard", p);
+	assert_int_equal(access(q, F_OK), -1);
+	assert_int_equal(mtp_store_delete(f->st, d), 0);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	snprintf(p, sizeof(p), "%s/s1/ro.txt", f->root);
+	assert_int_equal(access(p, F_OK), 0);
+}
+
+/* Temporary files of a killed worker: swept when the storage is added,
+ * and when their folder is listed; an upload's own is left alone, and a
+ * link with such a name is not followed. */
+static void test_tmp_cleanup(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_store_upload *up;
+	struct mtp_store *s2 = mtp_store_new();
+	uint32_t id, d, h, *list = NULL;
+	size_t n = 0;
+	char p[256], q[256];
+
+	snprintf(p, sizeof(p), "%s/dir", f->s0);
+	put(f->s0, ".gadgetd-mtp-1-0", "stale");
+	put(p, ".gadgetd-mtp-1-1", "stale");
+	snprintf(q, sizeof(q), "%s/.gadgetd-mtp-link", f->s0);
+	assert_int_equal(symlink("../secret", q), 0);
+	assert_int_equal(mtp_store_add(s2, f->s0, "again", false, &id), 0);
+	assert_int_equal(tmp_files(f->s0), 1); /* the link only */
+	assert_int_equal(tmp_files(p), 0);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	mtp_store_free(s2);
+	d = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	assert_int_equal(
+	    mtp_store_upload_begin(f->st, f->id0, d, "up.bin", 1, &h, &up), 0);
+	put(p, ".gadgetd-mtp-1-2", "stale");
+	assert_int_equal(tmp_files(p), 2);
+	assert_int_equal(mtp_store_list(f->st, f->id0, d, &list, &n), 0);
+	free(list);
+	assert_int_equal(n, 2); /* inner.txt and up.bin */
+	assert_int_equal(tmp_files(p), 1);
+	assert_int_equal(mtp_store_upload_write(up, "1", 1), 0);
+	assert_int_equal(mtp_store_upload_commit(f->st, up), 0);
+	assert_string_equal(slurp(p, "up.bin"), "1");
+	assert_int_equal(tmp_files(p), 0);
 }
 
 int main(void)
@@ -431,6 +735,14 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_lookup_and_forget, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_many, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_overwrite_keeps_old, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_space_and_reserve, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_hard_links, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tree_ops_skip_links, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_tmp_cleanup, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,7 +21,7 @@
 #ifndef PROFILES_DIR
 #define PROFILES_DIR "profiles" /* make unit runs from the repository root */
 #endif
-#define EXAMPLES_DIR "examples"
+#define EXAMPLES_DIR "profiles/examples"
 
 /* The base profile, one line per entry: a case replaces one line, so the
  * other line numbers stay put. */
@@ -161,6 +161,36 @@ static const struct bad_case bad_cases[] = {
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"Adb-1\"; };", "t.conf:8: ",
 	  { "functions.adb.plugin", "\"Adb-1\" is not a plugin name" } },
 	{ 8, "  adb: { plugin = \"adb\"; };", "t.conf:8: ", { "functions.adb.type", "missing" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = 0; };", "t.conf:8: ",
+	  { "functions.adb.user", "expected string" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"\"; };", "t.conf:8: ",
+	  { "functions.adb.user", "\"\" is not a user name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"Root\"; };", "t.conf:8: ",
+	  { "functions.adb.user", "\"Root\" is not a user name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"1000\"; };", "t.conf:8: ",
+	  { "functions.adb.user", "\"1000\" is not a user name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"a b\"; };", "t.conf:8: ",
+	  { "functions.adb.user", "\"a b\" is not a user name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"../etc\"; };", "t.conf:8: ",
+	  { "functions.adb.user", "is not a user name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"a23456789012345678901234567890123\"; };",
+	  "t.conf:8: ", { "functions.adb.user", "at most 32" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; group = \"x:y\"; };", "t.conf:8: ",
+	  { "functions.adb.group", "\"x:y\" is not a group name" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; group = true; };", "t.conf:8: ",
+	  { "functions.adb.group", "expected string" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; capabilities = \"CAP_CHOWN\"; };",
+	  "t.conf:8: ", { "functions.adb.capabilities", "expected a list" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; capabilities = [ \"CAP_CHOWN\", \"CAP_FLY\" ]; };",
+	  "t.conf:8: ", { "functions.adb.capabilities", "\"CAP_FLY\" is not a capability" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; capabilities = [ 3 ]; };",
+	  "t.conf:8: ", { "functions.adb.capabilities", "is not a capability" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; capabilities = ( \"CAP_CHOWN\", 1 ); };",
+	  "t.conf:8: ", { "functions.adb.capabilities", "(not a string)" } },
+	{ 6, "  acm: { type = \"acm\"; user = \"root\"; };", "t.conf:6: ",
+	  { "functions.acm", "unknown setting \"user\" for type acm" } },
+	{ 6, "  acm: { type = \"acm\"; capabilities = [ ]; };", "t.conf:6: ",
+	  { "functions.acm", "unknown setting \"capabilities\"" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { x = 1.5; }; };",
 	  "t.conf:8: ", { "functions.adb.options.x", "string, integer or boolean" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options = 3; };",
@@ -769,6 +799,91 @@ static void test_android_profile(void **state)
 	profile_free(p);
 }
 
+/* user, group and capabilities: defaults by plugin, explicit values. */
+static void test_worker_ids(void **state)
+{
+	char *text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; "
+				  "group = \"_x-1\"; capabilities = [ \"CAP_NET_RAW\", \"sys_boot\", \"CAP_CHOWN\" ]; };");
+	const struct profile_function *f;
+	struct profile *p;
+
+	assert_int_equal(parse(text, &p), 0);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(f->user, "root");
+	assert_false(f->user_default);
+	assert_int_equal(f->user_line, 8);
+	assert_string_equal(f->group, "_x-1");
+	assert_int_equal(f->caps, (1ULL << 13) | (1ULL << 22) | (1ULL << 0));
+	profile_free(p);
+	free(text);
+
+	text = base_with(0, NULL);
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(f->user, "gadgetd-adb");
+	assert_true(f->user_default);
+	assert_null(f->group);
+	assert_int_equal(f->caps, 0);
+	assert_null(profile_function_find(p, "acm")->user);
+	profile_free(p);
+}
+
+static void test_default_users(void **state)
+{
+	assert_string_equal(profile_default_user("adb"), "gadgetd-adb");
+	assert_string_equal(profile_default_user("mtp"), "gadgetd-mtp");
+	assert_string_equal(profile_default_user("accessory"), "gadgetd-aoa");
+	assert_string_equal(profile_default_user("echo"), "gadgetd-worker");
+	assert_int_equal(profile_cap_lookup("CAP_CHOWN"), 0);
+	assert_int_equal(profile_cap_lookup("cap_checkpoint_restore"), 40);
+	assert_int_equal(profile_cap_lookup("net_admin"), 12);
+	assert_int_equal(profile_cap_lookup("CAP_"), -1);
+	assert_int_equal(profile_cap_lookup(""), -1);
+	assert_int_equal(profile_cap_lookup("CAP_CHOWNX"), -1);
+}
+
+/* Names are resolved on this system: root exists everywhere, the
+ * others are chosen not to. */
+static void test_resolve_ids(void **state)
+{
+	char *text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; group = \"root\"; };");
+	struct profile *p;
+
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), 0);
+	assert_int_equal(profile_function_find(p, "adb")->uid, 0);
+	assert_int_equal(profile_function_find(p, "adb")->gid, 0);
+	assert_string_equal(err, "");
+	profile_free(p);
+
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"nosuchuser_gd9\"; group = \"nosuchgroup_gd9\"; };");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_message("t.conf:8: ", "functions.adb.user", "no user \"nosuchuser_gd9\"", NULL);
+	profile_free(p);
+
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; group = \"nosuchgroup_gd9\"; };");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_message("t.conf:8: ", "functions.adb.group", "no group \"nosuchgroup_gd9\"", NULL);
+	profile_free(p);
+
+	/* A default that is missing says where it came from. */
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"nosuchplugin_gd9\"; };");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	free(p->functions[2].user);
+	p->functions[2].user = strdup("nosuchuser_gd9");
+	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_message("t.conf:8: ", "functions.adb", "no user \"nosuchuser_gd9\"",
+		       "default for plugin nosuchplugin_gd9", "make install", NULL);
+	profile_free(p);
+}
+
 int main(void)
 {
 	struct CMUnitTest tests[BAD_N + 40];
@@ -808,6 +923,9 @@ int main(void)
 	T(test_load_file);
 	T(test_shipped_profiles);
 	T(test_android_profile);
+	T(test_worker_ids);
+	T(test_default_users);
+	T(test_resolve_ids);
 #undef T
 	return _cmocka_run_group_tests("profile", tests, n, NULL, NULL);
 }

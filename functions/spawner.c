@@ -1,0 +1,418 @@
+/*
+ * spawner: a small unfiltered process that starts programs on behalf of
+ * a seccomp-filtered worker (see spawner.h for the protocol).
+ */
+#include "spawner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <utmp.h>
+
+/* A fork is quick; a spawner that does not answer in this time is hung. */
+#define SPAWNER_REPLY_MS 5000
+
+int spawner_req_build(const struct spawner_cmd *c, uint8_t *buf, size_t size)
+{
+	struct spawner_req h = {
+		.flags = c->pty ? SPAWNER_PTY : 0,
+		.rows = c->rows,
+		.cols = c->cols,
+	};
+	const char *strs[3 + SPAWNER_MAX_ARGS];
+	size_t n = sizeof(h), l;
+	unsigned i, k = 0;
+
+	strs[k++] = c->shell;
+	strs[k++] = c->term ? c->term : "";
+	strs[k++] = c->cmd;
+	for (i = 0; i < SPAWNER_MAX_ARGS && c->args[i]; i++)
+		strs[k++] = c->args[i];
+	h.n_args = i;
+	if (!c->shell || !c->cmd || size < n)
+		return -EINVAL;
+	for (i = 0; i < k; i++) {
+		l = strlen(strs[i]) + 1;
+		if (n + l > size || n + l > SPAWNER_MSG_MAX)
+			return -E2BIG;
+		memcpy(buf + n, strs[i], l);
+		n += l;
+	}
+	memcpy(buf, &h, sizeof(h));
+	return n;
+}
+
+/* The next NUL-terminated string at *off, or NULL. */
+static const char *spawner_str(const uint8_t *buf, size_t len, size_t *off)
+{
+	const uint8_t *end;
+	const char *s;
+
+	if (*off >= len)
+		return NULL;
+	end = memchr(buf + *off, '\0', len - *off);
+	if (!end)
+		return NULL;
+	s = (const char *)buf + *off;
+	*off = end - buf + 1;
+	return s;
+}
+
+int spawner_req_parse(const uint8_t *buf, size_t len, struct spawner_cmd *c)
+{
+	struct spawner_req h;
+	size_t off = sizeof(h);
+	unsigned i;
+
+	memset(c, 0, sizeof(*c));
+	if (len < sizeof(h) || len > SPAWNER_MSG_MAX)
+		return -EBADMSG;
+	memcpy(&h, buf, sizeof(h));
+	if ((h.flags & ~SPAWNER_PTY) || h.n_args > SPAWNER_MAX_ARGS)
+		return -EBADMSG;
+	c->pty = h.flags & SPAWNER_PTY;
+	c->rows = h.rows;
+	c->cols = h.cols;
+	c->shell = spawner_str(buf, len, &off);
+	c->term = spawner_str(buf, len, &off);
+	c->cmd = spawner_str(buf, len, &off);
+	for (i = 0; i < h.n_args; i++)
+		if (!(c->args[i] = spawner_str(buf, len, &off)))
+			return -EBADMSG;
+	if (!c->shell || !c->term || !c->cmd || off != len || c->shell[0] != '/')
+		return -EBADMSG;
+	return 0;
+}
+
+/* ---- the spawner process ---- */
+
+struct spawner_kid {
+	pid_t pid;
+	int status_w;
+};
+
+static void spawner_child_env(const char *shell, const struct spawner_cmd *c)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	if (pw) {
+		setenv("HOME", pw->pw_dir, 1);
+		setenv("USER", pw->pw_name, 1);
+		setenv("LOGNAME", pw->pw_name, 1);
+	}
+	setenv("SHELL", shell, 1);
+	if (!getenv("PATH"))
+		setenv("PATH", "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", 1);
+	if (c->pty)
+		setenv("TERM", c->term[0] ? c->term : "dumb", 1);
+	else
+		unsetenv("TERM");
+	if (!pw || chdir(pw->pw_dir) < 0)
+		(void)!chdir("/");
+}
+
+/* In the forked child: never returns. */
+static void spawner_child_exec(const struct spawner_cmd *c)
+{
+	const char *base = strrchr(c->shell, '/');
+	const char *argv[4 + SPAWNER_MAX_ARGS];
+	char login[64];
+	sigset_t none;
+	unsigned i, n = 0;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	close_range(3, ~0U, 0);
+	spawner_child_env(c->shell, c);
+	if (c->cmd[0]) {
+		argv[n++] = c->shell;
+		argv[n++] = "-c";
+		argv[n++] = c->cmd;
+		for (i = 0; c->args[i]; i++)
+			argv[n++] = c->args[i];
+	} else {
+		/* A login shell, like adbd: argv[0] starts with '-'. */
+		snprintf(login, sizeof(login), "-%s", base ? base + 1 : c->shell);
+		argv[n++] = login;
+	}
+	argv[n] = NULL;
+	execv(c->shell, (char *const *)argv);
+	dprintf(2, "gadgetd: cannot run %s: %s\n", c->shell, strerror(errno));
+	_exit(127);
+}
+
+static void spawner_close_all(int *fds, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/*
+ * Fork c's program. give[] gets the fds for the worker (n_give of them),
+ * *status_w the write end of the status pipe. 0 or -errno.
+ */
+static int spawner_fork(const struct spawner_cmd *c, pid_t *pid, int *give,
+			unsigned *n_give, int *status_w)
+{
+	struct winsize ws = { .ws_row = c->rows ? c->rows : 24,
+			      .ws_col = c->cols ? c->cols : 80 };
+	int st[2], io[6] = { -1, -1, -1, -1, -1, -1 }, master = -1, slave = -1;
+	int e;
+
+	if (pipe2(st, O_CLOEXEC) < 0)
+		return -errno;
+	if (c->pty ? openpty(&master, &slave, NULL, NULL, &ws) < 0
+		   : pipe2(io, O_CLOEXEC) < 0 || pipe2(io + 2, O_CLOEXEC) < 0 ||
+			     pipe2(io + 4, O_CLOEXEC) < 0)
+		goto fail;
+	*pid = fork();
+	if (*pid < 0)
+		goto fail;
+	if (*pid == 0) {
+		/* Its own session, so that the whole job can be hung up. */
+		if (c->pty ? login_tty(slave) < 0
+			   : setsid() < 0 || dup2(io[0], 0) < 0 ||
+				     dup2(io[3], 1) < 0 || dup2(io[5], 2) < 0)
+			_exit(126);
+		spawner_child_exec(c);
+	}
+	if (c->pty) {
+		close(slave);
+		give[0] = master;
+		give[1] = st[0];
+		*n_give = 2;
+	} else {
+		close(io[0]);
+		close(io[3]);
+		close(io[5]);
+		give[0] = io[1];
+		give[1] = io[2];
+		give[2] = io[4];
+		give[3] = st[0];
+		*n_give = 4;
+	}
+	*status_w = st[1];
+	return 0;
+fail:
+	e = errno;
+	close(st[0]);
+	close(st[1]);
+	spawner_close_all(io, 6);
+	if (master >= 0)
+		close(master);
+	if (slave >= 0)
+		close(slave);
+	return -e;
+}
+
+static void spawner_reply(int fd, int32_t err, pid_t pid, const int *fds,
+			  unsigned n)
+{
+	struct spawner_rep rep = { .err = err, .pid = pid };
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct iovec iov = { .iov_base = &rep, .iov_len = sizeof(rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+
+	if (n) {
+		memset(cbuf, 0, sizeof(cbuf));
+		mh.msg_control = cbuf;
+		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	}
+	(void)!sendmsg(fd, &mh, MSG_NOSIGNAL);
+}
+
+static void spawner_request(int fd, const uint8_t *buf, size_t len,
+			    struct spawner_kid *kids)
+{
+	struct spawner_cmd c;
+	int give[4], status_w = -1, r;
+	unsigned i, n_give = 0;
+	pid_t pid = 0;
+
+	r = spawner_req_parse(buf, len, &c);
+	for (i = 0; !r && i < SPAWNER_MAX_CHILDREN && kids[i].pid; i++)
+		;
+	if (!r && i == SPAWNER_MAX_CHILDREN)
+		r = -EAGAIN;
+	if (!r)
+		r = spawner_fork(&c, &pid, give, &n_give, &status_w);
+	if (r < 0) {
+		spawner_reply(fd, r, 0, NULL, 0);
+		return;
+	}
+	kids[i].pid = pid;
+	kids[i].status_w = status_w;
+	spawner_reply(fd, 0, pid, give, n_give);
+	/* The worker has its copies now (or is gone, and the hang-up that
+	 * follows ends the child). */
+	spawner_close_all(give, n_give);
+}
+
+static void spawner_reap(struct spawner_kid *kids)
+{
+	int status;
+	unsigned i;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < SPAWNER_MAX_CHILDREN; i++) {
+			if (kids[i].pid != pid)
+				continue;
+			(void)!write(kids[i].status_w, &status, sizeof(status));
+			close(kids[i].status_w);
+			kids[i].pid = 0;
+		}
+	}
+}
+
+void spawner_serve(int fd)
+{
+	static struct spawner_kid kids[SPAWNER_MAX_CHILDREN];
+	static uint8_t buf[SPAWNER_MSG_MAX + 1];
+	struct signalfd_siginfo si;
+	struct pollfd pf[2];
+	sigset_t chld;
+	unsigned i;
+	ssize_t n;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	pf[0].fd = fd;
+	pf[0].events = POLLIN;
+	pf[1].fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	pf[1].events = POLLIN;
+	if (pf[1].fd < 0)
+		return;
+	for (;;) {
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents) {
+			while (read(pf[1].fd, &si, sizeof(si)) == sizeof(si))
+				;
+			spawner_reap(kids);
+		}
+		if (!pf[0].revents)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0)
+			break;
+		spawner_request(fd, buf, n, kids);
+	}
+	/* The worker is gone: so are its sessions. */
+	for (i = 0; i < SPAWNER_MAX_CHILDREN; i++)
+		if (kids[i].pid)
+			kill(-kids[i].pid, SIGHUP);
+	close(pf[1].fd);
+}
+
+int spawner_start(int *fd, pid_t *pid)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	*pid = fork();
+	if (*pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (*pid == 0) {
+		/* Nothing of the worker's but stdio and this socket. */
+		if (sv[1] > 3)
+			close_range(3, sv[1] - 1, 0);
+		close_range(sv[1] + 1, ~0U, 0);
+		spawner_serve(sv[1]);
+		_exit(0);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return 0;
+}
+
+/* ---- the worker's side ---- */
+
+/* Take exactly want fds from the reply, or close whatever came. */
+static int spawner_take_fds(struct msghdr *mh, unsigned want,
+			    struct spawner_child *out)
+{
+	int fds[4] = { -1, -1, -1, -1 };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(mh);
+	unsigned got = 0;
+
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+		got = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (got > 4)
+			got = 4;
+		memcpy(fds, CMSG_DATA(cm), got * sizeof(int));
+	}
+	if (!want || got != want || (mh->msg_flags & MSG_CTRUNC)) {
+		spawner_close_all(fds, got);
+		return -EBADMSG;
+	}
+	out->in = fds[0];
+	out->out = want == 2 ? -1 : fds[1];
+	out->err = want == 2 ? -1 : fds[2];
+	out->status = fds[want - 1];
+	return 0;
+}
+
+int spawner_spawn(int fd, const struct spawner_cmd *c, struct spawner_child *out)
+{
+	uint8_t buf[SPAWNER_MSG_MAX];
+	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct spawner_rep rep;
+	struct iovec iov = { .iov_base = &rep, .iov_len = sizeof(rep) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	int len = spawner_req_build(c, buf, sizeof(buf)), r;
+	ssize_t n;
+
+	if (len < 0)
+		return len;
+	if (send(fd, buf, len, MSG_NOSIGNAL) < 0)
+		return -errno;
+	r = poll(&pf, 1, SPAWNER_REPLY_MS);
+	if (r <= 0)
+		return r < 0 ? -errno : -ETIMEDOUT;
+	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	if (n != sizeof(rep) || rep.err < 0) {
+		spawner_take_fds(&mh, 0, NULL);
+		return n != sizeof(rep) ? -EBADMSG : rep.err;
+	}
+	r = spawner_take_fds(&mh, c->pty ? 2 : 4, out);
+	if (r == 0)
+		out->pid = rep.pid;
+	return r;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs each fuzz target under libFuzzer for a time budget and prints a
+# table of executions and crashes per target.
+#
+#   tests/fuzz/fuzz-long.sh SECONDS BUILD_DIR TARGET...
+#
+# Each target starts from a copy of its seed corpus (tests/fuzz/corpus/NAME
+# or tests/fuzz/corpus_NAME) in BUILD_DIR/long/TARGET/corpus, so the seeds
+# in git stay as they are; inputs that crash, hang or leak land in
+# BUILD_DIR/long/TARGET/ as crash-*, timeout-*, leak-* or oom-*. A target
+# stops at its first crash. Exits 1 when any target crashed.
+set -u
+
+secs=$1
+bin=$2
+out=$2/long
+shift 2
+table=$out/table.txt
+fail=0
+
+# User and system time of this shell's waited-for children, in ticks.
+cpu_ticks() {
+	awk '{ print $16 + $17 }' /proc/$$/stat
+}
+
+mkdir -p "$out"
+# CPU seconds too: on a shared machine exec/s says more about the load
+# than about the target, execs per CPU second less so.
+printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' target seconds execs exec/s \
+	cpu_s execs/cpu crashes artifact >"$table"
+for t in "$@"; do
+	n=${t#fuzz_}
+	seeds=tests/fuzz/corpus/$n
+	[ -d "$seeds" ] || seeds=tests/fuzz/corpus_$n
+	if [ ! -d "$seeds" ]; then
+		echo "fuzz-long: no corpus for $t" >&2
+		exit 1
+	fi
+	dir=$out/$t
+	rm -rf "$dir"
+	mkdir -p "$dir/corpus"
+	cp "$seeds"/* "$dir/corpus/"
+	echo "== $t: $secs s from $(ls "$dir/corpus" | wc -l) seeds"
+	start=$(date +%s)
+	cpu0=$(cpu_ticks)
+	"$bin/$t" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$dir/" "$dir/corpus" >"$dir/log" 2>&1
+	rc=$?
+	cpu=$((($(cpu_ticks) - cpu0) / $(getconf CLK_TCK)))
+	took=$(($(date +%s) - start))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
+	art=$(ls -d "$dir"/crash-* "$dir"/timeout-* "$dir"/leak-* \
+		"$dir"/oom-* 2>/dev/null | head -n 1)
+	crashes=$(cd "$dir" && ls -d crash-* timeout-* leak-* oom-* 2>/dev/null | wc -l)
+	if [ "$rc" != 0 ] && [ "$crashes" = 0 ]; then
+		# Died without an artifact (e.g. killed): still a failure.
+		crashes=1
+		art="exit $rc: $dir/log"
+	fi
+	[ "$crashes" = 0 ] || { fail=1; grep -m 3 -E 'ERROR|SUMMARY' "$dir/log"; }
+	per_cpu=?
+	[ -n "$execs" ] && [ "$cpu" -gt 0 ] && per_cpu=$((execs / cpu))
+	printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" "$took" \
+		"${execs:-?}" "${rate:-?}" "$cpu" "$per_cpu" "$crashes" "$art" \
+		>>"$table"
+done
+echo
+cat "$table"
+exit $fail

@@ -1,0 +1,239 @@
+/*
+ * libFuzzer target: the control socket's request handling (control.c and
+ * ctl_parse_args), through a real socket and the real loop, against a
+ * faked gadget that checks what reaches it.
+ *
+ * Input: byte 0 odd: the rest is one datagram. Even: the rest is a list
+ * of datagrams, each a u16 little-endian length then its bytes, sent on
+ * one connection. Every non-empty datagram must get exactly one well-formed
+ * reply: a CTL_REPLY header whose length matches, a status of 0 or
+ * -errno, and NUL-terminated text.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "access.h"
+#include "control.h"
+#include "fuzz_runtime.h"
+#include "gadget.h"
+#include "log.h"
+#include "loop.h"
+#include "protocol.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What reaches the gadget must be strings the request carried. */
+static void check_args(int argc, char **argv)
+{
+	size_t sum = 0;
+
+	if (argc < 0 || argc > 64)
+		abort();
+	for (int i = 0; i < argc; i++)
+		sum += strlen(argv[i]) + 1;
+	if (sum > CTL_MSG_MAX)
+		abort();
+}
+
+static int fake_msg(char *msg, size_t size, const char *what, const char *arg)
+{
+	if (size == 0)
+		abort();
+	snprintf(msg, size, "%s %s", what, arg ? arg : "-");
+	return arg && !strcmp(arg, "fail") ? -EINVAL : 0;
+}
+
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size)
+{
+	if (!profile && !set)
+		abort();
+	return fake_msg(msg, size, "switched", set ? set : profile);
+}
+
+int gadget_off(struct gadget *g, char *msg, size_t size)
+{
+	return fake_msg(msg, size, "off", NULL);
+}
+
+int gadget_reload(struct gadget *g, char *msg, size_t size)
+{
+	return fake_msg(msg, size, "reloaded", NULL);
+}
+
+/* Long output, so that replies reach the size limit. */
+void gadget_status(struct gadget *g, FILE *out, bool json)
+{
+	for (int i = 0; i < 2000; i++)
+		fprintf(out, json ? "{\"line\":%d}\n" : "line %d\n", i);
+}
+
+void gadget_list(struct gadget *g, FILE *out)
+{
+	fprintf(out, "sets:\n  acm\n");
+}
+
+int gadget_function_command(struct gadget *g, int argc, char **argv,
+			    char *reply, size_t size)
+{
+	check_args(argc, argv);
+	return fake_msg(reply, size, "function", argc ? argv[0] : NULL);
+}
+
+bool gadget_busy(const struct gadget *g)
+{
+	return false;
+}
+
+const char *gadget_profile_name(const struct gadget *g)
+{
+	return "fuzz";
+}
+
+/* "adb" and "mtp" are plugins; other names are kernel functions. */
+const char *gadget_function_plugin(const struct gadget *g,
+				   const char *function)
+{
+	if (!strcmp(function, "adb") || !strcmp(function, "mtp"))
+		return function;
+	return NULL;
+}
+
+static struct loop *loop;
+static char path[200];
+/* The fuzzer runs as root: every request passes the access check and
+ * reaches the parser and the handlers. */
+static const struct access_policy policy = { .group = NULL,
+					     .admin_group = NULL };
+
+static void setup_once(void)
+{
+	if (loop)
+		return;
+	log_init("fuzz_control", true, LOG_LEVEL_ERROR);
+	snprintf(path, sizeof(path), "%s/sock", fuzz_rt_scratch("fuzz_control"));
+	loop = loop_new();
+	if (!loop || !control_new(loop, path, &policy, (struct gadget *)&loop))
+		abort();
+}
+
+static void check_reply(const uint8_t *buf, ssize_t n)
+{
+	struct ctl_hdr h;
+	struct ctl_reply_body b;
+
+	if (n < (ssize_t)(sizeof(h) + sizeof(b) + 1))
+		abort();
+	memcpy(&h, buf, sizeof(h));
+	memcpy(&b, buf + sizeof(h), sizeof(b));
+	if (h.type != CTL_REPLY || h.len != n - sizeof(h) || buf[n - 1] != '\0')
+		abort();
+	if (b.status > 0 || b.status < -4095)
+		abort();
+}
+
+/*
+ * The socket's peer is root here; the rules for everyone else are a pure
+ * function: ask it about the same request for a group member, an admin
+ * and an outsider. A refusal says why; an outsider may only look.
+ */
+static void check_access(const uint8_t *d, size_t len)
+{
+	static const struct access_policy policy = {
+		.group = "plugdev", .group_gid = 46,
+		.admin_group = "gadgetadm", .admin_gid = 1234,
+	};
+	static const struct access_peer peers[] = {
+		{ .uid = 1000, .in_group = true },
+		{ .uid = 1000, .in_admin = true },
+		{ .uid = 1000 },
+	};
+	static char copy[CTL_MSG_MAX];
+	char *argv[64], why[256];
+	struct ctl_hdr h;
+	int argc;
+
+	if (len < sizeof(h))
+		return;
+	memcpy(&h, d, sizeof(h));
+	if (h.len != len - sizeof(h) || h.len > sizeof(copy))
+		return;
+	memcpy(copy, d + sizeof(h), h.len);
+	argc = ctl_parse_args(copy, h.len, argv, 64);
+	if (argc < 0)
+		return;
+	for (unsigned i = 0; i < sizeof(peers) / sizeof(*peers); i++) {
+		const char *plugin = argc && h.type == CTL_FUNCTION
+					     ? gadget_function_plugin(NULL, argv[0])
+					     : NULL;
+		int rc;
+
+		why[0] = '\0';
+		rc = access_check(&policy, &peers[i], h.type, argc, argv,
+				  gadget_profile_name(NULL), plugin, why,
+				  sizeof(why));
+		if (rc != 0 && (rc != -EACCES || !why[0]))
+			abort();
+		if (i == 2 && rc == 0 && h.type >= CTL_SWITCH &&
+		    h.type <= CTL_FUNCTION && h.type != CTL_STATUS &&
+		    h.type != CTL_LIST)
+			abort();
+	}
+}
+
+static void roundtrip(int fd, const uint8_t *d, size_t len)
+{
+	static uint8_t buf[CTL_MSG_MAX + 16];
+	ssize_t n = -1;
+
+	check_access(d, len);
+	if (send(fd, d, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return; /* the server closed: an empty datagram did that */
+	for (int i = 0; i < 20 && n < 0; i++) {
+		loop_dispatch(loop, 100);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
+	if (len == 0)
+		return; /* read as a hang-up: no reply */
+	if (n < 0)
+		abort(); /* a request without an answer */
+	check_reply(buf, n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t off = 1;
+	int fd;
+
+	if (size == 0 || size > CTL_MSG_MAX * 2)
+		return 0;
+	setup_once();
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	strcpy(sa.sun_path, path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		abort();
+	loop_dispatch(loop, 0); /* accept */
+	if (data[0] & 1) {
+		roundtrip(fd, data + 1, size - 1 < CTL_MSG_MAX ? size - 1
+							      : CTL_MSG_MAX);
+	} else {
+		while (off + 2 <= size) {
+			size_t len = data[off] | data[off + 1] << 8;
+
+			off += 2;
+			if (len > size - off)
+				len = size - off;
+			roundtrip(fd, data + off, len);
+			off += len;
+		}
+	}
+	close(fd);
+	loop_dispatch(loop, 0); /* let the server see the hang-up */
+	return 0;
+}
