@@ -42,6 +42,9 @@ struct gadget_txn {
 	bool finished;        /* the result waits for txn_report */
 	int r;
 	uint64_t t0, t1, t2;
+	/* A bind refused as busy while the UDC is still registering. */
+	struct loop_watch *bind_timer;
+	unsigned bind_tries;
 	char msg[4096];
 	char back[512];
 	gadget_done_fn fn;
@@ -90,6 +93,10 @@ struct gadget {
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
 };
+
+/* Binds refused as busy are tried again after 100 ms, doubling each time,
+ * up to about 6 s in all: see gadget_udc_changed(). */
+#define GADGET_UDC_TRIES 6
 
 static void gadget_plugin_request(const char *function, const char *request,
 				  void *data);
@@ -303,14 +310,25 @@ static int gadget_apply_begin(struct gadget *g, const struct profile *p,
 	return r;
 }
 
-/* The second half: the plugins are ready, bind. */
+static void gadget_txn_bind_retry(struct loop_watch *w, void *data);
+
+/* The second half: the plugins are ready, bind. -EINPROGRESS: the UDC was
+ * busy, and gadget_txn_bind_retry() tries again. */
 static int gadget_apply_end(struct gadget *g, char *msg, size_t size)
 {
 	struct gadget_txn *t = g->txn;
 	int r;
 
-	t->t2 = loop_now_ms();
+	if (!t->bind_tries)
+		t->t2 = loop_now_ms();
 	r = gadget_bind(g, msg, size);
+	if (r == -EBUSY && t->bind_tries < GADGET_UDC_TRIES) {
+		t->bind_timer = loop_add_timer(g->loop, 100u << t->bind_tries++,
+					       gadget_txn_bind_retry, g);
+		if (t->bind_timer)
+			return -EINPROGRESS;
+	}
+	t->bind_tries = 0;
 	if (r < 0)
 		return r;
 	g->timing.when = time(NULL);
@@ -408,6 +426,8 @@ static void gadget_txn_drop(struct gadget *g)
 	if (!t)
 		return;
 	supervisor_wait_cancel(g->sup);
+	loop_watch_remove(t->bind_timer);
+	t->bind_timer = NULL;
 	loop_watch_remove(g->txn_report);
 	g->txn_report = NULL;
 	if (!t->finished) {
@@ -521,7 +541,23 @@ static void gadget_txn_ready(int r, const char *err, void *data)
 		snprintf(msg, size, "%s", err);
 	else
 		r = gadget_apply_end(g, msg, size);
-	gadget_txn_attempted(g, r);
+	if (r != -EINPROGRESS)
+		gadget_txn_attempted(g, r);
+}
+
+static void gadget_txn_bind_retry(struct loop_watch *w, void *data)
+{
+	struct gadget *g = data;
+	struct gadget_txn *t = g->txn;
+	char *msg = t->rollback ? t->back : t->msg;
+	size_t size = t->rollback ? sizeof(t->back) : sizeof(t->msg);
+	int r;
+
+	loop_watch_remove(w);
+	t->bind_timer = NULL;
+	r = gadget_apply_end(g, msg, size);
+	if (r != -EINPROGRESS)
+		gadget_txn_attempted(g, r);
 }
 
 static struct gadget_txn *gadget_txn_new(struct gadget *g,
@@ -817,7 +853,6 @@ static void gadget_plugin_restart(const char *function, void *data)
  * refused as busy just then is tried again, for up to about 6 s. A gadget
  * whose UDC vanished stays bound to it by name, and the kernel binds it
  * again by itself when the UDC returns. */
-#define GADGET_UDC_TRIES 6
 
 static void gadget_udc_retry(struct loop_watch *t, void *data)
 {

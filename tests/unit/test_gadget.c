@@ -65,7 +65,7 @@ static int wait_done(struct loop *l, struct result *res)
 {
 	int i;
 
-	for (i = 0; i < 100 && !res->done; i++)
+	for (i = 0; i < 400 && !res->done; i++)
 		loop_dispatch(l, 50);
 	assert_true(res->done);
 	return res->r;
@@ -304,6 +304,27 @@ static void test_udc_bind_retried_while_busy(void **state)
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
 }
 
+/* A switch whose bind the kernel refuses as busy (a UDC still
+ * registering) tries again and commits; refused every time, it rolls back. */
+static void test_switch_bind_retried_while_busy(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_clear_calls();
+	fake_bind_busy = 2;
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
+	assert_true(fake_is_bound());
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
+
+	/* The first try and six more, about 6.3 s; the rollback binds. */
+	fake_clear_calls();
+	fake_bind_busy = 7;
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "rolled back to ncm"));
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 8);
+	assert_true(fake_is_bound());
+}
+
 static void test_unknown_profile(void **state)
 {
 	struct fixture *f = *state;
@@ -503,6 +524,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
