@@ -250,8 +250,12 @@ static int gadget_create(struct gadget *g, const struct profile_function *f,
 	return r;
 }
 
+/* -EAGAIN: refused as busy while the UDC was still registering, worth
+ * another try. Any other busy refusal is final: on Linux 6.1 a network
+ * function whose bind failed once crashes the kernel when bound again. */
 static int gadget_bind(struct gadget *g, char *msg, size_t size)
 {
+	bool registering;
 	int r;
 
 	if (udc_pick(g->cfg->udc, g->udc, sizeof(g->udc)) < 0) {
@@ -260,11 +264,12 @@ static int gadget_bind(struct gadget *g, char *msg, size_t size)
 			 g->cfg->udc);
 		return 0;
 	}
+	registering = !udc_registered(g->udc);
 	r = composer_bind(g->composer, g->udc);
 	if (r < 0)
 		snprintf(msg, size, "cannot bind the gadget to UDC %s: %s", g->udc,
 			 strerror(-r));
-	return r;
+	return r == -EBUSY && registering ? -EAGAIN : r;
 }
 
 static void gadget_txn_ready(int r, const char *err, void *data);
@@ -322,13 +327,15 @@ static int gadget_apply_end(struct gadget *g, char *msg, size_t size)
 	if (!t->bind_tries)
 		t->t2 = loop_now_ms();
 	r = gadget_bind(g, msg, size);
-	if (r == -EBUSY && t->bind_tries < GADGET_UDC_TRIES) {
+	if (r == -EAGAIN && t->bind_tries < GADGET_UDC_TRIES) {
 		t->bind_timer = loop_add_timer(g->loop, 100u << t->bind_tries++,
 					       gadget_txn_bind_retry, g);
 		if (t->bind_timer)
 			return -EINPROGRESS;
 	}
 	t->bind_tries = 0;
+	if (r == -EAGAIN)
+		r = -EBUSY;
 	if (r < 0)
 		return r;
 	g->timing.when = time(NULL);
@@ -878,7 +885,7 @@ static void gadget_udc_changed(void *data)
 		return;
 	}
 	r = gadget_bind(g, msg, sizeof(msg));
-	if (r == -EBUSY && g->udc_tries < GADGET_UDC_TRIES) {
+	if (r == -EAGAIN && g->udc_tries < GADGET_UDC_TRIES) {
 		if (!g->udc_timer)
 			g->udc_timer = loop_add_timer(g->loop, 100u << g->udc_tries++,
 						      gadget_udc_retry, g);

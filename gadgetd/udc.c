@@ -38,6 +38,25 @@ static int udc_choose(const char *policy, char **names, unsigned n)
 	return strcmp(policy, "auto") || !n ? -ENODEV : 0;
 }
 
+bool udc_registered(const char *name)
+{
+	char path[512];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), UDC_SYSFS "/%s/device", name);
+	d = opendir(path);
+	if (!d)
+		return false;
+	/* "gadget" before Linux 6.0, "gadget.N" on the gadget bus since. */
+	while (!found && (de = readdir(d)))
+		found = !strcmp(de->d_name, "gadget") ||
+			!strncmp(de->d_name, "gadget.", 7);
+	closedir(d);
+	return found;
+}
+
 int udc_pick(const char *policy, char *buf, size_t size)
 {
 	char *names[32];

@@ -4,6 +4,7 @@
 #ifndef GADGETD_UDC_H
 #define GADGETD_UDC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct loop;
@@ -19,6 +20,12 @@ int udc_pick(const char *policy, char *buf, size_t size);
  * when unreadable. */
 void udc_state(const char *name, char *buf, size_t size);
 void udc_speed(const char *name, char *buf, size_t size);
+
+/* Whether NAME's gadget device has joined the bus: the kernel announces a
+ * UDC before it adds its gadget device, and a bind in between is refused
+ * as busy. A bind refused once this is true failed for another reason (a
+ * function's bind failed) and must not be retried blindly. */
+bool udc_registered(const char *name);
 
 /* Call fn whenever a UDC appears or vanishes (kernel uevents). */
 typedef void (*udc_change_fn)(void *data);

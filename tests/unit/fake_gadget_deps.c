@@ -23,6 +23,8 @@ char fake_not_ready[64];
 char fake_state_set[256];
 int fake_state_saves;
 int fake_bind_busy;
+/* How many udc_registered() calls answer false: a UDC still registering. */
+int fake_udc_registering;
 void (*fake_udc_fn)(void *data);
 void *fake_udc_data;
 static char fake_live[32][PROFILE_NAME_MAX];
@@ -40,6 +42,7 @@ void fake_reset(void)
 	fake_n_live = fake_n_workers = 0;
 	fake_bound = false;
 	fake_bind_busy = 0;
+	fake_udc_registering = 0;
 	fake_hold_ready = false;
 }
 
@@ -377,6 +380,15 @@ int udc_pick(const char *policy, char *buf, size_t size)
 {
 	snprintf(buf, size, "dummy_udc.0");
 	return 0;
+}
+
+bool udc_registered(const char *name)
+{
+	if (fake_udc_registering > 0) {
+		fake_udc_registering--;
+		return false;
+	}
+	return true;
 }
 
 void udc_state(const char *name, char *buf, size_t size)

@@ -9,6 +9,7 @@ extern char fake_not_ready[64];  /* a plugin that never becomes ready */
 extern char fake_state_set[256];
 extern int fake_state_saves;
 extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
+extern int fake_udc_registering; /* this many udc_registered() say false */
 /* What gadget.c gave udc_monitor_new(): call it for "a UDC appeared". */
 extern void (*fake_udc_fn)(void *data);
 extern void *fake_udc_data;

@@ -295,6 +295,7 @@ static void test_udc_bind_retried_while_busy(void **state)
 
 	fake_lose_binding();
 	fake_bind_busy = 2;
+	fake_udc_registering = 2;
 	fake_udc_fn(fake_udc_data);
 	assert_false(fake_is_bound());
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
@@ -302,6 +303,12 @@ static void test_udc_bind_retried_while_busy(void **state)
 		loop_dispatch(f->loop, 100);
 	assert_true(fake_is_bound());
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
+}
+
+static void run_rounds(struct fixture *f, int n)
+{
+	while (n-- > 0)
+		loop_dispatch(f->loop, 10);
 }
 
 /* A switch whose bind the kernel refuses as busy (a UDC still
@@ -312,6 +319,7 @@ static void test_switch_bind_retried_while_busy(void **state)
 
 	fake_clear_calls();
 	fake_bind_busy = 2;
+	fake_udc_registering = 2;
 	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	assert_true(fake_is_bound());
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
@@ -319,10 +327,34 @@ static void test_switch_bind_retried_while_busy(void **state)
 	/* The first try and six more, about 6.3 s; the rollback binds. */
 	fake_clear_calls();
 	fake_bind_busy = 7;
+	fake_udc_registering = 7;
 	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "rolled back to ncm"));
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 8);
 	assert_true(fake_is_bound());
+}
+
+/* Refused as busy by a UDC that is fully registered: a function's bind
+ * failed (on Linux 6.1, ncm's second try after a failed one crashes the
+ * kernel). No retry: the switch fails at once and rolls back. */
+static void test_switch_bind_busy_registered_not_retried(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_clear_calls();
+	fake_bind_busy = 1;
+	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "rolled back to acm,ecm"));
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 2);
+	assert_true(fake_is_bound());
+
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_bind_busy = 1;
+	fake_udc_fn(fake_udc_data);
+	run_rounds(f, 30);
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
+	assert_false(fake_is_bound());
 }
 
 static void test_unknown_profile(void **state)
@@ -332,12 +364,6 @@ static void test_unknown_profile(void **state)
 	assert_int_equal(do_switch(f, "nosuch", NULL),
 			 -ENOENT);
 	assert_non_null(strstr(f->msg, "nosuch"));
-}
-
-static void run_rounds(struct fixture *f, int n)
-{
-	while (n-- > 0)
-		loop_dispatch(f->loop, 10);
 }
 
 static char *cmd_argv[] = { "adb", "ping", NULL };
@@ -525,6 +551,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_bind_busy_registered_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
