@@ -999,8 +999,12 @@ int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
 	mtp_store_changed(s);
 	if (up->size != MTP_STORE_SIZE_UNKNOWN && up->written != up->size)
 		rc = -EIO;
-	/* Closed before the rename: a failed close fails the upload, and
-	 * the host is not told about a change of its own. */
+	/* On disk and closed before the rename: the host takes a completed
+	 * SendObject as stored, and a board loses power without warning. A
+	 * failed sync or close fails the upload, and the host is not told
+	 * about a change of its own. */
+	if (rc == 0 && fdatasync(up->fd) < 0)
+		rc = -errno;
 	if (rc == 0) {
 		int fd = up->fd;
 
@@ -1009,6 +1013,9 @@ int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
 			rc = -errno;
 	}
 	if (rc == 0 && renameat(up->dirfd, up->tmp, up->dirfd, up->name) < 0)
+		rc = -errno;
+	/* The rename itself: a directory that loses it loses the file. */
+	if (rc == 0 && fsync(up->dirfd) < 0)
 		rc = -errno;
 	if (rc == 0)
 		up->tmp[0] = 0;
