@@ -115,7 +115,11 @@ check "stdout and stderr arrive apart" sh -c \
 	"[ \"\$(cat $W/out.txt)\" = out ] && [ \"\$(cat $W/err.txt)\" = err ]"
 check "stdin reaches a raw shell" [ "$(echo piped | timeout 20 adb shell cat)" = piped ]
 check "model reported by adb devices -l" sh -c "timeout 10 adb devices -l | grep -q 'model:Loopback'"
-( sleep 2; echo 'echo PTY_$((6*7)) TERM=$TERM; tty'; sleep 2; echo exit ) |
+# The input stays open until the answer is back (or 20 s): on a loaded
+# bed the shell can start after a fixed pause has run out.
+( sleep 2; echo 'echo PTY_$((6*7)) TERM=$TERM; tty'
+  for i in $(seq 40); do grep -q "^/dev/pts/" "$W/pty.txt" 2>/dev/null && break; sleep 0.5; done
+  echo exit ) |
 	TERM=vt100 timeout 30 script -qc "adb shell" /dev/null > "$W/pty.txt" 2>&1
 check "interactive pty shell runs a command" grep -q "PTY_42 TERM=vt100" "$W/pty.txt"
 check "interactive shell has a pty" grep -q "^/dev/pts/" "$W/pty.txt"
