@@ -804,6 +804,9 @@ static void gadget_boot_done(int r, const char *msg, void *data)
 	char buf[4096];
 
 	snprintf(buf, sizeof(buf), "%s", msg);
+	/* gadgetd is stopping: no next step. */
+	if (g->freeing)
+		g->boot.step = GADGET_BOOT_DONE;
 	r = gadget_boot_result(g, r, buf, sizeof(buf));
 	if (r != -EINPROGRESS && g->boot.fn)
 		g->boot.fn(r, buf, g->boot.data);

@@ -468,6 +468,28 @@ static void test_list_marks_broken(void **state)
 	free(text);
 }
 
+/* gadgetd stops while the start-up waits for a plugin: the caller hears
+ * it once, and no fallback starts on the way out. */
+static void test_free_during_boot(void **state)
+{
+	struct fixture *f = *state;
+	struct result res = { 0 };
+
+	saved("t", "mtp,adb", "t");
+	fake_hold_ready = true;
+	assert_int_equal(gadget_start(f->g, f->msg, sizeof(f->msg), on_done, &res),
+			 -EINPROGRESS);
+	loop_dispatch(f->loop, 0);
+	assert_true(fake_waiting_ready());
+	fake_clear_calls();
+	gadget_free(f->g);
+	f->g = NULL;
+	assert_true(res.done);
+	assert_int_equal(res.r, -ECANCELED);
+	assert_null(strstr(fake_calls, "identity("));
+	assert_int_equal(fake_state_saves, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_before_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configured_profile_broken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_marks_broken, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_during_boot, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("boot", tests, NULL, NULL);
