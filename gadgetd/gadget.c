@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,7 @@ struct gadget_txn {
 	char name[GADGET_SET_MAX];
 	char function[PROFILE_NAME_MAX];  /* restart */
 	bool rollback;        /* applying g->profile and g->set again */
+	bool save;            /* the state file records the set on success */
 	bool finished;        /* the result waits for txn_report */
 	int r;
 	uint64_t t0, t1, t2;
@@ -57,6 +59,21 @@ struct gadget_cmd {
 	gadget_done_fn fn;
 	void *data;
 	struct gadget_cmd *next;
+};
+
+enum gadget_boot_step {
+	GADGET_BOOT_SAVED,    /* the set in the state file */
+	GADGET_BOOT_DEFAULT,  /* the profile's default set */
+	GADGET_BOOT_DONE,
+};
+
+struct gadget_boot {
+	enum gadget_boot_step step;
+	char saved[STATE_SET_MAX];
+	char note[2048];
+	bool fell;            /* a step failed */
+	gadget_done_fn fn;
+	void *data;
 };
 
 struct gadget {
@@ -92,11 +109,21 @@ struct gadget {
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
+	/* The start-up, one step after the other (gadget_boot_step()), and
+	 * what each step did, for status. */
+	struct gadget_boot boot;
+	/* The start-up fell back from what the state file names: the file
+	 * keeps naming it, so that the next start tries it again, until a
+	 * client or plugin chooses a set (or off). */
+	bool keep_state;
 };
 
 /* Binds refused as busy are tried again after 100 ms, doubling each time,
  * up to about 6 s in all: see gadget_udc_changed(). */
 #define GADGET_UDC_TRIES 6
+
+/* Ends the message of a switch that left the gadget off. */
+#define GADGET_OFF_NOTE "; the gadget is off"
 
 static void gadget_plugin_request(const char *function, const char *request,
 				  void *data);
@@ -348,12 +375,14 @@ static int gadget_apply_end(struct gadget *g, char *msg, size_t size)
 
 static void gadget_save(struct gadget *g)
 {
-	char name[GADGET_SET_MAX] = "";
+	struct state st = { 0 };
 	int r;
 
 	if (g->set >= 0)
-		profile_set_name(g->profile, g->set, name, sizeof(name));
-	r = state_save(g->cfg->state_file, g->profile->name, name);
+		profile_set_name(g->profile, g->set, st.set, sizeof(st.set));
+	snprintf(st.profile, sizeof(st.profile), "%s", g->profile->name);
+	snprintf(st.conf_profile, sizeof(st.conf_profile), "%s", g->cfg->profile);
+	r = state_save(g->cfg->state_file, &st);
 	if (r < 0)
 		log_warnx("cannot save state to %s: %s", g->cfg->state_file,
 			  strerror(-r));
@@ -459,7 +488,10 @@ static void gadget_txn_commit(struct gadget *g)
 	g->profile = t->p;
 	g->set = t->set;
 	g->switches++;
-	gadget_save(g);
+	if (t->save) {
+		g->keep_state = false;
+		gadget_save(g);
+	}
 	snprintf(t->msg, sizeof(t->msg), "switched to %s (profile %s) in %u ms%s",
 		 t->name, t->p->name, g->timing.total_ms,
 		 g->udc[0] ? "" : "; waiting for a UDC");
@@ -488,7 +520,7 @@ static void gadget_txn_attempted(struct gadget *g, int r)
 			return;
 		}
 		gadget_down(g);
-		snprintf(t->msg + n, sizeof(t->msg) - n, "; the gadget is off");
+		snprintf(t->msg + n, sizeof(t->msg) - n, "%s", GADGET_OFF_NOTE);
 		gadget_txn_finish(g, r);
 		return;
 	}
@@ -582,9 +614,11 @@ static struct gadget_txn *gadget_txn_new(struct gadget *g,
 	return t;
 }
 
-/* p (owned by the transaction unless it is g->profile) at set. */
+/* p (owned by the transaction unless it is g->profile) at set; save:
+ * the state file records it once it is live. */
 static int gadget_transact(struct gadget *g, struct profile *p, int set,
-			   char *msg, size_t size, gadget_done_fn fn, void *data)
+			   bool save, char *msg, size_t size, gadget_done_fn fn,
+			   void *data)
 {
 	struct gadget_txn *t = gadget_txn_new(g, GADGET_TXN_SWITCH, fn, data);
 
@@ -596,14 +630,16 @@ static int gadget_transact(struct gadget *g, struct profile *p, int set,
 	}
 	t->p = p;
 	t->set = set;
+	t->save = save;
 	profile_set_name(p, set, t->name, sizeof(t->name));
 	log_info("switching to %s (profile %s)", t->name, p->name);
 	gadget_txn_attempt(g);
 	return -EINPROGRESS;
 }
 
-int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size, gadget_done_fn fn, void *data)
+static int gadget_switch_save(struct gadget *g, const char *profile,
+			      const char *set, bool save, char *msg, size_t size,
+			      gadget_done_fn fn, void *data)
 {
 	struct profile *p = g->profile;
 	int idx;
@@ -635,31 +671,222 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		snprintf(msg, size, "%s is already active", name);
 		return 0;
 	}
-	return gadget_transact(g, p, idx, msg, size, fn, data);
+	return gadget_transact(g, p, idx, save, msg, size, fn, data);
+}
+
+/* What a client or a plugin asks for is what the next start restores. */
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
+{
+	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
+}
+
+/* Append to the start-up's story: one line for status, whatever the
+ * messages it quotes hold. */
+static void gadget_boot_note(struct gadget *g, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void gadget_boot_note(struct gadget *g, const char *fmt, ...)
+{
+	size_t n = strlen(g->boot.note);
+	char text[2048], *p;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* A profile's errors come one a line. */
+	for (p = text; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	log_printable(g->boot.note + n, sizeof(g->boot.note) - n, text, strlen(text));
+}
+
+/* A failed step's reason, without the "the gadget is off" its switch
+ * ended with: the story goes on with the next step. */
+static void gadget_boot_failed(struct gadget *g, const char *what,
+			       const char *set, const char *why)
+{
+	size_t n = strlen(why), k = strlen(GADGET_OFF_NOTE);
+
+	if (n >= k && !strcmp(why + n - k, GADGET_OFF_NOTE))
+		n -= k;
+	g->boot.fell = true;
+	gadget_boot_note(g, "%s %s failed: %.*s; ", what, set, (int)n, why);
+	log_warnx("start: %s %s failed: %.*s", what, set, (int)n, why);
+}
+
+static void gadget_boot_done(int r, const char *msg, void *data);
+
+static void gadget_boot_default(struct gadget *g, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (g->profile->default_set >= 0)
+		profile_set_name(g->profile, g->profile->default_set, buf, size);
+}
+
+/* Start the switch of the current step: 0, -EINPROGRESS (then
+ * gadget_boot_done() follows) or a failure. */
+static int gadget_boot_step(struct gadget *g, char *msg, size_t size)
+{
+	const char *set = NULL;
+
+	switch (g->boot.step) {
+	case GADGET_BOOT_SAVED:
+		log_info("restoring %s (profile %s) from %s", g->boot.saved,
+			 g->profile->name, g->cfg->state_file);
+		set = g->boot.saved;
+		break;
+	case GADGET_BOOT_DEFAULT:
+		if (g->profile->default_set < 0) {
+			snprintf(msg, size, "profile %s has no default set",
+				 g->profile->name);
+			return -EINVAL;
+		}
+		break;
+	case GADGET_BOOT_DONE:
+		return 0;
+	}
+	return gadget_switch_save(g, NULL, set, !g->keep_state, msg, size,
+				  gadget_boot_done, g);
+}
+
+/*
+ * A step ended with r: note it, and go on with the next one if it
+ * failed. What the state file names is only overwritten by a set the user
+ * now has (the one it names, or the default when there was no usable
+ * state), never by a fallback: the next start tries the saved set again.
+ */
+static int gadget_boot_result(struct gadget *g, int r, char *msg, size_t size)
+{
+	char def[GADGET_SET_MAX];
+
+	while (r != -EINPROGRESS && g->boot.step != GADGET_BOOT_DONE) {
+		gadget_boot_default(g, def, sizeof(def));
+		switch (g->boot.step) {
+		case GADGET_BOOT_SAVED:
+			if (!r) {
+				gadget_boot_note(g, "restored %s (profile %s)",
+						 g->boot.saved, g->profile->name);
+				g->boot.step = GADGET_BOOT_DONE;
+				break;
+			}
+			gadget_boot_failed(g, "saved set", g->boot.saved, msg);
+			g->keep_state = true;
+			if (!def[0] || !strcmp(def, g->boot.saved)) {
+				gadget_boot_note(g, "%s; the gadget is off", def[0] ?
+						 "it is the default" : "no default set");
+				g->boot.step = GADGET_BOOT_DONE;
+				break;
+			}
+			g->boot.step = GADGET_BOOT_DEFAULT;
+			r = gadget_boot_step(g, msg, size);
+			break;
+		case GADGET_BOOT_DEFAULT:
+			if (!r) {
+				gadget_boot_note(g, "%s %s (profile %s)", g->boot.saved[0] ?
+						 "fell back to default" : "default set", def,
+						 g->profile->name);
+			} else if (def[0]) {
+				gadget_boot_failed(g, "default", def, msg);
+				gadget_boot_note(g, "the gadget is off");
+			} else {
+				g->boot.fell = true;
+				gadget_boot_note(g, "%s; the gadget is off", msg);
+			}
+			g->boot.step = GADGET_BOOT_DONE;
+			break;
+		case GADGET_BOOT_DONE:
+			break;
+		}
+	}
+	/* After a fallback the log and the caller get the whole story. */
+	if (r != -EINPROGRESS && g->boot.fell)
+		snprintf(msg, size, "start: %s", g->boot.note);
+	return r;
+}
+
+static void gadget_boot_done(int r, const char *msg, void *data)
+{
+	struct gadget *g = data;
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", msg);
+	/* gadgetd is stopping: no next step. */
+	if (g->freeing)
+		g->boot.step = GADGET_BOOT_DONE;
+	r = gadget_boot_result(g, r, buf, sizeof(buf));
+	if (r != -EINPROGRESS && g->boot.fn)
+		g->boot.fn(r, buf, g->boot.data);
+}
+
+/*
+ * Which profile the start-up uses, and which set it tries first: the
+ * state file's, unless gadgetd.conf names another profile than when it
+ * was saved. A missing, malformed or foreign state means the configured
+ * profile's default set.
+ */
+static const char *gadget_boot_state(struct gadget *g, struct state *st)
+{
+	const char *conf = g->cfg->profile;
+	char err[1024];
+	int r;
+
+	r = state_load(g->cfg->state_file, st, err, sizeof(err));
+	if (r == -ENOENT)
+		return NULL;
+	if (r < 0) {
+		log_warnx("%s; ignored, starting on the defaults", err);
+		gadget_boot_note(g, "state file ignored (%s); ", err);
+		return NULL;
+	}
+	if (st->conf_profile[0] && strcmp(st->conf_profile, conf)) {
+		gadget_boot_note(g, "gadgetd.conf names profile %s, not %s as when the "
+				 "state was saved: state ignored; ", conf,
+				 st->conf_profile);
+		return NULL;
+	}
+	/* A state file from before conf_profile applies to gadgetd.conf's
+	 * profile only, as it did then. */
+	if (!st->conf_profile[0] && strcmp(st->profile, conf))
+		return NULL;
+	return st->profile;
 }
 
 int gadget_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		 void *data)
 {
-	char profile[64], set[GADGET_SET_MAX];
+	const char *conf = g->cfg->profile, *saved;
+	struct state st;
 	int r;
 
-	r = gadget_load_profile(g, g->cfg->profile, &g->profile, msg, size);
-	if (r < 0)
-		return r;
-	if (state_load(g->cfg->state_file, profile, sizeof(profile), set,
-		       sizeof(set)) == 0 && !strcmp(profile, g->cfg->profile)) {
-		if (!set[0]) {
-			snprintf(msg, size, "gadget was off before restart; staying off");
-			return 0;
-		}
-		log_info("restoring %s from %s", set, g->cfg->state_file);
-		r = gadget_switch(g, NULL, set, msg, size, fn, data);
-		if (r != -ENOENT && r != -EPERM)
-			return r;
-		log_warnx("saved set %s is no longer valid: %s", set, msg);
+	g->boot = (struct gadget_boot){ .fn = fn, .data = data };
+	saved = gadget_boot_state(g, &st);
+	r = gadget_load_profile(g, saved ? saved : conf, &g->profile, msg, size);
+	if (r < 0 && saved && strcmp(saved, conf)) {
+		gadget_boot_failed(g, "saved profile", saved, msg);
+		gadget_boot_note(g, "fell back to profile %s; ", conf);
+		g->keep_state = true;
+		saved = NULL;
+		r = gadget_load_profile(g, conf, &g->profile, msg, size);
 	}
-	return gadget_switch(g, NULL, NULL, msg, size, fn, data);
+	if (r < 0) {
+		gadget_boot_failed(g, "profile", conf, msg);
+		gadget_boot_note(g, "the gadget is off");
+		g->boot.step = GADGET_BOOT_DONE;
+		snprintf(msg, size, "start: %s", g->boot.note);
+		return r;
+	}
+	if (saved && !st.set[0]) {
+		gadget_boot_note(g, "off before the restart (profile %s): staying off",
+				 g->profile->name);
+		snprintf(msg, size, "gadget was off before restart; staying off");
+		g->boot.step = GADGET_BOOT_DONE;
+		return 0;
+	}
+	snprintf(g->boot.saved, sizeof(g->boot.saved), "%s", saved ? st.set : "");
+	g->boot.step = saved ? GADGET_BOOT_SAVED : GADGET_BOOT_DEFAULT;
+	r = gadget_boot_step(g, msg, size);
+	return gadget_boot_result(g, r, msg, size);
 }
 
 int gadget_off(struct gadget *g, char *msg, size_t size)
@@ -667,6 +894,7 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 	if (gadget_busy(g))
 		return gadget_refuse_busy(g, msg, size);
 	gadget_down(g);
+	g->keep_state = false;
 	if (g->profile)
 		gadget_save(g);
 	snprintf(msg, size, "gadget is off");
@@ -698,7 +926,7 @@ int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		profile_free(p);
 		return -EINVAL;
 	}
-	return gadget_transact(g, p, idx, msg, size, fn, data);
+	return gadget_transact(g, p, idx, !g->keep_state, msg, size, fn, data);
 }
 
 /* What runs from the queue reports to the log; data names who asked. */
@@ -957,33 +1185,63 @@ void gadget_cancel(struct gadget *g, void *data)
 			c->fn = NULL;
 }
 
-/* Every NAME.conf in profile_dir that `gadgetctl switch --profile NAME`
- * could load: a valid name on a regular file, not a link. */
+/* A profile that would not load, with the reason on one line: list shows
+ * it, as gadgetd only checks a profile when it is used. */
+static void gadget_list_broken(struct gadget *g, FILE *out, const char *name)
+{
+	char err[2048], *p;
+	struct profile *prof;
+
+	if (g->profile && !strcmp(name, g->profile->name))
+		return;
+	if (gadget_load_profile(g, name, &prof, err, sizeof(err)) == 0) {
+		profile_free(prof);
+		return;
+	}
+	for (p = err; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	fprintf(out, "broken profile %s: %s\n", name, err);
+}
+
+/* Whether a directory entry is NAME.conf for a valid NAME on a regular
+ * file, not a link; NAME into name. */
+static bool gadget_profile_entry(int dfd, const char *file, char *name,
+				 size_t size)
+{
+	size_t l = strlen(file);
+	struct stat st;
+
+	if (l <= 5 || l - 5 >= size || strcmp(file + l - 5, ".conf") ||
+	    fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	snprintf(name, size, "%.*s", (int)(l - 5), file);
+	return config_profile_name_ok(name);
+}
+
+/* Every profile that `gadgetctl switch --profile NAME` could name; then
+ * the ones that do not load, one a line, with the reason. */
 static void gadget_list_profiles(struct gadget *g, FILE *out)
 {
 	char name[CONFIG_PROFILE_NAME_MAX + 8];
 	struct dirent **names;
 	int i, n = scandir(g->cfg->profile_dir, &names, NULL, alphasort);
 	int dfd = open(g->cfg->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct stat st;
 
 	fprintf(out, "profiles in %s:", g->cfg->profile_dir);
+	for (i = 0; i < n; i++)
+		if (gadget_profile_entry(dfd, names[i]->d_name, name, sizeof(name)))
+			fprintf(out, " %s", name);
+	fputc('\n', out);
 	for (i = 0; i < n; i++) {
-		size_t l = strlen(names[i]->d_name);
-		if (l > 5 && l - 5 < sizeof(name) && !strcmp(names[i]->d_name + l - 5, ".conf") &&
-		    fstatat(dfd, names[i]->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(st.st_mode)) {
-			snprintf(name, sizeof(name), "%.*s", (int)(l - 5), names[i]->d_name);
-			if (config_profile_name_ok(name))
-				fprintf(out, " %s", name);
-		}
+		if (gadget_profile_entry(dfd, names[i]->d_name, name, sizeof(name)))
+			gadget_list_broken(g, out, name);
 		free(names[i]);
 	}
 	if (dfd >= 0)
 		close(dfd);
 	if (n >= 0)
 		free(names);
-	fputc('\n', out);
 }
 
 void gadget_list(struct gadget *g, FILE *out)
@@ -1027,8 +1285,24 @@ static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
 	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
 		when, g->timing.teardown_ms, g->timing.ready_ms,
 		g->timing.bind_ms, g->timing.total_ms);
+	fprintf(out, "boot: %s\n", g->boot.note[0] ? g->boot.note : "starting");
 	fprintf(out, "plugins:\n");
 	supervisor_status(g->sup, out, false);
+}
+
+/* The boot note quotes profile errors and worker messages. */
+static void gadget_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
 }
 
 void gadget_status(struct gadget *g, FILE *out, bool json)
@@ -1049,11 +1323,14 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	fprintf(out, "{\"profile\":\"%s\",\"set\":\"%s\",\"switching\":%s,\"udc\":\"%s\","
 		"\"udc_state\":\"%s\",\"speed\":\"%s\",\"switches\":%u,"
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
-		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},\"plugins\":[",
+		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},",
 		g->profile ? g->profile->name : "", g->set >= 0 ? set : "",
 		g->txn ? "true" : "false", udc ? udc : "", state, speed, g->switches,
 		(long long)g->timing.when, g->timing.teardown_ms,
 		g->timing.ready_ms, g->timing.bind_ms, g->timing.total_ms);
+	fprintf(out, "\"boot\":");
+	gadget_json_str(out, g->boot.note);
+	fprintf(out, ",\"plugins\":[");
 	supervisor_status(g->sup, out, true);
 	fprintf(out, "]}\n");
 }

@@ -7,6 +7,7 @@
 #include "loop.h"
 #include "profile.h"
 #include "protocol.h"
+#include "state.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -36,7 +37,22 @@ static void gadgetd_usage(FILE *out)
 		"  -h         this help\n");
 }
 
-/* -n: check gadgetd.conf and every profile in profile_dir. */
+/* A state file gadgetd would ignore is worth a warning, not a failure:
+ * gadgetd starts on the defaults without it. */
+static void gadgetd_check_state(const struct config *cfg)
+{
+	struct state st;
+	char err[1024];
+	int r = state_load(cfg->state_file, &st, err, sizeof(err));
+
+	if (r < 0 && r != -ENOENT)
+		fprintf(stderr, "%s (a warning: gadgetd ignores the state file and starts "
+			"on the configured profile's default set)\n", err);
+}
+
+/* -n: check gadgetd.conf, every profile in profile_dir (the active one
+ * and all the others, which gadgetd itself only loads when they are
+ * used) and the state file. */
 static int gadgetd_check(const char *path)
 {
 	char err[8192], file[1024], name[CONFIG_PROFILE_NAME_MAX + 8], *text;
@@ -90,6 +106,7 @@ static int gadgetd_check(const char *path)
 		bad = 1;
 	}
 	free(text);
+	gadgetd_check_state(cfg);
 	if (!bad)
 		printf("%s: OK (%d profiles)\n", path, n);
 	config_free(cfg);

@@ -1,41 +1,183 @@
+/*
+ * state: a small file of KEY=VALUE lines. It is ours, but a damaged disk
+ * or a stray edit can leave anything in it, and its names end up in paths
+ * and switch requests: every line is checked, and anything unexpected
+ * makes the whole file void rather than half-read.
+ */
 #include "state.h"
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-int state_load(const char *path, char *profile, size_t psize, char *set,
-	       size_t ssize)
-{
-	char line[512];
-	FILE *f = fopen(path, "re");
-	int found = 0;
+enum state_key {
+	STATE_PROFILE,
+	STATE_SET,
+	STATE_CONF_PROFILE,
+	STATE_N_KEYS,
+};
 
-	if (!f)
-		return -errno;
-	profile[0] = set[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "profile=", 8)) {
-			/* A name cut short would be another name. */
-			if (snprintf(profile, psize, "%s", line + 8) >= (int)psize)
-				found |= 4;
-			found |= 1;
-		} else if (!strncmp(line, "set=", 4)) {
-			snprintf(set, ssize, "%s", line + 4);
-			found |= 2;
-		}
+static const char *const state_keys[STATE_N_KEYS] = {
+	[STATE_PROFILE] = "profile",
+	[STATE_SET] = "set",
+	[STATE_CONF_PROFILE] = "conf_profile",
+};
+
+static int state_read(const char *path, char *buf, size_t *len, char *err,
+		      size_t err_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st = { 0 };
+	ssize_t got = 1;
+	int r = 0;
+
+	*len = 0;
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+		return r;
 	}
-	fclose(f);
-	/* The file is ours, but a name from it must not reach a path unchecked. */
-	if (found != 3 || !config_profile_name_ok(profile))
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		r = S_ISREG(st.st_mode) ? -errno : -EINVAL;
+		snprintf(err, err_size, "%s: not a regular file; ignored", path);
+		close(fd);
+		return r;
+	}
+	while (*len <= STATE_FILE_MAX && got > 0) {
+		got = read(fd, buf + *len, STATE_FILE_MAX + 1 - *len);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got > 0)
+			*len += got;
+	}
+	if (got < 0) {
+		r = -errno;
+		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+	} else if (*len > STATE_FILE_MAX) {
+		snprintf(err, err_size, "%s: larger than %d bytes; not a state file",
+			 path, STATE_FILE_MAX);
+		r = -EINVAL;
+	}
+	close(fd);
+	return r;
+}
+
+/* A set is function names (a-z, 0-9, _) joined by commas; "" is off. */
+static bool state_set_ok(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_,") == strlen(s);
+}
+
+/* One "KEY=VALUE" line (without its newline) into st; seen tracks keys. */
+static int state_line(const char *path, unsigned n, char *line, struct state *st,
+		      bool seen[STATE_N_KEYS], char *err, size_t err_size)
+{
+	static const size_t sizes[STATE_N_KEYS] = {
+		[STATE_PROFILE] = sizeof(st->profile),
+		[STATE_SET] = sizeof(st->set),
+		[STATE_CONF_PROFILE] = sizeof(st->conf_profile),
+	};
+	char *dst[STATE_N_KEYS] = {
+		[STATE_PROFILE] = st->profile,
+		[STATE_SET] = st->set,
+		[STATE_CONF_PROFILE] = st->conf_profile,
+	};
+	char *eq = strchr(line, '=');
+	enum state_key k;
+
+	if (!eq) {
+		snprintf(err, err_size, "%s:%u: not a KEY=VALUE line", path, n);
 		return -EINVAL;
-	return found == 3 ? 0 : -EINVAL;
+	}
+	*eq = '\0';
+	for (k = 0; k < STATE_N_KEYS && strcmp(line, state_keys[k]); k++)
+		;
+	if (k == STATE_N_KEYS) {
+		snprintf(err, err_size, "%s:%u: unknown key \"%.32s\"", path, n, line);
+		return -EINVAL;
+	}
+	if (seen[k]) {
+		snprintf(err, err_size, "%s:%u: %s: given twice", path, n, line);
+		return -EINVAL;
+	}
+	seen[k] = true;
+	if (strlen(eq + 1) >= sizes[k]) {
+		snprintf(err, err_size, "%s:%u: %s: longer than %zu bytes", path, n,
+			 line, sizes[k] - 1);
+		return -EINVAL;
+	}
+	if (k == STATE_SET ? !state_set_ok(eq + 1) : !config_profile_name_ok(eq + 1)) {
+		snprintf(err, err_size, "%s:%u: %s: not a %s name", path, n, line,
+			 k == STATE_SET ? "set" : "profile");
+		return -EINVAL;
+	}
+	memcpy(dst[k], eq + 1, strlen(eq + 1) + 1);
+	return 0;
+}
+
+static int state_parse(const char *path, char *buf, size_t len, struct state *st,
+		       char *err, size_t err_size)
+{
+	bool seen[STATE_N_KEYS] = { false };
+	char *line = buf, *nl;
+	unsigned n = 0;
+	int r;
+
+	nl = memchr(buf, '\0', len);
+	if (nl) {
+		for (line = buf, n = 1; line < nl; line++)
+			n += *line == '\n';
+		snprintf(err, err_size, "%s:%u: a NUL byte", path, n);
+		return -EINVAL;
+	}
+	if (!len) {
+		snprintf(err, err_size, "%s:1: empty", path);
+		return -EINVAL;
+	}
+	buf[len] = '\0';
+	while (*line) {
+		n++;
+		nl = strchr(line, '\n');
+		if (!nl) {
+			snprintf(err, err_size, "%s:%u: no newline at the end (cut short?)",
+				 path, n);
+			return -EINVAL;
+		}
+		*nl = '\0';
+		r = state_line(path, n, line, st, seen, err, err_size);
+		if (r < 0)
+			return r;
+		line = nl + 1;
+	}
+	if (!seen[STATE_PROFILE] || !seen[STATE_SET]) {
+		snprintf(err, err_size, "%s:%u: %s= is missing", path, n + 1,
+			 seen[STATE_PROFILE] ? "set" : "profile");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int state_load(const char *path, struct state *st, char *err, size_t err_size)
+{
+	char buf[STATE_FILE_MAX + 2];
+	size_t len;
+	int r;
+
+	memset(st, 0, sizeof(*st));
+	if (err_size)
+		err[0] = '\0';
+	r = state_read(path, buf, &len, err, err_size);
+	if (!r)
+		r = state_parse(path, buf, len, st, err, err_size);
+	if (r < 0)
+		memset(st, 0, sizeof(*st));
+	return r;
 }
 
 static int state_mkdirs(const char *path)
@@ -53,30 +195,72 @@ static int state_mkdirs(const char *path)
 	return 0;
 }
 
-int state_save(const char *path, const char *profile, const char *set)
+static int state_write_all(int fd, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
-	int r;
+	ssize_t n;
 
-	if ((r = state_mkdirs(path)) < 0)
-		return r;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	fprintf(f, "profile=%s\nset=%s\n", profile, set);
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0) {
-		r = -errno;
-		fclose(f);
-		unlink(tmp);
-		return r;
-	}
-	fclose(f);
-	if (rename(tmp, path) < 0) {
-		r = -errno;
-		unlink(tmp);
-		return r;
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= n;
 	}
 	return 0;
+}
+
+/* The rename is only durable once the directory holding it is. */
+static int state_sync_dir(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+	int fd, r = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int state_save(const char *path, const struct state *st)
+{
+	char tmp[PATH_MAX], text[STATE_FILE_MAX];
+	int fd, len, r;
+
+	len = snprintf(text, sizeof(text), "profile=%s\nset=%s\n", st->profile, st->set);
+	if (st->conf_profile[0])
+		len += snprintf(text + len, sizeof(text) - len, "conf_profile=%s\n",
+				st->conf_profile);
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	if ((r = state_mkdirs(path)) < 0)
+		return r;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	r = state_write_all(fd, text, len);
+	if (!r && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
+	}
+	return state_sync_dir(path);
 }

@@ -20,8 +20,10 @@
 char fake_calls[8192];
 char fake_fail_at[128];
 char fake_not_ready[64];
-char fake_state_set[256];
+char fake_state_set[STATE_SET_MAX];
 int fake_state_saves;
+struct state fake_state_file;
+int fake_state_load_r;
 int fake_bind_busy;
 /* How many udc_registered() calls answer false: a UDC still registering. */
 int fake_udc_registering;
@@ -39,6 +41,8 @@ void fake_reset(void)
 	fake_calls[0] = fake_fail_at[0] = fake_not_ready[0] = '\0';
 	fake_state_set[0] = '\0';
 	fake_state_saves = 0;
+	memset(&fake_state_file, 0, sizeof(fake_state_file));
+	fake_state_load_r = 0;
 	fake_n_live = fake_n_workers = 0;
 	fake_bound = false;
 	fake_bind_busy = 0;
@@ -410,15 +414,23 @@ struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data
 
 void udc_monitor_free(struct udc_monitor *m) {}
 
-int state_load(const char *path, char *profile, size_t psize, char *set,
-	       size_t ssize)
+int state_load(const char *path, struct state *st, char *err, size_t err_size)
 {
-	return -ENOENT;
+	memset(st, 0, sizeof(*st));
+	if (fake_state_load_r) {
+		snprintf(err, err_size, "%s:1: fake", path);
+		return fake_state_load_r;
+	}
+	if (!fake_state_file.profile[0])
+		return -ENOENT;
+	*st = fake_state_file;
+	return 0;
 }
 
-int state_save(const char *path, const char *profile, const char *set)
+int state_save(const char *path, const struct state *st)
 {
-	snprintf(fake_state_set, sizeof(fake_state_set), "%s", set);
+	snprintf(fake_state_set, sizeof(fake_state_set), "%s", st->set);
+	fake_state_file = *st;
 	fake_state_saves++;
 	return 0;
 }

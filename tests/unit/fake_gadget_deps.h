@@ -3,11 +3,17 @@
 
 #include <stdbool.h>
 
+#include "state.h"
+
 extern char fake_calls[8192];
 extern char fake_fail_at[128];   /* e.g. "link(ecm)" */
 extern char fake_not_ready[64];  /* a plugin that never becomes ready */
-extern char fake_state_set[256];
+extern char fake_state_set[STATE_SET_MAX];
 extern int fake_state_saves;
+/* What state_load() finds (no profile: no file) and what state_save()
+ * wrote last; fake_state_load_r != 0: state_load() fails with it. */
+extern struct state fake_state_file;
+extern int fake_state_load_r;
 extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
 extern int fake_udc_registering; /* this many udc_registered() say false */
 /* What gadget.c gave udc_monitor_new(): call it for "a UDC appeared". */

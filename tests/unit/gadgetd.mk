@@ -3,9 +3,19 @@ test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
 	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/loop.c gadgetd/log.c
 test_gadget_LIBS := -lconfig
-test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/state.c gadgetd/config.c \
-	gadgetd/access_peer.c
-test_ctl_LIBS := -lconfig
+# gadget_start(): the start-up's fallbacks, with the same fakes.
+UNIT_TESTS += test_boot
+test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
+	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/loop.c gadgetd/log.c
+test_boot_LIBS := -lconfig
+test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/protocol.c gadgetd/access_peer.c
+test_ctl_LIBS :=
+# gadgetd/state.c with fsync() and rename() wrapped: the order of the
+# steps that make a save durable, and failures at each.
+UNIT_TESTS += test_state
+test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c
+test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
@@ -20,3 +30,9 @@ UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c gadgetd/supervisor.c \
 	gadgetd/loop.c gadgetd/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
+# The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
+# (supervisor.c with this test binary as the worker; mounts faked).
+UNIT_TESTS += test_sup_argv
+test_sup_argv_SRCS := tests/unit/test_sup_argv.c gadgetd/supervisor.c \
+	gadgetd/profile.c gadgetd/loop.c gadgetd/log.c
+test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2

@@ -1,5 +1,5 @@
-/* Control socket protocol (protocol.c), the state file (state.c) and the
- * peer's identity on the control socket (access_peer.c). */
+/* Control socket protocol (protocol.c) and the peer's identity on the
+ * control socket (access_peer.c); the state file is test_state's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,6 @@
 
 #include "access.h"
 #include "protocol.h"
-#include "state.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,75 +45,6 @@ static void test_args_malformed(void **state)
 	assert_int_equal(ctl_parse_args("x", 1, argv, 2), -EINVAL);
 	/* Empty strings are still strings. */
 	assert_int_equal(ctl_parse_args("\0\0", 2, argv, 2), 2);
-}
-
-static void test_state_round_trip(void **state)
-{
-	char dir[] = "/tmp/test_state.XXXXXX", path[128], prof[64], set[64];
-
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/sub/state", dir);
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), -ENOENT);
-	assert_int_equal(state_save(path, "lab", "mtp,adb"), 0);
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
-	assert_string_equal(prof, "lab");
-	assert_string_equal(set, "mtp,adb");
-	assert_int_equal(state_save(path, "lab", ""), 0);
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
-	assert_string_equal(set, "");
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/sub", dir);
-	rmdir(path);
-	rmdir(dir);
-}
-
-static void test_state_malformed(void **state)
-{
-	char path[] = "/tmp/test_state_bad.XXXXXX", prof[8], set[8];
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "profile=lab\n", 12), 12);
-	close(fd);
-	/* No set= line: not a state file gadgetd wrote. */
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), -EINVAL);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, "garbage\n\n\x01\x02\nset=verylongname,another\nprofile=x\n", 47), 47);
-	close(fd);
-	/* Truncated to the buffer, never overflowing it. */
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
-	assert_string_equal(set, "verylon");
-	unlink(path);
-}
-
-/* The remembered profile never reaches a path unchecked: a state file
- * naming "../../tmp/x" (or a name too long for the buffer) is no state. */
-static void test_state_profile_name(void **state)
-{
-	static const char *const bad[] = {
-		"profile=../../tmp/x\nset=acm\n", "profile=Lab\nset=acm\n",
-		"profile=\nset=acm\n", "profile=a/b\nset=acm\n",
-		"profile=abcdefghijk\nset=acm\n",
-	};
-	char path[] = "/tmp/test_state_name.XXXXXX", prof[8], set[8];
-	size_t i;
-	int fd = mkstemp(path);
-
-	assert_true(fd >= 0);
-	close(fd);
-	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		fd = open(path, O_WRONLY | O_TRUNC);
-		assert_int_equal(write(fd, bad[i], strlen(bad[i])), (ssize_t)strlen(bad[i]));
-		close(fd);
-		if (state_load(path, prof, sizeof(prof), set, sizeof(set)) != -EINVAL)
-			fail_msg("state \"%s\" accepted", bad[i]);
-	}
-	fd = open(path, O_WRONLY | O_TRUNC);
-	assert_int_equal(write(fd, "profile=lab_2-x\nset=acm\n", 24), 24);
-	close(fd);
-	assert_int_equal(state_load(path, prof, sizeof(prof), set, sizeof(set)), 0);
-	assert_string_equal(prof, "lab_2-x");
-	unlink(path);
 }
 
 /* The kernel's record of a real peer: ourselves, over a socketpair. */
@@ -167,9 +97,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_args_ok),
 		cmocka_unit_test(test_args_malformed),
-		cmocka_unit_test(test_state_round_trip),
-		cmocka_unit_test(test_state_malformed),
-		cmocka_unit_test(test_state_profile_name),
 		cmocka_unit_test(test_peer_identify),
 	};
 
