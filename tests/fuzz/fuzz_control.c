@@ -40,30 +40,80 @@ static void check_args(int argc, char **argv)
 		abort();
 }
 
-static int fake_msg(char *msg, size_t size, const char *what, const char *arg)
+static struct loop *loop;
+
+/* Requests whose argument starts with 's' finish later, from the loop, as
+ * a real switch does; the client stays pending until then. */
+struct fake_pending {
+	struct loop_watch *idle;
+	gadget_done_fn fn;
+	void *data;
+	int r;
+	char msg[64];
+};
+static struct fake_pending pending[64];
+
+static void fake_finish(struct loop_watch *w, void *p)
 {
+	struct fake_pending *fp = p;
+
+	loop_watch_remove(w);
+	fp->idle = NULL;
+	if (fp->fn)
+		fp->fn(fp->r, fp->msg, fp->data);
+}
+
+static int fake_msg(char *msg, size_t size, const char *what, const char *arg,
+		    gadget_done_fn fn, void *data)
+{
+	int r = arg && !strcmp(arg, "fail") ? -EINVAL : 0;
+
 	if (size == 0)
 		abort();
 	snprintf(msg, size, "%s %s", what, arg ? arg : "-");
-	return arg && !strcmp(arg, "fail") ? -EINVAL : 0;
+	if (!fn || !arg || arg[0] != 's')
+		return r;
+	for (unsigned i = 0; i < sizeof(pending) / sizeof(*pending); i++) {
+		struct fake_pending *fp = &pending[i];
+
+		if (fp->idle)
+			continue;
+		fp->idle = loop_add_idle(loop, fake_finish, fp);
+		if (!fp->idle)
+			abort();
+		fp->fn = fn;
+		fp->data = data;
+		fp->r = r;
+		snprintf(fp->msg, sizeof(fp->msg), "%s", msg);
+		return -EINPROGRESS;
+	}
+	return r;
+}
+
+void gadget_cancel(struct gadget *g, void *data)
+{
+	for (unsigned i = 0; i < sizeof(pending) / sizeof(*pending); i++)
+		if (pending[i].idle && pending[i].data == data)
+			pending[i].fn = NULL;
 }
 
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size)
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	if (!profile && !set)
 		abort();
-	return fake_msg(msg, size, "switched", set ? set : profile);
+	return fake_msg(msg, size, "switched", set ? set : profile, fn, data);
 }
 
 int gadget_off(struct gadget *g, char *msg, size_t size)
 {
-	return fake_msg(msg, size, "off", NULL);
+	return fake_msg(msg, size, "off", NULL, NULL, NULL);
 }
 
-int gadget_reload(struct gadget *g, char *msg, size_t size)
+int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
 {
-	return fake_msg(msg, size, "reloaded", NULL);
+	return fake_msg(msg, size, "reloaded", NULL, fn, data);
 }
 
 /* Long output, so that replies reach the size limit. */
@@ -79,10 +129,11 @@ void gadget_list(struct gadget *g, FILE *out)
 }
 
 int gadget_function_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size)
+			    char *reply, size_t size, gadget_done_fn fn,
+			    void *data)
 {
 	check_args(argc, argv);
-	return fake_msg(reply, size, "function", argc ? argv[0] : NULL);
+	return fake_msg(reply, size, "function", argc ? argv[0] : NULL, fn, data);
 }
 
 bool gadget_busy(const struct gadget *g)
@@ -104,7 +155,6 @@ const char *gadget_function_plugin(const struct gadget *g,
 	return NULL;
 }
 
-static struct loop *loop;
 static char path[200];
 /* The fuzzer runs as root: every request passes the access check and
  * reaches the parser and the handlers. */
