@@ -20,3 +20,7 @@ UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c gadgetd/supervisor.c \
 	gadgetd/loop.c gadgetd/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
+# gadgetd/dirs.c alone, in a temporary folder.
+UNIT_TESTS += test_dirs
+test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c
+test_dirs_LIBS :=
