@@ -247,7 +247,10 @@ static int gadget_create(struct gadget *g, const struct profile_function *f,
 	if (f->type != PROFILE_F_FFS)
 		return 0;
 	r = supervisor_start(g->sup, f);
-	if (r < 0)
+	if (r < 0 && supervisor_start_error(g->sup)[0])
+		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
+			 f->name, f->plugin, supervisor_start_error(g->sup));
+	else if (r < 0)
 		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
 			 f->name, f->plugin, strerror(-r));
 	return r;

@@ -82,6 +82,8 @@ struct supervisor {
 	unsigned ready_timeout_ms;
 	struct loop_watch *ready_timer;
 	struct loop_watch *ready_check;  /* idle: a worker's state changed */
+	/* Why the last supervisor_start() failed, naming the path. */
+	char start_err[PATH_MAX + 128];
 };
 
 static void sup_ready_changed(struct supervisor *s);
@@ -135,6 +137,11 @@ static struct sup_worker *sup_find(struct supervisor *s, const char *name)
 		if (!strcmp(w->name, name))
 			return w;
 	return NULL;
+}
+
+const char *supervisor_start_error(struct supervisor *s)
+{
+	return s->start_err;
 }
 
 bool supervisor_has(struct supervisor *s, const char *name)
@@ -288,29 +295,36 @@ static void sup_drain(struct sup_worker *w)
 		;
 }
 
+/* A start-up step failed on path (errno set): log it, keep it for the
+ * switch's reply, return -errno. */
+static int sup_start_failed(struct sup_worker *w, const char *what,
+			    const char *path)
+{
+	int r = -errno;
+
+	snprintf(w->sup->start_err, sizeof(w->sup->start_err), "%s %s: %s",
+		 what, path, strerror(-r));
+	log_warnx("%s: %s", w->name, w->sup->start_err);
+	return r;
+}
+
 static int sup_mount(struct sup_worker *w)
 {
 	char opts[64];
 	struct stat st;
 
-	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST) {
-		log_warn("cannot create %s", w->sup->cfg->ffs_dir);
-		return -errno;
-	}
-	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST) {
-		log_warn("cannot create %s", w->mount);
-		return -errno;
-	}
+	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST)
+		return sup_start_failed(w, "cannot create", w->sup->cfg->ffs_dir);
+	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST)
+		return sup_start_failed(w, "cannot create", w->mount);
 	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
 	/* The worker's user owns the instance's files (ep0 and the
 	 * endpoints, 0600) and its root (0500): nobody else can open them. */
 	snprintf(opts, sizeof(opts), "no_disconnect=1,uid=%u,gid=%u",
 		 (unsigned)w->uid, (unsigned)w->gid);
 	if (mount(w->name, w->mount, "functionfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  opts) < 0) {
-		log_warn("%s: cannot mount functionfs on %s", w->name, w->mount);
-		return -errno;
-	}
+		  opts) < 0)
+		return sup_start_failed(w, "cannot mount functionfs on", w->mount);
 	if (stat(w->mount, &st) < 0)
 		return -errno;
 	return 0;
@@ -346,9 +360,7 @@ static int sup_rundir(struct sup_worker *w)
 		return 0;
 	errno = -r;
 fail:
-	r = -errno;
-	log_warn("%s: cannot prepare %s", w->name, dir);
-	return r;
+	return sup_start_failed(w, "cannot prepare", dir);
 }
 
 static void sup_build_argv(struct sup_worker *w, const struct profile_function *f)
@@ -440,6 +452,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	struct sup_worker *w;
 	int r;
 
+	s->start_err[0] = '\0';
 	if (sup_find(s, f->name))
 		return -EEXIST;
 	w = calloc(1, sizeof(*w));

@@ -252,6 +252,27 @@ static void test_error_read_before_reap(void **state)
 	free(text);
 }
 
+/* A worker that cannot be set up: the reason names the path. */
+static void test_start_error_names_path(void **state)
+{
+	struct fixture *f = fixture_new();
+	char file[96], want[160];
+	FILE *fp;
+
+	*state = f;
+	snprintf(file, sizeof(file), "%s/run", f->dir);
+	fp = fopen(file, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	f->cfg.run_dir = file;
+	snprintf(f->fn.name, sizeof(f->fn.name), "fa");
+	assert_int_equal(supervisor_start(f->sup, &f->fn), -ENOTDIR);
+	snprintf(want, sizeof(want), "cannot prepare %s/fake: Not a directory", file);
+	assert_string_equal(supervisor_start_error(f->sup), want);
+	assert_false(supervisor_has(f->sup, "fa"));
+	unlink(file);
+}
+
 /* gadgetctl status: the function's last exit and its last error. */
 static void test_status_shows_last_error(void **state)
 {
@@ -353,6 +374,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_early_exit_fails_wait_at_once, setup_two, teardown),
 		cmocka_unit_test_setup_teardown(test_status_shows_last_error, setup_two, teardown),
 		cmocka_unit_test_teardown(test_error_read_before_reap, teardown),
+		cmocka_unit_test_teardown(test_start_error_names_path, teardown),
 	};
 
 	if (argc > 4 && !strcmp(argv[1], "-P") && !strcmp(argv[3], "-i"))
