@@ -48,17 +48,17 @@ sets_of() {
 # adb_ok SERIAL: `adb devices` lists it as a device, and a shell answers.
 adb_ok() {
 	n=0
-	until timeout 5 adb devices 2>/dev/null | grep -q "^$1[[:space:]]*device\$"; do
+	until timeout -k 2 5 adb devices 2>/dev/null | grep -q "^$1[[:space:]]*device\$"; do
 		n=$((n + 1))
 		[ $n -lt 60 ] || { timeout 5 adb devices; return 1; }
 		sleep 0.5
 	done
-	[ "$(timeout 20 adb -s "$1" shell echo fresh </dev/null)" = fresh ]
+	[ "$(timeout -k 5 20 adb -s "$1" shell echo fresh </dev/null)" = fresh ]
 }
 
 # mtp_ok: libmtp finds the device and its storage.
 mtp_ok() {
-	timeout 60 mtp-detect > "mtp-detect-$1.txt" 2>&1
+	timeout -k 5 60 mtp-detect > "mtp-detect-$1.txt" 2>&1 </dev/null
 	grep -q "StorageDescription: Internal storage" "mtp-detect-$1.txt" ||
 		{ tail -n 20 "mtp-detect-$1.txt"; return 1; }
 }
@@ -82,6 +82,9 @@ for prof in $PROFILES; do
 		rc=$?
 		cat "switch-$set.txt"
 		check "switch to $set: exit 0" [ $rc = 0 ]
+		# Counted as failed already; the checks below would only wait
+		# out their time-outs on a device that is not there.
+		[ $rc = 0 ] || continue
 		check "host sees $id for $set" wait_usb "$id" 20
 		case ",$set," in *,adb,*)
 			check "$set: adb devices and adb shell answer" adb_ok GADGETD0001 ;;
