@@ -5,8 +5,9 @@
 # every set of every installed profile as `gadgetctl list` names them:
 # each switch succeeds, the host sees the set's VID:PID, adb and MTP
 # answer where the set has them. Then a storage without its create flag
-# fails the switch within 2 s (ready_timeout is 5 s) with the worker's
-# own error line, naming only mtp. Runs in the guest (see run-suite.sh).
+# fails the switch at once (well under ready_timeout) with the worker's
+# own error line, naming only mtp, not adb starting beside it. Runs in
+# the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 export HOME=/run/install-home
@@ -107,20 +108,28 @@ say "a storage without create, missing: the switch fails fast, naming only mtp"
 sed -e 's|/srv/mtp"|/srv/mtp-missing"|' -e '/storage0_create/d' \
 	/etc/gadgetd/profiles/android.conf > /etc/gadgetd/profiles/nocreate.conf
 grep -n "storage0" /etc/gadgetd/profiles/nocreate.conf
-gd_switch --profile nocreate adb
-wait_usb 1d6b:0109 20
+# A failure that waited out ready_timeout would take all of it: with 20 s
+# instead of the shipped 5 s, a loaded bed cannot blur the difference.
+gd_stop
+gd_config ready_timeout 20000
+gd_start
+# From acm: adb's worker starts afresh beside mtp's, healthy but slower
+# than mtp's failure.
+gd_switch --profile nocreate acm
+wait_usb 1d6b:0106 20
 t0=$(date +%s%N)
-timeout 30 gadgetctl switch mtp,adb > nocreate.txt 2>&1
+timeout 60 gadgetctl switch mtp,adb > nocreate.txt 2>&1
 rc=$?
 ms=$((($(date +%s%N) - t0) / 1000000))
 cat nocreate.txt
-echo "the failed switch took $ms ms"
+echo "the failed switch took $ms ms (ready_timeout 20000 ms)"
 check "the switch failed (exit 1)" [ $rc = 1 ]
-check "within 2 s ($ms ms), not after ready_timeout" [ "$ms" -lt 2000 ]
+check "it failed at once ($ms ms < 5000), not after ready_timeout" [ "$ms" -lt 5000 ]
+[ "$ms" -lt 2000 ] || echo "note: over 2 s on this bed ($ms ms)"
 check "gadgetctl shows the worker's own error line" \
 	grep -q "function mtp: failed: .*storage0_path: /srv/mtp-missing: No such file or directory" nocreate.txt
 check "no healthy function is named" sh -c "! grep -q 'function adb' nocreate.txt"
-check "the gadget went back to adb" sh -c "gadgetctl status | grep -q '^set: adb$'"
+check "the gadget went back to acm" sh -c "gadgetctl status | grep -q '^set: acm$'"
 gadgetctl status > status-nocreate.txt
 cat status-nocreate.txt
 check "gadgetctl status shows the failure and the worker's line" \
