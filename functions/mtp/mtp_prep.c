@@ -68,8 +68,10 @@ static int mtp_prep_step(unsigned i, const char *path, const char *end,
 		return mtp_prep_refuse(i, path, end, dfd, name, errno);
 	if (!made)
 		return fd;
-	if ((last && fchown(fd, uid, gid) < 0) ||
-	    fchmod(fd, last ? 0750 : 0755) < 0) {
+	/* The mode first, while the folder is still ours: then no
+	 * CAP_FOWNER is needed. */
+	if (fchmod(fd, last ? 0750 : 0755) < 0 ||
+	    (last && fchown(fd, uid, gid) < 0)) {
 		int err = errno;
 		close(fd);
 		return mtp_prep_refuse(i, path, end, dfd, name, err);
