@@ -61,6 +61,31 @@ struct plugin {
 	bool refused_bound;
 };
 
+/* The last warning or error logged, for WORKER_ERROR, and how many
+ * there were (see worker_failed()). */
+static char worker_last_error[WORKER_ERROR_MAX];
+static unsigned worker_n_errors;
+
+static void worker_tap(enum log_level level, const char *msg)
+{
+	snprintf(worker_last_error, sizeof(worker_last_error), "%s", msg);
+	worker_n_errors++;
+}
+
+/*
+ * A step failed with r after the plugin had its say (since the step began,
+ * when worker_n_errors was n): the plugin's own line is the reason, and it
+ * stays the last error gadgetd hears; this one only goes to the log.
+ */
+static void worker_failed(unsigned n, const char *what, const char *name, int r)
+{
+	if (worker_n_errors != n)
+		log_info("%s %s: %s (the line before says why)", what, name,
+			 strerror(-r));
+	else
+		log_warnx("%s %s: %s", what, name, strerror(-r));
+}
+
 static int worker_send(struct plugin *p, const uint8_t *buf, int len)
 {
 	if (len < 0)
@@ -686,10 +711,11 @@ static int worker_drop(struct plugin *p)
 		gid = gr->gr_gid;
 	}
 	if (p->ops->prepare) {
+		unsigned n = worker_n_errors;
+
 		r = p->ops->prepare(p, uid, gid);
 		if (r < 0) {
-			log_warnx("plugin %s could not prepare for uid %u: %s",
-				  p->ops->name, (unsigned)uid, strerror(-r));
+			worker_failed(n, "could not prepare plugin", p->ops->name, r);
 			return r;
 		}
 	}
@@ -704,6 +730,7 @@ static int worker_drop(struct plugin *p)
 static int worker_start(struct plugin *p)
 {
 	uint8_t buf[16];
+	unsigned n;
 	pid_t pid;
 	int r;
 
@@ -722,10 +749,10 @@ static int worker_start(struct plugin *p)
 			return r;
 		}
 	}
+	n = worker_n_errors;
 	r = p->ops->init(p, &p->desc, &p->priv);
 	if (r < 0) {
-		log_warnx("plugin %s failed to start: %s", p->ops->name,
-			  strerror(-r));
+		worker_failed(n, "could not start plugin", p->ops->name, r);
 		return r;
 	}
 	p->have_priv = true;
@@ -742,6 +769,15 @@ static int worker_start(struct plugin *p)
 	log_info("%s ready on %s (%u endpoints)", p->ops->name, p->dir,
 		 p->desc.n_eps);
 	return 0;
+}
+
+/* Exiting with r (not 0): gadgetd shows our last error with the exit. */
+static void worker_send_error(struct plugin *p, int r)
+{
+	const char *s[] = { worker_last_error };
+
+	if (r && worker_last_error[0])
+		worker_send_strings(p, WORKER_ERROR, s, 1);
 }
 
 static void worker_stop(struct plugin *p)
@@ -772,6 +808,7 @@ int main(int argc, char **argv)
 	worker_args(&p, argc, argv, &verbose);
 	snprintf(ident, sizeof(ident), "gadgetd-worker[%s]", p.instance);
 	log_init(ident, true, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+	log_set_tap(worker_tap);
 	signal(SIGPIPE, SIG_IGN);
 	if (worker_check_ctl() < 0)
 		return 1;
@@ -789,6 +826,7 @@ int main(int argc, char **argv)
 		r = loop_run(p.loop);
 	else
 		r = p.refused_bound ? WORKER_EXIT_BOUND : 1;
+	worker_send_error(&p, r);
 	worker_stop(&p);
 	return r;
 }

@@ -19,6 +19,7 @@
 
 #define WORKER_FD 3
 #define WORKER_MSG_MAX 4096
+#define WORKER_ERROR_MAX 256
 
 enum worker_msg {
 	/* worker -> gadgetd */
@@ -27,6 +28,10 @@ enum worker_msg {
 	WORKER_SWITCH = 3,   /* "request\0": a set or "revert" */
 	WORKER_REPLY = 4,    /* u32 id, i32 rc (0 or -errno), "text\0" */
 	WORKER_HOST = 5,     /* u32 state: 1 enabled by the host, 0 disabled */
+	WORKER_ERROR = 6,    /* "text\0": the worker's last warning or error,
+			      * sent once, right before it exits with a
+			      * status other than 0 (at most
+			      * WORKER_ERROR_MAX bytes with the NUL) */
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 };

@@ -128,6 +128,7 @@ static void config_defaults(struct config *c, const char *file)
 	c->ready_timeout_ms = 5000;
 	c->bind_timeout_ms = 5000;
 	c->restart_delay_ms = 200;
+	c->run_dir = strdup(RUNDIR "/gadgetd");
 }
 
 static int config_set(struct config *c, const struct config_key *k,
@@ -270,6 +271,7 @@ void config_free(struct config *c)
 	free(c->ffs_dir);
 	free(c->plugin_dir);
 	free(c->worker);
+	free(c->run_dir);
 	free(c);
 }
 

@@ -41,6 +41,9 @@ struct config {
 	unsigned bind_timeout_ms;
 	/* First delay before a crashed worker starts again; doubles. */
 	unsigned restart_delay_ms;
+	/* gadgetd's runtime folder, RUNDIR/gadgetd: not a setting (the
+	 * accessory socket's path in a profile names it), but tests move it. */
+	char *run_dir;
 };
 
 /* Same error convention as profile_load(). */

@@ -94,6 +94,9 @@ struct gadget {
 	struct plan_live live[PLAN_MAX];
 	struct gadget_timing timing;
 	unsigned switches;
+	/* The last switch that failed, for status, until one works. */
+	time_t failed_when;
+	char failed[4096 + GADGET_SET_MAX + 16];
 	/* The set before a plugin asked for a switch, for "revert". */
 	char revert_profile[64];
 	char revert_set[GADGET_SET_MAX];
@@ -271,7 +274,10 @@ static int gadget_create(struct gadget *g, const struct profile_function *f,
 	if (f->type != PROFILE_F_FFS)
 		return 0;
 	r = supervisor_start(g->sup, f);
-	if (r < 0)
+	if (r < 0 && supervisor_start_error(g->sup)[0])
+		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
+			 f->name, f->plugin, supervisor_start_error(g->sup));
+	else if (r < 0)
 		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
 			 f->name, f->plugin, strerror(-r));
 	return r;
@@ -440,11 +446,30 @@ static void gadget_txn_report(struct loop_watch *w, void *data)
 
 /* The result goes to the caller after this round; until then nothing else
  * starts, so the order of replies is the order of transactions. */
+/* A user who missed the switch's reply (a reload, a plugin's request, a
+ * switch at start-up) reads why in status. */
+static void gadget_note_result(struct gadget *g, const struct gadget_txn *t)
+{
+	switch (t->kind) {
+	case GADGET_TXN_SWITCH:
+		break;
+	case GADGET_TXN_RESTART:
+		return;
+	}
+	if (!t->r) {
+		g->failed[0] = '\0';
+		return;
+	}
+	g->failed_when = time(NULL);
+	snprintf(g->failed, sizeof(g->failed), "switch to %s: %s", t->name, t->msg);
+}
+
 static void gadget_txn_finish(struct gadget *g, int r)
 {
 	struct gadget_txn *t = g->txn;
 
 	t->r = r;
+	gadget_note_result(g, t);
 	t->finished = true;
 	if (t->p != g->profile)
 		profile_free(t->p);
@@ -1286,11 +1311,17 @@ static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
 		when, g->timing.teardown_ms, g->timing.ready_ms,
 		g->timing.bind_ms, g->timing.total_ms);
 	fprintf(out, "boot: %s\n", g->boot.note[0] ? g->boot.note : "starting");
+	if (g->failed[0]) {
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S",
+			 localtime(&g->failed_when));
+		fprintf(out, "last failure: %s: %s\n", when, g->failed);
+	}
 	fprintf(out, "plugins:\n");
 	supervisor_status(g->sup, out, false);
 }
 
-/* The boot note quotes profile errors and worker messages. */
+/* The boot note and the last failure quote profile errors and what
+ * workers said: printable, but may hold quotes and backslashes. */
 static void gadget_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -1332,5 +1363,8 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	gadget_json_str(out, g->boot.note);
 	fprintf(out, ",\"plugins\":[");
 	supervisor_status(g->sup, out, true);
-	fprintf(out, "]}\n");
+	fprintf(out, "],\"last_failure\":{\"time\":%lld,\"message\":",
+		g->failed[0] ? (long long)g->failed_when : 0LL);
+	gadget_json_str(out, g->failed);
+	fprintf(out, "}}\n");
 }

@@ -2,6 +2,7 @@
 #include "access.h"
 #include "config.h"
 #include "control.h"
+#include "dirs.h"
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
@@ -192,6 +193,25 @@ static void gadgetd_policy(const struct config *cfg, struct access_policy *p)
 	}
 }
 
+/*
+ * The folders gadgetd owns, made before anything needs them: its runtime
+ * folder (the plugins' sockets go in run_dir/PLUGIN, which the worker's
+ * user gets when it starts) and the state file's folder. One that cannot
+ * be made is reported now, with its path; gadgetd goes on, as a gadget
+ * of kernel functions needs neither.
+ */
+static void gadgetd_dirs(const struct config *cfg)
+{
+	char dir[4096], err[4200];
+
+	if (dirs_make(cfg->run_dir, 0755, err, sizeof(err)) < 0)
+		log_warnx("runtime folder: %s; plugins cannot start", err);
+	dirs_parent(cfg->state_file, dir, sizeof(dir));
+	if (dirs_make(dir, 0755, err, sizeof(err)) < 0)
+		log_warnx("%s: state_file %s: %s; the active set is not kept "
+			  "across restarts", cfg->path, cfg->state_file, err);
+}
+
 static int gadgetd_run(struct config *cfg, const char *sock)
 {
 	struct access_policy policy;
@@ -202,6 +222,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	int r;
 
 	signal(SIGPIPE, SIG_IGN);
+	gadgetd_dirs(cfg);
 	l = loop_new();
 	if (!l)
 		return 1;

@@ -9,6 +9,12 @@
 static bool log_stderr = true;
 static enum log_level log_max = LOG_LEVEL_INFO;
 static const char *log_ident = "gadgetd";
+static log_tap_fn log_tap;
+
+void log_set_tap(log_tap_fn fn)
+{
+	log_tap = fn;
+}
 
 void log_init(const char *ident, bool to_stderr, enum log_level level)
 {
@@ -112,6 +118,13 @@ static void log_emit(enum log_level level, const char *fmt, va_list ap, int err)
 		fprintf(stderr, "%s: %s\n", log_ident, safe);
 	else
 		syslog(prio[level], "%s", safe);
+	if (log_tap && level <= LOG_LEVEL_WARN) {
+		log_tap_fn tap = log_tap;
+
+		log_tap = NULL;
+		tap(level, safe);
+		log_tap = tap;
+	}
 }
 
 #define LOG_FN(name, level, with_errno)                                        \

@@ -33,4 +33,13 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 size_t log_printable(char *dst, size_t size, const void *src, size_t len);
 
+/*
+ * fn sees the printable text (without the ident) of every message at
+ * LOG_LEVEL_WARN or above, after it is logged; NULL stops it. Whatever fn
+ * logs itself does not reach fn again. The worker keeps its last error
+ * this way, to hand it to gadgetd when it exits.
+ */
+typedef void (*log_tap_fn)(enum log_level level, const char *msg);
+void log_set_tap(log_tap_fn fn);
+
 #endif

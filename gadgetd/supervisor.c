@@ -43,6 +43,10 @@ struct sup_worker {
 	unsigned backoff_ms;
 	uint64_t started_ms;
 	char last_exit[96];
+	/* What the running worker sent as its last error (WORKER_ERROR), and
+	 * the one that came with last_exit. */
+	char error[WORKER_ERROR_MAX];
+	char last_error[WORKER_ERROR_MAX];
 	unsigned n_status;
 	char *status[SUP_MAX_STATUS][2];
 	struct sup_worker *next;
@@ -78,6 +82,8 @@ struct supervisor {
 	unsigned ready_timeout_ms;
 	struct loop_watch *ready_timer;
 	struct loop_watch *ready_check;  /* idle: a worker's state changed */
+	/* Why the last supervisor_start() failed, naming the path. */
+	char start_err[PATH_MAX + 128];
 };
 
 static void sup_ready_changed(struct supervisor *s);
@@ -133,6 +139,11 @@ static struct sup_worker *sup_find(struct supervisor *s, const char *name)
 	return NULL;
 }
 
+const char *supervisor_start_error(struct supervisor *s)
+{
+	return s->start_err;
+}
+
 bool supervisor_has(struct supervisor *s, const char *name)
 {
 	return sup_find(s, name) != NULL;
@@ -185,6 +196,16 @@ static const char *sup_str(const char *p, size_t len, size_t *used)
 	return p;
 }
 
+/* The worker's own words about why it exits. It parses what a USB host
+ * sends and may be subverted: printable text only, cut to a size. */
+static void sup_error_set(struct sup_worker *w, const char *p, size_t len)
+{
+	size_t n = strnlen(p, len);
+
+	log_printable(w->error, sizeof(w->error), p,
+		      n < WORKER_ERROR_MAX ? n : WORKER_ERROR_MAX - 1);
+}
+
 static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 		       size_t len)
 {
@@ -219,41 +240,72 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 		memcpy(&rc, p + 4, 4);
 		sup_cmd_reply(w, id, rc, a);
 		return;
+	case WORKER_ERROR:
+		sup_error_set(w, p, len);
+		return;
 	}
 	log_warnx("%s: unknown message %u from worker", w->name, type);
 }
 
-static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
-			  void *data)
+/* One datagram from the worker: 1 when there may be more, 0 when none is
+ * waiting or the worker hung up. */
+static int sup_worker_read(struct sup_worker *w)
 {
-	struct sup_worker *w = data;
 	char buf[WORKER_MSG_MAX];
 	struct worker_hdr h;
 	ssize_t n;
 
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	n = recv(loop_watch_fd(w->sock), buf, sizeof(buf), MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
+		return 0;
 	if (n <= 0) {
 		/* The worker is gone; SIGCHLD tells how. */
-		loop_watch_remove(lw);
+		loop_watch_remove(w->sock);
 		w->sock = NULL;
 		w->ready = false;
 		sup_cmds_finish(w, -EPIPE, "plugin worker went away before it replied");
 		sup_ready_changed(w->sup);
-		return;
+		return 0;
 	}
 	if ((size_t)n < sizeof(h)) {
 		log_warnx("%s: short message from worker", w->name);
-		return;
+		return 1;
 	}
 	memcpy(&h, buf, sizeof(h));
 	if (h.len != n - sizeof(h)) {
 		log_warnx("%s: message length %u does not match %zd", w->name,
 			  h.len, n - (ssize_t)sizeof(h));
-		return;
+		return 1;
 	}
 	sup_handle(w, h.type, buf + sizeof(h), h.len);
+	return 1;
+}
+
+static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
+			  void *data)
+{
+	sup_worker_read(data);
+}
+
+/* The worker has exited: what it sent last (its WORKER_ERROR) may still
+ * wait in the socket, behind SIGCHLD. Bounded by the socket's buffer. */
+static void sup_drain(struct sup_worker *w)
+{
+	while (w->sock && sup_worker_read(w))
+		;
+}
+
+/* A start-up step failed on path (errno set): log it, keep it for the
+ * switch's reply, return -errno. */
+static int sup_start_failed(struct sup_worker *w, const char *what,
+			    const char *path)
+{
+	int r = -errno;
+
+	snprintf(w->sup->start_err, sizeof(w->sup->start_err), "%s %s: %s",
+		 what, path, strerror(-r));
+	log_warnx("%s: %s", w->name, w->sup->start_err);
+	return r;
 }
 
 static int sup_mount(struct sup_worker *w)
@@ -261,44 +313,41 @@ static int sup_mount(struct sup_worker *w)
 	char opts[64];
 	struct stat st;
 
-	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST) {
-		log_warn("cannot create %s", w->sup->cfg->ffs_dir);
-		return -errno;
-	}
-	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST) {
-		log_warn("cannot create %s", w->mount);
-		return -errno;
-	}
+	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST)
+		return sup_start_failed(w, "cannot create", w->sup->cfg->ffs_dir);
+	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST)
+		return sup_start_failed(w, "cannot create", w->mount);
 	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
 	/* The worker's user owns the instance's files (ep0 and the
 	 * endpoints, 0600) and its root (0500): nobody else can open them. */
 	snprintf(opts, sizeof(opts), "no_disconnect=1,uid=%u,gid=%u",
 		 (unsigned)w->uid, (unsigned)w->gid);
 	if (mount(w->name, w->mount, "functionfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  opts) < 0) {
-		log_warn("%s: cannot mount functionfs on %s", w->name, w->mount);
-		return -errno;
-	}
+		  opts) < 0)
+		return sup_start_failed(w, "cannot mount functionfs on", w->mount);
 	if (stat(w->mount, &st) < 0)
 		return -errno;
 	return 0;
 }
 
 /*
- * RUNDIR/gadgetd/<plugin>: the plugin's own place for sockets and state
- * (the accessory socket lives there), owned by the worker's user and
- * group, mode 0750, so that only they and the group's members reach it.
- * Functions of one plugin share the folder; it follows the user of the
- * last one started. Never follows a link planted in place of it.
+ * run_dir/<plugin> (RUNDIR/gadgetd/<plugin>): the plugin's own place for
+ * sockets and state (the accessory socket lives there), owned by the
+ * worker's user and group, mode 0750, so that only they and the group's
+ * members reach it. Functions of one plugin share the folder; it follows
+ * the user of the last one started. Never follows a link planted in place
+ * of it. gadgetd made run_dir at start; it is made again if it went away.
  */
 static int sup_rundir(struct sup_worker *w)
 {
+	const char *run = w->sup->cfg->run_dir;
 	char dir[PATH_MAX];
 	int fd, r = 0;
 
-	if (mkdir(RUNDIR "/gadgetd", 0755) < 0 && errno != EEXIST)
+	snprintf(dir, sizeof(dir), "%s", run);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		goto fail;
-	snprintf(dir, sizeof(dir), RUNDIR "/gadgetd/%s", w->plugin);
+	snprintf(dir, sizeof(dir), "%s/%s", run, w->plugin);
 	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
 		goto fail;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -311,9 +360,7 @@ static int sup_rundir(struct sup_worker *w)
 		return 0;
 	errno = -r;
 fail:
-	r = -errno;
-	log_warn("%s: cannot prepare %s/gadgetd/%s", w->name, RUNDIR, w->plugin);
-	return r;
+	return sup_start_failed(w, "cannot prepare", dir);
 }
 
 static void sup_build_argv(struct sup_worker *w, const struct profile_function *f)
@@ -384,6 +431,7 @@ static int sup_spawn(struct sup_worker *w)
 	}
 	w->pid = pid;
 	w->ready = false;
+	w->error[0] = '\0';
 	w->started_ms = loop_now_ms();
 	log_debug("%s: worker started (pid %d)", w->name, (int)pid);
 	return 0;
@@ -404,6 +452,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	struct sup_worker *w;
 	int r;
 
+	s->start_err[0] = '\0';
 	if (sup_find(s, f->name))
 		return -EEXIST;
 	w = calloc(1, sizeof(*w));
@@ -506,6 +555,8 @@ static void sup_exited(struct sup_worker *w, int status)
 {
 	uint64_t up = loop_now_ms() - w->started_ms;
 
+	sup_drain(w);
+	snprintf(w->last_error, sizeof(w->last_error), "%s", w->error);
 	if (WIFSIGNALED(status))
 		snprintf(w->last_exit, sizeof(w->last_exit), "killed by signal %d (%s)%s",
 			 WTERMSIG(status), strsignal(WTERMSIG(status)),
@@ -523,8 +574,8 @@ static void sup_exited(struct sup_worker *w, int status)
 	sup_ready_changed(w->sup);
 	if (up > SUP_STABLE_MS)
 		w->backoff_ms = w->sup->cfg->restart_delay_ms;
-	log_warnx("%s: worker %s; restarting in %u ms", w->name, w->last_exit,
-		  w->backoff_ms);
+	log_warnx("%s: worker %s%s%s; restarting in %u ms", w->name, w->last_exit,
+		  w->last_error[0] ? ": " : "", w->last_error, w->backoff_ms);
 	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
 	if (w->backoff_ms < SUP_BACKOFF_MAX_MS) {
 		w->backoff_ms *= 2;
@@ -562,23 +613,45 @@ static int sup_ready_state(struct supervisor *s)
 	return r;
 }
 
-static void sup_ready_err(struct supervisor *s, char *err, size_t err_size)
+/* A worker that died before it was ever ready: its own last error when it
+ * sent one, else how it ended. */
+static size_t sup_died_err(struct sup_worker *w, char *err, size_t size)
+{
+	if (w->last_error[0])
+		return snprintf(err, size, "function %s: failed: %s (its worker %s "
+				"before it was ready)", w->name, w->last_error,
+				w->last_exit);
+	return snprintf(err, size, "function %s: plugin worker %s before it was "
+			"ready (its log says why)", w->name, w->last_exit);
+}
+
+/*
+ * Why the wait failed. After a death (-ECHILD) only the workers that died
+ * are named: the others may be healthy and merely slower. After the
+ * timeout, every worker that is not ready is.
+ */
+static void sup_ready_err(struct supervisor *s, int r, char *err,
+			  size_t err_size)
 {
 	struct sup_worker *w;
 	size_t n = 0;
 
 	err[0] = '\0';
 	for (w = s->workers; w && n < err_size; w = w->next) {
-		if (w->ready)
+		bool died = !w->ever_ready && w->restarts;
+
+		if (w->ready || (r == -ECHILD && !died))
 			continue;
-		if (!w->ever_ready && w->restarts)
-			n += snprintf(err + n, err_size - n,
-				      "%sfunction %s: plugin worker %s before it was ready (its log says why)",
-				      n ? "; " : "", w->name, w->last_exit);
+		if (n)
+			n += snprintf(err + n, err_size - n, "; ");
+		if (n >= err_size)
+			break;
+		if (died)
+			n += sup_died_err(w, err + n, err_size - n);
 		else
 			n += snprintf(err + n, err_size - n,
-				      "%sfunction %s: plugin not ready after %u ms%s%s",
-				      n ? "; " : "", w->name, s->ready_timeout_ms,
+				      "function %s: plugin not ready after %u ms%s%s",
+				      w->name, s->ready_timeout_ms,
 				      w->last_exit[0] ? ", worker " : "", w->last_exit);
 	}
 }
@@ -591,7 +664,7 @@ static void sup_ready_report(struct supervisor *s, int r)
 	char err[1024] = "";
 
 	if (r < 0)
-		sup_ready_err(s, err, sizeof(err));
+		sup_ready_err(s, r, err, sizeof(err));
 	supervisor_wait_cancel(s);
 	fn(r, err, data);
 }
@@ -822,6 +895,8 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s\n", w->name,
 				state, (int)w->pid, w->restarts,
 				w->last_exit[0] ? ", last exit: " : "", w->last_exit);
+			if (w->last_error[0])
+				fprintf(out, "    last error: %s\n", w->last_error);
 			for (i = 0; i < w->n_status; i++)
 				fprintf(out, "    %s: %s\n", w->status[i][0],
 					w->status[i][1]);
@@ -832,6 +907,8 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"last_exit\":",
 			state, (int)w->pid, w->restarts);
 		sup_json_str(out, w->last_exit);
+		fprintf(out, ",\"last_error\":");
+		sup_json_str(out, w->last_error);
 		fprintf(out, ",\"status\":{");
 		for (i = 0; i < w->n_status; i++) {
 			fprintf(out, "%s", i ? "," : "");

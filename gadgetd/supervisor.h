@@ -38,6 +38,9 @@ struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 void supervisor_free(struct supervisor *s);
 
 int supervisor_start(struct supervisor *s, const struct profile_function *f);
+/* Why the last supervisor_start() failed ("cannot prepare /run/gadgetd/
+ * accessory: Permission denied"), or "" when it did not say. */
+const char *supervisor_start_error(struct supervisor *s);
 void supervisor_stop(struct supervisor *s, const char *name);
 bool supervisor_has(struct supervisor *s, const char *name);
 /* Start the worker of a live function again if it is not running. */

@@ -2,6 +2,7 @@
 #include "mtp_container.h"
 #include "mtp_events.h"
 #include "mtp_ops.h"
+#include "mtp_prep.h"
 #include "mtp_proto.h"
 #include "mtp_store.h"
 
@@ -523,10 +524,10 @@ static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 	return m->strings[slot];
 }
 
-/* storageN_readonly: "true", "false" or absent. */
-static int mtp_opt_bool(struct mtp *m, const char *key, bool *out)
+/* storageN_readonly, storageN_create: "true", "false" or absent. */
+static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 {
-	const char *v = plugin_option(m->p, key);
+	const char *v = plugin_option(p, key);
 
 	*out = false;
 	if (!v || !strcmp(v, "false"))
@@ -616,13 +617,18 @@ static int mtp_add_storages(struct mtp *m)
 		snprintf(key, sizeof(key), "storage%u_description", i);
 		desc = plugin_option(m->p, key);
 		snprintf(key, sizeof(key), "storage%u_readonly", i);
-		if (mtp_opt_bool(m, key, &ro) < 0)
+		if (mtp_opt_bool(m->p, key, &ro) < 0)
 			return -EINVAL;
 		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
 		if (rc == -ENOSYS) {
 			log_warnx("mtp: option storage%u_path: %s: confining a "
 				  "storage needs openat2 (Linux 5.6 or later)",
 				  i, path);
+			return rc;
+		}
+		if (rc == -ENOENT) {
+			log_warnx("mtp: option storage%u_path: %s: %s (set storage%u_create "
+				  "= true to have it made)", i, path, strerror(-rc), i);
 			return rc;
 		}
 		if (rc < 0) {
@@ -644,39 +650,33 @@ static int mtp_add_storages(struct mtp *m)
 
 /*
  * As root, before the worker becomes uid:gid: each storage folder is
- * handed to the worker's user and group and closed to others (o-rwx).
- * Only the folder itself: what the board put inside keeps its owner. A
- * missing folder is left for init to report (a typo must not make one);
- * a link in place of the folder is refused.
+ * handed to the worker's user, or made for it when storageN_create asks
+ * (mtp_prep.h).
  */
 static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
-	struct stat st;
 	char key[64];
-	int fd, rc;
+	bool create;
+	int rc;
 
 	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
 		const char *path;
 
+		snprintf(key, sizeof(key), "storage%u_create", i);
+		if (mtp_opt_bool(p, key, &create) < 0)
+			return -EINVAL;
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(p, key);
+		if (!path && create) {
+			log_warnx("mtp: option storage%u_create without storage%u_path",
+				  i, i);
+			return -EINVAL;
+		}
 		if (!path)
 			continue;
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT)
-			continue;
-		if (fd < 0) {
-			log_warn("mtp: storage %s", path);
-			return -errno;
-		}
-		rc = fstat(fd, &st) < 0 || fchown(fd, uid, gid) < 0 ||
-		     fchmod(fd, st.st_mode & 0770) < 0 ? -errno : 0;
-		close(fd);
-		if (rc < 0) {
-			log_warn("mtp: cannot hand storage %s to uid %u", path,
-				 (unsigned)uid);
+		rc = mtp_prep_storage(i, path, create, uid, gid);
+		if (rc < 0)
 			return rc;
-		}
 	}
 	return 0;
 }

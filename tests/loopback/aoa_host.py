@@ -212,7 +212,7 @@ PROFILE = """gadget: {
 functions: {
   acm: { type = "acm"; };
   mtp: { type = "ffs"; plugin = "mtp";
-         options: { storage0_path = "/srv/mtp";
+         options: { storage0_path = "/srv/mtp"; storage0_create = true;
                     storage0_description = "Internal storage"; }; };
   adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "off"; product = "gadgetd";

@@ -10,6 +10,8 @@ export HOME=/root
 mkdir -p /root/.android
 timeout 20 adb keygen /root/.android/adbkey >/dev/null 2>&1 || die "adb keygen failed"
 cp /root/.android/adbkey.pub /etc/gadgetd/adb_keys
+# The board ships a file in its storage (gadgetd would make an empty one).
+mkdir -p /srv/mtp
 echo "Lorem ipsum from the board" > /srv/mtp/hello.txt
 gd_start
 run gadgetctl status

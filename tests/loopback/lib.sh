@@ -81,7 +81,6 @@ gd_install() {
 	gd_modules
 	timeout 120 make -s -C "$SRC" install-files PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
 		{ cat /mnt/out/install.log; die "make install failed"; }
-	mkdir -p /srv/mtp
 }
 
 # gd_config KEY VALUE: set one setting in the installed gadgetd.conf.

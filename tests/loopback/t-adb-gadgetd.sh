@@ -17,7 +17,7 @@ gadget: {
 functions: {
   adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "on"; keys = "$KEYS"; model = "authtest"; }; };
-  mtp: { type = "ffs"; plugin = "mtp"; options: { storage0_path = "/srv/mtp"; }; };
+  mtp: { type = "ffs"; plugin = "mtp"; options: { storage0_path = "/srv/mtp"; storage0_create = true; }; };
 };
 sets = (
   { functions = [ "adb" ]; product_id = 0x01f0; },

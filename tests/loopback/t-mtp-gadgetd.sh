@@ -7,6 +7,9 @@
 export LANG=C.UTF-8
 OUT=/mnt/out
 gd_install
+# The board's image ships the storage with a file in it (lab.conf's
+# storage0_create only matters when it is missing).
+mkdir -p /srv/mtp
 echo "from the board" > /srv/mtp/board.txt
 gd_start lab
 VID=1d6b

@@ -262,6 +262,11 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	}
 }
 
+const char *supervisor_start_error(struct supervisor *s)
+{
+	return "";
+}
+
 bool supervisor_has(struct supervisor *s, const char *name)
 {
 	unsigned i;

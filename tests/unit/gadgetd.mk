@@ -36,3 +36,7 @@ UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c gadgetd/supervisor.c \
 	gadgetd/profile.c gadgetd/loop.c gadgetd/log.c
 test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
+# gadgetd/dirs.c alone, in a temporary folder.
+UNIT_TESTS += test_dirs
+test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c
+test_dirs_LIBS :=

@@ -1,4 +1,5 @@
-UNIT_TESTS += test_mtp_container test_mtp_store test_mtp_plugin test_mtp_events
+UNIT_TESTS += test_mtp_container test_mtp_store test_mtp_plugin test_mtp_events \
+	test_mtp_prep
 test_mtp_container_SRCS := tests/unit/test_mtp_container.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_dataset.c
 test_mtp_container_LIBS :=
@@ -11,8 +12,12 @@ test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	functions/mtp/mtp.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_dataset.c \
 	functions/mtp/mtp_ops.c functions/mtp/mtp_store.c functions/mtp/mtp_fs.c \
-	functions/mtp/mtp_events.c gadgetd/loop.c gadgetd/log.c
+	functions/mtp/mtp_events.c functions/mtp/mtp_prep.c gadgetd/loop.c gadgetd/log.c
 test_mtp_plugin_LIBS := -Wl,--wrap=fstatvfs
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
 	functions/mtp/mtp_store.c functions/mtp/mtp_fs.c gadgetd/loop.c gadgetd/log.c
 test_mtp_events_LIBS :=
+# functions/mtp/mtp_prep.c alone, in a temporary folder (as root: the
+# storage goes to another user).
+test_mtp_prep_SRCS := tests/unit/test_mtp_prep.c functions/mtp/mtp_prep.c gadgetd/log.c
+test_mtp_prep_LIBS :=

@@ -224,6 +224,56 @@ static void test_plugin_not_ready_rolls_back(void **state)
 	assert_string_equal(fake_state_set, "acm,ecm");
 }
 
+/* The status text of the gadget, malloc'd. */
+static char *status_text(struct fixture *f, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	gadget_status(f->g, out, json);
+	fclose(out);
+	return text;
+}
+
+/* A worker's own error line, as the supervisor reports a death before
+ * ready: in the switch's reply and in status until a switch works. */
+static void test_failure_reaches_status(void **state)
+{
+	struct fixture *f = *state;
+	const char *why = "function mtp: failed: mtp: option storage0_path: "
+			  "/srv/\"mtp\": No such file or directory";
+	struct result res = { 0 };
+	char *text;
+
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       on_done, &res), -EINPROGRESS);
+	loop_dispatch(f->loop, 0);
+	assert_true(fake_waiting_ready());
+	fake_release_ready(-ECHILD, why);
+	/* The rollback's wait. */
+	loop_dispatch(f->loop, 0);
+	fake_release_ready(0, "");
+	assert_int_equal(finish(f, -EINPROGRESS, &res), -ECHILD);
+	assert_non_null(strstr(res.msg, why));
+	assert_non_null(strstr(res.msg, "rolled back to acm,ecm"));
+	text = status_text(f, false);
+	assert_non_null(strstr(text, "\nlast failure: "));
+	assert_non_null(strstr(text, ": switch to mtp,adb: function mtp: failed: "));
+	free(text);
+	text = status_text(f, true);
+	assert_non_null(strstr(text, "\"last_failure\":{\"time\":"));
+	assert_non_null(strstr(text, "/srv/\\\"mtp\\\": No such"));
+	free(text);
+	/* A switch that works clears it. */
+	fake_hold_ready = false;
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
+	text = status_text(f, false);
+	assert_null(strstr(text, "last failure"));
+	free(text);
+}
+
 static void test_link_failure_rolls_back(void **state)
 {
 	struct fixture *f = *state;
@@ -545,6 +595,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_keeps_common_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_function_touches_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plugin_not_ready_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_reaches_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),

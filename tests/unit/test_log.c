@@ -8,6 +8,8 @@
 
 #include "log.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,33 @@ static void test_log_line_is_clean(void **state)
 				 "x\\x0afake: line\\x1b[2J\n");
 }
 
+static char tap_seen[256];
+static unsigned tap_calls;
+
+static void tap(enum log_level level, const char *msg)
+{
+	tap_calls++;
+	snprintf(tap_seen, sizeof(tap_seen), "%d %s", (int)level, msg);
+	/* Logged from inside the tap: not seen by it again. */
+	log_warnx("from the tap");
+}
+
+/* The tap sees warnings as they were logged (printable), not info. */
+static void test_tap_sees_warnings(void **state)
+{
+	log_init("test", true, LOG_LEVEL_DEBUG);
+	log_set_tap(tap);
+	log_info("an info line");
+	assert_int_equal(tap_calls, 0);
+	errno = ENOENT;
+	log_warn("storage0_path: %s", "/srv/\x1b");
+	assert_int_equal(tap_calls, 1);
+	assert_string_equal(tap_seen, "1 storage0_path: /srv/\\x1b: No such file or directory");
+	log_set_tap(NULL);
+	log_warnx("after");
+	assert_int_equal(tap_calls, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +156,7 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8_escaped),
 		cmocka_unit_test(test_truncation_keeps_whole_units),
 		cmocka_unit_test(test_log_line_is_clean),
+		cmocka_unit_test(test_tap_sees_warnings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

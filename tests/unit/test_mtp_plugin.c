@@ -235,6 +235,43 @@ static void test_init_errors(void **state)
 	assert_null(priv);
 }
 
+/* prepare: storageN_create is true, false or absent, and needs its
+ * storageN_path; a missing storage without it is left to init. */
+static void test_prepare_create_option(void **state)
+{
+	char dir[64], path[96];
+	struct plugin *p;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "/tmp/test_mtp_prepare.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/made/mtp", dir);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", path);
+	fake_mtp_set_option("storage0_create", "yes");
+	assert_int_equal(ops->prepare(p, geteuid(), getegid()), -EINVAL);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", path);
+	fake_mtp_set_option("storage1_create", "true");
+	assert_int_equal(ops->prepare(p, geteuid(), getegid()), -EINVAL);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", path);
+	fake_mtp_set_option("storage0_create", "false");
+	assert_int_equal(ops->prepare(p, geteuid(), getegid()), 0);
+	assert_int_equal(stat(path, &st), -1);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", path);
+	fake_mtp_set_option("storage0_create", "true");
+	assert_int_equal(ops->prepare(p, geteuid(), getegid()), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0750);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/made", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 static void test_desc(void **state)
 {
 	struct fx *f = *state;
@@ -1149,6 +1186,7 @@ int main(void)
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_init_errors),
+	    cmocka_unit_test(test_prepare_create_option),
 	    T(test_desc),
 	    T(test_session),
 	    T(test_garbage_keeps_session),
