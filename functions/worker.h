@@ -27,8 +27,12 @@ enum worker_msg {
 	WORKER_SWITCH = 3,   /* "request\0": a set or "revert" */
 	WORKER_REPLY = 4,    /* u32 id, i32 rc (0 or -errno), "text\0" */
 	WORKER_HOST = 5,     /* u32 state: 1 enabled by the host, 0 disabled */
+	WORKER_PONG = 6,     /* u32 seq of the WORKER_PING it answers */
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
+	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
+	 * event loop, so a plugin stuck in a callback does not answer. */
+	WORKER_PING = 65,
 };
 
 struct worker_hdr {
