@@ -73,6 +73,8 @@ struct gadget {
 	struct gadget_cmd *cmds;
 	unsigned n_cmds;
 	bool freeing;
+	/* gadget_down() waits for its workers to be reaped. */
+	bool down_wait;
 	unsigned n_live;
 	struct plan_live live[PLAN_MAX];
 	struct gadget_timing timing;
@@ -158,13 +160,15 @@ void gadget_free(struct gadget *g)
 
 bool gadget_busy(const struct gadget *g)
 {
-	return g->txn || g->n_cmds;
+	return g->txn || g->n_cmds || g->down_wait;
 }
 
 static int gadget_refuse_busy(struct gadget *g, char *msg, size_t size)
 {
 	if (g->txn)
 		snprintf(msg, size, "another switch is in progress");
+	else if (g->down_wait)
+		snprintf(msg, size, "the gadget is going down; try again");
 	else
 		snprintf(msg, size, "a plugin command is in progress; try again");
 	return -EBUSY;
@@ -206,7 +210,13 @@ static void gadget_live_drop(struct gadget *g, const char *name)
 		*l = g->live[--g->n_live];
 }
 
-static int gadget_teardown(struct gadget *g, const struct plan *plan)
+/*
+ * A teardown has two halves: unbind and stop the workers, then, once
+ * every stopped worker is reaped (supervisor_wait_stopped), unlink and
+ * remove the functions. A FunctionFS function must not go while its
+ * worker still holds the instance's files, and nothing waits in between.
+ */
+static int gadget_teardown_begin(struct gadget *g, const struct plan *plan)
 {
 	unsigned i;
 	int r;
@@ -216,6 +226,14 @@ static int gadget_teardown(struct gadget *g, const struct plan *plan)
 		return r;
 	for (i = 0; i < plan->n_remove; i++)
 		supervisor_stop(g->sup, plan->remove[i].name);
+	return 0;
+}
+
+static int gadget_teardown_end(struct gadget *g, const struct plan *plan)
+{
+	unsigned i;
+	int r;
+
 	r = composer_unlink_all(g->composer);
 	for (i = 0; !r && i < plan->n_remove; i++) {
 		r = composer_remove_function(g->composer, plan->remove[i].name);
@@ -268,11 +286,38 @@ static int gadget_bind(struct gadget *g, char *msg, size_t size)
 }
 
 static void gadget_txn_ready(int r, const char *err, void *data);
+static void gadget_txn_stopped(void *data);
 
-/* The first half of one attempt at making set of p live: ConfigFS and the
- * workers, then a wait for the plugins that ends in gadget_txn_ready(). */
+/* The first part of one attempt at making set of p live: unbind and stop
+ * the workers of the functions that go; gadget_txn_stopped() goes on once
+ * they are reaped. Failed plugins of the functions that stay get another
+ * chance now that the gadget is unbound. */
 static int gadget_apply_begin(struct gadget *g, const struct profile *p,
 			      unsigned set, char *msg, size_t size)
+{
+	struct gadget_txn *t = g->txn;
+	struct plan plan;
+	int r;
+
+	t->t0 = loop_now_ms();
+	plan_compute(g->live, g->n_live, p, set, &plan);
+	r = gadget_teardown_begin(g, &plan);
+	if (r < 0) {
+		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
+		return r;
+	}
+	supervisor_revive(g->sup);
+	r = supervisor_wait_stopped(g->sup, gadget_txn_stopped, g);
+	if (r < 0)
+		snprintf(msg, size, "cannot wait for the workers to stop: %s",
+			 strerror(-r));
+	return r;
+}
+
+/* The middle: the old functions go, the new ones come, and a wait for
+ * the plugins ends in gadget_txn_ready(). */
+static int gadget_apply_mid(struct gadget *g, const struct profile *p,
+			    unsigned set, char *msg, size_t size)
 {
 	const struct profile_set *s = &p->sets[set];
 	struct gadget_txn *t = g->txn;
@@ -280,9 +325,8 @@ static int gadget_apply_begin(struct gadget *g, const struct profile *p,
 	unsigned i;
 	int r;
 
-	t->t0 = loop_now_ms();
 	plan_compute(g->live, g->n_live, p, set, &plan);
-	r = gadget_teardown(g, &plan);
+	r = gadget_teardown_end(g, &plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
 		return r;
@@ -375,7 +419,31 @@ static int gadget_load_profile(struct gadget *g, const char *name,
 	return 0;
 }
 
-/* Going back failed too: leave nothing half-built behind. */
+/* The rest of gadget_down(), once the workers are reaped. */
+static void gadget_down_end(struct gadget *g)
+{
+	struct plan plan = { 0 };
+	unsigned i;
+
+	for (i = 0; i < g->n_live; i++)
+		plan.remove[plan.n_remove++] = g->live[i].fn;
+	gadget_teardown_end(g, &plan);
+	composer_destroy(g->composer);
+	g->n_live = 0;
+}
+
+static void gadget_down_stopped(void *data)
+{
+	struct gadget *g = data;
+
+	g->down_wait = false;
+	gadget_down_end(g);
+	gadget_run_queue_now(g);
+}
+
+/* Off, or going back failed too: leave nothing half-built behind. The
+ * gadget is unbound at once; its functions go once their workers are
+ * reaped, and until then the gadget is busy. */
 static void gadget_down(struct gadget *g)
 {
 	struct plan plan = { 0 };
@@ -383,10 +451,14 @@ static void gadget_down(struct gadget *g)
 
 	for (i = 0; i < g->n_live; i++)
 		plan.remove[plan.n_remove++] = g->live[i].fn;
-	gadget_teardown(g, &plan);
-	composer_destroy(g->composer);
-	g->n_live = 0;
+	gadget_teardown_begin(g, &plan);
 	g->set = -1;
+	if (!supervisor_stopping(g->sup) ||
+	    supervisor_wait_stopped(g->sup, gadget_down_stopped, g) < 0) {
+		gadget_down_end(g);
+		return;
+	}
+	g->down_wait = true;
 }
 
 static void gadget_txn_report(struct loop_watch *w, void *data)
@@ -426,6 +498,7 @@ static void gadget_txn_drop(struct gadget *g)
 	if (!t)
 		return;
 	supervisor_wait_cancel(g->sup);
+	supervisor_wait_stopped_cancel(g->sup);
 	loop_watch_remove(t->bind_timer);
 	t->bind_timer = NULL;
 	loop_watch_remove(g->txn_report);
@@ -545,6 +618,21 @@ static void gadget_txn_ready(int r, const char *err, void *data)
 		gadget_txn_attempted(g, r);
 }
 
+/* The stopped workers are reaped: go on with the attempt. */
+static void gadget_txn_stopped(void *data)
+{
+	struct gadget *g = data;
+	struct gadget_txn *t = g->txn;
+	int r;
+
+	if (t->rollback)
+		r = gadget_apply_mid(g, g->profile, g->set, t->back, sizeof(t->back));
+	else
+		r = gadget_apply_mid(g, t->p, t->set, t->msg, sizeof(t->msg));
+	if (r < 0)
+		gadget_txn_attempted(g, r);
+}
+
 static void gadget_txn_bind_retry(struct loop_watch *w, void *data)
 {
 	struct gadget *g = data;
@@ -622,7 +710,9 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 			profile_free(p);
 		return idx;
 	}
-	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer)) {
+	/* A failed plugin is started again by a switch, even to this set. */
+	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer) &&
+	    !supervisor_any_failed(g->sup)) {
 		char name[GADGET_SET_MAX];
 		profile_set_name(p, idx, name, sizeof(name));
 		snprintf(msg, size, "%s is already active", name);

@@ -511,6 +511,80 @@ static void test_restart_during_switch(void **state)
 	assert_string_equal(fake_calls, "unbind() respawn(adb) bind(dummy_udc.0) ");
 }
 
+/* A switch never waits in a call for a worker to die: the functions of
+ * the old set are removed only after their stopped workers are reaped,
+ * in a later round, and the switch goes on from there. */
+static void test_switch_waits_for_reap(void **state)
+{
+	struct fixture *f = *state;
+	struct result res = { 0 };
+	int i;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	fake_hold_stop = true;
+	fake_clear_calls();
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,ecm", f->msg, sizeof(f->msg),
+				       on_done, &res), -EINPROGRESS);
+	for (i = 0; i < 5; i++)
+		loop_dispatch(f->loop, 10);
+	assert_false(res.done);
+	assert_true(fake_waiting_stopped());
+	assert_non_null(strstr(fake_calls, "stop(mtp)"));
+	assert_non_null(strstr(fake_calls, "stop(adb)"));
+	assert_null(strstr(fake_calls, "remove("));
+	assert_null(strstr(fake_calls, "unlink_all"));
+	assert_true(gadget_busy(f->g));
+	fake_release_stop();
+	assert_int_equal(wait_done(f->loop, &res), 0);
+	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
+	assert_true(strstr(fake_calls, "stop(adb)") < strstr(fake_calls, "reaped()"));
+}
+
+/* Off unbinds at once and answers; the functions go once the workers are
+ * reaped, and until then the gadget is busy. */
+static void test_off_waits_for_reap(void **state)
+{
+	struct fixture *f = *state;
+	char set[64];
+	int i;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	fake_hold_stop = true;
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_false(fake_is_bound());
+	assert_null(strstr(fake_calls, "remove("));
+	assert_true(gadget_busy(f->g));
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "going down"));
+	fake_release_stop();
+	for (i = 0; i < 5 && gadget_busy(f->g); i++)
+		loop_dispatch(f->loop, 10);
+	assert_false(gadget_busy(f->g));
+	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
+	assert_non_null(strstr(fake_calls, "destroy()"));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "off");
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), 0);
+}
+
+/* A failed plugin (a crash loop) keeps the gadget bound; a switch, even
+ * to the set already active, unbinds and starts it again. */
+static void test_switch_revives_failed_plugin(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_non_null(strstr(f->msg, "already active"));
+	fake_plugin_failed();
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_non_null(strstr(f->msg, "switched to mtp,adb"));
+	assert_non_null(strstr(fake_calls, "unbind() revive() "));
+	assert_true(fake_is_bound());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +604,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_waits_for_reap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_off_waits_for_reap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
