@@ -20,3 +20,7 @@ UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c gadgetd/supervisor.c \
 	gadgetd/loop.c gadgetd/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
+# gadgetd/notify.c: sd_notify datagrams and the watchdog, to a fake systemd.
+UNIT_TESTS += test_notify
+test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c gadgetd/loop.c gadgetd/log.c
+test_notify_LIBS :=
