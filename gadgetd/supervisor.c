@@ -50,6 +50,7 @@ struct sup_worker {
 	struct loop_watch *hb;
 	uint64_t alive_ms;
 	uint32_t hb_seq;
+	uint32_t hb_ack;     /* the seq of the last PONG */
 	bool hb_killed;      /* this pid was killed for missing it */
 	/* Exit times within restart_window_ms, oldest first; at
 	 * restart_limit of them the plugin is failed: no more restarts
@@ -243,10 +244,15 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 			w->host = p[0] != 0;
 		return;
 	case WORKER_PONG:
-		/* Any answer proves the loop turns; a late one for an older
-		 * ping just as well. */
-		if (len == 4)
-			w->alive_ms = loop_now_ms();
+		/* Any answer proves the loop turns, a late one for an older
+		 * ping too; a seq never sent is ignored. */
+		if (len == 4) {
+			memcpy(&id, p, 4);
+			if (id - w->hb_ack - 1 < w->hb_seq - w->hb_ack) {
+				w->alive_ms = loop_now_ms();
+				w->hb_ack = id;
+			}
+		}
 		return;
 	case WORKER_REPLY:
 		if (len < 8 || !(a = sup_str(p + 8, len - 8, &u1)))
@@ -421,6 +427,7 @@ static int sup_spawn(struct sup_worker *w)
 	w->pid = pid;
 	w->ready = false;
 	w->hb_killed = false;
+	w->hb_seq = w->hb_ack = 0;
 	w->started_ms = w->alive_ms = loop_now_ms();
 	sup_hb_start(w);
 	log_debug("%s: worker started (pid %d)", w->name, (int)pid);
@@ -591,33 +598,60 @@ static void sup_restart(struct loop_watch *t, void *data)
 		supervisor_respawn(w->sup, w->name);
 }
 
-/* The heartbeat: kill a worker that has not answered for the timeout,
- * else ping it again. Its exit is then handled like a crash. */
+/* Handle what the worker already sent before judging its silence: the
+ * timer may come first in a round after gadgetd itself was held up, with
+ * the answer waiting in the socket. */
+static void sup_hb_drain(struct sup_worker *w)
+{
+	unsigned i;
+	ssize_t n;
+
+	for (i = 0; i < 64 && w->sock; i++) {
+		n = recv(loop_watch_fd(w->sock), NULL, 0,
+			 MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+		if (n < 0)
+			return;
+		sup_worker_io(w->sock, loop_watch_fd(w->sock), EPOLLIN, w);
+		if (n == 0)
+			return;
+	}
+}
+
+/*
+ * The heartbeat. Silence is counted from the oldest ping not answered
+ * (or the last answer), so time in which gadgetd itself sent nothing
+ * never counts against a worker. A worker silent for the timeout is
+ * killed; its exit is then handled like a crash.
+ */
 static void sup_hb_tick(struct loop_watch *t, void *data)
 {
 	struct sup_worker *w = data;
 	const struct config *cfg = w->sup->cfg;
-	uint64_t silent = loop_now_ms() - w->alive_ms;
 	uint8_t buf[sizeof(struct worker_hdr) + 4];
 	struct worker_hdr h = { .type = WORKER_PING, .len = 4 };
+	uint64_t silent;
 
 	if (w->pid <= 0 || w->hb_killed)
 		return;
-	if (silent >= cfg->heartbeat_timeout_ms) {
+	sup_hb_drain(w);
+	silent = loop_now_ms() - w->alive_ms;
+	if (w->hb_ack != w->hb_seq && silent >= cfg->heartbeat_timeout_ms) {
 		log_warnx("function %s: worker %d did not answer the heartbeat for "
 			  "%llu s; killing it", w->name, (int)w->pid,
 			  (unsigned long long)(silent / 1000));
+		log_debug("%s: heartbeat %u sent, %u answered last", w->name,
+			  w->hb_seq, w->hb_ack);
 		w->hb_killed = true;
 		kill(w->pid, SIGKILL);
 		return;
 	}
 	loop_timer_rearm(t, cfg->heartbeat_interval_ms);
 	/* Before READY the worker's loop does not run yet: the readiness
-	 * timeout covers that time, and silence only counts from READY. */
-	if (!w->ready || !w->sock) {
-		w->alive_ms = loop_now_ms();
+	 * timeout covers that time. */
+	if (!w->ready || !w->sock)
 		return;
-	}
+	if (w->hb_ack == w->hb_seq)
+		w->alive_ms = loop_now_ms();
 	w->hb_seq++;
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), &w->hb_seq, 4);
