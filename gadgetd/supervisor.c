@@ -718,7 +718,8 @@ static void sup_exited(struct sup_worker *w, int status)
 		 * few seconds; the other functions stay up and bound. */
 		w->failed = true;
 		snprintf(w->failed_why, sizeof(w->failed_why),
-			 "crashed %u times in %u s; last: %s", w->n_exits,
+			 "crashed %u time%s in %u s; last: %s", w->n_exits,
+			 w->n_exits == 1 ? "" : "s",
 			 (cfg->restart_window_ms + 999) / 1000, w->last_exit);
 		log_warnx("function %s: failed: %s; not restarting it until the "
 			  "next switch", w->name, w->failed_why);
