@@ -583,12 +583,42 @@ static void gadget_txn_attempt(struct gadget *g)
 		gadget_txn_attempted(g, r);
 }
 
+/*
+ * A plugin marked failed (a crash loop) must not keep the rest of the
+ * gadget from binding: its worker may have died before writing its
+ * descriptors, and the kernel refuses to bind a gadget with such an
+ * instance. Link the set without it; the next switch links it again.
+ */
+static int gadget_link_without_failed(struct gadget *g)
+{
+	const struct profile_set *s = &g->profile->sets[g->set];
+	unsigned i;
+	int r;
+
+	r = composer_unlink_all(g->composer);
+	for (i = 0; !r && i < s->n_functions; i++) {
+		const char *name = g->profile->functions[s->functions[i]].name;
+
+		if (supervisor_failed(g->sup, name)) {
+			log_warnx("function %s: left out of the configuration until the "
+				  "next switch: its plugin failed", name);
+			continue;
+		}
+		r = composer_link(g->composer, name);
+	}
+	return r;
+}
+
 static void gadget_restart_ready(struct gadget *g, int r, const char *err)
 {
 	struct gadget_txn *t = g->txn;
 
 	if (r < 0)
 		log_warnx("%s: restart: %s", t->function, err);
+	if (g->profile && g->set >= 0 && supervisor_any_failed(g->sup) &&
+	    (r = gadget_link_without_failed(g)) < 0)
+		log_warnx("%s: restart: cannot link the other functions: %s",
+			  t->function, strerror(-r));
 	if (gadget_bind(g, t->msg, sizeof(t->msg)) < 0)
 		log_warnx("%s: restart: %s", t->function, t->msg);
 	else

@@ -843,6 +843,13 @@ int supervisor_revive(struct supervisor *s)
 	return ret;
 }
 
+bool supervisor_failed(struct supervisor *s, const char *name)
+{
+	struct sup_worker *w = sup_find(s, name);
+
+	return w && w->failed;
+}
+
 bool supervisor_any_failed(struct supervisor *s)
 {
 	struct sup_worker *w;

@@ -193,6 +193,7 @@ struct supervisor {
 	void *stopped_data;
 	struct loop_watch *stopped_idle;
 	bool any_failed;
+	char failed[PROFILE_NAME_MAX];
 };
 static struct supervisor fake_sup;
 bool fake_hold_ready;
@@ -371,9 +372,15 @@ bool supervisor_any_failed(struct supervisor *s)
 	return s->any_failed;
 }
 
-void fake_plugin_failed(void)
+bool supervisor_failed(struct supervisor *s, const char *name)
+{
+	return s->any_failed && !strcmp(s->failed, name);
+}
+
+void fake_plugin_failed(const char *name)
 {
 	fake_sup.any_failed = true;
+	snprintf(fake_sup.failed, sizeof(fake_sup.failed), "%s", name);
 }
 
 void supervisor_wait_cancel(struct supervisor *s)

@@ -27,7 +27,7 @@ extern bool fake_hold_stop;
 bool fake_waiting_stopped(void);
 void fake_release_stop(void);
 /* A plugin is failed (a crash loop) until a switch revives it. */
-void fake_plugin_failed(void);
+void fake_plugin_failed(const char *name);
 
 /* Plugin commands wait until one of these answers them. */
 unsigned fake_commands_pending(void);

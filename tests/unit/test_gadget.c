@@ -577,12 +577,38 @@ static void test_switch_revives_failed_plugin(void **state)
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	assert_non_null(strstr(f->msg, "already active"));
-	fake_plugin_failed();
+	fake_plugin_failed("adb");
 	fake_clear_calls();
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	assert_non_null(strstr(f->msg, "switched to mtp,adb"));
 	assert_non_null(strstr(fake_calls, "unbind() revive() "));
 	assert_true(fake_is_bound());
+}
+
+/* The restart that ends in a failed plugin (it crashed before it was
+ * ready): the other functions are linked and bound without it. */
+static void test_restart_into_failed_binds_the_rest(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_hold_ready = true;
+	fake_clear_calls();
+	fake_restart_due("adb");
+	assert_string_equal(fake_calls, "unbind() respawn(adb) ");
+	fake_plugin_failed("adb");
+	fake_release_ready(-ECHILD, "function adb: failed: crashed 5 times in 60 s");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+	/* The next switch, to the same set, links adb again. */
+	fake_hold_ready = false;
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	assert_non_null(strstr(fake_calls, "revive() "));
+	assert_non_null(strstr(fake_calls, "link(acm) link(adb) bind(dummy_udc.0) "));
 }
 
 int main(void)
@@ -607,6 +633,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_waits_for_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_waits_for_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_into_failed_binds_the_rest, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
