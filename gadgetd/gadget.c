@@ -932,7 +932,10 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 	struct gadget_txn *t;
 	int r;
 
-	if (!composer_bound_udc(g->composer))
+	/* A failed plugin: bind the rest without it, even if the kernel
+	 * already unbound the gadget. */
+	if (!composer_bound_udc(g->composer) &&
+	    (!supervisor_failed(g->sup, function) || g->set < 0))
 		return supervisor_respawn(g->sup, function);
 	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
 	if (!t)
@@ -944,7 +947,9 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms,
 					  gadget_txn_ready, g);
 	if (r < 0)
-		gadget_restart_ready(g, r, r == -ENOENT ? "gone" : strerror(-r));
+		gadget_restart_ready(g, r, r == -ENOENT ? "gone"
+				     : r == -ENOTRECOVERABLE ? "its plugin failed"
+				     : strerror(-r));
 	return 0;
 }
 

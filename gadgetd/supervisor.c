@@ -724,6 +724,9 @@ static void sup_exited(struct sup_worker *w, int status)
 		log_warnx("function %s: failed: %s; not restarting it until the "
 			  "next switch", w->name, w->failed_why);
 		sup_ready_changed(w->sup);
+		/* One last call of on_restart, from the loop: the gadget binds
+		 * again without this function (supervisor_respawn() refuses). */
+		w->restart = loop_add_timer(w->sup->loop, 1, sup_restart, w);
 		return;
 	}
 	w->restarts++;

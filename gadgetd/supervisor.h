@@ -38,6 +38,10 @@ typedef void (*supervisor_switch_fn)(const char *function, const char *request,
  * A crashed worker is due for its restart. The kernel cannot reopen a
  * FunctionFS instance whose gadget is bound, so the callback unbinds,
  * calls supervisor_respawn() and binds again once the plugin is ready.
+ * Once more when the worker is marked failed: supervisor_respawn() then
+ * returns -ENOTRECOVERABLE, and the gadget binds without the function
+ * (the kernel tears down a gadget whose FunctionFS instance lost its
+ * worker as soon as the host configures it again).
  */
 typedef void (*supervisor_restart_fn)(const char *function, void *data);
 

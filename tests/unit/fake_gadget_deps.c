@@ -450,7 +450,9 @@ void supervisor_reap(struct supervisor *s) {}
 
 int supervisor_respawn(struct supervisor *s, const char *name)
 {
-	return fake_call("respawn", name);
+	int r = fake_call("respawn", name);
+
+	return r ? r : supervisor_failed(s, name) ? -ENOTRECOVERABLE : 0;
 }
 void supervisor_clean_mounts(const struct config *cfg) {}
 void supervisor_status(struct supervisor *s, FILE *out, bool json) {}

@@ -611,6 +611,30 @@ static void test_restart_into_failed_binds_the_rest(void **state)
 	assert_non_null(strstr(fake_calls, "link(acm) link(adb) bind(dummy_udc.0) "));
 }
 
+/* A worker marked failed while the gadget is bound (or after the kernel
+ * unbound it): one last restart binds the rest without it. */
+static void test_failed_plugin_rebinds_without_it(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_plugin_failed("adb");
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	/* The kernel had unbound it already: the same. */
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_string_equal(fake_calls, "respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +658,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_waits_for_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_into_failed_binds_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_plugin_rebinds_without_it, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
