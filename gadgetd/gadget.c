@@ -932,10 +932,11 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 	struct gadget_txn *t;
 	int r;
 
-	/* A failed plugin: bind the rest without it, even if the kernel
-	 * already unbound the gadget. */
-	if (!composer_bound_udc(g->composer) &&
-	    (!supervisor_failed(g->sup, function) || g->set < 0))
+	/* Bind again afterwards also when the gadget was not bound: an
+	 * earlier restart whose worker died before it was ready left it so
+	 * (the kernel refuses the bind), or the plugin failed and the rest
+	 * binds without it. */
+	if (!composer_bound_udc(g->composer) && g->set < 0)
 		return supervisor_respawn(g->sup, function);
 	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
 	if (!t)

@@ -635,6 +635,22 @@ static void test_failed_plugin_rebinds_without_it(void **state)
 	assert_true(fake_is_bound());
 }
 
+/* An earlier restart left the gadget unbound (its worker died before it
+ * was ready, and the kernel refused the bind): the next restart binds. */
+static void test_restart_when_unbound_binds_again(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "respawn(adb) bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -659,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_into_failed_binds_the_rest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_plugin_rebinds_without_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_when_unbound_binds_again, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);
