@@ -75,6 +75,10 @@ struct gadget {
 	bool freeing;
 	/* gadget_down() waits for its workers to be reaped. */
 	bool down_wait;
+	/* Functions of the set left out of the configuration because their
+	 * plugin failed, until the next switch links them again. */
+	unsigned n_left_out;
+	char left_out[PLAN_MAX][PROFILE_NAME_MAX];
 	unsigned n_live;
 	struct plan_live live[PLAN_MAX];
 	struct gadget_timing timing;
@@ -326,6 +330,7 @@ static int gadget_apply_mid(struct gadget *g, const struct profile *p,
 	int r;
 
 	plan_compute(g->live, g->n_live, p, set, &plan);
+	g->n_left_out = 0;
 	r = gadget_teardown_end(g, &plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
@@ -583,6 +588,16 @@ static void gadget_txn_attempt(struct gadget *g)
 		gadget_txn_attempted(g, r);
 }
 
+static bool gadget_left_out(const struct gadget *g, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n_left_out; i++)
+		if (!strcmp(g->left_out[i], name))
+			return true;
+	return false;
+}
+
 /*
  * A plugin marked failed (a crash loop) must not keep the rest of the
  * gadget from binding: its worker may have died before writing its
@@ -602,6 +617,9 @@ static int gadget_link_without_failed(struct gadget *g)
 		if (supervisor_failed(g->sup, name)) {
 			log_warnx("function %s: left out of the configuration until the "
 				  "next switch: its plugin failed", name);
+			if (!gadget_left_out(g, name) && g->n_left_out < PLAN_MAX)
+				snprintf(g->left_out[g->n_left_out++], PROFILE_NAME_MAX,
+					 "%s", name);
 			continue;
 		}
 		r = composer_link(g->composer, name);
@@ -938,6 +956,11 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 	 * binds without it. */
 	if (!composer_bound_udc(g->composer) && g->set < 0)
 		return supervisor_respawn(g->sup, function);
+	/* Failed and already left out (by the restart that saw it fail),
+	 * the rest bound: binding once more would only re-enumerate it. */
+	if (composer_bound_udc(g->composer) && gadget_left_out(g, function) &&
+	    supervisor_failed(g->sup, function))
+		return 0;
 	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
 	if (!t)
 		return -ENOMEM;
