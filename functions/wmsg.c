@@ -42,6 +42,14 @@ int wmsg_parse_command(uint8_t *p, size_t len, uint32_t *id,
 	return 0;
 }
 
+int wmsg_parse_u32(const uint8_t *p, size_t len, uint32_t *v)
+{
+	if (len != 4)
+		return -EBADMSG;
+	memcpy(v, p, 4);
+	return 0;
+}
+
 static int wmsg_header(uint8_t *buf, size_t size, uint16_t type, size_t len)
 {
 	struct worker_hdr h = { .type = type, .len = len };

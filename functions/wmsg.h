@@ -28,6 +28,9 @@ int wmsg_parse(uint8_t *buf, size_t n, uint16_t *type, uint8_t **payload,
 int wmsg_parse_command(uint8_t *p, size_t len, uint32_t *id,
 		       char *argv[WMSG_MAX_ARGS + 1], int *argc);
 
+/* A u32 payload (WORKER_PING): exactly 4 bytes, else -EBADMSG. */
+int wmsg_parse_u32(const uint8_t *p, size_t len, uint32_t *v);
+
 /*
  * Build a message of type with n strings (each sent with its NUL) into
  * buf. Returns the datagram length or -EMSGSIZE.
@@ -39,7 +42,7 @@ int wmsg_build_strings(uint8_t *buf, size_t size, uint16_t type,
 int wmsg_build_reply(uint8_t *buf, size_t size, uint32_t id, int32_t rc,
 		     const char *text);
 
-/* A message with a u32 payload (WORKER_HOST) or none (len 0). */
+/* A message with a u32 payload (WORKER_HOST, WORKER_PONG) or none (len 0). */
 int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v);
 int wmsg_build_empty(uint8_t *buf, size_t size, uint16_t type);
 

@@ -391,6 +391,20 @@ static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
 	worker_send(p, buf, wmsg_build_reply(buf, sizeof(buf), id, rc, reply));
 }
 
+/* The heartbeat: answered here, from the loop, so that only a worker
+ * whose loop turns answers it. */
+static void worker_pong(struct plugin *p, const uint8_t *payload, size_t len)
+{
+	uint8_t buf[16];
+	uint32_t seq;
+
+	if (wmsg_parse_u32(payload, len, &seq) < 0) {
+		log_warnx("malformed heartbeat (%zu bytes) from gadgetd", len);
+		return;
+	}
+	worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_PONG, seq));
+}
+
 static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 			  void *data)
 {
@@ -417,6 +431,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 	}
 	if (type == WORKER_COMMAND)
 		worker_command(p, payload, len);
+	else if (type == WORKER_PING)
+		worker_pong(p, payload, len);
 	else
 		log_warnx("unknown message type %u from gadgetd", type);
 }

@@ -32,8 +32,12 @@ enum worker_msg {
 			      * sent once, right before it exits with a
 			      * status other than 0 (at most
 			      * WORKER_ERROR_MAX bytes with the NUL) */
+	WORKER_PONG = 7,     /* u32 seq of the WORKER_PING it answers */
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
+	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
+	 * event loop, so a plugin stuck in a callback does not answer. */
+	WORKER_PING = 65,
 };
 
 struct worker_hdr {

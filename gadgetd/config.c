@@ -43,6 +43,7 @@ enum config_kind {
 	CONFIG_KEY_NAME,
 	CONFIG_KEY_PATH,
 	CONFIG_KEY_MS,
+	CONFIG_KEY_COUNT,   /* 1..CONFIG_RESTART_LIMIT_MAX */
 };
 
 /* A setting and where it lands in struct config. */
@@ -68,6 +69,10 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(ready_timeout, CONFIG_KEY_MS, ready_timeout_ms),
 	CONFIG_KEY(bind_timeout, CONFIG_KEY_MS, bind_timeout_ms),
 	CONFIG_KEY(restart_delay, CONFIG_KEY_MS, restart_delay_ms),
+	CONFIG_KEY(heartbeat_interval, CONFIG_KEY_MS, heartbeat_interval_ms),
+	CONFIG_KEY(heartbeat_timeout, CONFIG_KEY_MS, heartbeat_timeout_ms),
+	CONFIG_KEY(restart_limit, CONFIG_KEY_COUNT, restart_limit),
+	CONFIG_KEY(restart_window, CONFIG_KEY_MS, restart_window_ms),
 };
 
 /*
@@ -129,6 +134,12 @@ static void config_defaults(struct config *c, const char *file)
 	c->bind_timeout_ms = 5000;
 	c->restart_delay_ms = 200;
 	c->run_dir = strdup(RUNDIR "/gadgetd");
+	/* Three missed pings; a transfer never stops a worker's loop for
+	 * that long (epio's I/O is asynchronous). */
+	c->heartbeat_interval_ms = 2000;
+	c->heartbeat_timeout_ms = 6000;
+	c->restart_limit = 5;
+	c->restart_window_ms = 60000;
 }
 
 static int config_set(struct config *c, const struct config_key *k,
@@ -143,6 +154,17 @@ static int config_set(struct config *c, const struct config_key *k,
 		    (v = config_setting_get_int64(s)) < 1 || v > 600000) {
 			snprintf(err, size, "%s:%d: %s: expected milliseconds (1..600000)",
 				 file, config_setting_source_line(s), k->key);
+			return -EINVAL;
+		}
+		*(unsigned *)((char *)c + k->off) = v;
+		return 0;
+	}
+	if (k->kind == CONFIG_KEY_COUNT) {
+		if (config_setting_type(s) != CONFIG_TYPE_INT ||
+		    (v = config_setting_get_int64(s)) < 1 || v > CONFIG_RESTART_LIMIT_MAX) {
+			snprintf(err, size, "%s:%d: %s: expected a count (1..%d)", file,
+				 config_setting_source_line(s), k->key,
+				 CONFIG_RESTART_LIMIT_MAX);
 			return -EINVAL;
 		}
 		*(unsigned *)((char *)c + k->off) = v;
@@ -185,6 +207,18 @@ static int config_build(config_t *cfg, const char *file, struct config *c,
 			if (len < size)
 				len += strlen(err + len);
 		}
+	}
+	/* A timeout shorter than the interval would kill a worker between
+	 * two pings it answered. */
+	if (!r && c->heartbeat_timeout_ms < c->heartbeat_interval_ms) {
+		config_setting_t *t = config_lookup(cfg, "heartbeat_timeout");
+
+		if (!t)
+			t = config_lookup(cfg, "heartbeat_interval");
+		snprintf(err, size, "%s:%d: heartbeat_timeout: %u ms is shorter than "
+			 "heartbeat_interval (%u ms)", file, config_setting_source_line(t),
+			 c->heartbeat_timeout_ms, c->heartbeat_interval_ms);
+		return -EINVAL;
 	}
 	if (!r && !c->profile) {
 		snprintf(err, size, "%s:1: profile is missing (e.g. profile = \"android\";)", file);

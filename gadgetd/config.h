@@ -16,6 +16,12 @@
  *   worker = "/usr/libexec/gadgetd/gadgetd-worker";
  *   ready_timeout = 5000;                    # ms for a plugin to be ready
  *   bind_timeout = 5000;                     # ms for the host to configure
+ *   restart_delay = 200;                     # ms before a crashed worker
+ *                                            #   starts again; doubles
+ *   heartbeat_interval = 2000;               # ms between pings to a worker
+ *   heartbeat_timeout = 6000;                # ms without an answer: killed
+ *   restart_limit = 5;                       # crashes within restart_window
+ *   restart_window = 60000;                  #   (ms) that mark a plugin failed
  *
  * Relative paths are taken relative to the directory of the file.
  */
@@ -44,7 +50,17 @@ struct config {
 	/* gadgetd's runtime folder, RUNDIR/gadgetd: not a setting (the
 	 * accessory socket's path in a profile names it), but tests move it. */
 	char *run_dir;
+	/* A worker is pinged every heartbeat_interval_ms; one that has not
+	 * answered for heartbeat_timeout_ms (>= the interval) is killed. */
+	unsigned heartbeat_interval_ms;
+	unsigned heartbeat_timeout_ms;
+	/* restart_limit exits within restart_window_ms: no more restarts. */
+	unsigned restart_limit;
+	unsigned restart_window_ms;
 };
+
+/* The most restart_limit may be: the supervisor keeps that many exit times. */
+#define CONFIG_RESTART_LIMIT_MAX 64
 
 /* Same error convention as profile_load(). */
 int config_load(const char *path, struct config **out, char *err,

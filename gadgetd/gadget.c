@@ -90,6 +90,12 @@ struct gadget {
 	struct gadget_cmd *cmds;
 	unsigned n_cmds;
 	bool freeing;
+	/* gadget_down() waits for its workers to be reaped. */
+	bool down_wait;
+	/* Functions of the set left out of the configuration because their
+	 * plugin failed, until the next switch links them again. */
+	unsigned n_left_out;
+	char left_out[PLAN_MAX][PROFILE_NAME_MAX];
 	unsigned n_live;
 	struct plan_live live[PLAN_MAX];
 	struct gadget_timing timing;
@@ -188,13 +194,15 @@ void gadget_free(struct gadget *g)
 
 bool gadget_busy(const struct gadget *g)
 {
-	return g->txn || g->n_cmds;
+	return g->txn || g->n_cmds || g->down_wait;
 }
 
 static int gadget_refuse_busy(struct gadget *g, char *msg, size_t size)
 {
 	if (g->txn)
 		snprintf(msg, size, "another switch is in progress");
+	else if (g->down_wait)
+		snprintf(msg, size, "the gadget is going down; try again");
 	else
 		snprintf(msg, size, "a plugin command is in progress; try again");
 	return -EBUSY;
@@ -236,7 +244,13 @@ static void gadget_live_drop(struct gadget *g, const char *name)
 		*l = g->live[--g->n_live];
 }
 
-static int gadget_teardown(struct gadget *g, const struct plan *plan)
+/*
+ * A teardown has two halves: unbind and stop the workers, then, once
+ * every stopped worker is reaped (supervisor_wait_stopped), unlink and
+ * remove the functions. A FunctionFS function must not go while its
+ * worker still holds the instance's files, and nothing waits in between.
+ */
+static int gadget_teardown_begin(struct gadget *g, const struct plan *plan)
 {
 	unsigned i;
 	int r;
@@ -246,6 +260,14 @@ static int gadget_teardown(struct gadget *g, const struct plan *plan)
 		return r;
 	for (i = 0; i < plan->n_remove; i++)
 		supervisor_stop(g->sup, plan->remove[i].name);
+	return 0;
+}
+
+static int gadget_teardown_end(struct gadget *g, const struct plan *plan)
+{
+	unsigned i;
+	int r;
+
 	r = composer_unlink_all(g->composer);
 	for (i = 0; !r && i < plan->n_remove; i++) {
 		r = composer_remove_function(g->composer, plan->remove[i].name);
@@ -306,11 +328,38 @@ static int gadget_bind(struct gadget *g, char *msg, size_t size)
 }
 
 static void gadget_txn_ready(int r, const char *err, void *data);
+static void gadget_txn_stopped(void *data);
 
-/* The first half of one attempt at making set of p live: ConfigFS and the
- * workers, then a wait for the plugins that ends in gadget_txn_ready(). */
+/* The first part of one attempt at making set of p live: unbind and stop
+ * the workers of the functions that go; gadget_txn_stopped() goes on once
+ * they are reaped. Failed plugins of the functions that stay get another
+ * chance now that the gadget is unbound. */
 static int gadget_apply_begin(struct gadget *g, const struct profile *p,
 			      unsigned set, char *msg, size_t size)
+{
+	struct gadget_txn *t = g->txn;
+	struct plan plan;
+	int r;
+
+	t->t0 = loop_now_ms();
+	plan_compute(g->live, g->n_live, p, set, &plan);
+	r = gadget_teardown_begin(g, &plan);
+	if (r < 0) {
+		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
+		return r;
+	}
+	supervisor_revive(g->sup);
+	r = supervisor_wait_stopped(g->sup, gadget_txn_stopped, g);
+	if (r < 0)
+		snprintf(msg, size, "cannot wait for the workers to stop: %s",
+			 strerror(-r));
+	return r;
+}
+
+/* The middle: the old functions go, the new ones come, and a wait for
+ * the plugins ends in gadget_txn_ready(). */
+static int gadget_apply_mid(struct gadget *g, const struct profile *p,
+			    unsigned set, char *msg, size_t size)
 {
 	const struct profile_set *s = &p->sets[set];
 	struct gadget_txn *t = g->txn;
@@ -318,9 +367,9 @@ static int gadget_apply_begin(struct gadget *g, const struct profile *p,
 	unsigned i;
 	int r;
 
-	t->t0 = loop_now_ms();
 	plan_compute(g->live, g->n_live, p, set, &plan);
-	r = gadget_teardown(g, &plan);
+	g->n_left_out = 0;
+	r = gadget_teardown_end(g, &plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
 		return r;
@@ -417,7 +466,37 @@ static int gadget_load_profile(struct gadget *g, const char *name,
 	return 0;
 }
 
-/* Going back failed too: leave nothing half-built behind. */
+static void gadget_txn_report(struct loop_watch *w, void *data);
+
+/* The rest of gadget_down(), once the workers are reaped. */
+static void gadget_down_end(struct gadget *g)
+{
+	struct plan plan = { 0 };
+	unsigned i;
+
+	for (i = 0; i < g->n_live; i++)
+		plan.remove[plan.n_remove++] = g->live[i].fn;
+	gadget_teardown_end(g, &plan);
+	composer_destroy(g->composer);
+	g->n_live = 0;
+}
+
+static void gadget_down_stopped(void *data)
+{
+	struct gadget *g = data;
+
+	g->down_wait = false;
+	gadget_down_end(g);
+	if (g->txn && g->txn->finished && !g->txn_report) {
+		gadget_txn_report(NULL, g);
+		return;
+	}
+	gadget_run_queue_now(g);
+}
+
+/* Off, or going back failed too: leave nothing half-built behind. The
+ * gadget is unbound at once; its functions go once their workers are
+ * reaped, and until then the gadget is busy. */
 static void gadget_down(struct gadget *g)
 {
 	struct plan plan = { 0 };
@@ -425,10 +504,14 @@ static void gadget_down(struct gadget *g)
 
 	for (i = 0; i < g->n_live; i++)
 		plan.remove[plan.n_remove++] = g->live[i].fn;
-	gadget_teardown(g, &plan);
-	composer_destroy(g->composer);
-	g->n_live = 0;
+	gadget_teardown_begin(g, &plan);
 	g->set = -1;
+	if (!supervisor_stopping(g->sup) ||
+	    supervisor_wait_stopped(g->sup, gadget_down_stopped, g) < 0) {
+		gadget_down_end(g);
+		return;
+	}
+	g->down_wait = true;
 }
 
 static void gadget_txn_report(struct loop_watch *w, void *data)
@@ -437,6 +520,11 @@ static void gadget_txn_report(struct loop_watch *w, void *data)
 	struct gadget_txn *t = g->txn;
 
 	g->txn_report = NULL;
+	/* A switch that turned the gadget off ends when it is all down: the
+	 * next request (a start-up's fallback, a client's retry) finds it
+	 * idle. gadget_down_stopped() reports then. */
+	if (g->down_wait)
+		return;
 	g->txn = NULL;
 	if (t->fn)
 		t->fn(t->r, t->msg, t->data);
@@ -487,6 +575,7 @@ static void gadget_txn_drop(struct gadget *g)
 	if (!t)
 		return;
 	supervisor_wait_cancel(g->sup);
+	supervisor_wait_stopped_cancel(g->sup);
 	loop_watch_remove(t->bind_timer);
 	t->bind_timer = NULL;
 	loop_watch_remove(g->txn_report);
@@ -574,12 +663,55 @@ static void gadget_txn_attempt(struct gadget *g)
 		gadget_txn_attempted(g, r);
 }
 
+static bool gadget_left_out(const struct gadget *g, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < g->n_left_out; i++)
+		if (!strcmp(g->left_out[i], name))
+			return true;
+	return false;
+}
+
+/*
+ * A plugin marked failed (a crash loop) must not keep the rest of the
+ * gadget from binding: its worker may have died before writing its
+ * descriptors, and the kernel refuses to bind a gadget with such an
+ * instance. Link the set without it; the next switch links it again.
+ */
+static int gadget_link_without_failed(struct gadget *g)
+{
+	const struct profile_set *s = &g->profile->sets[g->set];
+	unsigned i;
+	int r;
+
+	r = composer_unlink_all(g->composer);
+	for (i = 0; !r && i < s->n_functions; i++) {
+		const char *name = g->profile->functions[s->functions[i]].name;
+
+		if (supervisor_failed(g->sup, name)) {
+			log_warnx("function %s: left out of the configuration until the "
+				  "next switch: its plugin failed", name);
+			if (!gadget_left_out(g, name) && g->n_left_out < PLAN_MAX)
+				snprintf(g->left_out[g->n_left_out++], PROFILE_NAME_MAX,
+					 "%s", name);
+			continue;
+		}
+		r = composer_link(g->composer, name);
+	}
+	return r;
+}
+
 static void gadget_restart_ready(struct gadget *g, int r, const char *err)
 {
 	struct gadget_txn *t = g->txn;
 
 	if (r < 0)
 		log_warnx("%s: restart: %s", t->function, err);
+	if (g->profile && g->set >= 0 && supervisor_any_failed(g->sup) &&
+	    (r = gadget_link_without_failed(g)) < 0)
+		log_warnx("%s: restart: cannot link the other functions: %s",
+			  t->function, strerror(-r));
 	if (gadget_bind(g, t->msg, sizeof(t->msg)) < 0)
 		log_warnx("%s: restart: %s", t->function, t->msg);
 	else
@@ -606,6 +738,21 @@ static void gadget_txn_ready(int r, const char *err, void *data)
 	else
 		r = gadget_apply_end(g, msg, size);
 	if (r != -EINPROGRESS)
+		gadget_txn_attempted(g, r);
+}
+
+/* The stopped workers are reaped: go on with the attempt. */
+static void gadget_txn_stopped(void *data)
+{
+	struct gadget *g = data;
+	struct gadget_txn *t = g->txn;
+	int r;
+
+	if (t->rollback)
+		r = gadget_apply_mid(g, g->profile, g->set, t->back, sizeof(t->back));
+	else
+		r = gadget_apply_mid(g, t->p, t->set, t->msg, sizeof(t->msg));
+	if (r < 0)
 		gadget_txn_attempted(g, r);
 }
 
@@ -690,7 +837,9 @@ static int gadget_switch_save(struct gadget *g, const char *profile,
 			profile_free(p);
 		return idx;
 	}
-	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer)) {
+	/* A failed plugin is started again by a switch, even to this set. */
+	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer) &&
+	    !supervisor_any_failed(g->sup)) {
 		char name[GADGET_SET_MAX];
 		profile_set_name(p, idx, name, sizeof(name));
 		snprintf(msg, size, "%s is already active", name);
@@ -1072,8 +1221,17 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 	struct gadget_txn *t;
 	int r;
 
-	if (!composer_bound_udc(g->composer))
+	/* Bind again afterwards also when the gadget was not bound: an
+	 * earlier restart whose worker died before it was ready left it so
+	 * (the kernel refuses the bind), or the plugin failed and the rest
+	 * binds without it. */
+	if (!composer_bound_udc(g->composer) && g->set < 0)
 		return supervisor_respawn(g->sup, function);
+	/* Failed and already left out (by the restart that saw it fail),
+	 * the rest bound: binding once more would only re-enumerate it. */
+	if (composer_bound_udc(g->composer) && gadget_left_out(g, function) &&
+	    supervisor_failed(g->sup, function))
+		return 0;
 	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
 	if (!t)
 		return -ENOMEM;
@@ -1084,7 +1242,9 @@ static int gadget_restart_begin(struct gadget *g, const char *function)
 		r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms,
 					  gadget_txn_ready, g);
 	if (r < 0)
-		gadget_restart_ready(g, r, r == -ENOENT ? "gone" : strerror(-r));
+		gadget_restart_ready(g, r, r == -ENOENT ? "gone"
+				     : r == -ENOTRECOVERABLE ? "its plugin failed"
+				     : strerror(-r));
 	return 0;
 }
 

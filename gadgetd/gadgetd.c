@@ -6,6 +6,7 @@
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
+#include "notify.h"
 #include "profile.h"
 #include "protocol.h"
 #include "state.h"
@@ -18,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #define GADGETD_DEFAULT_CONFIG SYSCONFDIR "/gadgetd/gadgetd.conf"
@@ -114,28 +113,6 @@ static int gadgetd_check(const char *path)
 	return bad;
 }
 
-/* systemd's readiness protocol, without linking libsystemd. */
-static void gadgetd_notify(const char *state)
-{
-	const char *path = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	socklen_t sl;
-	int fd;
-
-	if (!path || (path[0] != '/' && path[0] != '@') ||
-	    strlen(path) >= sizeof(sa.sun_path))
-		return;
-	strcpy(sa.sun_path, path);
-	if (path[0] == '@')
-		sa.sun_path[0] = '\0';
-	sl = offsetof(struct sockaddr_un, sun_path) + strlen(path);
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	sendto(fd, state, strlen(state), MSG_NOSIGNAL, (struct sockaddr *)&sa, sl);
-	close(fd);
-}
-
 static void gadgetd_on_quit(struct loop *l, int signo, void *data)
 {
 	log_info("%s: shutting down", strsignal(signo));
@@ -161,7 +138,7 @@ static void gadgetd_started(int r, const char *msg, void *data)
 		log_warnx("%s", msg);
 	else
 		log_info("%s", msg);
-	gadgetd_notify("READY=1");
+	notify_send("READY=1");
 }
 
 /* The groups of gadgetd.conf as gids. A group that does not exist grants
@@ -215,6 +192,7 @@ static void gadgetd_dirs(const struct config *cfg)
 static int gadgetd_run(struct config *cfg, const char *sock)
 {
 	struct access_policy policy;
+	struct notify_watchdog *wd;
 	struct gadget *g = NULL;
 	struct control *ctl;
 	char msg[4096];
@@ -243,11 +221,14 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 		loop_free(l);
 		return 1;
 	}
+	/* Fed from the loop: a loop that blocks starves it. */
+	wd = notify_watchdog_new(l);
 	r = gadget_start(g, msg, sizeof(msg), gadgetd_started, NULL);
 	if (r != -EINPROGRESS)
 		gadgetd_started(r, msg, NULL);
 	r = loop_run(l);
-	gadgetd_notify("STOPPING=1");
+	notify_send("STOPPING=1");
+	notify_watchdog_free(wd);
 	control_free(ctl);
 	gadget_free(g);
 	loop_free(l);

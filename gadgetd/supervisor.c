@@ -23,6 +23,8 @@
 #define SUP_BACKOFF_MAX_MS 5000
 #define SUP_STABLE_MS 30000
 #define SUP_STOP_MS 2000
+/* At shutdown, how long after SIGKILL a worker may take to die. */
+#define SUP_KILL_MS 1000
 #define SUP_COMMAND_MS 5000
 
 struct sup_worker {
@@ -47,6 +49,22 @@ struct sup_worker {
 	 * the one that came with last_exit. */
 	char error[WORKER_ERROR_MAX];
 	char last_error[WORKER_ERROR_MAX];
+	/* The heartbeat: a timer every heartbeat_interval_ms, the last sign
+	 * of life (spawn, READY, PONG), the seq of the last ping sent. */
+	struct loop_watch *hb;
+	uint64_t alive_ms;
+	uint32_t hb_seq;
+	uint32_t hb_ack;     /* the seq of the last PONG */
+	bool hb_killed;      /* this pid was killed for missing it */
+	/* Exit times within restart_window_ms, oldest first; at
+	 * restart_limit of them the plugin is failed: no more restarts
+	 * until a switch revives it. */
+	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
+	unsigned n_exits;
+	bool failed;
+	char failed_why[192];
+	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */
+	struct loop_watch *kill_timer;
 	unsigned n_status;
 	char *status[SUP_MAX_STATUS][2];
 	struct sup_worker *next;
@@ -84,9 +102,18 @@ struct supervisor {
 	struct loop_watch *ready_check;  /* idle: a worker's state changed */
 	/* Why the last supervisor_start() failed, naming the path. */
 	char start_err[PATH_MAX + 128];
+	/* Workers stopped but not yet reaped: their instance stays mounted
+	 * (and in ConfigFS) until they are. */
+	struct sup_worker *stopping;
+	supervisor_stopped_fn stopped_fn;
+	void *stopped_data;
+	struct loop_watch *stopped_check;  /* idle */
 };
 
 static void sup_ready_changed(struct supervisor *s);
+static void sup_stopped_changed(struct supervisor *s);
+static void sup_hb_start(struct sup_worker *w);
+static void sup_free_stopping(struct supervisor *s);
 static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why);
 static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
 			  const char *text);
@@ -114,8 +141,11 @@ void supervisor_free(struct supervisor *s)
 	if (!s)
 		return;
 	supervisor_wait_cancel(s);
+	supervisor_wait_stopped_cancel(s);
 	while (s->workers)
 		supervisor_stop(s, s->workers->name);
+	/* gadgetd is stopping: no later round will reap them. */
+	sup_free_stopping(s);
 	/* Every command is finished now; hand the results over at once, as
 	 * there is no later round. */
 	while ((c = s->cmds)) {
@@ -218,6 +248,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 	case WORKER_READY:
 		w->ready = true;
 		w->ever_ready = true;
+		w->alive_ms = loop_now_ms();
 		log_info("%s: plugin ready (pid %d)", w->name, (int)w->pid);
 		sup_ready_changed(w->sup);
 		return;
@@ -232,6 +263,17 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 	case WORKER_HOST:
 		if (len >= 4)
 			w->host = p[0] != 0;
+		return;
+	case WORKER_PONG:
+		/* Any answer proves the loop turns, a late one for an older
+		 * ping too; a seq never sent is ignored. */
+		if (len == 4) {
+			memcpy(&id, p, 4);
+			if (id - w->hb_ack - 1 < w->hb_seq - w->hb_ack) {
+				w->alive_ms = loop_now_ms();
+				w->hb_ack = id;
+			}
+		}
 		return;
 	case WORKER_REPLY:
 		if (len < 8 || !(a = sup_str(p + 8, len - 8, &u1)))
@@ -432,7 +474,10 @@ static int sup_spawn(struct sup_worker *w)
 	w->pid = pid;
 	w->ready = false;
 	w->error[0] = '\0';
-	w->started_ms = loop_now_ms();
+	w->hb_killed = false;
+	w->hb_seq = w->hb_ack = 0;
+	w->started_ms = w->alive_ms = loop_now_ms();
+	sup_hb_start(w);
 	log_debug("%s: worker started (pid %d)", w->name, (int)pid);
 	return 0;
 }
@@ -444,6 +489,8 @@ static void sup_worker_free(struct sup_worker *w)
 	for (i = 0; w->argv[i]; i++)
 		free(w->argv[i]);
 	sup_status_clear(w);
+	loop_watch_remove(w->hb);
+	loop_watch_remove(w->kill_timer);
 	free(w);
 }
 
@@ -482,24 +529,23 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	return 0;
 }
 
-static void sup_kill_wait(struct sup_worker *w)
+/* The instance goes once nothing holds its files: after the reap. */
+static void sup_unmount(struct sup_worker *w)
 {
-	uint64_t deadline = loop_now_ms() + SUP_STOP_MS;
-	int status;
+	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
+		log_warn("%s: cannot unmount %s", w->name, w->mount);
+	rmdir(w->mount);
+}
 
-	if (w->pid <= 0)
-		return;
-	kill(w->pid, SIGTERM);
-	while (waitpid(w->pid, &status, WNOHANG) == 0) {
-		if (loop_now_ms() > deadline) {
-			log_warnx("%s: worker did not stop, killing it", w->name);
-			kill(w->pid, SIGKILL);
-			waitpid(w->pid, &status, 0);
-			break;
-		}
-		usleep(5000);
-	}
-	w->pid = 0;
+static void sup_stop_escalate(struct loop_watch *t, void *data)
+{
+	struct sup_worker *w = data;
+
+	loop_watch_remove(t);
+	w->kill_timer = NULL;
+	log_warnx("%s: worker %d did not stop within %u ms of SIGTERM; killing it",
+		  w->name, (int)w->pid, SUP_STOP_MS);
+	kill(w->pid, SIGKILL);
 }
 
 void supervisor_stop(struct supervisor *s, const char *name)
@@ -512,14 +558,62 @@ void supervisor_stop(struct supervisor *s, const char *name)
 		return;
 	*pp = w->next;
 	loop_watch_remove(w->restart);
+	w->restart = NULL;
+	loop_watch_remove(w->hb);
+	w->hb = NULL;
 	sup_cmds_finish(w, -ECANCELED, "the function was stopped before its plugin replied");
-	sup_kill_wait(w);
+	/* Our end closes too: a worker whose loop turns sees the hang-up. */
 	loop_watch_remove(w->sock);
-	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
-		log_warn("%s: cannot unmount %s", w->name, w->mount);
-	rmdir(w->mount);
-	sup_worker_free(w);
+	w->sock = NULL;
+	w->ready = false;
 	sup_ready_changed(s);
+	if (w->pid <= 0) {
+		sup_unmount(w);
+		sup_worker_free(w);
+		return;
+	}
+	/* Never wait here: SIGTERM now, SIGKILL from a timer, and the rest
+	 * from the reap (supervisor_reap). */
+	kill(w->pid, SIGTERM);
+	w->kill_timer = loop_add_timer(s->loop, SUP_STOP_MS, sup_stop_escalate, w);
+	if (!w->kill_timer)
+		kill(w->pid, SIGKILL);
+	w->next = s->stopping;
+	s->stopping = w;
+}
+
+/* Shutdown only: wait for the stopping workers, bounded (SIGTERM was
+ * sent; SIGKILL after SUP_STOP_MS; a worker stuck in the kernel even
+ * after SIGKILL is left behind after SUP_KILL_MS more). */
+static void sup_free_stopping(struct supervisor *s)
+{
+	uint64_t t0 = loop_now_ms();
+	bool killed = false;
+	struct sup_worker *w;
+	int status;
+
+	while ((w = s->stopping)) {
+		pid_t r = waitpid(w->pid, &status, WNOHANG);
+
+		if (r == 0 && loop_now_ms() - t0 < SUP_STOP_MS + SUP_KILL_MS) {
+			if (!killed && loop_now_ms() - t0 >= SUP_STOP_MS) {
+				for (w = s->stopping; w; w = w->next) {
+					log_warnx("%s: worker %d did not stop; killing it",
+						  w->name, (int)w->pid);
+					kill(w->pid, SIGKILL);
+				}
+				killed = true;
+			}
+			usleep(5000);
+			continue;
+		}
+		if (r == 0)
+			log_warnx("%s: worker %d did not die; leaving it", w->name,
+				  (int)w->pid);
+		s->stopping = w->next;
+		sup_unmount(w);
+		sup_worker_free(w);
+	}
 }
 
 int supervisor_respawn(struct supervisor *s, const char *name)
@@ -531,6 +625,8 @@ int supervisor_respawn(struct supervisor *s, const char *name)
 		return -ENOENT;
 	if (w->pid > 0)
 		return 0;
+	if (w->failed)
+		return -ENOTRECOVERABLE;
 	loop_watch_remove(w->restart);
 	w->restart = NULL;
 	r = sup_spawn(w);
@@ -551,29 +647,126 @@ static void sup_restart(struct loop_watch *t, void *data)
 		supervisor_respawn(w->sup, w->name);
 }
 
-static void sup_exited(struct sup_worker *w, int status)
+/*
+ * The heartbeat. Silence is counted from the oldest ping not answered
+ * (or the last answer), so time in which gadgetd itself sent nothing
+ * never counts against a worker. A worker silent for the timeout is
+ * killed; its exit is then handled like a crash.
+ */
+static void sup_hb_tick(struct loop_watch *t, void *data)
 {
-	uint64_t up = loop_now_ms() - w->started_ms;
+	struct sup_worker *w = data;
+	const struct config *cfg = w->sup->cfg;
+	uint8_t buf[sizeof(struct worker_hdr) + 4];
+	struct worker_hdr h = { .type = WORKER_PING, .len = 4 };
+	uint64_t silent;
 
+	if (w->pid <= 0 || w->hb_killed)
+		return;
+	/* What the worker already sent first: the timer may come first in a
+	 * round after gadgetd itself was held up, the answer waiting. */
 	sup_drain(w);
-	snprintf(w->last_error, sizeof(w->last_error), "%s", w->error);
+	silent = loop_now_ms() - w->alive_ms;
+	if (w->hb_ack != w->hb_seq && silent >= cfg->heartbeat_timeout_ms) {
+		log_warnx("function %s: worker %d did not answer the heartbeat for "
+			  "%llu s; killing it", w->name, (int)w->pid,
+			  (unsigned long long)(silent / 1000));
+		log_debug("%s: heartbeat %u sent, %u answered last", w->name,
+			  w->hb_seq, w->hb_ack);
+		w->hb_killed = true;
+		kill(w->pid, SIGKILL);
+		return;
+	}
+	loop_timer_rearm(t, cfg->heartbeat_interval_ms);
+	/* Before READY the worker's loop does not run yet: the readiness
+	 * timeout covers that time. */
+	if (!w->ready || !w->sock)
+		return;
+	if (w->hb_ack == w->hb_seq)
+		w->alive_ms = loop_now_ms();
+	w->hb_seq++;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &w->hb_seq, 4);
+	/* A full socket is the worker's silence too. */
+	send(loop_watch_fd(w->sock), buf, sizeof(buf), MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void sup_hb_start(struct sup_worker *w)
+{
+	loop_watch_remove(w->hb);
+	w->hb = loop_add_timer(w->sup->loop, w->sup->cfg->heartbeat_interval_ms,
+			       sup_hb_tick, w);
+	if (!w->hb)
+		log_warn("%s: cannot start the heartbeat", w->name);
+}
+
+/* Count this exit; true when it makes restart_limit within the window. */
+static bool sup_crash_loop(struct sup_worker *w, uint64_t now)
+{
+	const struct config *cfg = w->sup->cfg;
+	unsigned i = 0;
+
+	while (i < w->n_exits && now - w->exits_ms[i] >= cfg->restart_window_ms)
+		i++;
+	memmove(w->exits_ms, w->exits_ms + i, (w->n_exits - i) * sizeof(w->exits_ms[0]));
+	w->n_exits -= i;
+	if (w->n_exits == CONFIG_RESTART_LIMIT_MAX) {
+		memmove(w->exits_ms, w->exits_ms + 1,
+			(w->n_exits - 1) * sizeof(w->exits_ms[0]));
+		w->n_exits--;
+	}
+	w->exits_ms[w->n_exits++] = now;
+	return w->n_exits >= cfg->restart_limit;
+}
+
+static void sup_exit_text(struct sup_worker *w, int status)
+{
 	if (WIFSIGNALED(status))
 		snprintf(w->last_exit, sizeof(w->last_exit), "killed by signal %d (%s)%s",
 			 WTERMSIG(status), strsignal(WTERMSIG(status)),
-			 WTERMSIG(status) == SIGSYS
+			 w->hb_killed ? " after missing its heartbeat"
+			 : WTERMSIG(status) == SIGSYS
 				 ? ": a system call outside its seccomp filter"
 				 : "");
 	else
 		snprintf(w->last_exit, sizeof(w->last_exit), "exited with status %d",
 			 WEXITSTATUS(status));
+}
+
+static void sup_exited(struct sup_worker *w, int status)
+{
+	uint64_t now = loop_now_ms(), up = now - w->started_ms;
+	const struct config *cfg = w->sup->cfg;
+
+	sup_drain(w);
+	snprintf(w->last_error, sizeof(w->last_error), "%s", w->error);
+	sup_exit_text(w, status);
 	w->pid = 0;
 	w->ready = false;
 	w->host = false;
-	w->restarts++;
+	loop_watch_remove(w->hb);
+	w->hb = NULL;
 	sup_cmds_finish(w, -EPIPE, "plugin worker exited before it replied");
+	if (sup_crash_loop(w, now)) {
+		/* Restarting again would only re-enumerate the gadget every
+		 * few seconds; the other functions stay up and bound. */
+		w->failed = true;
+		snprintf(w->failed_why, sizeof(w->failed_why),
+			 "crashed %u time%s in %u s; last: %s", w->n_exits,
+			 w->n_exits == 1 ? "" : "s",
+			 (cfg->restart_window_ms + 999) / 1000, w->last_exit);
+		log_warnx("function %s: failed: %s; not restarting it until the "
+			  "next switch", w->name, w->failed_why);
+		sup_ready_changed(w->sup);
+		/* One last call of on_restart, from the loop: the gadget binds
+		 * again without this function (supervisor_respawn() refuses). */
+		w->restart = loop_add_timer(w->sup->loop, 1, sup_restart, w);
+		return;
+	}
+	w->restarts++;
 	sup_ready_changed(w->sup);
 	if (up > SUP_STABLE_MS)
-		w->backoff_ms = w->sup->cfg->restart_delay_ms;
+		w->backoff_ms = cfg->restart_delay_ms;
 	log_warnx("%s: worker %s%s%s; restarting in %u ms", w->name, w->last_exit,
 		  w->last_error[0] ? ": " : "", w->last_error, w->backoff_ms);
 	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
@@ -584,6 +777,23 @@ static void sup_exited(struct sup_worker *w, int status)
 	}
 }
 
+/* A stopped worker is gone: now its instance may go. */
+static bool sup_reaped_stopping(struct supervisor *s, pid_t pid)
+{
+	struct sup_worker **pp, *w;
+
+	for (pp = &s->stopping; *pp && (*pp)->pid != pid; pp = &(*pp)->next)
+		;
+	if (!(w = *pp))
+		return false;
+	*pp = w->next;
+	log_debug("%s: worker %d stopped", w->name, (int)pid);
+	sup_unmount(w);
+	sup_worker_free(w);
+	sup_stopped_changed(s);
+	return true;
+}
+
 void supervisor_reap(struct supervisor *s)
 {
 	struct sup_worker *w;
@@ -591,10 +801,100 @@ void supervisor_reap(struct supervisor *s)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		if (sup_reaped_stopping(s, pid))
+			continue;
 		for (w = s->workers; w; w = w->next)
 			if (w->pid == pid)
 				sup_exited(w, status);
 	}
+}
+
+bool supervisor_stopping(struct supervisor *s)
+{
+	return s->stopping != NULL;
+}
+
+static void sup_stopped_check(struct loop_watch *lw, void *data)
+{
+	struct supervisor *s = data;
+	supervisor_stopped_fn fn = s->stopped_fn;
+	void *fn_data = s->stopped_data;
+
+	s->stopped_check = NULL;
+	if (s->stopping || !fn)
+		return;
+	s->stopped_fn = NULL;
+	s->stopped_data = NULL;
+	fn(fn_data);
+}
+
+static void sup_stopped_changed(struct supervisor *s)
+{
+	if (s->stopped_fn && !s->stopping && !s->stopped_check)
+		s->stopped_check = loop_add_idle(s->loop, sup_stopped_check, s);
+}
+
+int supervisor_wait_stopped(struct supervisor *s, supervisor_stopped_fn fn,
+			    void *data)
+{
+	if (s->stopped_fn)
+		return -EBUSY;
+	s->stopped_fn = fn;
+	s->stopped_data = data;
+	sup_stopped_changed(s);
+	if (!s->stopping && !s->stopped_check) {
+		s->stopped_fn = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+void supervisor_wait_stopped_cancel(struct supervisor *s)
+{
+	loop_watch_remove(s->stopped_check);
+	s->stopped_check = NULL;
+	s->stopped_fn = NULL;
+	s->stopped_data = NULL;
+}
+
+int supervisor_revive(struct supervisor *s)
+{
+	struct sup_worker *w;
+	int r, ret = 0;
+
+	for (w = s->workers; w; w = w->next) {
+		if (!w->failed)
+			continue;
+		log_info("function %s: starting its plugin again after a switch "
+			 "(it had %s)", w->name, w->failed_why);
+		w->failed = false;
+		w->failed_why[0] = '\0';
+		w->n_exits = 0;
+		w->backoff_ms = s->cfg->restart_delay_ms;
+		r = sup_spawn(w);
+		if (r < 0) {
+			log_warnx("%s: cannot restart worker: %s", w->name, strerror(-r));
+			ret = r;
+		}
+	}
+	return ret;
+}
+
+bool supervisor_failed(struct supervisor *s, const char *name)
+{
+	struct sup_worker *w = sup_find(s, name);
+
+	return w && w->failed;
+}
+
+bool supervisor_any_failed(struct supervisor *s)
+{
+	struct sup_worker *w;
+
+	for (w = s->workers; w; w = w->next)
+		if (w->failed)
+			return true;
+	return false;
 }
 
 /* 1: all ready; 0: keep waiting; -1: a new worker died before it was
@@ -605,7 +905,7 @@ static int sup_ready_state(struct supervisor *s)
 	int r = 1;
 
 	for (w = s->workers; w; w = w->next) {
-		if (!w->ever_ready && w->restarts)
+		if ((!w->ever_ready && w->restarts) || w->failed)
 			return -1;
 		if (!w->ready)
 			r = 0;
@@ -646,7 +946,10 @@ static void sup_ready_err(struct supervisor *s, int r, char *err,
 			n += snprintf(err + n, err_size - n, "; ");
 		if (n >= err_size)
 			break;
-		if (died)
+		if (w->failed)
+			n += snprintf(err + n, err_size - n, "function %s: failed: %s",
+				      w->name, w->failed_why);
+		else if (died)
 			n += sup_died_err(w, err + n, err_size - n);
 		else
 			n += snprintf(err + n, err_size - n,
@@ -889,8 +1192,13 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 	unsigned i;
 
 	for (w = s->workers; w; w = w->next) {
-		const char *state = w->ready ? (w->host ? "enabled" : "ready")
-					     : (w->pid ? "starting" : "restarting");
+		const char *state = w->failed ? "failed"
+				    : w->ready ? (w->host ? "enabled" : "ready")
+					       : (w->pid ? "starting" : "restarting");
+		if (!json && w->failed) {
+			fprintf(out, "  %s: failed: %s\n", w->name, w->failed_why);
+			continue;
+		}
 		if (!json) {
 			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s\n", w->name,
 				state, (int)w->pid, w->restarts,
@@ -909,6 +1217,8 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 		sup_json_str(out, w->last_exit);
 		fprintf(out, ",\"last_error\":");
 		sup_json_str(out, w->last_error);
+		fprintf(out, ",\"failed\":");
+		sup_json_str(out, w->failed_why);
 		fprintf(out, ",\"status\":{");
 		for (i = 0; i < w->n_status; i++) {
 			fprintf(out, "%s", i ? "," : "");

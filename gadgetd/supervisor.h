@@ -5,6 +5,16 @@
  * worker does not take the gadget down) and spawns its worker; a worker
  * that dies is restarted with backoff for as long as its function is live.
  * Readiness (descriptors written) arrives as an event from the worker.
+ *
+ * Each worker is pinged every heartbeat_interval; one that has not
+ * answered for heartbeat_timeout (stopped, looping in a callback,
+ * deadlocked) is killed and restarted like a crashed one. A worker that
+ * exits restart_limit times within restart_window is failed: it is not
+ * restarted (the gadget stays bound, the other functions keep working)
+ * until supervisor_revive(), and status says why.
+ *
+ * Nothing here waits for a process: stopping a worker sends SIGTERM,
+ * SIGKILL from a timer, and its instance is unmounted once it is reaped.
  */
 #ifndef GADGETD_SUPERVISOR_H
 #define GADGETD_SUPERVISOR_H
@@ -28,22 +38,45 @@ typedef void (*supervisor_switch_fn)(const char *function, const char *request,
  * A crashed worker is due for its restart. The kernel cannot reopen a
  * FunctionFS instance whose gadget is bound, so the callback unbinds,
  * calls supervisor_respawn() and binds again once the plugin is ready.
+ * Once more when the worker is marked failed: supervisor_respawn() then
+ * returns -ENOTRECOVERABLE, and the gadget binds without the function
+ * (the kernel tears down a gadget whose FunctionFS instance lost its
+ * worker as soon as the host configures it again).
  */
 typedef void (*supervisor_restart_fn)(const char *function, void *data);
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
 				  supervisor_restart_fn on_restart, void *data);
-/* Stops every worker and unmounts every instance. */
+/* Stops every worker and unmounts every instance; this alone waits for
+ * the workers, bounded (gadgetd is stopping). */
 void supervisor_free(struct supervisor *s);
 
 int supervisor_start(struct supervisor *s, const struct profile_function *f);
 /* Why the last supervisor_start() failed ("cannot prepare /run/gadgetd/
  * accessory: Permission denied"), or "" when it did not say. */
 const char *supervisor_start_error(struct supervisor *s);
+/* Stop a function's worker (asynchronously; see supervisor_wait_stopped):
+ * its name is free for supervisor_start() once no worker is stopping. */
 void supervisor_stop(struct supervisor *s, const char *name);
+/* Some stopped worker has not been reaped yet: its FunctionFS instance is
+ * still mounted and its files held, so its function must stay. */
+bool supervisor_stopping(struct supervisor *s);
+typedef void (*supervisor_stopped_fn)(void *data);
+/* Call fn from the loop (never from inside this call) once every stopped
+ * worker is reaped and its instance unmounted (at once if none is). One
+ * wait at a time: -EBUSY. */
+int supervisor_wait_stopped(struct supervisor *s, supervisor_stopped_fn fn,
+			    void *data);
+void supervisor_wait_stopped_cancel(struct supervisor *s);
+/* Start the failed workers again, with their crash count cleared: a
+ * switch (the gadget unbound) gives them another chance. */
+int supervisor_revive(struct supervisor *s);
+bool supervisor_any_failed(struct supervisor *s);
+bool supervisor_failed(struct supervisor *s, const char *name);
 bool supervisor_has(struct supervisor *s, const char *name);
-/* Start the worker of a live function again if it is not running. */
+/* Start the worker of a live function again if it is not running;
+ * -ENOTRECOVERABLE if it failed (supervisor_revive()). */
 int supervisor_respawn(struct supervisor *s, const char *name);
 
 /*

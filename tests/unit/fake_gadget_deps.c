@@ -48,6 +48,7 @@ void fake_reset(void)
 	fake_bind_busy = 0;
 	fake_udc_registering = 0;
 	fake_hold_ready = false;
+	fake_hold_stop = false;
 }
 
 bool fake_is_bound(void)
@@ -193,9 +194,17 @@ struct supervisor {
 	struct loop_watch *ready_idle;
 	struct fake_cmd cmds[8];
 	unsigned n_cmds;
+	/* Stopped workers not reaped yet, and the wait for them. */
+	unsigned n_stopping;
+	supervisor_stopped_fn stopped_fn;
+	void *stopped_data;
+	struct loop_watch *stopped_idle;
+	bool any_failed;
+	char failed[PROFILE_NAME_MAX];
 };
 static struct supervisor fake_sup;
 bool fake_hold_ready;
+bool fake_hold_stop;
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
@@ -222,6 +231,7 @@ void supervisor_free(struct supervisor *s)
 {
 	fake_n_workers = 0;
 	supervisor_wait_cancel(s);
+	supervisor_wait_stopped_cancel(s);
 	while (s->n_cmds)
 		fake_cmd_finish(0, -ECANCELED, "stopped");
 }
@@ -254,6 +264,7 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	for (i = 0; i < fake_n_workers; i++) {
 		if (!strcmp(fake_workers[i], name)) {
 			fake_call("stop", name);
+			s->n_stopping++;
 			memcpy(fake_workers[i], fake_workers[--fake_n_workers],
 			       PROFILE_NAME_MAX);
 			fake_cmds_fail(name, -ECANCELED, "the function was stopped");
@@ -311,6 +322,77 @@ int supervisor_wait_ready(struct supervisor *s, unsigned timeout_ms,
 	if (!fake_hold_ready)
 		s->ready_idle = loop_add_idle(s->loop, fake_ready_idle, NULL);
 	return 0;
+}
+
+bool supervisor_stopping(struct supervisor *s)
+{
+	return s->n_stopping > 0;
+}
+
+/* The stopped workers are reaped: "reaped()" in the calls, then fn. */
+static void fake_stopped_idle(struct loop_watch *w, void *data)
+{
+	supervisor_stopped_fn fn = fake_sup.stopped_fn;
+
+	fake_sup.stopped_idle = NULL;
+	if (fake_sup.n_stopping)
+		fake_call("reaped", NULL);
+	fake_sup.n_stopping = 0;
+	fake_sup.stopped_fn = NULL;
+	fn(fake_sup.stopped_data);
+}
+
+int supervisor_wait_stopped(struct supervisor *s, supervisor_stopped_fn fn,
+			    void *data)
+{
+	if (s->stopped_fn)
+		return -EBUSY;
+	s->stopped_fn = fn;
+	s->stopped_data = data;
+	if (!fake_hold_stop || !s->n_stopping)
+		s->stopped_idle = loop_add_idle(s->loop, fake_stopped_idle, NULL);
+	return 0;
+}
+
+void supervisor_wait_stopped_cancel(struct supervisor *s)
+{
+	loop_watch_remove(s->stopped_idle);
+	s->stopped_idle = NULL;
+	s->stopped_fn = NULL;
+}
+
+bool fake_waiting_stopped(void)
+{
+	return fake_sup.stopped_fn != NULL;
+}
+
+void fake_release_stop(void)
+{
+	fake_sup.stopped_idle = loop_add_idle(fake_sup.loop, fake_stopped_idle, NULL);
+}
+
+int supervisor_revive(struct supervisor *s)
+{
+	if (s->any_failed)
+		fake_call("revive", NULL);
+	s->any_failed = false;
+	return 0;
+}
+
+bool supervisor_any_failed(struct supervisor *s)
+{
+	return s->any_failed;
+}
+
+bool supervisor_failed(struct supervisor *s, const char *name)
+{
+	return s->any_failed && !strcmp(s->failed, name);
+}
+
+void fake_plugin_failed(const char *name)
+{
+	fake_sup.any_failed = true;
+	snprintf(fake_sup.failed, sizeof(fake_sup.failed), "%s", name);
 }
 
 void supervisor_wait_cancel(struct supervisor *s)
@@ -380,7 +462,9 @@ void supervisor_reap(struct supervisor *s) {}
 
 int supervisor_respawn(struct supervisor *s, const char *name)
 {
-	return fake_call("respawn", name);
+	int r = fake_call("respawn", name);
+
+	return r ? r : supervisor_failed(s, name) ? -ENOTRECOVERABLE : 0;
 }
 void supervisor_clean_mounts(const struct config *cfg) {}
 void supervisor_status(struct supervisor *s, FILE *out, bool json) {}

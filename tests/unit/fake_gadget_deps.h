@@ -28,6 +28,14 @@ extern bool fake_hold_ready;
 bool fake_waiting_ready(void);
 void fake_release_ready(int r, const char *err);
 
+/* Stopped workers are reaped after the round; with fake_hold_stop only
+ * once fake_release_stop() is called ("reaped()" in the calls). */
+extern bool fake_hold_stop;
+bool fake_waiting_stopped(void);
+void fake_release_stop(void);
+/* A plugin is failed (a crash loop) until a switch revives it. */
+void fake_plugin_failed(const char *name);
+
 /* Plugin commands wait until one of these answers them. */
 unsigned fake_commands_pending(void);
 void fake_command_reply(int rc, const char *text);   /* the oldest */

@@ -40,3 +40,7 @@ test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_dirs
 test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c
 test_dirs_LIBS :=
+# gadgetd/notify.c: sd_notify datagrams and the watchdog, to a fake systemd.
+UNIT_TESTS += test_notify
+test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c gadgetd/loop.c gadgetd/log.c
+test_notify_LIBS :=

@@ -59,6 +59,10 @@ static void test_defaults(void **state)
 	assert_int_equal(c->ready_timeout_ms, 5000);
 	assert_int_equal(c->bind_timeout_ms, 5000);
 	assert_int_equal(c->restart_delay_ms, 200);
+	assert_int_equal(c->heartbeat_interval_ms, 2000);
+	assert_int_equal(c->heartbeat_timeout_ms, 6000);
+	assert_int_equal(c->restart_limit, 5);
+	assert_int_equal(c->restart_window_ms, 60000);
 	config_free(c);
 }
 
@@ -76,7 +80,11 @@ static void test_all_settings(void **state)
 		"worker = \"bin/w\";\n"
 		"ready_timeout = 100;\n"
 		"bind_timeout = 600000;\n"
-		"restart_delay = 3000;\n";
+		"restart_delay = 3000;\n"
+		"heartbeat_interval = 500;\n"
+		"heartbeat_timeout = 500;\n"
+		"restart_limit = 64;\n"
+		"restart_window = 10000;\n";
 	struct config *c;
 	char path[256];
 
@@ -94,6 +102,10 @@ static void test_all_settings(void **state)
 	assert_int_equal(c->ready_timeout_ms, 100);
 	assert_int_equal(c->bind_timeout_ms, 600000);
 	assert_int_equal(c->restart_delay_ms, 3000);
+	assert_int_equal(c->heartbeat_interval_ms, 500);
+	assert_int_equal(c->heartbeat_timeout_ms, 500);
+	assert_int_equal(c->restart_limit, 64);
+	assert_int_equal(c->restart_window_ms, 10000);
 	config_profile_path(c, "android", path, sizeof(path));
 	assert_string_equal(path, "/opt/p/android.conf");
 	config_free(c);
@@ -347,6 +359,36 @@ static void test_bad_timeouts(void **state)
 	assert_err("gadgetd.conf:2: ", "restart_delay", NULL);
 }
 
+/* The heartbeat and crash-loop settings: ranges, types, and a timeout
+ * shorter than the interval, each named with its line. */
+static void test_bad_heartbeat(void **state)
+{
+	struct config *c = (struct config *)1;
+
+	assert_int_equal(parse("profile = \"a\";\nheartbeat_interval = 0;\n", &c), -EINVAL);
+	assert_null(c);
+	assert_err("gadgetd.conf:2: ", "heartbeat_interval", "1..600000", NULL);
+	assert_int_equal(parse("profile = \"a\";\nheartbeat_timeout = \"6\";\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "heartbeat_timeout", NULL);
+	assert_int_equal(parse("profile = \"a\";\n\nheartbeat_timeout = 1000;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:3: ", "heartbeat_timeout", "shorter than",
+		   "heartbeat_interval (2000 ms)", NULL);
+	assert_int_equal(parse("profile = \"a\";\nheartbeat_interval = 9000;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "heartbeat_timeout: 6000 ms", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_limit = 0;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_limit", "1..64", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_limit = 65;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_limit", "1..64", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_limit = 2.0;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_limit", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_window = -5;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "restart_window", "1..600000", NULL);
+	assert_int_equal(parse("profile = \"a\";\nrestart_limit = 1;\nrestart_window = 1;\n",
+			       &c), 0);
+	assert_int_equal(c->restart_limit, 1);
+	config_free(c);
+}
+
 static void test_wrong_types(void **state)
 {
 	struct config *c;
@@ -468,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_every_problem_is_reported),
 		cmocka_unit_test(test_small_error_buffer),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_bad_heartbeat),
 		cmocka_unit_test(test_shipped_config),
 	};
 

@@ -587,6 +587,152 @@ static void test_restart_during_switch(void **state)
 	assert_string_equal(fake_calls, "unbind() respawn(adb) bind(dummy_udc.0) ");
 }
 
+/* A switch never waits in a call for a worker to die: the functions of
+ * the old set are removed only after their stopped workers are reaped,
+ * in a later round, and the switch goes on from there. */
+static void test_switch_waits_for_reap(void **state)
+{
+	struct fixture *f = *state;
+	struct result res = { 0 };
+	int i;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	fake_hold_stop = true;
+	fake_clear_calls();
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,ecm", f->msg, sizeof(f->msg),
+				       on_done, &res), -EINPROGRESS);
+	for (i = 0; i < 5; i++)
+		loop_dispatch(f->loop, 10);
+	assert_false(res.done);
+	assert_true(fake_waiting_stopped());
+	assert_non_null(strstr(fake_calls, "stop(mtp)"));
+	assert_non_null(strstr(fake_calls, "stop(adb)"));
+	assert_null(strstr(fake_calls, "remove("));
+	assert_null(strstr(fake_calls, "unlink_all"));
+	assert_true(gadget_busy(f->g));
+	fake_release_stop();
+	assert_int_equal(wait_done(f->loop, &res), 0);
+	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
+	assert_true(strstr(fake_calls, "stop(adb)") < strstr(fake_calls, "reaped()"));
+}
+
+/* Off unbinds at once and answers; the functions go once the workers are
+ * reaped, and until then the gadget is busy. */
+static void test_off_waits_for_reap(void **state)
+{
+	struct fixture *f = *state;
+	char set[64];
+	int i;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	fake_hold_stop = true;
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_false(fake_is_bound());
+	assert_null(strstr(fake_calls, "remove("));
+	assert_true(gadget_busy(f->g));
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "going down"));
+	fake_release_stop();
+	for (i = 0; i < 5 && gadget_busy(f->g); i++)
+		loop_dispatch(f->loop, 10);
+	assert_false(gadget_busy(f->g));
+	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
+	assert_non_null(strstr(fake_calls, "destroy()"));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "off");
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), 0);
+}
+
+/* A failed plugin (a crash loop) keeps the gadget bound; a switch, even
+ * to the set already active, unbinds and starts it again. */
+static void test_switch_revives_failed_plugin(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_non_null(strstr(f->msg, "already active"));
+	fake_plugin_failed("adb");
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
+	assert_non_null(strstr(f->msg, "switched to mtp,adb"));
+	assert_non_null(strstr(fake_calls, "unbind() revive() "));
+	assert_true(fake_is_bound());
+}
+
+/* The restart that ends in a failed plugin (it crashed before it was
+ * ready): the other functions are linked and bound without it. */
+static void test_restart_into_failed_binds_the_rest(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_hold_ready = true;
+	fake_clear_calls();
+	fake_restart_due("adb");
+	assert_string_equal(fake_calls, "unbind() respawn(adb) ");
+	fake_plugin_failed("adb");
+	fake_release_ready(-ECHILD, "function adb: failed: crashed 5 times in 60 s");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+	/* The last restart the supervisor gives a failed plugin finds it left
+	 * out already: nothing happens, no re-enumeration. */
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_string_equal(fake_calls, "");
+	/* The next switch, to the same set, links adb again. */
+	fake_hold_ready = false;
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	assert_non_null(strstr(fake_calls, "revive() "));
+	assert_non_null(strstr(fake_calls, "link(acm) link(adb) bind(dummy_udc.0) "));
+}
+
+/* A worker marked failed while the gadget is bound (or after the kernel
+ * unbound it): one last restart binds the rest without it. */
+static void test_failed_plugin_rebinds_without_it(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_plugin_failed("adb");
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	/* The kernel had unbound it already: the same. */
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_string_equal(fake_calls, "respawn(adb) unlink_all() link(acm) "
+					"bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
+/* An earlier restart left the gadget unbound (its worker died before it
+ * was ready, and the kernel refused the bind): the next restart binds. */
+static void test_restart_when_unbound_binds_again(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "respawn(adb) bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -608,6 +754,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_waits_for_reap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_off_waits_for_reap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_into_failed_binds_the_rest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_plugin_rebinds_without_it, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_when_unbound_binds_again, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("gadget", tests, NULL, NULL);

@@ -70,22 +70,40 @@ static void worker_early(void)
 /* The worker (-i NAME): "early" exits with an error before it is ready,
  * "slow" is healthy but ready only after 3 s; the others are READY at
  * once, then for each command "ping" a reply "pong", "die" an exit
- * without a reply, anything else no reply at all. */
-static int worker_main(const char *name)
+ * without a reply, anything else no reply at all. Heartbeats are
+ * answered, except by the function "mute"; "crash" dies of SIGSEGV right
+ * after READY; "stubborn" ignores SIGTERM. */
+static int worker_main(int argc, char **argv)
 {
 	char buf[WORKER_MSG_MAX], reply[64];
+	const char *name = "";
 	struct worker_hdr h;
 	int32_t rc = 0;
 	ssize_t n;
+	int i;
 
+	for (i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "-i"))
+			name = argv[i + 1];
+	if (!strcmp(name, "stubborn"))
+		signal(SIGTERM, SIG_IGN);
 	if (!strcmp(name, "early"))
 		worker_early();
 	if (!strcmp(name, "slow"))
 		sleep(3);
 	worker_send(WORKER_READY, NULL, 0);
+	if (!strcmp(name, "crash")) {
+		/* Past ASan's handler: the plain death by signal 11. */
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+	}
 	while ((n = recv(WORKER_FD, buf, sizeof(buf), 0)) > 0) {
 		const char *cmd = buf + sizeof(h) + 4;
 		memcpy(&h, buf, sizeof(h));
+		if (h.type == WORKER_PING && h.len == 4 && strcmp(name, "mute")) {
+			worker_send(WORKER_PONG, buf + sizeof(h), 4);
+			continue;
+		}
 		if (h.type != WORKER_COMMAND || n < (ssize_t)sizeof(h) + 5)
 			continue;
 		if (!strcmp(cmd, "die"))
@@ -97,6 +115,9 @@ static int worker_main(const char *name)
 		memcpy(reply + 8, "pong", 5);
 		worker_send(WORKER_REPLY, reply, 13);
 	}
+	/* Not even gadgetd's hang-up stops it. */
+	while (!strcmp(name, "stubborn"))
+		pause();
 	return 0;
 }
 
@@ -153,6 +174,12 @@ static struct fixture *fixture_new(void)
 	f->cfg.worker = "/proc/self/exe";
 	f->cfg.plugin_dir = "/nonexistent";
 	f->cfg.restart_delay_ms = 60000;
+	/* gadgetd.conf's defaults; the heartbeat and crash-loop tests set
+	 * their own. */
+	f->cfg.heartbeat_interval_ms = 2000;
+	f->cfg.heartbeat_timeout_ms = 6000;
+	f->cfg.restart_limit = 5;
+	f->cfg.restart_window_ms = 60000;
 	f->loop = loop_new();
 	f->sup = supervisor_new(f->loop, &f->cfg, NULL, NULL, NULL);
 	assert_int_equal(loop_add_signal(f->loop, SIGCHLD, on_child, f), 0);
@@ -364,6 +391,265 @@ static void test_free_with_command_pending(void **state)
 	assert_int_equal(f->cmd.r, -ECANCELED);
 }
 
+/* Start function name and wait until it is ready. */
+static void start_ready(struct fixture *f, const char *name)
+{
+	struct profile_function fn = f->fn;
+	struct result res = { 0 };
+
+	snprintf(fn.name, sizeof(fn.name), "%s", name);
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	assert_int_equal(supervisor_wait_ready(f->sup, 5000, on_result, &res), 0);
+	wait_result(f, &res);
+	assert_int_equal(res.r, 0);
+}
+
+static char *status_text(struct fixture *f, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	supervisor_status(f->sup, out, json);
+	fclose(out);
+	return text;
+}
+
+/* The line of status about function name: "  name: ...". */
+static void status_line(struct fixture *f, const char *name, char *buf,
+			size_t size)
+{
+	char *text = status_text(f, false), key[64], *p;
+
+	snprintf(key, sizeof(key), "  %s: ", name);
+	p = strstr(text, key);
+	assert_non_null(p);
+	snprintf(buf, size, "%.*s", (int)strcspn(p, "\n"), p);
+	free(text);
+}
+
+static void run_ms(struct fixture *f, unsigned ms)
+{
+	uint64_t end = loop_now_ms() + ms;
+
+	while (loop_now_ms() < end)
+		loop_dispatch(f->loop, 20);
+}
+
+/* Restarts go through on_restart, as in gadgetd; the test counts them. */
+static unsigned restarts_due;
+
+static void on_restart(const char *function, void *data)
+{
+	struct fixture *f = data;
+
+	restarts_due++;
+	supervisor_respawn(f->sup, function);
+}
+
+static void use_restart_counter(struct fixture *f)
+{
+	supervisor_free(f->sup);
+	restarts_due = 0;
+	f->sup = supervisor_new(f->loop, &f->cfg, NULL, on_restart, f);
+}
+
+/* A worker that answers its heartbeat lives on; a worker whose loop does
+ * not answer ("mute", or stopped with SIGSTOP) is killed after the
+ * timeout and restarted like a crashed one. */
+static void test_heartbeat_timeout_kills_and_restarts(void **state)
+{
+	struct fixture *f = *state;
+	char line[512];
+	pid_t pid1, pid2;
+
+	f->cfg.heartbeat_interval_ms = 100;
+	f->cfg.heartbeat_timeout_ms = 400;
+	f->cfg.restart_delay_ms = 50;
+	f->cfg.restart_limit = 5;
+	f->cfg.restart_window_ms = 60000;
+	use_restart_counter(f);
+	start_ready(f, "fa");
+	start_ready(f, "mute");
+	status_line(f, "fa", line, sizeof(line));
+	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid1), 1);
+	run_ms(f, 1000);
+	/* fa answered every ping: same pid, no restart. */
+	status_line(f, "fa", line, sizeof(line));
+	assert_non_null(strstr(line, "restarts 0"));
+	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid2), 1);
+	assert_int_equal(pid1, pid2);
+	/* mute was killed (SIGKILL) for its silence, and restarted. */
+	status_line(f, "mute", line, sizeof(line));
+	assert_null(strstr(line, "restarts 0"));
+	assert_non_null(strstr(line, "killed by signal 9"));
+	assert_non_null(strstr(line, "after missing its heartbeat"));
+	assert_true(restarts_due >= 1);
+	/* A stopped worker (SIGSTOP) is caught the same way. */
+	assert_int_equal(kill(pid1, SIGSTOP), 0);
+	run_ms(f, 1500);
+	status_line(f, "fa", line, sizeof(line));
+	assert_non_null(strstr(line, "restarts 1"));
+	assert_non_null(strstr(line, "after missing its heartbeat"));
+	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid2), 1);
+	assert_int_not_equal(pid1, pid2);
+}
+
+/* gadgetd itself held up (a slow ConfigFS write, a busy machine) longer
+ * than the timeout: the worker's answer waits in the socket and counts;
+ * the worker is not killed. */
+static void test_heartbeat_gadgetd_stall_is_not_the_workers(void **state)
+{
+	struct fixture *f = *state;
+	char line[512];
+	int i;
+
+	f->cfg.heartbeat_interval_ms = 100;
+	f->cfg.heartbeat_timeout_ms = 300;
+	f->cfg.restart_delay_ms = 50;
+	f->cfg.restart_limit = 5;
+	f->cfg.restart_window_ms = 60000;
+	use_restart_counter(f);
+	start_ready(f, "fa");
+	for (i = 0; i < 6; i++) {
+		run_ms(f, 150);
+		usleep(500 * 1000);
+	}
+	run_ms(f, 100);
+	status_line(f, "fa", line, sizeof(line));
+	assert_non_null(strstr(line, "fa: ready"));
+	assert_non_null(strstr(line, "restarts 0"));
+	assert_int_equal(restarts_due, 0);
+}
+
+/* restart_limit exits within restart_window: failed, not restarted, and
+ * status says why; supervisor_revive() gives it another chance. */
+static void test_crash_loop_marks_failed(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_function fn = f->fn;
+	char line[512], *json;
+	unsigned due;
+
+	f->cfg.heartbeat_interval_ms = 1000;
+	f->cfg.heartbeat_timeout_ms = 3000;
+	f->cfg.restart_delay_ms = 20;
+	f->cfg.restart_limit = 3;
+	f->cfg.restart_window_ms = 60000;
+	use_restart_counter(f);
+	start_ready(f, "fa");
+	snprintf(fn.name, sizeof(fn.name), "crash");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	run_ms(f, 1500);
+	/* Two restarts, then the third exit within the window: failed, and
+	 * one last on_restart for gadgetd to bind without it. */
+	assert_int_equal(restarts_due, 3);
+	status_line(f, "crash", line, sizeof(line));
+	assert_string_equal(line, "  crash: failed: crashed 3 times in 60 s; last: "
+				  "killed by signal 11 (Segmentation fault)");
+	assert_true(supervisor_any_failed(f->sup));
+	assert_int_equal(supervisor_respawn(f->sup, "crash"), -ENOTRECOVERABLE);
+	json = status_text(f, true);
+	assert_non_null(strstr(json, "\"state\":\"failed\""));
+	assert_non_null(strstr(json, "\"failed\":\"crashed 3 times in 60 s"));
+	free(json);
+	/* Nothing more happens to it; fa is untouched. */
+	due = restarts_due;
+	run_ms(f, 300);
+	assert_int_equal(restarts_due, due);
+	status_line(f, "fa", line, sizeof(line));
+	assert_non_null(strstr(line, "fa: ready"));
+	/* A switch revives it: it runs (and crashes) again, counted anew. */
+	assert_int_equal(supervisor_revive(f->sup), 0);
+	assert_false(supervisor_any_failed(f->sup));
+	run_ms(f, 1500);
+	assert_int_equal(restarts_due, due + 3);
+	assert_true(supervisor_any_failed(f->sup));
+}
+
+/* Exits spread wider than the window never add up to a failure. */
+static void test_crashes_outside_window_restart(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_function fn = f->fn;
+
+	f->cfg.heartbeat_interval_ms = 1000;
+	f->cfg.heartbeat_timeout_ms = 3000;
+	f->cfg.restart_delay_ms = 150;
+	f->cfg.restart_limit = 2;
+	f->cfg.restart_window_ms = 100;
+	use_restart_counter(f);
+	snprintf(fn.name, sizeof(fn.name), "crash");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	/* Delays of 150, 300, 600 ms: at least three exits in 1.5 s, each
+	 * more than the window after the one before. */
+	run_ms(f, 1500);
+	assert_true(restarts_due >= 2);
+	assert_false(supervisor_any_failed(f->sup));
+}
+
+struct stopped {
+	bool done;
+};
+
+static void on_stopped(void *data)
+{
+	struct stopped *st = data;
+
+	assert_false(st->done);
+	st->done = true;
+}
+
+/* Stopping never waits in the call: a worker that ignores SIGTERM gets
+ * SIGKILL from a timer, the name is busy until the reap, and the wait
+ * ends from the loop. */
+static void test_stop_is_asynchronous(void **state)
+{
+	struct fixture *f = *state;
+	struct stopped st = { 0 };
+	uint64_t t0;
+	int i;
+
+	start_ready(f, "stubborn");
+	t0 = loop_now_ms();
+	supervisor_stop(f->sup, "stubborn");
+	assert_true(loop_now_ms() - t0 < 100);
+	assert_false(supervisor_has(f->sup, "stubborn"));
+	assert_true(supervisor_stopping(f->sup));
+	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), 0);
+	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), -EBUSY);
+	assert_false(st.done);
+	run_ms(f, 1000);
+	/* SIGTERM is ignored; SIGKILL comes after 2 s. */
+	assert_false(st.done);
+	assert_true(supervisor_stopping(f->sup));
+	for (i = 0; i < 100 && !st.done; i++)
+		loop_dispatch(f->loop, 50);
+	assert_true(st.done);
+	assert_false(supervisor_stopping(f->sup));
+	assert_true(loop_now_ms() - t0 >= 2000);
+	/* Nothing stopping: the wait still ends from the loop. */
+	st.done = false;
+	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), 0);
+	assert_false(st.done);
+	loop_dispatch(f->loop, 0);
+	assert_true(st.done);
+}
+
+/* gadgetd stops with a worker that ignores SIGTERM: a bounded wait. */
+static void test_free_bounded_with_stubborn_worker(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t t0;
+
+	start_ready(f, "stubborn");
+	t0 = loop_now_ms();
+	supervisor_free(f->sup);
+	f->sup = NULL;
+	assert_true(loop_now_ms() - t0 < 3500);
+	assert_true(waitpid(-1, NULL, WNOHANG) < 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -375,9 +661,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_status_shows_last_error, setup_two, teardown),
 		cmocka_unit_test_teardown(test_error_read_before_reap, teardown),
 		cmocka_unit_test_teardown(test_start_error_names_path, teardown),
+		cmocka_unit_test_setup_teardown(test_heartbeat_timeout_kills_and_restarts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_heartbeat_gadgetd_stall_is_not_the_workers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_loop_marks_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crashes_outside_window_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_is_asynchronous, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_bounded_with_stubborn_worker, setup, teardown),
 	};
 
-	if (argc > 4 && !strcmp(argv[1], "-P") && !strcmp(argv[3], "-i"))
-		return worker_main(argv[4]);
+	if (argc > 1 && !strcmp(argv[1], "-P"))
+		return worker_main(argc, argv);
 	return cmocka_run_group_tests_name("supervisor", tests, NULL, NULL);
 }

@@ -78,6 +78,32 @@ static void test_parse_command_malformed(void **state)
 	assert_int_equal(argc, WMSG_MAX_ARGS);
 }
 
+/* The heartbeat's seq: exactly four bytes, anything else refused. */
+static void test_parse_u32(void **state)
+{
+	uint8_t p[8] = { 0x78, 0x56, 0x34, 0x12, 0xff };
+	uint8_t buf[16], *payload;
+	uint32_t v = 0;
+	uint16_t type;
+	size_t len;
+	int n;
+
+	assert_int_equal(wmsg_parse_u32(p, 4, &v), 0);
+	assert_int_equal(v, 0x12345678);
+	v = 7;
+	assert_int_equal(wmsg_parse_u32(p, 3, &v), -EBADMSG);
+	assert_int_equal(wmsg_parse_u32(p, 5, &v), -EBADMSG);
+	assert_int_equal(wmsg_parse_u32(p, 0, &v), -EBADMSG);
+	assert_int_equal(v, 7);
+	/* A PONG built here parses back to its seq. */
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_PONG, 0xdeadbeef);
+	assert_int_equal(n, 8);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_PONG);
+	assert_int_equal(wmsg_parse_u32(payload, len, &v), 0);
+	assert_int_equal(v, 0xdeadbeef);
+}
+
 static void test_build(void **state)
 {
 	static const char *const kv[] = { "state", "online" };
@@ -118,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_parse_command),
 		cmocka_unit_test(test_parse_command_malformed),
 		cmocka_unit_test(test_build),
+		cmocka_unit_test(test_parse_u32),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
