@@ -806,13 +806,17 @@ static void gadget_plugin_request(const char *function, const char *request,
 
 /* The other functions kept working while the worker was down; they see a
  * re-enumeration now, because FunctionFS only reopens on an unbound
- * gadget. */
+ * gadget. The gadget may be unbound already, and not by gadgetd: a host
+ * that resets or unplugs the device while a worker is dead makes f_fs
+ * unregister the whole gadget (ffs_func_set_alt() on a deactivated
+ * instance, then ffs_closed()). It is bound again here all the same, once
+ * the plugin is back; the gadget stays unbound only when it is off. */
 static int gadget_restart_begin(struct gadget *g, const char *function)
 {
 	struct gadget_txn *t;
 	int r;
 
-	if (!composer_bound_udc(g->composer))
+	if (g->set < 0)
 		return supervisor_respawn(g->sup, function);
 	t = gadget_txn_new(g, GADGET_TXN_RESTART, NULL, NULL);
 	if (!t)
