@@ -161,11 +161,26 @@ xfer_for() {
 	xfer_start "$1"
 }
 
-# Wait 0.2 to 1.6 s into the transfer.
+# The bytes a worker read and wrote through system calls (its files).
+io_bytes() {
+	awk '/^(rchar|wchar):/ { n += $2 } END { print n + 0 }' "/proc/$1/io" 2>/dev/null || echo 0
+}
+
+# Into the transfer: once its worker has moved a first MiB of the file
+# (up to 10 s), then 0 to 0.9 s more.
 xfer_point() {
-	rnd 15
-	sleep "$(( R / 10 + 0 )).$(( R % 10 ))"
-	sleep 0.2
+	case $XWHAT in
+	push | pull) wp=$(plugin_pid adb) ;;
+	*) wp=$(plugin_pid mtp) ;;
+	esac
+	b0=$(io_bytes "${wp:-0}")
+	n=0
+	while [ $n -lt 100 ] && [ $(( $(io_bytes "${wp:-0}") - b0 )) -lt 1048576 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	rnd 10
+	sleep "0.$R"
 }
 
 # A switch refused while a crashed worker's restart is in progress is
@@ -182,29 +197,39 @@ soak_switch() {
 	done
 }
 
-FAULTS=0
+# FAULTS counts what was injected; a worker that was not running (being
+# restarted) or a device that was not enumerated is skipped.
+FAULTS=0 SKIPPED=0
 fault() {
-	FAULTS=$((FAULTS + 1))
 	case $1 in
 	kill-adb | kill-mtp)
 		p=$(plugin_pid "${1#kill-}")
-		if [ "${p:-0}" -gt 1 ]; then
-			kill -KILL "$p"
-		else
+		if [ "${p:-0}" -le 1 ]; then
 			echo "   (the ${1#kill-} worker was not running)"
-		fi ;;
+			SKIPPED=$((SKIPPED + 1))
+			return 0
+		fi
+		FAULTS=$((FAULTS + 1))
+		kill -KILL "$p" ;;
 	unplug)
-		d=$(usb_dev) || { echo "   (not enumerated: nothing to unplug)"; return 0; }
+		d=$(usb_dev) || {
+			echo "   (not enumerated: nothing to unplug)"
+			SKIPPED=$((SKIPPED + 1))
+			return 0
+		}
+		FAULTS=$((FAULTS + 1))
 		echo 0 > "$d/authorized"
 		rnd 10
 		sleep "0.$R"
 		echo 1 > "$d/authorized" ;;
 	udc)
+		FAULTS=$((FAULTS + 1))
 		timeout 60 rmmod dummy_hcd || echo "   rmmod dummy_hcd failed"
 		rnd 10
 		sleep "0.$R"
 		timeout 60 modprobe dummy_hcd || echo "   modprobe dummy_hcd failed" ;;
 	switch)
+		FAULTS=$((FAULTS + 1))
 		rnd 3
 		set -- adb mtp acm,adb
 		shift $R
@@ -285,7 +310,7 @@ while [ $ROUND -le "$ROUNDS" ]; do
 done
 T_END=$(date +%s)
 RSS1=$(gd_rss) FDS1=$(gd_fds)
-echo "SOAK: rounds $DONE/$ROUNDS, faults $FAULTS, recoveries $RECOVERIES," \
+echo "SOAK: rounds $DONE/$ROUNDS, faults $FAULTS (skipped $SKIPPED), recoveries $RECOVERIES," \
 	"seed $SEED, $((T_END - T_START)) s; gadgetd RSS $RSS0 -> $RSS1, fds $FDS0 -> $FDS1"
 check "every round recovered" test "$RECOVERIES" = "$ROUNDS"
 check "gadgetd keeps its fds ($FDS0 -> $FDS1)" test "$FDS1" -le "$FDS0"
