@@ -2,6 +2,7 @@
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
 #   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      throughput and latency benchmarks in one VM run
@@ -98,6 +99,14 @@ loopback: all bed
 
 check: deps unit fuzz-regress loopback
 
+# The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
+# (make soak SOAK_SEED=N replays a run whose seed a failure printed).
+SOAK_ROUNDS ?= 100
+soak: all bed
+	GADGETD_TEST_TIMEOUT=$${GADGETD_TEST_TIMEOUT:-10800} \
+	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
+		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh
+
 demo: deps all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
@@ -171,6 +180,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
 
-.PHONY: all unit bed loopback check demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
+.PHONY: all unit bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)

@@ -401,6 +401,11 @@ struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data)
 	return io;
 }
 
+struct io_context *epio_context(const struct epio *io)
+{
+	return io->ctx;
+}
+
 static void epio_cancel_all(struct epio_ep *ep)
 {
 	struct io_event ev;

@@ -25,6 +25,7 @@
 
 struct loop;
 struct epio;
+struct io_context;
 
 #define EPIO_MAX_EPS 4
 /*
@@ -53,6 +54,8 @@ struct epio_ops {
 struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data);
 /* Closes the endpoint fds; in-flight I/O is cancelled and reaped. */
 void epio_free(struct epio *io);
+/* The kernel AIO context (for aioguard_watch). */
+struct io_context *epio_context(const struct epio *io);
 
 /* Register endpoint ep (0-based) on fd (opened O_NONBLOCK). An OUT
  * endpoint reads rx_xfer bytes at a time (0: EPIO_RX_XFER; capped at

@@ -7,6 +7,7 @@
  * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see worker.h). The worker
  * sandboxes itself before the host can reach it (sandbox.h).
  */
+#include "aioguard.h"
 #include "epio.h"
 #include "ffs.h"
 #include "log.h"
@@ -693,6 +694,7 @@ static int worker_open_ffs(struct plugin *p)
 	p->epio = epio_new(p->loop, &worker_epio_ops, p);
 	if (!p->ep0 || !p->epio)
 		return -ENOMEM;
+	aioguard_watch(epio_context(p->epio));
 	return worker_open_eps(p);
 }
 
@@ -772,6 +774,12 @@ static int worker_start(struct plugin *p)
 		return r;
 	}
 	p->have_priv = true;
+	/* With our credentials, before the first AIO request (aioguard.h). */
+	pid = aioguard_start();
+	if (pid < 0) {
+		log_warnx("cannot start the AIO guard: %s", strerror(-pid));
+		return pid;
+	}
 	r = worker_open_ffs(p);
 	if (r < 0)
 		return r;

@@ -36,6 +36,15 @@ int composer_unlink_all(struct composer *c);
 int composer_link(struct composer *c, const char *name);
 
 int composer_bind(struct composer *c, const char *udc);
+/*
+ * Writing "" to UDC blocks in the kernel until each FunctionFS function
+ * is unbound: f_fs drains its AIO completion workqueue and takes
+ * ffs->mutex. Both are bounded: a completion copies one request's data
+ * (the worker's aioguard keeps it from ever tearing down a dead worker's
+ * memory, which waited forever), and ep0's pending request is dequeued
+ * before the mutex is taken, so no ep0 reader keeps it waiting for the
+ * host.
+ */
 int composer_unbind(struct composer *c);
 /* The UDC the gadget is bound to, or NULL. */
 const char *composer_bound_udc(struct composer *c);

@@ -1215,17 +1215,22 @@ static void gadget_plugin_request(const char *function, const char *request,
 
 /* The other functions kept working while the worker was down; they see a
  * re-enumeration now, because FunctionFS only reopens on an unbound
- * gadget. */
+ * gadget. The gadget may be unbound already, and not by gadgetd: a host
+ * that resets or unplugs the device while a worker is dead makes f_fs
+ * unregister the whole gadget (ffs_func_set_alt() on a deactivated
+ * instance, then ffs_closed()). It is bound again here all the same, once
+ * the plugin is back; the gadget stays unbound only when it is off. */
 static int gadget_restart_begin(struct gadget *g, const char *function)
 {
 	struct gadget_txn *t;
 	int r;
 
-	/* Bind again afterwards also when the gadget was not bound: an
-	 * earlier restart whose worker died before it was ready left it so
-	 * (the kernel refuses the bind), or the plugin failed and the rest
-	 * binds without it. */
-	if (!composer_bound_udc(g->composer) && g->set < 0)
+	/* Bind again afterwards whenever the gadget is on, bound or not: the
+	 * kernel unbinds it by itself on a host reset or unplug while a
+	 * worker is dead, an earlier restart whose worker died before it was
+	 * ready left it unbound (the kernel refuses the bind), or the plugin
+	 * failed and the rest binds without it. */
+	if (g->set < 0)
 		return supervisor_respawn(g->sup, function);
 	/* Failed and already left out (by the restart that saw it fail),
 	 * the rest bound: binding once more would only re-enumerate it. */

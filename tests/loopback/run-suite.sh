@@ -3,6 +3,8 @@
 # Usage: run-suite.sh BEDDIR OUTDIR [TEST...]
 # Each test runs in the guest as root with SRC (this tree) and B (its
 # build directory) set; its console goes to OUTDIR/NAME/console.log.
+# GADGETD_TEST_ENV: VAR=VALUE words every test sees too (no spaces
+# inside a value), e.g. "SOAK_ROUNDS=100 SOAK_SEED=7".
 set -u
 bed=${1:?usage: run-suite.sh BEDDIR OUTDIR [TEST...]}
 out=${2:?usage: run-suite.sh BEDDIR OUTDIR [TEST...]}
@@ -25,7 +27,7 @@ for t in $tests; do
 	start=$(date +%s)
 	printf '%-28s ' "$name"
 	"$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
-		"SRC=$src B=$src/build sh $here/guest-run.sh $t" >/dev/null 2>"$out/$name/run.err"
+		"SRC=$src B=$src/build ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $t" >/dev/null 2>"$out/$name/run.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ $rc = 0 ]; then

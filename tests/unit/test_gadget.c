@@ -733,6 +733,25 @@ static void test_restart_when_unbound_binds_again(void **state)
 	assert_true(fake_is_bound());
 }
 
+/* The kernel unbound the gadget itself (a host reset while the worker
+ * was dead): the restart binds it again once the plugin is ready. */
+static void test_restart_after_kernel_unbind(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	fake_lose_binding();
+	fake_clear_calls();
+	fake_hold_ready = true;
+	fake_restart_due("adb");
+	assert_true(gadget_busy(f->g));
+	fake_release_ready(0, "");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_non_null(strstr(fake_calls, "respawn(adb) bind(dummy_udc.0) "));
+	assert_true(fake_is_bound());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +773,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restart_after_kernel_unbind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_waits_for_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_waits_for_reap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_revives_failed_plugin, setup, teardown),

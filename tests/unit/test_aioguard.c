@@ -1,0 +1,180 @@
+/*
+ * Unit tests for functions/aioguard.c. A forked child plays the worker:
+ * it starts its guard, sets up a real AIO context and waits to be
+ * killed. The test process is a child subreaper, so the orphaned guard
+ * becomes its child and its exit status tells what it did.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "aioguard.h"
+
+struct worker {
+	pid_t pid;
+	pid_t guard;
+};
+
+/* The child: guard, then (with_ctx) an AIO context to watch; it reports
+ * the guard's pid and sleeps until killed. */
+static void fake_worker(int out, bool with_ctx)
+{
+	io_context_t ctx = NULL;
+	pid_t g = aioguard_start();
+
+	if (with_ctx && io_setup(8, &ctx) < 0)
+		g = -1;
+	aioguard_watch(ctx);
+	/* Never outlive a failed test by long. */
+	alarm(30);
+	if (write(out, &g, sizeof(g)) != sizeof(g))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+static void worker_start(struct worker *w, bool with_ctx)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	w->pid = fork();
+	assert_true(w->pid >= 0);
+	if (w->pid == 0) {
+		close(p[0]);
+		fake_worker(p[1], with_ctx);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &w->guard, sizeof(w->guard)), sizeof(w->guard));
+	close(p[0]);
+	assert_true(w->guard > 0);
+}
+
+static void worker_kill(struct worker *w)
+{
+	int st;
+
+	kill(w->pid, SIGKILL);
+	assert_int_equal(waitpid(w->pid, &st, 0), w->pid);
+}
+
+/* The guard's exit status, or -1 if it is still there after ms. */
+static int guard_wait(pid_t guard, unsigned ms)
+{
+	int st;
+	unsigned i;
+
+	for (i = 0; i < ms / 10; i++) {
+		pid_t r = waitpid(guard, &st, WNOHANG | __WALL);
+		if (r == guard)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int fd_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+static bool status_has(pid_t pid, const char *want)
+{
+	char path[64], line[256];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, want, strlen(want));
+	fclose(f);
+	return found;
+}
+
+static int setup(void **state)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1) < 0 ? -1 : 0;
+}
+
+/* The worker dies: the guard destroys its context and exits 0. */
+static void test_guard_destroys_context(void **state)
+{
+	struct worker w;
+
+	worker_start(&w, true);
+	assert_int_equal(guard_wait(w.guard, 100), -1);
+	worker_kill(&w);
+	assert_int_equal(guard_wait(w.guard, 5000), 0);
+}
+
+/* Nothing watched: it has nothing to destroy and says so. */
+static void test_guard_without_context(void **state)
+{
+	struct worker w;
+
+	worker_start(&w, false);
+	worker_kill(&w);
+	assert_int_equal(guard_wait(w.guard, 5000), 3);
+}
+
+/* It keeps no fd of the worker's, runs under its own filter, and other
+ * signals than the worker's death do not end it. */
+static void test_guard_holds_nothing(void **state)
+{
+	struct worker w;
+	int n = 0;
+
+	worker_start(&w, true);
+	/* close_range runs first thing in the guard; give it a moment. */
+	while (fd_count(w.guard) != 0 && n++ < 100)
+		usleep(10000);
+	assert_int_equal(fd_count(w.guard), 0);
+	assert_true(status_has(w.guard, "Seccomp:\t2"));
+	assert_true(status_has(w.guard, "NoNewPrivs:\t1"));
+	kill(w.guard, SIGTERM);
+	kill(w.guard, SIGHUP);
+	assert_int_equal(guard_wait(w.guard, 200), -1);
+	worker_kill(&w);
+	assert_int_equal(guard_wait(w.guard, 5000), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_guard_destroys_context),
+		cmocka_unit_test(test_guard_without_context),
+		cmocka_unit_test(test_guard_holds_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
