@@ -13,6 +13,11 @@
 #include "udc.h"
 
 #include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -522,4 +527,24 @@ int state_save(const char *path, const struct state *st)
 	fake_state_file = *st;
 	fake_state_saves++;
 	return 0;
+}
+
+void fake_on_done(int r, const char *msg, void *data)
+{
+	struct fake_result *res = data;
+
+	assert_false(res->done);
+	res->done = true;
+	res->r = r;
+	snprintf(res->msg, sizeof(res->msg), "%s", msg);
+}
+
+int fake_wait_done(struct loop *l, struct fake_result *res)
+{
+	int i;
+
+	for (i = 0; i < 400 && !res->done; i++)
+		loop_dispatch(l, 50);
+	assert_true(res->done);
+	return res->r;
 }

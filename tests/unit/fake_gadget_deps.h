@@ -5,6 +5,18 @@
 
 #include "state.h"
 
+struct loop;
+
+/* A request's answer, as a gadget_done_fn (fake_on_done) gets it. */
+struct fake_result {
+	bool done;
+	int r;
+	char msg[4096];
+};
+void fake_on_done(int r, const char *msg, void *data);
+/* Run the loop until res is done (at most 20 s); its result. */
+int fake_wait_done(struct loop *l, struct fake_result *res);
+
 extern char fake_calls[8192];
 extern char fake_fail_at[128];   /* e.g. "link(ecm)" */
 extern char fake_not_ready[64];  /* a plugin that never becomes ready */

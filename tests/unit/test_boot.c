@@ -71,32 +71,12 @@ struct fixture {
 	char status[8192];
 };
 
-struct result {
-	bool done;
-	int r;
-	char msg[4096];
-};
-
-static void on_done(int r, const char *msg, void *data)
+static int finish(struct fixture *f, int r, struct fake_result *res)
 {
-	struct result *res = data;
-
-	assert_false(res->done);
-	res->done = true;
-	res->r = r;
-	snprintf(res->msg, sizeof(res->msg), "%s", msg);
-}
-
-static int finish(struct fixture *f, int r, struct result *res)
-{
-	int i;
-
 	if (r != -EINPROGRESS)
 		return r;
 	assert_false(res->done);
-	for (i = 0; i < 400 && !res->done; i++)
-		loop_dispatch(f->loop, 50);
-	assert_true(res->done);
+	fake_wait_done(f->loop, res);
 	snprintf(f->msg, sizeof(f->msg), "%s", res->msg);
 	return res->r;
 }
@@ -155,9 +135,9 @@ static int teardown(void **state)
 
 static int start(struct fixture *f)
 {
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 
-	return finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), on_done, &res), &res);
+	return finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res), &res);
 }
 
 static void saved(const char *profile, const char *set, const char *conf)
@@ -255,17 +235,17 @@ static void test_saved_set_fails_default_comes_up(void **state)
 static void test_fallback_kept_until_user_chooses(void **state)
 {
 	struct fixture *f = *state;
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 
 	saved("t", "mtp,adb", "t");
 	snprintf(fake_not_ready, sizeof(fake_not_ready), "mtp");
 	assert_int_equal(start(f), 0);
-	assert_int_equal(finish(f, gadget_reload(f->g, f->msg, sizeof(f->msg), on_done,
+	assert_int_equal(finish(f, gadget_reload(f->g, f->msg, sizeof(f->msg), fake_on_done,
 						 &res), &res), 0);
 	assert_int_equal(fake_state_saves, 0);
 	memset(&res, 0, sizeof(res));
 	assert_int_equal(finish(f, gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
-						 on_done, &res), &res), 0);
+						 fake_on_done, &res), &res), 0);
 	assert_int_equal(fake_state_saves, 1);
 	assert_string_equal(fake_state_file.set, "ncm");
 	/* The story of the start stays in status. */
@@ -427,7 +407,7 @@ static void test_off_before_restart(void **state)
 static void test_configured_profile_broken(void **state)
 {
 	struct fixture *f = *state;
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 	char want[512];
 
 	put(f, "bad", profile_bad);
@@ -440,7 +420,7 @@ static void test_configured_profile_broken(void **state)
 	assert_non_null(strstr(f->status, "; the gadget is off"));
 	assert_non_null(strstr(f->msg, want));
 	assert_int_equal(finish(f, gadget_switch(f->g, "u", NULL, f->msg, sizeof(f->msg),
-						 on_done, &res), &res), 0);
+						 fake_on_done, &res), &res), 0);
 	assert_string_equal(status(f, "profile"), "u");
 }
 
@@ -473,11 +453,11 @@ static void test_list_marks_broken(void **state)
 static void test_free_during_boot(void **state)
 {
 	struct fixture *f = *state;
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 
 	saved("t", "mtp,adb", "t");
 	fake_hold_ready = true;
-	assert_int_equal(gadget_start(f->g, f->msg, sizeof(f->msg), on_done, &res),
+	assert_int_equal(gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
 			 -EINPROGRESS);
 	loop_dispatch(f->loop, 0);
 	assert_true(fake_waiting_ready());

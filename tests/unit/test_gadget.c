@@ -44,55 +44,28 @@ struct fixture {
 	char msg[4096];
 };
 
-struct result {
-	bool done;
-	int r;
-	char msg[4096];
-};
-
-static void on_done(int r, const char *msg, void *data)
-{
-	struct result *res = data;
-
-	assert_false(res->done);
-	res->done = true;
-	res->r = r;
-	snprintf(res->msg, sizeof(res->msg), "%s", msg);
-}
-
-/* Run the loop until res is done; its result. */
-static int wait_done(struct loop *l, struct result *res)
-{
-	int i;
-
-	for (i = 0; i < 400 && !res->done; i++)
-		loop_dispatch(l, 50);
-	assert_true(res->done);
-	return res->r;
-}
-
 /* A request that goes on is never answered from inside its call. */
-static int finish(struct fixture *f, int r, struct result *res)
+static int finish(struct fixture *f, int r, struct fake_result *res)
 {
 	if (r != -EINPROGRESS)
 		return r;
 	assert_false(res->done);
-	r = wait_done(f->loop, res);
+	r = fake_wait_done(f->loop, res);
 	snprintf(f->msg, sizeof(f->msg), "%s", res->msg);
 	return r;
 }
 
 static int do_switch(struct fixture *f, const char *profile, const char *set)
 {
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 
 	return finish(f, gadget_switch(f->g, profile, set, f->msg, sizeof(f->msg),
-				       on_done, &res), &res);
+				       fake_on_done, &res), &res);
 }
 
 static int setup(void **state)
 {
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 	struct fixture *f = calloc(1, sizeof(*f));
 	char path[128];
 	FILE *fp;
@@ -114,7 +87,7 @@ static int setup(void **state)
 	fake_reset();
 	f->loop = loop_new();
 	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
-	assert_int_equal(finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), on_done, &res),
+	assert_int_equal(finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
 				&res), 0);
 	*state = f;
 	return 0;
@@ -243,12 +216,12 @@ static void test_failure_reaches_status(void **state)
 	struct fixture *f = *state;
 	const char *why = "function mtp: failed: mtp: option storage0_path: "
 			  "/srv/\"mtp\": No such file or directory";
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 	char *text;
 
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       on_done, &res), -EINPROGRESS);
+				       fake_on_done, &res), -EINPROGRESS);
 	loop_dispatch(f->loop, 0);
 	assert_true(fake_waiting_ready());
 	fake_release_ready(-ECHILD, why);
@@ -425,27 +398,27 @@ static char *cmd_argv[] = { "adb", "ping", NULL };
 static void test_command_during_switch(void **state)
 {
 	struct fixture *f = *state;
-	struct result sw = { 0 }, cmd = { 0 };
+	struct fake_result sw = { 0 }, cmd = { 0 };
 	char reply[256], set[64];
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       on_done, &sw), -EINPROGRESS);
+				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 3);
 	assert_true(fake_waiting_ready());
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
-						 on_done, &cmd), -EBUSY);
+						 fake_on_done, &cmd), -EBUSY);
 	assert_non_null(strstr(reply, "another switch is in progress"));
 	assert_int_equal(gadget_off(f->g, reply, sizeof(reply)), -EBUSY);
 	assert_int_equal(fake_commands_pending(), 0);
 	fake_release_ready(0, "");
-	assert_int_equal(wait_done(f->loop, &sw), 0);
+	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
 	assert_false(gadget_busy(f->g));
 
 	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
-						 on_done, &cmd), -EINPROGRESS);
+						 fake_on_done, &cmd), -EINPROGRESS);
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "plugin command is in progress"));
@@ -471,14 +444,14 @@ static void test_command_during_switch(void **state)
 static void test_sighup_during_switch(void **state)
 {
 	struct fixture *f = *state;
-	struct result sw = { 0 };
+	struct fake_result sw = { 0 };
 	char path[128], *text, *p, set[64];
 	FILE *fp;
 	int i;
 
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
-				       on_done, &sw), -EINPROGRESS);
+				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 2);
 	/* The profile on disk changes ncm's product id. */
 	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
@@ -496,7 +469,7 @@ static void test_sighup_during_switch(void **state)
 	assert_string_equal(fake_calls, "");
 	assert_true(fake_waiting_ready());
 	fake_release_ready(0, "");
-	assert_int_equal(wait_done(f->loop, &sw), 0);
+	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
 	/* The reload now: one more transaction, with the new identity. */
 	for (i = 0; i < 20 && !strstr(fake_calls, "identity(0116)"); i++)
 		run_rounds(f, 1);
@@ -517,12 +490,12 @@ static void test_sighup_during_switch(void **state)
 static void test_worker_dies_with_command_pending(void **state)
 {
 	struct fixture *f = *state;
-	struct result cmd = { 0 };
+	struct fake_result cmd = { 0 };
 	char reply[256];
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
-						 on_done, &cmd), -EINPROGRESS);
+						 fake_on_done, &cmd), -EINPROGRESS);
 	fake_worker_dies("adb");
 	assert_true(cmd.done);
 	assert_int_equal(cmd.r, -EPIPE);
@@ -537,12 +510,12 @@ static void test_worker_dies_with_command_pending(void **state)
 static void test_cancel_and_free(void **state)
 {
 	struct fixture *f = *state;
-	struct result cmd = { 0 }, sw = { 0 };
+	struct fake_result cmd = { 0 }, sw = { 0 };
 	char reply[256];
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
-						 on_done, &cmd), -EINPROGRESS);
+						 fake_on_done, &cmd), -EINPROGRESS);
 	gadget_cancel(f->g, &cmd);
 	fake_command_reply(0, "pong");
 	assert_false(cmd.done);
@@ -550,7 +523,7 @@ static void test_cancel_and_free(void **state)
 
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       on_done, &sw), -EINPROGRESS);
+				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 2);
 	gadget_free(f->g);
 	f->g = NULL;
@@ -564,18 +537,18 @@ static void test_cancel_and_free(void **state)
 static void test_restart_during_switch(void **state)
 {
 	struct fixture *f = *state;
-	struct result sw = { 0 };
+	struct fake_result sw = { 0 };
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       on_done, &sw), -EINPROGRESS);
+				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 2);
 	fake_clear_calls();
 	fake_restart_due("adb");
 	assert_string_equal(fake_calls, "respawn(adb) ");
 	fake_release_ready(0, "");
-	assert_int_equal(wait_done(f->loop, &sw), 0);
+	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
 
 	fake_clear_calls();
 	fake_restart_due("adb");
@@ -593,14 +566,14 @@ static void test_restart_during_switch(void **state)
 static void test_switch_waits_for_reap(void **state)
 {
 	struct fixture *f = *state;
-	struct result res = { 0 };
+	struct fake_result res = { 0 };
 	int i;
 
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	fake_hold_stop = true;
 	fake_clear_calls();
 	assert_int_equal(gadget_switch(f->g, NULL, "acm,ecm", f->msg, sizeof(f->msg),
-				       on_done, &res), -EINPROGRESS);
+				       fake_on_done, &res), -EINPROGRESS);
 	for (i = 0; i < 5; i++)
 		loop_dispatch(f->loop, 10);
 	assert_false(res.done);
@@ -611,7 +584,7 @@ static void test_switch_waits_for_reap(void **state)
 	assert_null(strstr(fake_calls, "unlink_all"));
 	assert_true(gadget_busy(f->g));
 	fake_release_stop();
-	assert_int_equal(wait_done(f->loop, &res), 0);
+	assert_int_equal(fake_wait_done(f->loop, &res), 0);
 	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
 	assert_true(strstr(fake_calls, "stop(adb)") < strstr(fake_calls, "reaped()"));
 }
