@@ -106,7 +106,9 @@ gd_start() {
 	"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
 	GD_PID=$!
 	i=0
-	while [ $i -lt 100 ]; do
+	# GD_START_WAIT: seconds (10); a start-up that falls back runs more
+	# than one switch.
+	while [ $i -lt $((${GD_START_WAIT:-10} * 10)) ]; do
 		# Ready once the start-up switch is over.
 		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status 2>/dev/null |
 			grep -q '^state: idle$' && return 0
@@ -114,7 +116,7 @@ gd_start() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	die "gadgetd did not open its control socket within 10 s"
+	die "gadgetd was not idle within ${GD_START_WAIT:-10} s of its start"
 }
 
 gd_stop() {

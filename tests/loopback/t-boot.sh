@@ -71,19 +71,7 @@ boot_ends_off() { boot_line | grep -q "; the gadget is off$"; }
 unbound() { timeout 10 gadgetctl status | grep -qx "udc: -"; }
 # gd_start, with more time: a start-up that falls back runs two switches,
 # and the bed's CPUs are shared.
-boot_start() {
-	"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
-	GD_PID=$!
-	i=0
-	while [ $i -lt 600 ]; do
-		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status 2>/dev/null |
-			grep -q '^state: idle$' && return 0
-		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
-		sleep 0.1
-		i=$((i + 1))
-	done
-	die "gadgetd was not idle within 60 s of its start"
-}
+boot_start() { GD_START_WAIT=60 gd_start; }
 
 say "(a) a broken profile that is not in use"
 rm -f "$STATE"

@@ -27,13 +27,13 @@ test_loop_SRCS := tests/unit/test_loop.c gadgetd/loop.c gadgetd/log.c
 test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
-test_supervisor_SRCS := tests/unit/test_supervisor.c gadgetd/supervisor.c \
+test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/loop.c gadgetd/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
 # (supervisor.c with this test binary as the worker; mounts faked).
 UNIT_TESTS += test_sup_argv
-test_sup_argv_SRCS := tests/unit/test_sup_argv.c gadgetd/supervisor.c \
+test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/profile.c gadgetd/loop.c gadgetd/log.c
 test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
 # gadgetd/dirs.c alone, in a temporary folder.

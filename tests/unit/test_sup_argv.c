@@ -31,21 +31,6 @@
 #define VALUE_MAX 1024
 #define KEY_LEN 200
 
-int __wrap_mount(const char *src, const char *dst, const char *type,
-		 unsigned long flags, const void *data);
-int __wrap_umount2(const char *dst, int flags);
-
-int __wrap_mount(const char *src, const char *dst, const char *type,
-		 unsigned long flags, const void *data)
-{
-	return 0;
-}
-
-int __wrap_umount2(const char *dst, int flags)
-{
-	return 0;
-}
-
 /* The worker: argv, NUL-separated, into DIR/argv (DIR from -d), then
  * READY, then wait for gadgetd to go. */
 static int worker_main(int argc, char **argv)

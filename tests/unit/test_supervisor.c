@@ -24,21 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int __wrap_mount(const char *src, const char *dst, const char *type,
-		 unsigned long flags, const void *data);
-int __wrap_umount2(const char *dst, int flags);
-
-int __wrap_mount(const char *src, const char *dst, const char *type,
-		 unsigned long flags, const void *data)
-{
-	return 0;
-}
-
-int __wrap_umount2(const char *dst, int flags)
-{
-	return 0;
-}
-
 static void worker_send(uint16_t type, const void *payload, size_t len)
 {
 	char buf[WORKER_MSG_MAX];
