@@ -719,12 +719,20 @@ static void gadget_restart_ready(struct gadget *g, int r, const char *err)
 	gadget_txn_finish(g, 0);
 }
 
+/* Where the current attempt says why it failed: the switch's message,
+ * or the rollback's while going back. */
+static char *gadget_txn_err(struct gadget_txn *t, size_t *size)
+{
+	*size = t->rollback ? sizeof(t->back) : sizeof(t->msg);
+	return t->rollback ? t->back : t->msg;
+}
+
 static void gadget_txn_ready(int r, const char *err, void *data)
 {
 	struct gadget *g = data;
 	struct gadget_txn *t = g->txn;
-	char *msg = t->rollback ? t->back : t->msg;
-	size_t size = t->rollback ? sizeof(t->back) : sizeof(t->msg);
+	size_t size;
+	char *msg = gadget_txn_err(t, &size);
 
 	switch (t->kind) {
 	case GADGET_TXN_RESTART:
@@ -760,8 +768,8 @@ static void gadget_txn_bind_retry(struct loop_watch *w, void *data)
 {
 	struct gadget *g = data;
 	struct gadget_txn *t = g->txn;
-	char *msg = t->rollback ? t->back : t->msg;
-	size_t size = t->rollback ? sizeof(t->back) : sizeof(t->msg);
+	size_t size;
+	char *msg = gadget_txn_err(t, &size);
 	int r;
 
 	loop_watch_remove(w);
