@@ -343,6 +343,26 @@ static int composer_net_attrs(usbg_function *uf, const struct profile_function *
 	return r;
 }
 
+/*
+ * f_rndis leaves its MS OS compat ID empty, and Windows then finds no
+ * in-box driver for the 02/02/ff interface. RNDIS 5162001 is the ID
+ * Windows' own RNDIS 6.0 driver (and AOSP's init scripts) use. The kernel
+ * only sends it when the gadget's os_desc is in use.
+ */
+static int composer_rndis_attrs(usbg_function *uf,
+				const struct profile_function *f)
+{
+	struct usbg_function_os_desc os = {
+		.compatible_id = "RNDIS",
+		.sub_compatible_id = "5162001",
+	};
+	int r = composer_net_attrs(uf, f);
+
+	if (r == USBG_SUCCESS)
+		r = usbg_set_interf_os_desc(uf, "rndis", &os);
+	return r;
+}
+
 static int composer_ms_attrs(usbg_function *uf, const struct profile_function *f)
 {
 	struct usbg_f_ms_lun_attrs lun = {
@@ -393,8 +413,9 @@ static int composer_attrs(usbg_function *uf, const struct profile_function *f)
 	switch (f->type) {
 	case PROFILE_F_ECM:
 	case PROFILE_F_NCM:
-	case PROFILE_F_RNDIS:
 		return composer_net_attrs(uf, f);
+	case PROFILE_F_RNDIS:
+		return composer_rndis_attrs(uf, f);
 	case PROFILE_F_MASS_STORAGE:
 		return composer_ms_attrs(uf, f);
 	case PROFILE_F_HID:
