@@ -1,43 +1,79 @@
-# Switch latency: `gadgetctl switch` start until the host side enumerates
-# the new identity, median of 20, with gadgetd's own phase split; and the
-# idle RSS of gadgetd. Prints BENCH lines.
+# Switch latency: from the start of `gadgetctl switch` until the host has
+# enumerated the new identity, median of 20, with gadgetd's own phase
+# split; then, in the same run, the bare-kernel floor (switch-floor.sh
+# writing ConfigFS directly) measured the same way, and gadgetd's ratio to
+# it. Also the idle RSS of gadgetd. Prints BENCH lines.
+#
+# Both ends are taken from the kernel's clock: a "bench: switch" line the
+# shell's builtin echo writes to /dev/kmsg just before the command, and
+# usbcore's "New USB device found" for the new ids, logged once the host
+# has read all the device's descriptors, just before the device appears
+# in sysfs. A poll of sysfs from the shell would add the cost of its own
+# processes, which on the TCG bed is tens to hundreds of milliseconds.
 . "$SRC/tests/loopback/lib.sh"
+UDC=dummy_udc.0
 gd_install
 gd_start lab
 gd_switch acm,ecm
-a=1d6b:$(set_pid acm,ecm)
-b=1d6b:$(set_pid ncm)
-wait_usb "$a" 20 || die "first set not seen"
-# The host has enumerated the device when sysfs lists its product id.
+pa=$(set_pid acm,ecm)
+pb=$(set_pid ncm)
+wait_usb "1d6b:$pa" 20 || die "first set not seen"
+# seen VID PID: the host lists the device in sysfs (builtins only).
 seen() {
 	for d in /sys/bus/usb/devices/*; do
 		[ -f "$d/idProduct" ] || continue
-		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && return 0
+		read -r seen_v < "$d/idVendor"; read -r seen_p < "$d/idProduct"
+		[ "$seen_v:$seen_p" = "$1:$2" ] && return 0
 	done
 	return 1
 }
-: > lat.txt
-: > phases.txt
-i=0
-while [ $i -lt 20 ]; do
-	if [ $((i % 2)) = 0 ]; then set=ncm; id=$b; else set=acm,ecm; id=$a; fi
-	t0=$(date +%s%N)
-	timeout 60 gadgetctl switch $set >/dev/null || die "switch $set failed"
-	n=0
-	until seen "$id"; do
-		n=$((n + 1)); [ $n -gt 2000 ] && die "host did not see $id"
-		sleep 0.005
-	done
-	t1=$(date +%s%N)
-	echo $(((t1 - t0) / 1000000)) >> lat.txt
-	gadgetctl status --json | python3 -c 'import json,sys; s=json.load(sys.stdin)["last_switch"]; print(s["teardown_ms"], s["ready_ms"], s["bind_ms"], s["total_ms"])' >> phases.txt
-	i=$((i + 1))
-done
 med() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "BENCH switch_to_host_ms_median $(med < lat.txt) ms"
+# measure NAME CMD...: 20 switches between ncm and acm,ecm, each by
+# `CMD SET PID`, marked in the kernel's log; dmesg-NAME.txt keeps it.
+measure() {
+	name=$1
+	shift
+	dmesg -C
+	i=0
+	while [ $i -lt 20 ]; do
+		if [ $((i % 2)) = 0 ]; then set=ncm; p=$pb; else set=acm,ecm; p=$pa; fi
+		echo "bench: switch 1d6b:$p" > /dev/kmsg
+		"$@" $set $p >/dev/null || die "$* $set failed"
+		n=0
+		until seen 1d6b "$p"; do
+			n=$((n + 1)); [ $n -gt 2000 ] && die "host did not see 1d6b:$p"
+			sleep 0.005
+		done
+		[ "$name" = gadgetd ] && gadgetctl status --json | python3 -c 'import json,sys; s=json.load(sys.stdin)["last_switch"]; print(s["teardown_ms"], s["ready_ms"], s["bind_ms"], s["total_ms"])' >> phases.txt
+		i=$((i + 1))
+	done
+	dmesg > "dmesg-$name.txt"
+	python3 "$SRC/tests/bench/switch_times.py" "$name" "dmesg-$name.txt" > "$name.txt" || die "no timings in dmesg-$name.txt"
+	cat "$name.txt"
+}
+gd_sw() { timeout 60 gadgetctl switch "$1"; }
+floor_relink() { timeout 60 sh "$SRC/tests/bench/switch-floor.sh" relink "$1" "0x$2" "$UDC"; }
+floor_swap() { timeout 60 sh "$SRC/tests/bench/switch-floor.sh" swap "$1" "0x$2" "$UDC"; }
+
+: > phases.txt
+measure gadgetd gd_sw
 echo "BENCH switch_teardown_ms_median $(awk '{print $1}' phases.txt | med) ms"
 echo "BENCH switch_ready_ms_median $(awk '{print $2}' phases.txt | med) ms"
 echo "BENCH switch_bind_ms_median $(awk '{print $3}' phases.txt | med) ms"
 echo "BENCH switch_gadgetd_total_ms_median $(awk '{print $4}' phases.txt | med) ms"
 echo "BENCH gadgetd_idle_rss_kib $(awk '/VmRSS/ { print $2 }' /proc/$GD_PID/status) KiB"
+gadgetctl off >/dev/null
 gd_stop
+wait_no_usb "1d6b:$pa" 10 && wait_no_usb "1d6b:$pb" 10 || die "gadgetd's device stayed"
+
+sh "$SRC/tests/bench/switch-floor.sh" setup || die "floor setup failed"
+measure floor_relink floor_relink
+measure floor_swap floor_swap
+sh "$SRC/tests/bench/switch-floor.sh" teardown || die "floor teardown failed"
+awk '$2 == "switch_to_host_ms_median" { g = $3 }
+	$2 == "switch_floor_relink_to_host_ms_median" { r = $3 }
+	$2 == "switch_floor_swap_to_host_ms_median" { s = $3 }
+	END {
+		if (s > 0) printf "BENCH switch_ratio_to_floor %.2f x (target <= 1.1; floor: two gadgets, unbind one, bind the other)\n", g / s
+		if (r > 0) printf "BENCH switch_ratio_to_floor_relink %.2f x (floor: one gadget, links changed)\n", g / r
+	}' gadgetd.txt floor_relink.txt floor_swap.txt
