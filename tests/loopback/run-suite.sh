@@ -18,6 +18,11 @@ else
 	tests=$(cd "$here" && ls t-*.sh)
 fi
 mkdir -p "$out"
+# One install tree for every test's gd_install (tests/loopback/lib.sh).
+stage=$out/.stage
+rm -rf "$stage"
+make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
+	{ cat "$out/stage.log"; echo "loopback: make install-files DESTDIR=$stage failed"; exit 1; }
 pass=0 fail=0 failed=""
 for t in $tests; do
 	t=$(basename "$t")
@@ -27,7 +32,7 @@ for t in $tests; do
 	start=$(date +%s)
 	printf '%-28s ' "$name"
 	"$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
-		"SRC=$src B=$src/build ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $t" >/dev/null 2>"$out/$name/run.err"
+		"SRC=$src B=$src/build GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $t" >/dev/null 2>"$out/$name/run.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
 	if [ $rc = 0 ]; then
