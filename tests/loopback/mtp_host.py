@@ -152,6 +152,10 @@ def sendeach(dev, args):
 def events(dev, args):
     # Blocks in libmtp until an event comes: run this under timeout(1).
     ev, param = ctypes.c_int(0), ctypes.c_uint32(0)
+    # The session is open: an event from now on waits on the interrupt
+    # endpoint for the read below, so the caller may make one.
+    print("listening")
+    sys.stdout.flush()
     for _ in range(int(args[0])):
         if mtp.LIBMTP_Read_Event(dev, ctypes.byref(ev), ctypes.byref(param)) != 0:
             return False

@@ -107,7 +107,7 @@ timeout 60 mtp-files > $OUT/files3.txt 2>&1
 check "a file created on the board is listed" grep -q "Filename: board.txt" $OUT/files3.txt
 (timeout 30 $MTP_PY $MTP_T/mtp_host.py events 20 > $OUT/events.txt 2>&1) &
 EVP=$!
-sleep 4
+n=0; until grep -q '^listening$' $OUT/events.txt 2>/dev/null || [ $n -gt 300 ]; do sleep 0.1; n=$((n+1)); done
 echo event > $S0/event.txt
 wait $EVP
 cat $OUT/events.txt
