@@ -74,6 +74,13 @@ def handshake(node):
         os.close(fd)
 
 
+def note(count, n):
+    """The handshakes so far, replaced whole: t-stress reads it meanwhile."""
+    with open(count + ".new", "w") as f:
+        f.write("%d\n" % n)
+    os.rename(count + ".new", count)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -86,12 +93,12 @@ def main():
             try:
                 if handshake(node):
                     n += 1
+                    note(count, n)
                     time.sleep(1)
             except OSError:
                 pass  # the set changed under us: the point of the test
         time.sleep(0.2)
-    with open(count, "w") as f:
-        f.write("%d\n" % n)
+    note(count, n)
     print("aoa_stress: %d handshakes in %d tries" % (n, tries))
 
 

@@ -76,13 +76,21 @@ while [ $i -lt "$ROUNDS" ]; do
 	set -- "$2" "$3" "$1"
 	kill -0 "$GD_PID" 2>/dev/null || break
 	i=$((i + 1))
-	# Every 25 switches the set with a control instance stays for 5 s
-	# (the other clients go on): back to back, the AOA host rarely
-	# finished a handshake (0 or 1 in 200 rounds on the bed).
+	# Every 25 switches the set with a control instance stays until the
+	# AOA host finishes a handshake, for 5 s at most (the other clients go
+	# on): back to back, the host rarely finished one (0 or 1 in 200
+	# rounds on the bed). aoa_stress.py keeps aoa.count up to date.
 	if [ $((i % 25)) = 0 ]; then
 		say "$i switches"
+		read -r c0 2>/dev/null < aoa.count || c0=0
 		client switch acm,aoa
-		sleep 5
+		n=0
+		while [ $n -lt 50 ]; do
+			read -r c 2>/dev/null < aoa.count || c=0
+			[ "$c" != "$c0" ] && break
+			sleep 0.1
+			n=$((n + 1))
+		done
 	fi
 done
 touch stop
