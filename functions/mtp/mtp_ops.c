@@ -162,6 +162,9 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 	    .model = o->info.model,
 	    .version = o->info.version,
 	    .serial = o->info.serial,
+	    .extensions = o->info.android_extension
+			      ? "microsoft.com: 1.0; android.com: 1.0;"
+			      : NULL,
 	    .ops = ops,
 	    .n_ops = n_ops,
 	    .events = mtp_ops_events,

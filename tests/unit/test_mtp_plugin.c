@@ -1568,6 +1568,8 @@ static void test_partial64_and_devinfo(void **state)
 	mtp_rd_u32(&rd);
 	mtp_rd_u16(&rd);
 	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	/* libmtp takes android.com for its Android quirks: not by default. */
+	assert_string_equal(ext, "microsoft.com: 1.0;");
 	mtp_rd_u16(&rd);
 	n = mtp_rd_u32(&rd);
 	for (uint32_t i = 0; i < n; i++) {
@@ -1578,6 +1580,35 @@ static void test_partial64_and_devinfo(void **state)
 	}
 	assert_int_equal(rd.err, 0);
 	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
+}
+
+/* android_extension: DeviceInfo says android.com, for go-mtpfs. */
+static void test_android_extension_option(void **state)
+{
+	struct fx *f = *state;
+	char ext[MTP_STR_MAX + 1];
+	struct mtp_rd rd;
+
+	assert_int_equal(reinit(f, "android_extension", "yes", NULL), -EINVAL);
+	assert_int_equal(reinit(f, "android_extension", "true", NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_u32(&rd), 6);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	assert_string_equal(ext, "microsoft.com: 1.0; android.com: 1.0;");
+	fake_mtp_clear();
+	assert_int_equal(reinit(f, "android_extension", "false", NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	mtp_rd_u32(&rd);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	assert_string_equal(ext, "microsoft.com: 1.0;");
 }
 
 int main(void)
@@ -1609,6 +1640,7 @@ int main(void)
 	    T(test_edit_refusals),
 	    T(test_edit_space),
 	    T(test_partial64_and_devinfo),
+	    T(test_android_extension_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
