@@ -49,8 +49,8 @@ mark() {
 	echo "=== $1 $2" >> "$MTP_WLOG"
 }
 
-# ops CLIENT: per action, the operation codes the worker saw, in order,
-# repeats squeezed ("0x1008 x12").
+# ops_table CLIENT: per action, the operation codes the worker saw, in order,
+# repeats squeezed ("0x1008x12").
 ops_table() {
 	awk -v c="$1" '
 	/^=== / { if (cur != "") flush(); cur = ($2 == c) ? $3 : ""; n = 0; last = ""; line = ""; next }
