@@ -524,7 +524,8 @@ static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 	return m->strings[slot];
 }
 
-/* storageN_readonly, storageN_create: "true", "false" or absent. */
+/* storageN_readonly, storageN_create, android_extension: "true",
+ * "false" or absent. */
 static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 {
 	const char *v = plugin_option(p, key);
@@ -747,6 +748,9 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	m->info.serial = mtp_opt(m, "serial", "0", 2);
 	m->info.version = mtp_opt(m, "version", "1.0", 3);
 	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
+	rc = mtp_opt_bool(p, "android_extension", &m->info.android_extension);
+	if (rc < 0)
+		goto fail;
 	m->iobuf = malloc(MTP_XFER);
 	m->store = mtp_store_new();
 	rc = -ENOMEM;

@@ -87,7 +87,8 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	mtp_buf_u16(b, 100); /* StandardVersion */
 	mtp_buf_u32(b, 6);   /* VendorExtensionID: Microsoft, i.e. MTP */
 	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
-	rc = mtp_dataset_str(b, "microsoft.com: 1.0;", rc);
+	rc = mtp_dataset_str(
+	    b, d->extensions ? d->extensions : "microsoft.com: 1.0;", rc);
 	mtp_buf_u16(b, 0); /* FunctionalMode */
 	mtp_buf_u16_array(b, d->ops, d->n_ops);
 	mtp_buf_u16_array(b, d->events, d->n_events);

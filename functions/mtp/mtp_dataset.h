@@ -14,6 +14,8 @@ struct mtp_devinfo {
 	const char *model;
 	const char *version;
 	const char *serial;
+	/* The vendor extension string; NULL for "microsoft.com: 1.0;". */
+	const char *extensions;
 	const uint16_t *ops;
 	size_t n_ops;
 	const uint16_t *events;

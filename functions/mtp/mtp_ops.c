@@ -1,5 +1,6 @@
 #include "mtp_ops.h"
 #include "mtp_dataset.h"
+#include "mtp_edit.h"
 #include "mtp_proto.h"
 
 #include <errno.h>
@@ -22,6 +23,10 @@ struct mtp_ops {
 	uint32_t pending;
 	struct mtp_store_upload *upload;
 	uint64_t pending_len;
+	/* Android's in-place edits; partial: SendPartialObject's data
+	 * goes to them rather than to an upload. */
+	struct mtp_edit *edit;
+	bool partial;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -54,6 +59,11 @@ struct mtp_ops *mtp_ops_new(struct mtp_store *store,
 	o->store = store;
 	o->info = *info;
 	mtp_buf_init(&o->buf);
+	o->edit = mtp_edit_new(store);
+	if (!o->edit) {
+		free(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -71,6 +81,7 @@ void mtp_ops_free(struct mtp_ops *o)
 	if (!o)
 		return;
 	mtp_ops_drop_pending(o, false);
+	mtp_edit_free(o->edit);
 	mtp_buf_finish(&o->buf);
 	free(o);
 }
@@ -89,6 +100,9 @@ void mtp_ops_reset(struct mtp_ops *o)
 {
 	/* A half-sent object is worthless: remove it. */
 	mtp_ops_drop_pending(o, true);
+	/* Android keeps what an unfinished edit wrote: so do we. */
+	o->partial = false;
+	mtp_edit_end_all(o->edit);
 	o->session = false;
 }
 
@@ -148,6 +162,9 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 	    .model = o->info.model,
 	    .version = o->info.version,
 	    .serial = o->info.serial,
+	    .extensions = o->info.android_extension
+			      ? "microsoft.com: 1.0; android.com: 1.0;"
+			      : NULL,
 	    .ops = ops,
 	    .n_ops = n_ops,
 	    .events = mtp_ops_events,
@@ -513,6 +530,8 @@ static void mtp_ops_send_object(struct mtp_ops *o,
 
 int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n)
 {
+	if (o->partial)
+		return mtp_edit_write(o->edit, data, n);
 	if (!o->upload)
 		return -EBADF;
 	return mtp_store_upload_write(o->upload, data, n);
@@ -520,10 +539,17 @@ int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n)
 
 void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)
 {
+	uint32_t written;
+
 	memset(r, 0, sizeof(*r));
 	r->code = MTP_RC_OK;
 	r->fd = -1;
-	if (status == 0 && o->upload)
+	if (o->partial) {
+		/* SendPartialObject answers with the bytes it wrote. */
+		o->partial = false;
+		status = mtp_edit_write_end(o->edit, status, &written);
+		mtp_ops_param(r, written);
+	} else if (status == 0 && o->upload)
 		status = mtp_store_upload_commit(o->store, o->upload);
 	else if (o->upload)
 		mtp_store_upload_abort(o->store, o->upload, false);
@@ -797,6 +823,79 @@ static void mtp_ops_get_dprop_value(struct mtp_ops *o,
 	mtp_ops_in_buf(o, r, mtp_buf_str(&o->buf, o->info.friendly_name));
 }
 
+/* Android's edit operations answer with the store's codes, and with
+ * General_Error for what Android refuses so: an object that is not (or
+ * already) being edited, too many edits. */
+static uint16_t mtp_ops_edit_code(int rc)
+{
+	if (rc == -EBADF || rc == -EBUSY || rc == -EMFILE)
+		return MTP_RC_GENERAL_ERROR;
+	if (rc == -EISDIR)
+		return MTP_RC_INVALID_OBJECT_HANDLE;
+	return mtp_ops_errno_code(rc);
+}
+
+static uint64_t mtp_ops_offset64(const struct mtp_container *c)
+{
+	return c->params[1] | (uint64_t)c->params[2] << 32;
+}
+
+/* BeginEditObject(handle) */
+static void mtp_ops_begin_edit(struct mtp_ops *o, const struct mtp_container *c,
+			       struct mtp_reply *r)
+{
+	if (c->nparams < 1) {
+		mtp_ops_rc(r, MTP_RC_INVALID_PARAMETER);
+		return;
+	}
+	mtp_ops_rc(r, mtp_ops_edit_code(mtp_edit_begin(o->edit, c->params[0])));
+}
+
+/* EndEditObject(handle) */
+static void mtp_ops_end_edit(struct mtp_ops *o, const struct mtp_container *c,
+			     struct mtp_reply *r)
+{
+	if (c->nparams < 1) {
+		mtp_ops_rc(r, MTP_RC_INVALID_PARAMETER);
+		return;
+	}
+	mtp_ops_rc(r, mtp_ops_edit_code(mtp_edit_end(o->edit, c->params[0])));
+}
+
+/* TruncateObject(handle, size low, size high) */
+static void mtp_ops_truncate(struct mtp_ops *o, const struct mtp_container *c,
+			     struct mtp_reply *r)
+{
+	if (c->nparams < 3) {
+		mtp_ops_rc(r, MTP_RC_INVALID_PARAMETER);
+		return;
+	}
+	mtp_ops_rc(r, mtp_ops_edit_code(mtp_edit_truncate(
+			  o->edit, c->params[0], mtp_ops_offset64(c))));
+}
+
+/* SendPartialObject(handle, offset low, offset high, length): the data
+ * phase of a refused one is read and dropped. */
+static void mtp_ops_send_partial(struct mtp_ops *o,
+				 const struct mtp_container *c,
+				 struct mtp_reply *r)
+{
+	int rc = -EINVAL;
+
+	if (c->nparams >= 4)
+		rc = mtp_edit_write_begin(o->edit, c->params[0],
+					  mtp_ops_offset64(c), c->params[3]);
+	if (rc < 0) {
+		mtp_ops_rc(r, mtp_ops_edit_code(rc));
+		mtp_ops_param(r, 0);
+		r->phase = MTP_PHASE_OUT_DISCARD;
+		return;
+	}
+	o->partial = true;
+	r->phase = MTP_PHASE_OUT_FILE;
+	r->length = c->params[3];
+}
+
 static const struct mtp_ops_entry mtp_ops_table[] = {
     {MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info},
     {MTP_OP_OPEN_SESSION, mtp_ops_open_session},
@@ -822,6 +921,10 @@ static const struct mtp_ops_entry mtp_ops_table[] = {
     {MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value},
     {MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value},
     {MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list},
+    {MTP_OP_SEND_PARTIAL_OBJECT, mtp_ops_send_partial},
+    {MTP_OP_TRUNCATE_OBJECT, mtp_ops_truncate},
+    {MTP_OP_BEGIN_EDIT_OBJECT, mtp_ops_begin_edit},
+    {MTP_OP_END_EDIT_OBJECT, mtp_ops_end_edit},
 };
 static const size_t mtp_ops_n =
     sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
@@ -856,6 +959,7 @@ void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
 			if (c->code == MTP_OP_SEND_OBJECT_INFO ||
 			    c->code == MTP_OP_SEND_OBJECT_PROP_LIST ||
 			    c->code == MTP_OP_SEND_OBJECT ||
+			    c->code == MTP_OP_SEND_PARTIAL_OBJECT ||
 			    c->code == MTP_OP_SET_OBJECT_PROP_VALUE)
 				r->phase = MTP_PHASE_OUT_DISCARD;
 			return;

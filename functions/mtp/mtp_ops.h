@@ -48,6 +48,10 @@ struct mtp_ops_info {
 	const char *version;
 	const char *serial;
 	const char *friendly_name;
+	/* Say "android.com" in DeviceInfo's vendor extensions, as Android
+	 * does: go-mtpfs then edits in place, and libmtp applies its
+	 * Android quirks (no GetObjectPropList, a reset on close). */
+	bool android_extension;
 };
 
 struct mtp_ops;

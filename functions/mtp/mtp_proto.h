@@ -29,7 +29,13 @@
 #define MTP_OP_SET_OBJECT_PROP_LIST 0x9806
 #define MTP_OP_SEND_OBJECT_PROP_LIST 0x9808
 #define MTP_OP_SET_OBJECT_REFERENCES 0x9811
+/* Android's edit extensions (vendor range): offsets are 64-bit, split
+ * into a low then a high u32 parameter. */
 #define MTP_OP_GET_PARTIAL_OBJECT_64 0x95C1
+#define MTP_OP_SEND_PARTIAL_OBJECT 0x95C2
+#define MTP_OP_TRUNCATE_OBJECT 0x95C3
+#define MTP_OP_BEGIN_EDIT_OBJECT 0x95C4
+#define MTP_OP_END_EDIT_OBJECT 0x95C5
 
 /* Responses */
 #define MTP_RC_OK 0x2001

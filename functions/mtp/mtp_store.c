@@ -556,6 +556,43 @@ int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
 	return 0;
 }
 
+int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
+			uint64_t *reserve)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	int dfd, fd, rc;
+
+	mtp_store_changed(s);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
+	if (rc < 0)
+		return rc;
+	if (st->readonly) {
+		close(dfd);
+		return -EROFS;
+	}
+	/* The worker may own the storage and still be refused a file. */
+	if (faccessat(dfd, o->name, W_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW)) {
+		rc = errno == ENOENT ? -ENOENT : -EACCES;
+		close(dfd);
+		return rc;
+	}
+	fd = mtp_fs_open(dfd, o->name, O_RDWR | O_NONBLOCK, 0);
+	close(dfd);
+	if (fd < 0)
+		return fd;
+	/* As in mtp_store_open(): what was opened is what counts. */
+	rc = mtp_fs_servable(fd);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	fcntl(fd, F_SETFL, 0);
+	*out = fd;
+	*reserve = st->reserve;
+	return 0;
+}
+
 /* True when name is the temporary file of an upload in progress. */
 static bool mtp_store_uploading(struct mtp_store *s, const char *name)
 {

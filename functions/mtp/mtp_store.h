@@ -102,6 +102,16 @@ int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *fd);
 
 /*
+ * Open a file object to edit it in place (Android's edit extensions),
+ * read-write and confined like mtp_store_open(); *reserve gets what its
+ * storage must keep free. -EROFS on a read-only storage, -EACCES for a
+ * file the worker may not write or a hard-linked one, -EISDIR for a
+ * folder or another kind of file.
+ */
+int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *fd,
+			uint64_t *reserve);
+
+/*
  * Create a folder named name under parent; one that exists is reused.
  * -EROFS on a read-only storage, -EINVAL for a bad name, -EEXIST when a
  * file (or anything invisible) has the name.

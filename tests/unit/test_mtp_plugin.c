@@ -1181,6 +1181,436 @@ static void test_small_disk(void **state)
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 }
 
+/* The size of a file on the board's side. */
+static long long file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) < 0 ? -1 : (long long)sb.st_size;
+}
+
+/* SendPartialObject(h, offset, n) with n bytes of c; the response code,
+ * *written its parameter. */
+static uint16_t send_partial(struct fx *f, uint32_t h, uint64_t off,
+			     uint32_t n, uint8_t c, uint32_t *written)
+{
+	static const size_t whole[] = {0};
+	uint8_t *buf = malloc(n ? n : 1);
+	uint32_t tid;
+	uint16_t rc;
+
+	memset(buf, c, n);
+	tid = cmd(f, MTP_OP_SEND_PARTIAL_OBJECT, 4, h, (uint32_t)off,
+		  (uint32_t)(off >> 32), n);
+	data_phase(f, MTP_OP_SEND_PARTIAL_OBJECT, tid, buf, n, whole);
+	free(buf);
+	rc = resp(written);
+	fake_mtp_clear();
+	return rc;
+}
+
+static uint16_t op1(struct fx *f, uint16_t code, uint32_t h)
+{
+	uint16_t rc;
+
+	cmd(f, code, 1, h);
+	rc = resp(NULL);
+	fake_mtp_clear();
+	return rc;
+}
+
+static uint16_t truncate_obj(struct fx *f, uint32_t h, uint64_t size)
+{
+	uint16_t rc;
+
+	cmd(f, MTP_OP_TRUNCATE_OBJECT, 3, h, (uint32_t)size,
+	    (uint32_t)(size >> 32));
+	rc = resp(NULL);
+	fake_mtp_clear();
+	return rc;
+}
+
+/* Byte i of the file is what write_file() put there, except where
+ * [from, to) was overwritten with c. */
+static void assert_bytes(const char *path, size_t n, size_t from, size_t to,
+			 uint8_t c)
+{
+	uint8_t *buf = malloc(n + 1);
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, n + 1), n);
+	close(fd);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t want = i >= from && i < to ? c : (uint8_t)(i * 7 + 3);
+
+		if (buf[i] != want)
+			fail_msg("%s: byte %zu is %u, not %u", path, i, buf[i],
+				 want);
+	}
+	free(buf);
+}
+
+/* Begin, write in the middle, append, truncate, end: the file on the
+ * board follows each step, and edits happen only between Begin and End. */
+static void test_edit_in_place(void **state)
+{
+	struct fx *f = *state;
+	const char *path;
+	uint32_t h, w;
+
+	write_file(in_s0(f, "e.bin"), 100);
+	open_session(f);
+	h = handle_of(f, "e.bin");
+	fake_mtp_clear();
+	path = in_s0(f, "e.bin");
+	/* Not being edited: refused, and the data phase is swallowed. */
+	assert_int_equal(send_partial(f, h, 0, 10, 0xee, &w),
+			 MTP_RC_GENERAL_ERROR);
+	assert_int_equal(w, 0);
+	assert_int_equal(truncate_obj(f, h, 5), MTP_RC_GENERAL_ERROR);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, h),
+			 MTP_RC_GENERAL_ERROR);
+	assert_bytes(path, 100, 0, 0, 0);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h), MTP_RC_OK);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h),
+			 MTP_RC_GENERAL_ERROR);
+	/* Overwrite the middle. */
+	assert_int_equal(send_partial(f, h, 50, 10, 0xaa, &w), MTP_RC_OK);
+	assert_int_equal(w, 10);
+	assert_bytes(path, 100, 50, 60, 0xaa);
+	/* Append at the end: the size grows. */
+	assert_int_equal(send_partial(f, h, 100, 20, 0xbb, &w), MTP_RC_OK);
+	assert_int_equal(w, 20);
+	assert_int_equal(file_size(path), 120);
+	/* Past the end: no hole is made. */
+	assert_int_equal(send_partial(f, h, 121, 1, 0xcc, &w),
+			 MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(file_size(path), 120);
+	/* A zero-length write is fine. */
+	assert_int_equal(send_partial(f, h, 120, 0, 0, &w), MTP_RC_OK);
+	assert_int_equal(w, 0);
+	assert_int_equal(truncate_obj(f, h, 30), MTP_RC_OK);
+	assert_int_equal(file_size(path), 30);
+	assert_int_equal(truncate_obj(f, h, 0), MTP_RC_OK);
+	assert_int_equal(send_partial(f, h, 0, 7, 0x11, &w), MTP_RC_OK);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, h), MTP_RC_OK);
+	assert_int_equal(file_size(path), 7);
+	/* After EndEditObject the edit is over. */
+	assert_int_equal(send_partial(f, h, 0, 1, 0x22, &w),
+			 MTP_RC_GENERAL_ERROR);
+	assert_int_equal(truncate_obj(f, h, 0), MTP_RC_GENERAL_ERROR);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, h),
+			 MTP_RC_GENERAL_ERROR);
+	assert_int_equal(file_size(path), 7);
+	/* The host sees the new size. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_VALUE, 2, h, MTP_PROP_OBJECT_SIZE);
+	assert_int_equal(le32(fake_mtp_data() + MTP_HDR_LEN), 7);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
+/* Hostile parameters: each gets a clean code and changes nothing. */
+static void test_edit_hostile(void **state)
+{
+	struct fx *f = *state;
+	const char *path;
+	uint32_t h, w;
+
+	write_file(in_s0(f, "e.bin"), 100);
+	open_session(f);
+	h = handle_of(f, "e.bin");
+	fake_mtp_clear();
+	path = in_s0(f, "e.bin");
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h), MTP_RC_OK);
+	/* Offsets beyond 2^63 and sums that overflow. */
+	assert_int_equal(send_partial(f, h, UINT64_MAX, 4, 1, &w),
+			 MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(send_partial(f, h, 1ull << 63, 4, 1, &w),
+			 MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(send_partial(f, h, INT64_MAX, 4, 1, &w),
+			 MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(send_partial(f, h, INT64_MAX - 3, 4, 1, &w),
+			 MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(send_partial(f, h, INT64_MAX - 4, 4, 1, &w),
+			 MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(send_partial(f, h, 0xffffffff, 1, 1, &w),
+			 MTP_RC_INVALID_PARAMETER);
+	assert_int_equal(truncate_obj(f, h, UINT64_MAX), MTP_RC_OBJECT_TOO_LARGE);
+	assert_int_equal(truncate_obj(f, h, 1ull << 63),
+			 MTP_RC_OBJECT_TOO_LARGE);
+	assert_bytes(path, 100, 0, 0, 0);
+	/* Missing parameters. */
+	{
+		static const size_t whole[] = {0};
+		uint32_t tid = cmd(f, MTP_OP_SEND_PARTIAL_OBJECT, 3, h, 0, 0);
+
+		data_phase(f, MTP_OP_SEND_PARTIAL_OBJECT, tid,
+			   (const uint8_t *)"xy", 2, whole);
+		assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+		fake_mtp_clear();
+	}
+	cmd(f, MTP_OP_TRUNCATE_OBJECT, 2, h, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_BEGIN_EDIT_OBJECT, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_END_EDIT_OBJECT, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	assert_int_equal(file_size(path), 100);
+	/* More data than announced: refused before a byte is written. */
+	{
+		static const size_t whole[] = {0};
+		uint8_t big[64];
+		uint32_t tid;
+
+		memset(big, 0x55, sizeof(big));
+		tid = cmd(f, MTP_OP_SEND_PARTIAL_OBJECT, 4, h, 10, 0, 8);
+		data_phase(f, MTP_OP_SEND_PARTIAL_OBJECT, tid, big,
+			   sizeof(big), whole);
+		assert_int_equal(resp(&w), MTP_RC_OBJECT_TOO_LARGE);
+		assert_int_equal(w, 0);
+		fake_mtp_clear();
+		/* Less than announced: what came is kept and counted. */
+		tid = cmd(f, MTP_OP_SEND_PARTIAL_OBJECT, 4, h, 10, 0, 64);
+		data_phase(f, MTP_OP_SEND_PARTIAL_OBJECT, tid, big, 8, whole);
+		assert_int_equal(resp(&w), MTP_RC_INCOMPLETE_TRANSFER);
+		assert_int_equal(w, 8);
+		fake_mtp_clear();
+	}
+	assert_bytes(path, 100, 10, 18, 0x55);
+	/* Unknown handles, folders, the other objects. */
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, 0),
+			 MTP_RC_INVALID_OBJECT_HANDLE);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, 0xffffffff),
+			 MTP_RC_INVALID_OBJECT_HANDLE);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, 0x7777),
+			 MTP_RC_GENERAL_ERROR);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, h), MTP_RC_OK);
+	/* The session still works. */
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
+/* What may not be written is not opened for edit; a cancelled write
+ * keeps what came; edits end with the session; edits are bounded. */
+static void test_edit_refusals(void **state)
+{
+	struct fx *f = *state;
+	char name[32], other[128];
+	uint32_t h, ro, dir, linked, w;
+	const uint8_t *p;
+	struct usb_ctrlrequest cancel = {
+	    .bRequestType = USB_DIR_OUT | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_CANCEL,
+	    .wLength = 6,
+	};
+	uint8_t cdata[6] = {0x01, 0x40}, hdr[MTP_HDR_LEN + 16], in[8];
+	uint32_t tid;
+
+	write_file(in_s0(f, "e.bin"), 100);
+	write_file(in_s0(f, "hard.bin"), 10);
+	mkdir(in_s0(f, "dir"), 0755);
+	snprintf(path_buf, sizeof(path_buf), "%s/ro.bin", f->s1);
+	write_file(path_buf, 10);
+	open_session(f);
+	h = handle_of(f, "e.bin");
+	dir = handle_of(f, "dir");
+	linked = handle_of(f, "hard.bin");
+	fake_mtp_clear();
+	/* A second link made after the listing (it may lead outside). */
+	snprintf(other, sizeof(other), "%s/hard2", f->root);
+	assert_int_equal(link(in_s0(f, "hard.bin"), other), 0);
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x20001, 0, 0xffffffff);
+	p = fake_mtp_data() + fake_mtp_xfer(0)->off;
+	assert_int_equal(le32(p + 12), 1);
+	ro = le32(p + 16);
+	fake_mtp_clear();
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, ro),
+			 MTP_RC_STORE_READ_ONLY);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, dir),
+			 MTP_RC_INVALID_OBJECT_HANDLE);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, linked),
+			 MTP_RC_ACCESS_DENIED);
+	/* A file the worker may not write (root could: skip that half). */
+	if (geteuid() != 0) {
+		chmod(in_s0(f, "e.bin"), 0444);
+		assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h),
+				 MTP_RC_ACCESS_DENIED);
+		chmod(in_s0(f, "e.bin"), 0644);
+	}
+	/* A write cancelled half-way keeps the bytes before the cancel. */
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h), MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_PARTIAL_OBJECT, 4, h, 0, 0, 32);
+	mtp_container_hdr(hdr, MTP_HDR_LEN + 32, MTP_TYPE_DATA,
+			  MTP_OP_SEND_PARTIAL_OBJECT, tid);
+	memset(hdr + MTP_HDR_LEN, 0x66, 16);
+	ops->rx(f->priv, MTP_EP_OUT, hdr, sizeof(hdr));
+	memcpy(cdata + 2, &tid, 4);
+	assert_int_equal(ops->setup(f->priv, &cancel, in), 0);
+	ops->setup_data(f->priv, &cancel, cdata, sizeof(cdata));
+	fake_mtp_clear();
+	assert_bytes(in_s0(f, "e.bin"), 100, 0, 16, 0x66);
+	/* The edit is still open after a cancel. */
+	assert_int_equal(send_partial(f, h, 0, 20, 0x67, &w), MTP_RC_OK);
+	assert_bytes(in_s0(f, "e.bin"), 100, 0, 20, 0x67);
+	/* CloseSession ends the edits. */
+	cmd(f, MTP_OP_CLOSE_SESSION, 0);
+	fake_mtp_clear();
+	open_session(f);
+	assert_int_equal(send_partial(f, h, 0, 1, 1, &w),
+			 MTP_RC_GENERAL_ERROR);
+	/* SendPartialObject outside a session: its data is swallowed. */
+	cmd(f, MTP_OP_CLOSE_SESSION, 0);
+	fake_mtp_clear();
+	assert_int_equal(send_partial(f, h, 0, 1, 1, &w),
+			 MTP_RC_SESSION_NOT_OPEN);
+	open_session(f);
+	/* At most MTP_EDIT_MAX (16) edits at once. */
+	for (unsigned i = 0; i < 17; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		write_file(in_s0(f, name), 1);
+	}
+	for (unsigned i = 0; i < 17; i++) {
+		snprintf(name, sizeof(name), "f%u", i);
+		uint32_t fh = handle_of(f, name);
+
+		fake_mtp_clear();
+		assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, fh),
+				 i < 16 ? MTP_RC_OK : MTP_RC_GENERAL_ERROR);
+	}
+	/* A reset of the host ends them too. */
+	ops->disable(f->priv);
+	ops->enable(f->priv);
+	open_session(f);
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h), MTP_RC_OK);
+}
+
+/* The reserve holds for edits: growth is checked before a byte is
+ * written, overwrites need no room. */
+static void test_edit_space(void **state)
+{
+	struct fx *f = *state;
+	uint64_t room;
+	uint32_t h, w;
+
+	write_file(in_s0(f, "e.bin"), 100);
+	fake_statvfs_set(f->s0, 4 << 20);
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "1", NULL), 0);
+	open_session(f);
+	h = handle_of(f, "e.bin");
+	fake_mtp_clear();
+	assert_int_equal(op1(f, MTP_OP_BEGIN_EDIT_OBJECT, h), MTP_RC_OK);
+	room = fake_statvfs_free() - (1 << 20);
+	assert_int_equal(truncate_obj(f, h, 100 + room + 1), MTP_RC_STORE_FULL);
+	assert_int_equal(file_size(in_s0(f, "e.bin")), 100);
+	assert_int_equal(send_partial(f, h, 100, room + 1, 0, &w),
+			 MTP_RC_STORE_FULL);
+	assert_int_equal(w, 0);
+	assert_int_equal(file_size(in_s0(f, "e.bin")), 100);
+	/* Exactly the room: fine; then the disk is at its reserve. */
+	assert_int_equal(truncate_obj(f, h, 100 + room), MTP_RC_OK);
+	assert_int_equal(fake_statvfs_free(), 1 << 20);
+	assert_int_equal(send_partial(f, h, 100 + room, 1, 0, &w),
+			 MTP_RC_STORE_FULL);
+	/* Overwriting what is there takes no room. */
+	assert_int_equal(send_partial(f, h, 10, 1000, 0x42, &w), MTP_RC_OK);
+	assert_int_equal(w, 1000);
+	assert_int_equal(truncate_obj(f, h, 100), MTP_RC_OK);
+	assert_int_equal(op1(f, MTP_OP_END_EDIT_OBJECT, h), MTP_RC_OK);
+	assert_bytes(in_s0(f, "e.bin"), 100, 10, 100, 0x42);
+}
+
+/* GetPartialObject64 with hostile offsets, and the edit operations in
+ * DeviceInfo's list. */
+static void test_partial64_and_devinfo(void **state)
+{
+	static const uint16_t want[] = {
+	    MTP_OP_GET_PARTIAL_OBJECT_64, MTP_OP_SEND_PARTIAL_OBJECT,
+	    MTP_OP_TRUNCATE_OBJECT,	  MTP_OP_BEGIN_EDIT_OBJECT,
+	    MTP_OP_END_EDIT_OBJECT,
+	};
+	struct fx *f = *state;
+	struct mtp_rd rd;
+	char ext[MTP_STR_MAX + 1];
+	uint32_t h, got, n;
+	unsigned found = 0;
+
+	write_file(in_s0(f, "e.bin"), 100);
+	open_session(f);
+	h = handle_of(f, "e.bin");
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 0xffffffff, 0xffffffff, 10);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 0, 0x80000000, 10);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 101, 0, 1);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_PARAMETER);
+	fake_mtp_clear();
+	/* At the end: nothing; a length past it: clipped. */
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 100, 0, 10);
+	assert_int_equal(resp(&got), MTP_RC_OK);
+	assert_int_equal(got, 0);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_PARTIAL_OBJECT_64, 4, h, 90, 0, 0xffffffff);
+	assert_int_equal(fake_mtp_xfer(0)->len, MTP_HDR_LEN + 10);
+	assert_int_equal(fake_mtp_data()[MTP_HDR_LEN], (uint8_t)(90 * 7 + 3));
+	assert_int_equal(resp(&got), MTP_RC_OK);
+	assert_int_equal(got, 10);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	mtp_rd_u32(&rd);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	/* libmtp takes android.com for its Android quirks: not by default. */
+	assert_string_equal(ext, "microsoft.com: 1.0;");
+	mtp_rd_u16(&rd);
+	n = mtp_rd_u32(&rd);
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t op = mtp_rd_u16(&rd);
+
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			found += op == want[k];
+	}
+	assert_int_equal(rd.err, 0);
+	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
+}
+
+/* android_extension: DeviceInfo says android.com, for go-mtpfs. */
+static void test_android_extension_option(void **state)
+{
+	struct fx *f = *state;
+	char ext[MTP_STR_MAX + 1];
+	struct mtp_rd rd;
+
+	assert_int_equal(reinit(f, "android_extension", "yes", NULL), -EINVAL);
+	assert_int_equal(reinit(f, "android_extension", "true", NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_u32(&rd), 6);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	assert_string_equal(ext, "microsoft.com: 1.0; android.com: 1.0;");
+	fake_mtp_clear();
+	assert_int_equal(reinit(f, "android_extension", "false", NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	mtp_rd_u32(&rd);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	assert_string_equal(ext, "microsoft.com: 1.0;");
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -1205,6 +1635,12 @@ int main(void)
 	    T(test_size_mismatch),
 	    T(test_reserve_option),
 	    T(test_small_disk),
+	    T(test_edit_in_place),
+	    T(test_edit_hostile),
+	    T(test_edit_refusals),
+	    T(test_edit_space),
+	    T(test_partial64_and_devinfo),
+	    T(test_android_extension_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -714,6 +714,43 @@ static void test_tmp_cleanup(void **state)
 	assert_int_equal(tmp_files(p), 0);
 }
 
+/* mtp_store_edit_open: read-write, in place, confined like reads. */
+static void test_edit_open(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt");
+	uint32_t d = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	uint32_t in = find(f, f->id0, d, "inner.txt");
+	uint32_t ro = find(f, f->id1, MTP_STORE_ROOT, "ro.txt");
+	uint64_t reserve = 1;
+	char p[256], q[256];
+	int fd;
+
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0, 4096), 0);
+	assert_int_equal(mtp_store_edit_open(f->st, a, &fd, &reserve), 0);
+	assert_int_equal(reserve, 4096);
+	/* In place: what is written is the file itself. */
+	assert_int_equal(pwrite(fd, "J", 1, 0), 1);
+	close(fd);
+	assert_string_equal(slurp(f->s0, "a.txt"), "Jello");
+	assert_int_equal(mtp_store_edit_open(f->st, ro, &fd, &reserve), -EROFS);
+	assert_int_equal(mtp_store_edit_open(f->st, d, &fd, &reserve),
+			 -EISDIR);
+	assert_int_equal(mtp_store_edit_open(f->st, 0x7777, &fd, &reserve),
+			 -ENOENT);
+	/* The file swapped for a link to the outside after the listing. */
+	snprintf(p, sizeof(p), "%s/a.txt", f->s0);
+	snprintf(q, sizeof(q), "%s/secret", f->root);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink(q, p), 0);
+	assert_true(mtp_store_edit_open(f->st, a, &fd, &reserve) < 0);
+	assert_string_equal(slurp(f->root, "secret"), "outside");
+	/* Its folder swapped for a link: the old handle reaches nothing. */
+	swap_dir_for_link(f, p, q);
+	assert_int_equal(mtp_store_edit_open(f->st, in, &fd, &reserve),
+			 -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -743,6 +780,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_tree_ops_skip_links, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_tmp_cleanup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_edit_open, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
