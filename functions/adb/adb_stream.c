@@ -206,21 +206,35 @@ static struct adb_stream *new_stream(struct adb_streams *t)
 	return s;
 }
 
-/* Validate the service name of an OPEN: NUL-terminated, no NUL inside. */
-static int open_name_ok(const uint8_t *payload, size_t len)
+/*
+ * The service name of an OPEN, as a C string in name[]: current hosts send
+ * it without a trailing NUL, adb 29 with one. Like AOSP adbd we strip any
+ * trailing NULs; what is left must be non-empty, at most
+ * ADB_STREAM_NAME_MAX bytes and free of NULs (a NUL inside would make the
+ * name we log differ from the one we route). Returns the name's length,
+ * or -EINVAL.
+ */
+static int open_name(const uint8_t *payload, size_t len,
+		     char name[ADB_STREAM_NAME_MAX + 1])
 {
-	if (len < 2 || len > ADB_STREAM_NAME_MAX || payload[len - 1] != '\0')
-		return 0;
-	return memchr(payload, '\0', len - 1) == NULL;
+	while (len && payload[len - 1] == '\0')
+		len--;
+	if (len == 0 || len > ADB_STREAM_NAME_MAX ||
+	    memchr(payload, '\0', len))
+		return -EINVAL;
+	memcpy(name, payload, len);
+	name[len] = '\0';
+	return (int)len;
 }
 
 void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
 			 const uint8_t *payload, size_t len)
 {
+	char name[ADB_STREAM_NAME_MAX + 1];
 	struct adb_stream *s;
 	int rc;
 
-	if (remote == 0 || !open_name_ok(payload, len)) {
+	if (remote == 0 || open_name(payload, len, name) < 0) {
 		log_warnx("adb: refusing OPEN with a malformed service name");
 		if (remote)
 			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
@@ -233,10 +247,9 @@ void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
 	}
 	s->remote = remote;
 	call_begin(s);
-	rc = t->open(t->data, s, (const char *)payload, &s->ops, &s->svc);
+	rc = t->open(t->data, s, name, &s->ops, &s->svc);
 	if (rc < 0) {
-		log_info("adb: cannot open \"%s\": %s", (const char *)payload,
-			 strerror(-rc));
+		log_info("adb: cannot open \"%s\": %s", name, strerror(-rc));
 		s->ops = NULL;
 		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		free(s);

@@ -52,7 +52,8 @@ typedef int (*adb_streams_send_fn)(void *data, uint32_t cmd, uint32_t arg0,
 /* Whether the transport can take another big message now. */
 typedef int (*adb_streams_room_fn)(void *data);
 /*
- * Create the service named name (NUL-terminated, as in OPEN) for stream s.
+ * Create the service named name for stream s (a C string: the OPEN's name
+ * with any trailing NULs stripped, as current hosts send none).
  * Return 0 with *ops and *svc set, or -errno to refuse the OPEN.
  */
 typedef int (*adb_streams_open_fn)(void *data, struct adb_stream *s,

@@ -147,6 +147,60 @@ static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
 	return m.arg0;
 }
 
+/* Current hosts send OPEN's name without a NUL, adb 29 with one: both
+ * work; empty, NUL-only, NUL-inside and overlong names are refused. */
+static void test_open_names(void **state)
+{
+	struct t *t = start("off");
+	static char longname[4098];
+	struct msg m;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 1, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 1);
+	send_msg(t, ADB_OPEN, 2, 0, "sync:", 6);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 2);
+	/* Several trailing NULs are stripped as well. */
+	send_msg(t, ADB_OPEN, 3, 0, "sync:\0\0\0", 8);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 3);
+	expect_nothing(t);
+	assert_int_equal(fake_of(t->p)->status_state[0], 'd');
+	/* Refused: nothing, only NULs, a NUL inside (with and without a
+	 * trailing one), a name of 4097 bytes. */
+	send_msg(t, ADB_OPEN, 4, 0, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
+	assert_int_equal(m.arg1, 4);
+	send_msg(t, ADB_OPEN, 5, 0, "\0\0", 2);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 5);
+	send_msg(t, ADB_OPEN, 6, 0, "sy\0nc:", 7);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 6);
+	send_msg(t, ADB_OPEN, 7, 0, "sy\0nc:\0", 8);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 7);
+	memcpy(longname, "sync:", 5);
+	memset(longname + 5, 'x', 4092);
+	send_msg(t, ADB_OPEN, 8, 0, longname, 4097);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 8);
+	/* With a trailing NUL the 4097 bytes carry a 4096-byte name: it is
+	 * routed (and refused only as an unknown service). */
+	longname[4096] = '\0';
+	send_msg(t, ADB_OPEN, 9, 0, longname, 4097);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 9);
+	expect_nothing(t);
+	/* The streams opened above still work. */
+	send_msg(t, ADB_OPEN, 10, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	stop(t);
+}
+
 static void test_descriptors_and_banner(void **state)
 {
 	struct t *t = start("off");
@@ -200,13 +254,10 @@ static void test_malformed_messages(void **state)
 	send_msg(t, ADB_OPEN, 1, 0, "shell:true", 11);
 	expect_nothing(t);
 	connect_host(t, ADB_MAX_PAYLOAD);
-	/* A service name without its NUL, one with a NUL inside. */
-	send_msg(t, ADB_OPEN, 2, 0, "shell:true", 10);
-	expect(t, &m, ADB_CLSE);
-	assert_int_equal(m.arg0, 0);
-	assert_int_equal(m.arg1, 2);
+	/* A service name with a NUL inside. */
 	send_msg(t, ADB_OPEN, 3, 0, "sync:\0x", 8);
 	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
 	assert_int_equal(m.arg1, 3);
 	/* OPEN with remote id 0, an unknown service. */
 	send_msg(t, ADB_OPEN, 0, 0, "sync:", 6);
@@ -940,6 +991,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descriptors_and_banner),
+		cmocka_unit_test(test_open_names),
 		cmocka_unit_test(test_bad_option),
 		cmocka_unit_test(test_malformed_messages),
 		cmocka_unit_test(test_shell_v2_raw),
