@@ -297,7 +297,7 @@ static void op_open(struct rd *r)
 	/* Streams beyond the table could not be checked: open no more. */
 	if (fz.n_ids == MAX_IDS)
 		return;
-	adb_streams_on_open(fz.t, remote, name, len);
+	adb_streams_on_open(fz.t, remote, 0, name, len);
 }
 
 static void op_write(struct rd *r)
@@ -328,7 +328,7 @@ static void run_op(struct rd *r)
 		i = id_index(local);
 		if (i >= 0)
 			fz.in_flight[i] = false;
-		adb_streams_on_okay(fz.t, remote, local);
+		adb_streams_on_okay(fz.t, remote, local, NULL, 0);
 		break;
 	case 2:
 		op_write(r);
@@ -422,7 +422,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	start_input();
 	name = names[rd_n(&r, 1) % 8];
-	adb_streams_on_open(fz.t, 1, (const uint8_t *)name, strlen(name) + 1);
+	adb_streams_on_open(fz.t, 1, 0, (const uint8_t *)name, strlen(name) + 1);
 	while (r.n) {
 		size_t len = rd_n(&r, 1);
 		const uint8_t *p = rd_take(&r, &len);
@@ -435,7 +435,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		loop_dispatch(fz.loop, 0);
 		if (fz.n_ids) {
 			fz.in_flight[0] = false;
-			adb_streams_on_okay(fz.t, 1, fz.ids[0]);
+			adb_streams_on_okay(fz.t, 1, fz.ids[0], NULL, 0);
 		}
 	}
 	end_input();

@@ -19,6 +19,7 @@
 
 #include "adb/adb_auth.h"
 #include "adb/adb_packet.h"
+#include "adb/adb_stream.h"
 #include "adb/adb_syncmsg.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
@@ -764,6 +765,202 @@ static void test_flow_control_and_fairness(void **state)
 	stop(t);
 }
 
+static void connect_delayed_ack(struct t *t)
+{
+	static const char banner[] =
+		"host::features=shell_v2,made_up_feature,delayed_ack,stat_v2";
+	struct msg m;
+
+	send_msg(t, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner,
+		 sizeof(banner));
+	expect(t, &m, ADB_CNXN);
+	assert_non_null(strstr((const char *)m.data, ",delayed_ack"));
+	expect_nothing(t);
+}
+
+static int32_t okay_delta(const struct msg *m)
+{
+	assert_int_equal(m->cmd, ADB_OKAY);
+	assert_int_equal(m->len, 4);
+	return (int32_t)get32(m->data);
+}
+
+static void send_okay_delta(struct t *t, uint32_t hid, uint32_t id,
+			    int32_t delta)
+{
+	uint8_t p[4];
+
+	p[0] = delta;
+	p[1] = (uint32_t)delta >> 8;
+	p[2] = (uint32_t)delta >> 16;
+	p[3] = (uint32_t)delta >> 24;
+	send_msg(t, ADB_OKAY, hid, id, p, 4);
+}
+
+/* Under delayed_ack: OPEN's window; several WRTEs in flight per stream
+ * within the host's window; OKAY deltas, signed; malformed OKAYs. */
+static void test_delayed_ack_send_window(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[256];
+	char path[128];
+	uint32_t a, b;
+	struct msg m;
+	size_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	close(fd);
+	/* A host without the feature: a window in OPEN is refused. */
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 1, 4096, "sync:", 5);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 1);
+	/* A host with it (and one we lack): no window in OPEN is refused. */
+	connect_delayed_ack(t);
+	send_msg(t, ADB_OPEN, 2, 0, "sync:", 5);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 2);
+	/* Our OKAY grants our window. The host grants 1.5 MiB. */
+	send_msg(t, ADB_OPEN, 50, 3 << 19, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), ADB_STREAM_WINDOW);
+	a = m.arg0;
+	send_msg(t, ADB_OPEN, 51, 3 << 19, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	b = m.arg0;
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	send_msg(t, ADB_WRTE, 50, a, req, n);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), n);
+	/* Two WRTEs (1 MiB, then 0.5 MiB left) without an OKAY; then the
+	 * window is spent. */
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.len, ADB_MAX_PAYLOAD);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	expect_nothing(t);
+	/* b's WRTEs take turns with a's: b gets its two as well. */
+	send_msg(t, ADB_WRTE, 51, b, req, n);
+	expect(t, &m, ADB_OKAY);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	/* An OKAY without the payload, or with 8 bytes, is ignored. */
+	send_msg(t, ADB_OKAY, 50, a, NULL, 0);
+	send_msg(t, ADB_OKAY, 50, a, "12345678", 8);
+	expect_nothing(t);
+	/* 0.5 MiB back: a's window is at 0 (-0.5 + 0.5): still nothing. */
+	send_okay_delta(t, 50, a, 1 << 19);
+	expect_nothing(t);
+	/* A negative delta takes it further down, one byte back up is not
+	 * enough... */
+	send_okay_delta(t, 50, a, -100);
+	send_okay_delta(t, 50, a, 100);
+	expect_nothing(t);
+	/* ...one more byte is: one WRTE goes. */
+	send_okay_delta(t, 50, a, 1);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	expect_nothing(t);
+	/* A delta for the wrong host id changes nothing. */
+	send_okay_delta(t, 99, b, 1 << 20);
+	expect_nothing(t);
+	send_okay_delta(t, 51, b, 1 << 21);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	/* A new CNXN without the feature: classic OKAYs again. */
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 60, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.len, 0);
+	stop(t);
+}
+
+/* Under delayed_ack: host WRTEs queue behind one the service holds, in
+ * order, within our window; one past the spent window closes the stream. */
+static void test_delayed_ack_recv_window(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t chunk[ADB_MAX_PAYLOAD];
+	char name[256], path[128];
+	int64_t acked = 0;
+	struct stat st;
+	uint32_t id;
+	struct msg m;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/in", t->dir);
+	snprintf(name, sizeof(name), "exec:sleep 0.3; cat > %s", path);
+	connect_delayed_ack(t);
+	send_msg(t, ADB_OPEN, 70, 1 << 20, name, strlen(name));
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), ADB_STREAM_WINDOW);
+	id = m.arg0;
+	/* Our window is 2 MiB: two full WRTEs while cat sleeps. The pipe
+	 * takes 64 KiB of the first, the rest waits. */
+	memset(chunk, 'a', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	memset(chunk, 'b', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	expect_nothing(t);
+	/* Then OKAYs come as cat reads, one per WRTE, with its size. */
+	while (acked < 2 << 20) {
+		pump_until_sent(t);
+		while (next(t, &m)) {
+			assert_int_equal(m.arg1, 70);
+			acked += okay_delta(&m);
+		}
+	}
+	assert_int_equal(acked, 2 << 20);
+	/* The window is open again: a third WRTE, then a fourth while the
+	 * third is held, are taken... */
+	memset(chunk, 'c', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, 16);
+	/* ...a fifth, past the window (2 MiB + 16 bytes used), is not: the
+	 * stream is closed. */
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, 1);
+	for (;;) {
+		if (!next(t, &m)) {
+			pump_until_sent(t);
+			continue;
+		}
+		if (m.cmd == ADB_CLSE)
+			break;
+		okay_delta(&m);
+	}
+	assert_int_equal(m.arg0, id);
+	assert_int_equal(m.arg1, 70);
+	/* What cat wrote is the first two WRTEs, in order (the stream was
+	 * closed before the rest could be written). */
+	for (int i = 0; i < 100; i++) {
+		loop_dispatch(t->loop, 20);
+		if (stat(path, &st) == 0 && st.st_size >= 2 << 20)
+			break;
+	}
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, chunk, 1), 1);
+	assert_int_equal(chunk[0], 'a');
+	assert_int_equal(pread(fd, chunk, 1, (1 << 20) - 1), 1);
+	assert_int_equal(chunk[0], 'a');
+	assert_int_equal(pread(fd, chunk, 1, 1 << 20), 1);
+	assert_int_equal(chunk[0], 'b');
+	assert_int_equal(pread(fd, chunk, 1, (2 << 20) - 1), 1);
+	assert_int_equal(chunk[0], 'b');
+	close(fd);
+	stop(t);
+}
+
 static void test_auth_flow(void **state)
 {
 	struct t *t = start("on");
@@ -1003,6 +1200,8 @@ int main(void)
 		cmocka_unit_test(test_sync_pipelined_and_stash_limit),
 		cmocka_unit_test(test_sync_list),
 		cmocka_unit_test(test_flow_control_and_fairness),
+		cmocka_unit_test(test_delayed_ack_send_window),
+		cmocka_unit_test(test_delayed_ack_recv_window),
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
 		cmocka_unit_test(test_reverse_and_reboot),
