@@ -33,7 +33,8 @@
  */
 #define ADB_FEATURES \
 	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp," \
-	"delayed_ack"
+	"delayed_ack,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4," \
+	"sendrecv_v2_zstd,sendrecv_v2_dry_run_send"
 #define ADB_DEFAULT_KEYS SYSCONFDIR "/gadgetd/adb_keys"
 /*
  * Tokens one connection may be sent. A host that has run out of private

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "adb/adb_auth.h"
+#include "adb/adb_codec.h"
 #include "adb/adb_packet.h"
 #include "adb/adb_stream.h"
 #include "adb/adb_syncmsg.h"
@@ -568,6 +569,228 @@ static void test_sync_push_pull_stat(void **state)
 	assert_int_equal(n, sizeof(data));
 	assert_int_equal(got, off + 8);
 	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	stop(t);
+}
+
+/* Compress (or copy, type < 0) data into *z; returns its length. */
+static size_t squeeze(int type, const uint8_t *data, size_t len, uint8_t **z)
+{
+	struct adb_codec *c;
+	size_t cap = len + 65536, have = 0, off = 0;
+	int rc = 0;
+
+	*z = malloc(cap);
+	assert_non_null(*z);
+	if (type < 0) {
+		memcpy(*z, data, len);
+		return len;
+	}
+	c = adb_codec_new(type, true);
+	assert_non_null(c);
+	while (rc != 1) {
+		size_t used, got;
+
+		assert_true(have < cap);
+		rc = adb_codec_encode(c, data + off, len - off, &used, true,
+				      *z + have, cap - have, &got);
+		assert_true(rc >= 0);
+		off += used;
+		have += got;
+	}
+	adb_codec_free(c);
+	return have;
+}
+
+/* SND2 path with mode and flags, z[0..zlen) in DATA of 64 KiB, DONE;
+ * returns the first 8 bytes of the reply (OKAY, or FAIL + message). */
+static uint32_t push_v2(struct t *t, uint32_t hid, uint32_t id,
+			const char *path, uint32_t flags, const uint8_t *z,
+			size_t zlen, char *msg, size_t msg_size)
+{
+	static uint8_t req[1 << 20], out[1024];
+	size_t n, off = 0, got;
+
+	n = put_req(req, ADB_SYNC_SND2, path, strlen(path));
+	adb_sync_put32(req + n, ADB_SYNC_SND2);
+	adb_sync_put32(req + n + 4, 0100600);
+	adb_sync_put32(req + n + 8, flags);
+	n += 12;
+	do {
+		size_t k = zlen - off < ADB_SYNC_DATA_MAX ? zlen - off
+							  : ADB_SYNC_DATA_MAX;
+		if (n + 8 + k > sizeof(req)) {
+			assert_int_equal(sync_call(t, hid, id, req, n, out, 0),
+					 0);
+			n = 0;
+		}
+		n += put_req(req + n, ADB_SYNC_DATA, z + off, k);
+		off += k;
+	} while (off < zlen);
+	adb_sync_put32(req + n, ADB_SYNC_DONE);
+	adb_sync_put32(req + n + 4, 1600000000);
+	n += 8;
+	got = sync_call(t, hid, id, req, n, out, 8);
+	assert_int_equal(got >= 8, 1);
+	if (get32(out) == ADB_SYNC_FAIL) {
+		got = get32(out + 4);
+		snprintf(msg, msg_size, "%.*s", (int)got, out + 8);
+	}
+	return get32(out);
+}
+
+/* RCV2 path with flags; decode what comes into *res; returns its length. */
+static size_t pull_v2(struct t *t, uint32_t hid, uint32_t id, const char *path,
+		      int type, uint32_t flags, uint8_t *res, size_t cap)
+{
+	static uint8_t req[2048], out[8 << 20];
+	struct adb_codec *c = type < 0 ? NULL : adb_codec_new(type, false);
+	size_t n, got, off = 0, have = 0;
+	int rc = type < 0;
+
+	n = put_req(req, ADB_SYNC_RCV2, path, strlen(path));
+	adb_sync_put32(req + n, ADB_SYNC_RCV2);
+	adb_sync_put32(req + n + 4, flags);
+	n += 8;
+	got = sync_call(t, hid, id, req, n, out, sizeof(out));
+	while (off + 8 <= got && get32(out + off) == ADB_SYNC_DATA) {
+		uint32_t len = get32(out + off + 4), done = 0;
+
+		assert_true(len <= ADB_SYNC_DATA_MAX);
+		assert_true(off + 8 + len <= got);
+		if (!c) {
+			memcpy(res + have, out + off + 8, len);
+			have += len;
+		}
+		while (c && done < len) {
+			size_t used, k;
+
+			rc = adb_codec_decode(c, out + off + 8 + done,
+					      len - done, &used, res + have,
+					      cap - have, &k);
+			assert_true(rc >= 0);
+			done += used;
+			have += k;
+		}
+		off += 8 + len;
+	}
+	assert_int_equal(got, off + 8);
+	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	assert_int_equal(rc, 1);
+	adb_codec_free(c);
+	return have;
+}
+
+/* sendrecv_v2: push and pull with each codec and none, compressible and
+ * random data, byte-identical; dry runs write nothing; corrupt, truncated
+ * and oversized-window streams and bad flags end in FAIL. */
+static void test_sync_v2(void **state)
+{
+	static const uint32_t flags[] = { 0, ADB_SYNC_FLAG_BROTLI,
+					  ADB_SYNC_FLAG_LZ4,
+					  ADB_SYNC_FLAG_ZSTD };
+	static const int types[] = { -1, ADB_CODEC_BROTLI, ADB_CODEC_LZ4,
+				     ADB_CODEC_ZSTD };
+	struct t *t = start("off");
+	static uint8_t back[1 << 20];
+	size_t len = 700000, zlen;
+	uint8_t *data = malloc(len), *z;
+	char path[160], msg[256];
+	struct stat st;
+	uint32_t id, x = 1;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 80, "sync:");
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t i = 0; i < len; i++) {
+			x = x * 1103515245 + 12345;
+			data[i] = kind ? (uint8_t)(x >> 24)
+				       : (uint8_t)"compress me "[i % 12];
+		}
+		for (int f = 0; f < 4; f++) {
+			snprintf(path, sizeof(path), "%s/v2/%d/%d", t->dir,
+				 kind, f);
+			zlen = squeeze(types[f], data, len, &z);
+			if (!kind && f)
+				assert_true(zlen < len / 10);
+			assert_int_equal(push_v2(t, 80, id, path, flags[f], z,
+						 zlen, msg, sizeof(msg)),
+					 ADB_SYNC_OKAY);
+			free(z);
+			assert_int_equal(stat(path, &st), 0);
+			assert_int_equal(st.st_size, len);
+			assert_int_equal(st.st_mode & 0777, 0600);
+			assert_int_equal(st.st_mtime, 1600000000);
+			memset(back, 0, len);
+			assert_int_equal(pull_v2(t, 80, id, path, types[f],
+						 flags[f], back, sizeof(back)),
+					 len);
+			assert_memory_equal(back, data, len);
+		}
+	}
+	/* A dry run decodes and answers, and creates nothing at all. */
+	snprintf(path, sizeof(path), "%s/dry/run", t->dir);
+	zlen = squeeze(ADB_CODEC_ZSTD, data, len, &z);
+	assert_int_equal(push_v2(t, 80, id, path,
+				 ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN, z,
+				 zlen, msg, sizeof(msg)),
+			 ADB_SYNC_OKAY);
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_DRY_RUN, data,
+				 1000, msg, sizeof(msg)),
+			 ADB_SYNC_OKAY);
+	snprintf(path, sizeof(path), "%s/dry", t->dir);
+	assert_int_equal(stat(path, &st), -1);
+	/* Truncated: DONE before the stream's end; FAIL, no file left. */
+	snprintf(path, sizeof(path), "%s/v2/trunc", t->dir);
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_ZSTD, z,
+				 zlen - 5, msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	assert_string_equal(msg, "truncated zstd data");
+	assert_int_equal(stat(path, &st), -1);
+	/* ...and in a dry run too. */
+	assert_int_equal(push_v2(t, 80, id, path,
+				 ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN, z,
+				 zlen - 5, msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	/* Corrupt: LZ4 that is not LZ4. */
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_LZ4, z, zlen,
+				 msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	assert_string_equal(msg, "corrupt lz4 data");
+	assert_int_equal(stat(path, &st), -1);
+	free(z);
+	/* A zstd frame asking for a 1 GiB window. */
+	{
+		static const uint8_t big[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00,
+					       0xa0, 0x09, 0x00, 0x00, 'x' };
+		assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_ZSTD,
+					 big, sizeof(big), msg, sizeof(msg)),
+				 ADB_SYNC_FAIL);
+		assert_string_equal(msg, "too large a window in zstd data");
+	}
+	/* The stream still works after those FAILs. */
+	snprintf(path, sizeof(path), "%s/v2/0/3", t->dir);
+	assert_int_equal(pull_v2(t, 80, id, path, ADB_CODEC_ZSTD,
+				 ADB_SYNC_FLAG_ZSTD, back, sizeof(back)),
+			 len);
+	/* Two codecs at once: FAIL, and the stream is closed. */
+	{
+		static uint8_t req[256], out[256];
+		size_t n = put_req(req, ADB_SYNC_RCV2, path, strlen(path));
+		struct msg m;
+		size_t got;
+
+		adb_sync_put32(req + n, ADB_SYNC_RCV2);
+		adb_sync_put32(req + n + 4,
+			       ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_LZ4);
+		got = sync_call(t, 80, id, req, n + 8, out, sizeof(out));
+		assert_true(got >= 8);
+		assert_int_equal(get32(out), ADB_SYNC_FAIL);
+		/* sync_call() stopped at the CLSE that followed. */
+		expect_nothing(t);
+		send_msg(t, ADB_WRTE, 80, id, req, n + 8);
+		expect(t, &m, ADB_CLSE);
+	}
+	free(data);
 	stop(t);
 }
 
@@ -1197,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_exec_raw_bytes),
 		cmocka_unit_test(test_sync_push_pull_stat),
 		cmocka_unit_test(test_sync_errors),
+		cmocka_unit_test(test_sync_v2),
 		cmocka_unit_test(test_sync_pipelined_and_stash_limit),
 		cmocka_unit_test(test_sync_list),
 		cmocka_unit_test(test_flow_control_and_fairness),
