@@ -121,10 +121,15 @@ class Link:
             self.buf = self.buf[24 + n:]
 
     def send(self, cmd, a0, a1, data=b""):
-        """Header and payload in transfers of their own, as adb does."""
+        """Header and payload in transfers of their own, as adb does,
+        and a zero-length packet after a payload that fills its last
+        packet (as adb's libusb host does): the device's read of a big
+        WRTE ends there."""
         self.ep_out.write(header(cmd, a0, a1, len(data)), timeout=2000)
         if data:
             self.ep_out.write(data, timeout=2000)
+            if len(data) % self.ep_out.wMaxPacketSize == 0:
+                self.ep_out.write(b"", timeout=2000)
 
     def send_raw(self, data):
         self.ep_out.write(data, timeout=5000)
