@@ -570,7 +570,7 @@ def run_bench(vidpid, d, mib, key):
                     raise WireError("bench pull: bytes differ")
             os.unlink(path)
             for what, secs in (("push", best_push), ("pull", best_pull)):
-                print("BENCH adb_v2_%s_%s_%s_mbps %.1f" %
+                print("BENCH adb_v2_%s_%s_%s_mbps %.1f MB/s" %
                       (what, codec, kind, len(blob) / 1e6 / secs),
                       flush=True)
     st.close()
