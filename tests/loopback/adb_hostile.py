@@ -134,6 +134,12 @@ class Link:
     def send_raw(self, data):
         self.ep_out.write(data, timeout=5000)
 
+    def send_merged(self, data):
+        """Several messages in one transfer, ended like send()'s."""
+        self.ep_out.write(data, timeout=5000)
+        if len(data) % self.ep_out.wMaxPacketSize == 0:
+            self.ep_out.write(b"", timeout=2000)
+
     def get(self, timeout):
         """The next message from the device, or None."""
         end = time.monotonic() + timeout
