@@ -24,8 +24,17 @@
 
 #define ADB_EP_OUT 0
 #define ADB_EP_IN 1
+/*
+ * What we announce in CNXN: only what is implemented and tested. Not
+ * announced: cmd and abb/abb_exec (they reach Android's package manager
+ * and binder services, which a Linux board has none of; an OPEN of
+ * "cmd:" or "abb:" is refused as an unknown service), and the features
+ * of Android's own tooling (apex, remount_shell, track_app...).
+ */
 #define ADB_FEATURES \
-	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp"
+	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp," \
+	"delayed_ack,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4," \
+	"sendrecv_v2_zstd,sendrecv_v2_dry_run_send"
 #define ADB_DEFAULT_KEYS SYSCONFDIR "/gadgetd/adb_keys"
 /*
  * Tokens one connection may be sent. A host that has run out of private
@@ -225,6 +234,7 @@ static void send_token(struct adb *a)
 static void reset_connection(struct adb *a)
 {
 	adb_streams_reset(a->streams);
+	adb_streams_set_delayed_ack(a->streams, false);
 	adb_forward_reset(a->fwd);
 	adb_reader_reset(a->reader);
 	adb_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
@@ -233,6 +243,48 @@ static void reset_connection(struct adb *a)
 	a->waiting_fp[0] = '\0';
 	a->tokens_sent = 0;
 	a->known_offered = false;
+}
+
+/*
+ * Whether the CNXN banner ("host::features=a,b,c", or with other
+ * properties before it, separated by ';') lists feature. The payload is
+ * not trusted to end with a NUL; one ends the banner if present, as AOSP
+ * hosts send it with one.
+ */
+static bool banner_has_feature(const uint8_t *payload, size_t len,
+			       const char *feature)
+{
+	const char *b = (const char *)payload;
+	const char *end, *props, *p;
+	size_t flen = strlen(feature);
+
+	if (!payload)
+		return false;
+	end = memchr(b, '\0', len);
+	if (end)
+		len = end - b;
+	end = b + len;
+	props = memmem(b, len, "::", 2);
+	if (!props)
+		return false;
+	for (p = props + 2; p < end;) {
+		const char *semi = memchr(p, ';', end - p);
+		const char *pend = semi ? semi : end;
+
+		if (pend - p >= 9 && !memcmp(p, "features=", 9)) {
+			for (const char *f = p + 9; f <= pend;) {
+				const char *comma = memchr(f, ',', pend - f);
+				const char *fend = comma ? comma : pend;
+
+				if ((size_t)(fend - f) == flen &&
+				    !memcmp(f, feature, flen))
+					return true;
+				f = fend + 1;
+			}
+		}
+		p = pend + 1;
+	}
+	return false;
 }
 
 static void on_cnxn(struct adb *a, const struct adb_hdr *h,
@@ -251,6 +303,9 @@ static void on_cnxn(struct adb *a, const struct adb_hdr *h,
 	a->version = h->arg0 < ADB_VERSION ? h->arg0 : ADB_VERSION;
 	a->max_payload = h->arg1 < ADB_MAX_PAYLOAD ? h->arg1 : ADB_MAX_PAYLOAD;
 	adb_streams_set_max_payload(a->streams, a->max_payload);
+	adb_streams_set_delayed_ack(a->streams,
+				    banner_has_feature(payload, h->len,
+						       "delayed_ack"));
 	/* From now on a longer message is a broken host. */
 	adb_reader_set_max(a->reader, a->max_payload);
 	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);
@@ -348,10 +403,12 @@ static int on_message(void *data, const struct adb_hdr *h,
 	}
 	switch (h->cmd) {
 	case ADB_OPEN:
-		adb_streams_on_open(a->streams, h->arg0, payload, h->len);
+		adb_streams_on_open(a->streams, h->arg0, h->arg1, payload,
+				    h->len);
 		return 0;
 	case ADB_OKAY:
-		adb_streams_on_okay(a->streams, h->arg0, h->arg1);
+		adb_streams_on_okay(a->streams, h->arg0, h->arg1, payload,
+				    h->len);
 		return 0;
 	case ADB_WRTE:
 		adb_streams_on_write(a->streams, h->arg0, h->arg1, payload,

@@ -8,6 +8,7 @@
 
 #include "adb_packet.h"
 #include "log.h"
+#include "loop.h"
 
 /* Longest service name we accept in OPEN. */
 #define ADB_STREAM_NAME_MAX 4096
@@ -25,6 +26,19 @@ struct adb_stream {
 	bool linked;
 	unsigned in_call;
 	/*
+	 * delayed_ack only. tx_avail: the bytes the host still lets us send
+	 * (its OPEN's arg1, then plus the delta of each of its OKAYs, minus
+	 * what we send; it may go below zero by one WRTE, as in adbd).
+	 * rx_avail: the same for the host's WRTEs, from the window we grant.
+	 * held_len: the bytes of the WRTE the service holds (ack_pending).
+	 * rxq: host WRTEs that came while the service held one.
+	 */
+	int64_t tx_avail;
+	int64_t rx_avail;
+	size_t held_len;
+	struct rx_chunk *rxq_head, *rxq_tail;
+	struct loop_watch *rxq_idle;
+	/*
 	 * Bulk streams (those that fill half a payload or more) produce
 	 * their next WRTE while the previous one is in flight, so that the
 	 * host's OKAY is answered at once.
@@ -32,6 +46,13 @@ struct adb_stream {
 	uint8_t *ahead;
 	size_t ahead_len;
 	bool ahead_end;
+};
+
+/* A host WRTE kept for the service (delayed_ack). */
+struct rx_chunk {
+	struct rx_chunk *next;
+	size_t len;
+	uint8_t data[];
 };
 
 struct adb_streams {
@@ -48,6 +69,7 @@ struct adb_streams {
 	const struct adb_streams_bufs *bufs;
 	bool pumping;
 	bool hold; /* no sending while a host WRTE is handled */
+	bool delayed_ack;
 };
 
 struct adb_streams *adb_streams_new(struct loop *loop,
@@ -84,6 +106,31 @@ void adb_streams_set_max_payload(struct adb_streams *t, size_t max)
 	t->max_payload = max > ADB_MAX_PAYLOAD ? ADB_MAX_PAYLOAD : max;
 }
 
+void adb_streams_set_delayed_ack(struct adb_streams *t, bool on)
+{
+	t->delayed_ack = on;
+}
+
+bool adb_streams_delayed_ack(const struct adb_streams *t)
+{
+	return t->delayed_ack;
+}
+
+/* OKAY for stream s; under delayed_ack it carries the bytes the host may
+ * send again (a little-endian int32 payload). */
+static void send_okay(struct adb_streams *t, struct adb_stream *s,
+		      uint32_t delta)
+{
+	uint8_t p[4] = { delta, delta >> 8, delta >> 16, delta >> 24 };
+
+	if (!t->delayed_ack) {
+		t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
+		return;
+	}
+	s->rx_avail += delta;
+	t->send(t->data, ADB_OKAY, s->local, s->remote, p, sizeof(p));
+}
+
 /* Payload buffers are the transport's (see adb_streams_bufs). */
 static uint8_t *buf_get(struct adb_streams *t)
 {
@@ -98,6 +145,7 @@ static void buf_put(struct adb_streams *t, uint8_t *buf)
 static void send_wrte(struct adb_streams *t, struct adb_stream *s,
 		      uint8_t *buf, size_t len)
 {
+	s->tx_avail -= len;
 	t->bufs->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
 }
 
@@ -137,8 +185,24 @@ static void unlink_stream(struct adb_streams *t, struct adb_stream *s)
 	t->count--;
 }
 
+static void rxq_clear(struct adb_stream *s)
+{
+	while (s->rxq_head) {
+		struct rx_chunk *c = s->rxq_head;
+
+		s->rxq_head = c->next;
+		free(c);
+	}
+	s->rxq_tail = NULL;
+	if (s->rxq_idle) {
+		loop_watch_remove(s->rxq_idle);
+		s->rxq_idle = NULL;
+	}
+}
+
 static void destroy(struct adb_stream *s)
 {
+	rxq_clear(s);
 	if (s->ops && s->ops->free)
 		s->ops->free(s->svc);
 	if (s->ahead)
@@ -152,6 +216,7 @@ static void kill_stream(struct adb_stream *s)
 	if (s->dead)
 		return;
 	s->dead = true;
+	rxq_clear(s);
 	unlink_stream(s->t, s);
 	if (s->in_call == 0)
 		destroy(s);
@@ -206,24 +271,46 @@ static struct adb_stream *new_stream(struct adb_streams *t)
 	return s;
 }
 
-/* Validate the service name of an OPEN: NUL-terminated, no NUL inside. */
-static int open_name_ok(const uint8_t *payload, size_t len)
+/*
+ * The service name of an OPEN, as a C string in name[]: current hosts send
+ * it without a trailing NUL, adb 29 with one. Like AOSP adbd we strip any
+ * trailing NULs; what is left must be non-empty, at most
+ * ADB_STREAM_NAME_MAX bytes and free of NULs (a NUL inside would make the
+ * name we log differ from the one we route). Returns the name's length,
+ * or -EINVAL.
+ */
+static int open_name(const uint8_t *payload, size_t len,
+		     char name[ADB_STREAM_NAME_MAX + 1])
 {
-	if (len < 2 || len > ADB_STREAM_NAME_MAX || payload[len - 1] != '\0')
-		return 0;
-	return memchr(payload, '\0', len - 1) == NULL;
+	while (len && payload[len - 1] == '\0')
+		len--;
+	if (len == 0 || len > ADB_STREAM_NAME_MAX ||
+	    memchr(payload, '\0', len))
+		return -EINVAL;
+	memcpy(name, payload, len);
+	name[len] = '\0';
+	return (int)len;
 }
 
 void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
-			 const uint8_t *payload, size_t len)
+			 uint32_t window, const uint8_t *payload, size_t len)
 {
+	char name[ADB_STREAM_NAME_MAX + 1];
 	struct adb_stream *s;
 	int rc;
 
-	if (remote == 0 || !open_name_ok(payload, len)) {
+	if (remote == 0 || open_name(payload, len, name) < 0) {
 		log_warnx("adb: refusing OPEN with a malformed service name");
 		if (remote)
 			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
+		return;
+	}
+	/* As adbd: the OPEN carries the host's window exactly when both
+	 * sides announced delayed_ack; a mismatch refuses the stream. */
+	if (t->delayed_ack != (window != 0)) {
+		log_warnx("adb: refusing OPEN with window %u (delayed_ack %s)",
+			  window, t->delayed_ack ? "on" : "off");
+		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		return;
 	}
 	s = new_stream(t);
@@ -232,17 +319,17 @@ void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
 		return;
 	}
 	s->remote = remote;
+	s->tx_avail = window;
 	call_begin(s);
-	rc = t->open(t->data, s, (const char *)payload, &s->ops, &s->svc);
+	rc = t->open(t->data, s, name, &s->ops, &s->svc);
 	if (rc < 0) {
-		log_info("adb: cannot open \"%s\": %s", (const char *)payload,
-			 strerror(-rc));
+		log_info("adb: cannot open \"%s\": %s", name, strerror(-rc));
 		s->ops = NULL;
 		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		free(s);
 		return;
 	}
-	t->send(t->data, ADB_OKAY, s->local, remote, NULL, 0);
+	send_okay(t, s, ADB_STREAM_WINDOW);
 	link_stream(t, s);
 	call_end(s);
 	adb_streams_pump(t);
@@ -257,7 +344,14 @@ int adb_streams_connect(struct adb_streams *t, const char *name,
 
 	if (!s)
 		return -ENOMEM;
-	rc = t->send(t->data, ADB_OPEN, s->local, 0, name, strlen(name) + 1);
+	/* Under delayed_ack the host may send as soon as it answers: the
+	 * window we grant is counted from here. Ours starts at 0 and opens
+	 * with the host's OKAY. */
+	if (t->delayed_ack)
+		s->rx_avail = ADB_STREAM_WINDOW;
+	rc = t->send(t->data, ADB_OPEN, s->local,
+		     t->delayed_ack ? ADB_STREAM_WINDOW : 0, name,
+		     strlen(name) + 1);
 	if (rc < 0) {
 		free(s);
 		return rc;
@@ -270,16 +364,38 @@ int adb_streams_connect(struct adb_streams *t, const char *name,
 }
 
 void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
-			 uint32_t local)
+			 uint32_t local, const uint8_t *payload, size_t len)
 {
 	struct adb_stream *s = find(t, local);
+	int32_t delta = 0;
 
 	if (!s || remote == 0)
 		return;
+	/* adbd ignores an OKAY whose payload does not fit the mode. */
+	if (len != (t->delayed_ack ? 4u : 0u)) {
+		log_warnx("adb: OKAY with a %zu-byte payload on stream %u "
+			  "(delayed_ack %s): ignored", len, local,
+			  t->delayed_ack ? "on" : "off");
+		return;
+	}
 	if (s->remote == 0)
 		s->remote = remote; /* the host accepted our OPEN */
 	else if (s->remote != remote)
 		return;
+	if (t->delayed_ack) {
+		delta = (int32_t)((uint32_t)payload[0] |
+				  (uint32_t)payload[1] << 8 |
+				  (uint32_t)payload[2] << 16 |
+				  (uint32_t)payload[3] << 24);
+		/* Signed, as in adbd: a negative delta shrinks the window. A
+		 * 64-bit sum of 32-bit deltas cannot overflow in practice,
+		 * but a host could try for ever: clamp it. */
+		s->tx_avail += delta;
+		if (s->tx_avail > INT32_MAX)
+			s->tx_avail = INT32_MAX;
+		if (s->tx_avail < INT32_MIN)
+			s->tx_avail = INT32_MIN;
+	}
 	s->in_flight = false;
 	adb_streams_pump(t);
 }
@@ -292,11 +408,79 @@ static void close_stream(struct adb_stream *s)
 	kill_stream(s);
 }
 
+/* Hand one host WRTE to the service and acknowledge it as the service
+ * says. The caller holds a call reference on s. */
+static void deliver(struct adb_streams *t, struct adb_stream *s,
+		    const uint8_t *data, size_t len)
+{
+	int rc;
+
+	/* Hold back replies the write triggers so that our OKAY goes out
+	 * before them, as adbd does. */
+	if (s->ops->ack_first)
+		send_okay(t, s, len);
+	t->hold = true;
+	rc = s->ops->write(s->svc, data, len);
+	t->hold = false;
+	if (s->dead)
+		return;
+	if (rc < 0)
+		close_stream(s);
+	else if (s->ops->ack_first)
+		; /* acknowledged above */
+	else if (rc == 0)
+		send_okay(t, s, len);
+	else {
+		s->ack_pending = true;
+		s->held_len = len;
+	}
+}
+
+/* Keep a host WRTE until the service takes the one it holds. The window
+ * bounds what is kept: rx_avail was positive when it came. */
+static int rxq_push(struct adb_stream *s, const uint8_t *data, size_t len)
+{
+	struct rx_chunk *c = malloc(sizeof(*c) + len);
+
+	if (!c)
+		return -ENOMEM;
+	c->next = NULL;
+	c->len = len;
+	if (len)
+		memcpy(c->data, data, len);
+	if (s->rxq_tail)
+		s->rxq_tail->next = c;
+	else
+		s->rxq_head = c;
+	s->rxq_tail = c;
+	return 0;
+}
+
+/* Give the service the kept WRTEs, in order, until it holds one. */
+static void rxq_run(struct loop_watch *w, void *data)
+{
+	struct adb_stream *s = data;
+	struct adb_streams *t = s->t;
+
+	s->rxq_idle = NULL;
+	call_begin(s);
+	while (!s->dead && !s->ack_pending && s->rxq_head) {
+		struct rx_chunk *c = s->rxq_head;
+
+		s->rxq_head = c->next;
+		if (!s->rxq_head)
+			s->rxq_tail = NULL;
+		deliver(t, s, c->data, c->len);
+		free(c);
+	}
+	call_end(s);
+	adb_streams_pump(t);
+}
+
 void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 			  uint32_t local, const uint8_t *data, size_t len)
 {
 	struct adb_stream *s = find(t, local);
-	int rc;
 
 	if (!s || s->remote != remote || remote == 0) {
 		log_debug("adb: WRTE to unknown stream %u", local);
@@ -304,30 +488,36 @@ void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		return;
 	}
-	if (s->ack_pending) {
+	if (t->delayed_ack) {
+		/*
+		 * The host may send while its window is open; the WRTE
+		 * that closes it may overshoot by up to one payload, as
+		 * adbd's own sender does. A WRTE after that is a broken or
+		 * hostile host: adbd would queue it without limit, we close
+		 * the stream so that what a host makes us keep stays below
+		 * the window plus one payload.
+		 */
+		if (s->rx_avail <= 0) {
+			log_warnx("adb: host overran the delayed_ack window on "
+				  "stream %u by %zu bytes; closing it", local,
+				  len);
+			close_stream(s);
+			return;
+		}
+		s->rx_avail -= len;
+		if (s->ack_pending || s->rxq_head) {
+			if (rxq_push(s, data, len) < 0)
+				close_stream(s);
+			return;
+		}
+	} else if (s->ack_pending) {
 		log_warnx("adb: host sent a second WRTE before our OKAY on "
 			  "stream %u; closing it", local);
 		close_stream(s);
 		return;
 	}
-	/* Hold back replies the write triggers so that our OKAY goes out
-	 * before them, as adbd does. */
 	call_begin(s);
-	if (s->ops->ack_first)
-		t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
-	t->hold = true;
-	rc = s->ops->write(s->svc, data, len);
-	t->hold = false;
-	if (!s->dead) {
-		if (rc < 0)
-			close_stream(s);
-		else if (s->ops->ack_first)
-			; /* acknowledged above */
-		else if (rc == 0)
-			t->send(t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
-		else
-			s->ack_pending = true;
-	}
+	deliver(t, s, data, len);
 	call_end(s);
 	adb_streams_pump(t);
 }
@@ -410,7 +600,9 @@ static int send_one(struct adb_streams *t, struct adb_stream *s)
 
 static bool can_send(const struct adb_stream *s)
 {
-	return s->want && !s->in_flight && s->remote != 0 && !s->dead;
+	bool window = s->t->delayed_ack ? s->tx_avail > 0 : !s->in_flight;
+
+	return s->want && window && s->remote != 0 && !s->dead;
 }
 
 void adb_streams_pump(struct adb_streams *t)
@@ -468,7 +660,13 @@ void adb_stream_ack(struct adb_stream *s)
 	if (s->dead || !s->ack_pending)
 		return;
 	s->ack_pending = false;
-	s->t->send(s->t->data, ADB_OKAY, s->local, s->remote, NULL, 0);
+	send_okay(s->t, s, s->held_len);
+	s->held_len = 0;
+	/* Not from here: the service is in one of its own callbacks. */
+	if (s->rxq_head && !s->rxq_idle)
+		s->rxq_idle = loop_add_idle(s->t->loop, rxq_run, s);
+	if (s->rxq_head && !s->rxq_idle)
+		close_stream(s); /* out of memory: we cannot go on in order */
 }
 
 void adb_stream_close(struct adb_stream *s)

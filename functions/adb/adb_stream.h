@@ -8,6 +8,16 @@
  * OKAY, and we answer each host WRTE with OKAY once the service consumed
  * it. Streams with data take turns, one WRTE each, while the transport has
  * room, so a bulk transfer cannot starve an interactive shell.
+ *
+ * delayed_ack (when host and device both announce it in CNXN, as in AOSP
+ * adb): each direction of a stream has a byte window instead. The host's
+ * OPEN carries its window in arg1 (non-zero exactly when delayed_ack is
+ * on; a mismatch refuses the OPEN, as adbd does), our OKAY answering it
+ * carries ours (ADB_STREAM_WINDOW) as a 4-byte little-endian payload, and
+ * every later OKAY carries the signed number of bytes the receiver freed.
+ * A side sends while its window is above zero and subtracts what it sends
+ * (the last WRTE may overshoot). A host WRTE that comes when our window is
+ * already spent closes the stream: adbd queues it without limit.
  */
 #ifndef GADGETD_ADB_STREAM_H
 #define GADGETD_ADB_STREAM_H
@@ -52,7 +62,8 @@ typedef int (*adb_streams_send_fn)(void *data, uint32_t cmd, uint32_t arg0,
 /* Whether the transport can take another big message now. */
 typedef int (*adb_streams_room_fn)(void *data);
 /*
- * Create the service named name (NUL-terminated, as in OPEN) for stream s.
+ * Create the service named name for stream s (a C string: the OPEN's name
+ * with any trailing NULs stripped, as current hosts send none).
  * Return 0 with *ops and *svc set, or -errno to refuse the OPEN.
  */
 typedef int (*adb_streams_open_fn)(void *data, struct adb_stream *s,
@@ -88,11 +99,24 @@ void adb_streams_reset(struct adb_streams *t);
 void adb_streams_set_max_payload(struct adb_streams *t, size_t max);
 unsigned adb_streams_count(const struct adb_streams *t);
 
-/* Messages from the host, already checked by adb_packet. */
+/*
+ * The receive window we grant each stream under delayed_ack. adbd grants
+ * 32 MiB; the host honours whatever we grant, and the held data of a slow
+ * service is bounded by this plus one payload per stream.
+ */
+#define ADB_STREAM_WINDOW (2u * 1024 * 1024)
+
+/* Whether delayed_ack is on for this connection (set it with no stream
+ * open, like the max payload). */
+void adb_streams_set_delayed_ack(struct adb_streams *t, bool on);
+bool adb_streams_delayed_ack(const struct adb_streams *t);
+
+/* Messages from the host, already checked by adb_packet. window is the
+ * OPEN's arg1. */
 void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
-			 const uint8_t *payload, size_t len);
+			 uint32_t window, const uint8_t *payload, size_t len);
 void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
-			 uint32_t local);
+			 uint32_t local, const uint8_t *payload, size_t len);
 void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 			  uint32_t local, const uint8_t *data, size_t len);
 void adb_streams_on_close(struct adb_streams *t, uint32_t remote,

@@ -13,12 +13,19 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "adb_codec.h"
 #include "adb_syncmsg.h"
 #include "log.h"
 
 #define ADB_SYNC_IOV_MAX 64
 /* Host bytes held while a RECV or LIST is answered. */
 #define ADB_SYNC_STASH_MAX (4 * 1024 * 1024)
+#define ADB_SYNC_FLAGS_CODEC \
+	(ADB_SYNC_FLAG_BROTLI | ADB_SYNC_FLAG_LZ4 | ADB_SYNC_FLAG_ZSTD)
+/* A compressed RECV reads at most this many file chunks for one WRTE once
+ * it has something to send, so that a file of zeros does not hold the
+ * worker for the whole file. */
+#define ADB_SYNC_ENC_READS 16
 
 struct outq {
 	uint8_t *b;
@@ -36,6 +43,11 @@ struct adb_sync {
 	int send_err;
 	bool send_link;
 	bool send_opened; /* we truncated it: remove it on failure */
+	bool send_dry;    /* SND2 dry run: decode, check, write nothing */
+	char send_why[96]; /* what failed, for FAIL, when not send_err */
+	struct adb_codec *dec; /* SND2 with compression */
+	enum adb_codec_type dec_type;
+	uint8_t *dec_buf;
 	char send_path[ADB_SYNC_PATH_MAX + 1];
 	char link[PATH_MAX];
 	size_t link_len;
@@ -43,6 +55,10 @@ struct adb_sync {
 	int n_iov;
 	/* RECV in progress */
 	int recv_fd;
+	struct adb_codec *enc; /* RCV2 with compression */
+	uint8_t *enc_in;
+	size_t enc_len, enc_off;
+	bool enc_eof;
 	/* LIST/LIS2 in progress */
 	DIR *dir;
 	bool list_v2;
@@ -231,30 +247,26 @@ static int mkdirs(const char *path)
 	return 0;
 }
 
-static void do_send(struct adb_sync *sy, const char *spec)
+static void send_reset(struct adb_sync *sy)
 {
-	const char *comma = strrchr(spec, ',');
-	unsigned long mode;
-	char *end;
-
 	sy->sending = true;
 	sy->send_fd = -1;
 	sy->send_err = 0;
+	sy->send_why[0] = '\0';
 	sy->link_len = 0;
 	sy->send_opened = false;
-	if (!comma || comma == spec) {
-		sy->send_err = EINVAL;
-		snprintf(sy->send_path, sizeof(sy->send_path), "%s", spec);
-		return;
-	}
-	snprintf(sy->send_path, sizeof(sy->send_path), "%.*s",
-		 (int)(comma - spec), spec);
-	mode = strtoul(comma + 1, &end, 10);
-	if (*end != '\0') {
-		sy->send_err = EINVAL;
-		return;
-	}
+	sy->send_dry = false;
+	sy->send_link = false;
+	adb_codec_free(sy->dec);
+	sy->dec = NULL;
+}
+
+/* Create send_path (and its folders) with mode, unless a dry run. */
+static void send_open(struct adb_sync *sy, unsigned long mode)
+{
 	sy->send_link = S_ISLNK(mode);
+	if (sy->send_dry)
+		return;
 	if (mkdirs(sy->send_path) < 0) {
 		sy->send_err = errno;
 		return;
@@ -270,6 +282,84 @@ static void do_send(struct adb_sync *sy, const char *spec)
 		sy->send_opened = true;
 	if (sy->send_fd >= 0)
 		fchmod(sy->send_fd, mode & 0777);
+}
+
+static void do_send(struct adb_sync *sy, const char *spec)
+{
+	const char *comma = strrchr(spec, ',');
+	unsigned long mode;
+	char *end;
+
+	send_reset(sy);
+	if (!comma || comma == spec) {
+		sy->send_err = EINVAL;
+		snprintf(sy->send_path, sizeof(sy->send_path), "%s", spec);
+		return;
+	}
+	snprintf(sy->send_path, sizeof(sy->send_path), "%.*s",
+		 (int)(comma - spec), spec);
+	mode = strtoul(comma + 1, &end, 10);
+	if (*end != '\0') {
+		sy->send_err = EINVAL;
+		return;
+	}
+	send_open(sy, mode);
+}
+
+/*
+ * The codec that sendrecv_v2 flags ask for: 0 with *type set, 1 for no
+ * compression, -EINVAL for more than one codec or a flag outside
+ * allowed (AOSP answers both with FAIL).
+ */
+static int flags_codec(uint32_t flags, uint32_t allowed,
+		       enum adb_codec_type *type)
+{
+	if (flags & ~allowed)
+		return -EINVAL;
+	switch (flags & ADB_SYNC_FLAGS_CODEC) {
+	case 0:
+		return 1;
+	case ADB_SYNC_FLAG_BROTLI:
+		*type = ADB_CODEC_BROTLI;
+		return 0;
+	case ADB_SYNC_FLAG_LZ4:
+		*type = ADB_CODEC_LZ4;
+		return 0;
+	case ADB_SYNC_FLAG_ZSTD:
+		*type = ADB_CODEC_ZSTD;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void do_send2(struct adb_sync *sy, const struct adb_sync_event *ev)
+{
+	uint32_t allowed = ADB_SYNC_FLAGS_CODEC | ADB_SYNC_FLAG_DRY_RUN;
+	int rc;
+
+	send_reset(sy);
+	snprintf(sy->send_path, sizeof(sy->send_path), "%s", ev->path);
+	rc = flags_codec(ev->flags, allowed, &sy->dec_type);
+	if (rc < 0) {
+		log_warnx("adb: sync: SND2 with flags %#x; closing the stream",
+			  ev->flags);
+		queue_fail(sy, "unsupported SND2 flags", 0);
+		sy->sending = false;
+		sy->closing = true;
+		return;
+	}
+	if (rc == 0) {
+		if (!sy->dec_buf)
+			sy->dec_buf = malloc(ADB_SYNC_DATA_MAX);
+		sy->dec = sy->dec_buf ? adb_codec_new(sy->dec_type, false)
+				      : NULL;
+		if (!sy->dec) {
+			sy->send_err = ENOMEM;
+			return;
+		}
+	}
+	sy->send_dry = ev->flags & ADB_SYNC_FLAG_DRY_RUN;
+	send_open(sy, ev->mode);
 }
 
 /* Write the gathered DATA pieces with one writev() (none: nothing). */
@@ -299,12 +389,10 @@ static void flush_data(struct adb_sync *sy)
 	}
 }
 
-/* DATA pieces point into the host's WRTE: they are gathered and written
- * before consume() returns. */
-static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+/* Where a push's (decoded) bytes go: the link's text, the file (written
+ * now), or nowhere in a dry run. */
+static void sink(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
-	if (!sy->sending || sy->send_err)
-		return; /* keep draining DATA after a failure, as adbd does */
 	if (sy->send_link) {
 		if (sy->link_len + len >= sizeof(sy->link)) {
 			sy->send_err = ENAMETOOLONG;
@@ -314,10 +402,95 @@ static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 		sy->link_len += len;
 		return;
 	}
+	if (sy->send_dry)
+		return;
+	while (len && !sy->send_err) {
+		ssize_t n = write(sy->send_fd, d, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			sy->send_err = n < 0 ? errno : ENOSPC;
+			return;
+		}
+		d += n;
+		len -= n;
+	}
+}
+
+static void decode_failed(struct adb_sync *sy, int rc, const char *what)
+{
+	snprintf(sy->send_why, sizeof(sy->send_why), "%s %s data",
+		 rc == -EMSGSIZE ? "too large a window in"
+		 : rc == -ENOMEM ? "out of memory for"
+				 : what,
+		 adb_codec_name(sy->dec_type));
+	sy->send_err = -rc;
+}
+
+/*
+ * A piece of compressed DATA: decoded 64 KiB at a time into the sink, so
+ * that what a host sends never makes us hold more than the decoder's
+ * window, however far it expands.
+ */
+static void decode_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+{
+	size_t off = 0;
+
+	while (!sy->send_err) {
+		size_t used, got;
+		int rc = adb_codec_decode(sy->dec, d + off, len - off, &used,
+					  sy->dec_buf, ADB_SYNC_DATA_MAX, &got);
+
+		if (rc < 0) {
+			decode_failed(sy, rc, "corrupt");
+			return;
+		}
+		off += used;
+		sink(sy, sy->dec_buf, got);
+		if (off == len && got < ADB_SYNC_DATA_MAX)
+			return;
+		if (!used && !got && rc != 1) {
+			decode_failed(sy, -EBADMSG, "corrupt");
+			return;
+		}
+	}
+}
+
+/* DATA pieces point into the host's WRTE: they are gathered and written
+ * before consume() returns. */
+static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+{
+	if (!sy->sending || sy->send_err)
+		return; /* keep draining DATA after a failure, as adbd does */
+	if (sy->dec) {
+		decode_data(sy, d, len);
+		return;
+	}
+	if (sy->send_link || sy->send_dry) {
+		sink(sy, d, len);
+		return;
+	}
 	sy->iov[sy->n_iov].iov_base = (void *)d;
 	sy->iov[sy->n_iov].iov_len = len;
 	if (++sy->n_iov == ADB_SYNC_IOV_MAX)
 		flush_data(sy);
+}
+
+/* At DONE a compressed push must have ended its stream. */
+static void decode_end(struct adb_sync *sy)
+{
+	size_t used, got;
+	int rc;
+
+	if (!sy->dec || sy->send_err)
+		return;
+	rc = adb_codec_decode(sy->dec, NULL, 0, &used, sy->dec_buf,
+			      ADB_SYNC_DATA_MAX, &got);
+	if (rc < 0)
+		decode_failed(sy, rc, "corrupt");
+	else if (rc == 0)
+		decode_failed(sy, -EBADMSG, "truncated");
 }
 
 static void send_done(struct adb_sync *sy, uint32_t mtime)
@@ -328,7 +501,10 @@ static void send_done(struct adb_sync *sy, uint32_t mtime)
 		queue_fail(sy, "DONE without SEND", 0);
 		return;
 	}
-	if (!sy->send_err && sy->send_link) {
+	decode_end(sy);
+	adb_codec_free(sy->dec);
+	sy->dec = NULL;
+	if (!sy->send_err && sy->send_link && !sy->send_dry) {
 		sy->link[sy->link_len] = '\0';
 		unlink(sy->send_path);
 		if (symlink(sy->link, sy->send_path) < 0)
@@ -348,24 +524,52 @@ static void send_done(struct adb_sync *sy, uint32_t mtime)
 		if (sy->send_opened)
 			unlink(sy->send_path);
 		log_info("adb: sync: push to %s failed: %s", sy->send_path,
-			 strerror(sy->send_err));
-		queue_fail(sy, "failed to write file", sy->send_err);
+			 sy->send_why[0] ? sy->send_why : strerror(sy->send_err));
+		if (sy->send_why[0])
+			queue_fail(sy, sy->send_why, 0);
+		else
+			queue_fail(sy, "failed to write file", sy->send_err);
 	} else {
 		queue_msg(sy, ADB_SYNC_OKAY, 0);
 	}
 	sy->sending = false;
 }
 
-static void do_recv(struct adb_sync *sy, const char *path)
+static void do_recv(struct adb_sync *sy, const struct adb_sync_event *ev)
 {
+	enum adb_codec_type type;
+	int rc = 1;
+
+	if (ev->id == ADB_SYNC_RCV2) {
+		rc = flags_codec(ev->flags, ADB_SYNC_FLAGS_CODEC, &type);
+		if (rc < 0) {
+			log_warnx("adb: sync: RCV2 with flags %#x; closing the "
+				  "stream", ev->flags);
+			queue_fail(sy, "unsupported RCV2 flags", 0);
+			sy->closing = true;
+			return;
+		}
+	}
 	/* O_NONBLOCK: a FIFO without a writer must fail, not hang the
 	 * worker; files and block devices ignore it. */
-	sy->recv_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	sy->recv_fd = open(ev->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sy->recv_fd < 0) {
 		queue_fail(sy, "open failed", errno);
 		return;
 	}
 	posix_fadvise(sy->recv_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (rc == 1)
+		return;
+	if (!sy->enc_in)
+		sy->enc_in = malloc(ADB_SYNC_DATA_MAX);
+	sy->enc = sy->enc_in ? adb_codec_new(type, true) : NULL;
+	sy->enc_len = sy->enc_off = 0;
+	sy->enc_eof = false;
+	if (!sy->enc) {
+		queue_fail(sy, "out of memory", 0);
+		close(sy->recv_fd);
+		sy->recv_fd = -1;
+	}
 }
 
 static bool busy(const struct adb_sync *sy)
@@ -388,8 +592,12 @@ static void request(struct adb_sync *sy, const struct adb_sync_event *ev)
 	case ADB_SYNC_SEND:
 		do_send(sy, ev->path);
 		break;
+	case ADB_SYNC_SND2:
+		do_send2(sy, ev);
+		break;
 	case ADB_SYNC_RECV:
-		do_recv(sy, ev->path);
+	case ADB_SYNC_RCV2:
+		do_recv(sy, ev);
 		break;
 	case ADB_SYNC_QUIT:
 		sy->closing = true;
@@ -504,6 +712,76 @@ static void resume(struct adb_sync *sy)
 	}
 }
 
+static void recv_end(struct adb_sync *sy)
+{
+	close(sy->recv_fd);
+	sy->recv_fd = -1;
+	adb_codec_free(sy->enc);
+	sy->enc = NULL;
+}
+
+/*
+ * RCV2 with compression: read the file 64 KiB at a time into the encoder
+ * and put what it gives out into DATA messages (each at most 64 KiB).
+ * Stops when buf is nearly full, or after ADB_SYNC_ENC_READS reads once
+ * something is there, so each WRTE costs bounded work.
+ */
+static size_t recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
+				size_t room)
+{
+	size_t n = 0;
+	unsigned reads = 0;
+
+	/* A tiny max payload still gets its DATA: only the first piece may
+	 * be small. */
+	while (n == 0 ? room > 8
+		      : room - n > 8 + 1024 && reads < ADB_SYNC_ENC_READS) {
+		size_t want = room - n - 8, used, got;
+		int rc;
+
+		if (sy->enc_off == sy->enc_len && !sy->enc_eof) {
+			ssize_t r;
+
+			do {
+				r = read(sy->recv_fd, sy->enc_in,
+					 ADB_SYNC_DATA_MAX);
+			} while (r < 0 && errno == EINTR);
+			if (r < 0) {
+				queue_fail(sy, "read failed", errno);
+				recv_end(sy);
+				return n;
+			}
+			sy->enc_len = r;
+			sy->enc_off = 0;
+			sy->enc_eof = r == 0;
+			reads++;
+		}
+		if (want > ADB_SYNC_DATA_MAX)
+			want = ADB_SYNC_DATA_MAX;
+		rc = adb_codec_encode(sy->enc, sy->enc_in + sy->enc_off,
+				      sy->enc_len - sy->enc_off, &used,
+				      sy->enc_eof, buf + n + 8, want, &got);
+		if (rc < 0) {
+			queue_fail(sy, "compression failed", 0);
+			recv_end(sy);
+			return n;
+		}
+		sy->enc_off += used;
+		if (got) {
+			adb_sync_put32(buf + n, ADB_SYNC_DATA);
+			adb_sync_put32(buf + n + 4, got);
+			n += 8 + got;
+		}
+		if (rc == 1) {
+			/* The DONE goes after the DATA just put in buf. */
+			queue_msg(sy, ADB_SYNC_DONE, 0);
+			recv_end(sy);
+			return n;
+		}
+	}
+	return n;
+}
+
 /*
  * Add DATA messages read straight from the file into buf: one readv()
  * fills the data parts of as many 64 KiB messages as fit, and the headers
@@ -567,7 +845,9 @@ static ssize_t sync_produce(void *svc, uint8_t *buf, size_t max)
 			if (n == max)
 				break;
 		} else if (sy->recv_fd >= 0) {
-			size_t k = recv_more(sy, buf + n, max - n);
+			size_t k = sy->enc ? recv_more_encoded(sy, buf + n,
+							       max - n)
+					   : recv_more(sy, buf + n, max - n);
 			n += k;
 			/* A short read leaves the rest of buf for the next
 			 * round, which also sees the end of the file. */
@@ -600,6 +880,10 @@ static void sync_free(void *svc)
 		close(sy->recv_fd);
 	if (sy->dir)
 		closedir(sy->dir);
+	adb_codec_free(sy->dec);
+	adb_codec_free(sy->enc);
+	free(sy->dec_buf);
+	free(sy->enc_in);
 	free(sy->stash);
 	free(sy->out.b);
 	free(sy);

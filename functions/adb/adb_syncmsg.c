@@ -9,6 +9,7 @@ enum {
 	PARSE_PATH,      /* reading left more path bytes */
 	PARSE_SEND_HDR,  /* expecting DATA or DONE */
 	PARSE_SEND_DATA, /* left more bytes of a DATA message */
+	PARSE_SETUP,     /* the setup message after SND2's or RCV2's path */
 };
 
 static uint32_t get32(const uint8_t *p)
@@ -42,7 +43,8 @@ static int is_request(uint32_t id)
 	return id == ADB_SYNC_STAT || id == ADB_SYNC_STA2 ||
 	       id == ADB_SYNC_LST2 || id == ADB_SYNC_LIST ||
 	       id == ADB_SYNC_LIS2 || id == ADB_SYNC_SEND ||
-	       id == ADB_SYNC_RECV || id == ADB_SYNC_QUIT;
+	       id == ADB_SYNC_RECV || id == ADB_SYNC_QUIT ||
+	       id == ADB_SYNC_SND2 || id == ADB_SYNC_RCV2;
 }
 
 /* Collect the 8-byte header; returns 1 once complete. */
@@ -75,16 +77,39 @@ static int request_header(struct adb_sync_parser *p, struct adb_sync_event *ev)
 	return 0;
 }
 
+static size_t setup_size(uint32_t id)
+{
+	return id == ADB_SYNC_SND2 ? 12 : 8;
+}
+
 static int path_done(struct adb_sync_parser *p, struct adb_sync_event *ev)
 {
 	p->path[p->path_have] = '\0';
 	if (memchr(p->path, '\0', p->path_have))
 		return -EINVAL;
+	if ((p->id == ADB_SYNC_SND2 || p->id == ADB_SYNC_RCV2) &&
+	    p->state != PARSE_SETUP) {
+		p->setup_have = 0;
+		p->state = PARSE_SETUP;
+		return 0;
+	}
+	if (p->state == PARSE_SETUP) {
+		if (get32(p->setup) != p->id)
+			return -EPROTO;
+		if (p->id == ADB_SYNC_SND2) {
+			ev->mode = get32(p->setup + 4);
+			ev->flags = get32(p->setup + 8);
+		} else {
+			ev->flags = get32(p->setup + 4);
+		}
+	}
 	ev->type = ADB_SYNC_EV_REQUEST;
 	ev->id = p->id;
 	ev->path = p->path;
 	ev->path_len = p->path_have;
-	p->state = p->id == ADB_SYNC_SEND ? PARSE_SEND_HDR : PARSE_REQ;
+	p->state = p->id == ADB_SYNC_SEND || p->id == ADB_SYNC_SND2
+			   ? PARSE_SEND_HDR
+			   : PARSE_REQ;
 	return 0;
 }
 
@@ -134,6 +159,15 @@ int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
 			p->left -= n;
 			*used += n;
 			if (p->left == 0)
+				rc = path_done(p, ev);
+			break;
+		case PARSE_SETUP:
+			if (n > setup_size(p->id) - p->setup_have)
+				n = setup_size(p->id) - p->setup_have;
+			memcpy(p->setup + p->setup_have, b, n);
+			p->setup_have += n;
+			*used += n;
+			if (p->setup_have == setup_size(p->id))
 				rc = path_done(p, ev);
 			break;
 		case PARSE_SEND_DATA:

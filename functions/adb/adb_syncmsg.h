@@ -3,7 +3,10 @@
  *
  * Requests are {u32 id, u32 len} followed by len bytes of path (at most
  * ADB_SYNC_PATH_MAX). After SEND the host streams DATA {id, len} + len
- * bytes (len <= 64 KiB) and ends with DONE {id, mtime}. The parser below
+ * bytes (len <= 64 KiB) and ends with DONE {id, mtime}. sendrecv_v2's
+ * SND2 and RCV2 carry no ",mode" in the path but a setup message right
+ * after it, with the same id: SND2 {id, mode, flags}, RCV2 {id, flags};
+ * the flags pick a compression of the DATA bytes and a dry run. The parser below
  * cuts a byte stream of requests into events, whatever the WRTE boundaries.
  */
 #ifndef GADGETD_ADB_SYNCMSG_H
@@ -29,6 +32,14 @@
 #define ADB_SYNC_OKAY ADB_SYNC_ID('O', 'K', 'A', 'Y')
 #define ADB_SYNC_FAIL ADB_SYNC_ID('F', 'A', 'I', 'L')
 #define ADB_SYNC_QUIT ADB_SYNC_ID('Q', 'U', 'I', 'T')
+#define ADB_SYNC_SND2 ADB_SYNC_ID('S', 'N', 'D', '2')
+#define ADB_SYNC_RCV2 ADB_SYNC_ID('R', 'C', 'V', '2')
+
+/* sendrecv_v2 flags (AOSP file_sync_protocol.h SyncFlag). */
+#define ADB_SYNC_FLAG_BROTLI 1u
+#define ADB_SYNC_FLAG_LZ4 2u
+#define ADB_SYNC_FLAG_ZSTD 4u
+#define ADB_SYNC_FLAG_DRY_RUN 0x80000000u
 
 #define ADB_SYNC_PATH_MAX 1024
 #define ADB_SYNC_DATA_MAX (64 * 1024)
@@ -39,7 +50,8 @@
 
 enum adb_sync_event_type {
 	ADB_SYNC_EV_NONE,    /* all input used; need more */
-	ADB_SYNC_EV_REQUEST, /* id, path (NUL-terminated), path_len */
+	ADB_SYNC_EV_REQUEST, /* id, path (NUL-terminated), path_len; for
+			      * SND2 mode and flags, for RCV2 flags */
 	ADB_SYNC_EV_DATA,    /* a piece of a DATA message: data, len */
 	ADB_SYNC_EV_DONE,    /* end of a SEND: mtime */
 };
@@ -52,6 +64,8 @@ struct adb_sync_event {
 	const uint8_t *data;
 	size_t len;
 	uint32_t mtime;
+	uint32_t mode;
+	uint32_t flags;
 };
 
 struct adb_sync_parser {
@@ -62,6 +76,8 @@ struct adb_sync_parser {
 	uint32_t left;
 	char path[ADB_SYNC_PATH_MAX + 1];
 	size_t path_have;
+	uint8_t setup[12];
+	size_t setup_have;
 };
 
 void adb_sync_parser_init(struct adb_sync_parser *p);
@@ -70,7 +86,8 @@ void adb_sync_parser_init(struct adb_sync_parser *p);
  * *used tells how much was taken. Returns 0 with ev filled, or:
  * -ENAMETOOLONG for a path over ADB_SYNC_PATH_MAX, -EINVAL for a NUL
  * inside a path, -EMSGSIZE for DATA over 64 KiB, -EPROTO for anything but
- * DATA/DONE after SEND, -ENOTSUP for an unknown request id. The parser
+ * DATA/DONE after SEND, -ENOTSUP for an unknown request id, -EPROTO for
+ * a SND2/RCV2 setup message with another id. The parser
  * must not be fed again after an error.
  */
 int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,

@@ -5,6 +5,11 @@
 #   adb_push_wall_mbps, adb_pull_wall_mbps: the whole adb command, which
 #     also starts the adb client and connects to its server;
 #   adb_tiny_pull_ms: that fixed cost, the wall time of pulling 1 byte.
+# Then sendrecv_v2, which adb 29 lacks, through tests/loopback/adb_wire.py
+# (a raw-ADB host on pyusb, delayed_ack on): push and pull of 16 MiB of
+# text and of random data with each compression (best of 2, MB/s of file
+# bytes, the host's Python compression included):
+#   adb_v2_{push,pull}_{none,brotli,lz4,zstd}_{text,random}_mbps
 #
 # The gadget is composed by hand (ConfigFS + FunctionFS + gadgetd-worker
 # behind tests/loopback/ffs_worker.py), auth off.
@@ -73,3 +78,8 @@ echo "BENCH adb_pull_mbps $(mbps $bl) MB/s"
 echo "BENCH adb_push_wall_mbps $(mbps $wp) MB/s"
 echo "BENCH adb_pull_wall_mbps $(mbps $wl) MB/s"
 echo "BENCH adb_tiny_pull_ms $tiny ms"
+
+timeout 30 adb kill-server >/dev/null 2>&1
+mkdir -p /dev/shm/b-adb.v2
+timeout 600 python3 "$SRC/tests/loopback/adb_wire.py" bench 18d1:4ee7 /dev/shm/b-adb.v2 16 ||
+	die "sendrecv_v2 bench failed"

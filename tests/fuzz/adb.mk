@@ -31,9 +31,10 @@ FUZZ_ADB_AUTH_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/spawner.c \
+	functions/adb/adb_forward.c functions/adb/adb_codec.c \
+	tests/unit/fake_spawn.c functions/spawner.c \
 	gadgetd/loop.c gadgetd/log.c
-FUZZ_ADB_AUTH_LIBS := -lcrypto -lutil -lcmocka
+FUZZ_ADB_AUTH_LIBS := -lcrypto -lutil -lcmocka $(ADB_CODEC_LIBS)
 
 ifneq ($(shell command -v clang 2>/dev/null),)
 $(B)/fuzz/fuzz_adb_auth: $(FUZZ_ADB_AUTH_SRCS) $(wildcard functions/adb/*.h) tests/fuzz/fuzz_runtime.h
@@ -91,4 +92,19 @@ else
 $(B)/fuzz/fuzz_adb_shell: $(FUZZ_ADB_STREAM_SRCS) $(wildcard functions/adb/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DFUZZ_ADB_SHELL -o $@ $(FUZZ_ADB_STREAM_SRCS) tests/fuzz/standalone.c -lutil
+endif
+
+# The sendrecv_v2 decoders (brotli, LZ4 frame, zstd):
+#   build/fuzz/fuzz_adb_codec -max_total_time=60 tests/fuzz/corpus_adb_codec
+FUZZERS += fuzz_adb_codec
+FUZZ_ADB_CODEC_SRCS := tests/fuzz/fuzz_adb_codec.c functions/adb/adb_codec.c
+
+ifneq ($(shell command -v clang 2>/dev/null),)
+$(B)/fuzz/fuzz_adb_codec: $(FUZZ_ADB_CODEC_SRCS) functions/adb/adb_codec.h
+	@mkdir -p $(dir $@)
+	clang $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_ADB_CODEC_SRCS) $(ADB_CODEC_LIBS)
+else
+$(B)/fuzz/fuzz_adb_codec: $(FUZZ_ADB_CODEC_SRCS) functions/adb/adb_codec.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_ADB_CODEC_SRCS) tests/fuzz/standalone.c $(ADB_CODEC_LIBS)
 endif

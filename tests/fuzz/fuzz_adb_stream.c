@@ -23,11 +23,15 @@
  *   4  the transport has room (u8 odd) or not; then pump
  *   5  the echo services acknowledge what they held back
  *   6  run the event loop once (shell output, exits)
- *   7  new max payload: u16 (x 16)
+ *   7  new max payload: u16 (x 16), then u8: delayed_ack on when odd
+ * Under delayed_ack, OPEN ends with a u16 window (x 256; 0 is refused) and
+ * OKAY with an i16 delta (x 64) sent as the 4-byte payload, or, when the
+ * delta's low byte is 0x7f, a payload of the wrong size.
  * A stream index picks one of the ids the device answered OPENs with; the
  * remote id is the host's. Checks: a WRTE never exceeds the max payload,
- * never goes out while the stream's previous one awaits its OKAY, and
- * only streams the device opened are written to.
+ * never goes out while the stream's previous one awaits its OKAY (under
+ * delayed_ack: while the host's window is spent), every OKAY has the
+ * payload of the mode, and only streams the device opened are written to.
  */
 #include <errno.h>
 #include <sched.h>
@@ -59,7 +63,10 @@ static struct {
 	/* Device-side ids the device gave out, and their WRTE in flight. */
 	uint32_t ids[MAX_IDS];
 	bool in_flight[MAX_IDS];
+	int64_t avail[MAX_IDS]; /* the host's window, under delayed_ack */
 	unsigned n_ids;
+	bool delayed;
+	uint32_t open_window; /* of the OPEN being handled */
 } fz;
 
 static int id_index(uint32_t local)
@@ -79,14 +86,25 @@ static int dev_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 		abort();
 	switch (cmd) {
 	case ADB_OKAY:
+		if (len != (fz.delayed ? 4u : 0u))
+			abort();
 		/* The answer to an OPEN carries a new id of ours. */
-		if (id_index(arg0) < 0 && fz.n_ids < MAX_IDS)
+		if (id_index(arg0) < 0 && fz.n_ids < MAX_IDS) {
+			fz.avail[fz.n_ids] = fz.open_window;
+			fz.in_flight[fz.n_ids] = false;
 			fz.ids[fz.n_ids++] = arg0;
+		}
 		break;
 	case ADB_WRTE:
 		i = id_index(arg0);
 		if (i < 0 || len == 0 || len > fz.max_payload)
 			abort();
+		if (fz.delayed) {
+			if (fz.avail[i] <= 0)
+				abort(); /* past the host's window */
+			fz.avail[i] -= len;
+			break;
+		}
 		if (fz.in_flight[i])
 			abort(); /* a second WRTE before the host's OKAY */
 		fz.in_flight[i] = true;
@@ -294,10 +312,11 @@ static void op_open(struct rd *r)
 	memcpy(name, p, len);
 	if (!(want & 1))
 		name[len++] = '\0';
+	fz.open_window = fz.delayed ? 256 * rd_n(r, 2) : 0;
 	/* Streams beyond the table could not be checked: open no more. */
 	if (fz.n_ids == MAX_IDS)
 		return;
-	adb_streams_on_open(fz.t, remote, name, len);
+	adb_streams_on_open(fz.t, remote, fz.open_window, name, len);
 }
 
 static void op_write(struct rd *r)
@@ -313,10 +332,41 @@ static void op_write(struct rd *r)
 	free(d);
 }
 
+static void op_okay(struct rd *r, uint32_t local, uint32_t remote)
+{
+	int i = id_index(local);
+	uint16_t raw;
+	int32_t delta;
+	uint8_t p[5];
+
+	if (!fz.delayed) {
+		if (i >= 0)
+			fz.in_flight[i] = false;
+		adb_streams_on_okay(fz.t, remote, local, NULL, 0);
+		return;
+	}
+	raw = rd_n(r, 2);
+	delta = (int16_t)raw * 64;
+	memcpy(p, &delta, 4); /* little-endian, as on the wire here */
+	if ((raw & 0xff) == 0x7f) {
+		adb_streams_on_okay(fz.t, remote, local, p, 5);
+		return; /* ignored: the window stays */
+	}
+	/* Only an OKAY that reaches the stream moves its window. */
+	if (i >= 0 && remote != 0) {
+		/* Clamped as adb_stream.c does. */
+		fz.avail[i] += delta;
+		if (fz.avail[i] > INT32_MAX)
+			fz.avail[i] = INT32_MAX;
+		if (fz.avail[i] < INT32_MIN)
+			fz.avail[i] = INT32_MIN;
+	}
+	adb_streams_on_okay(fz.t, remote, local, p, 4);
+}
+
 static void run_op(struct rd *r)
 {
 	uint32_t local, remote;
-	int i;
 
 	switch (rd_n(r, 1) % 8) {
 	case 0:
@@ -325,10 +375,7 @@ static void run_op(struct rd *r)
 	case 1:
 		local = pick_local(r);
 		remote = rd_n(r, 1);
-		i = id_index(local);
-		if (i >= 0)
-			fz.in_flight[i] = false;
-		adb_streams_on_okay(fz.t, remote, local);
+		op_okay(r, local, remote);
 		break;
 	case 2:
 		op_write(r);
@@ -365,6 +412,8 @@ static void run_op(struct rd *r)
 		if (fz.max_payload > ADB_MAX_PAYLOAD)
 			fz.max_payload = ADB_MAX_PAYLOAD;
 		adb_streams_set_max_payload(fz.t, fz.max_payload);
+		fz.delayed = rd_n(r, 1) & 1;
+		adb_streams_set_delayed_ack(fz.t, fz.delayed);
 		break;
 	}
 }
@@ -378,6 +427,8 @@ static void start_input(void)
 	memset(fz.in_flight, 0, sizeof(fz.in_flight));
 	fz.max_payload = ADB_MAX_PAYLOAD_V1;
 	adb_streams_set_max_payload(fz.t, fz.max_payload);
+	fz.delayed = false;
+	adb_streams_set_delayed_ack(fz.t, false);
 }
 
 static void end_input(void)
@@ -422,7 +473,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	start_input();
 	name = names[rd_n(&r, 1) % 8];
-	adb_streams_on_open(fz.t, 1, (const uint8_t *)name, strlen(name) + 1);
+	adb_streams_on_open(fz.t, 1, 0, (const uint8_t *)name, strlen(name) + 1);
 	while (r.n) {
 		size_t len = rd_n(&r, 1);
 		const uint8_t *p = rd_take(&r, &len);
@@ -435,7 +486,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		loop_dispatch(fz.loop, 0);
 		if (fz.n_ids) {
 			fz.in_flight[0] = false;
-			adb_streams_on_okay(fz.t, 1, fz.ids[0]);
+			adb_streams_on_okay(fz.t, 1, fz.ids[0], NULL, 0);
 		}
 	}
 	end_input();

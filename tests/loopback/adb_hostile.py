@@ -121,13 +121,24 @@ class Link:
             self.buf = self.buf[24 + n:]
 
     def send(self, cmd, a0, a1, data=b""):
-        """Header and payload in transfers of their own, as adb does."""
+        """Header and payload in transfers of their own, as adb does,
+        and a zero-length packet after a payload that fills its last
+        packet (as adb's libusb host does): the device's read of a big
+        WRTE ends there."""
         self.ep_out.write(header(cmd, a0, a1, len(data)), timeout=2000)
         if data:
             self.ep_out.write(data, timeout=2000)
+            if len(data) % self.ep_out.wMaxPacketSize == 0:
+                self.ep_out.write(b"", timeout=2000)
 
     def send_raw(self, data):
         self.ep_out.write(data, timeout=5000)
+
+    def send_merged(self, data):
+        """Several messages in one transfer, ended like send()'s."""
+        self.ep_out.write(data, timeout=5000)
+        if len(data) % self.ep_out.wMaxPacketSize == 0:
+            self.ep_out.write(b"", timeout=2000)
 
     def get(self, timeout):
         """The next message from the device, or None."""

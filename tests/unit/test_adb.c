@@ -18,7 +18,9 @@
 #include <cmocka.h>
 
 #include "adb/adb_auth.h"
+#include "adb/adb_codec.h"
 #include "adb/adb_packet.h"
+#include "adb/adb_stream.h"
 #include "adb/adb_syncmsg.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
@@ -147,6 +149,60 @@ static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
 	return m.arg0;
 }
 
+/* Current hosts send OPEN's name without a NUL, adb 29 with one: both
+ * work; empty, NUL-only, NUL-inside and overlong names are refused. */
+static void test_open_names(void **state)
+{
+	struct t *t = start("off");
+	static char longname[4098];
+	struct msg m;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 1, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 1);
+	send_msg(t, ADB_OPEN, 2, 0, "sync:", 6);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 2);
+	/* Several trailing NULs are stripped as well. */
+	send_msg(t, ADB_OPEN, 3, 0, "sync:\0\0\0", 8);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 3);
+	expect_nothing(t);
+	assert_int_equal(fake_of(t->p)->status_state[0], 'd');
+	/* Refused: nothing, only NULs, a NUL inside (with and without a
+	 * trailing one), a name of 4097 bytes. */
+	send_msg(t, ADB_OPEN, 4, 0, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
+	assert_int_equal(m.arg1, 4);
+	send_msg(t, ADB_OPEN, 5, 0, "\0\0", 2);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 5);
+	send_msg(t, ADB_OPEN, 6, 0, "sy\0nc:", 7);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 6);
+	send_msg(t, ADB_OPEN, 7, 0, "sy\0nc:\0", 8);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 7);
+	memcpy(longname, "sync:", 5);
+	memset(longname + 5, 'x', 4092);
+	send_msg(t, ADB_OPEN, 8, 0, longname, 4097);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 8);
+	/* With a trailing NUL the 4097 bytes carry a 4096-byte name: it is
+	 * routed (and refused only as an unknown service). */
+	longname[4096] = '\0';
+	send_msg(t, ADB_OPEN, 9, 0, longname, 4097);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 9);
+	expect_nothing(t);
+	/* The streams opened above still work. */
+	send_msg(t, ADB_OPEN, 10, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	stop(t);
+}
+
 static void test_descriptors_and_banner(void **state)
 {
 	struct t *t = start("off");
@@ -200,13 +256,10 @@ static void test_malformed_messages(void **state)
 	send_msg(t, ADB_OPEN, 1, 0, "shell:true", 11);
 	expect_nothing(t);
 	connect_host(t, ADB_MAX_PAYLOAD);
-	/* A service name without its NUL, one with a NUL inside. */
-	send_msg(t, ADB_OPEN, 2, 0, "shell:true", 10);
-	expect(t, &m, ADB_CLSE);
-	assert_int_equal(m.arg0, 0);
-	assert_int_equal(m.arg1, 2);
+	/* A service name with a NUL inside. */
 	send_msg(t, ADB_OPEN, 3, 0, "sync:\0x", 8);
 	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
 	assert_int_equal(m.arg1, 3);
 	/* OPEN with remote id 0, an unknown service. */
 	send_msg(t, ADB_OPEN, 0, 0, "sync:", 6);
@@ -519,6 +572,228 @@ static void test_sync_push_pull_stat(void **state)
 	stop(t);
 }
 
+/* Compress (or copy, type < 0) data into *z; returns its length. */
+static size_t squeeze(int type, const uint8_t *data, size_t len, uint8_t **z)
+{
+	struct adb_codec *c;
+	size_t cap = len + 65536, have = 0, off = 0;
+	int rc = 0;
+
+	*z = malloc(cap);
+	assert_non_null(*z);
+	if (type < 0) {
+		memcpy(*z, data, len);
+		return len;
+	}
+	c = adb_codec_new(type, true);
+	assert_non_null(c);
+	while (rc != 1) {
+		size_t used, got;
+
+		assert_true(have < cap);
+		rc = adb_codec_encode(c, data + off, len - off, &used, true,
+				      *z + have, cap - have, &got);
+		assert_true(rc >= 0);
+		off += used;
+		have += got;
+	}
+	adb_codec_free(c);
+	return have;
+}
+
+/* SND2 path with mode and flags, z[0..zlen) in DATA of 64 KiB, DONE;
+ * returns the first 8 bytes of the reply (OKAY, or FAIL + message). */
+static uint32_t push_v2(struct t *t, uint32_t hid, uint32_t id,
+			const char *path, uint32_t flags, const uint8_t *z,
+			size_t zlen, char *msg, size_t msg_size)
+{
+	static uint8_t req[1 << 20], out[1024];
+	size_t n, off = 0, got;
+
+	n = put_req(req, ADB_SYNC_SND2, path, strlen(path));
+	adb_sync_put32(req + n, ADB_SYNC_SND2);
+	adb_sync_put32(req + n + 4, 0100600);
+	adb_sync_put32(req + n + 8, flags);
+	n += 12;
+	do {
+		size_t k = zlen - off < ADB_SYNC_DATA_MAX ? zlen - off
+							  : ADB_SYNC_DATA_MAX;
+		if (n + 8 + k > sizeof(req)) {
+			assert_int_equal(sync_call(t, hid, id, req, n, out, 0),
+					 0);
+			n = 0;
+		}
+		n += put_req(req + n, ADB_SYNC_DATA, z + off, k);
+		off += k;
+	} while (off < zlen);
+	adb_sync_put32(req + n, ADB_SYNC_DONE);
+	adb_sync_put32(req + n + 4, 1600000000);
+	n += 8;
+	got = sync_call(t, hid, id, req, n, out, 8);
+	assert_int_equal(got >= 8, 1);
+	if (get32(out) == ADB_SYNC_FAIL) {
+		got = get32(out + 4);
+		snprintf(msg, msg_size, "%.*s", (int)got, out + 8);
+	}
+	return get32(out);
+}
+
+/* RCV2 path with flags; decode what comes into *res; returns its length. */
+static size_t pull_v2(struct t *t, uint32_t hid, uint32_t id, const char *path,
+		      int type, uint32_t flags, uint8_t *res, size_t cap)
+{
+	static uint8_t req[2048], out[8 << 20];
+	struct adb_codec *c = type < 0 ? NULL : adb_codec_new(type, false);
+	size_t n, got, off = 0, have = 0;
+	int rc = type < 0;
+
+	n = put_req(req, ADB_SYNC_RCV2, path, strlen(path));
+	adb_sync_put32(req + n, ADB_SYNC_RCV2);
+	adb_sync_put32(req + n + 4, flags);
+	n += 8;
+	got = sync_call(t, hid, id, req, n, out, sizeof(out));
+	while (off + 8 <= got && get32(out + off) == ADB_SYNC_DATA) {
+		uint32_t len = get32(out + off + 4), done = 0;
+
+		assert_true(len <= ADB_SYNC_DATA_MAX);
+		assert_true(off + 8 + len <= got);
+		if (!c) {
+			memcpy(res + have, out + off + 8, len);
+			have += len;
+		}
+		while (c && done < len) {
+			size_t used, k;
+
+			rc = adb_codec_decode(c, out + off + 8 + done,
+					      len - done, &used, res + have,
+					      cap - have, &k);
+			assert_true(rc >= 0);
+			done += used;
+			have += k;
+		}
+		off += 8 + len;
+	}
+	assert_int_equal(got, off + 8);
+	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	assert_int_equal(rc, 1);
+	adb_codec_free(c);
+	return have;
+}
+
+/* sendrecv_v2: push and pull with each codec and none, compressible and
+ * random data, byte-identical; dry runs write nothing; corrupt, truncated
+ * and oversized-window streams and bad flags end in FAIL. */
+static void test_sync_v2(void **state)
+{
+	static const uint32_t flags[] = { 0, ADB_SYNC_FLAG_BROTLI,
+					  ADB_SYNC_FLAG_LZ4,
+					  ADB_SYNC_FLAG_ZSTD };
+	static const int types[] = { -1, ADB_CODEC_BROTLI, ADB_CODEC_LZ4,
+				     ADB_CODEC_ZSTD };
+	struct t *t = start("off");
+	static uint8_t back[1 << 20];
+	size_t len = 700000, zlen;
+	uint8_t *data = malloc(len), *z;
+	char path[160], msg[256];
+	struct stat st;
+	uint32_t id, x = 1;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 80, "sync:");
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t i = 0; i < len; i++) {
+			x = x * 1103515245 + 12345;
+			data[i] = kind ? (uint8_t)(x >> 24)
+				       : (uint8_t)"compress me "[i % 12];
+		}
+		for (int f = 0; f < 4; f++) {
+			snprintf(path, sizeof(path), "%s/v2/%d/%d", t->dir,
+				 kind, f);
+			zlen = squeeze(types[f], data, len, &z);
+			if (!kind && f)
+				assert_true(zlen < len / 10);
+			assert_int_equal(push_v2(t, 80, id, path, flags[f], z,
+						 zlen, msg, sizeof(msg)),
+					 ADB_SYNC_OKAY);
+			free(z);
+			assert_int_equal(stat(path, &st), 0);
+			assert_int_equal(st.st_size, len);
+			assert_int_equal(st.st_mode & 0777, 0600);
+			assert_int_equal(st.st_mtime, 1600000000);
+			memset(back, 0, len);
+			assert_int_equal(pull_v2(t, 80, id, path, types[f],
+						 flags[f], back, sizeof(back)),
+					 len);
+			assert_memory_equal(back, data, len);
+		}
+	}
+	/* A dry run decodes and answers, and creates nothing at all. */
+	snprintf(path, sizeof(path), "%s/dry/run", t->dir);
+	zlen = squeeze(ADB_CODEC_ZSTD, data, len, &z);
+	assert_int_equal(push_v2(t, 80, id, path,
+				 ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN, z,
+				 zlen, msg, sizeof(msg)),
+			 ADB_SYNC_OKAY);
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_DRY_RUN, data,
+				 1000, msg, sizeof(msg)),
+			 ADB_SYNC_OKAY);
+	snprintf(path, sizeof(path), "%s/dry", t->dir);
+	assert_int_equal(stat(path, &st), -1);
+	/* Truncated: DONE before the stream's end; FAIL, no file left. */
+	snprintf(path, sizeof(path), "%s/v2/trunc", t->dir);
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_ZSTD, z,
+				 zlen - 5, msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	assert_string_equal(msg, "truncated zstd data");
+	assert_int_equal(stat(path, &st), -1);
+	/* ...and in a dry run too. */
+	assert_int_equal(push_v2(t, 80, id, path,
+				 ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN, z,
+				 zlen - 5, msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	/* Corrupt: LZ4 that is not LZ4. */
+	assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_LZ4, z, zlen,
+				 msg, sizeof(msg)),
+			 ADB_SYNC_FAIL);
+	assert_string_equal(msg, "corrupt lz4 data");
+	assert_int_equal(stat(path, &st), -1);
+	free(z);
+	/* A zstd frame asking for a 1 GiB window. */
+	{
+		static const uint8_t big[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00,
+					       0xa0, 0x09, 0x00, 0x00, 'x' };
+		assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_ZSTD,
+					 big, sizeof(big), msg, sizeof(msg)),
+				 ADB_SYNC_FAIL);
+		assert_string_equal(msg, "too large a window in zstd data");
+	}
+	/* The stream still works after those FAILs. */
+	snprintf(path, sizeof(path), "%s/v2/0/3", t->dir);
+	assert_int_equal(pull_v2(t, 80, id, path, ADB_CODEC_ZSTD,
+				 ADB_SYNC_FLAG_ZSTD, back, sizeof(back)),
+			 len);
+	/* Two codecs at once: FAIL, and the stream is closed. */
+	{
+		static uint8_t req[256], out[256];
+		size_t n = put_req(req, ADB_SYNC_RCV2, path, strlen(path));
+		struct msg m;
+		size_t got;
+
+		adb_sync_put32(req + n, ADB_SYNC_RCV2);
+		adb_sync_put32(req + n + 4,
+			       ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_LZ4);
+		got = sync_call(t, 80, id, req, n + 8, out, sizeof(out));
+		assert_true(got >= 8);
+		assert_int_equal(get32(out), ADB_SYNC_FAIL);
+		/* sync_call() stopped at the CLSE that followed. */
+		expect_nothing(t);
+		send_msg(t, ADB_WRTE, 80, id, req, n + 8);
+		expect(t, &m, ADB_CLSE);
+	}
+	free(data);
+	stop(t);
+}
+
 static void test_sync_errors(void **state)
 {
 	struct t *t = start("off");
@@ -710,6 +985,202 @@ static void test_flow_control_and_fairness(void **state)
 	expect(t, &m, ADB_WRTE);
 	assert_int_equal(m.arg1, 50);
 	expect_nothing(t);
+	stop(t);
+}
+
+static void connect_delayed_ack(struct t *t)
+{
+	static const char banner[] =
+		"host::features=shell_v2,made_up_feature,delayed_ack,stat_v2";
+	struct msg m;
+
+	send_msg(t, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner,
+		 sizeof(banner));
+	expect(t, &m, ADB_CNXN);
+	assert_non_null(strstr((const char *)m.data, ",delayed_ack"));
+	expect_nothing(t);
+}
+
+static int32_t okay_delta(const struct msg *m)
+{
+	assert_int_equal(m->cmd, ADB_OKAY);
+	assert_int_equal(m->len, 4);
+	return (int32_t)get32(m->data);
+}
+
+static void send_okay_delta(struct t *t, uint32_t hid, uint32_t id,
+			    int32_t delta)
+{
+	uint8_t p[4];
+
+	p[0] = delta;
+	p[1] = (uint32_t)delta >> 8;
+	p[2] = (uint32_t)delta >> 16;
+	p[3] = (uint32_t)delta >> 24;
+	send_msg(t, ADB_OKAY, hid, id, p, 4);
+}
+
+/* Under delayed_ack: OPEN's window; several WRTEs in flight per stream
+ * within the host's window; OKAY deltas, signed; malformed OKAYs. */
+static void test_delayed_ack_send_window(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t req[256];
+	char path[128];
+	uint32_t a, b;
+	struct msg m;
+	size_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_int_equal(ftruncate(fd, 8 << 20), 0);
+	close(fd);
+	/* A host without the feature: a window in OPEN is refused. */
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 1, 4096, "sync:", 5);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 1);
+	/* A host with it (and one we lack): no window in OPEN is refused. */
+	connect_delayed_ack(t);
+	send_msg(t, ADB_OPEN, 2, 0, "sync:", 5);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg1, 2);
+	/* Our OKAY grants our window. The host grants 1.5 MiB. */
+	send_msg(t, ADB_OPEN, 50, 3 << 19, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), ADB_STREAM_WINDOW);
+	a = m.arg0;
+	send_msg(t, ADB_OPEN, 51, 3 << 19, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	b = m.arg0;
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	send_msg(t, ADB_WRTE, 50, a, req, n);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), n);
+	/* Two WRTEs (1 MiB, then 0.5 MiB left) without an OKAY; then the
+	 * window is spent. */
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.len, ADB_MAX_PAYLOAD);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	expect_nothing(t);
+	/* b's WRTEs take turns with a's: b gets its two as well. */
+	send_msg(t, ADB_WRTE, 51, b, req, n);
+	expect(t, &m, ADB_OKAY);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	/* An OKAY without the payload, or with 8 bytes, is ignored. */
+	send_msg(t, ADB_OKAY, 50, a, NULL, 0);
+	send_msg(t, ADB_OKAY, 50, a, "12345678", 8);
+	expect_nothing(t);
+	/* 0.5 MiB back: a's window is at 0 (-0.5 + 0.5): still nothing. */
+	send_okay_delta(t, 50, a, 1 << 19);
+	expect_nothing(t);
+	/* A negative delta takes it further down, one byte back up is not
+	 * enough... */
+	send_okay_delta(t, 50, a, -100);
+	send_okay_delta(t, 50, a, 100);
+	expect_nothing(t);
+	/* ...one more byte is: one WRTE goes. */
+	send_okay_delta(t, 50, a, 1);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 50);
+	expect_nothing(t);
+	/* A delta for the wrong host id changes nothing. */
+	send_okay_delta(t, 99, b, 1 << 20);
+	expect_nothing(t);
+	send_okay_delta(t, 51, b, 1 << 21);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.arg1, 51);
+	expect_nothing(t);
+	/* A new CNXN without the feature: classic OKAYs again. */
+	connect_host(t, ADB_MAX_PAYLOAD);
+	send_msg(t, ADB_OPEN, 60, 0, "sync:", 5);
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(m.len, 0);
+	stop(t);
+}
+
+/* Under delayed_ack: host WRTEs queue behind one the service holds, in
+ * order, within our window; one past the spent window closes the stream. */
+static void test_delayed_ack_recv_window(void **state)
+{
+	struct t *t = start("off");
+	static uint8_t chunk[ADB_MAX_PAYLOAD];
+	char name[256], path[128];
+	int64_t acked = 0;
+	struct stat st;
+	uint32_t id;
+	struct msg m;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/in", t->dir);
+	snprintf(name, sizeof(name), "exec:sleep 0.3; cat > %s", path);
+	connect_delayed_ack(t);
+	send_msg(t, ADB_OPEN, 70, 1 << 20, name, strlen(name));
+	expect(t, &m, ADB_OKAY);
+	assert_int_equal(okay_delta(&m), ADB_STREAM_WINDOW);
+	id = m.arg0;
+	/* Our window is 2 MiB: two full WRTEs while cat sleeps. The pipe
+	 * takes 64 KiB of the first, the rest waits. */
+	memset(chunk, 'a', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	memset(chunk, 'b', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	expect_nothing(t);
+	/* Then OKAYs come as cat reads, one per WRTE, with its size. */
+	while (acked < 2 << 20) {
+		pump_until_sent(t);
+		while (next(t, &m)) {
+			assert_int_equal(m.arg1, 70);
+			acked += okay_delta(&m);
+		}
+	}
+	assert_int_equal(acked, 2 << 20);
+	/* The window is open again: a third WRTE, then a fourth while the
+	 * third is held, are taken... */
+	memset(chunk, 'c', sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, 16);
+	/* ...a fifth, past the window (2 MiB + 16 bytes used), is not: the
+	 * stream is closed. */
+	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
+	send_msg(t, ADB_WRTE, 70, id, chunk, 1);
+	for (;;) {
+		if (!next(t, &m)) {
+			pump_until_sent(t);
+			continue;
+		}
+		if (m.cmd == ADB_CLSE)
+			break;
+		okay_delta(&m);
+	}
+	assert_int_equal(m.arg0, id);
+	assert_int_equal(m.arg1, 70);
+	/* What cat wrote is the first two WRTEs, in order (the stream was
+	 * closed before the rest could be written). */
+	for (int i = 0; i < 100; i++) {
+		loop_dispatch(t->loop, 20);
+		if (stat(path, &st) == 0 && st.st_size >= 2 << 20)
+			break;
+	}
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, chunk, 1), 1);
+	assert_int_equal(chunk[0], 'a');
+	assert_int_equal(pread(fd, chunk, 1, (1 << 20) - 1), 1);
+	assert_int_equal(chunk[0], 'a');
+	assert_int_equal(pread(fd, chunk, 1, 1 << 20), 1);
+	assert_int_equal(chunk[0], 'b');
+	assert_int_equal(pread(fd, chunk, 1, (2 << 20) - 1), 1);
+	assert_int_equal(chunk[0], 'b');
+	close(fd);
 	stop(t);
 }
 
@@ -940,6 +1411,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_descriptors_and_banner),
+		cmocka_unit_test(test_open_names),
 		cmocka_unit_test(test_bad_option),
 		cmocka_unit_test(test_malformed_messages),
 		cmocka_unit_test(test_shell_v2_raw),
@@ -948,9 +1420,12 @@ int main(void)
 		cmocka_unit_test(test_exec_raw_bytes),
 		cmocka_unit_test(test_sync_push_pull_stat),
 		cmocka_unit_test(test_sync_errors),
+		cmocka_unit_test(test_sync_v2),
 		cmocka_unit_test(test_sync_pipelined_and_stash_limit),
 		cmocka_unit_test(test_sync_list),
 		cmocka_unit_test(test_flow_control_and_fairness),
+		cmocka_unit_test(test_delayed_ack_send_window),
+		cmocka_unit_test(test_delayed_ack_recv_window),
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
 		cmocka_unit_test(test_reverse_and_reboot),

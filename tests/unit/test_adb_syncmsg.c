@@ -72,7 +72,12 @@ static int run(const uint8_t *buf, size_t len, size_t step, char *log,
 			if (in_data)
 				add(log, log_size, ";", 1);
 			in_data = 0;
-			if (ev.type == ADB_SYNC_EV_REQUEST)
+			if (ev.type == ADB_SYNC_EV_REQUEST &&
+			    (ev.id == ADB_SYNC_SND2 || ev.id == ADB_SYNC_RCV2))
+				snprintf(line, sizeof(line), "R%.4s:%s,%o,%x;",
+					 (const char *)&ev.id, ev.path,
+					 ev.mode, ev.flags);
+			else if (ev.type == ADB_SYNC_EV_REQUEST)
 				snprintf(line, sizeof(line), "R%.4s:%s;",
 					 (const char *)&ev.id, ev.path);
 			else
@@ -106,6 +111,60 @@ static void test_send_sequence_any_split(void **state)
 		assert_string_equal(log, "RSTA2:/sdcard;RSEND:/tmp/x,33188;"
 					 "Dhelloworld;E1234;RQUIT:;");
 	}
+}
+
+/* sendrecv_v2: SND2 and RCV2 each with its setup message, any split. */
+static void test_v2_requests_any_split(void **state)
+{
+	uint8_t buf[256];
+	size_t n = 0;
+	char log[512];
+
+	n += put_req(buf + n, ADB_SYNC_SND2, "/tmp/x", 6);
+	adb_sync_put32(buf + n, ADB_SYNC_SND2);
+	adb_sync_put32(buf + n + 4, 0100644);
+	adb_sync_put32(buf + n + 8, ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN);
+	n += 12;
+	n += put_req(buf + n, ADB_SYNC_DATA, "zz", 2);
+	adb_sync_put32(buf + n, ADB_SYNC_DONE);
+	adb_sync_put32(buf + n + 4, 7);
+	n += 8;
+	n += put_req(buf + n, ADB_SYNC_RCV2, "/y", 2);
+	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
+	adb_sync_put32(buf + n + 4, ADB_SYNC_FLAG_LZ4);
+	n += 8;
+	/* An empty path, too. */
+	n += put_req(buf + n, ADB_SYNC_RCV2, NULL, 0);
+	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
+	adb_sync_put32(buf + n + 4, 0);
+	n += 8;
+	for (size_t step = 1; step <= n; step++) {
+		assert_int_equal(run(buf, n, step, log, sizeof(log)), 0);
+		assert_string_equal(log, "RSND2:/tmp/x,100644,80000004;Dzz;E7;"
+					 "RRCV2:/y,0,2;RRCV2:,0,0;");
+	}
+}
+
+/* A setup message with another id than its request's is refused; one
+ * cut short just waits. */
+static void test_v2_bad_setup(void **state)
+{
+	uint8_t buf[64];
+	size_t n;
+	char log[128];
+
+	n = put_req(buf, ADB_SYNC_SND2, "/x", 2);
+	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
+	adb_sync_put32(buf + n + 4, 0644);
+	adb_sync_put32(buf + n + 8, 0);
+	assert_int_equal(run(buf, n + 12, 1, log, sizeof(log)), -EPROTO);
+	n = put_req(buf, ADB_SYNC_RCV2, "/x", 2);
+	adb_sync_put32(buf + n, ADB_SYNC_SEND);
+	adb_sync_put32(buf + n + 4, 0);
+	assert_int_equal(run(buf, n + 8, 3, log, sizeof(log)), -EPROTO);
+	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
+	assert_int_equal(run(buf, n + 7, 1, log, sizeof(log)), 0);
+	assert_string_equal(log, "");
 }
 
 static void test_path_too_long(void **state)
@@ -191,6 +250,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_sequence_any_split),
+		cmocka_unit_test(test_v2_requests_any_split),
+		cmocka_unit_test(test_v2_bad_setup),
 		cmocka_unit_test(test_path_too_long),
 		cmocka_unit_test(test_nul_in_path),
 		cmocka_unit_test(test_data_too_big),
