@@ -12,6 +12,8 @@
 /* "All storages" / "root folder" in PTP operation parameters. */
 #define MTP_ALL 0xFFFFFFFFu
 
+struct mtp_ops_gen;
+
 struct mtp_ops {
 	struct mtp_store *store;
 	struct mtp_ops_info info;
@@ -22,6 +24,8 @@ struct mtp_ops {
 	uint32_t pending;
 	struct mtp_store_upload *upload;
 	uint64_t pending_len;
+	/* The GetObjectPropList being sent (MTP_PHASE_IN_GEN). */
+	struct mtp_ops_gen *gen;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -71,6 +75,7 @@ void mtp_ops_free(struct mtp_ops *o)
 	if (!o)
 		return;
 	mtp_ops_drop_pending(o, false);
+	mtp_ops_gen_end(o);
 	mtp_buf_finish(&o->buf);
 	free(o);
 }
@@ -652,10 +657,28 @@ static void mtp_ops_prop_value_data(struct mtp_ops *o,
 				    : mtp_ops_errno_code(rc));
 }
 
-/* Bounds of one GetObjectPropList answer; beyond them we decline and
- * libmtp falls back to listing folder by folder. */
+/*
+ * GetObjectPropList is answered as its data phase goes (MTP_PHASE_IN_GEN):
+ * the command counts what each object's entries take, and mtp.c then pulls
+ * the dataset piece by piece with mtp_ops_gen_fill(), which renders one
+ * object at a time. Memory is 8 bytes per object (its handle and length)
+ * plus one object's entries, never the whole list: a whole-device request
+ * over 10 000 files (libmtp's fast listing) holds 80 kB, not megabytes.
+ * Beyond MTP_OPS_PROPLIST_MAX_OBJS objects we decline and libmtp falls
+ * back to listing folder by folder.
+ */
 #define MTP_OPS_PROPLIST_MAX_OBJS 200000
-#define MTP_OPS_PROPLIST_MAX_BYTES (64u << 20)
+
+struct mtp_ops_gen {
+	uint32_t *h;   /* the objects, in the order they are sent */
+	uint32_t *len; /* bytes of each one's entries when counted */
+	size_t n;
+	size_t next; /* the next object to render */
+	uint32_t prop;
+	struct mtp_buf part; /* what is being sent: the count, then an object */
+	size_t part_off;
+	int err;
+};
 
 /* Append the children of every folder in h[from, to) to h. */
 static int mtp_ops_descend(struct mtp_ops *o, uint32_t **h, size_t *n,
@@ -692,6 +715,12 @@ static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
 		depth = MTP_ALL;
 	}
 	if (handle) {
+		struct mtp_obj_stat st;
+
+		/* A subtree of nothing is an error, not an empty list. */
+		rc = mtp_store_stat(o->store, handle, &st);
+		if (rc < 0)
+			return rc;
 		/* 64 entries: the capacity mtp_store_list() expects. */
 		*h = malloc(64 * sizeof(**h));
 		if (!*h)
@@ -706,6 +735,8 @@ static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
 		     i++)
 			rc = mtp_store_list(o->store, mtp_store_id(o->store, i),
 					    MTP_STORE_ROOT, h, n);
+		if (rc == 0 && *n > MTP_OPS_PROPLIST_MAX_OBJS)
+			rc = -E2BIG;
 	}
 	for (uint32_t level = 1; rc == 0 && level < depth && from < *n;
 	     level++) {
@@ -721,56 +752,152 @@ static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
 	return rc;
 }
 
-static int mtp_ops_prop_entries(struct mtp_ops *o, const uint32_t *h, size_t n,
-				uint16_t fmt, uint32_t prop, uint32_t *count)
+/* The entries of object h into b (emptied first): 0, 1 when it is not of
+ * format fmt (0: any) and is left out, -ENOENT when it is gone. */
+static int mtp_ops_render(struct mtp_ops *o, struct mtp_buf *b, uint32_t h,
+			  uint32_t fmt, uint32_t prop, uint32_t *count)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct mtp_obj_stat st;
-		int rc = mtp_store_stat(o->store, h[i], &st);
+	struct mtp_obj_stat st;
+	int rc = mtp_store_stat(o->store, h, &st);
 
-		if (rc == -ENOENT && n > 1)
-			continue; /* vanished meanwhile */
-		if (rc < 0)
-			return rc;
-		if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
+	mtp_buf_reset(b);
+	if (rc < 0)
+		return rc;
+	if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
+		return 1;
+	return mtp_dataset_prop_entries(b, &st, prop, count);
+}
+
+static void mtp_ops_gen_free(struct mtp_ops_gen *g)
+{
+	if (!g)
+		return;
+	free(g->h);
+	free(g->len);
+	mtp_buf_finish(&g->part);
+	free(g);
+}
+
+/*
+ * Count what each object of g->h takes, dropping those of another format
+ * and those that vanished; *total gets the dataset's length. The object a
+ * host named (one) must exist; in a subtree one was deleted meanwhile.
+ */
+static int mtp_ops_gen_count(struct mtp_ops *o, struct mtp_ops_gen *g,
+			     uint32_t fmt, bool one, uint64_t *total)
+{
+	uint32_t count = 0;
+	size_t k = 0;
+
+	g->len = malloc((g->n ? g->n : 1) * sizeof(*g->len));
+	if (!g->len)
+		return -ENOMEM;
+	*total = 4;
+	for (size_t i = 0; i < g->n; i++) {
+		int rc =
+		    mtp_ops_render(o, &g->part, g->h[i], fmt, g->prop, &count);
+
+		if (rc == 1 || (rc == -ENOENT && !one))
 			continue;
-		rc = mtp_dataset_prop_entries(&o->buf, &st, prop, count);
 		if (rc < 0)
 			return rc;
-		if (o->buf.len > MTP_OPS_PROPLIST_MAX_BYTES)
-			return -E2BIG;
+		g->h[k] = g->h[i];
+		g->len[k++] = g->part.len;
+		*total += g->part.len;
 	}
-	return 0;
+	g->n = k;
+	mtp_buf_reset(&g->part);
+	mtp_buf_u32(&g->part, count);
+	return g->part.oom ? -ENOMEM : 0;
 }
 
 static void mtp_ops_get_prop_list(struct mtp_ops *o,
 				  const struct mtp_container *c,
 				  struct mtp_reply *r)
 {
-	uint32_t *h = NULL, count = 0;
-	size_t n = 0;
+	/* One named object, not a subtree: it must exist. */
+	bool one =
+	    c->params[0] != MTP_ALL && c->params[0] != 0 && c->params[4] == 0;
+	struct mtp_ops_gen *g;
+	uint64_t total = 0;
 	int rc;
 
+	/* prop 0 asks by group (params[3]); we have no groups to offer. */
 	if (c->params[2] == 0) {
 		mtp_ops_rc(r, MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
 		return;
 	}
-	if (c->params[2] != MTP_ALL && !mtp_dataset_prop_type(c->params[2])) {
+	if (c->params[2] != MTP_ALL &&
+	    (c->params[2] > 0xFFFF || !mtp_dataset_prop_type(c->params[2]))) {
 		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
 		return;
 	}
-	rc = mtp_ops_collect(o, c->params[0], c->params[4], &h, &n);
-	mtp_buf_u32(&o->buf, 0);
-	if (rc == 0)
-		rc = mtp_ops_prop_entries(o, h, n, c->params[1], c->params[2],
-					  &count);
-	free(h);
-	if (rc == -E2BIG) {
-		mtp_ops_rc(r, MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED);
+	/* Format codes are 16 bits; anything else names no format. */
+	if (c->params[1] > 0xFFFF) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_FORMAT);
 		return;
 	}
-	mtp_buf_set_u32(&o->buf, 0, count);
-	mtp_ops_in_buf(o, r, rc);
+	g = calloc(1, sizeof(*g));
+	if (!g) {
+		mtp_ops_rc(r, MTP_RC_GENERAL_ERROR);
+		return;
+	}
+	g->prop = c->params[2];
+	mtp_buf_init(&g->part);
+	rc = mtp_ops_collect(o, c->params[0], c->params[4], &g->h, &g->n);
+	if (rc == 0)
+		rc = mtp_ops_gen_count(o, g, c->params[1], one, &total);
+	if (rc < 0) {
+		mtp_ops_gen_free(g);
+		mtp_ops_rc(r, rc == -E2BIG ? MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED
+					   : mtp_ops_errno_code(rc));
+		return;
+	}
+	mtp_ops_gen_free(o->gen);
+	o->gen = g;
+	r->phase = MTP_PHASE_IN_GEN;
+	r->length = total;
+}
+
+int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n)
+{
+	struct mtp_ops_gen *g = o->gen;
+	size_t done = 0;
+
+	while (g && !g->err && done < n) {
+		size_t k = g->part.len - g->part_off;
+
+		if (k == 0) {
+			uint32_t unused = 0;
+
+			g->part_off = 0;
+			if (g->next >= g->n) {
+				g->err = -EIO; /* asked for more than counted */
+				break;
+			}
+			/* Changed since counted: the length sent is wrong. */
+			if (mtp_ops_render(o, &g->part, g->h[g->next], 0,
+					   g->prop, &unused) != 0 ||
+			    g->part.len != g->len[g->next])
+				g->err = -EIO;
+			g->next++;
+			continue;
+		}
+		if (k > n - done)
+			k = n - done;
+		memcpy(out + done, g->part.data + g->part_off, k);
+		g->part_off += k;
+		done += k;
+	}
+	/* Zeros keep the framing the host was promised. */
+	memset(out + done, 0, n - done);
+	return g ? g->err : -EBADF;
+}
+
+void mtp_ops_gen_end(struct mtp_ops *o)
+{
+	mtp_ops_gen_free(o->gen);
+	o->gen = NULL;
 }
 
 static void mtp_ops_get_dprop_desc(struct mtp_ops *o,
