@@ -5,6 +5,8 @@
 # Outside make check (like repro-adb-kill.sh); run it with
 #   tests/loopback/run-suite.sh /work/main/build/vm build/loopback probe-mtplist.sh
 # Writes /mnt/out/ops-CLIENT.txt: "count opcode" per client.
+# PROBE_BUILDS="DIR..." runs the same clients against the mtp.so of each
+# build directory in turn (variants of the device info, say), one boot.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 GD_LOG=$MTP_WLOG
@@ -23,8 +25,6 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 mkdir -p $S/many/sub
 (cd $S/many && i=0 && while [ $i -lt "$N" ]; do echo $i > f$i.txt; i=$((i + 1)); done)
 echo deep > $S/many/sub/deep.txt
-mtp_up storage0_path=$S storage0_description=Probe || die "mtp gadget did not come up"
-
 # mon CLIENT CMD...: run CMD with usbmon on, count the command containers.
 mon() {
 	name=$1
@@ -49,20 +49,32 @@ mon() {
 	sed "s/^/PROBE $name op /" $OUT/ops-$name.txt
 }
 
-mon mtpfiles timeout 600 mtp-files
-mkdir -p /tmp/j /tmp/g
-mon jmtpfs-mount timeout 60 jmtpfs /tmp/j
-mon jmtpfs-ls timeout 600 ls -lR /tmp/j
-fusermount -u /tmp/j 2>/dev/null || umount /tmp/j
-sleep 1
-timeout 600 go-mtpfs /tmp/g > $OUT/go-mtpfs.log 2>&1 &
-gp=$!
-n=0
-while ! mountpoint -q /tmp/g && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
-mon gomtpfs-ls timeout 600 ls -lR /tmp/g
-fusermount -u /tmp/g 2>/dev/null || umount /tmp/g
-kill $gp 2>/dev/null
-tail -n 5 $OUT/go-mtpfs.log
-mon mtpfolders timeout 600 mtp-folders
-mtp_down
+# clients TAG: every client against the worker now up.
+clients() {
+	tag=$1
+	mon $tag-mtpfiles timeout 600 mtp-files
+	mkdir -p /tmp/j /tmp/g
+	mon $tag-jmtpfs-mount timeout 60 jmtpfs /tmp/j
+	mon $tag-jmtpfs-ls timeout 600 ls -lR /tmp/j
+	fusermount -u /tmp/j 2>/dev/null || umount /tmp/j
+	sleep 1
+	timeout 600 go-mtpfs /tmp/g > $OUT/go-mtpfs.log 2>&1 &
+	gp=$!
+	n=0
+	while ! mountpoint -q /tmp/g && [ $n -lt 100 ]; do sleep 0.2; n=$((n + 1)); done
+	mon $tag-gomtpfs-ls timeout 600 ls -lR /tmp/g
+	fusermount -u /tmp/g 2>/dev/null || umount /tmp/g
+	kill $gp 2>/dev/null
+	tail -n 5 $OUT/go-mtpfs.log
+	mon $tag-mtpfolders timeout 600 mtp-folders
+}
+
+for b in ${PROBE_BUILDS:-$B}; do
+	tag=$(basename "$b")
+	B=$b
+	mtp_up storage0_path=$S storage0_description=Probe || die "mtp gadget ($b) did not come up"
+	clients "$tag"
+	mtp_down
+	sleep 1
+done
 exit 0
