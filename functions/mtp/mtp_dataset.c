@@ -89,13 +89,13 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
 	/*
 	 * libmtp (1.1.20) picks its listing path from this string and the
-	 * operations listed (see README, "MTP listing"). "microsoft.com"
-	 * with GetObjectPropList listed: an uncached client (mtp-files,
-	 * jmtpfs) costs GetObjectInfo + a one-object GetObjectPropList per
-	 * object, a cached one (mtp-folders) one whole-device list. Adding
-	 * "android.com" sets libmtp's Android bug flags: GetObjectPropList
-	 * counted as broken (3 transactions per object instead of 2, and
-	 * no whole-device list), a long timeout and a reset on close.
+	 * operations listed (measured: README, "MTP listing"). Listed as
+	 * now, an uncached client (mtp-files, jmtpfs) costs GetObjectInfo +
+	 * a one-object GetObjectPropList per object and a cached one
+	 * (mtp-folders) one whole-device list. "android.com" would set
+	 * libmtp's Android bug flags: no whole-device list (GetObjectInfo
+	 * per object instead), a long timeout and a reset on every close,
+	 * and the per-object walk stays as it is.
 	 */
 	rc = mtp_dataset_str(b, "microsoft.com: 1.0;", rc);
 	mtp_buf_u16(b, 0); /* FunctionalMode */

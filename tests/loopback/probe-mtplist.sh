@@ -5,7 +5,7 @@
 # Outside make check (like repro-adb-kill.sh); run it with
 #   tests/loopback/run-suite.sh /work/main/build/vm build/loopback probe-mtplist.sh
 # Writes /mnt/out/ops-CLIENT.txt: "count opcode" per client.
-# PROBE_BUILDS="DIR..." runs the same clients against the mtp.so of each
+# PROBE_BUILDS="DIR:DIR..." runs the same clients against the mtp.so of each
 # build directory in turn (variants of the device info, say), one boot.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
@@ -69,7 +69,7 @@ clients() {
 	mon $tag-mtpfolders timeout 600 mtp-folders
 }
 
-for b in ${PROBE_BUILDS:-$B}; do
+for b in $(echo "${PROBE_BUILDS:-$B}" | tr : " "); do
 	tag=$(basename "$b")
 	B=$b
 	mtp_up storage0_path=$S storage0_description=Probe || die "mtp gadget ($b) did not come up"
