@@ -69,8 +69,10 @@ clients() {
 	mon $tag-mtpfolders timeout 600 mtp-folders
 }
 
+i=0
 for b in $(echo "${PROBE_BUILDS:-$B}" | tr : " "); do
-	tag=$(basename "$b")
+	i=$((i + 1))
+	tag=b$i-$(basename "$(dirname "$b")")
 	B=$b
 	mtp_up storage0_path=$S storage0_description=Probe || die "mtp gadget ($b) did not come up"
 	clients "$tag"
