@@ -1,5 +1,6 @@
 #include "mtp_ops.h"
 #include "mtp_dataset.h"
+#include "mtp_proplist.h"
 #include "mtp_proto.h"
 
 #include <errno.h>
@@ -12,8 +13,6 @@
 /* "All storages" / "root folder" in PTP operation parameters. */
 #define MTP_ALL 0xFFFFFFFFu
 
-struct mtp_ops_gen;
-
 struct mtp_ops {
 	struct mtp_store *store;
 	struct mtp_ops_info info;
@@ -25,7 +24,7 @@ struct mtp_ops {
 	struct mtp_store_upload *upload;
 	uint64_t pending_len;
 	/* The GetObjectPropList being sent (MTP_PHASE_IN_GEN). */
-	struct mtp_ops_gen *gen;
+	struct mtp_proplist *gen;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -657,169 +656,14 @@ static void mtp_ops_prop_value_data(struct mtp_ops *o,
 				    : mtp_ops_errno_code(rc));
 }
 
-/*
- * GetObjectPropList is answered as its data phase goes (MTP_PHASE_IN_GEN):
- * the command counts what each object's entries take, and mtp.c then pulls
- * the dataset piece by piece with mtp_ops_gen_fill(), which renders one
- * object at a time. Memory is 8 bytes per object (its handle and length)
- * plus one object's entries, never the whole list: a whole-device request
- * over 10 000 files (libmtp's fast listing) holds 80 kB, not megabytes.
- * Beyond MTP_OPS_PROPLIST_MAX_OBJS objects we decline and libmtp falls
- * back to listing folder by folder.
- */
-#define MTP_OPS_PROPLIST_MAX_OBJS 200000
-
-struct mtp_ops_gen {
-	uint32_t *h;   /* the objects, in the order they are sent */
-	uint32_t *len; /* bytes of each one's entries when counted */
-	size_t n;
-	size_t next; /* the next object to render */
-	uint32_t prop;
-	struct mtp_buf part; /* what is being sent: the count, then an object */
-	size_t part_off;
-	int err;
-};
-
-/* Append the children of every folder in h[from, to) to h. */
-static int mtp_ops_descend(struct mtp_ops *o, uint32_t **h, size_t *n,
-			   size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++) {
-		struct mtp_obj_stat st;
-		int rc;
-
-		if (mtp_store_stat(o->store, (*h)[i], &st) < 0 || !st.dir)
-			continue;
-		rc = mtp_store_list(o->store, st.storage, (*h)[i], h, n);
-		if (rc < 0)
-			return rc;
-		if (*n > MTP_OPS_PROPLIST_MAX_OBJS)
-			return -E2BIG;
-	}
-	return 0;
-}
-
-/*
- * The objects a GetObjectPropList covers: handle alone at depth 0;
- * otherwise what lies up to depth levels below it, where 0 stands for
- * the roots. 0xFFFFFFFF is every object of every storage.
- */
-static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
-			   uint32_t **h, size_t *n)
-{
-	size_t from = 0, to;
-	int rc = 0;
-
-	if (handle == MTP_ALL) {
-		handle = 0;
-		depth = MTP_ALL;
-	}
-	if (handle) {
-		struct mtp_obj_stat st;
-
-		/* A subtree of nothing is an error, not an empty list. */
-		rc = mtp_store_stat(o->store, handle, &st);
-		if (rc < 0)
-			return rc;
-		/* 64 entries: the capacity mtp_store_list() expects. */
-		*h = malloc(64 * sizeof(**h));
-		if (!*h)
-			return -ENOMEM;
-		(*h)[(*n)++] = handle;
-		if (depth == 0)
-			return 0;
-		rc = mtp_ops_descend(o, h, n, 0, 1);
-		from = 1;
-	} else {
-		for (unsigned i = 0; rc == 0 && i < mtp_store_count(o->store);
-		     i++)
-			rc = mtp_store_list(o->store, mtp_store_id(o->store, i),
-					    MTP_STORE_ROOT, h, n);
-		if (rc == 0 && *n > MTP_OPS_PROPLIST_MAX_OBJS)
-			rc = -E2BIG;
-	}
-	for (uint32_t level = 1; rc == 0 && level < depth && from < *n;
-	     level++) {
-		to = *n;
-		rc = mtp_ops_descend(o, h, n, from, to);
-		from = to;
-	}
-	/* The object named by handle is not part of its own subtree. */
-	if (handle && depth && *n) {
-		memmove(*h, *h + 1, (*n - 1) * sizeof(**h));
-		(*n)--;
-	}
-	return rc;
-}
-
-/* The entries of object h into b (emptied first): 0, 1 when it is not of
- * format fmt (0: any) and is left out, -ENOENT when it is gone. */
-static int mtp_ops_render(struct mtp_ops *o, struct mtp_buf *b, uint32_t h,
-			  uint32_t fmt, uint32_t prop, uint32_t *count)
-{
-	struct mtp_obj_stat st;
-	int rc = mtp_store_stat(o->store, h, &st);
-
-	mtp_buf_reset(b);
-	if (rc < 0)
-		return rc;
-	if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
-		return 1;
-	return mtp_dataset_prop_entries(b, &st, prop, count);
-}
-
-static void mtp_ops_gen_free(struct mtp_ops_gen *g)
-{
-	if (!g)
-		return;
-	free(g->h);
-	free(g->len);
-	mtp_buf_finish(&g->part);
-	free(g);
-}
-
-/*
- * Count what each object of g->h takes, dropping those of another format
- * and those that vanished; *total gets the dataset's length. The object a
- * host named (one) must exist; in a subtree one was deleted meanwhile.
- */
-static int mtp_ops_gen_count(struct mtp_ops *o, struct mtp_ops_gen *g,
-			     uint32_t fmt, bool one, uint64_t *total)
-{
-	uint32_t count = 0;
-	size_t k = 0;
-
-	g->len = malloc((g->n ? g->n : 1) * sizeof(*g->len));
-	if (!g->len)
-		return -ENOMEM;
-	*total = 4;
-	for (size_t i = 0; i < g->n; i++) {
-		int rc =
-		    mtp_ops_render(o, &g->part, g->h[i], fmt, g->prop, &count);
-
-		if (rc == 1 || (rc == -ENOENT && !one))
-			continue;
-		if (rc < 0)
-			return rc;
-		g->h[k] = g->h[i];
-		g->len[k++] = g->part.len;
-		*total += g->part.len;
-	}
-	g->n = k;
-	mtp_buf_reset(&g->part);
-	mtp_buf_u32(&g->part, count);
-	return g->part.oom ? -ENOMEM : 0;
-}
-
+/* GetObjectPropList is answered as its data phase goes (MTP_PHASE_IN_GEN,
+ * see mtp_proplist.h): nothing like the whole list is ever in memory. */
 static void mtp_ops_get_prop_list(struct mtp_ops *o,
 				  const struct mtp_container *c,
 				  struct mtp_reply *r)
 {
-	/* One named object, not a subtree: it must exist. */
-	bool one =
-	    c->params[0] != MTP_ALL && c->params[0] != 0 && c->params[4] == 0;
-	struct mtp_ops_gen *g;
-	uint64_t total = 0;
+	struct mtp_proplist *pl;
+	uint64_t len = 0;
 	int rc;
 
 	/* prop 0 asks by group (params[3]); we have no groups to offer. */
@@ -837,66 +681,31 @@ static void mtp_ops_get_prop_list(struct mtp_ops *o,
 		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_FORMAT);
 		return;
 	}
-	g = calloc(1, sizeof(*g));
-	if (!g) {
-		mtp_ops_rc(r, MTP_RC_GENERAL_ERROR);
-		return;
-	}
-	g->prop = c->params[2];
-	mtp_buf_init(&g->part);
-	rc = mtp_ops_collect(o, c->params[0], c->params[4], &g->h, &g->n);
-	if (rc == 0)
-		rc = mtp_ops_gen_count(o, g, c->params[1], one, &total);
+	rc = mtp_proplist_new(o->store, c->params[0], (uint16_t)c->params[1],
+			      c->params[2], c->params[4], &pl, &len);
 	if (rc < 0) {
-		mtp_ops_gen_free(g);
 		mtp_ops_rc(r, rc == -E2BIG ? MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED
 					   : mtp_ops_errno_code(rc));
 		return;
 	}
-	mtp_ops_gen_free(o->gen);
-	o->gen = g;
+	mtp_proplist_free(o->gen);
+	o->gen = pl;
 	r->phase = MTP_PHASE_IN_GEN;
-	r->length = total;
+	r->length = len;
 }
 
 int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n)
 {
-	struct mtp_ops_gen *g = o->gen;
-	size_t done = 0;
-
-	while (g && !g->err && done < n) {
-		size_t k = g->part.len - g->part_off;
-
-		if (k == 0) {
-			uint32_t unused = 0;
-
-			g->part_off = 0;
-			if (g->next >= g->n) {
-				g->err = -EIO; /* asked for more than counted */
-				break;
-			}
-			/* Changed since counted: the length sent is wrong. */
-			if (mtp_ops_render(o, &g->part, g->h[g->next], 0,
-					   g->prop, &unused) != 0 ||
-			    g->part.len != g->len[g->next])
-				g->err = -EIO;
-			g->next++;
-			continue;
-		}
-		if (k > n - done)
-			k = n - done;
-		memcpy(out + done, g->part.data + g->part_off, k);
-		g->part_off += k;
-		done += k;
+	if (!o->gen) {
+		memset(out, 0, n);
+		return -EBADF;
 	}
-	/* Zeros keep the framing the host was promised. */
-	memset(out + done, 0, n - done);
-	return g ? g->err : -EBADF;
+	return mtp_proplist_fill(o->gen, out, n);
 }
 
 void mtp_ops_gen_end(struct mtp_ops *o)
 {
-	mtp_ops_gen_free(o->gen);
+	mtp_proplist_free(o->gen);
 	o->gen = NULL;
 }
 
