@@ -118,10 +118,19 @@ static void mtp_send_buf(struct mtp *m)
 	mtp_respond(m, &m->reply);
 }
 
+/* Let go of what an IN data phase read from: its file or generator. */
+static void mtp_in_release(struct mtp *m)
+{
+	if (m->reply.phase == MTP_PHASE_IN_GEN)
+		mtp_ops_gen_end(m->ops);
+	else
+		close(m->reply.fd);
+	m->reply.fd = -1;
+}
+
 static void mtp_in_finish(struct mtp *m)
 {
-	close(m->reply.fd);
-	m->reply.fd = -1;
+	mtp_in_release(m);
 	if (m->in_err) {
 		m->reply.code = MTP_RC_INCOMPLETE_TRANSFER;
 		m->reply.nparams = 0;
@@ -139,6 +148,13 @@ static size_t mtp_in_fill(struct mtp *m, uint8_t *buf, size_t hdr)
 
 	if (want > m->in_left)
 		want = m->in_left;
+	if (m->reply.phase == MTP_PHASE_IN_GEN) {
+		int rc = mtp_ops_gen_fill(m->ops, buf + hdr, want);
+
+		if (rc < 0 && !m->in_err)
+			m->in_err = rc;
+		got = want;
+	}
 	while (got < want) {
 		ssize_t n = pread(m->reply.fd, buf + hdr + got, want - got,
 				  m->in_off + got);
@@ -184,7 +200,7 @@ static void mtp_in_pump(struct mtp *m)
 		}
 		n = mtp_in_fill(m, buf, hdr);
 		if (plugin_write_buf(m->p, MTP_EP_IN, buf, n) < 0) {
-			close(m->reply.fd);
+			mtp_in_release(m);
 			m->state = MTP_IDLE;
 			return;
 		}
@@ -238,7 +254,8 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 	switch (m->reply.phase) {
 	case MTP_PHASE_NONE: mtp_respond(m, &m->reply); break;
 	case MTP_PHASE_IN_BUF: mtp_send_buf(m); break;
-	case MTP_PHASE_IN_FILE: mtp_in_start(m); break;
+	case MTP_PHASE_IN_FILE:
+	case MTP_PHASE_IN_GEN: mtp_in_start(m); break;
 	case MTP_PHASE_OUT_BUF:
 	case MTP_PHASE_OUT_FILE:
 	case MTP_PHASE_OUT_DISCARD: mtp_out_start(m, false); break;
@@ -274,6 +291,7 @@ static void mtp_out_done(struct mtp *m)
 	case MTP_PHASE_NONE:
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
+	case MTP_PHASE_IN_GEN:
 	case MTP_PHASE_OUT_DISCARD: r = m->reply; break;
 	}
 	mtp_respond(m, &r);
@@ -325,6 +343,7 @@ static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
 	case MTP_PHASE_NONE:
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
+	case MTP_PHASE_IN_GEN:
 	case MTP_PHASE_OUT_DISCARD: break;
 	}
 }
@@ -422,7 +441,7 @@ static void mtp_abort(struct mtp *m)
 	    m->reply.phase == MTP_PHASE_OUT_FILE)
 		mtp_ops_object_done(m->ops, -ECANCELED, &r);
 	if (m->state == MTP_DATA_IN)
-		close(m->reply.fd);
+		mtp_in_release(m);
 	m->state = MTP_IDLE;
 }
 

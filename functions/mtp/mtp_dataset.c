@@ -87,6 +87,17 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	mtp_buf_u16(b, 100); /* StandardVersion */
 	mtp_buf_u32(b, 6);   /* VendorExtensionID: Microsoft, i.e. MTP */
 	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
+	/*
+	 * libmtp (1.1.20) picks its listing path from this string and the
+	 * operations listed (measured: README, "MTP listing"). Listed as
+	 * now, an uncached client (mtp-files, jmtpfs) costs GetObjectInfo +
+	 * a one-object GetObjectPropList per object and a cached one
+	 * (mtp-folders) one whole-device list. "android.com" would set
+	 * libmtp's Android bug flags: no whole-device list (GetObjectInfo
+	 * per object instead), a long timeout and a reset on every close,
+	 * and the per-object walk stays as it is. It is said only when the
+	 * mtp option android_extension asks (go-mtpfs edits in place then).
+	 */
 	rc = mtp_dataset_str(
 	    b, d->extensions ? d->extensions : "microsoft.com: 1.0;", rc);
 	mtp_buf_u16(b, 0); /* FunctionalMode */

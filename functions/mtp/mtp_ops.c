@@ -1,6 +1,7 @@
 #include "mtp_ops.h"
 #include "mtp_dataset.h"
 #include "mtp_edit.h"
+#include "mtp_proplist.h"
 #include "mtp_proto.h"
 
 #include <errno.h>
@@ -27,6 +28,8 @@ struct mtp_ops {
 	 * goes to them rather than to an upload. */
 	struct mtp_edit *edit;
 	bool partial;
+	/* The GetObjectPropList being sent (MTP_PHASE_IN_GEN). */
+	struct mtp_proplist *gen;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -82,6 +85,7 @@ void mtp_ops_free(struct mtp_ops *o)
 		return;
 	mtp_ops_drop_pending(o, false);
 	mtp_edit_free(o->edit);
+	mtp_ops_gen_end(o);
 	mtp_buf_finish(&o->buf);
 	free(o);
 }
@@ -678,125 +682,57 @@ static void mtp_ops_prop_value_data(struct mtp_ops *o,
 				    : mtp_ops_errno_code(rc));
 }
 
-/* Bounds of one GetObjectPropList answer; beyond them we decline and
- * libmtp falls back to listing folder by folder. */
-#define MTP_OPS_PROPLIST_MAX_OBJS 200000
-#define MTP_OPS_PROPLIST_MAX_BYTES (64u << 20)
-
-/* Append the children of every folder in h[from, to) to h. */
-static int mtp_ops_descend(struct mtp_ops *o, uint32_t **h, size_t *n,
-			   size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++) {
-		struct mtp_obj_stat st;
-		int rc;
-
-		if (mtp_store_stat(o->store, (*h)[i], &st) < 0 || !st.dir)
-			continue;
-		rc = mtp_store_list(o->store, st.storage, (*h)[i], h, n);
-		if (rc < 0)
-			return rc;
-		if (*n > MTP_OPS_PROPLIST_MAX_OBJS)
-			return -E2BIG;
-	}
-	return 0;
-}
-
-/*
- * The objects a GetObjectPropList covers: handle alone at depth 0;
- * otherwise what lies up to depth levels below it, where 0 stands for
- * the roots. 0xFFFFFFFF is every object of every storage.
- */
-static int mtp_ops_collect(struct mtp_ops *o, uint32_t handle, uint32_t depth,
-			   uint32_t **h, size_t *n)
-{
-	size_t from = 0, to;
-	int rc = 0;
-
-	if (handle == MTP_ALL) {
-		handle = 0;
-		depth = MTP_ALL;
-	}
-	if (handle) {
-		/* 64 entries: the capacity mtp_store_list() expects. */
-		*h = malloc(64 * sizeof(**h));
-		if (!*h)
-			return -ENOMEM;
-		(*h)[(*n)++] = handle;
-		if (depth == 0)
-			return 0;
-		rc = mtp_ops_descend(o, h, n, 0, 1);
-		from = 1;
-	} else {
-		for (unsigned i = 0; rc == 0 && i < mtp_store_count(o->store);
-		     i++)
-			rc = mtp_store_list(o->store, mtp_store_id(o->store, i),
-					    MTP_STORE_ROOT, h, n);
-	}
-	for (uint32_t level = 1; rc == 0 && level < depth && from < *n;
-	     level++) {
-		to = *n;
-		rc = mtp_ops_descend(o, h, n, from, to);
-		from = to;
-	}
-	/* The object named by handle is not part of its own subtree. */
-	if (handle && depth && *n) {
-		memmove(*h, *h + 1, (*n - 1) * sizeof(**h));
-		(*n)--;
-	}
-	return rc;
-}
-
-static int mtp_ops_prop_entries(struct mtp_ops *o, const uint32_t *h, size_t n,
-				uint16_t fmt, uint32_t prop, uint32_t *count)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct mtp_obj_stat st;
-		int rc = mtp_store_stat(o->store, h[i], &st);
-
-		if (rc == -ENOENT && n > 1)
-			continue; /* vanished meanwhile */
-		if (rc < 0)
-			return rc;
-		if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
-			continue;
-		rc = mtp_dataset_prop_entries(&o->buf, &st, prop, count);
-		if (rc < 0)
-			return rc;
-		if (o->buf.len > MTP_OPS_PROPLIST_MAX_BYTES)
-			return -E2BIG;
-	}
-	return 0;
-}
-
+/* GetObjectPropList is answered as its data phase goes (MTP_PHASE_IN_GEN,
+ * see mtp_proplist.h): nothing like the whole list is ever in memory. */
 static void mtp_ops_get_prop_list(struct mtp_ops *o,
 				  const struct mtp_container *c,
 				  struct mtp_reply *r)
 {
-	uint32_t *h = NULL, count = 0;
-	size_t n = 0;
+	struct mtp_proplist *pl;
+	uint64_t len = 0;
 	int rc;
 
+	/* prop 0 asks by group (params[3]); we have no groups to offer. */
 	if (c->params[2] == 0) {
 		mtp_ops_rc(r, MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
 		return;
 	}
-	if (c->params[2] != MTP_ALL && !mtp_dataset_prop_type(c->params[2])) {
+	if (c->params[2] != MTP_ALL &&
+	    (c->params[2] > 0xFFFF || !mtp_dataset_prop_type(c->params[2]))) {
 		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_PROP_CODE);
 		return;
 	}
-	rc = mtp_ops_collect(o, c->params[0], c->params[4], &h, &n);
-	mtp_buf_u32(&o->buf, 0);
-	if (rc == 0)
-		rc = mtp_ops_prop_entries(o, h, n, c->params[1], c->params[2],
-					  &count);
-	free(h);
-	if (rc == -E2BIG) {
-		mtp_ops_rc(r, MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED);
+	/* Format codes are 16 bits; anything else names no format. */
+	if (c->params[1] > 0xFFFF) {
+		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_FORMAT);
 		return;
 	}
-	mtp_buf_set_u32(&o->buf, 0, count);
-	mtp_ops_in_buf(o, r, rc);
+	rc = mtp_proplist_new(o->store, c->params[0], (uint16_t)c->params[1],
+			      c->params[2], c->params[4], &pl, &len);
+	if (rc < 0) {
+		mtp_ops_rc(r, rc == -E2BIG ? MTP_RC_SPEC_BY_DEPTH_UNSUPPORTED
+					   : mtp_ops_errno_code(rc));
+		return;
+	}
+	mtp_proplist_free(o->gen);
+	o->gen = pl;
+	r->phase = MTP_PHASE_IN_GEN;
+	r->length = len;
+}
+
+int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n)
+{
+	if (!o->gen) {
+		memset(out, 0, n);
+		return -EBADF;
+	}
+	return mtp_proplist_fill(o->gen, out, n);
+}
+
+void mtp_ops_gen_end(struct mtp_ops *o)
+{
+	mtp_proplist_free(o->gen);
+	o->gen = NULL;
 }
 
 static void mtp_ops_get_dprop_desc(struct mtp_ops *o,

@@ -7,6 +7,8 @@
  * mtp_ops_buf(); for IN_FILE mtp.c streams `length` bytes of `fd` from
  * `offset` and then closes fd. For OUT_BUF mtp.c collects the host's data
  * into mtp_ops_buf() and calls mtp_ops_data_out() for the response. For
+ * IN_GEN mtp.c streams `length` bytes pulled from mtp_ops_gen_fill() (a
+ * dataset too large to build at once) and then calls mtp_ops_gen_end(). For
  * OUT_FILE mtp.c hands the data to mtp_ops_object_write() (the upload
  * of mtp_store: space and announced size are checked there) and calls
  * mtp_ops_object_done(). For OUT_DISCARD the data is read and dropped and
@@ -22,6 +24,7 @@ enum mtp_phase {
 	MTP_PHASE_NONE,
 	MTP_PHASE_IN_BUF,
 	MTP_PHASE_IN_FILE,
+	MTP_PHASE_IN_GEN,
 	MTP_PHASE_OUT_BUF,
 	MTP_PHASE_OUT_FILE,
 	MTP_PHASE_OUT_DISCARD,
@@ -72,6 +75,14 @@ int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n);
 /* status 0: all data came, and the object replaces its target; else
  * -errno (-ECANCELED, -EIO...) and the old content stays. */
 void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
+/*
+ * The next n bytes of an IN_GEN data phase into out: 0, or -EIO when the
+ * store changed since the length was announced (the rest of out is then
+ * zeros, so the framing holds; answer Incomplete_Transfer).
+ */
+int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n);
+/* The IN_GEN data phase is over, sent or abandoned. */
+void mtp_ops_gen_end(struct mtp_ops *o);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);

@@ -6,7 +6,10 @@
 #   BENCH umtprd_send_mbps / umtprd_get_mbps / umtprd_files_s / umtprd_folders_s
 #   BENCH mtp_tiny_send_ms / mtp_tiny_get_ms: the tools' fixed cost
 #   BENCH mtp_send_net_mbps / mtp_get_net_mbps: the rates less that cost
-# Runs in the guest (see run-bench.sh); needs SRC and B.
+#   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
+#         same tree through a jmtpfs and a go-mtpfs mount
+# Runs in the guest (see run-bench.sh); needs SRC and B. MTP_BENCH_FILES
+# sets the tree's size; MTP_BENCH_LIST_ONLY=1 skips the 50 MB transfers.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 export LANG=C.UTF-8
@@ -95,6 +98,49 @@ list() {
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
+# fuse_ls NAME: time `ls -R` of the whole device through jmtpfs (libmtp,
+# uncached: GetObjectInfo and a one-object GetObjectPropList per object)
+# and through go-mtpfs (its own stack: GetObjectInfo per object).
+fuse_ls() {
+	modprobe fuse 2>/dev/null
+	mkdir -p $W/j $W/g
+	if timeout 60 jmtpfs $W/j > $W/$1-jmtpfs.txt 2>&1; then
+		t0=$(now)
+		timeout 600 ls -R $W/j > $W/$1-jls.txt 2>&1
+		t1=$(now)
+		n=$(grep -c '^f[0-9]*\.txt$' $W/$1-jls.txt)
+		# A listing that failed or timed out gives no figure.
+		if [ "$n" -ge "$NFILES" ]; then
+			echo "BENCH ${1}_jmtpfs_ls_s $(secs $((t1 - t0))) s"
+		else
+			echo "FAIL: $1: ls -R through jmtpfs listed $n files in $(secs $((t1 - t0))) s"
+		fi
+		timeout 30 fusermount -u $W/j 2>/dev/null || timeout 30 umount $W/j
+	else
+		echo "FAIL: $1: jmtpfs did not mount"; tail -n 3 $W/$1-jmtpfs.txt
+	fi
+	timeout 900 go-mtpfs $W/g > $W/$1-gomtpfs.txt 2>&1 &
+	gp=$!
+	n=0
+	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+	if mountpoint -q $W/g; then
+		t0=$(now)
+		timeout 600 ls -R $W/g > $W/$1-gls.txt 2>&1
+		t1=$(now)
+		n=$(grep -c '^f[0-9]*\.txt$' $W/$1-gls.txt)
+		if [ "$n" -ge "$NFILES" ]; then
+			echo "BENCH ${1}_gomtpfs_ls_s $(secs $((t1 - t0))) s"
+		else
+			echo "FAIL: $1: ls -R through go-mtpfs listed $n files in $(secs $((t1 - t0))) s"
+		fi
+		timeout 30 fusermount -u $W/g 2>/dev/null || timeout 30 umount $W/g
+	else
+		echo "FAIL: $1: go-mtpfs did not mount"; tail -n 3 $W/$1-gomtpfs.txt
+	fi
+	kill $gp 2>/dev/null
+	wait $gp 2>/dev/null
+}
+
 populate() {
 	mkdir -p "$1/many"
 	(cd "$1/many" && i=0 && while [ $i -lt "$NFILES" ]; do
@@ -160,29 +206,33 @@ gd_modules
 mkdir -p $W /srv/mtpb /srv/umtpb
 timeout 30 head -c $SIZE /dev/urandom > $W/big.bin
 
-echo "== gadgetd mtp: 50 MB send/get"
-mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
-tiny mtp
-xfer mtp /srv/mtpb
-TINY_SEND_NS= TINY_GET_NS=
-mtp_down
+if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
+	echo "== gadgetd mtp: 50 MB send/get"
+	mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
+	tiny mtp
+	xfer mtp /srv/mtpb
+	TINY_SEND_NS= TINY_GET_NS=
+	mtp_down
 
-echo "== umtprd: 50 MB send/get"
-if umtprd_up /srv/umtpb; then
-	xfer umtprd /srv/umtpb
-else
-	echo "FAIL: umtprd gadget did not come up"; tail -n 20 $W/umtprd.log
+	echo "== umtprd: 50 MB send/get"
+	if umtprd_up /srv/umtpb; then
+		xfer umtprd /srv/umtpb
+	else
+		echo "FAIL: umtprd gadget did not come up"; tail -n 20 $W/umtprd.log
+	fi
+	umtprd_down
 fi
-umtprd_down
 
 echo "== $NFILES files"
 populate /srv/mtpb
 populate /srv/umtpb
 mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
 list mtp
+fuse_ls mtp
 mtp_down
 if umtprd_up /srv/umtpb; then
 	list umtprd
+	fuse_ls umtprd
 fi
 umtprd_down
 cp $W/*.txt $W/umtprd.log /mnt/out/ 2>/dev/null

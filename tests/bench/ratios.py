@@ -36,6 +36,9 @@ pairs = [
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
     ("umtprd_files_s", "mtp_files_s", "mtp-files 10000 files: umtprd time / gadgetd time", None),
+    ("umtprd_folders_s", "mtp_folders_s", "mtp-folders 10000 files: umtprd time / gadgetd time", None),
+    ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", "ls -R through jmtpfs, 10000 files: umtprd time / gadgetd time", None),
+    ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", "ls -R through go-mtpfs, 10000 files: umtprd time / gadgetd time", None),
 ]
 print("ratios (same VM run):")
 for num, den, what, target in pairs:

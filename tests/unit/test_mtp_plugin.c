@@ -677,6 +677,261 @@ static void test_rename_and_props(void **state)
 	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_CODE);
 }
 
+/*
+ * The whole IN data phase of the command just sent, draining as the
+ * plugin waits: its payload into a malloc'ed *out (*n bytes, checked
+ * against the container's length) and the response code.
+ */
+static uint16_t in_phase(struct fx *f, uint8_t **out, size_t *n)
+{
+	size_t total = 0, want = 0, cap = 1 << 16;
+	uint8_t *buf = malloc(cap);
+	uint16_t code = 0;
+
+	assert_non_null(buf);
+	for (unsigned rounds = 0; !code && rounds < 1000; rounds++) {
+		for (unsigned i = 0; i < fake_mtp_n_xfers(); i++) {
+			const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
+			const uint8_t *p = fake_mtp_data() + x->off;
+
+			if (x->ep != MTP_EP_IN || x->len == 0)
+				continue;
+			if (total == want && total &&
+			    le16(p + 4) == MTP_TYPE_RESPONSE) {
+				code = le16(p + 6);
+				break;
+			}
+			if (total == 0) {
+				assert_int_equal(le16(p + 4), MTP_TYPE_DATA);
+				want = le32(p);
+			}
+			while (total + x->len > cap)
+				buf = realloc(buf, cap *= 2);
+			memcpy(buf + total, p, x->len);
+			total += x->len;
+			assert_true(total <= want);
+		}
+		if (!code && fake_mtp_n_xfers() && total == 0)
+			code = resp(NULL); /* no data phase: an error */
+		fake_mtp_clear();
+		if (!code)
+			ops->tx_drained(f->priv, MTP_EP_IN);
+	}
+	assert_true(code != 0);
+	*n = total > MTP_HDR_LEN ? total - MTP_HDR_LEN : 0;
+	memmove(buf, buf + (total ? MTP_HDR_LEN : 0), *n);
+	*out = buf;
+	return code;
+}
+
+/* Walk an ObjectPropList, checking every element is whole; its count.
+ * handles gets the distinct handles in order (room for max). */
+static uint32_t walk_prop_list(const uint8_t *p, size_t n, uint32_t *handles,
+			       size_t max, size_t *nh)
+{
+	size_t off = 4;
+	uint32_t count;
+
+	assert_true(n >= 4);
+	count = le32(p);
+	*nh = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t h;
+		uint16_t type;
+
+		assert_true(off + 8 <= n);
+		h = le32(p + off);
+		type = le16(p + off + 6);
+		off += 8;
+		if (*nh == 0 || handles[*nh - 1] != h) {
+			assert_true(*nh < max);
+			handles[(*nh)++] = h;
+		}
+		switch (type) {
+		case MTP_DT_UINT16: off += 2; break;
+		case MTP_DT_UINT32: off += 4; break;
+		case MTP_DT_UINT64: off += 8; break;
+		case MTP_DT_UINT128: off += 16; break;
+		case MTP_DT_STR:
+			assert_true(off < n);
+			off += 1 + 2 * p[off];
+			break;
+		default: fail_msg("type 0x%04x", type);
+		}
+		assert_true(off <= n);
+	}
+	assert_int_equal(off, n);
+	return count;
+}
+
+/* libmtp's fast listing: GetObjectPropList(0xFFFFFFFF, 0, 0xFFFFFFFF, 0,
+ * 0xFFFFFFFF) over a tree larger than one queue of transfers. */
+static void test_prop_list_whole_device(void **state)
+{
+	enum { FILES = 3000 };
+	static uint32_t handles[FILES + 8];
+	struct fx *f = *state;
+	uint8_t *data;
+	size_t n, nh;
+	char name[160];
+
+	mkdir(in_s0(f, "many"), 0755);
+	mkdir(in_s0(f, "many/sub"), 0755);
+	for (unsigned i = 0; i < FILES; i++) {
+		/* Long names: the list must outgrow PLUGIN_TX_HIGH. */
+		snprintf(name, sizeof(name),
+			 "%s/many/%sa-name-long-enough-to-fill-the-list-%u.txt",
+			 f->s0, i % 2 ? "sub/" : "", i);
+		write_file(name, i % 7);
+	}
+	write_file(in_s0(f, "top.jpg"), 3);
+	open_session(f);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	/* More than the plugin queues at once: it was really streamed. */
+	assert_true(n > PLUGIN_TX_HIGH);
+	/* The files, many, many/sub and top.jpg; both storages (s1 empty). */
+	assert_int_equal(walk_prop_list(data, n, handles, FILES + 8, &nh),
+			 11 * (FILES + 3));
+	assert_int_equal(nh, FILES + 3);
+	for (size_t i = 0; i < nh; i++)
+		for (size_t k = i + 1; k < nh; k++)
+			assert_true(handles[i] != handles[k]);
+	free(data);
+	/* Only the text files, then only the folders. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, MTP_FMT_TEXT,
+	    MTP_PROP_OBJECT_FILE_NAME, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, FILES + 8, &nh),
+			 FILES);
+	free(data);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, MTP_FMT_ASSOCIATION,
+	    0xffffffff, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, FILES + 8, &nh),
+			 11 * 2);
+	free(data);
+	/* The same subtree from its folder, one level: FILES / 2 + sub. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, handle_of(f, "many"), 0,
+	    MTP_PROP_OBJECT_SIZE, 0, 1);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, FILES + 8, &nh),
+			 FILES / 2 + 1);
+	free(data);
+}
+
+/* Parameters a host may get wrong, each answered without a data phase
+ * where PTP says so, and never with a half-built list. */
+static void test_prop_list_bad_params(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h, d, handles[8];
+	uint8_t *data;
+	size_t n, nh;
+
+	write_file(in_s0(f, "a.txt"), 5);
+	mkdir(in_s0(f, "d"), 0755);
+	open_session(f);
+	h = handle_of(f, "a.txt");
+	d = handle_of(f, "d");
+	/* By group, whatever the group. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0, 0, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0, 7, 0xffffffff);
+	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
+	fake_mtp_clear();
+	/* Property codes that are not ours, or wider than 16 bits. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0xdc99, 0, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_CODE);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0,
+	    0x10000 | MTP_PROP_OBJECT_FILE_NAME, 0, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_PROP_CODE);
+	fake_mtp_clear();
+	/* A format wider than 16 bits names no format. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff,
+	    0x10000 | MTP_FMT_TEXT, 0xffffffff, 0, 0xffffffff);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_FORMAT);
+	fake_mtp_clear();
+	/* Handles that do not exist, at every depth. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0x4444, 0, 0xffffffff, 0, 0);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0x4444, 0, 0xffffffff, 0, 1);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xfffffffe, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+	fake_mtp_clear();
+	/* An object of another format than asked: an empty list. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, MTP_FMT_EXIF_JPEG, 0xffffffff,
+	    0, 0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, 8, &nh), 0);
+	free(data);
+	/* Below a file, or an empty folder: nothing, at any depth. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0xffffffff, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, 8, &nh), 0);
+	free(data);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, d, 0, 0xffffffff, 0, 1);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, 8, &nh), 0);
+	free(data);
+	/* No parameters at all: handle 0, prop 0, i.e. by group. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 0);
+	assert_int_equal(resp(NULL), MTP_RC_SPEC_BY_GROUP_UNSUPPORTED);
+	fake_mtp_clear();
+	/* And the session still works. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, MTP_PROP_OBJECT_SIZE, 0,
+	    0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, 8, &nh), 1);
+	assert_int_equal(handles[0], h);
+	free(data);
+}
+
+/* The tree changes while the list is streamed: the framing holds (the
+ * length announced is sent) and the answer is Incomplete_Transfer; a
+ * reset in the middle leaves nothing behind (ASan checks the leak). */
+static void test_prop_list_changed_meanwhile(void **state)
+{
+	struct fx *f = *state;
+	char name[160];
+	uint8_t *data;
+	size_t n;
+
+	for (unsigned i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "%s/f%u.txt", f->s0, i);
+		write_file(name, 1);
+	}
+	open_session(f);
+	/* Everything counted; nothing sent yet (the queue is full). */
+	fake_mtp_set_queued(PLUGIN_TX_HIGH);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	snprintf(name, sizeof(name), "%s/f599.txt", f->s0);
+	assert_int_equal(unlink(name), 0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_INCOMPLETE_TRANSFER);
+	free(data);
+	/* The next request sees the tree as it is. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0,
+	    MTP_PROP_OBJECT_FILE_NAME, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(le32(data), 599);
+	free(data);
+	/* A host that goes away mid-list. */
+	fake_mtp_set_queued(PLUGIN_TX_HIGH);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	ops->disable(f->priv);
+	fake_mtp_clear();
+}
+
 static void test_stray_data_and_disable(void **state)
 {
 	struct fx *f = *state;
@@ -1626,6 +1881,9 @@ int main(void)
 	    T(test_class_requests),
 	    T(test_refusals),
 	    T(test_rename_and_props),
+	    T(test_prop_list_whole_device),
+	    T(test_prop_list_bad_params),
+	    T(test_prop_list_changed_meanwhile),
 	    T(test_stray_data_and_disable),
 	    T(test_send_object_4gib_framing),
 	    T(test_send_object_prop_list),

@@ -1,0 +1,46 @@
+/*
+ * mtp_proplist: the ObjectPropList dataset of a GetObjectPropList,
+ * produced as the data phase goes.
+ *
+ * mtp_proplist_new() collects the objects the request covers and counts
+ * what each one's entries take, so the dataset's length is known before
+ * a byte is sent; mtp_proplist_fill() then renders one object at a time.
+ * Memory is 8 bytes per object (its handle and length) plus one object's
+ * entries, never the whole list: a whole-device request over 10 000 files
+ * (libmtp's fast listing) holds 80 kB, not megabytes.
+ */
+#ifndef GADGETD_MTP_PROPLIST_H
+#define GADGETD_MTP_PROPLIST_H
+
+#include "mtp_store.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Beyond this many objects a request is refused (-E2BIG); libmtp then
+ * falls back to listing folder by folder. */
+#define MTP_PROPLIST_MAX_OBJS 200000
+
+struct mtp_proplist;
+
+/*
+ * The list of property prop (0xFFFFFFFF: all; the caller checked it is
+ * one we have) of the objects of format fmt (0: any) covered by handle
+ * and depth: handle alone at depth 0, otherwise what lies up to depth
+ * levels below it, where handle 0 stands for the roots; handle
+ * 0xFFFFFFFF is every object of every storage. *len gets the dataset's
+ * length. -ENOENT when handle does not exist, -E2BIG for too many
+ * objects, -ENOMEM.
+ */
+int mtp_proplist_new(struct mtp_store *s, uint32_t handle, uint16_t fmt,
+		     uint32_t prop, uint32_t depth, struct mtp_proplist **out,
+		     uint64_t *len);
+/*
+ * The next n bytes of the dataset into out: 0, or -EIO when the store
+ * changed since it was counted (the rest of out is then zeros, so the
+ * framing holds; answer Incomplete_Transfer).
+ */
+int mtp_proplist_fill(struct mtp_proplist *pl, uint8_t *out, size_t n);
+void mtp_proplist_free(struct mtp_proplist *pl);
+
+#endif
