@@ -528,24 +528,20 @@ int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 	return 0;
 }
 
-int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
+/*
+ * Opens name in dfd (and closes dfd) for mtp_store_open() and
+ * mtp_store_edit_open(). O_NONBLOCK only keeps a FIFO planted under our
+ * feet from hanging; what was opened is checked, so a swap after a stat
+ * cannot fool us.
+ */
+static int mtp_store_open_at(int dfd, const char *name, int flags, int *out)
 {
-	struct mtp_obj *o;
-	struct mtp_storage *st;
-	int dfd, fd, rc;
+	int fd = mtp_fs_open(dfd, name, flags | O_NONBLOCK, 0);
+	int rc;
 
-	/* Files are only ever read in place; uploads replace them whole. */
-	if ((flags & O_ACCMODE) != O_RDONLY)
-		return -EINVAL;
-	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
-	if (rc < 0)
-		return rc;
-	fd = mtp_fs_open(dfd, o->name, flags | O_NONBLOCK, 0);
 	close(dfd);
 	if (fd < 0)
 		return fd;
-	/* O_NONBLOCK only keeps a FIFO planted under our feet from hanging;
-	 * what was opened is checked, so a swap after a stat cannot fool us. */
 	rc = mtp_fs_servable(fd);
 	if (rc < 0) {
 		close(fd);
@@ -556,12 +552,27 @@ int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
 	return 0;
 }
 
+int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
+{
+	struct mtp_obj *o;
+	struct mtp_storage *st;
+	int dfd, rc;
+
+	/* Reads only: in-place writes go through mtp_store_edit_open(). */
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		return -EINVAL;
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
+	if (rc < 0)
+		return rc;
+	return mtp_store_open_at(dfd, o->name, flags, out);
+}
+
 int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
 			uint64_t *reserve)
 {
 	struct mtp_obj *o;
 	struct mtp_storage *st;
-	int dfd, fd, rc;
+	int dfd, rc;
 
 	mtp_store_changed(s);
 	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
@@ -577,20 +588,8 @@ int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
 		close(dfd);
 		return rc;
 	}
-	fd = mtp_fs_open(dfd, o->name, O_RDWR | O_NONBLOCK, 0);
-	close(dfd);
-	if (fd < 0)
-		return fd;
-	/* As in mtp_store_open(): what was opened is what counts. */
-	rc = mtp_fs_servable(fd);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	fcntl(fd, F_SETFL, 0);
-	*out = fd;
 	*reserve = st->reserve;
-	return 0;
+	return mtp_store_open_at(dfd, o->name, O_RDWR, out);
 }
 
 /* True when name is the temporary file of an upload in progress. */

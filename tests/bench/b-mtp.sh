@@ -98,6 +98,21 @@ list() {
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
+# ls_time NAME CLIENT LABEL DIR: time `ls -R DIR` (CLIENT's mount); a
+# listing that failed or timed out gives no figure.
+ls_time() {
+	t0=$(now)
+	timeout 600 ls -R "$4" > $W/$1-$2-ls.txt 2>&1
+	t1=$(now)
+	n=$(grep -c '^f[0-9]*\.txt$' $W/$1-$2-ls.txt)
+	if [ "$n" -ge "$NFILES" ]; then
+		echo "BENCH ${1}_${2}_ls_s $(secs $((t1 - t0))) s"
+	else
+		echo "FAIL: $1: ls -R through $3 listed $n files in $(secs $((t1 - t0))) s"
+	fi
+	timeout 30 fusermount -u "$4" 2>/dev/null || timeout 30 umount "$4"
+}
+
 # fuse_ls NAME: time `ls -R` of the whole device through jmtpfs (libmtp,
 # uncached: GetObjectInfo and a one-object GetObjectPropList per object)
 # and through go-mtpfs (its own stack: GetObjectInfo per object).
@@ -105,17 +120,7 @@ fuse_ls() {
 	modprobe fuse 2>/dev/null
 	mkdir -p $W/j $W/g
 	if timeout 60 jmtpfs $W/j > $W/$1-jmtpfs.txt 2>&1; then
-		t0=$(now)
-		timeout 600 ls -R $W/j > $W/$1-jls.txt 2>&1
-		t1=$(now)
-		n=$(grep -c '^f[0-9]*\.txt$' $W/$1-jls.txt)
-		# A listing that failed or timed out gives no figure.
-		if [ "$n" -ge "$NFILES" ]; then
-			echo "BENCH ${1}_jmtpfs_ls_s $(secs $((t1 - t0))) s"
-		else
-			echo "FAIL: $1: ls -R through jmtpfs listed $n files in $(secs $((t1 - t0))) s"
-		fi
-		timeout 30 fusermount -u $W/j 2>/dev/null || timeout 30 umount $W/j
+		ls_time $1 jmtpfs jmtpfs $W/j
 	else
 		echo "FAIL: $1: jmtpfs did not mount"; tail -n 3 $W/$1-jmtpfs.txt
 	fi
@@ -124,16 +129,7 @@ fuse_ls() {
 	n=0
 	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
 	if mountpoint -q $W/g; then
-		t0=$(now)
-		timeout 600 ls -R $W/g > $W/$1-gls.txt 2>&1
-		t1=$(now)
-		n=$(grep -c '^f[0-9]*\.txt$' $W/$1-gls.txt)
-		if [ "$n" -ge "$NFILES" ]; then
-			echo "BENCH ${1}_gomtpfs_ls_s $(secs $((t1 - t0))) s"
-		else
-			echo "FAIL: $1: ls -R through go-mtpfs listed $n files in $(secs $((t1 - t0))) s"
-		fi
-		timeout 30 fusermount -u $W/g 2>/dev/null || timeout 30 umount $W/g
+		ls_time $1 gomtpfs go-mtpfs $W/g
 	else
 		echo "FAIL: $1: go-mtpfs did not mount"; tail -n 3 $W/$1-gomtpfs.txt
 	fi
