@@ -857,6 +857,18 @@ static void test_sync_errors(void **state)
 	stop(t);
 }
 
+/* A sparse file "big" of size bytes in the test's folder; its path in path. */
+static void big_file(struct t *t, char *path, size_t size_of_path, off_t size)
+{
+	int fd;
+
+	snprintf(path, size_of_path, "%s/big", t->dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
 static void test_sync_pipelined_and_stash_limit(void **state)
 {
 	struct t *t = start("off");
@@ -865,12 +877,9 @@ static void test_sync_pipelined_and_stash_limit(void **state)
 	size_t n, got, off = 0, data = 0;
 	uint32_t id;
 	struct msg m;
-	int fd, i;
+	int i;
 
-	snprintf(path, sizeof(path), "%s/big", t->dir);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	assert_int_equal(ftruncate(fd, (2 << 20) + 5), 0);
-	close(fd);
+	big_file(t, path, sizeof(path), (2 << 20) + 5);
 	connect_host(t, ADB_MAX_PAYLOAD);
 	id = open_stream(t, 70, "sync:");
 	/* RECV and STAT in one WRTE: the STAT answer follows RECV's DONE. */
@@ -942,13 +951,9 @@ static void test_flow_control_and_fairness(void **state)
 	uint32_t a, b;
 	struct msg m;
 	size_t n;
-	int fd;
 
 	/* A 3 MiB file pulled on two streams at once. */
-	snprintf(path, sizeof(path), "%s/big", t->dir);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	assert_int_equal(ftruncate(fd, 3 << 20), 0);
-	close(fd);
+	big_file(t, path, sizeof(path), 3 << 20);
 	connect_host(t, ADB_MAX_PAYLOAD);
 	a = open_stream(t, 50, "sync:");
 	b = open_stream(t, 51, "sync:");
@@ -1030,12 +1035,8 @@ static void test_delayed_ack_send_window(void **state)
 	uint32_t a, b;
 	struct msg m;
 	size_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), "%s/big", t->dir);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	assert_int_equal(ftruncate(fd, 8 << 20), 0);
-	close(fd);
+	big_file(t, path, sizeof(path), 8 << 20);
 	/* A host without the feature: a window in OPEN is refused. */
 	connect_host(t, ADB_MAX_PAYLOAD);
 	send_msg(t, ADB_OPEN, 1, 4096, "sync:", 5);
