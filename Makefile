@@ -5,7 +5,7 @@
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
-#   make bench      throughput and latency benchmarks in one VM run
+#   make bench      [BENCH=b-switch,...] throughput and latency benchmarks in one VM run
 #   make install    [DESTDIR=...] [PREFIX=/usr]
 
 PREFIX ?= /usr
@@ -110,8 +110,10 @@ soak: all bed
 demo: deps all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
+# make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 bench: deps all bed $(B)/usbsync
-	tests/bench/run-bench.sh $(BED) $(B)/bench
+	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
+		tests/bench/run-bench.sh $(BED) $(B)/bench
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
 $(B)/usbsync: tests/bench/usbsync.c

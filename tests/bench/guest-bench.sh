@@ -6,8 +6,20 @@ export SRC B
 cd /mnt/out || exit 1
 # The ceiling runs first and last: the ratios use the mean of both, so a
 # drift in the machine's load during the run shows and averages out.
+# BENCH_ONLY=b-switch,b-mtp (make bench BENCH=...) runs only those, still
+# between the two ceilings.
 ceiling=$SRC/tests/bench/b-ceiling.sh
-for b in "$ceiling" $(ls "$SRC"/tests/bench/b-*.sh | grep -v b-ceiling.sh) "$ceiling"; do
+benches=$(ls "$SRC"/tests/bench/b-*.sh | grep -v b-ceiling.sh)
+if [ -n "${BENCH_ONLY:-}" ]; then
+	want=" $(echo "$BENCH_ONLY" | tr ',' ' ') "
+	sel=""
+	for b in $benches; do
+		case "$want" in *" $(basename "$b" .sh) "*) sel="$sel $b" ;; esac
+	done
+	[ -n "$sel" ] || { echo "FATAL: BENCH_ONLY=$BENCH_ONLY names no tests/bench/b-*.sh"; exit 1; }
+	benches=$sel
+fi
+for b in "$ceiling" $benches "$ceiling"; do
 	name=$(basename "$b" .sh)
 	[ -e "/mnt/out/$name.log" ] && name=$name-2
 	echo "## $name"

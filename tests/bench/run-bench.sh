@@ -1,5 +1,7 @@
 #!/bin/sh
 # make bench: all benchmarks in one VM run, then the ratios.
+# GADGETD_BENCH_ENV: VAR=VALUE words the guest sees, e.g.
+# "BENCH_ONLY=b-switch MTP_BENCH_LIST_ONLY=1".
 set -u
 bed=${1:?usage: run-bench.sh BEDDIR OUTDIR}
 out=${2:?usage: run-bench.sh BEDDIR OUTDIR}
@@ -8,6 +10,6 @@ src=$(cd "$here/../.." && pwd)
 rm -rf "$out"
 mkdir -p "$out"
 echo "bench: booting the test bed; every benchmark runs in this one VM" >&2
-"$src/tests/vm/run.sh" "$bed" "$out" 3000 "SRC=$src B=$src/build sh $here/guest-bench.sh" |
+"$src/tests/vm/run.sh" "$bed" "$out" 3000 "SRC=$src B=$src/build ${GADGETD_BENCH_ENV:-} sh $here/guest-bench.sh" |
 	tr -d '\r' | grep '^BENCH\|^##\|FATAL\|FAIL' | tee "$out/bench.txt"
 python3 "$here/ratios.py" "$out/bench.txt"
