@@ -422,6 +422,7 @@ static void decode_failed(struct adb_sync *sy, int rc, const char *what)
 {
 	snprintf(sy->send_why, sizeof(sy->send_why), "%s %s data",
 		 rc == -EMSGSIZE ? "too large a window in"
+		 : rc == -E2BIG	 ? "over 64 MiB from one DATA message of"
 		 : rc == -ENOMEM ? "out of memory for"
 				 : what,
 		 adb_codec_name(sy->dec_type));
@@ -431,11 +432,18 @@ static void decode_failed(struct adb_sync *sy, int rc, const char *what)
 /*
  * A piece of compressed DATA: decoded 64 KiB at a time into the sink, so
  * that what a host sends never makes us hold more than the decoder's
- * window, however far it expands.
+ * window, however far it expands. The work one message may cost is
+ * bounded too: 64 KiB of zstd can stand for 2 GiB, and the worker's loop
+ * (heartbeats included) waits while it is decoded. Hosts' streaming
+ * encoders emit a DATA message every block or so (zstd 128 KiB, LZ4 at
+ * most 4 MiB, brotli a few MiB of window), so 64 MiB per message is far
+ * above what a real push needs.
  */
+#define ADB_SYNC_EXPAND_MAX (64u << 20)
+
 static void decode_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
-	size_t off = 0;
+	size_t off = 0, out = 0;
 
 	while (!sy->send_err) {
 		size_t used, got;
@@ -444,6 +452,11 @@ static void decode_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 
 		if (rc < 0) {
 			decode_failed(sy, rc, "corrupt");
+			return;
+		}
+		out += got;
+		if (out > ADB_SYNC_EXPAND_MAX) {
+			decode_failed(sy, -E2BIG, "corrupt");
 			return;
 		}
 		off += used;

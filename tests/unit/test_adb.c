@@ -767,6 +767,23 @@ static void test_sync_v2(void **state)
 				 ADB_SYNC_FAIL);
 		assert_string_equal(msg, "too large a window in zstd data");
 	}
+	/* A bomb: one DATA message that expands past 64 MiB. */
+	{
+		size_t blen = (64u << 20) + 1;
+		uint8_t *zeros = calloc(1, blen);
+
+		snprintf(path, sizeof(path), "%s/v2/bomb", t->dir);
+		zlen = squeeze(ADB_CODEC_ZSTD, zeros, blen, &z);
+		free(zeros);
+		assert_true(zlen < ADB_SYNC_DATA_MAX);
+		assert_int_equal(push_v2(t, 80, id, path, ADB_SYNC_FLAG_ZSTD,
+					 z, zlen, msg, sizeof(msg)),
+				 ADB_SYNC_FAIL);
+		assert_string_equal(msg,
+				    "over 64 MiB from one DATA message of zstd data");
+		assert_int_equal(stat(path, &st), -1);
+		free(z);
+	}
 	/* The stream still works after those FAILs. */
 	snprintf(path, sizeof(path), "%s/v2/0/3", t->dir);
 	assert_int_equal(pull_v2(t, 80, id, path, ADB_CODEC_ZSTD,
@@ -1122,20 +1139,23 @@ static void test_delayed_ack_recv_window(void **state)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/in", t->dir);
-	snprintf(name, sizeof(name), "exec:sleep 0.3; cat > %s", path);
+	/* head takes exactly the first two WRTEs; then nobody reads, so
+	 * the later WRTEs find a full pipe whatever the timing. */
+	snprintf(name, sizeof(name),
+		 "exec:sleep 0.3; head -c 2097152 > %s; sleep 10", path);
 	connect_delayed_ack(t);
 	send_msg(t, ADB_OPEN, 70, 1 << 20, name, strlen(name));
 	expect(t, &m, ADB_OKAY);
 	assert_int_equal(okay_delta(&m), ADB_STREAM_WINDOW);
 	id = m.arg0;
-	/* Our window is 2 MiB: two full WRTEs while cat sleeps. The pipe
+	/* Our window is 2 MiB: two full WRTEs while head waits. The pipe
 	 * takes 64 KiB of the first, the rest waits. */
 	memset(chunk, 'a', sizeof(chunk));
 	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
 	memset(chunk, 'b', sizeof(chunk));
 	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
 	expect_nothing(t);
-	/* Then OKAYs come as cat reads, one per WRTE, with its size. */
+	/* Then OKAYs come as head reads, one per WRTE, with its size. */
 	while (acked < 2 << 20) {
 		pump_until_sent(t);
 		while (next(t, &m)) {
@@ -1164,8 +1184,7 @@ static void test_delayed_ack_recv_window(void **state)
 	}
 	assert_int_equal(m.arg0, id);
 	assert_int_equal(m.arg1, 70);
-	/* What cat wrote is the first two WRTEs, in order (the stream was
-	 * closed before the rest could be written). */
+	/* What head wrote is the first two WRTEs, in order. */
 	for (int i = 0; i < 100; i++) {
 		loop_dispatch(t->loop, 20);
 		if (stat(path, &st) == 0 && st.st_size >= 2 << 20)
