@@ -5,6 +5,11 @@
 # build directory) set; its console goes to OUTDIR/NAME/console.log.
 # GADGETD_TEST_ENV: VAR=VALUE words every test sees too (no spaces
 # inside a value), e.g. "SOAK_ROUNDS=100 SOAK_SEED=7".
+# GADGETD_TEST_JOBS: how many VMs run at once. Each VM has two vCPUs
+# under multi-threaded TCG, so the default is one VM per two host CPUs:
+# on a two-CPU machine two VMs at once made every test take more than
+# twice as long (t-stress 158 s alone, 358 s beside another). The tests
+# share nothing but the read-only host tree; the longest start first.
 set -u
 bed=${1:?usage: run-suite.sh BEDDIR OUTDIR [TEST...]}
 out=${2:?usage: run-suite.sh BEDDIR OUTDIR [TEST...]}
@@ -23,36 +28,81 @@ stage=$out/.stage
 rm -rf "$stage"
 make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
 	{ cat "$out/stage.log"; echo "loopback: make install-files DESTDIR=$stage failed"; exit 1; }
-pass=0 fail=0 failed=""
+jobs=$(($(nproc) / 2))
+[ "$jobs" -ge 1 ] || jobs=1
+jobs=${GADGETD_TEST_JOBS:-$jobs}
+# The longest tests first, so that two queues end about together.
+queue=$out/.queue
+: > "$queue"
 for t in $tests; do
 	t=$(basename "$t")
-	name=${t%.sh}
+	case $t in t-stress.sh | t-soak.sh) echo "$t" >> "$queue" ;; esac
+done
+for t in $tests; do
+	t=$(basename "$t")
+	case $t in t-stress.sh | t-soak.sh) ;; *) echo "$t" >> "$queue" ;; esac
+done
+echo 1 > "$out/.next"
+
+# next_test: the next queued test, or nothing once all are taken.
+next_test() {
+	(
+		flock 9
+		i=$(cat "$out/.next")
+		echo $((i + 1)) > "$out/.next"
+		sed -n "${i}p" "$queue"
+	) 9> "$out/.lock"
+}
+
+# run_one TEST: one VM; the verdict goes to OUTDIR/NAME/result.
+run_one() {
+	name=${1%.sh}
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
 	start=$(date +%s)
-	printf '%-28s ' "$name"
 	"$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
-		"SRC=$src B=$src/build GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $t" >/dev/null 2>"$out/$name/run.err"
+		"SRC=$src B=$src/build GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $1" >/dev/null 2>"$out/$name/run.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
-	if [ $rc = 0 ]; then
-		pass=$((pass + 1))
-		echo "ok (${secs}s)"
-	else
-		fail=$((fail + 1))
-		failed="$failed $name"
-		case $rc in
-		124) why="timed out after ${tmo}s" ;;
-		125) why="the VM did not boot" ;;
-		*) why="exit $rc" ;;
-		esac
-		echo "FAILED: $why (${secs}s)"
-		echo "---- last lines of $out/$name/console.log"
-		tail -n 60 "$out/$name/console.log" | tr -d '\r' | grep -v '^.\[?7l'
-		cat "$out/$name/run.err"
-		echo "----"
-	fi
+	case $rc in
+	0) why="ok" ;;
+	124) why="FAILED: timed out after ${tmo}s" ;;
+	125) why="FAILED: the VM did not boot" ;;
+	*) why="FAILED: exit $rc" ;;
+	esac
+	echo "$why" > "$out/$name/result"
+	printf '%-28s %s (%ss)\n' "$name" "$why" "$secs"
+}
+
+worker() {
+	while t=$(next_test) && [ -n "$t" ]; do
+		run_one "$t"
+	done
+}
+
+echo "loopback: $(wc -l < "$queue") tests, $jobs VMs at once"
+suite_start=$(date +%s)
+j=0
+while [ $j -lt "$jobs" ]; do
+	worker &
+	j=$((j + 1))
 done
-echo "loopback: $pass passed, $fail failed"
+wait
+pass=0 fail=0 failed=""
+while read -r t; do
+	name=${t%.sh}
+	if [ "$(cat "$out/$name/result" 2>/dev/null)" = ok ]; then
+		pass=$((pass + 1))
+		continue
+	fi
+	fail=$((fail + 1))
+	failed="$failed $name"
+	echo "---- $name: $(cat "$out/$name/result" 2>/dev/null || echo "no result")"
+	echo "---- last lines of $out/$name/console.log"
+	tail -n 60 "$out/$name/console.log" | tr -d '\r' | grep -v '^.\[?7l'
+	cat "$out/$name/run.err"
+	echo "----"
+done < "$queue"
+echo "loopback: $pass passed, $fail failed in $(($(date +%s) - suite_start))s"
 [ $fail = 0 ] || { echo "failed:$failed"; exit 1; }
 [ $pass -gt 0 ] || { echo "loopback: no test ran"; exit 1; }
