@@ -6,10 +6,17 @@
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      [BENCH=b-switch,...] throughput and latency benchmarks in one VM run
-#   make install    [DESTDIR=...] [PREFIX=/usr]
+#   make install    [DESTDIR=...] [PREFIX=/usr]; an edited file in
+#                   /etc/gadgetd is kept, the shipped one put next to it
+#                   as NAME.dist
+#
+# CPPFLAGS, CFLAGS and LDFLAGS are honoured; WERROR=1 adds -Werror (make
+# check does).
 
 PREFIX ?= /usr
 SYSCONFDIR ?= /etc
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib
 PLUGINDIR ?= $(LIBDIR)/gadgetd
 LIBEXECDIR ?= $(PREFIX)/libexec/gadgetd
@@ -24,10 +31,18 @@ STATEDIR ?= /var/lib/gadgetd
 B := build
 CC ?= cc
 CFLAGS ?= -O2 -g
-WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wmissing-prototypes -Wshadow
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -I. -Igadgetd -Ifunctions \
+# -Werror is for CI (make check turns it on) and for WERROR=1: a newer
+# compiler's new warning must not break a user's build.
+WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
+	$(if $(filter 1 yes,$(WERROR)),-Werror)
+DEFS := -D_GNU_SOURCE \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
+INCS := -I. -Igadgetd -Ifunctions
+# Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
+# LDFLAGS come last so that they win.
+ALL_CPPFLAGS = $(DEFS) $(INCS) $(CPPFLAGS)
+BASE_CFLAGS := -std=gnu11 $(WARN)
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN) -DGADGETD_TEST
@@ -50,38 +65,43 @@ all: $(BINS) $(PLUGIN_SOS)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
 $(B)/test/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/gadgetd: $(GADGETD_SRCS:%.c=$(B)/obj/%.o)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(GADGETD_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETD_LIBS)
 
 $(B)/gadgetctl: $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
 
 # Plugins resolve the runtime's plugin_* and loop_* from the worker.
 $(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o)
-	$(CC) $(ALL_CFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
 
-.SECONDEXPANSION:
 # $(call objs_of,KIND,NAME): the objects of NAME_SRCS built as KIND.
 objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
 
-$(B)/plugins/%.so: $$(call objs_of,pic,$$*)
+# Each plugin and unit test names its objects in a rule of its own:
+# objects that are explicit prerequisites are never intermediate, so make
+# neither deletes them at exit nor relinks everything on the next run.
+$(foreach p,$(PLUGINS),$(eval $(B)/plugins/$(p).so: $(call objs_of,pic,$(p))))
+$(foreach t,$(UNIT_TESTS),$(eval $(B)/unit/$(t): $(call objs_of,test,$(t))))
+
+$(B)/plugins/%.so:
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ $($*_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -o $@ $^ $($*_LIBS)
 
 # Each unit test links only the files under test (NAME_SRCS) and fakes.
-$(B)/unit/%: $$(call objs_of,test,$$*)
+$(B)/unit/%:
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $^ $($*_LIBS) -lcmocka
+	$(CC) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $^ $($*_LIBS) -lcmocka
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
@@ -97,7 +117,11 @@ bed:
 loopback: all bed
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
-check: deps unit fuzz-regress loopback
+# deps may install packages the build needs, so it runs first and alone:
+# check, demo and bench do the rest in a make of their own, after it
+# (prerequisites of one rule may run in any order under -j).
+check: deps
+	+$(MAKE) WERROR=1 unit fuzz-regress loopback
 
 # The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
 # (make soak SOAK_SEED=N replays a run whose seed a failure printed).
@@ -107,23 +131,46 @@ soak: all bed
 	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
 		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh
 
-demo: deps all bed
+demo: deps
+	+$(MAKE) all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
-bench: deps all bed $(B)/usbsync
+bench: deps
+	+$(MAKE) all bed $(B)/usbsync
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
 $(B)/usbsync: tests/bench/usbsync.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lusb-1.0
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lusb-1.0
 
 deps:
 	@tests/vm/deps.sh
 
 fuzz: $(FUZZERS:%=$(B)/fuzz/%)
+
+# One rule for every fuzz target NAME (tests/fuzz/*.mk): NAME_SRCS built in
+# one command, with NAME_CFLAGS and NAME_LIBS. With clang, libFuzzer
+# targets; without, gcc builds (ASan+UBSan) that replay files/directories.
+ifneq ($(shell command -v clang 2>/dev/null),)
+FUZZ_CC := clang
+FUZZ_CFLAGS = $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined
+FUZZ_MAIN :=
+else
+FUZZ_CC = $(CC)
+FUZZ_CFLAGS = $(TEST_CFLAGS)
+FUZZ_MAIN := tests/fuzz/standalone.c
+endif
+FUZZ_HDRS := $(wildcard gadgetd/*.h gadgetd/*/*.h functions/*.h functions/*/*.h \
+	tests/fuzz/*.h tests/unit/*.h)
+
+.SECONDEXPANSION:
+$(B)/fuzz/%: $$($$*_SRCS) $(FUZZ_MAIN) $(FUZZ_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) $($*_CFLAGS) \
+		$(LDFLAGS) -o $@ $($*_SRCS) $(FUZZ_MAIN) $($*_LIBS)
 
 # Replays every fuzz target's seed corpus once: a regression check that
 # needs no time budget (an input that hangs fails after 60 s). Corpora live in tests/fuzz/corpus/NAME or
@@ -147,20 +194,32 @@ fuzz-long:
 
 install: all install-files
 
+# $(call install_conf,SRC,DEST): a file of /etc that its user may edit.
+# Installed when DEST is absent; kept when it is SRC already or was edited,
+# and then the shipped version goes next to it as DEST.dist (as dpkg does
+# with .dpkg-dist), with a note saying so.
+install_conf = if [ ! -e $(2) ]; then install -Dm644 $(1) $(2); \
+	elif cmp -s $(1) $(2); then :; else install -Dm644 $(1) $(2).dist && \
+	echo "install: kept $(2) (edited); the shipped version is $(2).dist"; fi
+
 # Copies what `all` built; the loopback suite uses it inside the VM.
 install-files:
-	install -Dm755 $(B)/gadgetd $(DESTDIR)$(PREFIX)/sbin/gadgetd
-	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(PREFIX)/bin/gadgetctl
+	install -Dm755 $(B)/gadgetd $(DESTDIR)$(SBINDIR)/gadgetd
+	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(BINDIR)/gadgetctl
 	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
 	for p in $(PLUGINS); do install -Dm644 $(B)/plugins/$$p.so $(DESTDIR)$(PLUGINDIR)/$$p.so; done
-	install -Dm644 profiles/gadgetd.conf $(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf
+	$(call install_conf,profiles/gadgetd.conf,$(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf)
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
-		install -Dm644 $$f $(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f); done
+		$(call install_conf,$$f,$(DESTDIR)$(SYSCONFDIR)/gadgetd/profiles/$$(basename $$f)) \
+		|| exit 1; done
 	# Examples (lab.conf: adb auth off) are documentation, never in /etc.
 	for f in profiles/examples/*.conf; do \
 		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
-	install -Dm644 gadgetd/gadgetd.service $(DESTDIR)$(UNITDIR)/gadgetd.service
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|/usr/sbin/gadgetd|$(SBINDIR)/gadgetd|g' gadgetd/gadgetd.service \
+		>$(DESTDIR)$(UNITDIR)/gadgetd.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/gadgetd.service
 	install -Dm644 gadgetd/gadgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gadgetd.conf
 	@# The workers' users, made here only for a real install as root;
 	@# packages rely on the sysusers.d file instead.
@@ -180,7 +239,7 @@ install-files:
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
 
 clean:
-	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(BINS)
+	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
 
 .PHONY: all unit bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 

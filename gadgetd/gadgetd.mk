@@ -11,8 +11,8 @@ GADGETCTL_LIBS := -lconfig
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
 $(B)/asan/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(ALL_CPPFLAGS) $(ASAN_CFLAGS) -MMD -MP -c $< -o $@
 
 $(B)/asan/gadgetd: $(GADGETD_SRCS:%.c=$(B)/asan/obj/%.o)
-	$(CC) $(ASAN_CFLAGS) -o $@ $^ $(GADGETD_LIBS)
+	$(CC) $(ASAN_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETD_LIBS)
 loopback: $(B)/asan/gadgetd
