@@ -38,10 +38,16 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
 DEFS := -D_GNU_SOURCE \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
-INCS := -I. -Igadgetd -Ifunctions
+# Each part of the tree sees its own headers and the shared ones only:
+# gadgetd/common/ itself nothing else, the daemon and gadgetctl gadgetd/,
+# the worker and the plugins functions/ (plugin.h). Tests see everything.
+TEST_INCS := -Igadgetd -Ifunctions -Igadgetd/common -Itests/unit -Itests/fuzz
+incs_of = $(if $(filter gadgetd/common/%,$(1)),-Igadgetd/common,$\
+	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Igadgetd/common,$\
+	$(if $(filter functions/%,$(1)),-Ifunctions -Igadgetd/common,$(TEST_INCS))))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.
-ALL_CPPFLAGS = $(DEFS) $(INCS) $(CPPFLAGS)
+ALL_CPPFLAGS = $(DEFS) $(call incs_of,$<) $(CPPFLAGS)
 BASE_CFLAGS := -std=gnu11 $(WARN)
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -169,7 +175,7 @@ FUZZ_HDRS := $(wildcard gadgetd/*.h gadgetd/*/*.h functions/*.h functions/*/*.h 
 .SECONDEXPANSION:
 $(B)/fuzz/%: $$($$*_SRCS) $(FUZZ_MAIN) $(FUZZ_HDRS)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CPPFLAGS) -Itests/fuzz -Itests/unit $(FUZZ_CFLAGS) $($*_CFLAGS) \
+	$(FUZZ_CC) $(DEFS) $(TEST_INCS) $(CPPFLAGS) $(FUZZ_CFLAGS) $($*_CFLAGS) \
 		$(LDFLAGS) -o $@ $($*_SRCS) $(FUZZ_MAIN) $($*_LIBS)
 
 # Replays every fuzz target's seed corpus once: a regression check that

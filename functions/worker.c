@@ -16,7 +16,6 @@
 #include "sandbox.h"
 #include "spawner.h"
 #include "wmsg.h"
-#include "worker.h"
 
 #include <dlfcn.h>
 #include <endian.h>
@@ -114,7 +113,7 @@ static void worker_send_host(struct plugin *p, bool on)
 {
 	uint8_t buf[16];
 
-	worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_HOST, on));
+	worker_send(p, buf, wmsg_build_host(buf, sizeof(buf), on));
 }
 
 struct loop *plugin_loop(struct plugin *p)

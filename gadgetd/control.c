@@ -132,19 +132,10 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 
 static void control_reply(int fd, int32_t status, const char *text, size_t len)
 {
-	struct ctl_hdr h = { .type = CTL_REPLY };
-	struct ctl_reply_body b = { .status = status };
 	char buf[CTL_MSG_MAX];
-	size_t max = sizeof(buf) - sizeof(h) - sizeof(b) - 1;
+	int n = ctl_build_reply(buf, sizeof(buf), status, text, len);
 
-	if (len > max)
-		len = max;
-	h.len = sizeof(b) + len + 1;
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), &b, sizeof(b));
-	memcpy(buf + sizeof(h) + sizeof(b), text, len);
-	buf[sizeof(h) + sizeof(b) + len] = '\0';
-	if (send(fd, buf, sizeof(h) + h.len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+	if (send(fd, buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		log_debug("control: cannot send reply: %s", strerror(errno));
 }
 
@@ -174,23 +165,22 @@ static int control_authorize(struct control *c, struct control_client *cl,
 }
 
 static int control_request(struct control *c, struct control_client *cl,
-			   const char *buf, ssize_t n, FILE *out)
+			   char *buf, ssize_t n, FILE *out)
 {
+	struct ctl_hdr h = { 0 };
 	char *argv[CONTROL_MAX_ARGS];
-	struct ctl_hdr h;
 	int argc, r;
 
-	if (n < (ssize_t)sizeof(h)) {
+	argc = ctl_parse_request(buf, n, &h, argv, CONTROL_MAX_ARGS);
+	if (argc == -EBADMSG && n < (ssize_t)sizeof(h)) {
 		fprintf(out, "malformed request: %zd bytes\n", n);
 		return -EBADMSG;
 	}
-	memcpy(&h, buf, sizeof(h));
-	if (h.len != n - sizeof(h)) {
+	if (argc == -EBADMSG) {
 		fprintf(out, "malformed request: length %u, got %zd\n", h.len,
 			n - (ssize_t)sizeof(h));
 		return -EBADMSG;
 	}
-	argc = ctl_parse_args(buf + sizeof(h), h.len, argv, CONTROL_MAX_ARGS);
 	if (argc < 0) {
 		fprintf(out, "malformed request: arguments are not NUL-terminated strings\n");
 		return -EBADMSG;

@@ -139,23 +139,16 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 			     char **argv)
 {
 	static char buf[CTL_MSG_MAX];
-	struct ctl_hdr h = { .type = type };
-	struct ctl_reply_body b;
-	size_t n = sizeof(h);
+	const char *text;
+	int32_t status;
 	ssize_t got;
-	int fd, i;
+	int fd, n;
 
-	for (i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]) + 1;
-		if (n + l > sizeof(buf)) {
-			fprintf(stderr, "gadgetctl: arguments too long\n");
-			return CTL_EXIT_USAGE;
-		}
-		memcpy(buf + n, argv[i], l);
-		n += l;
+	n = ctl_build_request(buf, sizeof(buf), type, argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "gadgetctl: arguments too long\n");
+		return CTL_EXIT_USAGE;
 	}
-	h.len = n - sizeof(h);
-	memcpy(buf, &h, sizeof(h));
 	fd = gadgetctl_connect(sock);
 	if (fd == -EACCES || fd == -EPERM)
 		return gadgetctl_denied(sock);
@@ -167,9 +160,9 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 	/* gadgetd may have answered and closed before we sent (too many
 	 * clients): its reply is still there to read. */
 	if (send(fd, buf, n, MSG_NOSIGNAL) < 0)
-		got = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	else
-		got = recv(fd, buf, sizeof(buf) - 1, 0);
+		got = recv(fd, buf, sizeof(buf), 0);
 	if (got <= 0) {
 		fprintf(stderr, "gadgetctl: %s: %s\n", sock,
 			got ? strerror(errno) : "gadgetd closed the connection");
@@ -177,16 +170,12 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 		return CTL_EXIT_NO_DAEMON;
 	}
 	close(fd);
-	memcpy(&h, buf, got >= (ssize_t)sizeof(h) ? sizeof(h) : 0);
-	if (got < (ssize_t)(sizeof(h) + sizeof(b)) || h.type != CTL_REPLY ||
-	    h.len != got - sizeof(h)) {
+	if (ctl_parse_reply(buf, got, &status, &text) < 0) {
 		fprintf(stderr, "gadgetctl: malformed reply from gadgetd\n");
 		return CTL_EXIT_FAILED;
 	}
-	buf[got] = '\0';
-	memcpy(&b, buf + sizeof(h), sizeof(b));
-	fputs(buf + sizeof(h) + sizeof(b), b.status ? stderr : stdout);
-	return gadgetctl_exit(b.status);
+	fputs(text, status ? stderr : stdout);
+	return gadgetctl_exit(status);
 }
 
 static bool gadgetctl_wants_help(int argc, char **argv)

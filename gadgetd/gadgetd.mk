@@ -2,10 +2,11 @@ GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
-	gadgetd/protocol.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
-	gadgetd/profile.c gadgetd/notify.c gadgetd/loop.c gadgetd/log.c
+	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/wmsg.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
+	gadgetd/profile.c gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
 GADGETD_LIBS := -lusbgx -lconfig
-GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/log.c
+GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/common/protocol.c \
+	gadgetd/common/strv.c gadgetd/common/log.c
 GADGETCTL_LIBS := -lconfig
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)

@@ -3,7 +3,7 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
-#include "worker.h"
+#include "wmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -215,17 +215,6 @@ static void sup_status_clear(struct sup_worker *w)
 	w->n_status = 0;
 }
 
-/* Payload strings must be NUL-terminated inside the datagram. */
-static const char *sup_str(const char *p, size_t len, size_t *used)
-{
-	const char *end = memchr(p, '\0', len);
-
-	if (!end)
-		return NULL;
-	*used = end - p + 1;
-	return p;
-}
-
 /* The worker's own words about why it exits. It parses what a USB host
  * sends and may be subverted: printable text only, cut to a size. */
 static void sup_error_set(struct sup_worker *w, const char *p, size_t len)
@@ -236,11 +225,11 @@ static void sup_error_set(struct sup_worker *w, const char *p, size_t len)
 		      n < WORKER_ERROR_MAX ? n : WORKER_ERROR_MAX - 1);
 }
 
-static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
+static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		       size_t len)
 {
-	const char *a, *b;
-	size_t u1, u2;
+	const char *text;
+	char *s[2];
 	int32_t rc;
 	uint32_t id;
 
@@ -253,37 +242,31 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
 		sup_ready_changed(w->sup);
 		return;
 	case WORKER_STATUS:
-		if ((a = sup_str(p, len, &u1)) && (b = sup_str(p + u1, len - u1, &u2)))
-			sup_status_set(w, a, b);
+		if (wmsg_parse_strings(p, len, s, 2) == 2)
+			sup_status_set(w, s[0], s[1]);
 		return;
 	case WORKER_SWITCH:
-		if ((a = sup_str(p, len, &u1)) && w->sup->on_switch)
-			w->sup->on_switch(w->name, a, w->sup->data);
+		if (wmsg_parse_strings(p, len, s, 1) == 1 && w->sup->on_switch)
+			w->sup->on_switch(w->name, s[0], w->sup->data);
 		return;
 	case WORKER_HOST:
-		if (len >= 4)
-			w->host = p[0] != 0;
+		wmsg_parse_host(p, len, &w->host);
 		return;
 	case WORKER_PONG:
 		/* Any answer proves the loop turns, a late one for an older
 		 * ping too; a seq never sent is ignored. */
-		if (len == 4) {
-			memcpy(&id, p, 4);
-			if (id - w->hb_ack - 1 < w->hb_seq - w->hb_ack) {
-				w->alive_ms = loop_now_ms();
-				w->hb_ack = id;
-			}
+		if (wmsg_parse_u32(p, len, &id) == 0 &&
+		    id - w->hb_ack - 1 < w->hb_seq - w->hb_ack) {
+			w->alive_ms = loop_now_ms();
+			w->hb_ack = id;
 		}
 		return;
 	case WORKER_REPLY:
-		if (len < 8 || !(a = sup_str(p + 8, len - 8, &u1)))
-			return;
-		memcpy(&id, p, 4);
-		memcpy(&rc, p + 4, 4);
-		sup_cmd_reply(w, id, rc, a);
+		if (wmsg_parse_reply(p, len, &id, &rc, &text) == 0)
+			sup_cmd_reply(w, id, rc, text);
 		return;
 	case WORKER_ERROR:
-		sup_error_set(w, p, len);
+		sup_error_set(w, (const char *)p, len);
 		return;
 	}
 	log_warnx("%s: unknown message %u from worker", w->name, type);
@@ -293,8 +276,9 @@ static void sup_handle(struct sup_worker *w, uint16_t type, const char *p,
  * waiting or the worker hung up. */
 static int sup_worker_read(struct sup_worker *w)
 {
-	char buf[WORKER_MSG_MAX];
-	struct worker_hdr h;
+	uint8_t buf[WORKER_MSG_MAX], *payload;
+	uint16_t type;
+	size_t len;
 	ssize_t n;
 
 	n = recv(loop_watch_fd(w->sock), buf, sizeof(buf), MSG_DONTWAIT);
@@ -309,17 +293,11 @@ static int sup_worker_read(struct sup_worker *w)
 		sup_ready_changed(w->sup);
 		return 0;
 	}
-	if ((size_t)n < sizeof(h)) {
-		log_warnx("%s: short message from worker", w->name);
+	if (wmsg_parse(buf, n, &type, &payload, &len) < 0) {
+		log_warnx("%s: malformed message (%zd bytes) from worker", w->name, n);
 		return 1;
 	}
-	memcpy(&h, buf, sizeof(h));
-	if (h.len != n - sizeof(h)) {
-		log_warnx("%s: message length %u does not match %zd", w->name,
-			  h.len, n - (ssize_t)sizeof(h));
-		return 1;
-	}
-	sup_handle(w, h.type, buf + sizeof(h), h.len);
+	sup_handle(w, type, payload, len);
 	return 1;
 }
 
@@ -658,8 +636,8 @@ static void sup_hb_tick(struct loop_watch *t, void *data)
 	struct sup_worker *w = data;
 	const struct config *cfg = w->sup->cfg;
 	uint8_t buf[sizeof(struct worker_hdr) + 4];
-	struct worker_hdr h = { .type = WORKER_PING, .len = 4 };
 	uint64_t silent;
+	int n;
 
 	if (w->pid <= 0 || w->hb_killed)
 		return;
@@ -685,10 +663,9 @@ static void sup_hb_tick(struct loop_watch *t, void *data)
 	if (w->hb_ack == w->hb_seq)
 		w->alive_ms = loop_now_ms();
 	w->hb_seq++;
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), &w->hb_seq, 4);
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_PING, w->hb_seq);
 	/* A full socket is the worker's silence too. */
-	send(loop_watch_fd(w->sock), buf, sizeof(buf), MSG_NOSIGNAL | MSG_DONTWAIT);
+	send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 static void sup_hb_start(struct sup_worker *w)
@@ -1092,21 +1069,11 @@ static void sup_cmd_timeout(struct loop_watch *t, void *data)
 static int sup_send_command(struct sup_worker *w, uint32_t id, int argc,
 			    char **argv)
 {
-	char buf[WORKER_MSG_MAX];
-	struct worker_hdr h = { .type = WORKER_COMMAND };
-	size_t n = sizeof(h) + 4;
-	int i;
+	uint8_t buf[WORKER_MSG_MAX];
+	int n = wmsg_build_command(buf, sizeof(buf), id, argc, argv);
 
-	memcpy(buf + sizeof(h), &id, 4);
-	for (i = 0; i < argc; i++) {
-		size_t l = strlen(argv[i]) + 1;
-		if (n + l > sizeof(buf))
-			return -E2BIG;
-		memcpy(buf + n, argv[i], l);
-		n += l;
-	}
-	h.len = n - sizeof(h);
-	memcpy(buf, &h, sizeof(h));
+	if (n < 0)
+		return n;
 	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return -errno;
 	return 0;

@@ -13,7 +13,7 @@
 #include "loop.h"
 #include "profile.h"
 #include "supervisor.h"
-#include "worker.h"
+#include "wmsg.h"
 
 #include <errno.h>
 #include <signal.h>

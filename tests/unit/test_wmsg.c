@@ -1,4 +1,4 @@
-/* Unit tests for functions/wmsg.c: worker <-> gadgetd datagrams. */
+/* Unit tests for gadgetd/common/wmsg.c: worker <-> gadgetd datagrams. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -137,6 +137,109 @@ static void test_build(void **state)
 	assert_int_equal(wmsg_build_u32(buf, 6, WORKER_HOST, 1), -EMSGSIZE);
 }
 
+/* Both ends' codec: what supervisor.c builds, worker.c parses. */
+static void test_command_roundtrip(void **state)
+{
+	char *in[] = { "keys", "", "--all" };
+	char *argv[WMSG_MAX_ARGS + 1];
+	uint8_t buf[WORKER_MSG_MAX], *payload;
+	uint16_t type;
+	uint32_t id;
+	size_t len;
+	int n, argc;
+
+	n = wmsg_build_command(buf, sizeof(buf), 42, 3, in);
+	assert_int_equal(n, 4 + 4 + 5 + 1 + 6);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_COMMAND);
+	assert_int_equal(wmsg_parse_command(payload, len, &id, argv, &argc), 0);
+	assert_int_equal(id, 42);
+	assert_int_equal(argc, 3);
+	assert_string_equal(argv[0], "keys");
+	assert_string_equal(argv[1], "");
+	assert_string_equal(argv[2], "--all");
+	assert_null(argv[3]);
+	/* No room for the id, or for the strings: refused, not cut. */
+	assert_int_equal(wmsg_build_command(buf, 7, 1, 0, in), -E2BIG);
+	assert_int_equal(wmsg_build_command(buf, 12, 1, 3, in), -E2BIG);
+}
+
+static void test_command_too_big(void **state)
+{
+	static char big[WORKER_MSG_MAX];
+	char *in[] = { big };
+	uint8_t buf[2 * WORKER_MSG_MAX];
+
+	memset(big, 'a', sizeof(big) - 1);
+	/* A larger buffer does not lift the datagram's limit. */
+	assert_int_equal(wmsg_build_command(buf, sizeof(buf), 1, 1, in), -E2BIG);
+}
+
+static void test_parse_strings(void **state)
+{
+	uint8_t ok[] = "state\0online";      /* two strings, both terminated */
+	uint8_t open_end[] = { 's', 't', 0, 'x' };
+	char *s[2];
+
+	assert_int_equal(wmsg_parse_strings(ok, sizeof(ok), s, 2), 2);
+	assert_string_equal(s[0], "state");
+	assert_string_equal(s[1], "online");
+	assert_int_equal(wmsg_parse_strings(ok, sizeof(ok), s, 1), -E2BIG);
+	assert_int_equal(wmsg_parse_strings(open_end, sizeof(open_end), s, 2), -EBADMSG);
+	assert_int_equal(wmsg_parse_strings(ok, 0, s, 2), 0);
+}
+
+static void test_parse_reply(void **state)
+{
+	uint8_t buf[64], *payload;
+	const char *text;
+	uint16_t type;
+	uint32_t id;
+	int32_t rc;
+	size_t len;
+	int n;
+
+	n = wmsg_build_reply(buf, sizeof(buf), 5, -EINVAL, "bad key");
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(wmsg_parse_reply(payload, len, &id, &rc, &text), 0);
+	assert_int_equal(id, 5);
+	assert_int_equal(rc, -EINVAL);
+	assert_string_equal(text, "bad key");
+	/* Shorter than id and rc and a NUL; text without its NUL. */
+	assert_int_equal(wmsg_parse_reply(payload, 8, &id, &rc, &text), -EBADMSG);
+	assert_int_equal(wmsg_parse_reply(payload, 3, &id, &rc, &text), -EBADMSG);
+	assert_int_equal(wmsg_parse_reply(payload, len - 1, &id, &rc, &text), -EBADMSG);
+}
+
+/* The host flag is a whole u32 on both ends (supervisor.c once read its
+ * first byte, which is 0 on a big-endian machine). */
+static void test_host(void **state)
+{
+	uint8_t buf[16], *payload, p[4];
+	uint32_t v = 1;
+	uint16_t type;
+	bool on = false;
+	size_t len;
+	int n;
+
+	n = wmsg_build_host(buf, sizeof(buf), true);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_HOST);
+	assert_int_equal(wmsg_parse_host(payload, len, &on), 0);
+	assert_true(on);
+	n = wmsg_build_host(buf, sizeof(buf), false);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(wmsg_parse_host(payload, len, &on), 0);
+	assert_false(on);
+	memcpy(p, &v, 4);
+	assert_int_equal(wmsg_parse_host(p, 4, &on), 0);
+	assert_true(on);
+	v = 0x100;
+	memcpy(p, &v, 4);
+	assert_int_equal(wmsg_parse_host(p, 4, &on), -EBADMSG);
+	assert_int_equal(wmsg_parse_host(p, 3, &on), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +248,11 @@ int main(void)
 		cmocka_unit_test(test_parse_command_malformed),
 		cmocka_unit_test(test_build),
 		cmocka_unit_test(test_parse_u32),
+		cmocka_unit_test(test_command_roundtrip),
+		cmocka_unit_test(test_command_too_big),
+		cmocka_unit_test(test_parse_strings),
+		cmocka_unit_test(test_parse_reply),
+		cmocka_unit_test(test_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

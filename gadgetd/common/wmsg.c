@@ -1,4 +1,5 @@
 #include "wmsg.h"
+#include "strv.h"
 
 #include <errno.h>
 #include <string.h>
@@ -22,23 +23,42 @@ int wmsg_parse(uint8_t *buf, size_t n, uint16_t *type, uint8_t **payload,
 int wmsg_parse_command(uint8_t *p, size_t len, uint32_t *id,
 		       char *argv[WMSG_MAX_ARGS + 1], int *argc)
 {
-	size_t off = 4;
-	int n = 0;
+	int n;
 
 	if (len < 4)
 		return -EBADMSG;
 	memcpy(id, p, 4);
-	/* Every string, the last one included, ends with a NUL. */
-	if (len > 4 && p[len - 1] != '\0')
-		return -EBADMSG;
-	while (off < len) {
-		if (n == WMSG_MAX_ARGS)
-			return -E2BIG;
-		argv[n++] = (char *)p + off;
-		off += strlen((char *)p + off) + 1;
-	}
+	n = strv_split((char *)p + 4, len - 4, argv, WMSG_MAX_ARGS);
+	if (n < 0)
+		return n;
 	argv[n] = NULL;
 	*argc = n;
+	return 0;
+}
+
+int wmsg_parse_strings(uint8_t *p, size_t len, char **strs, int max)
+{
+	return strv_split((char *)p, len, strs, max);
+}
+
+int wmsg_parse_reply(uint8_t *p, size_t len, uint32_t *id, int32_t *rc,
+		     const char **text)
+{
+	if (len < 9 || p[len - 1] != '\0')
+		return -EBADMSG;
+	memcpy(id, p, 4);
+	memcpy(rc, p + 4, 4);
+	*text = (const char *)p + 8;
+	return 0;
+}
+
+int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled)
+{
+	uint32_t v;
+
+	if (wmsg_parse_u32(p, len, &v) < 0 || v > 1)
+		return -EBADMSG;
+	*enabled = v;
 	return 0;
 }
 
@@ -63,22 +83,34 @@ static int wmsg_header(uint8_t *buf, size_t size, uint16_t type, size_t len)
 int wmsg_build_strings(uint8_t *buf, size_t size, uint16_t type,
 		       const char *const *strs, unsigned n)
 {
-	size_t len = 0, off = sizeof(struct worker_hdr);
-	unsigned i;
+	size_t hl = sizeof(struct worker_hdr);
 	int r;
 
-	for (i = 0; i < n; i++)
-		len += strlen(strs[i]) + 1;
-	r = wmsg_header(buf, size, type, len);
+	if (size > WORKER_MSG_MAX)
+		size = WORKER_MSG_MAX;
+	if (size < hl)
+		return -EMSGSIZE;
+	r = strv_pack((char *)buf + hl, size - hl, n, (char *const *)strs);
+	if (r < 0)
+		return -EMSGSIZE;
+	return wmsg_header(buf, size, type, r);
+}
+
+int wmsg_build_command(uint8_t *buf, size_t size, uint32_t id, int argc,
+		       char *const *argv)
+{
+	size_t hl = sizeof(struct worker_hdr);
+	int r;
+
+	if (size > WORKER_MSG_MAX)
+		size = WORKER_MSG_MAX;
+	if (size < hl + 4)
+		return -E2BIG;
+	memcpy(buf + hl, &id, 4);
+	r = strv_pack((char *)buf + hl + 4, size - hl - 4, argc, argv);
 	if (r < 0)
 		return r;
-	for (i = 0; i < n; i++) {
-		size_t l = strlen(strs[i]) + 1;
-
-		memcpy(buf + off, strs[i], l);
-		off += l;
-	}
-	return r;
+	return wmsg_header(buf, size, WORKER_COMMAND, 4 + r);
 }
 
 int wmsg_build_reply(uint8_t *buf, size_t size, uint32_t id, int32_t rc,
@@ -111,6 +143,11 @@ int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v)
 	if (r >= 0)
 		memcpy(buf + sizeof(struct worker_hdr), &v, 4);
 	return r;
+}
+
+int wmsg_build_host(uint8_t *buf, size_t size, bool enabled)
+{
+	return wmsg_build_u32(buf, size, WORKER_HOST, enabled ? 1 : 0);
 }
 
 int wmsg_build_empty(uint8_t *buf, size_t size, uint16_t type)

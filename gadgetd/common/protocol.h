@@ -11,6 +11,7 @@
 #ifndef GADGETD_PROTOCOL_H
 #define GADGETD_PROTOCOL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CTL_MSG_MAX 65536
@@ -48,8 +49,36 @@ enum ctl_exit {
 	CTL_EXIT_BUSY = 6,        /* another switch is running */
 };
 
+/*
+ * The codec, used by both ends (gadgetctl.c and control.c). Builders
+ * return the datagram's length; parsers check the header and every
+ * length before they hand out a pointer into buf.
+ */
+
 /* Split a payload of NUL-terminated strings into argv (at most max).
  * Returns the count or -EINVAL if the payload is not such a list. */
 int ctl_parse_args(const char *payload, uint32_t len, char **argv, int max);
+
+/* A request of type with argc arguments. -E2BIG when it exceeds size. */
+int ctl_build_request(char *buf, size_t size, uint16_t type, int argc,
+		      char *const *argv);
+
+/*
+ * A request datagram of n bytes: sets *h (when n holds one) and argv (at
+ * most max, into buf) and returns the count; -EBADMSG when the header is
+ * short or its length does not match n, -EINVAL when the arguments are
+ * not NUL-terminated strings or more than max.
+ */
+int ctl_parse_request(char *buf, size_t n, struct ctl_hdr *h, char **argv, int max);
+
+/* A reply: status and text (len bytes, cut to fit CTL_MSG_MAX and size,
+ * sent with a NUL). -EMSGSIZE when size cannot hold even an empty one. */
+int ctl_build_reply(char *buf, size_t size, int32_t status, const char *text,
+		    size_t len);
+
+/* A reply datagram of n bytes: sets *status and *text (NUL-terminated,
+ * into buf). -EBADMSG when it is not a well-formed CTL_REPLY. */
+int ctl_parse_reply(const char *buf, size_t n, int32_t *status,
+		    const char **text);
 
 #endif

@@ -1,0 +1,120 @@
+/*
+ * wmsg: the messages between gadgetd and a gadgetd-worker process, and
+ * their codec, used by both ends (gadgetd/supervisor.c and
+ * functions/worker.c).
+ *
+ * gadgetd starts one worker per FunctionFS instance:
+ *
+ *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_MOUNT_DIR
+ *                  [-u USER] [-g GROUP] [-c CAPS] [-o KEY=VALUE]... [-v]
+ *
+ * as root, with fd 3 one end of a SOCK_SEQPACKET socketpair. The worker
+ * becomes USER (and GROUP, default USER's) keeping the capabilities in
+ * the hex mask CAPS (default none) before its plugin starts (sandbox.h). Every datagram starts
+ * with struct worker_hdr; len counts the payload after it. Strings in a
+ * payload are NUL-terminated and their count follows from len.
+ */
+#ifndef GADGETD_WMSG_H
+#define GADGETD_WMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WORKER_FD 3
+#define WORKER_MSG_MAX 4096
+#define WORKER_ERROR_MAX 256
+
+enum worker_msg {
+	/* worker -> gadgetd */
+	WORKER_READY = 1,    /* descriptors and strings written; no payload */
+	WORKER_STATUS = 2,   /* "key\0value\0" */
+	WORKER_SWITCH = 3,   /* "request\0": a set or "revert" */
+	WORKER_REPLY = 4,    /* u32 id, i32 rc (0 or -errno), "text\0" */
+	WORKER_HOST = 5,     /* u32 state: 1 enabled by the host, 0 disabled */
+	WORKER_ERROR = 6,    /* "text\0": the worker's last warning or error,
+			      * sent once, right before it exits with a
+			      * status other than 0 (at most
+			      * WORKER_ERROR_MAX bytes with the NUL) */
+	WORKER_PONG = 7,     /* u32 seq of the WORKER_PING it answers */
+	/* gadgetd -> worker */
+	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
+	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
+	 * event loop, so a plugin stuck in a callback does not answer. */
+	WORKER_PING = 65,
+};
+
+struct worker_hdr {
+	uint16_t type;
+	uint16_t len;
+};
+
+/*
+ * Exit status of gadgetd-worker: 0 after SIGTERM/SIGINT, 1 on errors (the
+ * plugin's init failed, ep0 refused the descriptors, fd 3 hung up...),
+ * 2 for bad arguments, and WORKER_EXIT_BOUND when the instance's gadget
+ * is still bound to a UDC: Linux 6.1's f_fs hangs forever in open(ep0) of
+ * a no_disconnect instance whose previous worker died while the gadget
+ * stayed bound. Unbind the UDC, start the worker again, bind after READY.
+ */
+#define WORKER_EXIT_BOUND 3
+
+
+/* Most arguments a WORKER_COMMAND may carry. */
+#define WMSG_MAX_ARGS 32
+
+/*
+ * Check one received datagram of n bytes: a header whose len matches the
+ * rest. Returns 0 with *type, *payload and *len set, or -EBADMSG.
+ */
+int wmsg_parse(uint8_t *buf, size_t n, uint16_t *type, uint8_t **payload,
+	       size_t *len);
+
+/*
+ * Split a WORKER_COMMAND payload into its id and argv (pointing into p,
+ * argv[argc] = NULL). Returns 0, -EBADMSG when the id is missing or the
+ * last string is not NUL-terminated, -E2BIG for more than WMSG_MAX_ARGS.
+ */
+int wmsg_parse_command(uint8_t *p, size_t len, uint32_t *id,
+		       char *argv[WMSG_MAX_ARGS + 1], int *argc);
+
+/* A u32 payload (WORKER_PING): exactly 4 bytes, else -EBADMSG. */
+int wmsg_parse_u32(const uint8_t *p, size_t len, uint32_t *v);
+
+/*
+ * Build a message of type with n strings (each sent with its NUL) into
+ * buf. Returns the datagram length or -EMSGSIZE.
+ */
+int wmsg_build_strings(uint8_t *buf, size_t size, uint16_t type,
+		       const char *const *strs, unsigned n);
+
+/* WORKER_REPLY: id, rc, text (cut to fit WORKER_MSG_MAX). */
+int wmsg_build_reply(uint8_t *buf, size_t size, uint32_t id, int32_t rc,
+		     const char *text);
+
+/* WORKER_COMMAND: id and argc strings. -E2BIG when they do not fit. */
+int wmsg_build_command(uint8_t *buf, size_t size, uint32_t id, int argc,
+		       char *const *argv);
+
+/*
+ * A payload of NUL-terminated strings (WORKER_STATUS, WORKER_SWITCH):
+ * at most max into strs, pointing into p. Returns the count, -EBADMSG
+ * when the last is not terminated, -E2BIG when there are more than max.
+ */
+int wmsg_parse_strings(uint8_t *p, size_t len, char **strs, int max);
+
+/* WORKER_REPLY: id, rc and the NUL-terminated text (into p), else
+ * -EBADMSG. */
+int wmsg_parse_reply(uint8_t *p, size_t len, uint32_t *id, int32_t *rc,
+		     const char **text);
+
+/* WORKER_HOST: whether the host enabled the function, a u32 0 or 1 in
+ * the host's byte order like every u32 here. -EBADMSG for anything else. */
+int wmsg_build_host(uint8_t *buf, size_t size, bool enabled);
+int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled);
+
+/* A message with a u32 payload (WORKER_HOST, WORKER_PONG) or none (len 0). */
+int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v);
+int wmsg_build_empty(uint8_t *buf, size_t size, uint16_t type);
+
+#endif
