@@ -87,9 +87,11 @@ $(B)/gadgetd: $(GADGETD_SRCS:%.c=$(B)/obj/%.o)
 $(B)/gadgetctl: $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
 
-# Plugins resolve the runtime's plugin_* and loop_* from the worker.
-$(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -rdynamic -o $@ $^ $(WORKER_LIBS)
+# Plugins resolve the runtime's plugin_*, loop_* and log_* from the worker,
+# which exports those alone (functions/worker.map, a dynamic list).
+$(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o) functions/worker.map
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=functions/worker.map \
+		-o $@ $(filter %.o,$^) $(WORKER_LIBS)
 
 # $(call objs_of,KIND,NAME): the objects of NAME_SRCS built as KIND.
 objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
@@ -97,12 +99,13 @@ objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
 # Each plugin and unit test names its objects in a rule of its own:
 # objects that are explicit prerequisites are never intermediate, so make
 # neither deletes them at exit nor relinks everything on the next run.
-$(foreach p,$(PLUGINS),$(eval $(B)/plugins/$(p).so: $(call objs_of,pic,$(p))))
+$(foreach p,$(PLUGINS),$(eval $(B)/plugins/$(p).so: $(call objs_of,pic,$(p)) functions/plugin.map))
 $(foreach t,$(UNIT_TESTS),$(eval $(B)/unit/$(t): $(call objs_of,test,$(t))))
 
 $(B)/plugins/%.so:
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -o $@ $^ $($*_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=functions/plugin.map \
+		-o $@ $(filter %.o,$^) $($*_LIBS)
 
 # Each unit test links only the files under test (NAME_SRCS) and fakes.
 $(B)/unit/%:
@@ -111,10 +114,14 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) exports
 	@fail=0; for t in $(UNIT_BINS); do \
 		echo "== $$t"; $$t || fail=1; done; \
 	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
+
+# Plugins and the worker export only what plugin.h declares.
+exports: $(BINS) $(PLUGIN_SOS)
+	tests/unit/exports.sh $(B)
 
 BED := $(B)/vm
 bed:
@@ -247,6 +254,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
 
-.PHONY: all unit bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
+.PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)
