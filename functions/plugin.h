@@ -5,9 +5,12 @@
  * Each FunctionFS instance of a gadget runs in its own worker process
  * (gadgetd-worker). The worker mounts nothing itself: gadgetd has mounted
  * the instance and passes the directory. The worker dlopen()s the plugin's
- * shared object, which exports exactly one symbol:
+ * shared object, which exports exactly one symbol (functions/plugin.map):
  *
- *     const struct plugin_ops gadgetd_plugin = { .name = "adb", ... };
+ *     const struct plugin_ops gadgetd_plugin = {
+ *             .abi_version = PLUGIN_ABI_VERSION, .name = "adb", ... };
+ *
+ * and refuses it unless abi_version is its own PLUGIN_ABI_VERSION.
  *
  * The runtime writes the descriptors built from the plugin's
  * struct plugin_desc, keeps bulk OUT reads queued with libaio, queues IN
@@ -30,6 +33,10 @@
 
 struct loop;
 struct plugin;
+
+/* Raised whenever struct plugin_ops, struct plugin_desc or a plugin_*
+ * function changes in a way an already built plugin would misread. */
+#define PLUGIN_ABI_VERSION 1
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -74,6 +81,8 @@ struct plugin_desc {
 };
 
 struct plugin_ops {
+	/* PLUGIN_ABI_VERSION; first, so that any version can read it. */
+	uint32_t abi_version;
 	const char *name;
 
 	/*

@@ -4,12 +4,13 @@
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
  *                  [-c CAPS] [-o KEY=VALUE]... [-v]
  *
- * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see worker.h). The worker
+ * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see gadgetd/common/wmsg.h). The worker
  * sandboxes itself before the host can reach it (sandbox.h).
  */
 #include "aioguard.h"
 #include "epio.h"
 #include "ffs.h"
+#include "loader.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
@@ -508,21 +509,6 @@ static int worker_check_ctl(void)
 	return 0;
 }
 
-static int worker_load(struct plugin *p)
-{
-	p->dl = dlopen(p->so, RTLD_NOW | RTLD_LOCAL);
-	if (!p->dl) {
-		log_warnx("cannot load plugin: %s", dlerror());
-		return -ENOENT;
-	}
-	p->ops = dlsym(p->dl, "gadgetd_plugin");
-	if (!p->ops) {
-		log_warnx("%s has no symbol gadgetd_plugin", p->so);
-		return -ENOENT;
-	}
-	return 0;
-}
-
 /* The FunctionFS device name mounted on dir (mountinfo's source field). */
 static int worker_ffs_dev(const char *dir, char *dev, size_t size)
 {
@@ -751,7 +737,7 @@ static int worker_start(struct plugin *p)
 	pid_t pid;
 	int r;
 
-	r = worker_load(p);
+	r = loader_open(p->so, &p->dl, &p->ops);
 	if (r < 0)
 		return r;
 	r = worker_drop(p);

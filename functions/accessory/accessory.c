@@ -761,6 +761,7 @@ static const char *const accessory_syscalls[] = {
 };
 
 const struct plugin_ops gadgetd_plugin = {
+	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "accessory",
 	.syscalls = accessory_syscalls,
 	.init = accessory_init,

@@ -646,6 +646,7 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 }
 
 const struct plugin_ops gadgetd_plugin = {
+	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "adb",
 	.syscalls = adb_shell_syscalls,
 	.spawns = true,

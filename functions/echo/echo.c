@@ -163,6 +163,7 @@ static int echo_command(void *priv, int argc, char **argv, char *reply,
 }
 
 const struct plugin_ops gadgetd_plugin = {
+	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "echo",
 	.init = echo_init,
 	.finish = echo_finish,

@@ -798,6 +798,7 @@ fail:
 }
 
 const struct plugin_ops gadgetd_plugin = {
+	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "mtp",
 	.syscalls = mtp_syscalls,
 	.prepare = mtp_prepare,
