@@ -1,4 +1,5 @@
 #include "gadget.h"
+#include "json.h"
 #include "composer.h"
 #include "config.h"
 #include "log.h"
@@ -1493,22 +1494,6 @@ static void gadget_status_text(struct gadget *g, FILE *out, const char *set,
 	supervisor_status(g->sup, out, false);
 }
 
-/* The boot note and the last failure quote profile errors and what
- * workers said: printable, but may hold quotes and backslashes. */
-static void gadget_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 void gadget_status(struct gadget *g, FILE *out, bool json)
 {
 	const char *udc = composer_bound_udc(g->composer);
@@ -1524,20 +1509,29 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 		gadget_status_text(g, out, set, udc ? udc : "-", state, speed);
 		return;
 	}
-	fprintf(out, "{\"profile\":\"%s\",\"set\":\"%s\",\"switching\":%s,\"udc\":\"%s\","
-		"\"udc_state\":\"%s\",\"speed\":\"%s\",\"switches\":%u,"
+	/* Every string through json_str(): the UDC's name and state come
+	 * from sysfs, the boot note quotes profile errors and workers. */
+	fprintf(out, "{\"profile\":");
+	json_str(out, g->profile ? g->profile->name : "");
+	fprintf(out, ",\"set\":");
+	json_str(out, g->set >= 0 ? set : "");
+	fprintf(out, ",\"switching\":%s,\"udc\":", g->txn ? "true" : "false");
+	json_str(out, udc ? udc : "");
+	fprintf(out, ",\"udc_state\":");
+	json_str(out, state);
+	fprintf(out, ",\"speed\":");
+	json_str(out, speed);
+	fprintf(out, ",\"switches\":%u,"
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
 		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},",
-		g->profile ? g->profile->name : "", g->set >= 0 ? set : "",
-		g->txn ? "true" : "false", udc ? udc : "", state, speed, g->switches,
-		(long long)g->timing.when, g->timing.teardown_ms,
+		g->switches, (long long)g->timing.when, g->timing.teardown_ms,
 		g->timing.ready_ms, g->timing.bind_ms, g->timing.total_ms);
 	fprintf(out, "\"boot\":");
-	gadget_json_str(out, g->boot.note);
+	json_str(out, g->boot.note);
 	fprintf(out, ",\"plugins\":[");
 	supervisor_status(g->sup, out, true);
 	fprintf(out, "],\"last_failure\":{\"time\":%lld,\"message\":",
 		g->failed[0] ? (long long)g->failed_when : 0LL);
-	gadget_json_str(out, g->failed);
+	json_str(out, g->failed);
 	fprintf(out, "}}\n");
 }

@@ -2,7 +2,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
-	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/wmsg.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
+	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/wmsg.c gadgetd/common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	gadgetd/profile.c gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
 GADGETD_LIBS := -lusbgx -lconfig
 GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/common/protocol.c \

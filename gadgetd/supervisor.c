@@ -1,5 +1,6 @@
 #include "supervisor.h"
 #include "config.h"
+#include "json.h"
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
@@ -1139,20 +1140,6 @@ void supervisor_clean_mounts(const struct config *cfg)
 	fclose(f);
 }
 
-static void sup_json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", *s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 void supervisor_status(struct supervisor *s, FILE *out, bool json)
 {
 	struct sup_worker *w;
@@ -1178,20 +1165,20 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 			continue;
 		}
 		fprintf(out, "%s{\"name\":", w == s->workers ? "" : ",");
-		sup_json_str(out, w->name);
+		json_str(out, w->name);
 		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"last_exit\":",
 			state, (int)w->pid, w->restarts);
-		sup_json_str(out, w->last_exit);
+		json_str(out, w->last_exit);
 		fprintf(out, ",\"last_error\":");
-		sup_json_str(out, w->last_error);
+		json_str(out, w->last_error);
 		fprintf(out, ",\"failed\":");
-		sup_json_str(out, w->failed_why);
+		json_str(out, w->failed_why);
 		fprintf(out, ",\"status\":{");
 		for (i = 0; i < w->n_status; i++) {
 			fprintf(out, "%s", i ? "," : "");
-			sup_json_str(out, w->status[i][0]);
+			json_str(out, w->status[i][0]);
 			fputc(':', out);
-			sup_json_str(out, w->status[i][1]);
+			json_str(out, w->status[i][1]);
 		}
 		fprintf(out, "}}");
 	}

@@ -1,12 +1,12 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
 test_gadget_LIBS := -lconfig
 # gadget_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
 test_boot_LIBS := -lconfig
 test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/access_peer.c
@@ -28,14 +28,14 @@ test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/common/wmsg.c gadgetd/common/strv.c \
+	gadgetd/common/wmsg.c gadgetd/common/strv.c gadgetd/common/json.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
 # (supervisor.c with this test binary as the worker; mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/common/wmsg.c gadgetd/common/strv.c \
+	gadgetd/common/wmsg.c gadgetd/common/strv.c gadgetd/common/json.c \
 	gadgetd/profile.c gadgetd/common/loop.c gadgetd/common/log.c
 test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
 # gadgetd/dirs.c alone, in a temporary folder.
