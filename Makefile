@@ -39,8 +39,9 @@ DEFS := -D_GNU_SOURCE \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
 # Each part of the tree sees its own headers and the shared ones only:
-# gadgetd/common/ itself nothing else, the daemon and gadgetctl gadgetd/,
-# the worker and the plugins functions/ (plugin.h). Tests see everything.
+# gadgetd/common/ sees itself; gadgetd/ (the daemon, gadgetctl) gadgetd/
+# and common/; functions/ (the worker, the plugins) functions/ (plugin.h)
+# and common/. Tests see everything.
 TEST_INCS := -Igadgetd -Ifunctions -Igadgetd/common -Itests/unit -Itests/fuzz
 incs_of = $(if $(filter gadgetd/common/%,$(1)),-Igadgetd/common,$\
 	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Igadgetd/common,$\
@@ -256,4 +257,4 @@ clean:
 
 .PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
 
--include $(shell find $(B)/obj $(B)/pic $(B)/test -name '*.d' -type f 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)
