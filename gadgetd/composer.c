@@ -372,7 +372,8 @@ static int composer_ms_attrs(usbg_function *uf, const struct profile_function *f
 		.removable = composer_bool(f, "removable"),
 		.file = profile_option(f, "file"),
 	};
-	struct usbg_f_ms_lun_attrs *luns[] = { &lun };
+	/* libusbgx walks the LUN array up to its NULL entry. */
+	struct usbg_f_ms_lun_attrs *luns[] = { &lun, NULL };
 	struct usbg_f_ms_attrs attrs = { .stall = true, .nluns = 1, .luns = luns };
 
 	return usbg_f_ms_set_attrs(usbg_to_ms_function(uf), &attrs);
