@@ -293,7 +293,7 @@ static int gadget_create(struct gadget *g, const struct profile_function *f,
 	l->fn.type = f->type;
 	snprintf(l->fn.name, sizeof(l->fn.name), "%s", f->name);
 	plan_signature(f, l->sig, sizeof(l->sig));
-	if (f->type != PROFILE_F_FFS)
+	if (!f->type->ffs)
 		return 0;
 	r = supervisor_start(g->sup, f);
 	if (r < 0 && supervisor_start_error(g->sup)[0])

@@ -1,12 +1,15 @@
+# The profile parser and what it checks against (kernel types, options).
+PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c
+PROFILE_LIBS := -lconfig -lusbgx
 GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	gadgetd/protocol.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
-	gadgetd/profile.c gadgetd/notify.c gadgetd/loop.c gadgetd/log.c
+	$(PROFILE_SRCS) gadgetd/notify.c gadgetd/loop.c gadgetd/log.c
 GADGETD_LIBS := -lusbgx -lconfig
-GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/log.c
-GADGETCTL_LIBS := -lconfig
+GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) gadgetd/log.c
+GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
 $(B)/asan/obj/%.o: %.c

@@ -4,6 +4,7 @@
  * is refused as a whole before anything in ConfigFS is touched.
  */
 #include "profile.h"
+#include "optcheck.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -59,21 +60,9 @@ profile_error(struct profile_err *e, const config_setting_t *s, const char *fmt,
 		e->len = e->size - 1;
 }
 
-static const char *const profile_ftype_names[] = {
-	[PROFILE_F_ACM] = "acm",
-	[PROFILE_F_ECM] = "ecm",
-	[PROFILE_F_NCM] = "ncm",
-	[PROFILE_F_RNDIS] = "rndis",
-	[PROFILE_F_MASS_STORAGE] = "mass_storage",
-	[PROFILE_F_HID] = "hid",
-	[PROFILE_F_FFS] = "ffs",
-};
-
-#define PROFILE_NTYPES (sizeof(profile_ftype_names) / sizeof(*profile_ftype_names))
-
-const char *profile_ftype_name(enum profile_ftype t)
+const char *profile_ftype_name(const struct ktype *t)
 {
-	return (unsigned)t < PROFILE_NTYPES ? profile_ftype_names[t] : "?";
+	return t ? t->name : "?";
 }
 
 static bool profile_ident_ok(const char *s, size_t max)
@@ -264,24 +253,6 @@ static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile 
 	profile_os_desc(e, g, p);
 }
 
-/* "xx:xx:xx:xx:xx:xx", unicast and not all zero: the kernel refuses
- * anything else as an Ethernet address. */
-static bool profile_mac_ok(const char *s)
-{
-	unsigned i, first = 0, any = 0;
-
-	if (strlen(s) != 17)
-		return false;
-	for (i = 0; i < 17; i++) {
-		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
-			return false;
-		if (i % 3 != 2 && s[i] != '0')
-			any = 1;
-	}
-	sscanf(s, "%2x", &first);
-	return any && !(first & 1);
-}
-
 /* group is "" for kernel attributes, "options." for plugin options. */
 static void profile_add_option(struct profile_err *e, struct profile_function *f,
 			       config_setting_t *s, const char *key,
@@ -322,93 +293,41 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 	f->n_options++;
 }
 
-/* The attributes each kernel function takes, and how to check them. */
-static const char *const profile_net_keys[] = { "dev_addr", "host_addr", "qmult", NULL };
-static const char *const profile_ms_keys[] = { "file", "ro", "removable", "cdrom", NULL };
-static const char *const profile_hid_keys[] = { "protocol", "subclass", "report_length",
-						"report_desc", NULL };
-static const char *const profile_no_keys[] = { NULL };
-
-static const char *const *profile_attr_keys(enum profile_ftype t)
-{
-	switch (t) {
-	case PROFILE_F_ECM:
-	case PROFILE_F_NCM:
-	case PROFILE_F_RNDIS:
-		return profile_net_keys;
-	case PROFILE_F_MASS_STORAGE:
-		return profile_ms_keys;
-	case PROFILE_F_HID:
-		return profile_hid_keys;
-	case PROFILE_F_ACM:
-	case PROFILE_F_FFS:
-		return profile_no_keys;
-	}
-	return profile_no_keys;
-}
-
-/* qmult, protocol, subclass, report_length: integers the kernel takes. */
-static bool profile_attr_int_ok(struct profile_err *e, struct profile_function *f,
-				config_setting_t *s, const char *key)
-{
-	/* report_length is an interrupt packet: at most 1024 bytes. */
-	long long hi = !strcmp(key, "report_length") ? 1024 : 255;
-	long long lo = !strcmp(key, "protocol") || !strcmp(key, "subclass") ? 0 : 1;
-	long long v;
-
-	if (config_setting_type(s) != CONFIG_TYPE_INT) {
-		profile_error(e, s, "functions.%s.%s: expected an integer", f->name, key);
-		return false;
-	}
-	v = config_setting_get_int64(s);
-	if (v < lo || v > hi) {
-		profile_error(e, s, "functions.%s.%s: %lld out of range (%lld..%lld)",
-			      f->name, key, v, lo, hi);
-		return false;
-	}
-	return true;
-}
-
+/* A kernel attribute, checked against its declaration in the type's
+ * table entry and kept as its canonical text. */
 static void profile_check_attr(struct profile_err *e, struct profile_function *f,
-			       config_setting_t *s, const char *key)
+			       config_setting_t *s, const struct optdesc *d)
 {
-	const char *v;
-	size_t i;
+	char value[OPTCHECK_VALUE_MAX + 1], why[256];
+	const char *key = config_setting_name(s);
 
-	if (!strcmp(key, "dev_addr") || !strcmp(key, "host_addr")) {
-		v = config_setting_get_string(s);
-		if (!v || !profile_mac_ok(v)) {
-			profile_error(e, s, "functions.%s.%s: expected a unicast MAC address \"xx:xx:xx:xx:xx:xx\"",
-				      f->name, key);
-			return;
-		}
-	} else if (!strcmp(key, "report_desc")) {
-		v = config_setting_get_string(s);
-		for (i = 0; v && v[i]; i++)
-			if (!isxdigit((unsigned char)v[i]))
-				break;
-		if (!v || v[i] || i % 2 || i == 0 || i > 1024) {
-			profile_error(e, s, "functions.%s.report_desc: expected an even number of hex digits (at most 512 bytes)",
-				      f->name);
-			return;
-		}
-	} else if (!strcmp(key, "file")) {
-		v = config_setting_get_string(s);
-		if (!v || v[0] != '/') {
-			profile_error(e, s, "functions.%s.file: expected an absolute path",
-				      f->name);
-			return;
-		}
-	} else if (!strcmp(key, "ro") || !strcmp(key, "removable") || !strcmp(key, "cdrom")) {
-		if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
-			profile_error(e, s, "functions.%s.%s: expected true or false",
-				      f->name, key);
-			return;
-		}
-	} else if (!profile_attr_int_ok(e, f, s, key)) {
+	if (f->n_options == PROFILE_MAX_OPTIONS) {
+		profile_error(e, s, "functions.%s: more than %d options", f->name,
+			      PROFILE_MAX_OPTIONS);
 		return;
 	}
-	profile_add_option(e, f, s, key, "");
+	if (optcheck_value(d, s, value, sizeof(value), why, sizeof(why)) < 0) {
+		profile_error(e, s, "functions.%s.%s: %s", f->name, key, why);
+		return;
+	}
+	f->options[f->n_options].key = strdup(key);
+	f->options[f->n_options].value = strdup(value);
+	f->n_options++;
+}
+
+/* Required attributes, then the type's own checks across attributes. */
+static void profile_check_type(struct profile_err *e, config_setting_t *fs,
+			       struct profile_function *f)
+{
+	const struct optdesc *d;
+	char why[256];
+
+	for (d = f->type->attrs; d && d->name; d++)
+		if (d->required && !profile_option(f, d->name))
+			profile_error(e, fs, "functions.%s.%s is missing (%s needs %s)",
+				      f->name, d->name, f->type->name, d->help);
+	if (!e->count && f->type->check && f->type->check(f, why, sizeof(why)) < 0)
+		profile_error(e, fs, "functions.%s.%s", f->name, why);
 }
 
 static void profile_plugin_options(struct profile_err *e, struct profile_function *f,
@@ -427,16 +346,6 @@ static void profile_plugin_options(struct profile_err *e, struct profile_functio
 		config_setting_t *s = config_setting_get_elem(o, i);
 		profile_add_option(e, f, s, config_setting_name(s), "options.");
 	}
-}
-
-static int profile_type_lookup(const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < PROFILE_NTYPES; i++)
-		if (!strcmp(profile_ftype_names[i], name))
-			return i;
-	return -1;
 }
 
 /* The capability names of linux/capability.h, by number (Linux 6.1). */
@@ -565,9 +474,9 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 			     struct profile_function *f)
 {
 	const char *name = config_setting_name(fs), *tname;
-	const char *const *keys;
 	config_setting_t *t;
-	int i, type;
+	unsigned before;
+	int i;
 
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	if (!profile_ident_ok(name, PROFILE_NAME_MAX - 1))
@@ -584,35 +493,32 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 		return;
 	}
 	tname = config_setting_get_string(t);
-	type = profile_type_lookup(tname);
-	if (type < 0) {
-		profile_error(e, t, "functions.%s: unknown type \"%s\" (expected acm, ecm, ncm, rndis, mass_storage, hid, ffs)",
-			      name, tname);
+	f->type = ktype_find(tname);
+	if (!f->type) {
+		profile_error(e, t, "functions.%s: unknown type \"%s\" (expected %s)",
+			      name, tname, ktype_names());
 		return;
 	}
-	f->type = type;
-	keys = profile_attr_keys(f->type);
+	before = e->count;
 	for (i = 0; i < config_setting_length(fs); i++) {
 		config_setting_t *s = config_setting_get_elem(fs, i);
 		const char *key = config_setting_name(s);
-		const char *const *k;
-		if (!strcmp(key, "type") || (f->type == PROFILE_F_FFS &&
+		const struct optdesc *d;
+		if (!strcmp(key, "type") || (f->type->ffs &&
 		    (!strcmp(key, "plugin") || !strcmp(key, "options") ||
 		     !strcmp(key, "user") || !strcmp(key, "group") ||
 		     !strcmp(key, "capabilities"))))
 			continue;
-		for (k = keys; *k && strcmp(*k, key); k++)
-			;
-		if (*k)
-			profile_check_attr(e, f, s, key);
+		d = optdesc_find(f->type->attrs, key);
+		if (d)
+			profile_check_attr(e, f, s, d);
 		else
 			profile_error(e, s, "functions.%s: unknown setting \"%s\" for type %s",
 				      name, key, tname);
 	}
-	if (f->type == PROFILE_F_MASS_STORAGE && !profile_option(f, "file"))
-		profile_error(e, fs, "functions.%s.file is missing (mass_storage needs a backing file)",
-			      name);
-	if (f->type != PROFILE_F_FFS)
+	if (e->count == before)
+		profile_check_type(e, fs, f);
+	if (!f->type->ffs)
 		return;
 	t = profile_member(e, fs, "functions", "plugin", CONFIG_TYPE_STRING, false);
 	if (!t) {
@@ -1212,7 +1118,7 @@ int profile_resolve_ids(struct profile *p, char *err, size_t err_size)
 	if (err_size)
 		err[0] = '\0';
 	for (i = 0; i < p->n_functions; i++)
-		if (p->functions[i].type == PROFILE_F_FFS)
+		if (p->functions[i].type->ffs)
 			profile_resolve_fn(&e, &p->functions[i]);
 	return e.count ? -ENOENT : 0;
 }

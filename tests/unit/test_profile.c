@@ -212,18 +212,36 @@ static const struct bad_case bad_cases[] = {
 	  { "functions.ecm.dev_addr", "MAC address" } },
 	{ 7, "  ecm: { type = \"ecm\"; qmult = 0; };", "t.conf:7: ",
 	  { "functions.ecm.qmult", "0 out of range (1..255)" } },
-	{ 7, "  ecm: { type = \"ecm\"; qmult = \"5\"; };", "t.conf:7: ",
+	{ 7, "  ecm: { type = \"ecm\"; qmult = \"five\"; };", "t.conf:7: ",
 	  { "functions.ecm.qmult", "expected an integer" } },
+	{ 7, "  ecm: { type = \"ecm\"; qmult = 1.5; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "expected an integer" } },
+	{ 7, "  ecm: { type = \"ncm\"; qmult = 256; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "256 out of range (1..255)" } },
+	{ 7, "  ecm: { type = \"rndis\"; host_addr = 2; };", "t.conf:7: ",
+	  { "functions.ecm.host_addr", "expected a string" } },
+	{ 7, "  ecm: { type = \"rndis\"; qmlut = 2; };", "t.conf:7: ",
+	  { "functions.ecm", "unknown setting \"qmlut\" for type rndis" } },
+	{ 7, "  ecm: { type = \"ncm\"; file = \"/d.img\"; };", "t.conf:7: ",
+	  { "functions.ecm", "unknown setting \"file\" for type ncm" } },
 	{ 7, "  ecm: { type = \"mass_storage\"; ro = true; };", "t.conf:7: ",
 	  { "functions.ecm.file", "missing" } },
 	{ 7, "  ecm: { type = \"mass_storage\"; file = \"disk.img\"; };", "t.conf:7: ",
 	  { "functions.ecm.file", "absolute path" } },
-	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = 1; };", "t.conf:7: ",
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = \"maybe\"; };", "t.conf:7: ",
 	  { "functions.ecm.ro", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = 2; };", "t.conf:7: ",
+	  { "functions.ecm.ro", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; cdrom = \"True\"; };", "t.conf:7: ",
+	  { "functions.ecm.cdrom", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = 1; };", "t.conf:7: ",
+	  { "functions.ecm.file", "expected a string" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"05010\"; };", "t.conf:7: ",
 	  { "functions.ecm.report_desc", "hex digits" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501xx\"; };", "t.conf:7: ",
 	  { "functions.ecm.report_desc", "hex digits" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; subclass = -1; };", "t.conf:7: ",
+	  { "functions.ecm.subclass", "-1 out of range (0..255)" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; protocol = 300; };", "t.conf:7: ",
 	  { "functions.ecm.protocol", "300 out of range (0..255)" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; report_length = 2000; };", "t.conf:7: ",
@@ -489,7 +507,7 @@ static const char full_profile[] =
 	"  ecm: { type = \"ecm\"; dev_addr = \"02:00:00:00:00:01\"; host_addr = \"02:00:00:00:00:02\"; qmult = 5; };\n"
 	"  ncm: { type = \"ncm\"; };\n"
 	"  rndis: { type = \"rndis\"; };\n"
-	"  disk: { type = \"mass_storage\"; file = \"/srv/disk.img\"; ro = true; removable = false; cdrom = true; };\n"
+	"  disk: { type = \"mass_storage\"; file = \"/srv/disk.img\"; ro = true; removable = \"no\"; cdrom = \"on\"; };\n"
 	"  kbd: { type = \"hid\"; protocol = 1; subclass = 1; report_length = 8; report_desc = \"05010906a101c0\"; };\n"
 	"  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"on\"; port = 0x10; verbose = true; }; };\n"
 	"};\n"
@@ -528,27 +546,27 @@ static void test_full_round_trip(void **state)
 
 	f = profile_function_find(p, "ecm");
 	assert_non_null(f);
-	assert_int_equal(f->type, PROFILE_F_ECM);
+	assert_string_equal(profile_ftype_name(f->type), "ecm");
 	assert_null(f->plugin);
 	assert_string_equal(profile_option(f, "dev_addr"), "02:00:00:00:00:01");
 	assert_string_equal(profile_option(f, "host_addr"), "02:00:00:00:00:02");
 	assert_string_equal(profile_option(f, "qmult"), "5");
 
 	f = profile_function_find(p, "disk");
-	assert_int_equal(f->type, PROFILE_F_MASS_STORAGE);
+	assert_string_equal(profile_ftype_name(f->type), "mass_storage");
 	assert_string_equal(profile_option(f, "file"), "/srv/disk.img");
 	assert_string_equal(profile_option(f, "ro"), "true");
 	assert_string_equal(profile_option(f, "removable"), "false");
 	assert_string_equal(profile_option(f, "cdrom"), "true");
 
 	f = profile_function_find(p, "kbd");
-	assert_int_equal(f->type, PROFILE_F_HID);
+	assert_string_equal(profile_ftype_name(f->type), "hid");
 	assert_string_equal(profile_option(f, "report_desc"), "05010906a101c0");
 	assert_string_equal(profile_option(f, "report_length"), "8");
 	assert_string_equal(profile_option(f, "protocol"), "1");
 
 	f = profile_function_find(p, "adb");
-	assert_int_equal(f->type, PROFILE_F_FFS);
+	assert_string_equal(profile_ftype_name(f->type), "ffs");
 	assert_string_equal(f->plugin, "adb");
 	assert_int_equal(f->n_options, 3);
 	assert_string_equal(profile_option(f, "auth"), "on");
@@ -691,11 +709,31 @@ static void test_set_name(void **state)
 	profile_free(p);
 }
 
+/* What a profile leaves out comes from the type's declaration. */
+static void test_ktype_defaults(void **state)
+{
+	const struct profile_function *f;
+	struct profile *p;
+	char *text = base_with(7, "  ecm: { type = \"hid\"; report_desc = \"05010906a101c0\"; protocol = \"0x2\"; };");
+
+	assert_int_equal(parse(text, &p), 0);
+	f = profile_function_find(p, "ecm");
+	assert_string_equal(profile_option(f, "protocol"), "2");
+	assert_null(profile_option(f, "report_length"));
+	assert_string_equal(ktype_attr(f, "report_length"), "8");
+	assert_string_equal(ktype_attr(f, "subclass"), "0");
+	assert_null(ktype_attr(f, "nosuch"));
+	profile_free(p);
+	free(text);
+}
+
 static void test_ftype_name(void **state)
 {
-	assert_string_equal(profile_ftype_name(PROFILE_F_ACM), "acm");
-	assert_string_equal(profile_ftype_name(PROFILE_F_MASS_STORAGE), "mass_storage");
-	assert_string_equal(profile_ftype_name(PROFILE_F_FFS), "ffs");
+	assert_string_equal(profile_ftype_name(ktype_find("acm")), "acm");
+	assert_string_equal(profile_ftype_name(ktype_find("mass_storage")), "mass_storage");
+	assert_string_equal(profile_ftype_name(ktype_ffs()), "ffs");
+	assert_true(ktype_ffs()->ffs);
+	assert_null(ktype_find("ffz"));
 }
 
 /* ---- files ---- */
@@ -914,6 +952,7 @@ int main(void)
 	T(test_os_desc_default_sign);
 	T(test_set_find);
 	T(test_set_find_unknown);
+	T(test_ktype_defaults);
 	T(test_set_find_not_allowed);
 	T(test_set_find_empty);
 	T(test_set_find_small_buffer);
