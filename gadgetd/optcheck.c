@@ -4,6 +4,11 @@
  */
 #include "optcheck.h"
 
+#include "../functions/accessory/accessory_opts.h"
+#include "../functions/adb/adb_opts.h"
+#include "../functions/echo/echo_opts.h"
+#include "../functions/mtp/mtp_opts.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -180,4 +185,36 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 		return -EINVAL;
 	snprintf(out, out_size, "%s", v);
 	return 0;
+}
+
+/* The plugins built with gadgetd, each with the table its plugin_ops
+ * points to. */
+static const struct {
+	const char *plugin;
+	const struct optdesc *options;
+} optcheck_plugins[] = {
+	{ "accessory", accessory_opts },
+	{ "adb", adb_opts },
+	{ "echo", echo_opts },
+	{ "mtp", mtp_opts },
+};
+
+const struct optdesc *optcheck_plugin(const char *plugin)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(optcheck_plugins) / sizeof(*optcheck_plugins); i++)
+		if (!strcmp(optcheck_plugins[i].plugin, plugin))
+			return optcheck_plugins[i].options;
+	return NULL;
+}
+
+void optcheck_names(const struct optdesc *table, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (; table && table->name && n < size; table++)
+		n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "", table->name);
 }

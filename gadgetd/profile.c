@@ -293,10 +293,11 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 	f->n_options++;
 }
 
-/* A kernel attribute, checked against its declaration in the type's
- * table entry and kept as its canonical text. */
-static void profile_check_attr(struct profile_err *e, struct profile_function *f,
-			       config_setting_t *s, const struct optdesc *d)
+/* A kernel attribute or a plugin option (group "options."), checked
+ * against its declaration and kept as its canonical text. */
+static void profile_check_opt(struct profile_err *e, struct profile_function *f,
+			      config_setting_t *s, const struct optdesc *d,
+			      const char *group)
 {
 	char value[OPTCHECK_VALUE_MAX + 1], why[256];
 	const char *key = config_setting_name(s);
@@ -307,7 +308,7 @@ static void profile_check_attr(struct profile_err *e, struct profile_function *f
 		return;
 	}
 	if (optcheck_value(d, s, value, sizeof(value), why, sizeof(why)) < 0) {
-		profile_error(e, s, "functions.%s.%s: %s", f->name, key, why);
+		profile_error(e, s, "functions.%s.%s%s: %s", f->name, group, key, why);
 		return;
 	}
 	f->options[f->n_options].key = strdup(key);
@@ -330,22 +331,53 @@ static void profile_check_type(struct profile_err *e, config_setting_t *fs,
 		profile_error(e, fs, "functions.%s.%s", f->name, why);
 }
 
+/* A declared option that is required and absent. */
+static void profile_plugin_required(struct profile_err *e, struct profile_function *f,
+				    config_setting_t *fs, const struct optdesc *table)
+{
+	for (; table->name; table++)
+		if (table->required && !strchr(table->name, 'N') &&
+		    !profile_option(f, table->name))
+			profile_error(e, fs, "function \"%s\": option \"%s\" is missing (%s)",
+				      f->name, table->name, table->help);
+}
+
+/*
+ * The options of a plugin gadgetd knows are checked against its
+ * declarations (functions/NAME/NAME_opts.h); those of another plugin are
+ * kept as text, unchecked.
+ */
 static void profile_plugin_options(struct profile_err *e, struct profile_function *f,
 				   config_setting_t *fs)
 {
+	const struct optdesc *table = optcheck_plugin(f->plugin), *d;
 	config_setting_t *o = config_setting_get_member(fs, "options");
+	char names[512];
 	int i;
 
-	if (!o)
-		return;
-	if (config_setting_type(o) != CONFIG_TYPE_GROUP) {
+	if (o && config_setting_type(o) != CONFIG_TYPE_GROUP) {
 		profile_error(e, o, "functions.%s.options: expected a group { ... }", f->name);
 		return;
 	}
-	for (i = 0; i < config_setting_length(o); i++) {
+	for (i = 0; o && i < config_setting_length(o); i++) {
 		config_setting_t *s = config_setting_get_elem(o, i);
-		profile_add_option(e, f, s, config_setting_name(s), "options.");
+		const char *key = config_setting_name(s);
+
+		if (!table) {
+			profile_add_option(e, f, s, key, "options.");
+			continue;
+		}
+		d = optdesc_find(table, key);
+		if (d) {
+			profile_check_opt(e, f, s, d, "options.");
+			continue;
+		}
+		optcheck_names(table, names, sizeof(names));
+		profile_error(e, s, "function \"%s\": unknown option \"%s\" (plugin %s takes %s)",
+			      f->name, key, f->plugin, names);
 	}
+	if (table)
+		profile_plugin_required(e, f, o ? o : fs, table);
 }
 
 /* The capability names of linux/capability.h, by number (Linux 6.1). */
@@ -511,7 +543,7 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 			continue;
 		d = optdesc_find(f->type->attrs, key);
 		if (d)
-			profile_check_attr(e, f, s, d);
+			profile_check_opt(e, f, s, d, "");
 		else
 			profile_error(e, s, "functions.%s: unknown setting \"%s\" for type %s",
 				      name, key, tname);
