@@ -67,6 +67,34 @@ static inline int optdesc_bool(const char *v)
 	return -EINVAL;
 }
 
+/*
+ * The one hex parser: pairs of hex digits (either case) into buf, which
+ * may be NULL to only count. The number of bytes, or -EINVAL for an odd
+ * length, a non-hex character or more than size bytes.
+ */
+static inline int optdesc_hex(const char *hex, unsigned char *buf, size_t size)
+{
+	size_t n = 0;
+	int i, d[2];
+
+	for (; hex[0]; hex += 2, n++) {
+		for (i = 0; i < 2; i++) {
+			char c = hex[i];
+
+			d[i] = c >= '0' && c <= '9' ? c - '0' :
+			       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+			if (d[i] < 0)
+				return -EINVAL;
+		}
+		if (n == size)
+			return -EINVAL;
+		if (buf)
+			buf[n] = (unsigned char)(d[0] << 4 | d[1]);
+	}
+	return (int)n;
+}
+
 /* Whether key is the name declared by d (a digit in place of its 'N'). */
 static inline bool optdesc_matches(const struct optdesc *d, const char *key)
 {

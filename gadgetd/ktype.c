@@ -116,38 +116,16 @@ static const struct optdesc ktype_hid_attrs[] = {
 	{ 0 }
 };
 
-static int ktype_hex_nibble(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' :
-	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
-	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* Hex digits to bytes; the profile checker let only pairs through. */
-static int ktype_hex(const char *hex, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	for (; hex[0] && hex[1] && n < size; hex += 2) {
-		int hi = ktype_hex_nibble(hex[0]), lo = ktype_hex_nibble(hex[1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		buf[n++] = (char)(hi << 4 | lo);
-	}
-	return (int)n;
-}
-
 static int ktype_hid_apply(usbg_function *uf, const struct profile_function *f)
 {
-	char desc[KTYPE_HID_DESC_MAX];
+	unsigned char desc[KTYPE_HID_DESC_MAX];
 	const char *v = ktype_attr(f, "report_desc");
-	int n = v ? ktype_hex(v, desc, sizeof(desc)) : 0;
+	int n = v ? optdesc_hex(v, desc, sizeof(desc)) : 0;
 	struct usbg_f_hid_attrs attrs = {
 		.protocol = ktype_int(f, "protocol"),
 		.subclass = ktype_int(f, "subclass"),
 		.report_length = ktype_int(f, "report_length"),
-		.report_desc = { .desc = desc, .len = n },
+		.report_desc = { .desc = (char *)desc, .len = n },
 	};
 
 	if (n < 0)

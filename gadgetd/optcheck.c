@@ -107,16 +107,6 @@ static int optcheck_enum(const struct optdesc *d, const char *v, char *why,
 	return -EINVAL;
 }
 
-static bool optcheck_hex_ok(const char *v, long long max_bytes)
-{
-	size_t i;
-
-	for (i = 0; v[i]; i++)
-		if (!isxdigit((unsigned char)v[i]))
-			return false;
-	return i > 0 && i % 2 == 0 && (long long)i <= 2 * max_bytes;
-}
-
 /* The text types: string, enum, path, MAC address, hex. */
 static int optcheck_text(const struct optdesc *d, const char *v, char *why,
 			 size_t why_size)
@@ -146,7 +136,7 @@ static int optcheck_text(const struct optdesc *d, const char *v, char *why,
 		}
 		return 0;
 	case OPTDESC_HEX:
-		if (!optcheck_hex_ok(v, max)) {
+		if (optdesc_hex(v, NULL, (size_t)max) <= 0) {
 			snprintf(why, why_size, "expected an even number of hex digits (at most %lld bytes)",
 				 max);
 			return -EINVAL;

@@ -792,6 +792,21 @@ static void test_ktype_defaults(void **state)
 	free(text);
 }
 
+/* The one hex parser: report_desc is checked and decoded with it. */
+static void test_hex(void **state)
+{
+	unsigned char b[3];
+
+	assert_int_equal(optdesc_hex("0aFf", b, sizeof(b)), 2);
+	assert_int_equal(b[0], 0x0a);
+	assert_int_equal(b[1], 0xff);
+	assert_int_equal(optdesc_hex("", b, sizeof(b)), 0);
+	assert_int_equal(optdesc_hex("0a0", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("0g", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("01020304", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("010203", NULL, 3), 3);
+}
+
 static void test_ftype_name(void **state)
 {
 	assert_string_equal(profile_ftype_name(ktype_find("acm")), "acm");
@@ -1018,6 +1033,7 @@ int main(void)
 	T(test_set_find);
 	T(test_set_find_unknown);
 	T(test_ktype_defaults);
+	T(test_hex);
 	T(test_plugin_option_values);
 	T(test_set_find_not_allowed);
 	T(test_set_find_empty);
