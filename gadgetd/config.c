@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -408,4 +409,42 @@ int config_profile_read(const struct config *c, const char *name, char **text,
 		r = config_profile_slurp(fd, path, text, err, err_size);
 	close(fd);
 	return r;
+}
+
+static int config_conf_filter(const struct dirent *de)
+{
+	size_t l = strlen(de->d_name);
+
+	return l > 5 && !strcmp(de->d_name + l - 5, ".conf");
+}
+
+int config_profile_scan(const struct config *c, config_profile_fn fn, void *data)
+{
+	char name[CONFIG_PROFILE_NAME_MAX];
+	struct dirent **names;
+	struct stat st;
+	int i, n = scandir(c->profile_dir, &names, config_conf_filter, alphasort);
+	int dfd;
+
+	if (n < 0)
+		return -errno;
+	dfd = open(c->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < n; i++) {
+		const char *file = names[i]->d_name;
+		size_t l = strlen(file) - 5;
+		struct config_profile_entry e = { .file = file };
+
+		if (l < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)l, file);
+			e.name = config_profile_name_ok(name) ? name : NULL;
+		}
+		e.regular = dfd >= 0 && fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode);
+		fn(&e, data);
+		free(names[i]);
+	}
+	free(names);
+	if (dfd >= 0)
+		close(dfd);
+	return n;
 }

@@ -77,6 +77,22 @@ bool config_profile_name_ok(const char *name);
 void config_profile_path(const struct config *c, const char *name, char *buf,
 			 size_t size);
 
+/* One NAME.conf entry of profile_dir, as config_profile_scan() finds it. */
+struct config_profile_entry {
+	const char *file;  /* "NAME.conf" */
+	const char *name;  /* NAME, or NULL: not a profile name, never loaded */
+	bool regular;      /* a regular file (not a link, FIFO, folder...) */
+};
+typedef void (*config_profile_fn)(const struct config_profile_entry *e,
+				  void *data);
+
+/*
+ * The one scan of profile_dir: fn for every entry named *.conf, in name
+ * order. Returns the number of entries passed, or -errno when the folder
+ * cannot be read.
+ */
+int config_profile_scan(const struct config *c, config_profile_fn fn, void *data);
+
 /*
  * Read profile NAME's file into *text (malloc'd, NUL-terminated) and its
  * path into path. The name must pass config_profile_name_ok() (-EINVAL),

@@ -264,6 +264,43 @@ static void test_profile_read_bad_names(void **state)
 	pdir_free(&d);
 }
 
+struct scan_seen {
+	char text[512];
+	size_t len;
+};
+
+static void scan_note(const struct config_profile_entry *e, void *data)
+{
+	struct scan_seen *s = data;
+
+	s->len += snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s=%s%s ",
+			   e->file, e->name ? e->name : "(bad)", e->regular ? "" : "!");
+}
+
+/* The one scan of profile_dir: *.conf only, sorted, with bad names and
+ * links passed on as such. */
+static void test_profile_scan(void **state)
+{
+	struct scan_seen seen = { .len = 0 };
+	char path[256];
+	struct pdir d;
+
+	pdir_new(&d);
+	pdir_put(&d, "b.conf", "x\n", 0644);
+	pdir_put(&d, "a.conf", "x\n", 0644);
+	pdir_put(&d, "Up.conf", "x\n", 0644);
+	pdir_put(&d, "notes.txt", "x\n", 0644);
+	pdir_put(&d, ".conf", "x\n", 0644);
+	snprintf(path, sizeof(path), "%s/link.conf", d.dir);
+	assert_int_equal(symlink("a.conf", path), 0);
+	assert_int_equal(config_profile_scan(d.cfg, scan_note, &seen), 4);
+	assert_string_equal(seen.text, "Up.conf=(bad) a.conf=a b.conf=b link.conf=link! ");
+	free(d.cfg->profile_dir);
+	d.cfg->profile_dir = strdup("/nonexistent/gadgetd");
+	assert_int_equal(config_profile_scan(d.cfg, scan_note, &seen), -ENOENT);
+	pdir_free(&d);
+}
+
 static void test_profile_read_refuses_links_and_odd_files(void **state)
 {
 	char path[256], target[256], *text;
@@ -499,6 +536,7 @@ int main(void)
 		cmocka_unit_test(test_admin_group),
 		cmocka_unit_test(test_profile_read),
 		cmocka_unit_test(test_profile_read_bad_names),
+		cmocka_unit_test(test_profile_scan),
 		cmocka_unit_test(test_profile_read_refuses_links_and_odd_files),
 		cmocka_unit_test(test_profile_read_size_and_nul),
 		cmocka_unit_test(test_unknown_setting),
