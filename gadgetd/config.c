@@ -3,6 +3,7 @@
  * "FILE:LINE: message" naming the setting.
  */
 #include "config.h"
+#include "cfgtext.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -249,13 +250,9 @@ int config_parse(const char *path, const char *text, struct config **out,
 	c->path = strdup(path);
 	config_defaults(c, path);
 	config_init(&cfg);
-	if (config_read_string(&cfg, text) != CONFIG_TRUE) {
-		snprintf(err, err_size, "%s:%d: %s", path, config_error_line(&cfg),
-			 config_error_text(&cfg));
-		r = -EINVAL;
-	} else {
+	r = cfgtext_parse(&cfg, path, text, err, err_size);
+	if (!r)
 		r = config_build(&cfg, path, c, err, err_size);
-	}
 	config_destroy(&cfg);
 	if (r < 0) {
 		config_free(c);
@@ -269,24 +266,13 @@ int config_load(const char *path, struct config **out, char *err,
 		size_t err_size)
 {
 	char *text = NULL;
-	size_t n = 0;
-	FILE *f = fopen(path, "re");
 	int r;
 
-	if (!f) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+	*out = NULL;
+	r = cfgtext_load(path, &text, err, err_size);
+	if (r < 0)
 		return r;
-	}
-	if (getdelim(&text, &n, '\0', f) < 0 && ferror(f)) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
-		fclose(f);
-		free(text);
-		return r;
-	}
-	fclose(f);
-	r = config_parse(path, text ? text : "", out, err, err_size);
+	r = config_parse(path, text, out, err, err_size);
 	free(text);
 	return r;
 }
@@ -340,34 +326,6 @@ static int config_profile_check(int fd, const char *path, char *err, size_t size
 	return 0;
 }
 
-static int config_profile_slurp(int fd, const char *path, char **text, char *err,
-				size_t size)
-{
-	char *buf = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
-	size_t n = 0;
-	ssize_t got = 1;
-
-	if (!buf)
-		return -ENOMEM;
-	while (n <= CONFIG_PROFILE_TEXT_MAX && got > 0) {
-		got = read(fd, buf + n, CONFIG_PROFILE_TEXT_MAX + 1 - n);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got > 0)
-			n += got;
-	}
-	if (got < 0 || n > CONFIG_PROFILE_TEXT_MAX || memchr(buf, '\0', n)) {
-		snprintf(err, size, "%s:1: %s", path, got < 0 ? strerror(errno) :
-			 n > CONFIG_PROFILE_TEXT_MAX ? "larger than 64 KiB" :
-			 "contains a NUL byte");
-		free(buf);
-		return got < 0 ? -EIO : n > CONFIG_PROFILE_TEXT_MAX ? -EFBIG : -EINVAL;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	return 0;
-}
-
 int config_profile_read(const struct config *c, const char *name, char **text,
 			char *path, size_t path_size, char *err, size_t err_size)
 {
@@ -406,7 +364,7 @@ int config_profile_read(const struct config *c, const char *name, char **text,
 	}
 	r = config_profile_check(fd, path, err, err_size);
 	if (!r)
-		r = config_profile_slurp(fd, path, text, err, err_size);
+		r = cfgtext_read_fd(fd, path, text, err, err_size);
 	close(fd);
 	return r;
 }

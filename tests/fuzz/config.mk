@@ -4,8 +4,8 @@
 #   build/fuzz/fuzz_state -max_total_time=60 tests/fuzz/corpus_state
 # Without clang: gcc builds (ASan+UBSan) that replay files/directories.
 FUZZERS += fuzz_config fuzz_state
-FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c gadgetd/config.c
-FUZZ_STATE_SRCS := tests/fuzz/fuzz_state.c tests/fuzz/fuzz_runtime.c gadgetd/state.c gadgetd/config.c
+FUZZ_CONFIG_SRCS := tests/fuzz/fuzz_config.c gadgetd/config.c gadgetd/cfgtext.c
+FUZZ_STATE_SRCS := tests/fuzz/fuzz_state.c tests/fuzz/fuzz_runtime.c gadgetd/state.c gadgetd/config.c gadgetd/cfgtext.c
 
 ifneq ($(shell command -v clang 2>/dev/null),)
 $(B)/fuzz/fuzz_config: $(FUZZ_CONFIG_SRCS) gadgetd/config.h

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cfgtext.h"
 #include "config.h"
 
 #ifndef PROFILES_DIR
@@ -39,6 +40,28 @@ static void assert_err(const char *first, ...)
 		if (!strstr(err, kw))
 			fail_msg("\"%s\" lacks \"%s\"", err, kw);
 	va_end(ap);
+}
+
+/* gadgetd.conf goes through the same front end as a profile (cfgtext.c):
+ * what libconfig would take but gadgetd must not is refused, with the
+ * line. */
+static void test_shared_front_end(void **state)
+{
+	struct config *c;
+	char *big;
+
+	assert_int_equal(parse("profile = \"a\";\n@include \"/etc/passwd\"\n", &c), -EINVAL);
+	assert_null(c);
+	assert_err("gadgetd.conf:2: ", "@include", "not allowed", NULL);
+	/* libconfig keeps 32 bits of it: 4294967297 would read as 1 ms. */
+	assert_int_equal(parse("profile = \"a\";\nready_timeout = 4294967297;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "integer 4294967297 is too large", NULL);
+	big = malloc(CFGTEXT_MAX + 2);
+	assert_non_null(big);
+	memset(big, '#', CFGTEXT_MAX + 1);
+	big[CFGTEXT_MAX + 1] = '\0';
+	assert_int_equal(parse(big, &c), -EFBIG);
+	free(big);
 }
 
 static void test_defaults(void **state)
@@ -355,18 +378,18 @@ static void test_profile_read_size_and_nul(void **state)
 	assert_int_equal(config_profile_read(d.cfg, "nul", &text, path, sizeof(path),
 					     err, sizeof(err)), -EINVAL);
 	assert_err("nul.conf:1: ", "NUL byte", NULL);
-	big = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
-	memset(big, '#', CONFIG_PROFILE_TEXT_MAX + 1);
-	big[CONFIG_PROFILE_TEXT_MAX + 1] = '\0';
+	big = malloc(CFGTEXT_MAX + 2);
+	memset(big, '#', CFGTEXT_MAX + 1);
+	big[CFGTEXT_MAX + 1] = '\0';
 	pdir_put(&d, "big.conf", big, 0644);
 	assert_int_equal(config_profile_read(d.cfg, "big", &text, path, sizeof(path),
 					     err, sizeof(err)), -EFBIG);
 	assert_err("big.conf:1: ", "64 KiB", NULL);
-	big[CONFIG_PROFILE_TEXT_MAX] = '\0';
+	big[CFGTEXT_MAX] = '\0';
 	pdir_put(&d, "max.conf", big, 0644);
 	assert_int_equal(config_profile_read(d.cfg, "max", &text, path, sizeof(path),
 					     err, sizeof(err)), 0);
-	assert_int_equal(strlen(text), CONFIG_PROFILE_TEXT_MAX);
+	assert_int_equal(strlen(text), CFGTEXT_MAX);
 	free(text);
 	free(big);
 	pdir_free(&d);
@@ -540,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_profile_read_refuses_links_and_odd_files),
 		cmocka_unit_test(test_profile_read_size_and_nul),
 		cmocka_unit_test(test_unknown_setting),
+		cmocka_unit_test(test_shared_front_end),
 		cmocka_unit_test(test_bad_timeouts),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_names_are_one_component),
