@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "optdesc.h"
 #include "spawner.h"
 
 struct loop;
@@ -84,6 +85,17 @@ struct plugin_ops {
 	/* PLUGIN_ABI_VERSION; first, so that any version can read it. */
 	uint32_t abi_version;
 	const char *name;
+
+	/*
+	 * The options the plugin takes (name, type, default, help), ending
+	 * with a NULL name. Declare them in a header of their own
+	 * (functions/NAME/NAME_opts.h) and list it in gadgetd/optcheck.c:
+	 * gadgetd checks a profile against it without loading the plugin,
+	 * refusing unknown names and ill-typed values, and hands the plugin
+	 * canonical text (booleans "true"/"false", integers in decimal).
+	 * The plugin takes defaults from it with optdesc_default().
+	 */
+	const struct optdesc *options;
 
 	/*
 	 * The sandbox (functions/sandbox.h). The worker starts as root,

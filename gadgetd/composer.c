@@ -2,14 +2,9 @@
 #include "log.h"
 
 #include <errno.h>
-#include <netinet/ether.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <usbg/function/ffs.h>
-#include <usbg/function/hid.h>
-#include <usbg/function/ms.h>
-#include <usbg/function/net.h>
 #include <usbg/usbg.h>
 
 #define COMPOSER_CONFIGFS "/sys/kernel/config"
@@ -265,29 +260,6 @@ int composer_identity(struct composer *c, const struct profile *p,
 	return r;
 }
 
-static const usbg_function_type composer_usbg_type[] = {
-	[PROFILE_F_ACM] = USBG_F_ACM,
-	[PROFILE_F_ECM] = USBG_F_ECM,
-	[PROFILE_F_NCM] = USBG_F_NCM,
-	[PROFILE_F_RNDIS] = USBG_F_RNDIS,
-	[PROFILE_F_MASS_STORAGE] = USBG_F_MASS_STORAGE,
-	[PROFILE_F_HID] = USBG_F_HID,
-	[PROFILE_F_FFS] = USBG_F_FFS,
-};
-
-static int composer_profile_type(usbg_function_type t, enum profile_ftype *out)
-{
-	unsigned i;
-
-	for (i = 0; i < sizeof(composer_usbg_type) / sizeof(*composer_usbg_type); i++) {
-		if (composer_usbg_type[i] == t) {
-			*out = i;
-			return 0;
-		}
-	}
-	return -ENOENT;
-}
-
 int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
 {
 	usbg_function *f;
@@ -300,8 +272,9 @@ int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
 			return -ENOSPC;
 		snprintf(out[n].name, sizeof(out[n].name), "%s",
 			 usbg_get_function_instance(f));
-		if (composer_profile_type(usbg_get_function_type(f), &out[n].type) < 0)
-			out[n].type = PROFILE_F_FFS; /* unknown: treat as foreign */
+		out[n].type = ktype_by_usbg(usbg_get_function_type(f));
+		if (!out[n].type)
+			out[n].type = ktype_ffs(); /* unknown: treat as foreign */
 		n++;
 	}
 	return n;
@@ -319,114 +292,6 @@ static usbg_function *composer_find(struct composer *c, const char *name)
 	return NULL;
 }
 
-static bool composer_bool(const struct profile_function *f, const char *key)
-{
-	const char *v = profile_option(f, key);
-
-	return v && (!strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "yes"));
-}
-
-static int composer_net_attrs(usbg_function *uf, const struct profile_function *f)
-{
-	usbg_f_net *nf = usbg_to_net_function(uf);
-	const char *v;
-	struct ether_addr *ea;
-	int r = USBG_SUCCESS;
-
-	if ((v = profile_option(f, "dev_addr")) && (ea = ether_aton(v)))
-		r = usbg_f_net_set_dev_addr(nf, ea);
-	if (r == USBG_SUCCESS && (v = profile_option(f, "host_addr")) &&
-	    (ea = ether_aton(v)))
-		r = usbg_f_net_set_host_addr(nf, ea);
-	if (r == USBG_SUCCESS && (v = profile_option(f, "qmult")))
-		r = usbg_f_net_set_qmult(nf, atoi(v));
-	return r;
-}
-
-/*
- * f_rndis leaves its MS OS compat ID empty, and Windows then finds no
- * in-box driver for the 02/02/ff interface. RNDIS 5162001 is the ID
- * Windows' own RNDIS 6.0 driver (and AOSP's init scripts) use. The kernel
- * only sends it when the gadget's os_desc is in use.
- */
-static int composer_rndis_attrs(usbg_function *uf,
-				const struct profile_function *f)
-{
-	struct usbg_function_os_desc os = {
-		.compatible_id = "RNDIS",
-		.sub_compatible_id = "5162001",
-	};
-	int r = composer_net_attrs(uf, f);
-
-	if (r == USBG_SUCCESS)
-		r = usbg_set_interf_os_desc(uf, "rndis", &os);
-	return r;
-}
-
-static int composer_ms_attrs(usbg_function *uf, const struct profile_function *f)
-{
-	struct usbg_f_ms_lun_attrs lun = {
-		.id = 0,
-		.cdrom = composer_bool(f, "cdrom"),
-		.ro = composer_bool(f, "ro"),
-		.removable = composer_bool(f, "removable"),
-		.file = profile_option(f, "file"),
-	};
-	struct usbg_f_ms_lun_attrs *luns[] = { &lun };
-	struct usbg_f_ms_attrs attrs = { .stall = true, .nluns = 1, .luns = luns };
-
-	return usbg_f_ms_set_attrs(usbg_to_ms_function(uf), &attrs);
-}
-
-static int composer_hex(const char *hex, char *buf, unsigned size)
-{
-	unsigned n = 0;
-
-	for (; hex[0] && hex[1] && n < size; hex += 2) {
-		unsigned v;
-		if (sscanf(hex, "%2x", &v) != 1)
-			return -EINVAL;
-		buf[n++] = v;
-	}
-	return n;
-}
-
-static int composer_hid_attrs(usbg_function *uf, const struct profile_function *f)
-{
-	char desc[512];
-	const char *v = profile_option(f, "report_desc");
-	int n = v ? composer_hex(v, desc, sizeof(desc)) : 0;
-	struct usbg_f_hid_attrs attrs = { 0 };
-
-	if (n < 0)
-		return USBG_ERROR_INVALID_PARAM;
-	attrs.protocol = (v = profile_option(f, "protocol")) ? atoi(v) : 0;
-	attrs.subclass = (v = profile_option(f, "subclass")) ? atoi(v) : 0;
-	attrs.report_length = (v = profile_option(f, "report_length")) ? atoi(v) : 8;
-	attrs.report_desc.desc = desc;
-	attrs.report_desc.len = n;
-	return usbg_f_hid_set_attrs(usbg_to_hid_function(uf), &attrs);
-}
-
-static int composer_attrs(usbg_function *uf, const struct profile_function *f)
-{
-	switch (f->type) {
-	case PROFILE_F_ECM:
-	case PROFILE_F_NCM:
-		return composer_net_attrs(uf, f);
-	case PROFILE_F_RNDIS:
-		return composer_rndis_attrs(uf, f);
-	case PROFILE_F_MASS_STORAGE:
-		return composer_ms_attrs(uf, f);
-	case PROFILE_F_HID:
-		return composer_hid_attrs(uf, f);
-	case PROFILE_F_ACM:
-	case PROFILE_F_FFS:
-		return USBG_SUCCESS;
-	}
-	return USBG_SUCCESS;
-}
-
 int composer_add_function(struct composer *c, const struct profile_function *f)
 {
 	usbg_function *uf;
@@ -434,11 +299,10 @@ int composer_add_function(struct composer *c, const struct profile_function *f)
 
 	if (!c->gadget)
 		return -ENOENT;
-	r = usbg_create_function(c->gadget, composer_usbg_type[f->type],
-				 f->name, NULL, &uf);
+	r = usbg_create_function(c->gadget, f->type->usbg_type, f->name, NULL, &uf);
 	if (r != USBG_SUCCESS)
 		return composer_fail(r, "cannot create function", f->name);
-	r = composer_attrs(uf, f);
+	r = f->type->apply ? f->type->apply(uf, f) : USBG_SUCCESS;
 	if (r != USBG_SUCCESS) {
 		usbg_rm_function(uf, USBG_RM_RECURSE);
 		return composer_fail(r, "cannot set attributes of function",

@@ -14,7 +14,7 @@ struct composer;
 
 struct composer_fn {
 	char name[PROFILE_NAME_MAX];
-	enum profile_ftype type;
+	const struct ktype *type;
 };
 
 int composer_new(const char *gadget_name, struct composer **out);

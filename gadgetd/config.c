@@ -3,8 +3,10 @@
  * "FILE:LINE: message" naming the setting.
  */
 #include "config.h"
+#include "cfgtext.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libconfig.h>
 #include <limits.h>
@@ -248,13 +250,9 @@ int config_parse(const char *path, const char *text, struct config **out,
 	c->path = strdup(path);
 	config_defaults(c, path);
 	config_init(&cfg);
-	if (config_read_string(&cfg, text) != CONFIG_TRUE) {
-		snprintf(err, err_size, "%s:%d: %s", path, config_error_line(&cfg),
-			 config_error_text(&cfg));
-		r = -EINVAL;
-	} else {
+	r = cfgtext_parse(&cfg, path, text, err, err_size);
+	if (!r)
 		r = config_build(&cfg, path, c, err, err_size);
-	}
 	config_destroy(&cfg);
 	if (r < 0) {
 		config_free(c);
@@ -268,24 +266,13 @@ int config_load(const char *path, struct config **out, char *err,
 		size_t err_size)
 {
 	char *text = NULL;
-	size_t n = 0;
-	FILE *f = fopen(path, "re");
 	int r;
 
-	if (!f) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
+	*out = NULL;
+	r = cfgtext_load(path, &text, err, err_size);
+	if (r < 0)
 		return r;
-	}
-	if (getdelim(&text, &n, '\0', f) < 0 && ferror(f)) {
-		r = -errno;
-		snprintf(err, err_size, "%s: %s", path, strerror(errno));
-		fclose(f);
-		free(text);
-		return r;
-	}
-	fclose(f);
-	r = config_parse(path, text ? text : "", out, err, err_size);
+	r = config_parse(path, text, out, err, err_size);
 	free(text);
 	return r;
 }
@@ -339,34 +326,6 @@ static int config_profile_check(int fd, const char *path, char *err, size_t size
 	return 0;
 }
 
-static int config_profile_slurp(int fd, const char *path, char **text, char *err,
-				size_t size)
-{
-	char *buf = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
-	size_t n = 0;
-	ssize_t got = 1;
-
-	if (!buf)
-		return -ENOMEM;
-	while (n <= CONFIG_PROFILE_TEXT_MAX && got > 0) {
-		got = read(fd, buf + n, CONFIG_PROFILE_TEXT_MAX + 1 - n);
-		if (got < 0 && errno == EINTR)
-			got = 1;
-		else if (got > 0)
-			n += got;
-	}
-	if (got < 0 || n > CONFIG_PROFILE_TEXT_MAX || memchr(buf, '\0', n)) {
-		snprintf(err, size, "%s:1: %s", path, got < 0 ? strerror(errno) :
-			 n > CONFIG_PROFILE_TEXT_MAX ? "larger than 64 KiB" :
-			 "contains a NUL byte");
-		free(buf);
-		return got < 0 ? -EIO : n > CONFIG_PROFILE_TEXT_MAX ? -EFBIG : -EINVAL;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	return 0;
-}
-
 int config_profile_read(const struct config *c, const char *name, char **text,
 			char *path, size_t path_size, char *err, size_t err_size)
 {
@@ -405,7 +364,45 @@ int config_profile_read(const struct config *c, const char *name, char **text,
 	}
 	r = config_profile_check(fd, path, err, err_size);
 	if (!r)
-		r = config_profile_slurp(fd, path, text, err, err_size);
+		r = cfgtext_read_fd(fd, path, text, err, err_size);
 	close(fd);
 	return r;
+}
+
+static int config_conf_filter(const struct dirent *de)
+{
+	size_t l = strlen(de->d_name);
+
+	return l > 5 && !strcmp(de->d_name + l - 5, ".conf");
+}
+
+int config_profile_scan(const struct config *c, config_profile_fn fn, void *data)
+{
+	char name[CONFIG_PROFILE_NAME_MAX];
+	struct dirent **names;
+	struct stat st;
+	int i, n = scandir(c->profile_dir, &names, config_conf_filter, alphasort);
+	int dfd;
+
+	if (n < 0)
+		return -errno;
+	dfd = open(c->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < n; i++) {
+		const char *file = names[i]->d_name;
+		size_t l = strlen(file) - 5;
+		struct config_profile_entry e = { .file = file };
+
+		if (l < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)l, file);
+			e.name = config_profile_name_ok(name) ? name : NULL;
+		}
+		e.regular = dfd >= 0 && fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode);
+		fn(&e, data);
+		free(names[i]);
+	}
+	free(names);
+	if (dfd >= 0)
+		close(dfd);
+	return n;
 }

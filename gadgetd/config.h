@@ -77,16 +77,31 @@ bool config_profile_name_ok(const char *name);
 void config_profile_path(const struct config *c, const char *name, char *buf,
 			 size_t size);
 
+/* One NAME.conf entry of profile_dir, as config_profile_scan() finds it. */
+struct config_profile_entry {
+	const char *file;  /* "NAME.conf" */
+	const char *name;  /* NAME, or NULL: not a profile name, never loaded */
+	bool regular;      /* a regular file (not a link, FIFO, folder...) */
+};
+typedef void (*config_profile_fn)(const struct config_profile_entry *e,
+				  void *data);
+
+/*
+ * The one scan of profile_dir: fn for every entry named *.conf, in name
+ * order. Returns the number of entries passed, or -errno when the folder
+ * cannot be read.
+ */
+int config_profile_scan(const struct config *c, config_profile_fn fn, void *data);
+
 /*
  * Read profile NAME's file into *text (malloc'd, NUL-terminated) and its
  * path into path. The name must pass config_profile_name_ok() (-EINVAL),
  * and the file is opened beneath profile_dir without following a link
- * (-ELOOP); it must be a regular file of at most CONFIG_PROFILE_TEXT_MAX
+ * (-ELOOP); it must be a regular file of at most CFGTEXT_MAX (cfgtext.h)
  * bytes without NUL bytes (-EINVAL, -EFBIG), owned by root or by us and
  * writable by nobody else (-EPERM). Other failures are -errno (-ENOENT).
  * err says which rule refused which file.
  */
-#define CONFIG_PROFILE_TEXT_MAX (64 * 1024)
 int config_profile_read(const struct config *c, const char *name, char **text,
 			char *path, size_t path_size, char *err, size_t err_size);
 

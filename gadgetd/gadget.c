@@ -10,7 +10,6 @@
 #include "supervisor.h"
 #include "udc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -294,7 +293,7 @@ static int gadget_create(struct gadget *g, const struct profile_function *f,
 	l->fn.type = f->type;
 	snprintf(l->fn.name, sizeof(l->fn.name), "%s", f->name);
 	plan_signature(f, l->sig, sizeof(l->sig));
-	if (f->type != PROFILE_F_FFS)
+	if (!f->type->ffs)
 		return 0;
 	r = supervisor_start(g->sup, f);
 	if (r < 0 && supervisor_start_error(g->sup)[0])
@@ -1403,44 +1402,35 @@ static void gadget_list_broken(struct gadget *g, FILE *out, const char *name)
 	fprintf(out, "broken profile %s: %s\n", name, err);
 }
 
-/* Whether a directory entry is NAME.conf for a valid NAME on a regular
- * file, not a link; NAME into name. */
-static bool gadget_profile_entry(int dfd, const char *file, char *name,
-				 size_t size)
-{
-	size_t l = strlen(file);
-	struct stat st;
+struct gadget_list_ctx {
+	struct gadget *g;
+	FILE *out;
+	bool broken; /* second pass: the ones that do not load */
+};
 
-	if (l <= 5 || l - 5 >= size || strcmp(file + l - 5, ".conf") ||
-	    fstatat(dfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-		return false;
-	snprintf(name, size, "%.*s", (int)(l - 5), file);
-	return config_profile_name_ok(name);
+static void gadget_list_entry(const struct config_profile_entry *e, void *data)
+{
+	struct gadget_list_ctx *c = data;
+
+	if (!e->name || !e->regular)
+		return;
+	if (c->broken)
+		gadget_list_broken(c->g, c->out, e->name);
+	else
+		fprintf(c->out, " %s", e->name);
 }
 
 /* Every profile that `gadgetctl switch --profile NAME` could name; then
  * the ones that do not load, one a line, with the reason. */
 static void gadget_list_profiles(struct gadget *g, FILE *out)
 {
-	char name[CONFIG_PROFILE_NAME_MAX + 8];
-	struct dirent **names;
-	int i, n = scandir(g->cfg->profile_dir, &names, NULL, alphasort);
-	int dfd = open(g->cfg->profile_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct gadget_list_ctx c = { .g = g, .out = out };
 
 	fprintf(out, "profiles in %s:", g->cfg->profile_dir);
-	for (i = 0; i < n; i++)
-		if (gadget_profile_entry(dfd, names[i]->d_name, name, sizeof(name)))
-			fprintf(out, " %s", name);
+	config_profile_scan(g->cfg, gadget_list_entry, &c);
 	fputc('\n', out);
-	for (i = 0; i < n; i++) {
-		if (gadget_profile_entry(dfd, names[i]->d_name, name, sizeof(name)))
-			gadget_list_broken(g, out, name);
-		free(names[i]);
-	}
-	if (dfd >= 0)
-		close(dfd);
-	if (n >= 0)
-		free(names);
+	c.broken = true;
+	config_profile_scan(g->cfg, gadget_list_entry, &c);
 }
 
 void gadget_list(struct gadget *g, FILE *out)

@@ -11,7 +11,6 @@
 #include "protocol.h"
 #include "state.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
@@ -50,56 +49,58 @@ static void gadgetd_check_state(const struct config *cfg)
 			"on the configured profile's default set)\n", err);
 }
 
+struct gadgetd_check_ctx {
+	const struct config *cfg;
+	int n, bad;
+};
+
+/* One profile of profile_dir, read and checked as a switch would. */
+static void gadgetd_check_one(const struct config_profile_entry *e, void *data)
+{
+	struct gadgetd_check_ctx *c = data;
+	char err[8192], file[1024], *text = NULL;
+	struct profile *p = NULL;
+
+	if (!e->name) {
+		fprintf(stderr, "%s/%s: warning: not a profile name (a-z, 0-9, _ "
+			"and -); gadgetd never loads it\n", c->cfg->profile_dir, e->file);
+		return;
+	}
+	c->n++;
+	if (config_profile_read(c->cfg, e->name, &text, file, sizeof(file), err,
+				sizeof(err)) < 0 ||
+	    profile_parse(file, text, &p, err, sizeof(err)) < 0 ||
+	    profile_resolve_ids(p, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		c->bad = 1;
+	}
+	free(text);
+	profile_free(p);
+}
+
 /* -n: check gadgetd.conf, every profile in profile_dir (the active one
  * and all the others, which gadgetd itself only loads when they are
  * used) and the state file. */
 static int gadgetd_check(const char *path)
 {
-	char err[8192], file[1024], name[CONFIG_PROFILE_NAME_MAX + 8], *text;
+	char err[8192], file[1024], *text = NULL;
+	struct gadgetd_check_ctx c = { 0 };
 	struct config *cfg;
-	struct profile *p;
-	struct dirent *de;
-	int bad = 0, n = 0;
-	DIR *d;
+	int bad, r;
 
 	if (config_load(path, &cfg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	d = opendir(cfg->profile_dir);
-	if (!d) {
+	c.cfg = cfg;
+	r = config_profile_scan(cfg, gadgetd_check_one, &c);
+	if (r < 0) {
 		fprintf(stderr, "%s: profile_dir %s: %s\n", path, cfg->profile_dir,
-			strerror(errno));
+			strerror(-r));
 		config_free(cfg);
 		return 1;
 	}
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
-		if (l < 6 || strcmp(de->d_name + l - 5, ".conf"))
-			continue;
-		snprintf(name, sizeof(name), "%.*s", (int)(l - 5), de->d_name);
-		if (l - 5 >= sizeof(name) || !config_profile_name_ok(name)) {
-			fprintf(stderr, "%s/%s: warning: not a profile name (a-z, 0-9, _ "
-				"and -); gadgetd never loads it\n", cfg->profile_dir,
-				de->d_name);
-			continue;
-		}
-		n++;
-		p = NULL;
-		if (config_profile_read(cfg, name, &text, file, sizeof(file), err,
-					sizeof(err)) < 0 ||
-		    profile_parse(file, text, &p, err, sizeof(err)) < 0 ||
-		    profile_resolve_ids(p, err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s\n", err);
-			free(text);
-			profile_free(p);
-			bad = 1;
-			continue;
-		}
-		free(text);
-		profile_free(p);
-	}
-	closedir(d);
+	bad = c.bad;
 	if (config_profile_read(cfg, cfg->profile, &text, file, sizeof(file), err,
 				sizeof(err)) < 0) {
 		fprintf(stderr, "%s: profile \"%s\": %s\n", path, cfg->profile, err);
@@ -108,7 +109,7 @@ static int gadgetd_check(const char *path)
 	free(text);
 	gadgetd_check_state(cfg);
 	if (!bad)
-		printf("%s: OK (%d profiles)\n", path, n);
+		printf("%s: OK (%d profiles)\n", path, c.n);
 	config_free(cfg);
 	return bad;
 }

@@ -1,13 +1,16 @@
+# The profile parser and what it checks against (kernel types, options).
+PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c
+PROFILE_LIBS := -lconfig -lusbgx
 GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/wmsg.c gadgetd/common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
-	gadgetd/profile.c gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
+	$(PROFILE_SRCS) gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
 GADGETD_LIBS := -lusbgx -lconfig
-GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/profile.c gadgetd/common/protocol.c \
+GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) gadgetd/common/protocol.c \
 	gadgetd/common/strv.c gadgetd/common/log.c
-GADGETCTL_LIBS := -lconfig
+GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
 $(B)/asan/obj/%.o: %.c

@@ -4,6 +4,8 @@
  * is refused as a whole before anything in ConfigFS is touched.
  */
 #include "profile.h"
+#include "cfgtext.h"
+#include "optcheck.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,65 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Real profiles are a few KiB. The cap also bounds libconfig's duplicate
- * name check, which is quadratic in the number of settings of a group. */
-#define PROFILE_TEXT_MAX (64 * 1024)
 /* profile_request() copies a request into a buffer of this size. */
 #define PROFILE_REQUEST_MAX 512
 
-/* Collects every problem as "FILE:LINE: text" lines. */
-struct profile_err {
-	const char *file;
-	char *buf;
-	size_t size, len;
-	unsigned count;
-	unsigned line; /* used when there is no setting to take it from */
-};
-
-static void __attribute__((format(printf, 3, 4)))
-profile_error(struct profile_err *e, const config_setting_t *s, const char *fmt, ...)
+const char *profile_ftype_name(const struct ktype *t)
 {
-	int line = s ? (int)config_setting_source_line(s) : (int)e->line;
-	va_list ap;
-	int n;
-
-	e->count++;
-	if (e->len + 1 >= e->size)
-		return;
-	n = line ? snprintf(e->buf + e->len, e->size - e->len, "%s%s:%d: ",
-			    e->len ? "\n" : "", e->file, line)
-		 : snprintf(e->buf + e->len, e->size - e->len, "%s%s: ",
-			    e->len ? "\n" : "", e->file);
-	if (n > 0)
-		e->len += n;
-	if (e->len >= e->size) {
-		e->len = e->size - 1;
-		return;
-	}
-	va_start(ap, fmt);
-	n = vsnprintf(e->buf + e->len, e->size - e->len, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		e->len += n;
-	if (e->len >= e->size)
-		e->len = e->size - 1;
-}
-
-static const char *const profile_ftype_names[] = {
-	[PROFILE_F_ACM] = "acm",
-	[PROFILE_F_ECM] = "ecm",
-	[PROFILE_F_NCM] = "ncm",
-	[PROFILE_F_RNDIS] = "rndis",
-	[PROFILE_F_MASS_STORAGE] = "mass_storage",
-	[PROFILE_F_HID] = "hid",
-	[PROFILE_F_FFS] = "ffs",
-};
-
-#define PROFILE_NTYPES (sizeof(profile_ftype_names) / sizeof(*profile_ftype_names))
-
-const char *profile_ftype_name(enum profile_ftype t)
-{
-	return (unsigned)t < PROFILE_NTYPES ? profile_ftype_names[t] : "?";
+	return t ? t->name : "?";
 }
 
 static bool profile_ident_ok(const char *s, size_t max)
@@ -105,7 +54,7 @@ static const char *profile_sep(const char *path)
 }
 
 /* Look up key in group g, checking its type. required: report absence. */
-static config_setting_t *profile_member(struct profile_err *e,
+static config_setting_t *profile_member(struct cfgtext_err *e,
 					config_setting_t *g, const char *path,
 					const char *key, int type, bool required)
 {
@@ -113,7 +62,7 @@ static config_setting_t *profile_member(struct profile_err *e,
 
 	if (!s) {
 		if (required)
-			profile_error(e, g, "%s%s%s is missing", path,
+			cfgtext_error(e, g, "%s%s%s is missing", path,
 				      path[0] ? profile_sep(path) : "", key);
 		return NULL;
 	}
@@ -121,7 +70,7 @@ static config_setting_t *profile_member(struct profile_err *e,
 	    !(type == CONFIG_TYPE_INT && config_setting_type(s) == CONFIG_TYPE_INT64)) {
 		static const char *const tn[] = { "none", "group", "integer", "64-bit integer",
 						  "float", "string", "boolean", "array", "list" };
-		profile_error(e, s, "%s%s%s: expected %s", path,
+		cfgtext_error(e, s, "%s%s%s: expected %s", path,
 			      path[0] ? profile_sep(path) : "", key,
 			      type < 9 ? tn[type] : "?");
 		return NULL;
@@ -129,7 +78,7 @@ static config_setting_t *profile_member(struct profile_err *e,
 	return s;
 }
 
-static bool profile_int(struct profile_err *e, config_setting_t *g,
+static bool profile_int(struct cfgtext_err *e, config_setting_t *g,
 			const char *path, const char *key, long long lo,
 			long long hi, bool required, long long *out)
 {
@@ -142,11 +91,11 @@ static bool profile_int(struct profile_err *e, config_setting_t *g,
 	if (v < lo || v > hi) {
 		/* Ids, codes and BCD read best in hex, quantities in decimal. */
 		if (hi == 0xff || hi == 0xffff || !strncmp(key, "bcd", 3))
-			profile_error(e, s, "%s%s%s: %s%#llx out of range (%#llx..%#llx)",
+			cfgtext_error(e, s, "%s%s%s: %s%#llx out of range (%#llx..%#llx)",
 				      path, profile_sep(path), key, v < 0 ? "-" : "",
 				      (unsigned long long)llabs(v), lo, hi);
 		else
-			profile_error(e, s, "%s%s%s: %lld out of range (%lld..%lld)",
+			cfgtext_error(e, s, "%s%s%s: %lld out of range (%lld..%lld)",
 				      path, profile_sep(path), key, v, lo, hi);
 		return false;
 	}
@@ -154,7 +103,7 @@ static bool profile_int(struct profile_err *e, config_setting_t *g,
 	return true;
 }
 
-static char *profile_str(struct profile_err *e, config_setting_t *g,
+static char *profile_str(struct cfgtext_err *e, config_setting_t *g,
 			 const char *path, const char *key, size_t max,
 			 bool required)
 {
@@ -165,7 +114,7 @@ static char *profile_str(struct profile_err *e, config_setting_t *g,
 		return NULL;
 	v = config_setting_get_string(s);
 	if (!profile_text_ok(v, max)) {
-		profile_error(e, s, "%s%s%s: must be printable ASCII of at most %zu characters",
+		cfgtext_error(e, s, "%s%s%s: must be printable ASCII of at most %zu characters",
 			      path, profile_sep(path), key, max);
 		return NULL;
 	}
@@ -173,7 +122,7 @@ static char *profile_str(struct profile_err *e, config_setting_t *g,
 }
 
 /* Every member of g must be one of the names in allowed. */
-static void profile_known_keys(struct profile_err *e, config_setting_t *g,
+static void profile_known_keys(struct cfgtext_err *e, config_setting_t *g,
 			       const char *path, const char *const *allowed)
 {
 	int i, n = config_setting_length(g);
@@ -185,12 +134,12 @@ static void profile_known_keys(struct profile_err *e, config_setting_t *g,
 		for (a = allowed; *a && strcmp(*a, name); a++)
 			;
 		if (!*a)
-			profile_error(e, s, "%s%sunknown setting \"%s\"", path,
+			cfgtext_error(e, s, "%s%sunknown setting \"%s\"", path,
 				      path[0] ? ": " : "", name);
 	}
 }
 
-static void profile_gadget_strings(struct profile_err *e, config_setting_t *g,
+static void profile_gadget_strings(struct cfgtext_err *e, config_setting_t *g,
 				   struct profile *p)
 {
 	static const char *const keys[] = { "lang", "manufacturer", "product", "serial", NULL };
@@ -206,7 +155,7 @@ static void profile_gadget_strings(struct profile_err *e, config_setting_t *g,
 	p->serial = profile_str(e, s, "gadget.strings", "serial", 126, true);
 }
 
-static void profile_os_desc(struct profile_err *e, config_setting_t *g,
+static void profile_os_desc(struct cfgtext_err *e, config_setting_t *g,
 			    struct profile *p)
 {
 	static const char *const keys[] = { "vendor_code", "qw_sign", NULL };
@@ -219,7 +168,7 @@ static void profile_os_desc(struct profile_err *e, config_setting_t *g,
 	p->has_os_desc = true;
 	if (profile_int(e, s, "gadget.os_desc", "vendor_code", 1, 255, true, &v)) {
 		if (v >= 51 && v <= 58)
-			profile_error(e, config_setting_get_member(s, "vendor_code"),
+			cfgtext_error(e, config_setting_get_member(s, "vendor_code"),
 				      "gadget.os_desc.vendor_code: %lld collides with the Android Open Accessory requests 51..58",
 				      v);
 		p->os_vendor_code = v;
@@ -229,7 +178,7 @@ static void profile_os_desc(struct profile_err *e, config_setting_t *g,
 		p->os_qw_sign = strdup("MSFT100");
 }
 
-static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile *p)
+static void profile_gadget(struct cfgtext_err *e, config_t *cfg, struct profile *p)
 {
 	static const char *const keys[] = { "vendor_id", "product_id", "bcd_device",
 					    "bcd_usb", "device_class", "device_subclass",
@@ -239,7 +188,7 @@ static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile 
 	long long v;
 
 	if (!g || config_setting_type(g) != CONFIG_TYPE_GROUP) {
-		profile_error(e, g, "gadget: a group { ... } is required");
+		cfgtext_error(e, g, "gadget: a group { ... } is required");
 		return;
 	}
 	profile_known_keys(e, g, "gadget", keys);
@@ -257,33 +206,15 @@ static void profile_gadget(struct profile_err *e, config_t *cfg, struct profile 
 		p->max_power = v;
 	/* USB 2.0 caps bus power at 500 mA, USB 3.x at 900 mA. */
 	if (p->max_power > 500 && p->bcd_usb < 0x0300)
-		profile_error(e, config_setting_get_member(g, "max_power"),
+		cfgtext_error(e, config_setting_get_member(g, "max_power"),
 			      "gadget.max_power: %u out of range (0..500; up to 900 needs bcd_usb >= 0x0300)",
 			      p->max_power);
 	profile_gadget_strings(e, g, p);
 	profile_os_desc(e, g, p);
 }
 
-/* "xx:xx:xx:xx:xx:xx", unicast and not all zero: the kernel refuses
- * anything else as an Ethernet address. */
-static bool profile_mac_ok(const char *s)
-{
-	unsigned i, first = 0, any = 0;
-
-	if (strlen(s) != 17)
-		return false;
-	for (i = 0; i < 17; i++) {
-		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
-			return false;
-		if (i % 3 != 2 && s[i] != '0')
-			any = 1;
-	}
-	sscanf(s, "%2x", &first);
-	return any && !(first & 1);
-}
-
 /* group is "" for kernel attributes, "options." for plugin options. */
-static void profile_add_option(struct profile_err *e, struct profile_function *f,
+static void profile_add_option(struct cfgtext_err *e, struct profile_function *f,
 			       config_setting_t *s, const char *key,
 			       const char *group)
 {
@@ -291,7 +222,7 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 	const char *v;
 
 	if (f->n_options == PROFILE_MAX_OPTIONS) {
-		profile_error(e, s, "functions.%s: more than %d options", f->name,
+		cfgtext_error(e, s, "functions.%s: more than %d options", f->name,
 			      PROFILE_MAX_OPTIONS);
 		return;
 	}
@@ -308,12 +239,12 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 		v = config_setting_get_bool(s) ? "true" : "false";
 		break;
 	default:
-		profile_error(e, s, "functions.%s.%s%s: expected a string, integer or boolean",
+		cfgtext_error(e, s, "functions.%s.%s%s: expected a string, integer or boolean",
 			      f->name, group, key);
 		return;
 	}
 	if (strlen(v) > 1024 || strchr(v, '\n')) {
-		profile_error(e, s, "functions.%s.%s%s: value too long or multi-line",
+		cfgtext_error(e, s, "functions.%s.%s%s: value too long or multi-line",
 			      f->name, group, key);
 		return;
 	}
@@ -322,121 +253,91 @@ static void profile_add_option(struct profile_err *e, struct profile_function *f
 	f->n_options++;
 }
 
-/* The attributes each kernel function takes, and how to check them. */
-static const char *const profile_net_keys[] = { "dev_addr", "host_addr", "qmult", NULL };
-static const char *const profile_ms_keys[] = { "file", "ro", "removable", "cdrom", NULL };
-static const char *const profile_hid_keys[] = { "protocol", "subclass", "report_length",
-						"report_desc", NULL };
-static const char *const profile_no_keys[] = { NULL };
-
-static const char *const *profile_attr_keys(enum profile_ftype t)
+/* A kernel attribute or a plugin option (group "options."), checked
+ * against its declaration and kept as its canonical text. */
+static void profile_check_opt(struct cfgtext_err *e, struct profile_function *f,
+			      config_setting_t *s, const struct optdesc *d,
+			      const char *group)
 {
-	switch (t) {
-	case PROFILE_F_ECM:
-	case PROFILE_F_NCM:
-	case PROFILE_F_RNDIS:
-		return profile_net_keys;
-	case PROFILE_F_MASS_STORAGE:
-		return profile_ms_keys;
-	case PROFILE_F_HID:
-		return profile_hid_keys;
-	case PROFILE_F_ACM:
-	case PROFILE_F_FFS:
-		return profile_no_keys;
-	}
-	return profile_no_keys;
-}
+	char value[OPTCHECK_VALUE_MAX + 1], why[256];
+	const char *key = config_setting_name(s);
 
-/* qmult, protocol, subclass, report_length: integers the kernel takes. */
-static bool profile_attr_int_ok(struct profile_err *e, struct profile_function *f,
-				config_setting_t *s, const char *key)
-{
-	/* report_length is an interrupt packet: at most 1024 bytes. */
-	long long hi = !strcmp(key, "report_length") ? 1024 : 255;
-	long long lo = !strcmp(key, "protocol") || !strcmp(key, "subclass") ? 0 : 1;
-	long long v;
-
-	if (config_setting_type(s) != CONFIG_TYPE_INT) {
-		profile_error(e, s, "functions.%s.%s: expected an integer", f->name, key);
-		return false;
-	}
-	v = config_setting_get_int64(s);
-	if (v < lo || v > hi) {
-		profile_error(e, s, "functions.%s.%s: %lld out of range (%lld..%lld)",
-			      f->name, key, v, lo, hi);
-		return false;
-	}
-	return true;
-}
-
-static void profile_check_attr(struct profile_err *e, struct profile_function *f,
-			       config_setting_t *s, const char *key)
-{
-	const char *v;
-	size_t i;
-
-	if (!strcmp(key, "dev_addr") || !strcmp(key, "host_addr")) {
-		v = config_setting_get_string(s);
-		if (!v || !profile_mac_ok(v)) {
-			profile_error(e, s, "functions.%s.%s: expected a unicast MAC address \"xx:xx:xx:xx:xx:xx\"",
-				      f->name, key);
-			return;
-		}
-	} else if (!strcmp(key, "report_desc")) {
-		v = config_setting_get_string(s);
-		for (i = 0; v && v[i]; i++)
-			if (!isxdigit((unsigned char)v[i]))
-				break;
-		if (!v || v[i] || i % 2 || i == 0 || i > 1024) {
-			profile_error(e, s, "functions.%s.report_desc: expected an even number of hex digits (at most 512 bytes)",
-				      f->name);
-			return;
-		}
-	} else if (!strcmp(key, "file")) {
-		v = config_setting_get_string(s);
-		if (!v || v[0] != '/') {
-			profile_error(e, s, "functions.%s.file: expected an absolute path",
-				      f->name);
-			return;
-		}
-	} else if (!strcmp(key, "ro") || !strcmp(key, "removable") || !strcmp(key, "cdrom")) {
-		if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
-			profile_error(e, s, "functions.%s.%s: expected true or false",
-				      f->name, key);
-			return;
-		}
-	} else if (!profile_attr_int_ok(e, f, s, key)) {
+	if (f->n_options == PROFILE_MAX_OPTIONS) {
+		cfgtext_error(e, s, "functions.%s: more than %d options", f->name,
+			      PROFILE_MAX_OPTIONS);
 		return;
 	}
-	profile_add_option(e, f, s, key, "");
+	if (optcheck_value(d, s, value, sizeof(value), why, sizeof(why)) < 0) {
+		cfgtext_error(e, s, "functions.%s.%s%s: %s", f->name, group, key, why);
+		return;
+	}
+	f->options[f->n_options].key = strdup(key);
+	f->options[f->n_options].value = strdup(value);
+	f->n_options++;
 }
 
-static void profile_plugin_options(struct profile_err *e, struct profile_function *f,
+/* Required attributes, then the type's own checks across attributes. */
+static void profile_check_type(struct cfgtext_err *e, config_setting_t *fs,
+			       struct profile_function *f)
+{
+	const struct optdesc *d;
+	char why[256];
+
+	for (d = f->type->attrs; d && d->name; d++)
+		if (d->required && !profile_option(f, d->name))
+			cfgtext_error(e, fs, "functions.%s.%s is missing (%s needs %s)",
+				      f->name, d->name, f->type->name, d->help);
+	if (!e->count && f->type->check && f->type->check(f, why, sizeof(why)) < 0)
+		cfgtext_error(e, fs, "functions.%s.%s", f->name, why);
+}
+
+/* A declared option that is required and absent. */
+static void profile_plugin_required(struct cfgtext_err *e, struct profile_function *f,
+				    config_setting_t *fs, const struct optdesc *table)
+{
+	for (; table->name; table++)
+		if (table->required && !strchr(table->name, 'N') &&
+		    !profile_option(f, table->name))
+			cfgtext_error(e, fs, "function \"%s\": option \"%s\" is missing (%s)",
+				      f->name, table->name, table->help);
+}
+
+/*
+ * The options of a plugin gadgetd knows are checked against its
+ * declarations (functions/NAME/NAME_opts.h); those of another plugin are
+ * kept as text, unchecked.
+ */
+static void profile_plugin_options(struct cfgtext_err *e, struct profile_function *f,
 				   config_setting_t *fs)
 {
+	const struct optdesc *table = optcheck_plugin(f->plugin), *d;
 	config_setting_t *o = config_setting_get_member(fs, "options");
+	char names[512];
 	int i;
 
-	if (!o)
-		return;
-	if (config_setting_type(o) != CONFIG_TYPE_GROUP) {
-		profile_error(e, o, "functions.%s.options: expected a group { ... }", f->name);
+	if (o && config_setting_type(o) != CONFIG_TYPE_GROUP) {
+		cfgtext_error(e, o, "functions.%s.options: expected a group { ... }", f->name);
 		return;
 	}
-	for (i = 0; i < config_setting_length(o); i++) {
+	for (i = 0; o && i < config_setting_length(o); i++) {
 		config_setting_t *s = config_setting_get_elem(o, i);
-		profile_add_option(e, f, s, config_setting_name(s), "options.");
+		const char *key = config_setting_name(s);
+
+		if (!table) {
+			profile_add_option(e, f, s, key, "options.");
+			continue;
+		}
+		d = optdesc_find(table, key);
+		if (d) {
+			profile_check_opt(e, f, s, d, "options.");
+			continue;
+		}
+		optcheck_names(table, names, sizeof(names));
+		cfgtext_error(e, s, "function \"%s\": unknown option \"%s\" (plugin %s takes %s)",
+			      f->name, key, f->plugin, names);
 	}
-}
-
-static int profile_type_lookup(const char *name)
-{
-	unsigned i;
-
-	for (i = 0; i < PROFILE_NTYPES; i++)
-		if (!strcmp(profile_ftype_names[i], name))
-			return i;
-	return -1;
+	if (table)
+		profile_plugin_required(e, f, o ? o : fs, table);
 }
 
 /* The capability names of linux/capability.h, by number (Linux 6.1). */
@@ -495,7 +396,7 @@ static bool profile_account_ok(const char *s)
 	return n <= 32;
 }
 
-static char *profile_account(struct profile_err *e, config_setting_t *fs,
+static char *profile_account(struct cfgtext_err *e, config_setting_t *fs,
 			     struct profile_function *f, const char *key,
 			     unsigned *line)
 {
@@ -510,14 +411,14 @@ static char *profile_account(struct profile_err *e, config_setting_t *fs,
 	v = config_setting_get_string(s);
 	*line = config_setting_source_line(s);
 	if (!profile_account_ok(v)) {
-		profile_error(e, s, "functions.%s.%s: \"%s\" is not a %s name (a-z, 0-9, _ and -, starting with a letter or _, at most 32)",
+		cfgtext_error(e, s, "functions.%s.%s: \"%s\" is not a %s name (a-z, 0-9, _ and -, starting with a letter or _, at most 32)",
 			      f->name, key, v, key);
 		return NULL;
 	}
 	return strdup(v);
 }
 
-static void profile_caps(struct profile_err *e, config_setting_t *fs,
+static void profile_caps(struct cfgtext_err *e, config_setting_t *fs,
 			 struct profile_function *f)
 {
 	config_setting_t *c = config_setting_get_member(fs, "capabilities");
@@ -527,7 +428,7 @@ static void profile_caps(struct profile_err *e, config_setting_t *fs,
 		return;
 	if (config_setting_type(c) != CONFIG_TYPE_ARRAY &&
 	    config_setting_type(c) != CONFIG_TYPE_LIST) {
-		profile_error(e, c, "functions.%s.capabilities: expected a list of names [ \"CAP_NET_RAW\", ... ]",
+		cfgtext_error(e, c, "functions.%s.capabilities: expected a list of names [ \"CAP_NET_RAW\", ... ]",
 			      f->name);
 		return;
 	}
@@ -538,7 +439,7 @@ static void profile_caps(struct profile_err *e, config_setting_t *fs,
 
 		cap = name ? profile_cap_lookup(name) : -1;
 		if (cap < 0) {
-			profile_error(e, el, "functions.%s.capabilities: \"%s\" is not a capability (CAP_CHOWN ... CAP_CHECKPOINT_RESTORE)",
+			cfgtext_error(e, el, "functions.%s.capabilities: \"%s\" is not a capability (CAP_CHOWN ... CAP_CHECKPOINT_RESTORE)",
 				      f->name, name ? name : "(not a string)");
 			continue;
 		}
@@ -548,7 +449,7 @@ static void profile_caps(struct profile_err *e, config_setting_t *fs,
 
 /* The worker's user, group and capabilities (names are resolved later,
  * by profile_resolve_ids()). */
-static void profile_worker_ids(struct profile_err *e, struct profile_function *f,
+static void profile_worker_ids(struct cfgtext_err *e, struct profile_function *f,
 			       config_setting_t *fs)
 {
 	f->user = profile_account(e, fs, f, "user", &f->user_line);
@@ -561,67 +462,64 @@ static void profile_worker_ids(struct profile_err *e, struct profile_function *f
 	profile_caps(e, fs, f);
 }
 
-static void profile_function(struct profile_err *e, config_setting_t *fs,
+static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
 			     struct profile_function *f)
 {
 	const char *name = config_setting_name(fs), *tname;
-	const char *const *keys;
 	config_setting_t *t;
-	int i, type;
+	unsigned before;
+	int i;
 
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	if (!profile_ident_ok(name, PROFILE_NAME_MAX - 1))
-		profile_error(e, fs, "functions.%s: a function name must be 1..%d characters of a-z, 0-9 and _",
+		cfgtext_error(e, fs, "functions.%s: a function name must be 1..%d characters of a-z, 0-9 and _",
 			      name, PROFILE_NAME_MAX - 1);
 	if (config_setting_type(fs) != CONFIG_TYPE_GROUP) {
-		profile_error(e, fs, "functions.%s: expected a group { type = ...; }", name);
+		cfgtext_error(e, fs, "functions.%s: expected a group { type = ...; }", name);
 		return;
 	}
 	t = profile_member(e, fs, "functions", "type", CONFIG_TYPE_STRING, false);
 	if (!t) {
 		if (!config_setting_get_member(fs, "type"))
-			profile_error(e, fs, "functions.%s.type is missing", name);
+			cfgtext_error(e, fs, "functions.%s.type is missing", name);
 		return;
 	}
 	tname = config_setting_get_string(t);
-	type = profile_type_lookup(tname);
-	if (type < 0) {
-		profile_error(e, t, "functions.%s: unknown type \"%s\" (expected acm, ecm, ncm, rndis, mass_storage, hid, ffs)",
-			      name, tname);
+	f->type = ktype_find(tname);
+	if (!f->type) {
+		cfgtext_error(e, t, "functions.%s: unknown type \"%s\" (expected %s)",
+			      name, tname, ktype_names());
 		return;
 	}
-	f->type = type;
-	keys = profile_attr_keys(f->type);
+	before = e->count;
 	for (i = 0; i < config_setting_length(fs); i++) {
 		config_setting_t *s = config_setting_get_elem(fs, i);
 		const char *key = config_setting_name(s);
-		const char *const *k;
-		if (!strcmp(key, "type") || (f->type == PROFILE_F_FFS &&
+		const struct optdesc *d;
+		if (!strcmp(key, "type") || (f->type->ffs &&
 		    (!strcmp(key, "plugin") || !strcmp(key, "options") ||
 		     !strcmp(key, "user") || !strcmp(key, "group") ||
 		     !strcmp(key, "capabilities"))))
 			continue;
-		for (k = keys; *k && strcmp(*k, key); k++)
-			;
-		if (*k)
-			profile_check_attr(e, f, s, key);
+		d = optdesc_find(f->type->attrs, key);
+		if (d)
+			profile_check_opt(e, f, s, d, "");
 		else
-			profile_error(e, s, "functions.%s: unknown setting \"%s\" for type %s",
+			cfgtext_error(e, s, "functions.%s: unknown setting \"%s\" for type %s",
 				      name, key, tname);
 	}
-	if (f->type == PROFILE_F_MASS_STORAGE && !profile_option(f, "file"))
-		profile_error(e, fs, "functions.%s.file is missing (mass_storage needs a backing file)",
-			      name);
-	if (f->type != PROFILE_F_FFS)
+	if (e->count == before)
+		profile_check_type(e, fs, f);
+	if (!f->type->ffs)
 		return;
 	t = profile_member(e, fs, "functions", "plugin", CONFIG_TYPE_STRING, false);
 	if (!t) {
 		if (!config_setting_get_member(fs, "plugin"))
-			profile_error(e, fs, "functions.%s: type \"ffs\" needs plugin = \"NAME\"", name);
+			cfgtext_error(e, fs, "functions.%s: type \"ffs\" needs plugin = \"NAME\"", name);
 		return;
 	}
 	if (!profile_ident_ok(config_setting_get_string(t), 64)) {
-		profile_error(e, t, "functions.%s.plugin: \"%s\" is not a plugin name (a-z, 0-9, _)",
+		cfgtext_error(e, t, "functions.%s.plugin: \"%s\" is not a plugin name (a-z, 0-9, _)",
 			      name, config_setting_get_string(t));
 		return;
 	}
@@ -630,20 +528,20 @@ static void profile_function(struct profile_err *e, config_setting_t *fs,
 	profile_worker_ids(e, f, fs);
 }
 
-static void profile_functions(struct profile_err *e, config_t *cfg, struct profile *p)
+static void profile_functions(struct cfgtext_err *e, config_t *cfg, struct profile *p)
 {
 	config_setting_t *fs = config_lookup(cfg, "functions");
 	int i, n;
 
 	if (!fs || config_setting_type(fs) != CONFIG_TYPE_GROUP) {
-		profile_error(e, fs, "functions: a group { name: { type = ...; }; ... } is required");
+		cfgtext_error(e, fs, "functions: a group { name: { type = ...; }; ... } is required");
 		return;
 	}
 	n = config_setting_length(fs);
 	if (n == 0)
-		profile_error(e, fs, "functions: the catalogue is empty");
+		cfgtext_error(e, fs, "functions: the catalogue is empty");
 	if (n > PROFILE_MAX_FUNCTIONS) {
-		profile_error(e, fs, "functions: more than %d functions", PROFILE_MAX_FUNCTIONS);
+		cfgtext_error(e, fs, "functions: more than %d functions", PROFILE_MAX_FUNCTIONS);
 		n = PROFILE_MAX_FUNCTIONS;
 	}
 	for (i = 0; i < n; i++)
@@ -694,39 +592,39 @@ static bool profile_set_equal(const struct profile_set *a, const struct profile_
 	return !memcmp(ka, kb, a->n_functions * sizeof(*ka));
 }
 
-static void profile_set_functions(struct profile_err *e, config_setting_t *fl,
+static void profile_set_functions(struct cfgtext_err *e, config_setting_t *fl,
 				  struct profile *p, struct profile_set *s, int idx)
 {
 	int i, n = config_setting_length(fl);
 	unsigned j;
 
 	if (n == 0)
-		profile_error(e, fl, "set %d: a set needs at least one function", idx + 1);
+		cfgtext_error(e, fl, "set %d: a set needs at least one function", idx + 1);
 	if (n > PROFILE_MAX_FUNCTIONS)
-		profile_error(e, fl, "set %d: more than %d functions", idx + 1,
+		cfgtext_error(e, fl, "set %d: more than %d functions", idx + 1,
 			      PROFILE_MAX_FUNCTIONS);
 	for (i = 0; i < n && i < PROFILE_MAX_FUNCTIONS; i++) {
 		config_setting_t *el = config_setting_get_elem(fl, i);
 		const char *name = config_setting_get_string(el);
 		const struct profile_function *f = name ? profile_function_find(p, name) : NULL;
 		if (!name) {
-			profile_error(e, el, "set %d: functions: expected function names", idx + 1);
+			cfgtext_error(e, el, "set %d: functions: expected function names", idx + 1);
 			continue;
 		}
 		if (!f) {
-			profile_error(e, el, "function \"%s\" in set %d is not in the functions catalogue",
+			cfgtext_error(e, el, "function \"%s\" in set %d is not in the functions catalogue",
 				      name, idx + 1);
 			continue;
 		}
 		for (j = 0; j < s->n_functions; j++)
 			if (s->functions[j] == (unsigned)(f - p->functions))
-				profile_error(e, el, "set %d: function \"%s\" appears twice",
+				cfgtext_error(e, el, "set %d: function \"%s\" appears twice",
 					      idx + 1, name);
 		s->functions[s->n_functions++] = f - p->functions;
 	}
 }
 
-static void profile_set(struct profile_err *e, config_setting_t *ss, struct profile *p,
+static void profile_set(struct cfgtext_err *e, config_setting_t *ss, struct profile *p,
 			int idx)
 {
 	static const char *const keys[] = { "functions", "vendor_id", "product_id",
@@ -740,14 +638,14 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	/* Sets are numbered from 1, as a reader counts them in the file. */
 	snprintf(path, sizeof(path), "set %d", idx + 1);
 	if (config_setting_type(ss) != CONFIG_TYPE_GROUP) {
-		profile_error(e, ss, "%s: expected { functions = [ ... ]; product_id = ...; }", path);
+		cfgtext_error(e, ss, "%s: expected { functions = [ ... ]; product_id = ...; }", path);
 		return;
 	}
 	profile_known_keys(e, ss, path, keys);
 	fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_ARRAY, false);
 	if (!fl && !(fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_LIST, false))) {
 		if (!config_setting_get_member(ss, "functions"))
-			profile_error(e, ss, "%s: functions is missing", path);
+			cfgtext_error(e, ss, "%s: functions is missing", path);
 		return;
 	}
 	before = e->count;
@@ -761,16 +659,16 @@ static void profile_set(struct profile_err *e, config_setting_t *ss, struct prof
 	s->product = profile_str(e, ss, path, "product", 126, false);
 	for (i = 0; i < p->n_sets; i++) {
 		if (s->n_functions && profile_set_equal(&p->sets[i], s))
-			profile_error(e, ss, "%s: the same functions as set %u", path, i + 1);
+			cfgtext_error(e, ss, "%s: the same functions as set %u", path, i + 1);
 		else if (p->sets[i].vendor_id == s->vendor_id &&
 			 p->sets[i].product_id == s->product_id)
-			profile_error(e, ss, "%s: ids %04x:%04x already used by set %u (hosts cache drivers by vendor:product)",
+			cfgtext_error(e, ss, "%s: ids %04x:%04x already used by set %u (hosts cache drivers by vendor:product)",
 				      path, s->vendor_id, s->product_id, i + 1);
 	}
 	p->n_sets++;
 }
 
-static void profile_sets(struct profile_err *e, config_t *cfg, struct profile *p)
+static void profile_sets(struct cfgtext_err *e, config_t *cfg, struct profile *p)
 {
 	config_setting_t *ss = config_lookup(cfg, "sets");
 	config_setting_t *d = config_lookup(cfg, "default");
@@ -778,31 +676,31 @@ static void profile_sets(struct profile_err *e, config_t *cfg, struct profile *p
 	int i, n;
 
 	if (!ss || config_setting_type(ss) != CONFIG_TYPE_LIST) {
-		profile_error(e, ss, "sets: a list ( { functions = [ ... ]; }, ... ) is required");
+		cfgtext_error(e, ss, "sets: a list ( { functions = [ ... ]; }, ... ) is required");
 		return;
 	}
 	n = config_setting_length(ss);
 	if (n == 0)
-		profile_error(e, ss, "sets: at least one set is required");
+		cfgtext_error(e, ss, "sets: at least one set is required");
 	if (n > PROFILE_MAX_SETS)
-		profile_error(e, ss, "sets: more than %d sets", PROFILE_MAX_SETS);
+		cfgtext_error(e, ss, "sets: more than %d sets", PROFILE_MAX_SETS);
 	for (i = 0; i < n && i < PROFILE_MAX_SETS; i++)
 		profile_set(e, config_setting_get_elem(ss, i), p, i);
 	p->default_set = -1;
 	if (!d)
 		return;
 	if (config_setting_type(d) != CONFIG_TYPE_STRING) {
-		profile_error(e, d, "default: expected a set such as \"acm,ecm\"");
+		cfgtext_error(e, d, "default: expected a set such as \"acm,ecm\"");
 		return;
 	}
 	if (e->count)
 		return; /* the sets themselves are broken */
 	p->default_set = profile_set_find(p, config_setting_get_string(d), err, sizeof(err));
 	if (p->default_set < 0)
-		profile_error(e, d, "default: %s", err);
+		cfgtext_error(e, d, "default: %s", err);
 }
 
-static void profile_top_keys(struct profile_err *e, config_t *cfg)
+static void profile_top_keys(struct cfgtext_err *e, config_t *cfg)
 {
 	static const char *const keys[] = { "gadget", "functions", "sets", "default", NULL };
 
@@ -824,7 +722,7 @@ static int profile_build(config_t *cfg, const char *file, struct profile **out,
 			 char *err, size_t err_size)
 {
 	/* Line 1 for what is missing altogether, such as the gadget group. */
-	struct profile_err e = { .file = file, .buf = err, .size = err_size, .line = 1 };
+	struct cfgtext_err e = { .file = file, .buf = err, .size = err_size, .line = 1 };
 	struct profile *p = calloc(1, sizeof(*p));
 
 	if (!p)
@@ -844,216 +742,18 @@ static int profile_build(config_t *cfg, const char *file, struct profile **out,
 	return 0;
 }
 
-static const char *profile_lint_string(const char *s, unsigned *line)
-{
-	for (s++; *s && *s != '"'; s++) {
-		if (*s == '\\' && s[1])
-			s++;
-		if (*s == '\n')
-			(*line)++;
-	}
-	return *s ? s + 1 : s;
-}
-
-static const char *profile_lint_comment(const char *s, unsigned *line)
-{
-	if (s[0] == '#' || s[1] == '/')
-		return s + strcspn(s, "\n");
-	for (s += 2; *s && !(s[0] == '*' && s[1] == '/'); s++)
-		if (*s == '\n')
-			(*line)++;
-	return *s ? s + 2 : s;
-}
-
-/* libconfig 1.5 keeps an integer without the L suffix in 32 bits and
- * truncates it silently: vendor_id = 0x100001d6b would read as 0x1d6b. */
-static const char *profile_lint_number(struct profile_err *e, const char *s,
-				       unsigned line)
-{
-	const char *b = s;
-	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	bool is_float = false, l64;
-	unsigned long long v;
-	char *end;
-
-	for (s += hex ? 2 : 0; isalnum((unsigned char)*s) || *s == '.' ||
-			       ((*s == '+' || *s == '-') && !hex &&
-				(s[-1] == 'e' || s[-1] == 'E'));
-	     s++)
-		if (*s == '.' || (!hex && (*s == 'e' || *s == 'E')))
-			is_float = true;
-	if (is_float)
-		return s;
-	l64 = s[-1] == 'L';
-	errno = 0;
-	v = strtoull(b, &end, hex ? 16 : 10);
-	if (end != s - l64)
-		return s; /* not a number: libconfig reports the syntax */
-	if (errno == ERANGE || v > (l64 ? (unsigned long long)INT64_MAX
-					: (unsigned long long)INT32_MAX)) {
-		e->line = line;
-		profile_error(e, NULL, "integer %.*s is too large", (int)(s - b), b);
-	}
-	return s;
-}
-
-static bool profile_lint_include(const char *s)
-{
-	s += strspn(s, " \t\r\f\v");
-	return !strncasecmp(s, "@include", 8);
-}
-
-/* Brackets open around the current token: '{' for a group, '(' or '['
- * for a list or an array. Profiles nest three deep. */
-struct profile_nest {
-	char open[64];
-	unsigned depth;
-	char prev; /* the last token: '"' string, 'a' name, '0' number, or itself */
-};
-
-/*
- * libconfig 1.5 leaks its string buffer when a syntax error is found at a
- * string, so a string where none can start is refused here: a string
- * follows "=", ":", "(", "[", another string, or "," inside a list.
- */
-static bool profile_lint_string_ok(const struct profile_nest *n)
-{
-	char top = n->depth ? n->open[n->depth - 1] : '{';
-
-	return strchr("=:([\"", n->prev) ? n->prev != '\0' :
-	       n->prev == ',' && top != '{';
-}
-
-static void profile_lint_punct(struct profile_err *e, struct profile_nest *n,
-			       char c, unsigned line)
-{
-	if (c == '{' || c == '(' || c == '[') {
-		if (n->depth == sizeof(n->open)) {
-			e->line = line;
-			profile_error(e, NULL, "nested more than %zu deep",
-				      sizeof(n->open));
-			return;
-		}
-		n->open[n->depth++] = c;
-	} else if ((c == '}' || c == ')' || c == ']') && n->depth) {
-		n->depth--;
-	}
-}
-
-/*
- * What libconfig accepts but a profile must not have: integers it would
- * truncate, and @include, which opens any file named (a profile reads no
- * other file). @include is looked for on every line, even inside strings
- * and comments, which is stricter than libconfig needs.
- */
-static void profile_lint(struct profile_err *e, const char *s)
-{
-	struct profile_nest n = { .depth = 0 };
-	unsigned line = 1;
-	const char *t;
-
-	for (t = s; t; t = strchr(t, '\n'), t = t ? t + 1 : NULL, line++) {
-		e->line = line;
-		if (profile_lint_include(t))
-			profile_error(e, NULL, "@include is not allowed in a profile");
-	}
-	for (line = 1; *s && e->count < 100;) {
-		if (*s == '\n') {
-			line++;
-			s++;
-		} else if (isspace((unsigned char)*s)) {
-			s++;
-		} else if (*s == '"') {
-			if (!profile_lint_string_ok(&n)) {
-				e->line = line;
-				profile_error(e, NULL, "syntax error: a string where none can be");
-			}
-			s = profile_lint_string(s, &line);
-			n.prev = '"';
-		} else if (*s == '#' || (*s == '/' && (s[1] == '/' || s[1] == '*'))) {
-			s = profile_lint_comment(s, &line);
-		} else if (isalpha((unsigned char)*s) || *s == '*') {
-			/* A name, such as usb2: its digits are no number. */
-			while (*s && (isalnum((unsigned char)*s) || strchr("-_*", *s)))
-				s++;
-			n.prev = 'a';
-		} else if (isdigit((unsigned char)*s) || *s == '.') {
-			s = profile_lint_number(e, s, line);
-			n.prev = '0';
-		} else {
-			profile_lint_punct(e, &n, *s, line);
-			n.prev = *s++;
-		}
-	}
-	e->line = 0;
-}
-
-static int profile_syntax(config_t *cfg, const char *file, char *err, size_t size)
-{
-	snprintf(err, size, "%s:%d: %s", file, config_error_line(cfg),
-		 config_error_text(cfg));
-	return -EINVAL;
-}
-
 int profile_parse(const char *name, const char *text, struct profile **out,
 		  char *err, size_t err_size)
 {
-	struct profile_err e = { .file = name, .buf = err, .size = err_size, .line = 1 };
 	config_t cfg;
 	int r;
 
 	*out = NULL;
-	if (err_size)
-		err[0] = '\0';
-	if (strlen(text) > PROFILE_TEXT_MAX) {
-		profile_error(&e, NULL, "larger than %d bytes", PROFILE_TEXT_MAX);
-		return -EFBIG;
-	}
-	profile_lint(&e, text);
-	if (e.count)
-		return -EINVAL;
 	config_init(&cfg);
-	if (config_read_string(&cfg, text) != CONFIG_TRUE)
-		r = profile_syntax(&cfg, name, err, err_size);
-	else
+	r = cfgtext_parse(&cfg, name, text, err, err_size);
+	if (!r)
 		r = profile_build(&cfg, name, out, err, err_size);
 	config_destroy(&cfg);
-	return r;
-}
-
-/* The whole file, so that profile_parse() checks it like any text. A NUL
- * byte inside is an error: libconfig would stop reading there. */
-static int profile_slurp(const char *path, char **out, char *err, size_t size)
-{
-	char *buf = malloc(PROFILE_TEXT_MAX + 2);
-	FILE *f = fopen(path, "re");
-	size_t n;
-	int r = 0;
-
-	if (!f || !buf) {
-		r = buf ? -errno : -ENOMEM;
-		snprintf(err, size, "%s: %s", path, strerror(-r));
-		free(buf);
-		if (f)
-			fclose(f);
-		return r;
-	}
-	n = fread(buf, 1, PROFILE_TEXT_MAX + 1, f);
-	if (ferror(f))
-		r = -EIO;
-	else if (n > PROFILE_TEXT_MAX)
-		r = -EFBIG;
-	else if (memchr(buf, '\0', n))
-		r = -EINVAL;
-	if (r)
-		snprintf(err, size, "%s:1: %s", path, r == -EIO ? "read error" :
-			 r == -EFBIG ? "larger than 64 KiB" : "contains a NUL byte");
-	fclose(f);
-	buf[n] = '\0';
-	if (r)
-		free(buf);
-	else
-		*out = buf;
 	return r;
 }
 
@@ -1066,7 +766,7 @@ int profile_load(const char *path, struct profile **out, char *err,
 	*out = NULL;
 	if (err_size)
 		err[0] = '\0';
-	r = profile_slurp(path, &text, err, err_size);
+	r = cfgtext_load(path, &text, err, err_size);
 	if (r < 0)
 		return r;
 	r = profile_parse(path, text, out, err, err_size);
@@ -1173,7 +873,7 @@ void profile_set_name(const struct profile *p, unsigned set, char *buf,
 			      p->functions[s->functions[i]].name);
 }
 
-static bool profile_resolve_fn(struct profile_err *e, struct profile_function *f)
+static bool profile_resolve_fn(struct cfgtext_err *e, struct profile_function *f)
 {
 	struct passwd *pw = getpwnam(f->user);
 	struct group *gr;
@@ -1181,10 +881,10 @@ static bool profile_resolve_fn(struct profile_err *e, struct profile_function *f
 	if (!pw) {
 		e->line = f->user_line;
 		if (f->user_default)
-			profile_error(e, NULL, "functions.%s: no user \"%s\" on this system (the default for plugin %s, which `make install` creates); set user = \"NAME\"",
+			cfgtext_error(e, NULL, "functions.%s: no user \"%s\" on this system (the default for plugin %s, which `make install` creates); set user = \"NAME\"",
 				      f->name, f->user, f->plugin);
 		else
-			profile_error(e, NULL, "functions.%s.user: no user \"%s\" on this system",
+			cfgtext_error(e, NULL, "functions.%s.user: no user \"%s\" on this system",
 				      f->name, f->user);
 		return false;
 	}
@@ -1195,7 +895,7 @@ static bool profile_resolve_fn(struct profile_err *e, struct profile_function *f
 	gr = getgrnam(f->group);
 	if (!gr) {
 		e->line = f->group_line;
-		profile_error(e, NULL, "functions.%s.group: no group \"%s\" on this system",
+		cfgtext_error(e, NULL, "functions.%s.group: no group \"%s\" on this system",
 			      f->name, f->group);
 		return false;
 	}
@@ -1205,14 +905,14 @@ static bool profile_resolve_fn(struct profile_err *e, struct profile_function *f
 
 int profile_resolve_ids(struct profile *p, char *err, size_t err_size)
 {
-	struct profile_err e = { .file = p->path ? p->path : p->name, .buf = err,
+	struct cfgtext_err e = { .file = p->path ? p->path : p->name, .buf = err,
 				 .size = err_size };
 	unsigned i;
 
 	if (err_size)
 		err[0] = '\0';
 	for (i = 0; i < p->n_functions; i++)
-		if (p->functions[i].type == PROFILE_F_FFS)
+		if (p->functions[i].type->ffs)
 			profile_resolve_fn(&e, &p->functions[i]);
 	return e.count ? -ENOENT : 0;
 }

@@ -37,20 +37,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ktype.h"
+
 #define PROFILE_MAX_FUNCTIONS 16
 #define PROFILE_MAX_SETS 32
 #define PROFILE_MAX_OPTIONS 32
 #define PROFILE_NAME_MAX 32
-
-enum profile_ftype {
-	PROFILE_F_ACM,
-	PROFILE_F_ECM,
-	PROFILE_F_NCM,
-	PROFILE_F_RNDIS,
-	PROFILE_F_MASS_STORAGE,
-	PROFILE_F_HID,
-	PROFILE_F_FFS,
-};
 
 struct profile_option {
 	char *key;
@@ -59,10 +51,10 @@ struct profile_option {
 
 struct profile_function {
 	char name[PROFILE_NAME_MAX]; /* catalogue name, also the instance name */
-	enum profile_ftype type;
-	char *plugin;                /* PROFILE_F_FFS only */
+	const struct ktype *type;    /* never NULL */
+	char *plugin;                /* type->ffs only */
 	/*
-	 * PROFILE_F_FFS only: who the worker runs as. user is the profile's
+	 * type->ffs only: who the worker runs as. user is the profile's
 	 * `user` or the plugin's default (profile_default_user()); group is
 	 * the profile's `group`, or NULL for the user's primary group; caps
 	 * is the `capabilities` list as a mask of CAP_* bits (default 0).
@@ -74,10 +66,8 @@ struct profile_function {
 	unsigned user_line, group_line; /* for profile_resolve_ids()'s messages */
 	uid_t uid;
 	gid_t gid;
-	/* Kernel function attributes (ecm/ncm/rndis: dev_addr, host_addr,
-	 * qmult; mass_storage: file, ro, removable, cdrom; hid: protocol,
-	 * subclass, report_length, report_desc (hex string)) and plugin
-	 * options, all as key/value text. */
+	/* Kernel function attributes (declared by type->attrs) or plugin
+	 * options, as their canonical text (functions/optdesc.h). */
 	unsigned n_options;
 	struct profile_option options[PROFILE_MAX_OPTIONS];
 };
@@ -156,6 +146,7 @@ int profile_set_find(const struct profile *p, const char *request, char *err,
 void profile_set_name(const struct profile *p, unsigned set, char *buf,
 		      size_t size);
 
-const char *profile_ftype_name(enum profile_ftype t);
+/* The type's name as a profile spells it ("acm", "ffs"). */
+const char *profile_ftype_name(const struct ktype *t);
 
 #endif

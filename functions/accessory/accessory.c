@@ -1,6 +1,7 @@
 #include "accessory.h"
 #include "accessory_ctrl.h"
 #include "accessory_info.h"
+#include "accessory_opts.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
@@ -450,16 +451,15 @@ static int accessory_listen(struct accessory *a)
 	return 0;
 }
 
-static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t def,
-			    uint64_t *out)
+/* A number of milliseconds, or absent for its default in accessory_opts.h. */
+static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t *out)
 {
 	const char *v = plugin_option(p, key);
 	char *end;
 	unsigned long long n;
 
-	*out = def;
 	if (!v)
-		return 0;
+		v = optdesc_default(accessory_opts, key);
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	/* At most a day: anything longer is a typo. */
@@ -475,16 +475,14 @@ static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t def,
 static int accessory_opt_bool(struct plugin *p, const char *key, bool *out)
 {
 	const char *v = plugin_option(p, key);
+	int b = optdesc_bool(v ? v : optdesc_default(accessory_opts, key));
 
-	*out = false;
-	if (!v || !strcmp(v, "false") || !strcmp(v, "0"))
-		return 0;
-	if (!strcmp(v, "true") || !strcmp(v, "1")) {
-		*out = true;
-		return 0;
+	*out = b == 1;
+	if (b < 0) {
+		log_warnx("accessory: option %s: \"%s\" is not true or false", key, v);
+		return -EINVAL;
 	}
-	log_warnx("accessory: option %s: \"%s\" is not true or false", key, v);
-	return -EINVAL;
+	return 0;
 }
 
 static int accessory_opt_str(struct plugin *p, const char *key,
@@ -533,16 +531,14 @@ static int accessory_options(struct accessory *a)
 	}
 	a->data_mode = !strcmp(mode, "data");
 	/* gadgetd makes this folder for the worker's user (0750). */
-	r = accessory_opt_str(a->p, "state_dir", RUNDIR "/gadgetd/accessory",
+	r = accessory_opt_str(a->p, "state_dir", optdesc_default(accessory_opts, "state_dir"),
 			      a->state_dir, sizeof(a->state_dir));
 	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
 				      with_adb ? "accessory,adb" : "accessory",
 				      a->switch_set, sizeof(a->switch_set));
-	r = r ? r : accessory_opt_ms(a->p, "claim_timeout_ms",
-				     ACCESSORY_CLAIM_TIMEOUT_MS, &a->claim_ms);
-	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms",
-				     ACCESSORY_DISCONNECT_TIMEOUT_MS, &a->disc_ms);
+	r = r ? r : accessory_opt_ms(a->p, "claim_timeout_ms", &a->claim_ms);
+	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms", &a->disc_ms);
 	r = r ? r : accessory_opt_group(a);
 	if (r)
 		return r;
@@ -763,6 +759,7 @@ static const char *const accessory_syscalls[] = {
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "accessory",
+	.options = accessory_opts,
 	.syscalls = accessory_syscalls,
 	.init = accessory_init,
 	.finish = accessory_finish,

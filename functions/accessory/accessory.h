@@ -86,8 +86,6 @@
 
 #define ACCESSORY_INTERFACE_STRING "Android Accessory Interface"
 #define ACCESSORY_SOCKET_NAME "accessory.sock"
-#define ACCESSORY_CLAIM_TIMEOUT_MS 10000
-#define ACCESSORY_DISCONNECT_TIMEOUT_MS 3000
 /* Delay between START's status stage (or a command's reply) and the
  * switch request, as f_accessory's start_work. */
 #define ACCESSORY_START_DELAY_MS 10

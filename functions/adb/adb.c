@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "adb_auth.h"
+#include "adb_opts.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
 #include "adb_shell.h"
@@ -35,7 +36,6 @@
 	"shell_v2,stat_v2,ls_v2,fixed_push_mkdir,fixed_push_symlink_timestamp," \
 	"delayed_ack,sendrecv_v2,sendrecv_v2_brotli,sendrecv_v2_lz4," \
 	"sendrecv_v2_zstd,sendrecv_v2_dry_run_send"
-#define ADB_DEFAULT_KEYS SYSCONFDIR "/gadgetd/adb_keys"
 /*
  * Tokens one connection may be sent. A host that has run out of private
  * keys answers every token with its public key again, so without a limit a
@@ -100,11 +100,12 @@ static bool host_log_ok(struct adb *a)
 	return false;
 }
 
-static const char *opt(struct plugin *p, const char *key, const char *def)
+/* An option from the profile, else its default in adb_opts.h. */
+static const char *opt(struct plugin *p, const char *key)
 {
 	const char *v = plugin_option(p, key);
 
-	return v && *v ? v : def;
+	return v && *v ? v : optdesc_default(adb_opts, key);
 }
 
 static void set_state(struct adb *a, enum adb_state st)
@@ -479,16 +480,14 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 
 static int parse_auth(struct plugin *p, bool *on)
 {
-	const char *v = opt(p, "auth", "on");
+	const char *v = opt(p, "auth");
+	int b = optdesc_bool(v);
 
-	if (!strcmp(v, "on"))
-		*on = true;
-	else if (!strcmp(v, "off"))
-		*on = false;
-	else {
-		log_warnx("adb: auth = \"%s\": expected \"on\" or \"off\"", v);
+	if (b < 0) {
+		log_warnx("adb: auth = \"%s\": expected true or false", v);
 		return -EINVAL;
 	}
+	*on = b;
 	return 0;
 }
 
@@ -532,19 +531,18 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
 			  "port gets a shell as this worker's user (uid %u)",
 			  (unsigned)getuid());
-	a->shell.shell = opt(p, "shell", "/bin/sh");
+	a->shell.shell = opt(p, "shell");
 	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");
 	snprintf(a->banner, sizeof(a->banner),
 		 "device::ro.product.name=%s;ro.product.model=%s;"
 		 "ro.product.device=%s;features=" ADB_FEATURES,
-		 opt(p, "product", "gadgetd"), opt(p, "model", "gadgetd"),
-		 opt(p, "device", "gadgetd"));
+		 opt(p, "product"), opt(p, "model"), opt(p, "device"));
 	a->reader = adb_reader_new(on_message, a);
 	a->streams = adb_streams_new(plugin_loop(p), adb_send, &adb_bufs,
 				     adb_room, open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
-	a->auth = adb_auth_new(opt(p, "keys", ADB_DEFAULT_KEYS));
+	a->auth = adb_auth_new(opt(p, "keys"));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
 		adb_finish(a);
 		return -ENOMEM;
@@ -648,6 +646,7 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "adb",
+	.options = adb_opts,
 	.syscalls = adb_shell_syscalls,
 	.spawns = true,
 	.init = adb_init,

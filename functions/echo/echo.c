@@ -8,6 +8,7 @@
  *   OUT 2: stores up to ECHO_CTRL_MAX bytes as the new message
  * Anything else is stalled.
  */
+#include "echo_opts.h"
 #include "plugin.h"
 
 #include <errno.h>
@@ -36,9 +37,12 @@ static int echo_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
 	struct echo *e = calloc(1, sizeof(*e));
 	const char *ms = plugin_option(p, "ms_os");
+	int ms_os = optdesc_bool(ms ? ms : optdesc_default(echo_opts, "ms_os"));
 
-	if (!e)
-		return -ENOMEM;
+	if (!e || ms_os < 0) {
+		free(e);
+		return e ? -EINVAL : -ENOMEM;
+	}
 	e->p = p;
 	e->ctrl_len = strlen("gadgetd echo");
 	memcpy(e->ctrl, "gadgetd echo", e->ctrl_len);
@@ -48,7 +52,7 @@ static int echo_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	desc->eps[ECHO_EP_IN].type = PLUGIN_EP_BULK_IN;
 	desc->eps[ECHO_EP_OUT].type = PLUGIN_EP_BULK_OUT;
 	/* WinUSB binding exercises the runtime's MS OS descriptors. */
-	if (!ms || strcmp(ms, "0")) {
+	if (ms_os) {
 		desc->ms_compat_id = "WINUSB";
 		desc->n_props = 1;
 		desc->props[0].name = "DeviceInterfaceGUID";
@@ -165,6 +169,7 @@ static int echo_command(void *priv, int argc, char **argv, char *reply,
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "echo",
+	.options = echo_opts,
 	.init = echo_init,
 	.finish = echo_finish,
 	.enable = echo_enable,

@@ -2,6 +2,7 @@
 #include "mtp_container.h"
 #include "mtp_events.h"
 #include "mtp_ops.h"
+#include "mtp_opts.h"
 #include "mtp_prep.h"
 #include "mtp_proto.h"
 #include "mtp_store.h"
@@ -534,30 +535,31 @@ static int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 	return 0;
 }
 
+/* An option from the profile, else its default in mtp_opts.h, else def. */
 static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 			   unsigned slot)
 {
 	const char *v = plugin_option(m->p, key);
 
+	if (!v)
+		v = optdesc_default(mtp_opts, key);
 	m->strings[slot] = strdup(v ? v : def);
 	return m->strings[slot];
 }
 
-/* storageN_readonly, storageN_create, android_extension: "true",
- * "false" or absent. */
+/* storageN_readonly, storageN_create, android_extension: a boolean, or
+ * absent for the default in mtp_opts.h. */
 static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 {
 	const char *v = plugin_option(p, key);
+	int b = optdesc_bool(v ? v : optdesc_default(mtp_opts, key));
 
-	*out = false;
-	if (!v || !strcmp(v, "false"))
-		return 0;
-	if (!strcmp(v, "true")) {
-		*out = true;
-		return 0;
+	*out = b == 1;
+	if (b < 0) {
+		log_warnx("mtp: option %s: \"%s\" is neither true nor false", key, v);
+		return -EINVAL;
 	}
-	log_warnx("mtp: option %s: \"%s\" is neither true nor false", key, v);
-	return -EINVAL;
+	return 0;
 }
 
 /* Largest storageN_reserve_mb: anything more is a typo (1 PiB). */
@@ -762,10 +764,10 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	m->p = p;
 	m->mps = 512;
 	m->reply.fd = -1;
-	m->info.manufacturer = mtp_opt(m, "manufacturer", "gadgetd", 0);
-	m->info.model = mtp_opt(m, "model", "gadgetd MTP", 1);
-	m->info.serial = mtp_opt(m, "serial", "0", 2);
-	m->info.version = mtp_opt(m, "version", "1.0", 3);
+	m->info.manufacturer = mtp_opt(m, "manufacturer", NULL, 0);
+	m->info.model = mtp_opt(m, "model", NULL, 1);
+	m->info.serial = mtp_opt(m, "serial", NULL, 2);
+	m->info.version = mtp_opt(m, "version", NULL, 3);
 	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
 	rc = mtp_opt_bool(p, "android_extension", &m->info.android_extension);
 	if (rc < 0)
@@ -800,6 +802,7 @@ fail:
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "mtp",
+	.options = mtp_opts,
 	.syscalls = mtp_syscalls,
 	.prepare = mtp_prepare,
 	.init = mtp_init,

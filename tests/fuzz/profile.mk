@@ -2,5 +2,5 @@
 #   make build/fuzz/fuzz_profile
 #   build/fuzz/fuzz_profile -max_total_time=60 -max_len=4096 tests/fuzz/corpus/profile
 FUZZERS += fuzz_profile
-fuzz_profile_SRCS := tests/fuzz/fuzz_profile.c gadgetd/profile.c
-fuzz_profile_LIBS := -lconfig
+fuzz_profile_SRCS := tests/fuzz/fuzz_profile.c $(PROFILE_SRCS)
+fuzz_profile_LIBS := $(PROFILE_LIBS)

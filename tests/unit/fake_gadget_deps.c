@@ -35,7 +35,7 @@ int fake_udc_registering;
 void (*fake_udc_fn)(void *data);
 void *fake_udc_data;
 static char fake_live[32][PROFILE_NAME_MAX];
-static enum profile_ftype fake_live_type[32];
+static const struct ktype *fake_live_type[32];
 static unsigned fake_n_live;
 static bool fake_bound;
 static char fake_workers[32][PROFILE_NAME_MAX];

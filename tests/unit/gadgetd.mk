@@ -1,20 +1,20 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
-test_gadget_LIBS := -lconfig
+test_gadget_LIBS := $(PROFILE_LIBS)
 # gadget_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c gadgetd/profile.c gadgetd/config.c \
+	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
-test_boot_LIBS := -lconfig
+test_boot_LIBS := $(PROFILE_LIBS)
 test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/access_peer.c
 test_ctl_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
-test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c
+test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/cfgtext.c
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
@@ -36,8 +36,8 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/common/wmsg.c gadgetd/common/strv.c gadgetd/common/json.c \
-	gadgetd/profile.c gadgetd/common/loop.c gadgetd/common/log.c
-test_sup_argv_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
+	$(PROFILE_SRCS) gadgetd/common/loop.c gadgetd/common/log.c
+test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
 # gadgetd/dirs.c alone, in a temporary folder.
 UNIT_TESTS += test_dirs
 test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c

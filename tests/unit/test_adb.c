@@ -242,6 +242,13 @@ static void test_bad_option(void **state)
 
 	fake_set_option(p, "auth", "maybe");
 	assert_int_equal(ops->init(p, &desc, &priv), -EINVAL);
+	/* `auth = false;` reaches the plugin as "false" and is taken, like
+	 * every word of optdesc_bool(). */
+	fake_plugin_free(p);
+	p = fake_plugin_new(l);
+	fake_set_option(p, "auth", "false");
+	assert_int_equal(ops->init(p, &desc, &priv), 0);
+	ops->finish(priv);
 	fake_plugin_free(p);
 	loop_free(l);
 }

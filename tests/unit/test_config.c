@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cfgtext.h"
 #include "config.h"
 
 #ifndef PROFILES_DIR
@@ -39,6 +40,28 @@ static void assert_err(const char *first, ...)
 		if (!strstr(err, kw))
 			fail_msg("\"%s\" lacks \"%s\"", err, kw);
 	va_end(ap);
+}
+
+/* gadgetd.conf goes through the same front end as a profile (cfgtext.c):
+ * what libconfig would take but gadgetd must not is refused, with the
+ * line. */
+static void test_shared_front_end(void **state)
+{
+	struct config *c;
+	char *big;
+
+	assert_int_equal(parse("profile = \"a\";\n@include \"/etc/passwd\"\n", &c), -EINVAL);
+	assert_null(c);
+	assert_err("gadgetd.conf:2: ", "@include", "not allowed", NULL);
+	/* libconfig keeps 32 bits of it: 4294967297 would read as 1 ms. */
+	assert_int_equal(parse("profile = \"a\";\nready_timeout = 4294967297;\n", &c), -EINVAL);
+	assert_err("gadgetd.conf:2: ", "integer 4294967297 is too large", NULL);
+	big = malloc(CFGTEXT_MAX + 2);
+	assert_non_null(big);
+	memset(big, '#', CFGTEXT_MAX + 1);
+	big[CFGTEXT_MAX + 1] = '\0';
+	assert_int_equal(parse(big, &c), -EFBIG);
+	free(big);
 }
 
 static void test_defaults(void **state)
@@ -264,6 +287,43 @@ static void test_profile_read_bad_names(void **state)
 	pdir_free(&d);
 }
 
+struct scan_seen {
+	char text[512];
+	size_t len;
+};
+
+static void scan_note(const struct config_profile_entry *e, void *data)
+{
+	struct scan_seen *s = data;
+
+	s->len += snprintf(s->text + s->len, sizeof(s->text) - s->len, "%s=%s%s ",
+			   e->file, e->name ? e->name : "(bad)", e->regular ? "" : "!");
+}
+
+/* The one scan of profile_dir: *.conf only, sorted, with bad names and
+ * links passed on as such. */
+static void test_profile_scan(void **state)
+{
+	struct scan_seen seen = { .len = 0 };
+	char path[256];
+	struct pdir d;
+
+	pdir_new(&d);
+	pdir_put(&d, "b.conf", "x\n", 0644);
+	pdir_put(&d, "a.conf", "x\n", 0644);
+	pdir_put(&d, "Up.conf", "x\n", 0644);
+	pdir_put(&d, "notes.txt", "x\n", 0644);
+	pdir_put(&d, ".conf", "x\n", 0644);
+	snprintf(path, sizeof(path), "%s/link.conf", d.dir);
+	assert_int_equal(symlink("a.conf", path), 0);
+	assert_int_equal(config_profile_scan(d.cfg, scan_note, &seen), 4);
+	assert_string_equal(seen.text, "Up.conf=(bad) a.conf=a b.conf=b link.conf=link! ");
+	free(d.cfg->profile_dir);
+	d.cfg->profile_dir = strdup("/nonexistent/gadgetd");
+	assert_int_equal(config_profile_scan(d.cfg, scan_note, &seen), -ENOENT);
+	pdir_free(&d);
+}
+
 static void test_profile_read_refuses_links_and_odd_files(void **state)
 {
 	char path[256], target[256], *text;
@@ -318,18 +378,18 @@ static void test_profile_read_size_and_nul(void **state)
 	assert_int_equal(config_profile_read(d.cfg, "nul", &text, path, sizeof(path),
 					     err, sizeof(err)), -EINVAL);
 	assert_err("nul.conf:1: ", "NUL byte", NULL);
-	big = malloc(CONFIG_PROFILE_TEXT_MAX + 2);
-	memset(big, '#', CONFIG_PROFILE_TEXT_MAX + 1);
-	big[CONFIG_PROFILE_TEXT_MAX + 1] = '\0';
+	big = malloc(CFGTEXT_MAX + 2);
+	memset(big, '#', CFGTEXT_MAX + 1);
+	big[CFGTEXT_MAX + 1] = '\0';
 	pdir_put(&d, "big.conf", big, 0644);
 	assert_int_equal(config_profile_read(d.cfg, "big", &text, path, sizeof(path),
 					     err, sizeof(err)), -EFBIG);
 	assert_err("big.conf:1: ", "64 KiB", NULL);
-	big[CONFIG_PROFILE_TEXT_MAX] = '\0';
+	big[CFGTEXT_MAX] = '\0';
 	pdir_put(&d, "max.conf", big, 0644);
 	assert_int_equal(config_profile_read(d.cfg, "max", &text, path, sizeof(path),
 					     err, sizeof(err)), 0);
-	assert_int_equal(strlen(text), CONFIG_PROFILE_TEXT_MAX);
+	assert_int_equal(strlen(text), CFGTEXT_MAX);
 	free(text);
 	free(big);
 	pdir_free(&d);
@@ -499,9 +559,11 @@ int main(void)
 		cmocka_unit_test(test_admin_group),
 		cmocka_unit_test(test_profile_read),
 		cmocka_unit_test(test_profile_read_bad_names),
+		cmocka_unit_test(test_profile_scan),
 		cmocka_unit_test(test_profile_read_refuses_links_and_odd_files),
 		cmocka_unit_test(test_profile_read_size_and_nul),
 		cmocka_unit_test(test_unknown_setting),
+		cmocka_unit_test(test_shared_front_end),
 		cmocka_unit_test(test_bad_timeouts),
 		cmocka_unit_test(test_wrong_types),
 		cmocka_unit_test(test_names_are_one_component),

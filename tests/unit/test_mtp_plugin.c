@@ -230,7 +230,7 @@ static void test_init_errors(void **state)
 	assert_int_equal(ops->init(p, &d, &priv), -ENOENT);
 	p = fake_mtp_reset();
 	fake_mtp_set_option("storage0_path", "/tmp");
-	fake_mtp_set_option("storage0_readonly", "yes");
+	fake_mtp_set_option("storage0_readonly", "maybe");
 	assert_int_equal(ops->init(p, &d, &priv), -EINVAL);
 	assert_null(priv);
 }
@@ -248,7 +248,7 @@ static void test_prepare_create_option(void **state)
 	snprintf(path, sizeof(path), "%s/made/mtp", dir);
 	p = fake_mtp_reset();
 	fake_mtp_set_option("storage0_path", path);
-	fake_mtp_set_option("storage0_create", "yes");
+	fake_mtp_set_option("storage0_create", "maybe");
 	assert_int_equal(ops->prepare(p, geteuid(), getegid()), -EINVAL);
 	p = fake_mtp_reset();
 	fake_mtp_set_option("storage0_path", path);
@@ -1844,7 +1844,7 @@ static void test_android_extension_option(void **state)
 	char ext[MTP_STR_MAX + 1];
 	struct mtp_rd rd;
 
-	assert_int_equal(reinit(f, "android_extension", "yes", NULL), -EINVAL);
+	assert_int_equal(reinit(f, "android_extension", "True", NULL), -EINVAL);
 	assert_int_equal(reinit(f, "android_extension", "true", NULL), 0);
 	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
 	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,

@@ -191,8 +191,33 @@ static const struct bad_case bad_cases[] = {
 	  { "functions.acm", "unknown setting \"user\" for type acm" } },
 	{ 6, "  acm: { type = \"acm\"; capabilities = [ ]; };", "t.conf:6: ",
 	  { "functions.acm", "unknown setting \"capabilities\"" } },
-	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { x = 1.5; }; };",
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"ext\"; options: { x = 1.5; }; };",
 	  "t.conf:8: ", { "functions.adb.options.x", "string, integer or boolean" } },
+	/* Plugin options, checked against functions/NAME/NAME_opts.h. */
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auht = false; }; };",
+	  "t.conf:8: ", { "function \"adb\": unknown option \"auht\"", "plugin adb takes auth, keys" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"maybe\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.auth", "expected true or false" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = 2; }; };",
+	  "t.conf:8: ", { "functions.adb.options.auth", "expected true or false" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { keys = \"adb_keys\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.keys", "absolute path" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { model = 5; }; };",
+	  "t.conf:8: ", { "functions.adb.options.model", "expected a string" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"mtp\"; options: { storage8_path = \"/srv\"; }; };",
+	  "t.conf:8: ", { "function \"adb\": unknown option \"storage8_path\"" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"mtp\"; options: { storage0_reserve_mb = -1; }; };",
+	  "t.conf:8: ", { "functions.adb.options.storage0_reserve_mb", "-1 out of range" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"mtp\"; options: { storage1_create = \"y\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.storage1_create", "true or false" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"accessory\"; options: { mode = \"ctrl\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.mode", "expected one of \"control\", \"data\"" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"accessory\"; options: { with_adb = true; }; };",
+	  "t.conf:8: ", { "function \"adb\": option \"mode\" is missing" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"accessory\"; options: { mode = \"data\"; claim_timeout_ms = \"10s\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.claim_timeout_ms", "expected an integer" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"echo\"; options: { ms_os = \"\"; }; };",
+	  "t.conf:8: ", { "functions.adb.options.ms_os", "true or false" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options = 3; };",
 	  "t.conf:8: ", { "functions.adb.options", "expected a group" } },
 	{ 6, "  Acm: { type = \"acm\"; };", "t.conf:6: ", { "functions.Acm", "a-z, 0-9 and _" } },
@@ -212,18 +237,36 @@ static const struct bad_case bad_cases[] = {
 	  { "functions.ecm.dev_addr", "MAC address" } },
 	{ 7, "  ecm: { type = \"ecm\"; qmult = 0; };", "t.conf:7: ",
 	  { "functions.ecm.qmult", "0 out of range (1..255)" } },
-	{ 7, "  ecm: { type = \"ecm\"; qmult = \"5\"; };", "t.conf:7: ",
+	{ 7, "  ecm: { type = \"ecm\"; qmult = \"five\"; };", "t.conf:7: ",
 	  { "functions.ecm.qmult", "expected an integer" } },
+	{ 7, "  ecm: { type = \"ecm\"; qmult = 1.5; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "expected an integer" } },
+	{ 7, "  ecm: { type = \"ncm\"; qmult = 256; };", "t.conf:7: ",
+	  { "functions.ecm.qmult", "256 out of range (1..255)" } },
+	{ 7, "  ecm: { type = \"rndis\"; host_addr = 2; };", "t.conf:7: ",
+	  { "functions.ecm.host_addr", "expected a string" } },
+	{ 7, "  ecm: { type = \"rndis\"; qmlut = 2; };", "t.conf:7: ",
+	  { "functions.ecm", "unknown setting \"qmlut\" for type rndis" } },
+	{ 7, "  ecm: { type = \"ncm\"; file = \"/d.img\"; };", "t.conf:7: ",
+	  { "functions.ecm", "unknown setting \"file\" for type ncm" } },
 	{ 7, "  ecm: { type = \"mass_storage\"; ro = true; };", "t.conf:7: ",
 	  { "functions.ecm.file", "missing" } },
 	{ 7, "  ecm: { type = \"mass_storage\"; file = \"disk.img\"; };", "t.conf:7: ",
 	  { "functions.ecm.file", "absolute path" } },
-	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = 1; };", "t.conf:7: ",
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = \"maybe\"; };", "t.conf:7: ",
 	  { "functions.ecm.ro", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; ro = 2; };", "t.conf:7: ",
+	  { "functions.ecm.ro", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = \"/d.img\"; cdrom = \"True\"; };", "t.conf:7: ",
+	  { "functions.ecm.cdrom", "true or false" } },
+	{ 7, "  ecm: { type = \"mass_storage\"; file = 1; };", "t.conf:7: ",
+	  { "functions.ecm.file", "expected a string" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"05010\"; };", "t.conf:7: ",
 	  { "functions.ecm.report_desc", "hex digits" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501xx\"; };", "t.conf:7: ",
 	  { "functions.ecm.report_desc", "hex digits" } },
+	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; subclass = -1; };", "t.conf:7: ",
+	  { "functions.ecm.subclass", "-1 out of range (0..255)" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; protocol = 300; };", "t.conf:7: ",
 	  { "functions.ecm.protocol", "300 out of range (0..255)" } },
 	{ 7, "  ecm: { type = \"hid\"; report_desc = \"0501\"; report_length = 2000; };", "t.conf:7: ",
@@ -464,7 +507,7 @@ static void test_lint_leaves_valid_numbers(void **state)
 	struct profile *p;
 	/* names with digits, 64-bit literals, floats in comments and
 	 * strings must not be taken for oversized integers */
-	char *text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; "
+	char *text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"ext\"; "
 			       "options: { n2 = 5000000000L; s = \"99999999999\"; }; }; # 1.5e99 0x1ffffffff");
 
 	assert_int_equal(parse(text, &p), 0);
@@ -489,9 +532,9 @@ static const char full_profile[] =
 	"  ecm: { type = \"ecm\"; dev_addr = \"02:00:00:00:00:01\"; host_addr = \"02:00:00:00:00:02\"; qmult = 5; };\n"
 	"  ncm: { type = \"ncm\"; };\n"
 	"  rndis: { type = \"rndis\"; };\n"
-	"  disk: { type = \"mass_storage\"; file = \"/srv/disk.img\"; ro = true; removable = false; cdrom = true; };\n"
+	"  disk: { type = \"mass_storage\"; file = \"/srv/disk.img\"; ro = true; removable = \"no\"; cdrom = \"on\"; };\n"
 	"  kbd: { type = \"hid\"; protocol = 1; subclass = 1; report_length = 8; report_desc = \"05010906a101c0\"; };\n"
-	"  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"on\"; port = 0x10; verbose = true; }; };\n"
+	"  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"on\"; product = \"p\"; }; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
@@ -528,32 +571,31 @@ static void test_full_round_trip(void **state)
 
 	f = profile_function_find(p, "ecm");
 	assert_non_null(f);
-	assert_int_equal(f->type, PROFILE_F_ECM);
+	assert_string_equal(profile_ftype_name(f->type), "ecm");
 	assert_null(f->plugin);
 	assert_string_equal(profile_option(f, "dev_addr"), "02:00:00:00:00:01");
 	assert_string_equal(profile_option(f, "host_addr"), "02:00:00:00:00:02");
 	assert_string_equal(profile_option(f, "qmult"), "5");
 
 	f = profile_function_find(p, "disk");
-	assert_int_equal(f->type, PROFILE_F_MASS_STORAGE);
+	assert_string_equal(profile_ftype_name(f->type), "mass_storage");
 	assert_string_equal(profile_option(f, "file"), "/srv/disk.img");
 	assert_string_equal(profile_option(f, "ro"), "true");
 	assert_string_equal(profile_option(f, "removable"), "false");
 	assert_string_equal(profile_option(f, "cdrom"), "true");
 
 	f = profile_function_find(p, "kbd");
-	assert_int_equal(f->type, PROFILE_F_HID);
+	assert_string_equal(profile_ftype_name(f->type), "hid");
 	assert_string_equal(profile_option(f, "report_desc"), "05010906a101c0");
 	assert_string_equal(profile_option(f, "report_length"), "8");
 	assert_string_equal(profile_option(f, "protocol"), "1");
 
 	f = profile_function_find(p, "adb");
-	assert_int_equal(f->type, PROFILE_F_FFS);
+	assert_string_equal(profile_ftype_name(f->type), "ffs");
 	assert_string_equal(f->plugin, "adb");
-	assert_int_equal(f->n_options, 3);
-	assert_string_equal(profile_option(f, "auth"), "on");
-	assert_string_equal(profile_option(f, "port"), "16"); /* hex in, decimal out */
-	assert_string_equal(profile_option(f, "verbose"), "true");
+	assert_int_equal(f->n_options, 2);
+	assert_string_equal(profile_option(f, "auth"), "true"); /* canonical */
+	assert_string_equal(profile_option(f, "product"), "p");
 	assert_null(profile_option(f, "nosuch"));
 	assert_null(profile_function_find(p, "nosuch"));
 
@@ -691,11 +733,87 @@ static void test_set_name(void **state)
 	profile_free(p);
 }
 
+/* Every boolean word reads the same; integers come out in decimal; a
+ * plugin gadgetd does not know keeps its options as given. */
+static void test_plugin_option_values(void **state)
+{
+	static const char *const words[][2] = {
+		{ "true", "true" }, { "yes", "true" }, { "on", "true" }, { "1", "true" },
+		{ "false", "false" }, { "no", "false" }, { "off", "false" }, { "0", "false" },
+	};
+	const struct profile_function *f;
+	struct profile *p;
+	char line[256], *text;
+	unsigned i;
+
+	for (i = 0; i < sizeof(words) / sizeof(*words); i++) {
+		snprintf(line, sizeof(line), "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"%s\"; }; };",
+			 words[i][0]);
+		text = base_with(8, line);
+		if (parse(text, &p) < 0)
+			fail_msg("%s: %s", words[i][0], err);
+		assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), words[i][1]);
+		profile_free(p);
+		free(text);
+	}
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"accessory\"; options: { mode = \"data\"; "
+			 "with_adb = false; claim_timeout_ms = 0x10; disconnect_timeout_ms = \"20\"; }; };");
+	assert_int_equal(parse(text, &p), 0);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(profile_option(f, "with_adb"), "false");
+	assert_string_equal(profile_option(f, "claim_timeout_ms"), "16");
+	assert_string_equal(profile_option(f, "disconnect_timeout_ms"), "20");
+	profile_free(p);
+	free(text);
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"ext\"; options: { anything = 0x10; b = true; }; };");
+	assert_int_equal(parse(text, &p), 0);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(profile_option(f, "anything"), "16");
+	assert_string_equal(profile_option(f, "b"), "true");
+	profile_free(p);
+	free(text);
+}
+
+/* What a profile leaves out comes from the type's declaration. */
+static void test_ktype_defaults(void **state)
+{
+	const struct profile_function *f;
+	struct profile *p;
+	char *text = base_with(7, "  ecm: { type = \"hid\"; report_desc = \"05010906a101c0\"; protocol = \"0x2\"; };");
+
+	assert_int_equal(parse(text, &p), 0);
+	f = profile_function_find(p, "ecm");
+	assert_string_equal(profile_option(f, "protocol"), "2");
+	assert_null(profile_option(f, "report_length"));
+	assert_string_equal(ktype_attr(f, "report_length"), "8");
+	assert_string_equal(ktype_attr(f, "subclass"), "0");
+	assert_null(ktype_attr(f, "nosuch"));
+	profile_free(p);
+	free(text);
+}
+
+/* The one hex parser: report_desc is checked and decoded with it. */
+static void test_hex(void **state)
+{
+	unsigned char b[3];
+
+	assert_int_equal(optdesc_hex("0aFf", b, sizeof(b)), 2);
+	assert_int_equal(b[0], 0x0a);
+	assert_int_equal(b[1], 0xff);
+	assert_int_equal(optdesc_hex("", b, sizeof(b)), 0);
+	assert_int_equal(optdesc_hex("0a0", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("0g", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("01020304", b, sizeof(b)), -EINVAL);
+	assert_int_equal(optdesc_hex("010203", NULL, 3), 3);
+}
+
 static void test_ftype_name(void **state)
 {
-	assert_string_equal(profile_ftype_name(PROFILE_F_ACM), "acm");
-	assert_string_equal(profile_ftype_name(PROFILE_F_MASS_STORAGE), "mass_storage");
-	assert_string_equal(profile_ftype_name(PROFILE_F_FFS), "ffs");
+	assert_string_equal(profile_ftype_name(ktype_find("acm")), "acm");
+	assert_string_equal(profile_ftype_name(ktype_find("mass_storage")), "mass_storage");
+	assert_string_equal(profile_ftype_name(ktype_ffs()), "ffs");
+	assert_true(ktype_ffs()->ffs);
+	assert_null(ktype_find("ffz"));
 }
 
 /* ---- files ---- */
@@ -755,7 +873,7 @@ static unsigned shipped_profiles_in(const char *dir, bool installed)
 		for (i = 0; installed && i < p->n_functions; i++) {
 			f = &p->functions[i];
 			auth = f->plugin && !strcmp(f->plugin, "adb") ? profile_option(f, "auth") : NULL;
-			if (auth && strcmp(auth, "on"))
+			if (auth && strcmp(auth, "true"))
 				fail_msg("%s: adb auth = \"%s\" would be installed into /etc", path, auth);
 		}
 		profile_free(p);
@@ -793,7 +911,7 @@ static void test_android_profile(void **state)
 	i = profile_set_find(p, "adb,accessory", err, sizeof(err));
 	assert_true(i >= 0);
 	assert_int_equal(p->sets[i].product_id, 0x2d01);
-	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "on");
+	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "true");
 	assert_true(profile_set_find(p, "mtp,adb", err, sizeof(err)) >= 0);
 	assert_true(profile_set_find(p, "rndis,adb", err, sizeof(err)) >= 0);
 	profile_free(p);
@@ -914,6 +1032,9 @@ int main(void)
 	T(test_os_desc_default_sign);
 	T(test_set_find);
 	T(test_set_find_unknown);
+	T(test_ktype_defaults);
+	T(test_hex);
+	T(test_plugin_option_values);
 	T(test_set_find_not_allowed);
 	T(test_set_find_empty);
 	T(test_set_find_small_buffer);

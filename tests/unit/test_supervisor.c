@@ -168,7 +168,6 @@ static struct fixture *fixture_new(void)
 	f->loop = loop_new();
 	f->sup = supervisor_new(f->loop, &f->cfg, NULL, NULL, NULL);
 	assert_int_equal(loop_add_signal(f->loop, SIGCHLD, on_child, f), 0);
-	f->fn.type = PROFILE_F_FFS;
 	f->fn.plugin = "fake";
 	return f;
 }

@@ -1,0 +1,196 @@
+/*
+ * ktype: the table of kernel function types. To add one, add its entry
+ * to ktype_table[] (attributes, and apply() when it has any).
+ */
+#include "ktype.h"
+#include "profile.h"
+
+#include <netinet/ether.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <usbg/function/hid.h>
+#include <usbg/function/ms.h>
+#include <usbg/function/net.h>
+#include <usbg/usbg.h>
+
+static int ktype_int(const struct profile_function *f, const char *key)
+{
+	const char *v = ktype_attr(f, key);
+
+	return v ? atoi(v) : 0;
+}
+
+static bool ktype_bool(const struct profile_function *f, const char *key)
+{
+	return optdesc_bool(ktype_attr(f, key)) == 1;
+}
+
+static const struct optdesc ktype_net_attrs[] = {
+	{ .name = "dev_addr", .type = OPTDESC_MAC,
+	  .help = "the gadget's Ethernet address (default: random)" },
+	{ .name = "host_addr", .type = OPTDESC_MAC,
+	  .help = "the host's Ethernet address (default: random)" },
+	{ .name = "qmult", .type = OPTDESC_INT, .min = 1, .max = 255,
+	  .help = "queue length multiplier at high and super speed" },
+	{ 0 }
+};
+
+static int ktype_net_apply(usbg_function *uf, const struct profile_function *f)
+{
+	usbg_f_net *nf = usbg_to_net_function(uf);
+	const char *v;
+	struct ether_addr *ea;
+	int r = USBG_SUCCESS;
+
+	if ((v = ktype_attr(f, "dev_addr")) && (ea = ether_aton(v)))
+		r = usbg_f_net_set_dev_addr(nf, ea);
+	if (r == USBG_SUCCESS && (v = ktype_attr(f, "host_addr")) &&
+	    (ea = ether_aton(v)))
+		r = usbg_f_net_set_host_addr(nf, ea);
+	if (r == USBG_SUCCESS && ktype_attr(f, "qmult"))
+		r = usbg_f_net_set_qmult(nf, ktype_int(f, "qmult"));
+	return r;
+}
+
+/*
+ * f_rndis leaves its MS OS compat ID empty, and Windows then finds no
+ * in-box driver for the 02/02/ff interface. RNDIS 5162001 is the ID
+ * Windows' own RNDIS 6.0 driver (and AOSP's init scripts) use. The kernel
+ * only sends it when the gadget's os_desc is in use.
+ */
+static int ktype_rndis_apply(usbg_function *uf, const struct profile_function *f)
+{
+	struct usbg_function_os_desc os = {
+		.compatible_id = "RNDIS",
+		.sub_compatible_id = "5162001",
+	};
+	int r = ktype_net_apply(uf, f);
+
+	if (r == USBG_SUCCESS)
+		r = usbg_set_interf_os_desc(uf, "rndis", &os);
+	return r;
+}
+
+static const struct optdesc ktype_ms_attrs[] = {
+	{ .name = "file", .type = OPTDESC_PATH, .required = true,
+	  .help = "the backing file or block device" },
+	{ .name = "ro", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "read-only" },
+	{ .name = "removable", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "a removable medium" },
+	{ .name = "cdrom", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "a CD-ROM" },
+	{ 0 }
+};
+
+static int ktype_ms_apply(usbg_function *uf, const struct profile_function *f)
+{
+	struct usbg_f_ms_lun_attrs lun = {
+		.id = 0,
+		.cdrom = ktype_bool(f, "cdrom"),
+		.ro = ktype_bool(f, "ro"),
+		.removable = ktype_bool(f, "removable"),
+		.file = ktype_attr(f, "file"),
+	};
+	/* libusbgx walks the LUN array up to its NULL entry. */
+	struct usbg_f_ms_lun_attrs *luns[] = { &lun, NULL };
+	struct usbg_f_ms_attrs attrs = { .stall = true, .nluns = 1, .luns = luns };
+
+	return usbg_f_ms_set_attrs(usbg_to_ms_function(uf), &attrs);
+}
+
+/* A report descriptor is at most 512 bytes here (HEX max). */
+#define KTYPE_HID_DESC_MAX 512
+
+static const struct optdesc ktype_hid_attrs[] = {
+	{ .name = "protocol", .type = OPTDESC_INT, .min = 0, .max = 255, .def = "0",
+	  .help = "bInterfaceProtocol (1 keyboard, 2 mouse)" },
+	{ .name = "subclass", .type = OPTDESC_INT, .min = 0, .max = 255, .def = "0",
+	  .help = "bInterfaceSubClass (1 boot interface)" },
+	/* An interrupt packet: at most 1024 bytes. */
+	{ .name = "report_length", .type = OPTDESC_INT, .min = 1, .max = 1024, .def = "8",
+	  .help = "bytes per report" },
+	{ .name = "report_desc", .type = OPTDESC_HEX, .max = KTYPE_HID_DESC_MAX,
+	  .help = "the report descriptor, in hex" },
+	{ 0 }
+};
+
+static int ktype_hid_apply(usbg_function *uf, const struct profile_function *f)
+{
+	unsigned char desc[KTYPE_HID_DESC_MAX];
+	const char *v = ktype_attr(f, "report_desc");
+	int n = v ? optdesc_hex(v, desc, sizeof(desc)) : 0;
+	struct usbg_f_hid_attrs attrs = {
+		.protocol = ktype_int(f, "protocol"),
+		.subclass = ktype_int(f, "subclass"),
+		.report_length = ktype_int(f, "report_length"),
+		.report_desc = { .desc = (char *)desc, .len = n },
+	};
+
+	if (n < 0)
+		return USBG_ERROR_INVALID_PARAM;
+	return usbg_f_hid_set_attrs(usbg_to_hid_function(uf), &attrs);
+}
+
+static const struct ktype ktype_table[] = {
+	{ .name = "acm", .usbg_type = USBG_F_ACM },
+	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
+	  .apply = ktype_net_apply },
+	{ .name = "ncm", .usbg_type = USBG_F_NCM, .attrs = ktype_net_attrs,
+	  .apply = ktype_net_apply },
+	{ .name = "rndis", .usbg_type = USBG_F_RNDIS, .attrs = ktype_net_attrs,
+	  .apply = ktype_rndis_apply },
+	{ .name = "mass_storage", .usbg_type = USBG_F_MASS_STORAGE,
+	  .attrs = ktype_ms_attrs, .apply = ktype_ms_apply },
+	{ .name = "hid", .usbg_type = USBG_F_HID, .attrs = ktype_hid_attrs,
+	  .apply = ktype_hid_apply },
+	{ .name = "ffs", .usbg_type = USBG_F_FFS, .ffs = true },
+};
+
+#define KTYPE_N (sizeof(ktype_table) / sizeof(*ktype_table))
+
+const struct ktype *ktype_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < KTYPE_N; i++)
+		if (!strcmp(ktype_table[i].name, name))
+			return &ktype_table[i];
+	return NULL;
+}
+
+const struct ktype *ktype_by_usbg(int usbg_type)
+{
+	size_t i;
+
+	for (i = 0; i < KTYPE_N; i++)
+		if (ktype_table[i].usbg_type == usbg_type)
+			return &ktype_table[i];
+	return NULL;
+}
+
+const struct ktype *ktype_ffs(void)
+{
+	return ktype_find("ffs");
+}
+
+const char *ktype_names(void)
+{
+	static char names[256];
+	size_t i, n = 0;
+
+	if (names[0])
+		return names;
+	for (i = 0; i < KTYPE_N; i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+			      ktype_table[i].name);
+	return names;
+}
+
+const char *ktype_attr(const struct profile_function *f, const char *key)
+{
+	const char *v = profile_option(f, key);
+
+	return v ? v : optdesc_default(f->type->attrs, key);
+}
