@@ -33,7 +33,7 @@ start_worker() {
 
 # gone PID [SECS]: the process exits (or is a zombie) within SECS.
 gone() {
-	n=$((${2:-5} * 10))
+	local st n=$((${2:-5} * 10))
 	while [ $n -gt 0 ]; do
 		st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
 		[ -z "$st" ] || [ "$st" = Z ] && return 0
@@ -46,7 +46,16 @@ gone() {
 bind() { timeout 10 sh -c "echo dummy_udc.0 > $G/UDC"; }
 unbind() { timeout 10 sh -c "echo '' > $G/UDC" 2>/dev/null; }
 bound() { [ "$(timeout 5 cat $G/UDC)" = dummy_udc.0 ]; }
-host_echo() { timeout 180 $PY "$T/echo_host.py" "$ID" "$@" 2>&1 | tee -a /mnt/out/host.log; }
+# host_echo ARGS...: echo_host.py's own exit status (a pipe into tee
+# would give tee's under dash, which has no pipefail); its output is
+# shown and kept in host.log.
+host_echo() {
+	timeout 180 $PY "$T/echo_host.py" "$ID" "$@" >/mnt/out/host.last 2>&1
+	he_rc=$?
+	cat /mnt/out/host.last
+	cat /mnt/out/host.last >>/mnt/out/host.log
+	return $he_rc
+}
 stat_field() { echo "$STATS" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
 compose() {
@@ -130,7 +139,7 @@ check "worker starts for SuperSpeed" start_worker
 check "bind at SuperSpeed" bind
 check "host sees $ID at SuperSpeed" wait_usb $ID
 check "echo at SuperSpeed (maxpacket 1024)" host_echo --mib 8 --no-control
-grep -q "maxpacket 1024" /mnt/out/host.log || fail "SuperSpeed maxpacket is not 1024"
+check "SuperSpeed maxpacket is 1024" grep -q "maxpacket 1024" /mnt/out/host.last
 kill -TERM "$WPID"
 gone "$WPID"
 unbind
