@@ -126,7 +126,7 @@ fuse_ls() {
 	fi
 	timeout 900 go-mtpfs $W/g > $W/$1-gomtpfs.txt 2>&1 &
 	gp=$!
-	n=0
+	local n=0
 	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
 	if mountpoint -q $W/g; then
 		ls_time $1 gomtpfs go-mtpfs $W/g
@@ -177,7 +177,7 @@ CONF
 	timeout 10 mount -t functionfs umtp $UFFS || return 1
 	umtprd > $W/umtprd.log 2>&1 &
 	UPID=$!
-	n=0
+	local n=0
 	while [ ! -e $UFFS/ep1 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 	[ -e $UFFS/ep1 ] || { echo "FAIL: umtprd did not write its descriptors"; return 1; }
 	timeout 10 sh -c "echo dummy_udc.0 > $UG/UDC" || return 1

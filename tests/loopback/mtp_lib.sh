@@ -65,7 +65,7 @@ mtp_cmd() {
 
 mtp_down() {
 	[ -n "$MTP_WPID" ] && kill -TERM "$MTP_WPID" 2>/dev/null
-	n=0
+	local n=0
 	while [ -n "$MTP_WPID" ] && kill -0 "$MTP_WPID" 2>/dev/null && [ $n -lt 30 ]; do
 		sleep 0.1
 		n=$((n + 1))

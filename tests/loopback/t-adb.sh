@@ -56,7 +56,7 @@ start_worker() {
 
 # adb_state STATE: `adb devices` lists our serial in STATE (10 s).
 adb_state() {
-	n=0
+	local n=0
 	while [ $n -lt 50 ]; do
 		timeout 5 adb devices 2>/dev/null | grep -q "^$SERIAL[[:space:]]*$1\$" && return 0
 		sleep 0.2
@@ -72,7 +72,7 @@ worker_cmd() {
 
 # worker_rc RC ARGS...: the plugin's command answers with rc RC.
 worker_rc() {
-	want=$1
+	local want=$1 out
 	shift
 	out=$(worker_cmd "$@")
 	echo "  reply: $out"
