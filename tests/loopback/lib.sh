@@ -8,11 +8,13 @@
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
 #   finish                      # stop gadgetd, print the tally, exit
+#   cfs_gadget, cfs_bind, cfs_teardown...  # a gadget composed by hand (cfs.sh)
 #
 # Everything is bounded with timeout; the log of gadgetd is in
 # $GD_LOG (kept in the test's output directory).
 
 : "${SRC:?}" "${B:?}"
+. "$SRC/tests/loopback/cfs.sh"
 GD_LOG=${GD_LOG:-/mnt/out/gadgetd.log}
 GD_CONF=/etc/gadgetd/gadgetd.conf
 GD_PID=
