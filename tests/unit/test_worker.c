@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "wmsg.h"
 #include "worker.h"
 
 #include <errno.h>
@@ -26,7 +27,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -256,6 +259,236 @@ static void test_no_ep0(void **state)
 	assert_int_equal(r.n_msgs, 1);
 }
 
+/*
+ * A running worker and what gadgetd may send it. ep0 is a pseudo-terminal
+ * in raw mode (it takes the descriptors, reads nothing until written to,
+ * and polls like ep0); ep1 and ep2 are plain files, untouched while the
+ * host never enables the function.
+ */
+struct live {
+	pid_t pid;
+	int ctl;     /* gadgetd's end of fd 3 */
+	int master;  /* the pty's master: what the "kernel" sees of ep0 */
+	int slave;   /* kept open, so that its raw mode stays */
+};
+
+static void live_start(struct live *lv)
+{
+	char ffs[128], path[160];
+	char *argv[] = { NULL, "-P", ECHO_SO, "-i", "echo", "-d", ffs, NULL };
+	struct termios t;
+	int sv[2], logfd;
+	unsigned i;
+
+	snprintf(ffs, sizeof(ffs), "%s/ffs", dir);
+	assert_int_equal(mkdir(ffs, 0700), 0);
+	lv->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_true(lv->master >= 0);
+	assert_int_equal(grantpt(lv->master), 0);
+	assert_int_equal(unlockpt(lv->master), 0);
+	lv->slave = open(ptsname(lv->master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	assert_true(lv->slave >= 0);
+	assert_int_equal(tcgetattr(lv->slave, &t), 0);
+	cfmakeraw(&t);
+	assert_int_equal(tcsetattr(lv->slave, TCSANOW, &t), 0);
+	snprintf(path, sizeof(path), "%s/ep0", ffs);
+	assert_int_equal(symlink(ptsname(lv->master), path), 0);
+	for (i = 1; i <= 2; i++) {
+		snprintf(path, sizeof(path), "%s/ep%u", ffs, i);
+		assert_int_equal(close(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)), 0);
+	}
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	logfd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	assert_true(logfd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	argv[0] = (char *)worker_bin();
+	lv->pid = fork();
+	assert_true(lv->pid >= 0);
+	if (lv->pid == 0) {
+		if (dup2(logfd, 2) < 0 || dup2(sv[1], WORKER_FD) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	close(logfd);
+	lv->ctl = sv[0];
+}
+
+/* The next message of one of the types wanted (others, such as status
+ * updates, are skipped) within 5 s: its type, payload in buf, or -1. */
+static int live_next(struct live *lv, uint16_t want1, uint16_t want2,
+		     uint8_t *buf, size_t size, size_t *len)
+{
+	struct pollfd pfd = { .fd = lv->ctl, .events = POLLIN };
+	uint8_t m[WORKER_MSG_MAX];
+	struct worker_hdr h;
+	ssize_t n;
+
+	while (poll(&pfd, 1, 5000) == 1) {
+		n = recv(lv->ctl, m, sizeof(m), 0);
+		if (n <= 0)
+			return -1;
+		assert_true(n >= (ssize_t)sizeof(h));
+		memcpy(&h, m, sizeof(h));
+		assert_int_equal(h.len, n - sizeof(h));
+		if (h.type != want1 && h.type != want2)
+			continue;
+		assert_true(h.len <= size);
+		memcpy(buf, m + sizeof(h), h.len);
+		*len = h.len;
+		return h.type;
+	}
+	return -1;
+}
+
+static void live_send(struct live *lv, const void *msg, size_t len)
+{
+	assert_int_equal(send(lv->ctl, msg, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* A datagram: header type with len given as hdr_len, then payload. */
+static void live_send_raw(struct live *lv, uint16_t type, uint16_t hdr_len,
+			  const void *payload, size_t len)
+{
+	uint8_t m[WORKER_MSG_MAX];
+	struct worker_hdr h = { .type = type, .len = hdr_len };
+
+	memcpy(m, &h, sizeof(h));
+	memcpy(m + sizeof(h), payload, len);
+	live_send(lv, m, sizeof(h) + len);
+}
+
+static void live_command(struct live *lv, uint32_t id, const char *args, size_t len)
+{
+	uint8_t p[WORKER_MSG_MAX];
+
+	memcpy(p, &id, 4);
+	memcpy(p + 4, args, len);
+	live_send_raw(lv, WORKER_COMMAND, 4 + len, p, 4 + len);
+}
+
+/* A WORKER_REPLY: id, rc, text. */
+static void expect_reply(struct live *lv, uint32_t id, int32_t rc, const char *text)
+{
+	uint8_t p[WORKER_MSG_MAX];
+	size_t len;
+	uint32_t got_id;
+	int32_t got_rc;
+
+	assert_int_equal(live_next(lv, WORKER_REPLY, WORKER_PONG, p, sizeof(p), &len),
+			 WORKER_REPLY);
+	assert_true(len > 8);
+	assert_int_equal(p[len - 1], '\0');
+	memcpy(&got_id, p, 4);
+	memcpy(&got_rc, p + 4, 4);
+	assert_int_equal(got_id, id);
+	assert_int_equal(got_rc, rc);
+	if (strncmp((char *)p + 8, text, strlen(text)))
+		fail_msg("reply \"%s\", expected it to start with \"%s\"", (char *)p + 8, text);
+}
+
+static void expect_pong(struct live *lv, uint32_t seq)
+{
+	uint8_t p[64];
+	size_t len;
+	uint32_t got;
+
+	assert_int_equal(live_next(lv, WORKER_REPLY, WORKER_PONG, p, sizeof(p), &len),
+			 WORKER_PONG);
+	assert_int_equal(len, 4);
+	memcpy(&got, p, 4);
+	assert_int_equal(got, seq);
+}
+
+static void ping(struct live *lv, uint32_t seq)
+{
+	live_send_raw(lv, WORKER_PING, 4, &seq, 4);
+}
+
+static void test_running_worker_and_bad_messages(void **state)
+{
+	struct live lv;
+	uint8_t p[WORKER_MSG_MAX];
+	char many[2 * (WMSG_MAX_ARGS + 1)];
+	size_t len;
+	int st, i;
+
+	live_start(&lv);
+	if (live_next(&lv, WORKER_READY, WORKER_ERROR, p, sizeof(p), &len) != WORKER_READY) {
+		kill(lv.pid, SIGKILL);
+		waitpid(lv.pid, NULL, 0);
+		fail_msg("the echo worker did not get READY");
+	}
+	/* The descriptors reached ep0, as FunctionFS wants them first:
+	 * FUNCTIONFS_DESCRIPTORS_MAGIC_V2 = 3, little-endian. */
+	assert_true(read(lv.master, p, 4) == 4);
+	assert_int_equal(p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24, 3);
+
+	/* Garbage of every kind is dropped without an answer... */
+	live_send(&lv, "\x40", 1);                          /* half a header */
+	live_send_raw(&lv, WORKER_PING, 10, "\1\0\0\0", 4); /* len says more */
+	live_send_raw(&lv, WORKER_PING, 2, "\1\0", 2);       /* no u32 */
+	live_send_raw(&lv, 999, 0, "", 0);                  /* unknown type */
+	live_send_raw(&lv, WORKER_READY, 0, "", 0);          /* wrong way */
+	live_send_raw(&lv, WORKER_COMMAND, 2, "ab", 2);      /* no id */
+	/* ...and the worker still answers the heartbeat, in order. */
+	ping(&lv, 7);
+	expect_pong(&lv, 7);
+
+	/* A command with an id but broken arguments is answered as such. */
+	live_command(&lv, 41, "stats", 5);                   /* no NUL */
+	expect_reply(&lv, 41, -EBADMSG, "malformed command");
+	for (i = 0; i < WMSG_MAX_ARGS + 1; i++) {
+		many[2 * i] = 'a';
+		many[2 * i + 1] = '\0';
+	}
+	live_command(&lv, 42, many, 2 * (WMSG_MAX_ARGS + 1));
+	expect_reply(&lv, 42, -E2BIG, "malformed command");
+	/* The plugin's own refusal and answer come through. */
+	live_command(&lv, 43, "frobnicate", 11);
+	expect_reply(&lv, 43, -EINVAL, "usage: stats");
+	live_command(&lv, 44, "stats", 6);
+	expect_reply(&lv, 44, 0, "in 0 out 0");
+	ping(&lv, 8);
+	expect_pong(&lv, 8);
+
+	/* SIGTERM: a clean stop, status 0, no WORKER_ERROR. */
+	kill(lv.pid, SIGTERM);
+	assert_int_equal(waitpid(lv.pid, &st, 0), lv.pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(live_next(&lv, WORKER_ERROR, WORKER_ERROR, p, sizeof(p), &len), -1);
+	close(lv.ctl);
+	close(lv.master);
+	close(lv.slave);
+}
+
+/* gadgetd going away (fd 3 hung up) ends the worker, with status 1. */
+static void test_running_worker_gadgetd_hangs_up(void **state)
+{
+	struct live lv;
+	uint8_t p[WORKER_MSG_MAX];
+	size_t len;
+	int st, i;
+
+	live_start(&lv);
+	assert_int_equal(live_next(&lv, WORKER_READY, WORKER_ERROR, p, sizeof(p), &len),
+			 WORKER_READY);
+	close(lv.ctl);
+	for (i = 0; i < 500 && waitpid(lv.pid, &st, WNOHANG) != lv.pid; i++)
+		usleep(10000);
+	if (i == 500) {
+		kill(lv.pid, SIGKILL);
+		waitpid(lv.pid, NULL, 0);
+		fail_msg("the worker outlived gadgetd's socket by 5 s");
+	}
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	close(lv.master);
+	close(lv.slave);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +499,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plugin_without_symbol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ep0, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_running_worker_and_bad_messages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_running_worker_gadgetd_hangs_up, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
