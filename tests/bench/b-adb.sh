@@ -16,7 +16,6 @@
 . "$SRC/tests/loopback/lib.sh"
 
 W=/run/b-adb
-G=/sys/kernel/config/usb_gadget/badb
 FFS=/run/ffs-badb
 SERIAL=GADGETD-BENCH
 export HOME=$W/home
@@ -26,26 +25,21 @@ mkdir -p "$W" "$HOME"
 cleanup() {
 	timeout 10 adb kill-server >/dev/null 2>&1
 	pkill -KILL -f "gadgetd-worker.*$FFS" 2>/dev/null
-	echo "" > $G/UDC 2>/dev/null
+	cfs_unbind badb
 	umount $FFS 2>/dev/null
-	rm -f $G/configs/c.1/ffs.adb
-	rmdir $G/configs/c.1 $G/functions/ffs.adb $G/strings/0x409 $G 2>/dev/null
+	cfs_teardown badb
 	rm -rf "$W" /dev/shm/b-adb.*
 }
 trap cleanup EXIT
 
 gd_modules
-mkdir -p $G/strings/0x409 $G/configs/c.1 $G/functions/ffs.adb || die "configfs"
-echo 0x18d1 > $G/idVendor
-echo 0x4ee7 > $G/idProduct
-echo $SERIAL > $G/strings/0x409/serialnumber
-ln -s $G/functions/ffs.adb $G/configs/c.1/
+cfs_gadget -s $SERIAL badb 18d1 4ee7 ffs.adb || die "configfs"
 mkdir -p $FFS
 mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
 timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
 	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS -o auth=off \
 	>/dev/null 2>"$W/worker.log" || die "adb worker did not start"
-echo dummy_udc.0 > $G/UDC || die "bind"
+cfs_bind badb || die "bind"
 timeout 30 adb start-server >/dev/null 2>&1
 timeout 30 adb wait-for-device || die "adb does not see the device"
 

@@ -2,16 +2,11 @@
 # O_DIRECT reads and writes from the host side. Prints BENCH lines.
 . "$SRC/tests/loopback/lib.sh"
 gd_modules
-G=/sys/kernel/config/usb_gadget/ceiling
 img=/dev/shm/ceiling.img
 truncate -s 80M "$img"
-mkdir -p $G/strings/0x409 $G/configs/c.1 $G/functions/mass_storage.ms
-echo 0x1d6b > $G/idVendor
-echo 0x01ff > $G/idProduct
-echo ceiling > $G/strings/0x409/product
-echo "$img" > $G/functions/mass_storage.ms/lun.0/file
-ln -s $G/functions/mass_storage.ms $G/configs/c.1/
-echo dummy_udc.0 > $G/UDC
+cfs_gadget -p ceiling ceiling 1d6b 01ff mass_storage.ms || die "configfs"
+echo "$img" > $CFS/ceiling/functions/mass_storage.ms/lun.0/file || die "lun.0/file"
+cfs_bind ceiling || die "bind"
 wait_usb 1d6b:01ff 20 || die "mass_storage gadget not seen"
 dev=
 n=0
@@ -30,6 +25,4 @@ timeout 120 dd if="$dev" of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null ||
 t2=$(date +%s%N)
 echo "BENCH ceiling_write_mbps $(mbps 67108864 $(((t1 - t0) / 1000000))) MB/s"
 echo "BENCH ceiling_read_mbps $(mbps 67108864 $(((t2 - t1) / 1000000))) MB/s"
-echo "" > $G/UDC
-rm $G/configs/c.1/mass_storage.ms
-rmdir $G/configs/c.1 $G/functions/mass_storage.ms $G/strings/0x409 $G
+cfs_teardown ceiling

@@ -16,7 +16,6 @@ export LANG=C.UTF-8
 SIZE=52428800
 NFILES=${MTP_BENCH_FILES:-10000}
 W=/tmp/mtpbench
-UG=/sys/kernel/config/usb_gadget/gumtp
 UFFS=/dev/ffs-mtp
 UPID=
 
@@ -126,7 +125,7 @@ fuse_ls() {
 	fi
 	timeout 900 go-mtpfs $W/g > $W/$1-gomtpfs.txt 2>&1 &
 	gp=$!
-	n=0
+	local n=0
 	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
 	if mountpoint -q $W/g; then
 		ls_time $1 gomtpfs go-mtpfs $W/g
@@ -168,19 +167,14 @@ usb_epout_path "$UFFS/ep2"
 usb_epint_path "$UFFS/ep3"
 usb_max_packet_size 0x200
 CONF
-	mkdir -p $UG/strings/0x409 $UG/configs/c.1/strings/0x409 $UG/functions/ffs.umtp
-	echo 0x1d6b > $UG/idVendor
-	echo 0x0100 > $UG/idProduct
-	echo umtprd > $UG/strings/0x409/product
-	echo 01234567 > $UG/strings/0x409/serialnumber
-	ln -s $UG/functions/ffs.umtp $UG/configs/c.1/
+	cfs_gadget -p umtprd -s 01234567 gumtp 1d6b 0100 ffs.umtp || return 1
 	timeout 10 mount -t functionfs umtp $UFFS || return 1
 	umtprd > $W/umtprd.log 2>&1 &
 	UPID=$!
-	n=0
+	local n=0
 	while [ ! -e $UFFS/ep1 ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 	[ -e $UFFS/ep1 ] || { echo "FAIL: umtprd did not write its descriptors"; return 1; }
-	timeout 10 sh -c "echo dummy_udc.0 > $UG/UDC" || return 1
+	cfs_bind gumtp || return 1
 	wait_usb 1d6b:0100 15
 }
 
@@ -189,11 +183,9 @@ umtprd_down() {
 	sleep 0.5
 	[ -n "$UPID" ] && kill -KILL $UPID 2>/dev/null
 	UPID=
-	timeout 10 sh -c "echo '' > $UG/UDC" 2>/dev/null
+	cfs_unbind gumtp
 	timeout 10 umount $UFFS 2>/dev/null
-	rm -f $UG/configs/c.1/ffs.umtp
-	rmdir $UG/configs/c.1/strings/0x409 $UG/configs/c.1 $UG/functions/ffs.umtp \
-		$UG/strings/0x409 $UG 2>/dev/null
+	cfs_teardown gumtp
 	return 0
 }
 

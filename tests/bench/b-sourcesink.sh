@@ -10,22 +10,16 @@
 #   bus carries. 64 MiB each way.
 # Prints BENCH sync16k_{in,out}_mbps and bulk1m_{in,out}_mbps.
 . "$SRC/tests/loopback/lib.sh"
-G=/sys/kernel/config/usb_gadget/sourcesink
-F=$G/functions/SourceSink.ss
+F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
 modprobe usb_f_ss_lb || die "no usb_f_ss_lb module"
 [ -x "$B/usbsync" ] || die "$B/usbsync missing (make bench builds it)"
 cleanup() {
-	echo "" > $G/UDC 2>/dev/null
-	rm -f $G/configs/c.1/SourceSink.ss
-	rmdir $G/configs/c.1 $F $G/strings/0x409 $G 2>/dev/null
+	cfs_teardown sourcesink
 	rm -f /dev/shm/sync16k.*
 }
 trap cleanup EXIT
-mkdir -p $G/strings/0x409 $G/configs/c.1 $F || die "configfs"
-echo 0x1d6b > $G/idVendor
-echo 0x0102 > $G/idProduct
-echo sourcesink > $G/strings/0x409/product
+cfs_gadget -u -p sourcesink sourcesink 1d6b 0102 SourceSink.ss || die "configfs"
 echo 2 > $F/pattern             # no data pattern to generate or check
 [ -e $F/bulk_qlen ] && echo 8 > $F/bulk_qlen
 
@@ -34,16 +28,16 @@ echo 2 > $F/pattern             # no data pattern to generate or check
 # BYTES each way.
 measure() {
 	echo "$2" > $F/bulk_buflen || die "bulk_buflen $2"
-	ln -s $F $G/configs/c.1/ || die "link"
-	echo dummy_udc.0 > $G/UDC || die "bind"
+	cfs_link sourcesink SourceSink.ss || die "link"
+	cfs_bind sourcesink || die "bind"
 	wait_usb 1d6b:0102 20 || die "SourceSink gadget not seen"
 	in=$(timeout 120 "$B/usbsync" 1d6b:0102 in "$3" "$4" "$5") || die "usbsync in ($1)"
 	out=$(timeout 120 "$B/usbsync" 1d6b:0102 out "$3" "$4" "$6") || die "usbsync out ($1)"
 	echo "BENCH $1_in_mbps $in MB/s"
 	echo "BENCH $1_out_mbps $out MB/s"
-	echo "" > $G/UDC
+	cfs_unbind sourcesink
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
-	rm $G/configs/c.1/SourceSink.ss
+	cfs_unlink sourcesink SourceSink.ss
 }
 head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
 measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src

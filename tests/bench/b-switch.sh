@@ -34,7 +34,7 @@ measure() {
 	name=$1
 	shift
 	dmesg -C
-	i=0
+	local i=0 n
 	while [ $i -lt 20 ]; do
 		if [ $((i % 2)) = 0 ]; then set=ncm; p=$pb; else set=acm,ecm; p=$pa; fi
 		echo "bench: switch 1d6b:$p" > /dev/kmsg

@@ -19,46 +19,40 @@
 # "floor: bind SET" to /dev/kmsg, so that the host side's share shows in
 # the kernel's clock.
 set -eu
-GS=/sys/kernel/config/usb_gadget
+. "$(dirname "$0")/../loopback/cfs.sh"
+GS=$CFS
 
 # gadget NAME PID SET: a gadget with SET's functions linked (none if SET
 # is "all": then acm, ecm and ncm are created, unlinked).
 gadget() {
 	g=$GS/$1 c=$GS/$1/configs/c.1 f=$GS/$1/functions
-	mkdir "$g"
-	echo 0x1d6b > "$g/idVendor"
-	echo "$2" > "$g/idProduct"
+	case $3 in
+	acm,ecm) fs="acm.acm ecm.ecm" ;;
+	ncm) fs=ncm.ncm ;;
+	all) fs="acm.acm ecm.ecm ncm.ncm" ;;
+	esac
+	# shellcheck disable=SC2086
+	cfs_gadget -u -m gadgetd -p "gadgetd development board" -s GADGETD0001 \
+		-c gadgetd -o 0xcd "$1" 1d6b "$2" $fs
 	echo 0x0100 > "$g/bcdDevice"
 	echo 64 > "$g/bMaxPacketSize0"
-	mkdir "$g/strings/0x409"
-	echo gadgetd > "$g/strings/0x409/manufacturer"
-	echo "gadgetd development board" > "$g/strings/0x409/product"
-	echo GADGETD0001 > "$g/strings/0x409/serialnumber"
-	mkdir "$c" "$c/strings/0x409"
-	echo gadgetd > "$c/strings/0x409/configuration"
 	echo 0x80 > "$c/bmAttributes"
 	echo 250 > "$c/MaxPower"
-	echo 1 > "$g/os_desc/use"
-	echo 0xcd > "$g/os_desc/b_vendor_code"
-	echo MSFT100 > "$g/os_desc/qw_sign"
-	ln -s "$c" "$g/os_desc/c.1"
 	case $3 in
 	acm,ecm|all)
-		mkdir "$f/acm.acm" "$f/ecm.ecm"
 		echo 02:00:00:00:00:01 > "$f/ecm.ecm/dev_addr"
 		echo 02:00:00:00:00:02 > "$f/ecm.ecm/host_addr"
 		;;
 	esac
 	case $3 in
 	ncm|all)
-		mkdir "$f/ncm.ncm"
 		echo 02:00:00:00:00:03 > "$f/ncm.ncm/dev_addr"
 		echo 02:00:00:00:00:04 > "$f/ncm.ncm/host_addr"
 		;;
 	esac
 	case $3 in
-	acm,ecm) ln -s "$f/acm.acm" "$f/ecm.ecm" "$c/" ;;
-	ncm) ln -s "$f/ncm.ncm" "$c/" ;;
+	acm,ecm | ncm) cfs_link "$1" $fs ;;
+	all) ;;
 	esac
 }
 
@@ -109,9 +103,7 @@ swap)
 teardown)
 	unbind_all
 	for g in "$GS"/floor*; do
-		rm -f "$g/os_desc/c.1" "$g/configs/c.1"/*.*
-		rmdir "$g/functions"/* "$g/configs/c.1/strings/0x409" "$g/configs/c.1" \
-			"$g/strings/0x409" "$g"
+		cfs_teardown "${g##*/}"
 	done
 	;;
 esac

@@ -8,11 +8,13 @@
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
 #   finish                      # stop gadgetd, print the tally, exit
+#   cfs_gadget, cfs_bind, cfs_teardown...  # a gadget composed by hand (cfs.sh)
 #
 # Everything is bounded with timeout; the log of gadgetd is in
 # $GD_LOG (kept in the test's output directory).
 
 : "${SRC:?}" "${B:?}"
+. "$SRC/tests/loopback/cfs.sh"
 GD_LOG=${GD_LOG:-/mnt/out/gadgetd.log}
 GD_CONF=/etc/gadgetd/gadgetd.conf
 GD_PID=
@@ -29,28 +31,31 @@ fail() {
 }
 
 # check "description" command...: the command must exit 0.
+# Helpers keep their variables local and prefixed with lib_, so that
+# neither a test's own loop counters (n, i, desc) nor a command that a
+# check runs (dash's local is dynamically scoped) can change them.
 check() {
-	desc=$1
+	local lib_desc=$1
 	shift
 	CHECKS=$((CHECKS + 1))
 	if "$@"; then
-		echo "ok: $desc"
+		echo "ok: $lib_desc"
 	else
-		fail "$desc (exit $?)"
+		fail "$lib_desc (exit $?)"
 	fi
 }
 
 # check_exit CODE "description" command...: the command must exit CODE.
 check_exit() {
-	want=$1 desc=$2
+	local lib_want=$1 lib_desc=$2 lib_got
 	shift 2
 	CHECKS=$((CHECKS + 1))
 	"$@"
-	got=$?
-	if [ "$got" = "$want" ]; then
-		echo "ok: $desc (exit $got)"
+	lib_got=$?
+	if [ "$lib_got" = "$lib_want" ]; then
+		echo "ok: $lib_desc (exit $lib_got)"
 	else
-		fail "$desc: exit $got, expected $want"
+		fail "$lib_desc: exit $lib_got, expected $lib_want"
 	fi
 }
 
@@ -73,10 +78,10 @@ gd_modules() {
 	# No udevd in the bed: load the host-side class drivers ourselves,
 	# in one modprobe (each process costs the bed tens of milliseconds,
 	# hundreds under load); one by one if that fails.
-	m="cdc_acm cdc_ether cdc_ncm rndis_host usb-storage sd_mod usbhid"
-	if ! timeout 60 modprobe -a $m 2>/dev/null; then
-		for m in $m; do
-			timeout 30 modprobe "$m" 2>/dev/null || true
+	local lib_mods="cdc_acm cdc_ether cdc_ncm rndis_host usb-storage sd_mod usbhid" lib_m
+	if ! timeout 60 modprobe -a $lib_mods 2>/dev/null; then
+		for lib_m in $lib_mods; do
+			timeout 30 modprobe "$lib_m" 2>/dev/null || true
 		done
 	fi
 	[ -e /sys/class/udc/dummy_udc.0 ] || die "no dummy_udc.0"
@@ -121,16 +126,16 @@ gd_start() {
 	fi
 	"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
 	GD_PID=$!
-	i=0
+	local lib_i=0
 	# GD_START_WAIT: seconds (10); a start-up that falls back runs more
 	# than one switch.
-	while [ $i -lt $((${GD_START_WAIT:-10} * 10)) ]; do
+	while [ $lib_i -lt $((${GD_START_WAIT:-10} * 10)) ]; do
 		# Ready once the start-up switch is over.
 		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status 2>/dev/null |
 			grep -q '^state: idle$' && return 0
 		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
 		sleep 0.1
-		i=$((i + 1))
+		lib_i=$((lib_i + 1))
 	done
 	die "gadgetd was not idle within ${GD_START_WAIT:-10} s of its start"
 }
@@ -138,10 +143,10 @@ gd_start() {
 gd_stop() {
 	[ -n "$GD_PID" ] || return 0
 	kill -TERM "$GD_PID" 2>/dev/null
-	i=0
-	while kill -0 "$GD_PID" 2>/dev/null && [ $i -lt 50 ]; do
+	local lib_i=0
+	while kill -0 "$GD_PID" 2>/dev/null && [ $lib_i -lt 50 ]; do
 		sleep 0.1
-		i=$((i + 1))
+		lib_i=$((lib_i + 1))
 	done
 	kill -KILL "$GD_PID" 2>/dev/null
 	GD_PID=
@@ -153,11 +158,11 @@ gd_switch() {
 
 # wait_usb VID:PID [SECS]: the host side sees the device.
 wait_usb() {
-	n=$((${2:-15} * 10))
-	while [ $n -gt 0 ]; do
+	local lib_n=$((${2:-15} * 10))
+	while [ $lib_n -gt 0 ]; do
 		lsusb -d "$1" >/dev/null 2>&1 && return 0
 		sleep 0.1
-		n=$((n - 1))
+		lib_n=$((lib_n - 1))
 	done
 	echo "no USB device $1 on the host side; lsusb says:"
 	lsusb
@@ -166,11 +171,11 @@ wait_usb() {
 
 # wait_no_usb VID:PID [SECS]: the device is gone from the host side.
 wait_no_usb() {
-	n=$((${2:-15} * 10))
-	while [ $n -gt 0 ]; do
+	local lib_n=$((${2:-15} * 10))
+	while [ $lib_n -gt 0 ]; do
 		lsusb -d "$1" >/dev/null 2>&1 || return 0
 		sleep 0.1
-		n=$((n - 1))
+		lib_n=$((lib_n - 1))
 	done
 	return 1
 }

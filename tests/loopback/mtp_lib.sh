@@ -16,7 +16,6 @@
 
 MTP_PY=/usr/bin/python3
 MTP_T=$SRC/tests/loopback
-MTP_G=/sys/kernel/config/usb_gadget/gmtp
 MTP_FFS=/run/ffs-mtp
 MTP_CTL=/run/ffs-mtp.ctl
 MTP_WLOG=${MTP_WLOG:-/mnt/out/mtp-worker.log}
@@ -24,19 +23,8 @@ MTP_ID=1209:0002
 MTP_WPID=
 
 mtp_compose() {
-	mkdir -p $MTP_G/strings/0x409 $MTP_G/configs/c.1/strings/0x409 \
-		$MTP_G/functions/ffs.mtp || return 1
-	echo 0x1209 > $MTP_G/idVendor
-	echo 0x0002 > $MTP_G/idProduct
-	echo gadgetd > $MTP_G/strings/0x409/manufacturer
-	echo "gadgetd MTP" > $MTP_G/strings/0x409/product
-	echo MTP00001 > $MTP_G/strings/0x409/serialnumber
-	echo mtp > $MTP_G/configs/c.1/strings/0x409/configuration
-	echo 1 > $MTP_G/os_desc/use
-	echo 0xcd > $MTP_G/os_desc/b_vendor_code
-	echo MSFT100 > $MTP_G/os_desc/qw_sign
-	ln -s $MTP_G/functions/ffs.mtp $MTP_G/configs/c.1/ || return 1
-	ln -s $MTP_G/configs/c.1 $MTP_G/os_desc/ || return 1
+	cfs_gadget -m gadgetd -p "gadgetd MTP" -s MTP00001 -c mtp -o 0xcd \
+		gmtp 1209 0002 ffs.mtp || return 1
 	mkdir -p $MTP_FFS
 	timeout 10 mount -t functionfs -o no_disconnect=1 mtp $MTP_FFS
 }
@@ -55,7 +43,7 @@ mtp_up() {
 	[ $rc = 0 ] || { echo "worker did not get READY: $out"; tail -n 20 "$MTP_WLOG"; return 1; }
 	set -- $out
 	MTP_WPID=$2
-	timeout 10 sh -c "echo dummy_udc.0 > $MTP_G/UDC" || return 1
+	cfs_bind gmtp || return 1
 	wait_usb $MTP_ID 15
 }
 
@@ -65,18 +53,16 @@ mtp_cmd() {
 
 mtp_down() {
 	[ -n "$MTP_WPID" ] && kill -TERM "$MTP_WPID" 2>/dev/null
-	n=0
+	local n=0
 	while [ -n "$MTP_WPID" ] && kill -0 "$MTP_WPID" 2>/dev/null && [ $n -lt 30 ]; do
 		sleep 0.1
 		n=$((n + 1))
 	done
 	[ -n "$MTP_WPID" ] && kill -KILL "$MTP_WPID" 2>/dev/null
 	MTP_WPID=
-	timeout 10 sh -c "echo '' > $MTP_G/UDC" 2>/dev/null
+	cfs_unbind gmtp
 	timeout 10 umount $MTP_FFS 2>/dev/null
-	rm -f $MTP_G/os_desc/c.1 $MTP_G/configs/c.1/ffs.mtp 2>/dev/null
-	rmdir $MTP_G/configs/c.1/strings/0x409 $MTP_G/configs/c.1 \
-		$MTP_G/functions/ffs.mtp $MTP_G/strings/0x409 $MTP_G 2>/dev/null
+	cfs_teardown gmtp
 	return 0
 }
 

@@ -31,7 +31,7 @@ trap cleanup EXIT
 
 # adb_state STATE: `adb devices` lists ADBGD1 in STATE (10 s).
 adb_state() {
-	n=0
+	local n=0
 	while [ $n -lt 50 ]; do
 		timeout 5 adb devices 2>/dev/null | grep -q "^ADBGD1[[:space:]]*$1\$" && return 0
 		sleep 0.2

@@ -9,7 +9,6 @@
 
 W=/run/adb-work
 OUT=$(pwd)
-G=/sys/kernel/config/usb_gadget/adbtest
 FFS=/run/ffs-adb
 SERIAL=GADGETD-ADB1
 VIDPID=18d1:4ee7
@@ -24,22 +23,14 @@ cleanup() {
 	timeout 10 adb kill-server >/dev/null 2>&1
 	[ -n "${SRV_PIDS:-}" ] && kill $SRV_PIDS 2>/dev/null
 	pkill -KILL -f "gadgetd-worker.*$FFS" 2>/dev/null
-	echo "" > $G/UDC 2>/dev/null
+	cfs_unbind adbtest
 	umount $FFS 2>/dev/null
-	rm -f $G/configs/c.1/ffs.adb
-	rmdir $G/configs/c.1/strings/0x409 $G/configs/c.1 $G/functions/ffs.adb \
-		$G/strings/0x409 $G 2>/dev/null
+	cfs_teardown adbtest
 }
 trap cleanup EXIT
 
 compose() {
-	mkdir -p $G/strings/0x409 $G/configs/c.1/strings/0x409 $G/functions/ffs.adb &&
-	echo 0x18d1 > $G/idVendor && echo 0x4ee7 > $G/idProduct &&
-	echo $SERIAL > $G/strings/0x409/serialnumber &&
-	echo gadgetd > $G/strings/0x409/manufacturer &&
-	echo "adb test" > $G/strings/0x409/product &&
-	echo adb > $G/configs/c.1/strings/0x409/configuration &&
-	ln -s $G/functions/ffs.adb $G/configs/c.1/ &&
+	cfs_gadget -m gadgetd -p "adb test" -s $SERIAL -c adb adbtest 18d1 4ee7 ffs.adb &&
 	mkdir -p $FFS &&
 	# root owns the files; nobody's group may open them too, for the
 	# restarted worker that runs as nobody.
@@ -56,7 +47,7 @@ start_worker() {
 
 # adb_state STATE: `adb devices` lists our serial in STATE (10 s).
 adb_state() {
-	n=0
+	local n=0
 	while [ $n -lt 50 ]; do
 		timeout 5 adb devices 2>/dev/null | grep -q "^$SERIAL[[:space:]]*$1\$" && return 0
 		sleep 0.2
@@ -72,7 +63,7 @@ worker_cmd() {
 
 # worker_rc RC ARGS...: the plugin's command answers with rc RC.
 worker_rc() {
-	want=$1
+	local want=$1 out
 	shift
 	out=$(worker_cmd "$@")
 	echo "  reply: $out"
@@ -83,7 +74,7 @@ gd_modules
 say "compose the gadget by hand, start the adb worker (auth on, no keys)"
 compose || die "cannot compose the gadget"
 start_worker || { cat "$W/worker.log"; die "adb worker did not get ready"; }
-echo dummy_udc.0 > $G/UDC || die "cannot bind dummy_udc.0"
+cfs_bind adbtest || die "cannot bind dummy_udc.0"
 check "host sees $VIDPID" wait_usb $VIDPID 20
 
 say "auth: a fresh adb key is unknown"
@@ -189,11 +180,11 @@ kill -KILL "$WORKER"
 sleep 0.5
 # As in t-ffs-echo.sh: Debian 6.1's f_fs deadlocks when ep0 of a deactivated
 # instance is reopened while bound, so a restart is unbind, start, bind.
-echo "" > $G/UDC
+cfs_unbind adbtest
 # The new worker runs as nobody (and so do its shells); it must read the keys.
 chgrp "$(id -g nobody)" "$W/adb_keys" && chmod 640 "$W/adb_keys"
 start_worker -u nobody || { cat "$W/worker.log"; die "restarted adb worker did not get ready"; }
-echo dummy_udc.0 > $G/UDC || die "cannot bind dummy_udc.0 again"
+cfs_bind adbtest || die "cannot bind dummy_udc.0 again"
 check "adb reconnects after kill -9 of the worker" sh -c \
 	"timeout 30 adb wait-for-device && [ \"\$(timeout 20 adb shell echo back)\" = back ]"
 check "-u nobody: the shell runs as nobody" [ "$(timeout 20 adb shell id -un)" = nobody ]

@@ -12,7 +12,6 @@ PY=/usr/bin/python3
 T=$SRC/tests/loopback
 W=$B/gadgetd-worker
 SO=$B/plugins/echo.so
-G=/sys/kernel/config/usb_gadget/g1
 FFS=/run/ffs-echo
 CTL=/run/ffs-echo.ctl
 WLOG=/mnt/out/worker.log
@@ -33,7 +32,7 @@ start_worker() {
 
 # gone PID [SECS]: the process exits (or is a zombie) within SECS.
 gone() {
-	n=$((${2:-5} * 10))
+	local st n=$((${2:-5} * 10))
 	while [ $n -gt 0 ]; do
 		st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
 		[ -z "$st" ] || [ "$st" = Z ] && return 0
@@ -43,25 +42,24 @@ gone() {
 	return 1
 }
 
-bind() { timeout 10 sh -c "echo dummy_udc.0 > $G/UDC"; }
-unbind() { timeout 10 sh -c "echo '' > $G/UDC" 2>/dev/null; }
-bound() { [ "$(timeout 5 cat $G/UDC)" = dummy_udc.0 ]; }
-host_echo() { timeout 180 $PY "$T/echo_host.py" "$ID" "$@" 2>&1 | tee -a /mnt/out/host.log; }
+bind() { cfs_bind g1; }
+unbind() { cfs_unbind g1; }
+bound() { cfs_bound g1; }
+# host_echo ARGS...: echo_host.py's own exit status (a pipe into tee
+# would give tee's under dash, which has no pipefail); its output is
+# shown and kept in host.log.
+host_echo() {
+	timeout 180 $PY "$T/echo_host.py" "$ID" "$@" >/mnt/out/host.last 2>&1
+	he_rc=$?
+	cat /mnt/out/host.last
+	cat /mnt/out/host.last >>/mnt/out/host.log
+	return $he_rc
+}
 stat_field() { echo "$STATS" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'; }
 
 compose() {
-	mkdir -p $G/strings/0x409 $G/configs/c.1/strings/0x409 $G/functions/ffs.echo || return 1
-	echo 0x1209 > $G/idVendor
-	echo 0x0001 > $G/idProduct
-	echo gadgetd > $G/strings/0x409/manufacturer
-	echo "ffs echo" > $G/strings/0x409/product
-	echo ECHO0001 > $G/strings/0x409/serialnumber
-	echo echo > $G/configs/c.1/strings/0x409/configuration
-	echo 1 > $G/os_desc/use
-	echo $MSOS > $G/os_desc/b_vendor_code
-	echo MSFT100 > $G/os_desc/qw_sign
-	ln -s $G/functions/ffs.echo $G/configs/c.1/ || return 1
-	ln -s $G/configs/c.1 $G/os_desc/ || return 1
+	cfs_gadget -m gadgetd -p "ffs echo" -s ECHO0001 -c echo -o $MSOS \
+		g1 1209 0001 ffs.echo || return 1
 	mkdir -p $FFS
 	timeout 10 mount -t functionfs -o no_disconnect=1 echo $FFS
 }
@@ -130,8 +128,10 @@ check "worker starts for SuperSpeed" start_worker
 check "bind at SuperSpeed" bind
 check "host sees $ID at SuperSpeed" wait_usb $ID
 check "echo at SuperSpeed (maxpacket 1024)" host_echo --mib 8 --no-control
-grep -q "maxpacket 1024" /mnt/out/host.log || fail "SuperSpeed maxpacket is not 1024"
+check "SuperSpeed maxpacket is 1024" grep -q "maxpacket 1024" /mnt/out/host.last
 kill -TERM "$WPID"
 gone "$WPID"
 unbind
+timeout 10 umount $FFS
+check "the gadget is removed" cfs_teardown g1
 finish

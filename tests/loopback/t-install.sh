@@ -49,7 +49,7 @@ sets_of() {
 
 # adb_ok SERIAL: `adb devices` lists it as a device, and a shell answers.
 adb_ok() {
-	n=0
+	local n=0
 	until timeout -k 2 5 adb devices 2>/dev/null | grep -q "^$1[[:space:]]*device\$"; do
 		n=$((n + 1))
 		[ $n -lt 60 ] || { timeout 5 adb devices; return 1; }

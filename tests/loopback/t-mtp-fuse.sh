@@ -72,7 +72,7 @@ mount_client() {
 		go-mtpfs "$MNT" > $OUT/mount-$1.txt 2>&1 &
 		GOPID=$! ;;
 	esac
-	n=0
+	local n=0
 	until mountpoint -q "$MNT" && [ -d "$MNT/Internal" ]; do
 		n=$((n + 1))
 		[ $n -gt 300 ] && return 1

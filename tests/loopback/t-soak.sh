@@ -95,7 +95,7 @@ dstate() {
 # every look for 15 s is wedged. Sets STUCK.
 no_stuck_task() {
 	STUCK=$(dstate)
-	n=0
+	local n=0
 	while [ -n "$STUCK" ] && [ $n -lt 15 ]; do
 		sleep 1
 		now=$(dstate)
@@ -184,7 +184,7 @@ xfer_point() {
 	*) wp=$(plugin_pid mtp) ;;
 	esac
 	b0=$(io_bytes "${wp:-0}")
-	n=0
+	local n=0
 	while [ $n -lt 100 ] && [ $(( $(io_bytes "${wp:-0}") - b0 )) -lt 1048576 ]; do
 		sleep 0.1
 		n=$((n + 1))
@@ -251,7 +251,7 @@ fault() {
 # Both functions answer again: the set is live, adb runs a shell and
 # MTP lists the storage.
 recovered() {
-	n=0
+	local n=0
 	until timeout 5 gadgetctl status 2>/dev/null > status.txt &&
 		grep -q '^set: mtp,adb$' status.txt && grep -q '^state: idle$' status.txt &&
 		grep -q '^  adb: enabled' status.txt && grep -q '^  mtp: enabled' status.txt; do

@@ -111,7 +111,7 @@ check "no nested loop_dispatch()" sh -c "! grep -q 'called from inside a callbac
 
 say "consistent at the end"
 idle() {
-	n=0
+	local n=0
 	while [ $n -lt 100 ]; do
 		timeout 10 gadgetctl status 2>/dev/null | grep -q '^state: idle$' && return 0
 		sleep 0.1
@@ -122,7 +122,7 @@ idle() {
 check "gadgetd goes idle" idle
 # A queued AOA switch may still come: repeat until the set holds.
 final() {
-	n=0
+	local n=0
 	while [ $n -lt 10 ]; do
 		idle && timeout 60 gadgetctl switch mtp,adb,aoa >/dev/null 2>&1 && sleep 2 && idle &&
 			timeout 10 gadgetctl status | grep -q '^set: mtp,adb,aoa$' && return 0

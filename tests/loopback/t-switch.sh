@@ -63,7 +63,7 @@ ip link set "$hif" up
 # The host's link comes up once the gadget's interface is up and
 # cdc_ether has seen the connection notification.
 carrier() {
-	n=0; until [ "$(cat /sys/class/net/$hif/carrier 2>/dev/null)" = 1 ] || [ $n -gt 100 ]; do sleep 0.1; n=$((n+1)); done
+	local n=0; until [ "$(cat /sys/class/net/$hif/carrier 2>/dev/null)" = 1 ] || [ $n -gt 100 ]; do sleep 0.1; n=$((n+1)); done
 	[ "$(cat /sys/class/net/$hif/carrier 2>/dev/null)" = 1 ]
 }
 # About one boot in four the host's cdc_ether never sees the connection

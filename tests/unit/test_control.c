@@ -137,6 +137,29 @@ int __wrap_accept4(int fd, struct sockaddr *sa, socklen_t *len, int flags)
 	return __real_accept4(fd, sa, len, flags);
 }
 
+/* chown() as control.c sees it: this definition takes the place of
+ * libc's in the test binary, so that handing the socket to a group the
+ * test user is not in works without root. It records the call and fails
+ * with fake_chown_errno while that is set. */
+static char chown_path[108];
+static uid_t chown_uid;
+static gid_t chown_gid;
+static int chown_calls;
+static int fake_chown_errno;
+
+int chown(const char *path, uid_t owner, gid_t group)
+{
+	chown_calls++;
+	snprintf(chown_path, sizeof(chown_path), "%s", path);
+	chown_uid = owner;
+	chown_gid = group;
+	if (fake_chown_errno) {
+		errno = fake_chown_errno;
+		return -1;
+	}
+	return 0;
+}
+
 #define FAKE_GROUP_GID 4242
 #define FAKE_ADMIN_GID 4343
 static const struct access_peer peer_root = { .uid = 0 };
@@ -161,6 +184,9 @@ static int setup(void **state)
 
 	f->loop = loop_new();
 	snprintf(f->path, sizeof(f->path), "/tmp/test_control.%d", getpid());
+	chown_calls = 0;
+	chown_path[0] = '\0';
+	fake_chown_errno = 0;
 	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
 	assert_non_null(f->ctl);
 	gadget_calls = 0;
@@ -434,13 +460,37 @@ static void test_socket_mode(void **state)
 
 	assert_int_equal(stat(f->path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0660);
-	assert_int_equal(st.st_gid, FAKE_GROUP_GID);
+	/* Handed to the group, the owner unchanged. */
+	assert_int_equal(chown_calls, 1);
+	assert_string_equal(chown_path, f->path);
+	assert_int_equal(chown_uid, (uid_t)-1);
+	assert_int_equal(chown_gid, FAKE_GROUP_GID);
 	/* Without a group the socket is root's alone. */
 	control_free(f->ctl);
+	chown_calls = 0;
 	f->ctl = control_new(f->loop, f->path, &none, (struct gadget *)f);
 	assert_non_null(f->ctl);
 	assert_int_equal(stat(f->path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(chown_calls, 0);
+}
+
+/* A socket that cannot be handed to its group is not served at all (a
+ * 0600 socket would lock the group out without a word): control_new
+ * fails and leaves no file behind. */
+static void test_socket_chown_fails(void **state)
+{
+	struct fixture *f = *state;
+	struct access_policy pol = { .group = "plugdev", .group_gid = FAKE_GROUP_GID };
+
+	control_free(f->ctl);
+	fake_chown_errno = EPERM;
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	assert_null(f->ctl);
+	assert_int_equal(access(f->path, F_OK), -1);
+	fake_chown_errno = 0;
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	assert_non_null(f->ctl);
 }
 
 /* One request of the authority matrix: its payload, what it does in a
@@ -762,6 +812,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pending_client_hangs_up, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_function_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_socket_mode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_socket_chown_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_root, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_admin, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_group, setup, teardown),

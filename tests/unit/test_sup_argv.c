@@ -156,9 +156,14 @@ static void test_max_options_reach_the_worker(void **state)
 	free(text);
 	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), 0);
 	assert_int_equal(p->functions[0].n_options, PROFILE_MAX_OPTIONS);
+	/* The argv still names user root; the folder handed to the worker's
+	 * user (fchown) is the test's own, so the test runs as anyone. */
+	p->functions[0].uid = getuid();
+	p->functions[0].gid = getgid();
 
 	assert_non_null(mkdtemp(dir));
 	cfg.ffs_dir = dir;
+	cfg.run_dir = dir; /* the plugin's folder too, not the working directory */
 	cfg.worker = "/proc/self/exe";
 	cfg.plugin_dir = "/nonexistent";
 	cfg.restart_delay_ms = 60000;

@@ -169,6 +169,10 @@ static struct fixture *fixture_new(void)
 	f->sup = supervisor_new(f->loop, &f->cfg, NULL, NULL, NULL);
 	assert_int_equal(loop_add_signal(f->loop, SIGCHLD, on_child, f), 0);
 	f->fn.plugin = "fake";
+	/* The worker's user is the test's own, so that handing it its
+	 * folder (fchown) needs no root: the test runs as anyone. */
+	f->fn.uid = getuid();
+	f->fn.gid = getgid();
 	return f;
 }
 
