@@ -2,7 +2,7 @@
 # Install what building and testing gadgetd needs (Debian packages), when
 # running as root; otherwise name what is missing and fail.
 set -eu
-pkgs="gcc make pkg-config libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
+pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev qemu-system-x86 busybox-static kmod cpio
 adb mtp-tools umtp-responder jmtpfs go-mtpfs fuse python3 python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc clang libclang-rt-14-dev
