@@ -4,5 +4,5 @@ adb_SRCS := functions/adb/adb.c functions/adb/adb_packet.c \
 	functions/adb/adb_shell.c functions/adb/adb_syncmsg.c \
 	functions/adb/adb_sync.c functions/adb/adb_forward.c \
 	functions/adb/adb_codec.c
-ADB_CODEC_LIBS := $(shell pkg-config --libs libbrotlienc libbrotlidec liblz4 libzstd)
+ADB_CODEC_LIBS := $(shell $(PKG_CONFIG) --libs libbrotlienc libbrotlidec liblz4 libzstd)
 adb_LIBS := -lcrypto -lutil $(ADB_CODEC_LIBS)

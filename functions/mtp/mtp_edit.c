@@ -117,6 +117,8 @@ static int mtp_edit_size(const struct mtp_edit_slot *s, uint64_t *size)
 {
 	struct stat sb;
 
+	/* Set on failure too: gcc for armhf cannot see that -errno < 0. */
+	*size = 0;
 	if (fstat(s->fd, &sb) < 0)
 		return -errno;
 	*size = (uint64_t)sb.st_size;

@@ -6,8 +6,10 @@
 
 #define FAKE_STATVFS_BLOCK 4096
 
-int __real_fstatvfs(int fd, struct statvfs *buf);
-int __wrap_fstatvfs(int fd, struct statvfs *buf);
+/* The build's _FILE_OFFSET_BITS=64 makes <sys/statvfs.h> send fstatvfs()
+ * to fstatvfs64, on 64-bit targets too: that is the symbol to wrap. */
+int __real_fstatvfs64(int fd, struct statvfs *buf);
+int __wrap_fstatvfs64(int fd, struct statvfs *buf);
 
 static char fake_root[256];
 static uint64_t fake_capacity;
@@ -37,10 +39,10 @@ uint64_t fake_statvfs_free(void)
 	return fake_used < fake_capacity ? fake_capacity - fake_used : 0;
 }
 
-int __wrap_fstatvfs(int fd, struct statvfs *buf)
+int __wrap_fstatvfs64(int fd, struct statvfs *buf)
 {
 	if (!fake_root[0])
-		return __real_fstatvfs(fd, buf);
+		return __real_fstatvfs64(fd, buf);
 	memset(buf, 0, sizeof(*buf));
 	buf->f_bsize = buf->f_frsize = FAKE_STATVFS_BLOCK;
 	buf->f_blocks = fake_capacity / FAKE_STATVFS_BLOCK;

@@ -1,6 +1,6 @@
 /*
  * A small disk for the MTP unit tests, without privileges: link with
- * -Wl,--wrap=fstatvfs and every fstatvfs() reports a file system of
+ * -Wl,--wrap=fstatvfs64 and every fstatvfs() reports a file system of
  * `capacity` bytes whose used space is the size of the regular files
  * under `root` (hidden ones included), as a tmpfs of that size would.
  */

@@ -2,11 +2,27 @@
 # Install what building and testing gadgetd needs (Debian packages), when
 # running as root; otherwise name what is missing and fail.
 set -eu
-pkgs="gcc make pkg-config libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
+pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev qemu-system-x86 busybox-static kmod cpio
 adb mtp-tools umtp-responder jmtpfs go-mtpfs fuse python3 python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc clang libclang-rt-14-dev
 libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandard"
+# CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
+# check-cross need, the target's -dev packages through multiarch.
+cross_pkgs=""
+for a in $(echo "${CROSS:-}" | tr ',' ' '); do
+	case $a in
+	arm64) triplet=aarch64-linux-gnu ;;
+	armhf) triplet=arm-linux-gnueabihf ;;
+	*) echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2 ;;
+	esac
+	pkgs="$pkgs gcc-$triplet qemu-user-static"
+	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev \
+		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev; do
+		pkgs="$pkgs $p:$a"
+	done
+	cross_pkgs="$cross_pkgs $a"
+done
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
@@ -20,6 +36,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+for a in $cross_pkgs; do
+	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+done
 apt-get update -qq >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,128 @@
+# The Debian package as a board gets it: the gadgetd_*.deb built on the
+# host (make deb, or the loopback target, into $B/deb) goes into a guest
+# with nothing of gadgetd's (the host's /etc/gadgetd, /run/gadgetd,
+# /var/lib/gadgetd and /srv/mtp removed first) by `dpkg -i`. Then: the
+# workers' users exist (postinst's systemd-sysusers), the unit is enabled,
+# the configuration is dpkg's conffiles; gadgetd starts from the unit's
+# own command lines, the operator lets this host's adb key in with
+# `gadgetctl adb keys`/`adb allow`, and `gadgetctl switch mtp,adb` gives
+# adb devices, adb shell and mtp-detect. Last `dpkg --purge`: the
+# configuration and the adb keys go, the users and /srv/mtp stay.
+# Runs in the guest (see run-suite.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+export HOME=/run/deb-home
+OWNED="/etc/gadgetd /run/gadgetd /var/lib/gadgetd /srv/mtp"
+USERS="gadgetd-adb gadgetd-mtp gadgetd-aoa gadgetd-worker"
+UNIT=/lib/systemd/system/gadgetd.service
+DEB=$(ls "$B"/deb/gadgetd_*_"$(dpkg --print-architecture)".deb 2>/dev/null | tail -n 1)
+[ -n "$DEB" ] || die "no $B/deb/gadgetd_*.deb: run make deb first"
+
+say "a pristine guest"
+rm -rf $OWNED "$HOME"
+mkdir -p "$HOME"
+check "dpkg knows no gadgetd before" sh -c "! dpkg -s gadgetd >/dev/null 2>&1"
+check "no gadgetd on the PATH before" sh -c "! command -v gadgetd"
+for u in $USERS; do
+	check "no user $u before" sh -c "! getent passwd $u >/dev/null"
+done
+gd_modules
+# man-db's trigger reindexes every manual page: a minute of TCG for
+# nothing this test looks at.
+rm -f /var/lib/man-db/auto-update
+
+say "dpkg -i $(basename "$DEB")"
+t0=$(date +%s)
+timeout 180 dpkg -i "$DEB" > dpkg-i.txt 2>&1
+rc=$?
+cat dpkg-i.txt
+echo "dpkg -i took $(($(date +%s) - t0)) s"
+check "dpkg -i: exit 0" [ $rc = 0 ]
+check "dpkg: gadgetd installed" sh -c \
+	"dpkg-query -W -f='\${Status}' gadgetd | grep -qx 'install ok installed'"
+dpkg-query -W -f='${Conffiles}\n' gadgetd > conffiles.txt
+cat conffiles.txt
+check "gadgetd.conf is a conffile" grep -q "^ /etc/gadgetd/gadgetd.conf " conffiles.txt
+check "profiles/android.conf is a conffile" grep -q "^ /etc/gadgetd/profiles/android.conf " conffiles.txt
+for u in $USERS; do
+	check "postinst made user $u" sh -c "getent passwd $u | grep -q ':/usr/sbin/nologin\$'"
+done
+check "the unit is installed" test -f "$UNIT"
+check "postinst enabled the unit" test -L /etc/systemd/system/multi-user.target.wants/gadgetd.service
+check "the udev rules are installed" test -f /lib/udev/rules.d/60-gadgetd-device.rules
+check "the plugins are installed" test -f /usr/lib/gadgetd/adb.so
+check "dpkg made no /srv/mtp" test ! -e /srv/mtp
+
+say "gadgetd from the unit's command lines"
+# No systemd in the guest: run ExecStartPre= (prefixes +, -, ! and @
+# are systemd's, not the command's) and then check ExecStart=.
+sed -n 's/^ExecStartPre=[-+!@]*//p' "$UNIT" > pre.txt
+while read -r line; do
+	echo "ExecStartPre: $line"
+	# shellcheck disable=SC2086
+	check "ExecStartPre $line" timeout 60 $line
+done < pre.txt
+check "the unit has ExecStartPre lines" test -s pre.txt
+check "ExecStart is the installed gadgetd -f" \
+	[ "$(sed -n 's/^ExecStart=//p' "$UNIT")" = "/usr/sbin/gadgetd -f" ]
+cleanup() { timeout 10 adb kill-server >/dev/null 2>&1; }
+trap cleanup EXIT
+GD_BIN=/usr/sbin/gadgetd gd_start
+check "gadgetd made /run/gadgetd" test -d /run/gadgetd
+check "gadgetd made /var/lib/gadgetd" test -d /var/lib/gadgetd
+
+say "gadgetctl switch mtp,adb, the host's key let in by the operator"
+timeout 60 gadgetctl switch mtp,adb > switch.txt 2>&1
+rc=$?
+cat switch.txt
+check "gadgetctl switch mtp,adb: exit 0" [ $rc = 0 ]
+check "host sees mtp,adb (1d6b:010b)" wait_usb 1d6b:010b 20
+timeout 30 adb start-server >/dev/null 2>&1
+
+# adb_state STATE: `adb devices` lists GADGETD0001 in STATE (20 s).
+adb_state() {
+	n=0
+	while [ $n -lt 100 ]; do
+		timeout 5 adb devices 2>/dev/null | grep -q "^GADGETD0001[[:space:]]*$1\$" && return 0
+		sleep 0.2
+		n=$((n + 1))
+	done
+	timeout 5 adb devices
+	return 1
+}
+check "adb devices: unauthorized (auth on as shipped)" adb_state unauthorized
+FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
+	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
+timeout 10 gadgetctl adb keys > keys.txt 2>&1
+cat keys.txt
+check "gadgetctl adb keys lists this host's key" grep -q "^$FP " keys.txt
+check_exit 0 "gadgetctl adb allow" timeout 10 gadgetctl adb allow "$FP"
+check "adb devices: device" adb_state device
+check "adb shell answers" [ "$(timeout -k 5 20 adb -s GADGETD0001 shell echo fromdeb </dev/null)" = fromdeb ]
+check "the key went to /etc/gadgetd/adb_keys" \
+	grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" /etc/gadgetd/adb_keys
+mtp_ok() {
+	timeout -k 5 60 mtp-detect > mtp-detect.txt 2>&1 </dev/null
+	grep -q "StorageDescription: Internal storage" mtp-detect.txt ||
+		{ tail -n 20 mtp-detect.txt; return 1; }
+}
+check "mtp-detect finds the storage" mtp_ok
+check "gadgetd made /srv/mtp for gadgetd-mtp" \
+	[ "$(stat -c '%U %G' /srv/mtp)" = "gadgetd-mtp gadgetd-mtp" ]
+timeout 10 adb kill-server >/dev/null 2>&1
+gd_stop
+
+say "dpkg --purge"
+echo kept > /srv/mtp/kept.txt
+timeout 120 dpkg --purge gadgetd > purge.txt 2>&1
+rc=$?
+cat purge.txt
+check "dpkg --purge: exit 0" [ $rc = 0 ]
+check "purge removed /etc/gadgetd, adb_keys with it" test ! -e /etc/gadgetd
+check "purge removed the unit's enablement" test ! -e /etc/systemd/system/multi-user.target.wants/gadgetd.service
+check "purge removed /usr/sbin/gadgetd" test ! -e /usr/sbin/gadgetd
+for u in $USERS; do
+	check "purge kept user $u" sh -c "getent passwd $u >/dev/null"
+done
+check "purge kept the MTP storage's files" test -f /srv/mtp/kept.txt
+finish
