@@ -151,14 +151,16 @@ class Link:
                 self.cond.wait(left)
             return self.msgs.pop(0)
 
-    def drain(self, quiet):
-        """Every message until the device is quiet for `quiet` seconds."""
+    def drain(self, quiet, first=None):
+        """Every message until the device is quiet for `quiet` seconds.
+        `first`: how long to wait for the first one, when a reply is due
+        (a loaded bed may take seconds to check a signature)."""
         got = []
-        while True:
-            m = self.get(quiet)
-            if m is None:
-                return got
+        m = self.get(quiet if first is None else first)
+        while m is not None:
             got.append(m)
+            m = self.get(quiet)
+        return got
 
     def close(self):
         self.stop = True
@@ -166,6 +168,8 @@ class Link:
         usb.util.release_interface(self.dev, self.num)
 
 
+# How long a reply that is due may take on a loaded bed.
+REPLY_S = 10
 FAILS = 0
 
 
@@ -185,7 +189,7 @@ def online(msgs):
 def connect(link):
     """CNXN; returns the token the device sends, or None."""
     link.send(A_CNXN, VERSION, MAXDATA, BANNER)
-    msgs = link.drain(0.5)
+    msgs = link.drain(0.5, REPLY_S)
     tokens = [m for m in msgs if m[0] == A_AUTH and m[1] == TOKEN]
     check(not online(msgs), "CNXN alone gets no CNXN (got %s)" %
           [name(m[0]) for m in msgs])
@@ -219,33 +223,33 @@ def attacks(link, key, pub, n_random):
     tok = connect(link)
     check(tok is not None and len(tok) == 20, "CNXN gets a 20-byte token")
     link.send(A_AUTH, RSAPUBLICKEY, 0, pub + b"\0")
-    tok = expect_token(link.drain(0.5), "known-pubkey")
+    tok = expect_token(link.drain(0.5, REPLY_S), "known-pubkey")
     no_stream(link, "known-pubkey")
 
     tok = connect(link)
     link.send(A_AUTH, SIGNATURE, 0, sign(other, tok))
-    expect_token(link.drain(0.5), "wrong-key")
+    expect_token(link.drain(0.5, REPLY_S), "wrong-key")
     no_stream(link, "wrong-key")
 
     tok = connect(link)
     good = sign(key, tok)
     link.send(A_AUTH, SIGNATURE, 0, good[:-1])
-    expect_token(link.drain(0.5), "truncated")
+    expect_token(link.drain(0.5, REPLY_S), "truncated")
     no_stream(link, "truncated")
     link.send(A_AUTH, SIGNATURE, 0, good)
-    expect_token(link.drain(0.5), "late")
+    expect_token(link.drain(0.5, REPLY_S), "late")
     no_stream(link, "late")
 
     # A signature that works once, captured by the attacker.
     tok = connect(link)
     good = sign(key, tok)
     link.send(A_AUTH, SIGNATURE, 0, good)
-    msgs = link.drain(0.5)
+    msgs = link.drain(0.5, REPLY_S)
     check(any(m[0] == A_CNXN for m in msgs),
           "the right signature gets CNXN (control)")
     connect(link)
     link.send(A_AUTH, SIGNATURE, 0, good)
-    expect_token(link.drain(0.5), "replay")
+    expect_token(link.drain(0.5, REPLY_S), "replay")
     no_stream(link, "replay")
 
     # After a USB reset nothing of the old connection is valid.

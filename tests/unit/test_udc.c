@@ -44,6 +44,8 @@ DIR *__real_opendir(const char *path);
 DIR *__wrap_opendir(const char *path);
 FILE *__real_fopen(const char *path, const char *mode);
 FILE *__wrap_fopen(const char *path, const char *mode);
+FILE *__real_fopen64(const char *path, const char *mode);
+FILE *__wrap_fopen64(const char *path, const char *mode);
 int __real_access(const char *path, int mode);
 int __wrap_access(const char *path, int mode);
 int __real_socket(int domain, int type, int protocol);
@@ -63,6 +65,14 @@ FILE *__wrap_fopen(const char *path, const char *mode)
 	char buf[512];
 
 	return __real_fopen(fake_path(path, buf, sizeof(buf)), mode);
+}
+
+/* With _FILE_OFFSET_BITS=64, glibc's headers turn udc.c's fopen into fopen64. */
+FILE *__wrap_fopen64(const char *path, const char *mode)
+{
+	char buf[512];
+
+	return __real_fopen64(fake_path(path, buf, sizeof(buf)), mode);
 }
 
 int __wrap_access(const char *path, int mode)

@@ -16,7 +16,6 @@
 #include <cmocka.h>
 
 #include "wmsg.h"
-#include "worker.h"
 
 #include <errno.h>
 #include <stdbool.h>
