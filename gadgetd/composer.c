@@ -260,26 +260,6 @@ int composer_identity(struct composer *c, const struct profile *p,
 	return r;
 }
 
-int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
-{
-	usbg_function *f;
-	unsigned n = 0;
-
-	if (!c->gadget)
-		return 0;
-	usbg_for_each_function(f, c->gadget) {
-		if (n == max)
-			return -ENOSPC;
-		snprintf(out[n].name, sizeof(out[n].name), "%s",
-			 usbg_get_function_instance(f));
-		out[n].type = ktype_by_usbg(usbg_get_function_type(f));
-		if (!out[n].type)
-			out[n].type = ktype_ffs(); /* unknown: treat as foreign */
-		n++;
-	}
-	return n;
-}
-
 static usbg_function *composer_find(struct composer *c, const char *name)
 {
 	usbg_function *f;

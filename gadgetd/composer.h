@@ -26,8 +26,6 @@ int composer_destroy(struct composer *c);
  * and configuration attributes for the set. */
 int composer_identity(struct composer *c, const struct profile *p,
 		      unsigned set);
-/* Functions present in ConfigFS; returns the count or -errno. */
-int composer_live(struct composer *c, struct composer_fn *out, unsigned max);
 int composer_add_function(struct composer *c, const struct profile_function *f);
 int composer_remove_function(struct composer *c, const char *name);
 /* Remove every function link from the configuration. */

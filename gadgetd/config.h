@@ -15,7 +15,6 @@
  *   plugin_dir = "/usr/lib/gadgetd";         # plugin shared objects
  *   worker = "/usr/libexec/gadgetd/gadgetd-worker";
  *   ready_timeout = 5000;                    # ms for a plugin to be ready
- *   bind_timeout = 5000;                     # ms for the host to configure
  *   restart_delay = 200;                     # ms before a crashed worker
  *                                            #   starts again; doubles
  *   heartbeat_interval = 2000;               # ms between pings to a worker
@@ -44,7 +43,6 @@ struct config {
 	char *plugin_dir;
 	char *worker;
 	unsigned ready_timeout_ms;
-	unsigned bind_timeout_ms;
 	/* First delay before a crashed worker starts again; doubles. */
 	unsigned restart_delay_ms;
 	/* gadgetd's runtime folder, RUNDIR/gadgetd: not a setting (the

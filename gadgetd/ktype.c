@@ -5,13 +5,16 @@
 #include "ktype.h"
 #include "profile.h"
 
+#include <errno.h>
 #include <netinet/ether.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <usbg/function/hid.h>
+#include <usbg/function/midi.h>
 #include <usbg/function/ms.h>
 #include <usbg/function/net.h>
+#include <usbg/function/uac2.h>
 #include <usbg/usbg.h>
 
 static int ktype_int(const struct profile_function *f, const char *key)
@@ -133,6 +136,89 @@ static int ktype_hid_apply(usbg_function *uf, const struct profile_function *f)
 	return usbg_f_hid_set_attrs(usbg_to_hid_function(uf), &attrs);
 }
 
+/* f_midi takes at most 16 ports each way (MAX_PORTS). */
+static const struct optdesc ktype_midi_attrs[] = {
+	{ .name = "index", .type = OPTDESC_INT, .min = -1, .max = 31, .def = "-1",
+	  .help = "the ALSA card index (-1: the first free one)" },
+	{ .name = "id", .type = OPTDESC_STRING, .max = 15,
+	  .help = "the ALSA card id" },
+	{ .name = "in_ports", .type = OPTDESC_INT, .min = 0, .max = 16, .def = "1",
+	  .help = "the host's MIDI inputs (jacks on the IN endpoint)" },
+	{ .name = "out_ports", .type = OPTDESC_INT, .min = 0, .max = 16, .def = "1",
+	  .help = "the host's MIDI outputs (jacks on the OUT endpoint)" },
+	{ .name = "buflen", .type = OPTDESC_INT, .min = 1, .max = 65535, .def = "512",
+	  .help = "bytes per USB request" },
+	{ .name = "qlen", .type = OPTDESC_INT, .min = 1, .max = 1024, .def = "32",
+	  .help = "USB requests queued" },
+	{ 0 }
+};
+
+static int ktype_midi_check(const struct profile_function *f, char *why, size_t size)
+{
+	if (ktype_int(f, "in_ports") + ktype_int(f, "out_ports") > 0)
+		return 0;
+	snprintf(why, size, "in_ports: in_ports and out_ports are both 0 (a MIDI function needs a port)");
+	return -EINVAL;
+}
+
+static int ktype_midi_apply(usbg_function *uf, const struct profile_function *f)
+{
+	usbg_f_midi *mf = usbg_to_midi_function(uf);
+	const char *id = ktype_attr(f, "id");
+	int r = usbg_f_midi_set_index(mf, ktype_int(f, "index"));
+
+	if (r == USBG_SUCCESS && id)
+		r = usbg_f_midi_set_id(mf, id);
+	if (r == USBG_SUCCESS)
+		r = usbg_f_midi_set_in_ports(mf, ktype_int(f, "in_ports"));
+	if (r == USBG_SUCCESS)
+		r = usbg_f_midi_set_out_ports(mf, ktype_int(f, "out_ports"));
+	if (r == USBG_SUCCESS)
+		r = usbg_f_midi_set_buflen(mf, ktype_int(f, "buflen"));
+	if (r == USBG_SUCCESS)
+		r = usbg_f_midi_set_qlen(mf, ktype_int(f, "qlen"));
+	return r;
+}
+
+/* c_ is what the board captures (the host plays), p_ what it plays. */
+static const struct optdesc ktype_uac2_attrs[] = {
+	{ .name = "c_chmask", .type = OPTDESC_INT, .min = 0, .max = 0xffff, .def = "3",
+	  .help = "capture channel mask (0: no capture)" },
+	{ .name = "c_srate", .type = OPTDESC_INT, .min = 8000, .max = 192000, .def = "48000",
+	  .help = "capture sample rate (Hz)" },
+	{ .name = "c_ssize", .type = OPTDESC_INT, .min = 1, .max = 4, .def = "2",
+	  .help = "capture sample size (bytes)" },
+	{ .name = "p_chmask", .type = OPTDESC_INT, .min = 0, .max = 0xffff, .def = "3",
+	  .help = "playback channel mask (0: no playback)" },
+	{ .name = "p_srate", .type = OPTDESC_INT, .min = 8000, .max = 192000, .def = "48000",
+	  .help = "playback sample rate (Hz)" },
+	{ .name = "p_ssize", .type = OPTDESC_INT, .min = 1, .max = 4, .def = "2",
+	  .help = "playback sample size (bytes)" },
+	{ 0 }
+};
+
+static int ktype_uac2_check(const struct profile_function *f, char *why, size_t size)
+{
+	if (ktype_int(f, "c_chmask") || ktype_int(f, "p_chmask"))
+		return 0;
+	snprintf(why, size, "c_chmask: c_chmask and p_chmask are both 0 (no audio either way)");
+	return -EINVAL;
+}
+
+static int ktype_uac2_apply(usbg_function *uf, const struct profile_function *f)
+{
+	struct usbg_f_uac2_attrs a = {
+		.c_chmask = ktype_int(f, "c_chmask"),
+		.c_srate = ktype_int(f, "c_srate"),
+		.c_ssize = ktype_int(f, "c_ssize"),
+		.p_chmask = ktype_int(f, "p_chmask"),
+		.p_srate = ktype_int(f, "p_srate"),
+		.p_ssize = ktype_int(f, "p_ssize"),
+	};
+
+	return usbg_f_uac2_set_attrs(usbg_to_uac2_function(uf), &a);
+}
+
 static const struct ktype ktype_table[] = {
 	{ .name = "acm", .usbg_type = USBG_F_ACM },
 	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
@@ -145,6 +231,10 @@ static const struct ktype ktype_table[] = {
 	  .attrs = ktype_ms_attrs, .apply = ktype_ms_apply },
 	{ .name = "hid", .usbg_type = USBG_F_HID, .attrs = ktype_hid_attrs,
 	  .apply = ktype_hid_apply },
+	{ .name = "midi", .usbg_type = USBG_F_MIDI, .attrs = ktype_midi_attrs,
+	  .check = ktype_midi_check, .apply = ktype_midi_apply },
+	{ .name = "uac2", .usbg_type = USBG_F_UAC2, .attrs = ktype_uac2_attrs,
+	  .check = ktype_uac2_check, .apply = ktype_uac2_apply },
 	{ .name = "ffs", .usbg_type = USBG_F_FFS, .ffs = true },
 };
 

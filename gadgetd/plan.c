@@ -52,10 +52,8 @@ void plan_compute(const struct plan_live *live, unsigned n_live,
 		const struct plan_live *l = plan_find_live(live, n_live, f->name);
 
 		plan_signature(f, sig, sizeof(sig));
-		if (l && l->fn.type == f->type && !strcmp(l->sig, sig)) {
-			out->keep[out->n_keep++] = f;
-			continue;
-		}
+		if (l && l->fn.type == f->type && !strcmp(l->sig, sig))
+			continue; /* kept: its worker keeps running */
 		if (l)
 			out->remove[out->n_remove++] = l->fn;
 		out->create[out->n_create++] = f;

@@ -25,8 +25,6 @@ struct plan {
 	struct composer_fn remove[PLAN_MAX];
 	unsigned n_create;
 	const struct profile_function *create[PROFILE_MAX_FUNCTIONS];
-	unsigned n_keep;
-	const struct profile_function *keep[PROFILE_MAX_FUNCTIONS];
 };
 
 /* Text that differs whenever two definitions would differ in ConfigFS or

@@ -175,11 +175,6 @@ const char *supervisor_start_error(struct supervisor *s)
 	return s->start_err;
 }
 
-bool supervisor_has(struct supervisor *s, const char *name)
-{
-	return sup_find(s, name) != NULL;
-}
-
 static void sup_status_set(struct sup_worker *w, const char *raw_key,
 			   const char *raw)
 {

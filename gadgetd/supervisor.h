@@ -74,7 +74,6 @@ void supervisor_wait_stopped_cancel(struct supervisor *s);
 int supervisor_revive(struct supervisor *s);
 bool supervisor_any_failed(struct supervisor *s);
 bool supervisor_failed(struct supervisor *s, const char *name);
-bool supervisor_has(struct supervisor *s, const char *name);
 /* Start the worker of a live function again if it is not running;
  * -ENOTRECOVERABLE if it failed (supervisor_revive()). */
 int supervisor_respawn(struct supervisor *s, const char *name);

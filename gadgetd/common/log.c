@@ -25,11 +25,6 @@ void log_init(const char *ident, bool to_stderr, enum log_level level)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 }
 
-void log_set_level(enum log_level level)
-{
-	log_max = level;
-}
-
 /* Length of the UTF-8 character at s (at most n bytes) if it is valid
  * and safe to show, else 0. */
 static size_t log_utf8_ok(const unsigned char *s, size_t n)

@@ -14,7 +14,6 @@ enum log_level {
 
 /* Log to stderr when to_stderr, else to syslog(3) as ident. */
 void log_init(const char *ident, bool to_stderr, enum log_level level);
-void log_set_level(enum log_level level);
 
 /* log_warn appends ": strerror(errno)"; log_warnx does not. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t off = 0;
 
 	/* Stalls are logged at debug level; keep the fuzzer quiet. */
-	log_set_level(LOG_LEVEL_ERROR);
+	log_init("fuzz_accessory", true, LOG_LEVEL_ERROR);
 	/* The same bytes as a state file. */
 	accessory_info_parse(&ai, (const char *)data, size);
 	while (c && size - off >= sizeof(struct usb_ctrlrequest)) {

@@ -64,7 +64,6 @@ static void check_config(const struct config *c)
 	    (c->group && strchr(c->group, '/')))
 		abort(); /* these end up as one path component */
 	if (c->ready_timeout_ms < 1 || c->ready_timeout_ms > 600000 ||
-	    c->bind_timeout_ms < 1 || c->bind_timeout_ms > 600000 ||
 	    c->restart_delay_ms < 1 || c->restart_delay_ms > 600000 ||
 	    c->heartbeat_interval_ms < 1 ||
 	    c->heartbeat_timeout_ms < c->heartbeat_interval_ms ||

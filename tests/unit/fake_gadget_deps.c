@@ -34,9 +34,6 @@ int fake_bind_busy;
 int fake_udc_registering;
 void (*fake_udc_fn)(void *data);
 void *fake_udc_data;
-static char fake_live[32][PROFILE_NAME_MAX];
-static const struct ktype *fake_live_type[32];
-static unsigned fake_n_live;
 static bool fake_bound;
 static char fake_workers[32][PROFILE_NAME_MAX];
 static unsigned fake_n_workers;
@@ -48,7 +45,7 @@ void fake_reset(void)
 	fake_state_saves = 0;
 	memset(&fake_state_file, 0, sizeof(fake_state_file));
 	fake_state_load_r = 0;
-	fake_n_live = fake_n_workers = 0;
+	fake_n_workers = 0;
 	fake_bound = false;
 	fake_bind_busy = 0;
 	fake_udc_registering = 0;
@@ -96,7 +93,6 @@ void composer_free(struct composer *c) {}
 
 int composer_destroy(struct composer *c)
 {
-	fake_n_live = 0;
 	fake_bound = false;
 	return fake_call("destroy", NULL);
 }
@@ -109,42 +105,14 @@ int composer_identity(struct composer *c, const struct profile *p, unsigned set)
 	return fake_call("identity", id);
 }
 
-int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
-{
-	unsigned i;
-
-	for (i = 0; i < fake_n_live && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", fake_live[i]);
-		out[i].type = fake_live_type[i];
-	}
-	return fake_n_live;
-}
-
 int composer_add_function(struct composer *c, const struct profile_function *f)
 {
-	int r = fake_call("add", f->name);
-
-	if (!r) {
-		snprintf(fake_live[fake_n_live], PROFILE_NAME_MAX, "%s", f->name);
-		fake_live_type[fake_n_live++] = f->type;
-	}
-	return r;
+	return fake_call("add", f->name);
 }
 
 int composer_remove_function(struct composer *c, const char *name)
 {
-	unsigned i;
-	int r = fake_call("remove", name);
-
-	for (i = 0; !r && i < fake_n_live; i++) {
-		if (!strcmp(fake_live[i], name)) {
-			fake_n_live--;
-			memcpy(fake_live[i], fake_live[fake_n_live], PROFILE_NAME_MAX);
-			fake_live_type[i] = fake_live_type[fake_n_live];
-			break;
-		}
-	}
-	return r;
+	return fake_call("remove", name);
 }
 
 int composer_unlink_all(struct composer *c)
@@ -283,7 +251,7 @@ const char *supervisor_start_error(struct supervisor *s)
 	return "";
 }
 
-bool supervisor_has(struct supervisor *s, const char *name)
+static bool fake_sup_has(struct supervisor *s, const char *name)
 {
 	unsigned i;
 
@@ -307,7 +275,7 @@ static void fake_ready_idle(struct loop_watch *w, void *data)
 	char err[256];
 
 	fake_sup.ready_idle = NULL;
-	if (fake_not_ready[0] && supervisor_has(&fake_sup, fake_not_ready)) {
+	if (fake_not_ready[0] && fake_sup_has(&fake_sup, fake_not_ready)) {
 		snprintf(err, sizeof(err), "function %s: plugin not ready after %u ms",
 			 fake_not_ready, fake_sup.timeout_ms);
 		fake_ready_report(-ETIMEDOUT, err);
@@ -424,7 +392,7 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 {
 	struct fake_cmd *c;
 
-	if (!supervisor_has(s, name)) {
+	if (!fake_sup_has(s, name)) {
 		snprintf(reply, reply_size, "function %s is not live", name);
 		return -ENOENT;
 	}

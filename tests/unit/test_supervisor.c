@@ -284,7 +284,7 @@ static void test_start_error_names_path(void **state)
 	assert_int_equal(supervisor_start(f->sup, &f->fn), -ENOTDIR);
 	snprintf(want, sizeof(want), "cannot prepare %s/fake: Not a directory", file);
 	assert_string_equal(supervisor_start_error(f->sup), want);
-	assert_false(supervisor_has(f->sup, "fa"));
+	assert_int_equal(supervisor_respawn(f->sup, "fa"), -ENOENT);
 	unlink(file);
 }
 
@@ -602,7 +602,7 @@ static void test_stop_is_asynchronous(void **state)
 	t0 = loop_now_ms();
 	supervisor_stop(f->sup, "stubborn");
 	assert_true(loop_now_ms() - t0 < 100);
-	assert_false(supervisor_has(f->sup, "stubborn"));
+	assert_int_equal(supervisor_respawn(f->sup, "stubborn"), -ENOENT);
 	assert_true(supervisor_stopping(f->sup));
 	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), 0);
 	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), -EBUSY);
