@@ -44,7 +44,7 @@ measure() {
 			n=$((n + 1)); [ $n -gt 2000 ] && die "host did not see 1d6b:$p"
 			sleep 0.005
 		done
-		[ "$name" = gadgetd ] && gadgetctl status --json | python3 -c 'import json,sys; s=json.load(sys.stdin)["last_switch"]; print(s["teardown_ms"], s["ready_ms"], s["bind_ms"], s["total_ms"])' >> phases.txt
+		[ "$name" = gadgetd ] && gd_status '.last_switch | "\(.teardown_ms) \(.ready_ms) \(.bind_ms) \(.total_ms)"' >> phases.txt
 		i=$((i + 1))
 	done
 	dmesg > "dmesg-$name.txt"

@@ -111,7 +111,7 @@ cfs_bound() {
 cfs_teardown() {
 	local cfs_g=$CFS/$1 cfs_x cfs_udc=
 	[ -d "$cfs_g" ] || return 0
-	read -r cfs_udc < "$cfs_g/UDC" || cfs_udc=
+	{ read -r cfs_udc < "$cfs_g/UDC"; } 2>/dev/null || cfs_udc=
 	[ -z "$cfs_udc" ] || cfs_unbind "$1"
 	for cfs_x in "$cfs_g"/os_desc/*; do
 		if [ -L "$cfs_x" ]; then rm -f "$cfs_x"; fi

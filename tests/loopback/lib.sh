@@ -6,6 +6,9 @@
 #                               # not in /etc comes from the installed examples)
 #   gd_switch SET               # gadgetctl switch SET, must succeed
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
+#   usb_devnum VID:PID          # its bus-devnum on the host side (new at each enumeration)
+#   usb_enums                   # how many enumerations the host side has made
+#   gd_status [FILTER]          # `gadgetctl status --json`, or jq FILTER over it
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
 #   finish                      # stop gadgetd, print the tally, exit
 #   cfs_gadget, cfs_bind, cfs_teardown...  # a gadget composed by hand (cfs.sh)
@@ -119,6 +122,30 @@ gd_example() {
 		install -m644 "$GD_EXAMPLES/$1.conf" "/etc/gadgetd/profiles/$1.conf"
 }
 
+# gd_status [FILTER]: with no FILTER, `gadgetctl status --json` as it
+# comes. With FILTER, a jq filter over it, where plugin(NAME) is that
+# plugin's entry ({} when absent): true is exit status 0, false or null
+# 1, both silent; any other result is printed (strings raw). No answer
+# from gadgetd, or a FILTER jq refuses, is 2 with the reason on stderr.
+# Tests read the JSON, never the human text, e.g.
+#   gd_status '.set == "ncm" and (.switching | not)'
+#   pid=$(gd_status 'plugin("adb").pid')
+# jq, not python3: a Python start costs seconds on the loaded bed.
+gd_status() {
+	local lib_json lib_out
+	command -v jq >/dev/null || { echo "gd_status: needs jq (tests/vm/deps.sh)" >&2; return 2; }
+	lib_json=$(timeout 10 gadgetctl status --json) ||
+		{ echo "gd_status: gadgetctl status --json failed" >&2; return 2; }
+	[ $# -gt 0 ] || { printf '%s\n' "$lib_json"; return 0; }
+	lib_out=$(printf '%s\n' "$lib_json" |
+		jq -r "def plugin(\$n): first(.plugins[] | select(.name == \$n)) // {}; $1") || return 2
+	case $lib_out in
+	true) return 0 ;;
+	false | null) return 1 ;;
+	esac
+	printf '%s\n' "$lib_out"
+}
+
 gd_start() {
 	if [ -n "${1:-}" ]; then
 		gd_example "$1"
@@ -131,8 +158,7 @@ gd_start() {
 	# than one switch.
 	while [ $lib_i -lt $((${GD_START_WAIT:-10} * 10)) ]; do
 		# Ready once the start-up switch is over.
-		[ -S "$GADGETD_SOCKET" ] && timeout 5 gadgetctl status 2>/dev/null |
-			grep -q '^state: idle$' && return 0
+		[ -S "$GADGETD_SOCKET" ] && gd_status '.switching | not' 2>/dev/null && return 0
 		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
 		sleep 0.1
 		lib_i=$((lib_i + 1))
@@ -179,6 +205,27 @@ wait_no_usb() {
 	done
 	return 1
 }
+
+# usb_devnum VID:PID: "BUS-DEVNUM" of the host side's device, which
+# changes with every enumeration (an unbind and bind, a reset does not);
+# nothing and status 1 when the host does not see it.
+usb_devnum() {
+	local lib_d lib_v
+	for lib_d in /sys/bus/usb/devices/*; do
+		[ -f "$lib_d/idVendor" ] && [ -f "$lib_d/devnum" ] || continue
+		read -r lib_v < "$lib_d/idVendor" || continue
+		[ "$lib_v" = "${1%:*}" ] || continue
+		read -r lib_v < "$lib_d/idProduct" || continue
+		[ "$lib_v" = "${1#*:}" ] || continue
+		echo "$(cat "$lib_d/busnum")-$(cat "$lib_d/devnum")"
+		return 0
+	done
+	return 1
+}
+
+# usb_enums: the enumerations the host side logged since boot (one per
+# bind of a gadget that the host sees; resets are not counted).
+usb_enums() { dmesg | grep -c 'new .*USB device number'; }
 
 # A product id of a set in the profile, from `gadgetctl list`.
 set_pid() {

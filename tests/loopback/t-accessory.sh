@@ -76,10 +76,10 @@ check "interface string" grep -q 'iInterface.*Android Accessory Interface' lsusb
 check "socket exists" test -S $SOCK
 check "socket mode 660" test "$(stat -c %a $SOCK)" = 660
 check "socket group plugdev" test "$(stat -c %G $SOCK)" = plugdev
-timeout 60 gadgetctl status > status.txt 2>&1
-check "status shows the manufacturer" grep -q 'manufacturer: gadgetd-test' status.txt
-check "status shows the serial" grep -q 'serial: SER123' status.txt
-check "status shows connected" grep -q 'state: connected' status.txt
+gd_status > status.json 2>&1
+check "status shows the manufacturer" gd_status 'plugin("accessory").status.manufacturer == "gadgetd-test"'
+check "status shows the serial" gd_status 'plugin("accessory").status.serial == "SER123"'
+check "status shows connected" gd_status 'plugin("accessory").status.state == "connected"'
 check "still 18d1:2d00 (claimed, no revert)" lsusb -d 18d1:2d00
 
 say "host disconnects"
@@ -129,7 +129,7 @@ check "host sees 18d1:2d00" wait_usb 18d1:2d00 20
 check "64 KiB both ways" exchange_done
 check "deauthorize 18d1:2d00" host_unplug 18d1:2d00
 check "gadget reverts to mtp,adb,aoa ($VID:0112)" wait_usb $VID:0112 15
-check "gadgetd reports the set mtp,adb,aoa" sh -c "timeout 10 gadgetctl status | grep -q '^set: mtp,adb,aoa'"
+check "gadgetd reports the set mtp,adb,aoa" gd_status '.set == "mtp,adb,aoa"'
 cleanup_app
 
 finish

@@ -41,9 +41,10 @@ adb_state() {
 	return 1
 }
 
-status_has() {
-	timeout 10 gadgetctl status > status.txt 2>&1
-	grep -q "$1" status.txt || { cat status.txt; return 1; }
+# adb_status KEY VALUE: the adb plugin's status KEY starts with VALUE.
+adb_status() {
+	gd_status "plugin(\"adb\").status[\"$1\"] // \"\" | startswith(\"$2\")" ||
+		{ gd_status; return 1; }
 }
 
 gd_start adbauth
@@ -52,7 +53,7 @@ timeout 30 adb start-server >/dev/null 2>&1
 
 say "unknown key: unauthorized, listed, allowed"
 check "adb devices: unauthorized" adb_state unauthorized
-check "gadgetctl status: state unauthorized" status_has "state: unauthorized"
+check "gadgetctl status: state unauthorized" adb_status state unauthorized
 timeout 10 gadgetctl adb keys > keys.txt 2>&1
 cat keys.txt
 FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
@@ -60,8 +61,8 @@ FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 check "adb devices: device" adb_state device
-check "gadgetctl status: state device" status_has "state: device"
-check "gadgetctl status: the host banner" status_has "host: host::features="
+check "gadgetctl status: state device" adb_status state device
+check "gadgetctl status: the host banner" adb_status host host::features=
 check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"
 check "adb shell works" [ "$(timeout 20 adb shell echo hi)" = hi ]
 check "model from the profile" sh -c "timeout 10 adb devices -l | grep -q model:authtest"

@@ -26,7 +26,7 @@ P
 
 gd_start adbwire
 check "host sees the adb set" wait_usb 1d6b:01f6 20
-adb_pid() { timeout 10 gadgetctl status --json | python3 -c 'import json,sys; print([p["pid"] for p in json.load(sys.stdin)["plugins"] if p["name"]=="adb"][0])'; }
+adb_pid() { gd_status 'plugin("adb").pid'; }
 PID0=$(adb_pid)
 say "wire checks (adb worker pid $PID0)"
 timeout 300 python3 "$SRC/tests/loopback/adb_wire.py" check 1d6b:01f6 "$D" > wire.txt 2>&1

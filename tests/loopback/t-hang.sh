@@ -32,23 +32,24 @@ check "adb shell works" sh -c 'timeout 30 adb wait-for-device && timeout 20 adb 
 
 # The adb worker's pid from `gadgetctl status` (0 when none runs).
 adb_pid() {
-	p=$(timeout 10 gadgetctl status | sed -n 's/^  adb: [a-z]*, pid \([0-9]*\),.*/\1/p')
+	local p
+	p=$(gd_status 'plugin("adb").pid // 0' 2>/dev/null)
 	echo "${p:-0}"
 }
 # wait_adb_back OLDPID SECS: until adb runs again, ready, with another pid;
 # fails at once when adb is marked failed.
 wait_adb_back() {
-	end=$(($(date +%s) + $2))
+	local end=$(($(date +%s) + $2)) p
 	while [ "$(date +%s)" -lt "$end" ]; do
-		st=$(timeout 10 gadgetctl status)
-		echo "$st" | grep -q '^  adb: failed' && return 1
-		p=$(echo "$st" | sed -n 's/^  adb: \(enabled\|ready\), pid \([0-9]*\),.*/\2/p')
-		[ -n "$p" ] && [ "$p" != "$1" ] && return 0
+		# "failed", or the pid once enabled or ready, else 0.
+		p=$(gd_status 'plugin("adb") | if .state == "failed" then "failed"
+			elif .state == "enabled" or .state == "ready" then .pid else 0 end' 2>/dev/null)
+		[ "$p" = failed ] && return 1
+		[ -n "$p" ] && [ "$p" != 0 ] && [ "$p" != "$1" ] && return 0
 		sleep 0.2
 	done
 	return 1
 }
-usb_enums() { dmesg | grep -c 'new .*USB device number'; }
 
 say "SIGSTOP the adb worker: the heartbeat catches it"
 apid=$(adb_pid)
@@ -60,7 +61,8 @@ kill -STOP "$apid"
 check "adb runs again with a new pid" wait_adb_back "$apid" 40
 echo "adb back after $(($(date +%s) - t0)) s"
 check "the log names the silent worker" grep -q "function adb: worker $apid did not answer the heartbeat for [0-9]* s; killing it" "$GD_LOG"
-check "status says why it was restarted" sh -c 'gadgetctl status | grep -q "adb: .*restarts 1, last exit: killed by signal 9 (Killed) after missing its heartbeat"'
+check "status says why it was restarted" gd_status 'plugin("adb") | .restarts == 1 and
+	(.last_exit | startswith("killed by signal 9 (Killed) after missing its heartbeat"))'
 check "the stopped process is gone" sh -c "! kill -0 $apid 2>/dev/null"
 check "adb works again" sh -c 'timeout 30 adb wait-for-device && timeout 20 adb shell echo after | grep -q after'
 
@@ -90,17 +92,17 @@ killer() {
 killer &
 kpid=$!
 end=$(($(date +%s) + 120))
-until timeout 10 gadgetctl status | grep -q '^  adb: failed' || [ "$(date +%s)" -gt "$end" ]; do
+until gd_status 'plugin("adb").state == "failed"' 2>/dev/null || [ "$(date +%s)" -gt "$end" ]; do
 	sleep 0.5
 done
 gadgetctl status
-check "status says adb failed, and why" sh -c 'gadgetctl status | grep -q "^  adb: failed: crashed 3 times in 60 s; last: killed by signal 11 (Segmentation fault)"'
-check "status --json says failed" sh -c 'gadgetctl status --json | grep -q "\"state\":\"failed\",.*\"failed\":\"crashed 3 times"'
+check "status says adb failed, and why" gd_status 'plugin("adb") | .state == "failed" and
+	.failed == "crashed 3 times in 60 s; last: killed by signal 11 (Segmentation fault)"'
 check "the log says it is not restarted" grep -q "function adb: failed: crashed 3 times in 60 s" "$GD_LOG"
 # gadgetd binds the rest once more without adb (the kernel would tear a
 # gadget down whose FunctionFS instance lost its worker at the host's next
 # SET_CONFIGURATION); then nothing changes any more.
-bound() { gadgetctl status | grep -q "^udc: dummy_udc.0" && gadgetctl status | grep -q "^state: idle"; }
+bound() { gd_status '.udc == "dummy_udc.0" and (.switching | not)'; }
 n=0; until bound || [ $n -gt 100 ]; do sleep 0.2; n=$((n+1)); done
 check "the gadget is bound, without adb" bound
 check "the log says adb is left out" grep -q "function adb: left out of the configuration" "$GD_LOG"
@@ -112,7 +114,7 @@ e2=$(usb_enums)
 kill "$kpid"
 wait "$kpid" 2>/dev/null
 check "no re-enumeration after the failure ($e1 -> $e2)" test "$e1" = "$e2"
-check "adb stays failed, no worker" sh -c 'gadgetctl status | grep -q "^  adb: failed"'
+check "adb stays failed, no worker" gd_status 'plugin("adb").state == "failed"'
 check "gadgetd itself is fine" kill -0 "$GD_PID"
 
 say "acm keeps working while adb is failed"
@@ -131,12 +133,12 @@ check "serial bytes cross" cmp -s serial-in.txt serial-out.txt
 
 say "a switch to the same set revives adb"
 check "switch acm,adb succeeds" sh -c 'timeout 60 gadgetctl switch acm,adb'
-check "adb is running again" sh -c 'gadgetctl status | grep -q "adb: \(enabled\|ready\)"'
+check "adb is running again" gd_status 'plugin("adb").state | . == "enabled" or . == "ready"'
 check "adb works after the switch" sh -c 'timeout 30 adb wait-for-device && timeout 20 adb shell echo revived | grep -q revived'
 
 say "gadgetctl off stops the workers without blocking gadgetd"
 check "off succeeds" sh -c 'timeout 20 gadgetctl off'
-n=0; until gadgetctl status 2>/dev/null | grep -q '^set: off' || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
+n=0; until gd_status '.set == ""' 2>/dev/null || [ $n -gt 50 ]; do sleep 0.1; n=$((n+1)); done
 check "no worker is left" sh -c '! pgrep -x gadgetd-worker'
 check "no FunctionFS mount is left" sh -c '! grep -q functionfs /proc/mounts'
 check "switch back after off" sh -c 'timeout 60 gadgetctl switch acm,adb'

@@ -71,7 +71,7 @@ NSETS=0
 for prof in $PROFILES; do
 	sets_of > "sets-$prof.txt"
 	# The list of the active profile; another one's after a switch to it.
-	if [ "$(gadgetctl status | sed -n 's/^profile: //p')" != "$prof" ]; then
+	if [ "$(gd_status '.profile')" != "$prof" ]; then
 		timeout 60 gadgetctl switch --profile "$prof" > /dev/null 2>&1
 		sets_of > "sets-$prof.txt"
 	fi
@@ -130,10 +130,11 @@ check "it failed at once ($ms ms < 5000), not after ready_timeout" [ "$ms" -lt 5
 check "gadgetctl shows the worker's own error line" \
 	grep -q "function mtp: failed: .*storage0_path: /srv/mtp-missing: No such file or directory" nocreate.txt
 check "no healthy function is named" sh -c "! grep -q 'function adb' nocreate.txt"
-check "the gadget went back to acm" sh -c "gadgetctl status | grep -q '^set: acm$'"
-gadgetctl status > status-nocreate.txt
-cat status-nocreate.txt
-check "gadgetctl status shows the failure and the worker's line" \
-	grep -q "^last failure: .*function mtp: failed: .*storage0_path: /srv/mtp-missing: No such file or directory" status-nocreate.txt
+check "the gadget went back to acm" gd_status '.set == "acm"'
+gd_status > status-nocreate.json
+cat status-nocreate.json
+check "gadgetctl status shows the failure and the worker's line" gd_status \
+	'(.last_failure.message | test("function mtp: failed: .*storage0_path: /srv/mtp-missing: No such file or directory"))
+		and .last_failure.time > 0'
 check "nothing made /srv/mtp-missing" test ! -e /srv/mtp-missing
 finish

@@ -39,10 +39,7 @@ cleanup() { timeout 10 adb kill-server >/dev/null 2>&1; }
 trap cleanup EXIT
 
 # worker_pid FUNCTION: from gadgetctl status --json.
-worker_pid() {
-	gadgetctl status --json | python3 -c 'import json, sys
-print([p["pid"] for p in json.load(sys.stdin)["plugins"] if p["name"] == sys.argv[1]][0])' "$1"
-}
+worker_pid() { gd_status "plugin(\"$1\").pid"; }
 
 # field PID KEY: a /proc/PID/status value, tabs and spaces squeezed.
 field() { awk -v k="$2:" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "/proc/$1/status"; }
@@ -131,13 +128,13 @@ timeout 15 gadgetctl echo forbidden > forbidden.txt 2>&1
 cat forbidden.txt
 check "the echo worker did not answer" sh -c "! grep -q 'still alive' forbidden.txt"
 n=0
-until gadgetctl status | grep -q "last exit: killed by signal 31" || [ $n -ge 50 ]; do
+until gd_status 'plugin("echo").last_exit | startswith("killed by signal 31")' || [ $n -ge 50 ]; do
 	sleep 0.2
 	n=$((n + 1))
 done
-gadgetctl status
-check "gadgetctl status: killed by signal 31, outside its seccomp filter" sh -c \
-	"gadgetctl status | grep -q 'echo: .*last exit: killed by signal 31 (Bad system call): a system call outside its seccomp filter'"
+gd_status
+check "gadgetctl status: killed by signal 31, outside its seccomp filter" gd_status \
+	'plugin("echo").last_exit == "killed by signal 31 (Bad system call): a system call outside its seccomp filter"'
 check "gadgetd's log says so" grep -q "echo: worker killed by signal 31" "$GD_LOG"
 
 finish

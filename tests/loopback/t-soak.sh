@@ -59,12 +59,7 @@ PID_MA=$(set_pid mtp,adb)
 check "host sees $VID:$PID_MA" wait_usb "$VID:$PID_MA" 20
 timeout 20 adb start-server >/dev/null 2>&1
 
-plugin_pid() {
-	gadgetctl status --json 2>/dev/null | python3 -c '
-import json, sys
-s = json.load(sys.stdin)
-print([p["pid"] for p in s["plugins"] if p["name"] == sys.argv[1]][0])' "$1" 2>/dev/null
-}
+plugin_pid() { gd_status "plugin(\"$1\").pid" 2>/dev/null; }
 
 # The host side's device directory of the gadget, for authorized.
 usb_dev() {
@@ -252,18 +247,17 @@ fault() {
 # MTP lists the storage.
 recovered() {
 	local n=0
-	until timeout 5 gadgetctl status 2>/dev/null > status.txt &&
-		grep -q '^set: mtp,adb$' status.txt && grep -q '^state: idle$' status.txt &&
-		grep -q '^  adb: enabled' status.txt && grep -q '^  mtp: enabled' status.txt; do
+	until gd_status '.set == "mtp,adb" and (.switching | not) and
+		plugin("adb").state == "enabled" and plugin("mtp").state == "enabled"' 2>/dev/null; do
 		n=$((n + 1))
 		if [ $n -gt 60 ]; then
-			echo "   not back after 60 s:"; cat status.txt
+			echo "   not back after 60 s:"; timeout 5 gadgetctl status
 			return 1
 		fi
 		# A switch that failed in a fault (the UDC was away) may have
 		# left another set: ask again. Never for mtp,adb itself: that
 		# would bind a gadget that gadgetd forgot to bind.
-		[ $((n % 20)) = 10 ] && ! grep -q '^set: mtp,adb$' status.txt &&
+		[ $((n % 20)) = 10 ] && ! gd_status '.set == "mtp,adb"' 2>/dev/null &&
 			soak_switch mtp,adb
 		sleep 1
 	done

@@ -113,7 +113,7 @@ say "consistent at the end"
 idle() {
 	local n=0
 	while [ $n -lt 100 ]; do
-		timeout 10 gadgetctl status 2>/dev/null | grep -q '^state: idle$' && return 0
+		gd_status '.switching | not' 2>/dev/null && return 0
 		sleep 0.1
 		n=$((n + 1))
 	done
@@ -125,13 +125,13 @@ final() {
 	local n=0
 	while [ $n -lt 10 ]; do
 		idle && timeout 60 gadgetctl switch mtp,adb,aoa >/dev/null 2>&1 && sleep 2 && idle &&
-			timeout 10 gadgetctl status | grep -q '^set: mtp,adb,aoa$' && return 0
+			gd_status '.set == "mtp,adb,aoa"' && return 0
 		n=$((n + 1))
 	done
 	return 1
 }
 check "switch to mtp,adb,aoa" final
-check "status answers with the set" sh -c "timeout 10 gadgetctl status | grep -q '^set: mtp,adb,aoa$'"
+check "status answers with the set" gd_status '.set == "mtp,adb,aoa"'
 check "the host sees the set ($VID:0112)" wait_usb $VID:0112 20
 check "the adb plugin answers" sh -c "timeout 10 gadgetctl adb keys >/dev/null"
 check "the mtp plugin answers" sh -c "timeout 10 gadgetctl mtp stats >/dev/null"
