@@ -22,16 +22,19 @@ archs=${*:-arm64 armhf}
 #   openat2, which confines MTP storages, is not emulated (ENOSYS);
 # - test_ctl (access_peer_identify gets EFAULT), test_adb (the shell
 #   tests: the spawned shell never answers, some children SIGSEGV),
-#   test_sup_argv (the worker it starts crashes): not diagnosed further.
+#   test_sup_argv (the worker it starts crashes): not diagnosed further;
+# - test_supervisor: under qemu-aarch64 it forked without end (1200
+#   processes within a minute, the machine's load went over 1000), so
+#   it must never run there until that is understood.
 # The arm64 loopback run (make check-arm64) covers adb, MTP and the
 # workers on a real arm64 kernel.
-skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_ctl test_adb test_sup_argv}
+skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_ctl test_adb test_sup_argv test_supervisor}
 cd "$src" || exit 1
 # run_test BINARY LOG: the unit test under qemu-user. The cross
 # compiler's sanitizer runtimes live in /usr/TRIPLET/lib, outside the
 # target's multiarch paths.
 run_test() {
-	LD_LIBRARY_PATH=/usr/$triplet/lib timeout 600 "$qemu" "$1" >"$2" 2>&1
+	LD_LIBRARY_PATH=/usr/$triplet/lib timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
 }
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
