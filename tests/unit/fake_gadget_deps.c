@@ -114,7 +114,9 @@ int composer_live(struct composer *c, struct composer_fn *out, unsigned max)
 	unsigned i;
 
 	for (i = 0; i < fake_n_live && i < max; i++) {
-		snprintf(out[i].name, sizeof(out[i].name), "%s", fake_live[i]);
+		/* Bounded: gcc for armhf flags a possible truncation. */
+		snprintf(out[i].name, sizeof(out[i].name), "%.*s",
+			 (int)sizeof(out[i].name) - 1, fake_live[i]);
 		out[i].type = fake_live_type[i];
 	}
 	return fake_n_live;
