@@ -79,6 +79,11 @@ check-cross:
 unit-build:
 	$(MAKE) $(UNIT_BINS)
 
+# check-arm64: the loopback suite's core on Debian's arm64 kernel and an
+# arm64 userland under qemu-system-aarch64 (tests/vm/check-arm64.sh).
+check-arm64:
+	tests/vm/check-arm64.sh $(B)
+
 # deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 cross-builds one).
 deb:
 	tests/vm/mkdeb.sh $(B)/deb $(DEB_ARCH)
@@ -89,7 +94,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb
 
-.PHONY: check-cross unit-build deb deb-for-tests
+.PHONY: check-cross unit-build check-arm64 deb deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=

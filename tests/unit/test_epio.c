@@ -101,7 +101,7 @@ int io_cancel(io_context_t ctx, struct iocb *iocb, struct io_event *evt)
 int io_getevents(io_context_t ctx, long min_nr, long nr,
 		 struct io_event *events, struct timespec *timeout)
 {
-	long n = n_done < nr ? n_done : nr;
+	long n = (long)n_done < nr ? (long)n_done : nr;
 
 	memcpy(events, done, n * sizeof(*events));
 	memmove(done, done + n, (n_done - n) * sizeof(*events));

@@ -4,19 +4,38 @@
 # qemu-user.
 # Usage: check-cross.sh BUILDDIR [ARCH...]   (ARCH: arm64 armhf)
 # Each architecture builds in BUILDDIR/cross-ARCH. The unit tests are
-# built with UBSan only: ASan's shadow memory does not fit under
-# qemu-user. CROSS_SKIP names tests to leave out (see below for why the
-# defaults are).
+# built with UBSan only: under qemu-user, ASan's children of fork() (the
+# adb shell tests) died with SIGSEGV, and LeakSanitizer needs ptrace;
+# the native make unit keeps both. A test that fails is run once more,
+# and said so: its timeouts (tens of ms) are tight for an emulated CPU
+# on a loaded machine. CROSS_SKIP names tests to leave out (see below for
+# why the defaults are).
 set -u
 b=${1:?usage: check-cross.sh BUILDDIR [ARCH...]}
 shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
 archs=${*:-arm64 armhf}
-# qemu-user runs the test, but the kernel applies a filter the test
-# installs to qemu's own host calls: a seccomp filter for aarch64 kills
-# the x86-64 qemu at once.
-skip=${CROSS_SKIP:-test_sandbox}
+# What Debian 12's qemu-user (7.2) cannot run, and so left out:
+# - test_sandbox, test_aioguard: the kernel applies the seccomp filter a
+#   test installs to qemu's own x86-64 calls, and qemu dies;
+# - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin:
+#   openat2, which confines MTP storages, is not emulated (ENOSYS);
+# - test_ctl (access_peer_identify gets EFAULT), test_adb (the shell
+#   tests: the spawned shell never answers, some children SIGSEGV),
+#   test_sup_argv (the worker it starts crashes): not diagnosed further;
+# - test_supervisor: under qemu-aarch64 it forked without end (1200
+#   processes within a minute, the machine's load went over 1000), so
+#   it must never run there until that is understood.
+# The arm64 loopback run (make check-arm64) covers adb, MTP and the
+# workers on a real arm64 kernel.
+skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_ctl test_adb test_sup_argv test_supervisor}
 cd "$src" || exit 1
+# run_test BINARY LOG: the unit test under qemu-user. The cross
+# compiler's sanitizer runtimes live in /usr/TRIPLET/lib, outside the
+# target's multiarch paths.
+run_test() {
+	LD_LIBRARY_PATH=/usr/$triplet/lib timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
+}
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
 	case $a in
@@ -32,8 +51,7 @@ for a in $archs; do
 	echo "== $a: make CROSS_COMPILE=$triplet- B=$out"
 	start=$(date +%s)
 	make -s -j2 CROSS_COMPILE="$triplet-" B="$out" \
-		SAN="-fsanitize=undefined -fno-sanitize-recover=all" \
-		all unit-build >"$b/cross-$a.log" 2>&1 ||
+		SAN="-fsanitize=undefined -fno-sanitize-recover=all" all unit-build >"$b/cross-$a.log" 2>&1 ||
 		{ tail -n 40 "$b/cross-$a.log"; echo "check-cross: the $a build FAILED"; exit 1; }
 	echo "== $a: built in $(($(date +%s) - start)) s"
 	start=$(date +%s)
@@ -41,9 +59,13 @@ for a in $archs; do
 		[ -x "$t" ] || continue
 		n=$(basename "$t")
 		case " $skip " in *" $n "*) echo "== $a $n: skipped (CROSS_SKIP)"; continue ;; esac
-		if timeout 600 "$qemu" "$t" >"$out/unit/$n.log" 2>&1; then
+		if run_test "$t" "$out/unit/$n.log"; then
 			total_pass=$((total_pass + 1))
 			echo "== $a $n: ok"
+		elif cp "$out/unit/$n.log" "$out/unit/$n.log.1" && run_test "$t" "$out/unit/$n.log"; then
+			total_pass=$((total_pass + 1))
+			grep 'FAILED  \] [a-z]' "$out/unit/$n.log.1" | sort -u
+			echo "== $a $n: ok on the second run (the first: $out/unit/$n.log.1)"
 		else
 			total_fail=$((total_fail + 1))
 			failed="$failed $a/$n"

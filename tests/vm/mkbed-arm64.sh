@@ -1,0 +1,72 @@
+#!/bin/sh
+# The arm64 loopback bed: Debian's arm64 kernel and modules, and an arm64
+# userland with the host tools the suite uses, unpacked by mmdebstrap
+# (variant extract: no maintainer script runs, so no qemu-user is needed).
+# The guest mounts that userland over 9p as its root, like the amd64 bed
+# mounts this machine's, and this tree at the same path.
+# Usage: mkbed-arm64.sh OUTDIR
+set -eu
+out=${1:?usage: mkbed-arm64.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed-arm64.sh" ] && exit 0
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed-arm64: $1 is missing (make deps CROSS=arm64)" >&2; exit 1; }; }
+need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
+
+# Tools of the core tests, gadgetd's libraries, and what the guest's
+# scripts call (sh, coreutils, awk, timeout, modprobe, ip, lsusb, stty).
+pkgs="base-files base-passwd dash bash coreutils diffutils findutils grep sed mawk
+libc-bin util-linux mount procps psmisc kmod iproute2 usbutils busybox-static passwd systemd
+adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3
+libbrotli1 liblz4-1 libzstd1"
+root="$out/root"
+if [ ! -e "$root/usr/bin/adb" ] || [ ! -e "$root/sbin/ldconfig" ]; then
+	rm -rf "$root"
+	src=/etc/apt/sources.list.d/debian.sources
+	[ -f "$src" ] || src=/etc/apt/sources.list
+	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
+	mmdebstrap --quiet --arch=arm64 --variant=extract \
+		--include="$(echo $pkgs | tr ' ' ',')" bookworm "$root" "$src"
+fi
+# No postinst ran: the accounts base-passwd would have made.
+[ -s "$root/etc/passwd" ] || cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
+[ -s "$root/etc/group" ] || cp "$root/usr/share/base-passwd/group.master" "$root/etc/group"
+grep -q '^plugdev:' "$root/etc/group" || echo "plugdev:x:46:" >> "$root/etc/group"
+[ -e "$root/bin/sh" ] || ln -s dash "$root/bin/sh"
+# The links update-alternatives would have made.
+[ -e "$root/usr/bin/awk" ] || ln -s mawk "$root/usr/bin/awk"
+
+dl="$out/dl"
+mkdir -p "$dl"
+if ! ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1; then
+	dep=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\)\(:arm64\)\?$/\1/p' | head -n1)
+	[ -n "$dep" ] || { echo "mkbed-arm64: cannot resolve linux-image-arm64 (dpkg --add-architecture arm64; apt-get update)" >&2; exit 1; }
+	(cd "$dl" && apt-get download "$dep:arm64" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
+	ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1 || { echo "mkbed-arm64: download of $dep failed" >&2; exit 1; }
+fi
+rm -rf "$out/kroot"
+dpkg-deb -x "$dl"/linux-image-*-arm64_*.deb "$out/kroot"
+kver=$(ls "$out/kroot/lib/modules" | head -n1)
+depmod -b "$out/kroot" "$kver"
+rm -rf "$root/lib/modules"
+mkdir -p "$root/lib/modules"
+cp -a "$out/kroot/lib/modules/$kver" "$root/lib/modules/"
+cp "$out/kroot/boot/vmlinuz-$kver" "$out/vmlinuz"
+echo "$kver" > "$out/kver"
+
+ird="$out/initrd-root"
+rm -rf "$ird"
+mkdir -p "$ird/bin" "$ird/lib/modules/$kver" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot" "$ird/lower" "$ird/rw"
+cp "$root/bin/busybox" "$ird/bin/busybox"
+for m in virtio_pci virtio_pci_legacy_dev virtio_pci_modern_dev virtio_ring virtio netfs fscache 9pnet 9pnet_virtio 9p overlay; do
+	f=$(find "$out/kroot/lib/modules/$kver" -name "$m.ko*" | head -n1)
+	[ -n "$f" ] && cp "$f" "$ird/lib/modules/$kver/"
+done
+cp "$here/initramfs-init" "$ird/init"
+chmod +x "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd"
+touch "$out/stamp"
+echo "mkbed-arm64: arm64 bed ready in $out (kernel $kver)" >&2
