@@ -9,7 +9,12 @@
  * takes them away again (and fails, like ConfigFS, while something the
  * user made is left inside), and scandir()/opendir() of /sys/class/udc
  * list fake_configfs_udc()'s folder. Everything else is the real call.
+ *
+ * The definitions must carry the names libusbgx calls (scandir, not the
+ * scandir64 that 64-bit file offsets would rename them to).
  */
+#undef _FILE_OFFSET_BITS
+#undef _TIME_BITS
 #include "fake_configfs.h"
 
 #include <dirent.h>
