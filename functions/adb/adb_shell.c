@@ -525,5 +525,8 @@ const char *const adb_shell_syscalls[] = {
 	"socket", "connect", "bind", "listen", "accept4", "setsockopt",
 	"getsockopt", "getsockname", "getpeername", "shutdown",
 	"kill", "uname", "sysinfo",
+	/* 32-bit ARM's names for some of the above (sandbox.c). */
+	"stat64", "lstat64", "ftruncate64", "fstatfs64", "statfs64",
+	"arm_fadvise64_64", "utimensat_time64",
 	NULL,
 };

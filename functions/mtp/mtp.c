@@ -713,6 +713,9 @@ static const char *const mtp_syscalls[] = {
 	"utimensat", "fchmod", "dup", "dup3", "openat2", "faccessat",
 	"faccessat2",
 	"inotify_add_watch", "inotify_rm_watch",
+	/* 32-bit ARM's names for some of the above (sandbox.c). */
+	"ftruncate64", "fstatfs64", "statfs64", "arm_fadvise64_64",
+	"utimensat_time64",
 	NULL,
 };
 
