@@ -10,7 +10,9 @@ out=${1:?usage: mkbed-arm64.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed-arm64.sh" ] && exit 0
+[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed-arm64.sh" ] &&
+	[ "$out/stamp" -nt "$here/bedlib.sh" ] && exit 0
+. "$here/bedlib.sh"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed-arm64: $1 is missing (make deps CROSS=arm64)" >&2; exit 1; }; }
 need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
@@ -47,26 +49,10 @@ if ! ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1; then
 	(cd "$dl" && apt-get download "$dep:arm64" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
 	ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1 || { echo "mkbed-arm64: download of $dep failed" >&2; exit 1; }
 fi
-rm -rf "$out/kroot"
-dpkg-deb -x "$dl"/linux-image-*-arm64_*.deb "$out/kroot"
-kver=$(ls "$out/kroot/lib/modules" | head -n1)
-depmod -b "$out/kroot" "$kver"
+bed_kernel "$out" "$(ls "$dl"/linux-image-*-arm64_*.deb | head -n1)" "$root/bin/busybox"
+# The guest's root is the arm64 userland: its modules come from there.
 rm -rf "$root/lib/modules"
 mkdir -p "$root/lib/modules"
 cp -a "$out/kroot/lib/modules/$kver" "$root/lib/modules/"
-cp "$out/kroot/boot/vmlinuz-$kver" "$out/vmlinuz"
-echo "$kver" > "$out/kver"
-
-ird="$out/initrd-root"
-rm -rf "$ird"
-mkdir -p "$ird/bin" "$ird/lib/modules/$kver" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot" "$ird/lower" "$ird/rw"
-cp "$root/bin/busybox" "$ird/bin/busybox"
-for m in virtio_pci virtio_pci_legacy_dev virtio_pci_modern_dev virtio_ring virtio netfs fscache 9pnet 9pnet_virtio 9p overlay; do
-	f=$(find "$out/kroot/lib/modules/$kver" -name "$m.ko*" | head -n1)
-	[ -n "$f" ] && cp "$f" "$ird/lib/modules/$kver/"
-done
-cp "$here/initramfs-init" "$ird/init"
-chmod +x "$ird/init"
-(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd"
 touch "$out/stamp"
 echo "mkbed-arm64: arm64 bed ready in $out (kernel $kver)" >&2

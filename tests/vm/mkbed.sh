@@ -8,7 +8,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 # Rebuilt when the initramfs script or this one changed.
-[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed.sh" ] && exit 0
+[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed.sh" ] &&
+	[ "$out/stamp" -nt "$here/bedlib.sh" ] && exit 0
+. "$here/bedlib.sh"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed: $1 is missing (run as root to install packages)" >&2; exit 1; }; }
 need dpkg-deb; need depmod; need cpio; need busybox
@@ -26,24 +28,7 @@ if ! ls "$dl"/linux-image-*-amd64_*.deb >/dev/null 2>&1; then
 	(cd "$dl" && apt-get download "$dep" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
 	ls "$dl"/linux-image-*-amd64_*.deb >/dev/null 2>&1 || { echo "mkbed: download of $dep failed" >&2; exit 1; }
 fi
-rm -rf "$out/kroot"
-dpkg-deb -x "$dl"/linux-image-*-amd64_*.deb "$out/kroot"
-kver=$(ls "$out/kroot/lib/modules" | head -n1)
-depmod -b "$out/kroot" "$kver"
-cp "$out/kroot/boot/vmlinuz-$kver" "$out/vmlinuz"
-echo "$kver" > "$out/kver"
-
 # The initramfs only needs what it takes to reach the 9p root.
-ird="$out/initrd-root"
-rm -rf "$ird"
-mkdir -p "$ird/bin" "$ird/lib/modules/$kver" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot" "$ird/lower" "$ird/rw"
-cp "$(command -v busybox)" "$ird/bin/busybox"
-for m in virtio_pci virtio_pci_legacy_dev virtio_pci_modern_dev virtio_ring virtio netfs fscache 9pnet 9pnet_virtio 9p overlay; do
-	f=$(find "$out/kroot/lib/modules/$kver" -name "$m.ko*" | head -n1)
-	[ -n "$f" ] && cp "$f" "$ird/lib/modules/$kver/"
-done
-cp "$here/initramfs-init" "$ird/init"
-chmod +x "$ird/init"
-(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$out/initrd"
+bed_kernel "$out" "$(ls "$dl"/linux-image-*-amd64_*.deb | head -n1)" "$(command -v busybox)"
 touch "$out/stamp"
 echo "mkbed: test bed ready in $out (kernel $kver)" >&2
