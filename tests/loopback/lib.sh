@@ -195,6 +195,19 @@ wait_usb() {
 	return 1
 }
 
+# adb_state SERIAL STATE [SECS]: `adb devices` lists SERIAL in STATE
+# (device, unauthorized, ...) within SECS (10).
+adb_state() {
+	local lib_n=$((${3:-10} * 5))
+	while [ $lib_n -gt 0 ]; do
+		timeout 5 adb devices 2>/dev/null | grep -q "^$1[[:space:]]*$2\$" && return 0
+		sleep 0.2
+		lib_n=$((lib_n - 1))
+	done
+	echo "adb devices says:"; timeout 5 adb devices
+	return 1
+}
+
 # wait_no_usb VID:PID [SECS]: the device is gone from the host side.
 wait_no_usb() {
 	local lib_n=$((${2:-15} * 10))

@@ -29,18 +29,6 @@ P
 cleanup() { timeout 10 adb kill-server >/dev/null 2>&1; }
 trap cleanup EXIT
 
-# adb_state STATE: `adb devices` lists ADBGD1 in STATE (10 s).
-adb_state() {
-	local n=0
-	while [ $n -lt 50 ]; do
-		timeout 5 adb devices 2>/dev/null | grep -q "^ADBGD1[[:space:]]*$1\$" && return 0
-		sleep 0.2
-		n=$((n + 1))
-	done
-	timeout 5 adb devices
-	return 1
-}
-
 # adb_status KEY VALUE: the adb plugin's status KEY starts with VALUE.
 adb_status() {
 	gd_status "plugin(\"adb\").status[\"$1\"] // \"\" | startswith(\"$2\")" ||
@@ -52,7 +40,7 @@ check "host sees the adb set" wait_usb 1d6b:01f0 20
 timeout 30 adb start-server >/dev/null 2>&1
 
 say "unknown key: unauthorized, listed, allowed"
-check "adb devices: unauthorized" adb_state unauthorized
+check "adb devices: unauthorized" adb_state ADBGD1 unauthorized
 check "gadgetctl status: state unauthorized" adb_status state unauthorized
 timeout 10 gadgetctl adb keys > keys.txt 2>&1
 cat keys.txt
@@ -60,7 +48,7 @@ FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
-check "adb devices: device" adb_state device
+check "adb devices: device" adb_state ADBGD1 device
 check "gadgetctl status: state device" adb_status state device
 check "gadgetctl status: the host banner" adb_status host host::features=
 check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"

@@ -45,18 +45,6 @@ start_worker() {
 	WORKER=$(awk '/^READY/ { print $2 }' "$W/ready") && [ -n "$WORKER" ]
 }
 
-# adb_state STATE: `adb devices` lists our serial in STATE (10 s).
-adb_state() {
-	local n=0
-	while [ $n -lt 50 ]; do
-		timeout 5 adb devices 2>/dev/null | grep -q "^$SERIAL[[:space:]]*$1\$" && return 0
-		sleep 0.2
-		n=$((n + 1))
-	done
-	echo "adb devices says:"; timeout 5 adb devices
-	return 1
-}
-
 worker_cmd() {
 	timeout 15 python3 "$SRC/tests/loopback/ffs_worker.py" cmd "$CTL" "$@"
 }
@@ -79,7 +67,7 @@ check "host sees $VIDPID" wait_usb $VIDPID 20
 
 say "auth: a fresh adb key is unknown"
 timeout 30 adb start-server >/dev/null 2>&1
-check "adb devices: $SERIAL unauthorized" adb_state unauthorized
+check "adb devices: $SERIAL unauthorized" adb_state "$SERIAL" unauthorized
 worker_cmd keys > "$W/keys.txt"
 cat "$W/keys.txt"
 FP=$(awk '$1 == "0" { print $2 }' "$W/keys.txt")
@@ -89,13 +77,13 @@ check "gadgetctl adb keys lists the host key by MD5 fingerprint" [ -n "$FP" -a "
 check_exit 0 "shell refused while unauthorized" sh -c \
 	"! timeout 10 adb -s $SERIAL shell true 2>/dev/null"
 check "allow FP" worker_rc 0 allow "$FP"
-check "adb devices: $SERIAL device after allow" adb_state device
+check "adb devices: $SERIAL device after allow" adb_state "$SERIAL" device
 check "keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$W/adb_keys"
 check "keys file is 0600" [ "$(stat -c %a "$W/adb_keys")" = 600 ]
 check "allow of an unknown fingerprint fails with ENOENT" worker_rc -2 allow 00:11
 timeout 10 adb kill-server >/dev/null 2>&1
 timeout 30 adb start-server >/dev/null 2>&1
-check "a restarted adb server is let in by signature" adb_state device
+check "a restarted adb server is let in by signature" adb_state "$SERIAL" device
 
 say "shell"
 check "adb shell echo hi" [ "$(timeout 20 adb shell echo hi)" = hi ]

@@ -79,25 +79,14 @@ check "gadgetctl switch mtp,adb: exit 0" [ $rc = 0 ]
 check "host sees mtp,adb (1d6b:010b)" wait_usb 1d6b:010b 20
 timeout 30 adb start-server >/dev/null 2>&1
 
-# adb_state STATE: `adb devices` lists GADGETD0001 in STATE (20 s).
-adb_state() {
-	n=0
-	while [ $n -lt 100 ]; do
-		timeout 5 adb devices 2>/dev/null | grep -q "^GADGETD0001[[:space:]]*$1\$" && return 0
-		sleep 0.2
-		n=$((n + 1))
-	done
-	timeout 5 adb devices
-	return 1
-}
-check "adb devices: unauthorized (auth on as shipped)" adb_state unauthorized
+check "adb devices: unauthorized (auth on as shipped)" adb_state GADGETD0001 unauthorized 20
 FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 timeout 10 gadgetctl adb keys > keys.txt 2>&1
 cat keys.txt
 check "gadgetctl adb keys lists this host's key" grep -q "^$FP " keys.txt
 check_exit 0 "gadgetctl adb allow" timeout 10 gadgetctl adb allow "$FP"
-check "adb devices: device" adb_state device
+check "adb devices: device" adb_state GADGETD0001 device 20
 check "adb shell answers" [ "$(timeout -k 5 20 adb -s GADGETD0001 shell echo fromdeb </dev/null)" = fromdeb ]
 check "the key went to /etc/gadgetd/adb_keys" \
 	grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" /etc/gadgetd/adb_keys
