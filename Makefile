@@ -52,7 +52,7 @@ ALL_CPPFLAGS = $(DEFS) $(call incs_of,$<) $(CPPFLAGS)
 BASE_CFLAGS := -std=gnu11 $(WARN)
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN) -DGADGETD_TEST
+TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
 
 # Cross builds with Debian's toolchains and the target's -dev packages
 # (make deps CROSS=arm64,armhf installs them), e.g.
