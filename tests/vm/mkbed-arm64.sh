@@ -22,9 +22,9 @@ need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
 pkgs="base-files base-passwd dash bash coreutils diffutils findutils grep sed mawk
 libc-bin util-linux mount procps psmisc kmod iproute2 usbutils busybox-static passwd systemd
 adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3
-libbrotli1 liblz4-1 libzstd1"
+libbrotli1 liblz4-1 libzstd1 jq"
 root="$out/root"
-if [ ! -e "$root/usr/bin/adb" ] || [ ! -e "$root/sbin/ldconfig" ]; then
+if [ ! -e "$root/usr/bin/adb" ] || [ ! -e "$root/sbin/ldconfig" ] || [ ! -e "$root/usr/bin/jq" ]; then
 	rm -rf "$root"
 	src=/etc/apt/sources.list.d/debian.sources
 	[ -f "$src" ] || src=/etc/apt/sources.list
