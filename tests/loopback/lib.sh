@@ -208,6 +208,20 @@ adb_state() {
 	return 1
 }
 
+# serial_send FROM TO BYTES NAME [SECS]: random text written to FROM must
+# be read back intact from TO within SECS (10); NAME.sent and NAME.got
+# keep both sides.
+serial_send() {
+	local lib_rd lib_s=${5:-10}
+	head -c "$3" /dev/urandom | base64 -w 64 > "$4.sent"
+	(timeout "$lib_s" head -c "$(wc -c < "$4.sent")" "$2" > "$4.got") &
+	lib_rd=$!
+	sleep 0.5
+	timeout "$lib_s" sh -c "cat $4.sent > $1"
+	wait $lib_rd
+	cmp -s "$4.sent" "$4.got"
+}
+
 # wait_no_usb VID:PID [SECS]: the device is gone from the host side.
 wait_no_usb() {
 	local lib_n=$((${2:-15} * 10))
