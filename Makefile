@@ -80,9 +80,13 @@ unit-build:
 	$(MAKE) $(UNIT_BINS)
 
 # check-arm64: the loopback suite's core on Debian's arm64 kernel and an
-# arm64 userland under qemu-system-aarch64 (tests/vm/check-arm64.sh).
+# arm64 userland under qemu-system-aarch64 (tests/vm/check-arm64.sh);
+# check-armhf: the same with gadgetd built for armhf, 32-bit on that
+# kernel.
 check-arm64:
-	tests/vm/check-arm64.sh $(B)
+	tests/vm/check-arm64.sh $(B) arm64
+check-armhf:
+	tests/vm/check-arm64.sh $(B) armhf
 
 # deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 cross-builds one).
 deb:
@@ -94,7 +98,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb
 
-.PHONY: check-cross unit-build check-arm64 deb deb-for-tests
+.PHONY: check-cross unit-build check-arm64 check-armhf deb deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=

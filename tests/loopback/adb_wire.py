@@ -18,6 +18,13 @@ The framing (Link, header, packet) is adb_hostile.py's.
   adb_wire.py classic VID:PID DIR
       Only the checks of a host without delayed_ack.
 
+  adb_wire.py bigfile VID:PID PATH SIZE MTIME
+      A file of SIZE bytes (over 4 GiB: sparse) modified at MTIME (after
+      2038): STA2, LST2 and LIS2 report both in full, and an RCV2 of it
+      starts with the file's first MiB (read on this side: the guest runs
+      both); the stream is then closed half-way and the next request
+      answered. For 64-bit offsets and time_t on 32-bit boards.
+
 Connections use auth off (the test profile's) unless KEY is given with
 --key ADBKEY (as `adb keygen` writes it). ADB_WIRE_DEBUG=1 prints every
 message of the streams.
@@ -376,6 +383,28 @@ def pull(st, path, codec="none", v2=True, wire=None):
     return b"".join(out)
 
 
+def stat_v2(st, sid, path):
+    """STA2 or LST2: (error, size, mtime)."""
+    st.write(sync_req(sid, path.encode()))
+    f = struct.unpack("<IIQQIIIIQqqq", st.read_exact(72))
+    if f[0] != mkid(sid):
+        raise WireError("%s: reply %r" % (sid, struct.pack("<I", f[0])))
+    return f[1], f[8], f[10]
+
+
+def list_v2(st, path):
+    """LIS2: {name: (error, size, mtime)}."""
+    st.write(sync_req("LIS2", path.encode()))
+    out = {}
+    while True:
+        f = struct.unpack("<IIQQIIIIQqqqI", st.read_exact(76))
+        if f[0] == mkid("DONE"):
+            return out
+        if f[0] != mkid("DNT2") or f[12] > 4096:
+            raise WireError("LIS2: bad entry %r" % (f,))
+        out[st.read_exact(f[12]).decode(errors="replace")] = (f[1], f[8], f[10])
+
+
 # --- checks --------------------------------------------------------------
 
 FAILS = 0
@@ -599,6 +628,40 @@ def run_bench(vidpid, d, mib, key):
     link.close()
 
 
+def check_bigfile(vidpid, path, size, mtime):
+    link = Link(vidpid)
+    c = Conn(link, ["shell_v2", "stat_v2", "ls_v2", "sendrecv_v2"])
+    st = c.open("sync:")
+    for sid in ("STA2", "LST2"):
+        err, got, t = stat_v2(st, sid, path)
+        check(err == 0 and got == size and t == mtime,
+              "%s: size %d (want %d), mtime %d (want %d), error %d" %
+              (sid, got, size, t, mtime, err))
+    ents = list_v2(st, os.path.dirname(path))
+    e = ents.get(os.path.basename(path))
+    check(e is not None and e[0] == 0 and e[1] == size and e[2] == mtime,
+          "LIS2 lists %s with size %d, mtime %d: %r" %
+          (os.path.basename(path), size, mtime, e))
+    with open(path, "rb") as f:
+        head = f.read(1 << 20)
+    st.write(sync_req("RCV2", path.encode()) +
+             struct.pack("<II", mkid("RCV2"), FLAG["none"]))
+    got = b""
+    while len(got) < len(head):
+        sid, n = struct.unpack("<II", st.read_exact(8))
+        if sid != mkid("DATA") or n > SYNC_DATA_MAX:
+            raise WireError("RCV2 %s: %r %d" % (path, struct.pack("<I", sid), n))
+        got += st.read_exact(n)
+    check(got[:len(head)] == head, "RCV2 of %s starts with its first MiB" % path)
+    st.close()
+    st = c.open("sync:")
+    err, got, _ = stat_v2(st, "STA2", path)
+    check(st is not None and err == 0 and got == size,
+          "after a pull closed half-way, the next stream's STA2 answers")
+    st.close()
+    link.close()
+
+
 def main():
     key = None
     args = sys.argv[1:]
@@ -622,6 +685,12 @@ def main():
         except WireError as e:
             check(False, "wire error: %s" % e)
         print("adb_wire: %d failed" % FAILS)
+        sys.exit(1 if FAILS else 0)
+    if len(args) == 5 and args[0] == "bigfile":
+        try:
+            check_bigfile(args[1], args[2], int(args[3]), int(args[4]))
+        except WireError as e:
+            check(False, "wire error: %s" % e)
         sys.exit(1 if FAILS else 0)
     if len(args) == 4 and args[0] == "bench":
         run_bench(args[1], args[2], int(args[3]), key)

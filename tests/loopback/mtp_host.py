@@ -20,6 +20,16 @@
   mtp_host.py sendeach STORAGE LOCAL NAME...
                                      send LOCAL under each NAME in turn
   mtp_host.py events N               read up to N events until ObjectAdded
+  mtp_host.py find NAME              print "id ID size SIZE mtime T" of NAME
+                                     (64-bit size, as libmtp reads it)
+  mtp_host.py getpart ID OFFSET LEN OUT
+                                     LEN bytes at OFFSET to the file OUT
+                                     (GetPartialObject64 past 4 GiB)
+  mtp_host.py sendpart ID OFFSET LOCAL
+                                     LOCAL's bytes into the object at OFFSET
+                                     (BeginEditObject, SendPartialObject,
+                                     EndEditObject: Android's extension)
+  mtp_host.py truncate ID SIZE       TruncateObject in an edit, the same way
 
 getall, get and sendeach print "got"/"sent" or "refused" and the ID or
 NAME for each file, and succeed whatever the device answered. The others
@@ -64,6 +74,17 @@ mtp.LIBMTP_Dump_Errorstack.argtypes = [ctypes.c_void_p]
 mtp.LIBMTP_Release_Device.argtypes = [ctypes.c_void_p]
 mtp.LIBMTP_Read_Event.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int),
                                    ctypes.POINTER(ctypes.c_uint32)]
+mtp.LIBMTP_GetPartialObject.argtypes = [
+    ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_uint32,
+    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_uint)]
+mtp.LIBMTP_SendPartialObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
+                                         ctypes.c_uint64, ctypes.c_char_p,
+                                         ctypes.c_uint]
+mtp.LIBMTP_TruncateObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
+                                      ctypes.c_uint64]
+mtp.LIBMTP_BeginEditObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+mtp.LIBMTP_EndEditObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+libc.free.argtypes = [ctypes.c_void_p]
 libc.strdup.restype = ctypes.c_void_p
 libc.strdup.argtypes = [ctypes.c_char_p]
 
@@ -166,11 +187,58 @@ def events(dev, args):
     return False
 
 
+def find(dev, args):
+    none = ctypes.cast(None, Progress)
+    f = mtp.LIBMTP_Get_Filelisting_With_Callback(dev, none, None)
+    while f:
+        if ctypes.string_at(f.contents.filename).decode(errors="replace") == args[0]:
+            print("id %d size %d mtime %d" % (f.contents.item_id, f.contents.filesize,
+                                              f.contents.modificationdate))
+            return True
+        f = f.contents.next
+    print("no file %s" % args[0])
+    return False
+
+
+def getpart(dev, args):
+    data, size = ctypes.c_void_p(), ctypes.c_uint(0)
+    if mtp.LIBMTP_GetPartialObject(dev, int(args[0], 0), int(args[1], 0),
+                                   int(args[2], 0), ctypes.byref(data),
+                                   ctypes.byref(size)) != 0:
+        return False
+    with open(args[3], "wb") as out:
+        out.write(ctypes.string_at(data, size.value))
+    libc.free(data)
+    print("got %d bytes" % size.value)
+    return True
+
+
+def edit(dev, oid, action):
+    if mtp.LIBMTP_BeginEditObject(dev, oid) != 0:
+        return False
+    ok = action() == 0
+    return mtp.LIBMTP_EndEditObject(dev, oid) == 0 and ok
+
+
+def sendpart(dev, args):
+    with open(args[2], "rb") as f:
+        data = f.read()
+    oid = int(args[0], 0)
+    return edit(dev, oid, lambda: mtp.LIBMTP_SendPartialObject(
+        dev, oid, int(args[1], 0), data, len(data)))
+
+
+def truncate(dev, args):
+    oid = int(args[0], 0)
+    return edit(dev, oid, lambda: mtp.LIBMTP_TruncateObject(dev, oid, int(args[1], 0)))
+
+
 def main():
     cmds = {"rename": (rename, 2), "send": (send, 3), "sendsize": (sendsize, 4),
             "sendcancel": (sendcancel, 4), "sendrun": (sendrun, 5),
             "getall": (getall, 1), "get": (get, -2), "sendeach": (sendeach, -3),
-            "events": (events, 1)}
+            "events": (events, 1), "find": (find, 1), "getpart": (getpart, 4),
+            "sendpart": (sendpart, 3), "truncate": (truncate, 2)}
     # A negative count: at least that many arguments.
     n = len(sys.argv) - 2
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or \

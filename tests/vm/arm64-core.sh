@@ -1,22 +1,37 @@
 # The loopback suite's core on the arm64 bed (check-arm64.sh), one boot:
 # switch acm,ecm with bytes both ways over ACM, then ncm (cdc_ncm binds);
 # adb shell and a push/pull round trip; mtp-sendfile and mtp-getfile
-# round trips; the accessory handshake to 18d1:2d01. gadgetd and its
-# plugins are the arm64 build, the host side is Debian's arm64 adb,
-# mtp-tools and python3-usb. Runs in the guest.
+# round trips; the accessory handshake to 18d1:2d01; files over 4 GiB
+# (sparse) and dates after 2038 through adb sync and MTP; then the unit
+# tests qemu-user cannot run. gadgetd and its plugins are the ARCH build
+# (arm64, or armhf: 32-bit on the 64-bit kernel), the host side is
+# Debian's arm64 adb, mtp-tools, libmtp and python3-usb. Runs in the guest.
 . "$SRC/tests/loopback/lib.sh"
 
+ARCH=${ARCH:-arm64}
 export HOME=/run/arm64-home
 mkdir -p "$HOME"
-say "arm64 guest: $(uname -m), kernel $(uname -r)"
+say "arm64 guest: $(uname -m), kernel $(uname -r), gadgetd for $ARCH"
 check "the guest is aarch64" [ "$(uname -m)" = aarch64 ]
 gd_install
-# e_machine of the installed gadgetd: 0xb7 is EM_AARCH64.
-check "the installed gadgetd is an arm64 ELF" \
-	[ "$(od -An -tx1 -j18 -N2 /usr/sbin/gadgetd | tr -d ' ')" = b700 ]
+# ELF class and e_machine of the installed binaries: 2 and 0xb7 is
+# EM_AARCH64, 1 and 0x28 EM_ARM.
+case $ARCH in
+arm64) elf="02 b700" ;;
+armhf) elf="01 2800" ;;
+*) die "ARCH $ARCH: arm64 or armhf" ;;
+esac
+for f in /usr/sbin/gadgetd /usr/bin/gadgetctl /usr/libexec/gadgetd/gadgetd-worker; do
+	[ -e "$f" ] || f=$(find /usr -name "$(basename "$f")" -type f | head -n1)
+	check "$f is an $ARCH ELF" [ "$(od -An -tx1 -j4 -N1 "$f" | tr -d ' ') $(od -An -tx1 -j18 -N2 "$f" | tr -d ' ')" = "$elf" ]
+done
+gd_example lab
+# Android's MTP extension: GetPartialObject64, SendPartialObject and
+# TruncateObject carry 64-bit offsets (the big-file checks below).
+sed -i 's/^\( *\)storage0_create = true;/&\n\1android_extension = true;/' /etc/gadgetd/profiles/lab.conf
+check "the lab profile turns android_extension on" grep -q 'android_extension = true;' /etc/gadgetd/profiles/lab.conf
 # An emulated arm64 CPU on a shared machine: a worker may need more than
 # the shipped 5 s to be ready.
-gd_example lab
 gd_config ready_timeout 30000
 gd_start lab
 VID=1d6b
@@ -53,7 +68,7 @@ check "gadgetctl switch mtp,adb" gd_switch mtp,adb
 check "host sees $VID:010b" wait_usb $VID:010b 30
 timeout 60 adb start-server >/dev/null 2>&1
 check "adb wait-for-device" timeout 90 adb wait-for-device
-check "adb shell answers" [ "$(timeout -k 5 60 adb shell uname -m </dev/null)" = aarch64 ]
+check "adb shell answers" [ "$(timeout -k 5 60 adb shell uname -m </dev/null)" = "$(uname -m)" ]
 head -c 1048576 /dev/urandom > push.bin
 check "adb push 1 MiB" sh -c "timeout 300 adb push push.bin /run/pushed.bin >/dev/null"
 check "pushed bytes arrived" cmp push.bin /run/pushed.bin
@@ -72,10 +87,57 @@ timeout 300 mtp-getfile "$ID" back.bin > get.txt 2>&1
 cat get.txt
 check "mtp-getfile bytes are the same" cmp mtp.bin back.bin
 
+say "files over 4 GiB, dates after 2038 ($ARCH)"
+# 5 GiB + 4 KiB, sparse: a random MiB at the start and 4 KiB at the end.
+BIG=$((5 * 1024 * 1024 * 1024 + 4096))
+MT=2208988800 # 2040-01-01 00:00:00 UTC
+head -c 4096 /dev/urandom > tail.bin
+mk_big() {
+	rm -f "$1"
+	truncate -s $((BIG - 4096)) "$1" &&
+		dd if=tail.bin of="$1" bs=4096 seek=$(((BIG - 4096) / 4096)) conv=notrunc status=none &&
+		head -c 1048576 /dev/urandom | dd of="$1" conv=notrunc status=none &&
+		touch -d @$MT "$1"
+}
+check "a sparse $BIG-byte file for adb" mk_big /run/adb-big.bin
+check "adb sync: STA2, LST2, LIS2 give the 64-bit size and the 2040 mtime, RCV2 streams it" \
+	timeout 120 python3 "$SRC/tests/loopback/adb_wire.py" bigfile $VID:010b /run/adb-big.bin $BIG $MT
+check "a sparse $BIG-byte file in the MTP storage" mk_big /srv/mtp/big.bin
+chown --reference=/srv/mtp /srv/mtp/big.bin
+M="timeout 120 python3 $SRC/tests/loopback/mtp_host.py"
+$M find big.bin > find.txt 2>&1
+cat find.txt
+ID=$(sed -n 's/^id \([0-9]*\) .*/\1/p' find.txt)
+check "libmtp lists big.bin with its size, $BIG, and mtime $MT" \
+	grep -qx "id $ID size $BIG mtime $MT" find.txt
+$M getpart "$ID" $((BIG - 4096)) 4096 part.bin
+check "GetPartialObject64 at 5 GiB reads the board's last 4 KiB" cmp part.bin tail.bin
+head -c 4096 /dev/urandom > patch.bin
+$M sendpart "$ID" $((BIG - 8192)) patch.bin
+check "SendPartialObject at 5 GiB wrote there" sh -c \
+	"dd if=/srv/mtp/big.bin bs=4096 skip=$(((BIG - 8192) / 4096)) count=1 status=none | cmp - patch.bin"
+check "and left the size as it was" [ "$(stat -c %s /srv/mtp/big.bin)" = $BIG ]
+$M truncate "$ID" $((6 * 1024 * 1024 * 1024))
+check "TruncateObject to 6 GiB" [ "$(stat -c %s /srv/mtp/big.bin)" = $((6 * 1024 * 1024 * 1024)) ]
+check "the bytes before 5 GiB are the same" sh -c \
+	"dd if=/srv/mtp/big.bin bs=4096 skip=$(((BIG - 4096) / 4096)) count=1 status=none | cmp - tail.bin"
+rm -f /srv/mtp/big.bin /run/adb-big.bin
+
 say "accessory handshake"
 H="python3 $SRC/tests/loopback/aoa_host.py"
 check "gadgetctl switch mtp,adb,aoa" gd_switch mtp,adb,aoa
 check "host sees $VID:010d" wait_usb $VID:010d 30
 check "the AOA handshake" timeout 90 $H handshake $VID:010d
 check "the gadget re-enumerates as 18d1:2d01" wait_usb 18d1:2d01 30
+gd_stop
+
+# The unit tests qemu-user cannot run (check-cross.sh's CROSS_SKIP), on
+# this kernel: seccomp filters, openat2-confined MTP storages, the worker
+# and supervisor tests. Built with UBSan only, like check-cross.
+say "unit tests on the arm64 kernel ($ARCH)"
+for t in ${ARM_UNIT_TESTS-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_ctl test_adb test_sup_argv}; do
+	t0=$(date +%s)
+	check "$t ($ARCH)" sh -c "cd $SRC && timeout -k 5 300 $UNIT/$t > /mnt/out/$t.log 2>&1 || { tail -n 30 /mnt/out/$t.log; exit 1; }"
+	echo "$t: $(($(date +%s) - t0)) s"
+done
 finish

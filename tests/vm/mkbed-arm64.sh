@@ -2,6 +2,10 @@
 # The arm64 loopback bed: Debian's arm64 kernel and modules, and an arm64
 # userland with the host tools the suite uses, unpacked by mmdebstrap
 # (variant extract: no maintainer script runs, so no qemu-user is needed).
+# The userland is multiarch: armhf's libc and gadgetd's libraries are in
+# it too, so that the armhf build runs on the same kernel (CONFIG_COMPAT,
+# as on a Raspberry Pi OS with a 64-bit kernel and a 32-bit userland),
+# and so are cmocka and UBSan for the unit tests qemu-user cannot run.
 # The guest mounts that userland over 9p as its root, like the amd64 bed
 # mounts this machine's, and this tree at the same path.
 # Usage: mkbed-arm64.sh OUTDIR
@@ -22,14 +26,20 @@ need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
 pkgs="base-files base-passwd dash bash coreutils diffutils findutils grep sed mawk
 libc-bin util-linux mount procps psmisc kmod iproute2 usbutils busybox-static passwd systemd
 adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3
-libbrotli1 liblz4-1 libzstd1 jq"
+libbrotli1 liblz4-1 libzstd1 jq libcmocka0 libubsan1
+python3-cryptography python3-brotli python3-lz4 python3-zstandard"
+# What the armhf build of gadgetd and its unit tests load.
+armhf="libc6 libgcc-s1 libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libbrotli1 liblz4-1
+libzstd1 libcmocka0 libubsan1"
+pkgs="$pkgs $(for p in $armhf; do printf '%s:armhf ' "$p"; done)"
 root="$out/root"
-if [ ! -e "$root/usr/bin/adb" ] || [ ! -e "$root/sbin/ldconfig" ] || [ ! -e "$root/usr/bin/jq" ]; then
+if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
+	[ ! -d "$root/usr/lib/python3/dist-packages/zstandard" ]; then
 	rm -rf "$root"
 	src=/etc/apt/sources.list.d/debian.sources
 	[ -f "$src" ] || src=/etc/apt/sources.list
 	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
-	mmdebstrap --quiet --arch=arm64 --variant=extract \
+	mmdebstrap --quiet --architectures=arm64,armhf --variant=extract \
 		--include="$(echo $pkgs | tr ' ' ',')" bookworm "$root" "$src"
 fi
 # No postinst ran: the accounts base-passwd would have made.
