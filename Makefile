@@ -180,8 +180,9 @@ loopback: all bed
 # deps may install packages the build needs, so it runs first and alone:
 # check, demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).
-check: deps
-	+$(MAKE) WERROR=1 unit fuzz-regress loopback
+check:
+	@CROSS=arm64,armhf tests/vm/deps.sh
+	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf
 
 # The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
 # (make soak SOAK_SEED=N replays a run whose seed a failure printed).

@@ -16,13 +16,16 @@ for a in $(echo "${CROSS:-}" | tr ',' ' '); do
 	armhf) triplet=arm-linux-gnueabihf ;;
 	*) echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2 ;;
 	esac
-	pkgs="$pkgs gcc-$triplet qemu-user-static"
+	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
+	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
 	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev \
 		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev; do
 		pkgs="$pkgs $p:$a"
 	done
 	cross_pkgs="$cross_pkgs $a"
 done
+# The bed's kernel is linux-image-arm64:arm64, found through apt.
+case " $cross_pkgs " in *" armhf "*) case " $cross_pkgs " in *" arm64 "*) ;; *) cross_pkgs="$cross_pkgs arm64" ;; esac ;; esac
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
