@@ -396,6 +396,10 @@ int ffs_event_parse(const uint8_t *rec, size_t len, struct ffs_event *ev)
 /* The kernel hands out at most 4 events per read; 8 leaves room. */
 #define FFS_EV_BATCH 8
 #define FFS_EV_SIZE ((int)sizeof(struct usb_functionfs_event))
+/* The kernel's record is packed to 12 bytes on every architecture (the
+ * 8-byte setup packet, the type, 3 pad bytes); descriptors are written
+ * byte by byte above, so no other layout depends on the compiler. */
+_Static_assert(FFS_EV_SIZE == 12, "struct usb_functionfs_event is not 12 bytes");
 
 struct ffs_ep0 {
 	int fd;

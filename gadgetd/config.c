@@ -156,7 +156,7 @@ static int config_set(struct config *c, const struct config_key *k,
 				 file, config_setting_source_line(s), k->key);
 			return -EINVAL;
 		}
-		*(unsigned *)((char *)c + k->off) = v;
+		*(unsigned *)((char *)c + k->off) = (unsigned)v; /* range checked */
 		return 0;
 	}
 	if (k->kind == CONFIG_KEY_COUNT) {
@@ -167,7 +167,7 @@ static int config_set(struct config *c, const struct config_key *k,
 				 CONFIG_RESTART_LIMIT_MAX);
 			return -EINVAL;
 		}
-		*(unsigned *)((char *)c + k->off) = v;
+		*(unsigned *)((char *)c + k->off) = (unsigned)v; /* range checked */
 		return 0;
 	}
 	str = config_string(k, s, file, err, size);

@@ -421,10 +421,11 @@ static int gadget_apply_end(struct gadget *g, char *msg, size_t size)
 	if (r < 0)
 		return r;
 	g->timing.when = time(NULL);
-	g->timing.teardown_ms = t->t1 - t->t0;
-	g->timing.ready_ms = t->t2 - t->t1;
-	g->timing.bind_ms = loop_now_ms() - t->t2;
-	g->timing.total_ms = loop_now_ms() - t->t0;
+	/* Milliseconds of one switch: far below 2^32. */
+	g->timing.teardown_ms = (unsigned)(t->t1 - t->t0);
+	g->timing.ready_ms = (unsigned)(t->t2 - t->t1);
+	g->timing.bind_ms = (unsigned)(loop_now_ms() - t->t2);
+	g->timing.total_ms = (unsigned)(loop_now_ms() - t->t0);
 	return 0;
 }
 

@@ -203,7 +203,7 @@ static void profile_gadget(struct cfgtext_err *e, config_t *cfg, struct profile 
 	p->device_protocol = profile_int(e, g, "gadget", "device_protocol", 0, 255, false, &v) ? v : 0;
 	p->max_power = 250;
 	if (profile_int(e, g, "gadget", "max_power", 0, 900, false, &v))
-		p->max_power = v;
+		p->max_power = (unsigned)v;
 	/* USB 2.0 caps bus power at 500 mA, USB 3.x at 900 mA. */
 	if (p->max_power > 500 && p->bcd_usb < 0x0300)
 		cfgtext_error(e, config_setting_get_member(g, "max_power"),

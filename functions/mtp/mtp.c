@@ -148,7 +148,7 @@ static size_t mtp_in_fill(struct mtp *m, uint8_t *buf, size_t hdr)
 	size_t want = MTP_XFER - hdr, got = 0;
 
 	if (want > m->in_left)
-		want = m->in_left;
+		want = (size_t)m->in_left; /* less than want: fits */
 	if (m->reply.phase == MTP_PHASE_IN_GEN) {
 		int rc = mtp_ops_gen_fill(m->ops, buf + hdr, want);
 
@@ -375,7 +375,7 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 	}
 	n = len - off;
 	if (m->expect != MTP_LEN_UNKNOWN && m->got + n > m->expect)
-		n = m->expect - m->got;
+		n = (size_t)(m->expect - m->got); /* less than n */
 	mtp_out_payload(m, data + off, n);
 	m->got += n;
 	m->bytes_in += n;

@@ -184,7 +184,7 @@ static int mtp_fs_copy_data(int sfd, int dfd, uint64_t size, uint64_t reserve)
 
 	while (done < size) {
 		size_t chunk = size - done < MTP_FS_COPY_CHUNK
-				   ? size - done
+				   ? (size_t)(size - done)
 				   : MTP_FS_COPY_CHUNK;
 		ssize_t n = -1;
 
