@@ -20,19 +20,18 @@ archs=${*:-arm64 armhf}
 #   test installs to qemu's own x86-64 calls, and qemu dies;
 # - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin:
 #   openat2, which confines MTP storages, is not emulated (ENOSYS);
-# - test_sup_argv, test_supervisor: their workers are the test binary
-#   run again (execv of /proc/self/exe). qemu-user does not follow
-#   execve: it hands the host the guest binary's path, and without a
-#   binfmt_misc handler for the target (none here) that is ENOEXEC, so
-#   every worker exits 127 (with a handler registered they may run:
-#   set CROSS_SKIP without them). The fork storm test_supervisor once
-#   caused here (1200 processes a minute) was the libc mix-up below: a
-#   worker child died of SIGSEGV before exec, cmocka's handler took it
-#   back into the suite, and each copy forked workers of its own; the
-#   test now ends such copies.
+# test_sup_argv and test_supervisor run their workers as the test binary
+# again, execv of /proc/self/exe: qemu-user does not follow execve, it
+# hands the host the guest binary's path, and with no binfmt_misc
+# handler for the target that is ENOEXEC. $UNIT_SELF (run_test) is a
+# script that runs the binary under qemu instead. The fork storm
+# test_supervisor once caused here (1200 processes a minute) was the
+# libc mix-up below: a worker child died of SIGSEGV before exec,
+# cmocka's handler took it back into the suite, and each copy forked
+# workers of its own; the test now ends such copies.
 # The arm64 loopback run (make check-arm64) covers adb, MTP and the
 # workers on a real arm64 kernel.
-skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_sup_argv test_supervisor}
+skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin}
 cd "$src" || exit 1
 # run_test BINARY LOG: the unit test under qemu-user. The cross
 # compiler's sanitizer runtimes live in /usr/TRIPLET/lib, outside the
@@ -41,8 +40,15 @@ cd "$src" || exit 1
 # own (libc6:ARCH, /lib/TRIPLET), and with a libc.so.6 from another
 # build every child of fork() died of SIGSEGV (si_addr 0x3d8) before it
 # could exec (the adb shell tests, test_ctl, the supervisor's workers).
+# UNIT_SELF: how a test runs itself again as a worker (test_supervisor,
+# test_sup_argv), since qemu-user cannot exec /proc/self/exe (above).
 run_test() {
-	LD_LIBRARY_PATH=/lib/$triplet:/usr/$triplet/lib timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
+	self=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+	mkdir -p "$out/self" &&
+		printf '#!/bin/sh\nexec %s '"'%s'"' "$@"\n' "$qemu" "$self" >"$out/self/$n" &&
+		chmod +x "$out/self/$n" || return 1
+	UNIT_SELF=$(cd "$out/self" && pwd)/$n LD_LIBRARY_PATH=/lib/$triplet:/usr/$triplet/lib \
+		timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
 }
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
