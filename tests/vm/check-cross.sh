@@ -29,6 +29,11 @@ archs=${*:-arm64 armhf}
 # libc mix-up below: a worker child died of SIGSEGV before exec,
 # cmocka's handler took it back into the suite, and each copy forked
 # workers of its own; the test now ends such copies.
+# On armhf, also CROSS_SKIP_ARMHF (default test_composer): Debian 12's
+# armhf libusbgx lists folders with the 32-bit scandir, and qemu, a
+# 64-bit process, gets ext4's 64-bit hash cookies in d_off, so glibc's
+# readdir fails with EOVERFLOW on a /tmp on ext4 (a real armhf kernel,
+# or an arm64 one running armhf, hands a 32-bit task 32-bit cookies).
 # The arm64 loopback run (make check-arm64) covers adb, MTP and the
 # workers on a real arm64 kernel.
 skip=${CROSS_SKIP-test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin}
@@ -53,8 +58,8 @@ run_test() {
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
 	case $a in
-	arm64) triplet=aarch64-linux-gnu qemu=qemu-aarch64-static ;;
-	armhf) triplet=arm-linux-gnueabihf qemu=qemu-arm-static ;;
+	arm64) triplet=aarch64-linux-gnu qemu=qemu-aarch64-static askip= ;;
+	armhf) triplet=arm-linux-gnueabihf qemu=qemu-arm-static askip=${CROSS_SKIP_ARMHF-test_composer} ;;
 	*) echo "check-cross: unknown architecture $a (arm64, armhf)" >&2; exit 2 ;;
 	esac
 	for t in "$triplet-gcc" "$triplet-pkg-config" "$qemu"; do
@@ -69,10 +74,11 @@ for a in $archs; do
 		{ tail -n 40 "$b/cross-$a.log"; echo "check-cross: the $a build FAILED"; exit 1; }
 	echo "== $a: built in $(($(date +%s) - start)) s"
 	start=$(date +%s)
-	for t in "$out"/unit/*; do
+	# test_* only: unit/ also holds test_loader's fake_abi_*.so.
+	for t in "$out"/unit/test_*; do
 		[ -x "$t" ] || continue
 		n=$(basename "$t")
-		case " $skip " in *" $n "*) echo "== $a $n: skipped (CROSS_SKIP)"; continue ;; esac
+		case " $skip $askip " in *" $n "*) echo "== $a $n: skipped (CROSS_SKIP)"; continue ;; esac
 		if run_test "$t" "$out/unit/$n.log"; then
 			total_pass=$((total_pass + 1))
 			echo "== $a $n: ok"
