@@ -21,26 +21,28 @@ int access_peer_identify(int fd, const struct access_policy *p,
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	gid_t *groups = NULL;
-	size_t n = 0;
+	gid_t buf[64], *groups = buf;
 	int r = 0;
 
 	*peer = (struct access_peer){ 0 };
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
 		return -errno;
-	/* The first call with no buffer says how large the list is. */
-	len = 0;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) < 0 && errno != ERANGE)
-		return -errno;
-	if (len) {
+	/* A buffer, never NULL to ask the size: qemu-user (7.2) writes to
+	 * it even then (EFAULT). On ERANGE the kernel says how large the
+	 * list is; the peer's groups are fixed at connect, so once. */
+	len = sizeof(buf);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, buf, &len) < 0) {
+		if (errno != ERANGE || len <= sizeof(buf))
+			return -errno;
 		groups = malloc(len);
 		if (!groups)
 			return -ENOMEM;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 			r = -errno;
-		n = len / sizeof(gid_t);
 	}
 	if (!r) {
+		size_t n = len / sizeof(gid_t);
+
 		peer->uid = cred.uid;
 		peer->pid = cred.pid;
 		peer->in_group = p->group && (cred.gid == p->group_gid ||
@@ -48,6 +50,7 @@ int access_peer_identify(int fd, const struct access_policy *p,
 		peer->in_admin = p->admin_group && (cred.gid == p->admin_gid ||
 						    access_peer_has(groups, n, p->admin_gid));
 	}
-	free(groups);
+	if (groups != buf)
+		free(groups);
 	return r;
 }

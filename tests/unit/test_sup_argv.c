@@ -105,6 +105,15 @@ struct result {
 	char text[256];
 };
 
+/* The worker is this binary run again: $UNIT_SELF where /proc/self/exe
+ * cannot be exec'd (qemu-user without binfmt_misc: check-cross.sh). */
+static char *unit_self(void)
+{
+	char *e = getenv("UNIT_SELF");
+
+	return e && e[0] ? e : "/proc/self/exe";
+}
+
 static struct supervisor *the_sup;
 
 static void on_child(struct loop *l, int signo, void *data)
@@ -164,7 +173,7 @@ static void test_max_options_reach_the_worker(void **state)
 	assert_non_null(mkdtemp(dir));
 	cfg.ffs_dir = dir;
 	cfg.run_dir = dir; /* the plugin's folder too, not the working directory */
-	cfg.worker = "/proc/self/exe";
+	cfg.worker = unit_self();
 	cfg.plugin_dir = "/nonexistent";
 	cfg.restart_delay_ms = 60000;
 	l = loop_new();

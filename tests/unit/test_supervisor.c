@@ -121,6 +121,27 @@ struct fixture {
 	struct result ready, cmd;
 };
 
+/* The worker is this binary run again: $UNIT_SELF where /proc/self/exe
+ * cannot be exec'd (qemu-user without binfmt_misc: check-cross.sh). */
+static char *unit_self(void)
+{
+	char *e = getenv("UNIT_SELF");
+
+	return e && e[0] ? e : "/proc/self/exe";
+}
+
+/* The test's own pid. A worker that crashes between fork and exec has
+ * cmocka's signal handler, which takes the child back into the suite: it
+ * would run the tests left, each forking workers of its own, without end
+ * (under qemu-user with a mismatched libc, 1200 processes a minute). */
+static pid_t suite_pid;
+
+static void suite_only(void)
+{
+	if (getpid() != suite_pid)
+		_exit(127);
+}
+
 static void on_child(struct loop *l, int signo, void *data)
 {
 	struct fixture *f = data;
@@ -151,12 +172,13 @@ static struct fixture *fixture_new(void)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
+	suite_only();
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_supervisor.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	f->cfg.ffs_dir = f->dir;
 	/* The plugins' folders go there too, not into the real RUNDIR. */
 	f->cfg.run_dir = f->dir;
-	f->cfg.worker = "/proc/self/exe";
+	f->cfg.worker = unit_self();
 	f->cfg.plugin_dir = "/nonexistent";
 	f->cfg.restart_delay_ms = 60000;
 	/* gadgetd.conf's defaults; the heartbeat and crash-loop tests set
@@ -202,6 +224,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	suite_only();
 	supervisor_free(f->sup);
 	loop_free(f->loop);
 	rmdir(f->dir);
@@ -659,5 +682,6 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "-P"))
 		return worker_main(argc, argv);
+	suite_pid = getpid();
 	return cmocka_run_group_tests_name("supervisor", tests, NULL, NULL);
 }
