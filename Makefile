@@ -182,7 +182,7 @@ loopback: all bed
 # (prerequisites of one rule may run in any order under -j).
 check:
 	@CROSS=arm64,armhf tests/vm/deps.sh
-	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf
+	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf check-cross
 
 # The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
 # (make soak SOAK_SEED=N replays a run whose seed a failure printed).
