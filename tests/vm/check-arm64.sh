@@ -8,7 +8,7 @@
 # with a UDC to spare, and the compat path is the one 32-bit boards
 # with arm64 SoCs run. The same boot runs the unit tests qemu-user
 # cannot (check-cross.sh says why) on that real kernel.
-# Usage: check-arm64.sh BUILDDIR [ARCH]   (the build: BUILDDIR/ARCH)
+# Usage: check-arm64.sh BUILDDIR [ARCH]   (the package: BUILDDIR/deb-ARCH)
 set -u
 b=${1:?usage: check-arm64.sh BUILDDIR [arm64|armhf]}
 arch=${2:-arm64}
@@ -25,8 +25,13 @@ start=$(date +%s)
 command -v "$triplet-gcc" >/dev/null ||
 	{ echo "check-arm64: $triplet-gcc missing: make deps CROSS=$arch" >&2; exit 1; }
 "$src/tests/vm/mkbed-arm64.sh" "$b/vm-arm64" || exit 1
-make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/$arch" all >"$b/$arch.log" 2>&1 ||
-	{ tail -n 30 "$b/$arch.log"; echo "check-arm64: the $arch build failed"; exit 1; }
+# gadgetd as the board gets it: the package cross-built for ARCH
+# (dpkg-buildpackage -a ARCH), its files unpacked into the guest.
+DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no "$src/tests/vm/mkdeb.sh" "$b/deb-$arch" "$arch" >"$b/deb-$arch.log" 2>&1 ||
+	{ tail -n 30 "$b/deb-$arch.log"; echo "check-arm64: the $arch package failed to build"; exit 1; }
+deb=$(ls "$b/deb-$arch"/gadgetd_*_"$arch".deb)
+[ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] ||
+	{ echo "check-arm64: $deb is not for $arch"; exit 1; }
 # The unit tests as check-cross.sh builds them (UBSan only), in its
 # directory: one build serves both.
 make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
@@ -40,18 +45,22 @@ out=$b/loopback-$arch
 rm -rf "$out"
 mkdir -p "$out"
 stage=$out/.stage
-make -s -C "$src" install-files B="$b/$arch" DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
-	{ cat "$out/stage.log"; echo "check-arm64: make install-files failed"; exit 1; }
+dpkg-deb -x "$deb" "$stage" || { echo "check-arm64: dpkg-deb -x $deb failed"; exit 1; }
 bed=$b/vm-arm64
+# A root with merged /usr: the package's /lib files go where dpkg puts
+# them, through the /lib link (lib.sh's gd_install copies the stage).
+if [ -L "$bed/root/lib" ] && [ -d "$stage/lib" ]; then
+	cp -a "$stage/lib/." "$stage/usr/lib/" && rm -rf "$stage/lib"
+fi
 # The guest's init must be in its root: this tree is mounted by it.
 install -D -m755 "$src/tests/vm/guest-arm64.sh" "$bed/root/usr/local/sbin/gadgetd-guest-init"
-echo "check-arm64: $arch build, unit tests and bed ready in $(($(date +%s) - start)) s; booting"
+echo "check-arm64: $(basename "$deb"), unit tests and bed ready in $(($(date +%s) - start)) s; booting"
 # The unit tests qemu-user cannot run (make check-cross runs the rest).
 . "$src/tests/vm/cross-skip.sh"
 units=$CROSS_SKIP_DEFAULT
 [ "$arch" = armhf ] && units="$units $CROSS_SKIP_ARMHF_DEFAULT"
 units=${ARM_UNIT_TESTS-$units}
-cmd="SRC=$src B=$b/$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=$(echo $units | tr ' ' ,) GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $src/tests/vm/arm64-core.sh"
+cmd="SRC=$src B=$b/deb-$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=$(echo $units | tr ' ' ,) GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $src/tests/vm/arm64-core.sh"
 cmd=$(printf '%s' "$cmd" | sed 's/ /\\x20/g')
 boot=$(date +%s)
 timeout -k 5 "$tmo" qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu cortex-a72 \
