@@ -321,9 +321,25 @@ static int gadget_bind(struct gadget *g, char *msg, size_t size)
 	}
 	registering = !udc_registered(g->udc);
 	r = composer_bind(g->composer, g->udc);
-	if (r < 0)
+	if (r == -EBUSY && !registering) {
+		char who[128];
+
+		/* Linux answers EBUSY both for a UDC another gadget holds
+		 * and for a function that failed to bind to this one. */
+		udc_function(g->udc, who, sizeof(who));
+		if (who[0])
+			snprintf(msg, size, "cannot bind the gadget to UDC %s: "
+				 "gadget \"%s\" holds it", g->udc, who);
+		else
+			snprintf(msg, size, "cannot bind the gadget to UDC %s: a "
+				 "function failed to bind to it (the kernel log's "
+				 "\"udc %s: failed to start\" line has the error; e.g. "
+				 "-19: the UDC lacks an endpoint type it needs)",
+				 g->udc, g->udc);
+	} else if (r < 0) {
 		snprintf(msg, size, "cannot bind the gadget to UDC %s: %s", g->udc,
 			 strerror(-r));
+	}
 	return r == -EBUSY && registering ? -EAGAIN : r;
 }
 

@@ -81,12 +81,12 @@ int udc_pick(const char *policy, char *buf, size_t size)
 }
 
 static void udc_read_attr(const char *name, const char *attr, char *buf,
-			  size_t size)
+			  size_t size, const char *none)
 {
 	char path[256];
 	FILE *f;
 
-	snprintf(buf, size, "unknown");
+	snprintf(buf, size, "%s", none);
 	snprintf(path, sizeof(path), UDC_SYSFS "/%s/%s", name, attr);
 	f = fopen(path, "re");
 	if (!f)
@@ -107,12 +107,17 @@ void udc_state(const char *name, char *buf, size_t size)
 		snprintf(buf, size, "absent");
 		return;
 	}
-	udc_read_attr(name, "state", buf, size);
+	udc_read_attr(name, "state", buf, size, "unknown");
 }
 
 void udc_speed(const char *name, char *buf, size_t size)
 {
-	udc_read_attr(name, "current_speed", buf, size);
+	udc_read_attr(name, "current_speed", buf, size, "unknown");
+}
+
+void udc_function(const char *name, char *buf, size_t size)
+{
+	udc_read_attr(name, "function", buf, size, "");
 }
 
 /* A uevent is "ACTION@DEVPATH" then NUL-separated KEY=VALUE pairs. */

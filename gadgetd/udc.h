@@ -20,6 +20,9 @@ int udc_pick(const char *policy, char *buf, size_t size);
  * when unreadable. */
 void udc_state(const char *name, char *buf, size_t size);
 void udc_speed(const char *name, char *buf, size_t size);
+/* The gadget driver bound to the UDC ("function": a ConfigFS gadget's
+ * name), "" when none. */
+void udc_function(const char *name, char *buf, size_t size);
 
 /* Whether NAME's gadget device has joined the bus: the kernel announces a
  * UDC before it adds its gadget device, and a bind in between is refused

@@ -82,6 +82,8 @@ else
 	check "the bed's UDC refused uac2 (no isochronous endpoints)" \
 		sh -c "dmesg | grep -q 'dummy_udc.0: failed to start gadgetd: -19'"
 	check "the failed switch rolled back to acm,midi" grep -q 'rolled back to acm,midi' uac2.txt
+	check "gadgetctl says a function failed to bind, not that the UDC is busy" \
+		grep -q 'a function failed to bind to it' uac2.txt
 	check "status: set acm,midi again" sh -c 'gadgetctl status | grep -q "^set: acm,midi$"'
 	check "host sees $VID:$MIDI_PID again" wait_usb "$VID:$MIDI_PID"
 	finish

@@ -32,6 +32,7 @@ int fake_state_load_r;
 int fake_bind_busy;
 /* How many udc_registered() calls answer false: a UDC still registering. */
 int fake_udc_registering;
+const char *fake_udc_holder;
 void (*fake_udc_fn)(void *data);
 void *fake_udc_data;
 static bool fake_bound;
@@ -49,6 +50,7 @@ void fake_reset(void)
 	fake_bound = false;
 	fake_bind_busy = 0;
 	fake_udc_registering = 0;
+	fake_udc_holder = NULL;
 	fake_hold_ready = false;
 	fake_hold_stop = false;
 }
@@ -465,6 +467,11 @@ void udc_state(const char *name, char *buf, size_t size)
 void udc_speed(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "high-speed");
+}
+
+void udc_function(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", fake_udc_holder ? fake_udc_holder : "");
 }
 
 struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data)

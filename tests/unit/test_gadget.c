@@ -368,7 +368,18 @@ static void test_switch_bind_busy_registered_not_retried(void **state)
 	fake_bind_busy = 1;
 	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "rolled back to acm,ecm"));
+	/* Not "Device or resource busy": what the kernel's EBUSY meant. */
+	assert_non_null(strstr(f->msg, "a function failed to bind to it"));
+	assert_null(strstr(f->msg, "resource busy"));
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 2);
+	assert_true(fake_is_bound());
+	/* A UDC another gadget holds is named as such. */
+	fake_clear_calls();
+	fake_bind_busy = 1;
+	fake_udc_holder = "other";
+	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
+	assert_non_null(strstr(f->msg, "gadget \"other\" holds it"));
+	fake_udc_holder = NULL;
 	assert_true(fake_is_bound());
 
 	fake_lose_binding();

@@ -261,6 +261,23 @@ static void test_state_of_a_vanished_udc(void **state)
 	assert_string_equal(buf, "unknown");
 }
 
+/* The gadget that holds the UDC, "" when none: how gadgetd tells a UDC
+ * in use from a function that failed to bind (both EBUSY). */
+static void test_function(void **state)
+{
+	char buf[64];
+
+	add_udc("dummy_udc.0");
+	udc_function("dummy_udc.0", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	put("dummy_udc.0/function", "");
+	udc_function("dummy_udc.0", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	put("dummy_udc.0/function", "g1\n");
+	udc_function("dummy_udc.0", buf, sizeof(buf));
+	assert_string_equal(buf, "g1");
+}
+
 static void test_registered(void **state)
 {
 	/* Announced, its gadget device not added yet. */
@@ -349,6 +366,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pick_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_and_speed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_of_a_vanished_udc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_registered, setup, teardown),
 		cmocka_unit_test(test_monitor_wakes_on_udc_uevents_only),
 		cmocka_unit_test(test_monitor_without_uevents),
