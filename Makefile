@@ -1,7 +1,9 @@
 # gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
-#   make check      unit tests (ASan+UBSan) and the dummy_hcd loopback suite
+#   make check      unit tests (ASan+UBSan), the dummy_hcd loopback suite,
+#                   and the ARM checks: check-arm64, check-armhf (the
+#                   core on an arm64 kernel), check-cross (qemu-user)
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
