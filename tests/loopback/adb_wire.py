@@ -353,9 +353,10 @@ def push(st, path, data, codec="none", v2=True, dry=False, mode=0o100644,
     raise WireError("push: reply %r" % struct.pack("<I", sid))
 
 
-def pull(st, path, codec="none", v2=True, wire=None):
+def pull(st, path, codec="none", v2=True, wire=None, limit=None):
     """RECV or RCV2; returns the file's bytes (raises on FAIL). wire, a
-    list, gets the byte count on the wire."""
+    list, gets the byte count on the wire. limit: stop reading once that
+    many bytes came (codec none), the rest left in flight."""
     if v2:
         st.write(sync_req("RCV2", path.encode()) +
                  struct.pack("<II", mkid("RCV2"), FLAG[codec]))
@@ -376,6 +377,8 @@ def pull(st, path, codec="none", v2=True, wire=None):
         d = st.read_exact(n)
         nwire += n
         out.append(dec.feed(d))
+        if limit is not None and nwire >= limit:
+            return b"".join(out)
     if not dec.done:
         raise WireError("pull %s: the %s stream did not end" % (path, codec))
     if wire is not None:
@@ -644,19 +647,14 @@ def check_bigfile(vidpid, path, size, mtime):
           (os.path.basename(path), size, mtime, e))
     with open(path, "rb") as f:
         head = f.read(1 << 20)
-    st.write(sync_req("RCV2", path.encode()) +
-             struct.pack("<II", mkid("RCV2"), FLAG["none"]))
-    got = b""
-    while len(got) < len(head):
-        sid, n = struct.unpack("<II", st.read_exact(8))
-        if sid != mkid("DATA") or n > SYNC_DATA_MAX:
-            raise WireError("RCV2 %s: %r %d" % (path, struct.pack("<I", sid), n))
-        got += st.read_exact(n)
+    got = pull(st, path, limit=len(head))
     check(got[:len(head)] == head, "RCV2 of %s starts with its first MiB" % path)
     st.close()
     st = c.open("sync:")
+    if st is None:
+        raise WireError("after a pull closed half-way, OPEN sync: refused")
     err, got, _ = stat_v2(st, "STA2", path)
-    check(st is not None and err == 0 and got == size,
+    check(err == 0 and got == size,
           "after a pull closed half-way, the next stream's STA2 answers")
     st.close()
     link.close()

@@ -16,6 +16,7 @@
 #include "loop.h"
 #include "profile.h"
 #include "supervisor.h"
+#include "unit_self.h"
 #include "wmsg.h"
 
 #include <errno.h>
@@ -104,15 +105,6 @@ struct result {
 	int r;
 	char text[256];
 };
-
-/* The worker is this binary run again: $UNIT_SELF where /proc/self/exe
- * cannot be exec'd (qemu-user without binfmt_misc: check-cross.sh). */
-static char *unit_self(void)
-{
-	char *e = getenv("UNIT_SELF");
-
-	return e && e[0] ? e : "/proc/self/exe";
-}
 
 static struct supervisor *the_sup;
 

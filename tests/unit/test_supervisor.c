@@ -13,6 +13,7 @@
 #include "loop.h"
 #include "profile.h"
 #include "supervisor.h"
+#include "unit_self.h"
 #include "wmsg.h"
 
 #include <errno.h>
@@ -120,15 +121,6 @@ struct fixture {
 	struct profile_function fn;
 	struct result ready, cmd;
 };
-
-/* The worker is this binary run again: $UNIT_SELF where /proc/self/exe
- * cannot be exec'd (qemu-user without binfmt_misc: check-cross.sh). */
-static char *unit_self(void)
-{
-	char *e = getenv("UNIT_SELF");
-
-	return e && e[0] ? e : "/proc/self/exe";
-}
 
 /* The test's own pid. A worker that crashes between fork and exec has
  * cmocka's signal handler, which takes the child back into the suite: it

@@ -12,12 +12,10 @@
 set -u
 b=${1:?usage: check-arm64.sh BUILDDIR [arm64|armhf]}
 arch=${2:-arm64}
-case $arch in
-arm64) triplet=aarch64-linux-gnu ;;
-armhf) triplet=arm-linux-gnueabihf ;;
-*) echo "check-arm64: unknown architecture $arch (arm64, armhf)" >&2; exit 2 ;;
-esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
+. "$src/tests/vm/cross.sh"
+triplet=$(cross_triplet "$arch") ||
+	{ echo "check-arm64: unknown architecture $arch (arm64, armhf)" >&2; exit 2; }
 mkdir -p "$b"
 b=$(cd "$b" && pwd)
 tmo=${GADGETD_TEST_TIMEOUT:-1500}
@@ -56,7 +54,6 @@ fi
 install -D -m755 "$src/tests/vm/guest-arm64.sh" "$bed/root/usr/local/sbin/gadgetd-guest-init"
 echo "check-arm64: $(basename "$deb"), unit tests and bed ready in $(($(date +%s) - start)) s; booting"
 # The unit tests qemu-user cannot run (make check-cross runs the rest).
-. "$src/tests/vm/cross-skip.sh"
 units=$CROSS_SKIP_DEFAULT
 [ "$arch" = armhf ] && units="$units $CROSS_SKIP_ARMHF_DEFAULT"
 units=${ARM_UNIT_TESTS-$units}

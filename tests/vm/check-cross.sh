@@ -35,8 +35,8 @@ archs=${*:-arm64 armhf}
 # readdir fails with EOVERFLOW on a /tmp on ext4 (a real armhf kernel,
 # or an arm64 one running armhf, hands a 32-bit task 32-bit cookies).
 # The ARM beds (make check-arm64, check-armhf) run these on the arm64
-# kernel (tests/vm/cross-skip.sh holds the lists).
-. "$src/tests/vm/cross-skip.sh"
+# kernel (tests/vm/cross.sh holds the lists).
+. "$src/tests/vm/cross.sh"
 skip=${CROSS_SKIP-$CROSS_SKIP_DEFAULT}
 cd "$src" || exit 1
 # run_test BINARY LOG: the unit test under qemu-user. The cross
@@ -58,10 +58,11 @@ run_test() {
 }
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
+	triplet=$(cross_triplet "$a") ||
+		{ echo "check-cross: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	case $a in
-	arm64) triplet=aarch64-linux-gnu qemu=qemu-aarch64-static askip= ;;
-	armhf) triplet=arm-linux-gnueabihf qemu=qemu-arm-static askip=${CROSS_SKIP_ARMHF-$CROSS_SKIP_ARMHF_DEFAULT} ;;
-	*) echo "check-cross: unknown architecture $a (arm64, armhf)" >&2; exit 2 ;;
+	arm64) qemu=qemu-aarch64-static askip= ;;
+	armhf) qemu=qemu-arm-static askip=${CROSS_SKIP_ARMHF-$CROSS_SKIP_ARMHF_DEFAULT} ;;
 	esac
 	for t in "$triplet-gcc" "$triplet-pkg-config" "$qemu"; do
 		command -v "$t" >/dev/null ||

@@ -10,12 +10,10 @@ libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandar
 # CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
 # check-cross need, the target's -dev packages through multiarch.
 cross_pkgs=""
+. "$(dirname "$0")/cross.sh"
 for a in $(echo "${CROSS:-}" | tr ',' ' '); do
-	case $a in
-	arm64) triplet=aarch64-linux-gnu ;;
-	armhf) triplet=arm-linux-gnueabihf ;;
-	*) echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2 ;;
-	esac
+	triplet=$(cross_triplet "$a") ||
+		{ echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
 	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
 	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev \
