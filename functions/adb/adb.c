@@ -70,9 +70,7 @@ struct adb {
 	char waiting_fp[ADB_AUTH_FP_SIZE];
 	unsigned tokens_sent; /* on this connection */
 	bool known_offered;   /* warned once per connection */
-	time_t log_window;    /* start of the host log window */
-	unsigned log_lines;   /* lines logged in it */
-	unsigned log_dropped; /* lines not logged in it */
+	struct log_burst host_log; /* lines the host's messages cause */
 };
 
 /*
@@ -81,23 +79,7 @@ struct adb {
  */
 static bool host_log_ok(struct adb *a)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec - a->log_window >= ADB_HOST_LOG_WINDOW_S) {
-		if (a->log_dropped)
-			log_warnx("adb: %u more messages about the host's "
-				  "behaviour were not logged", a->log_dropped);
-		a->log_window = now.tv_sec;
-		a->log_lines = 0;
-		a->log_dropped = 0;
-	}
-	if (a->log_lines < ADB_HOST_LOG_BURST) {
-		a->log_lines++;
-		return true;
-	}
-	a->log_dropped++;
-	return false;
+	return log_burst_ok(&a->host_log);
 }
 
 /* An option from the profile, else its default in adb_opts.h. */
@@ -517,6 +499,9 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	if (!a)
 		return -ENOMEM;
 	a->p = p;
+	a->host_log = (struct log_burst)LOG_BURST_INIT(
+		"messages about the host's behaviour", ADB_HOST_LOG_BURST,
+		ADB_HOST_LOG_WINDOW_S);
 	if (parse_auth(p, &a->auth_on) < 0) {
 		free(a);
 		return -EINVAL;

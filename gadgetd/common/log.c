@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 static bool log_stderr = true;
 static enum log_level log_max = LOG_LEVEL_INFO;
@@ -23,6 +24,27 @@ void log_init(const char *ident, bool to_stderr, enum log_level level)
 	log_max = level;
 	if (!to_stderr)
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+}
+
+bool log_burst_ok(struct log_burst *b)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!b->window || now.tv_sec - b->window >= (time_t)b->window_s) {
+		if (b->dropped)
+			log_warnx("%u more %s were not logged", b->dropped,
+				  b->what);
+		b->window = now.tv_sec;
+		b->lines = 0;
+		b->dropped = 0;
+	}
+	if (b->lines < b->burst) {
+		b->lines++;
+		return true;
+	}
+	b->dropped++;
+	return false;
 }
 
 /* Length of the UTF-8 character at s (at most n bytes) if it is valid

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 enum log_level {
 	LOG_LEVEL_ERROR,
@@ -31,6 +32,25 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * not 0. Returns the length written. Every log message goes through it.
  */
 size_t log_printable(char *dst, size_t size, const void *src, size_t len);
+
+/*
+ * A limit on the lines a peer (a USB host, a socket client) can make us
+ * log at will: at most burst lines in each window of window_s seconds.
+ * When a window that dropped lines ends, the next call logs once how many
+ * were dropped, naming what. Initialise with LOG_BURST_INIT.
+ */
+struct log_burst {
+	const char *what;   /* "messages about the host's behaviour" */
+	unsigned burst, window_s;
+	time_t window;      /* start of the current window (monotonic s) */
+	unsigned lines;     /* lines logged in it */
+	unsigned dropped;   /* lines not logged in it */
+};
+#define LOG_BURST_INIT(what_, burst_, window_s_) \
+	{ .what = (what_), .burst = (burst_), .window_s = (window_s_) }
+
+/* Whether to log one more line now. */
+bool log_burst_ok(struct log_burst *b);
 
 /*
  * fn sees the printable text (without the ident) of every message at

@@ -147,6 +147,30 @@ static void test_tap_sees_warnings(void **state)
 	assert_int_equal(tap_calls, 1);
 }
 
+/* A burst passes, the rest of the window is dropped, and the next window
+ * says how many were dropped (through the tap, as a warning). */
+static void test_burst_limits_and_counts(void **state)
+{
+	struct log_burst b = LOG_BURST_INIT("lines about the host", 3, 1);
+	struct timespec t;
+	unsigned i, ok = 0;
+
+	log_init("test", true, LOG_LEVEL_DEBUG);
+	tap_calls = 0;
+	log_set_tap(tap);
+	for (i = 0; i < 100; i++)
+		ok += log_burst_ok(&b);
+	assert_int_equal(ok, 3);
+	assert_int_equal(tap_calls, 0);
+	/* Start the next window by moving its start back. */
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	b.window = t.tv_sec - 1;
+	assert_true(log_burst_ok(&b));
+	assert_int_equal(tap_calls, 1);
+	assert_string_equal(tap_seen, "1 97 more lines about the host were not logged");
+	log_set_tap(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_truncation_keeps_whole_units),
 		cmocka_unit_test(test_log_line_is_clean),
 		cmocka_unit_test(test_tap_sees_warnings),
+		cmocka_unit_test(test_burst_limits_and_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
