@@ -417,5 +417,8 @@ int adb_auth_allow(struct adb_auth *a, const char *fp)
 	free(p->line);
 	memmove(p, p + 1, sizeof(*p) * (a->n_pending - i - 1));
 	a->n_pending--;
+	/* A token sent while the key was unknown may already have been
+	 * answered or seen; what proves the key is a token made from now on. */
+	adb_auth_forget_token(a);
 	return 0;
 }
