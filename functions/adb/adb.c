@@ -608,6 +608,8 @@ static void adb_tx_drained(void *priv, unsigned ep)
  */
 static void challenge_allowed(struct adb *a)
 {
+	log_info("adb: sent the waiting host a new token to sign with the "
+		 "allowed key");
 	a->waiting_fp[0] = '\0';
 	a->tokens_sent = 0;
 	a->known_offered = false;
@@ -634,11 +636,16 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 					       : strerror(-rc));
 			return rc;
 		}
-		snprintf(reply, size, "allowed %s\n", argv[1]);
 		log_info("adb: key %s allowed", argv[1]);
 		if (a->state == ADB_STATE_UNAUTHORIZED &&
-		    !strcasecmp(a->waiting_fp, argv[1]))
+		    !strcasecmp(a->waiting_fp, argv[1])) {
 			challenge_allowed(a);
+			snprintf(reply, size, "allowed %s; the waiting host "
+				 "gets in once it signs a new token with "
+				 "it\n", argv[1]);
+			return 0;
+		}
+		snprintf(reply, size, "allowed %s\n", argv[1]);
 		return 0;
 	}
 	snprintf(reply, size, "usage: keys | allow FINGERPRINT\n");

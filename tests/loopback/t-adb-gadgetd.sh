@@ -47,8 +47,16 @@ cat keys.txt
 FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
+CONNS=$(grep -c "adb: host connected" "$GD_LOG")
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 check "adb devices: device" adb_state ADBGD1 device
+# The allow lets no host in by itself: it sends the waiting host a new
+# token. adb 29, out of private keys when it offered its public key,
+# starts over with its first key and signs it on the same connection.
+check "the allow sent the waiting host a new token" \
+	grep -q "sent the waiting host a new token" "$GD_LOG"
+check "adb signed it on the same connection (no reconnect)" \
+	[ "$(grep -c "adb: host connected" "$GD_LOG")" = "$CONNS" ]
 check "gadgetctl status: state device" adb_status state device
 check "gadgetctl status: the host banner" adb_status host host::features=
 check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"

@@ -1418,6 +1418,7 @@ static void test_allow_needs_signature(void **state)
 	/* The admin allows it: a fresh token, no CNXN. */
 	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
 				      sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
 	expect(t, &m, ADB_AUTH);
 	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
 	assert_int_equal(m.len, ADB_AUTH_TOKEN_SIZE);
