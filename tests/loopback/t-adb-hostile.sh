@@ -80,7 +80,7 @@ check "the allow says the host must sign a new token" grep -q "signs a new token
 check "while it waited after the allow, status said unauthorized" jq -e \
 	'first(.plugins[] | select(.name == "adb")).status.state == "unauthorized"' impostor-status.json
 check "adb keys lists the key no more: it is trusted" sh -c "! grep -q '^$VFP ' impostor-keys.txt"
-check "the key went to adb_keys" grep -q "$VPUB" /etc/gadgetd/adb_keys_hostile
+check "the key went to adb_keys, on a line of its own" grep -q "^$VPUB" /etc/gadgetd/adb_keys_hostile
 check "the log says the waiting host was sent a new token" \
 	grep -q "sent the waiting host a new token" "$GD_LOG"
 

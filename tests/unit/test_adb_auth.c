@@ -296,6 +296,30 @@ static void test_allow_needs_new_token(void **state)
 	adb_auth_free(a);
 }
 
+/*
+ * An adb_keys made by copying adbkey.pub has no final newline: an allowed
+ * key appended to it must land on a line of its own, or the next reload
+ * (each new connection) loses it in the first key's comment.
+ */
+static void test_allow_appends_after_unterminated_line(void **state)
+{
+	struct fixture *f = *state;
+	const char *pub = adb_testkey_pub(f->other);
+	char fp[ADB_AUTH_FP_SIZE];
+	struct adb_auth *a;
+
+	write_keys(f->path, adb_testkey_pub(f->key)); /* no newline */
+	a = adb_auth_new(f->path);
+	assert_int_equal(adb_auth_reload(a), 1);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	assert_int_equal(adb_auth_allow(a, fp), 0);
+	assert_int_equal(adb_auth_reload(a), 2);
+	assert_int_equal(sign_and_verify(a, f->other), 0);
+	assert_int_equal(sign_and_verify(a, f->key), 0);
+	adb_auth_free(a);
+}
+
 static void test_offer_malformed(void **state)
 {
 	struct fixture *f = *state;
@@ -326,6 +350,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fingerprint_is_md5_of_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_pending_allow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_needs_new_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_appends_after_unterminated_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_malformed, setup, teardown),
 	};
 
