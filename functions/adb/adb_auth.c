@@ -3,8 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
