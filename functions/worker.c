@@ -817,7 +817,9 @@ static int worker_start(struct plugin *p)
 		return r;
 	}
 	p->have_priv = true;
-	/* With our credentials, before the first AIO request (aioguard.h). */
+	/* With our credentials, before the first AIO request and before
+	 * any USB fd (aioguard.h); it returns once the guard, which shares
+	 * our memory, is under its own filter. */
 	pid = aioguard_start();
 	if (pid < 0) {
 		log_warnx("cannot start the AIO guard: %s", strerror(-pid));
