@@ -62,6 +62,7 @@ struct plugin {
 	struct epio *epio;
 	bool enabled;
 	bool refused_bound;
+	bool host_seen;  /* WORKER_HOST_SEEN sent */
 };
 
 /* The last warning or error logged, for WORKER_ERROR, and how many
@@ -334,7 +335,15 @@ static int worker_setup(void *data, const struct usb_ctrlrequest *req,
 			uint8_t *in)
 {
 	struct plugin *p = data;
+	uint8_t buf[16];
 
+	/* Before the plugin sees it: if the request kills us, gadgetd
+	 * knows a host did it (and does not count it as a crash loop). */
+	if (!p->host_seen) {
+		p->host_seen = true;
+		worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf),
+						     WORKER_HOST_SEEN));
+	}
 	if (!p->ops->setup)
 		return -EOPNOTSUPP;
 	return p->ops->setup(p->priv, req, in);
