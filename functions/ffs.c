@@ -438,11 +438,11 @@ struct ffs_ep0 {
 	size_t stage_len;
 	ssize_t stage_ret;
 	atomic_bool abort;
+	/* The lines a host's requests make us log. */
+	struct log_burst host_log;
 	uint8_t xfer[65536]; /* the largest wLength there is */
 };
 
-/* What a host's stalled data stages make us log, at most. */
-static struct log_burst ffs_host_log = LOG_BURST_INIT("lines about control requests", 5, 60);
 
 /* Only interrupts the thread's read or write (no SA_RESTART). */
 static void ffs_ep0_on_signal(int signo)
@@ -464,10 +464,12 @@ static ssize_t ffs_ep0_stage_io(struct ffs_ep0 *e, bool in, void *buf,
 		n = in ? write(e->fd, buf, len) : read(e->fd, buf, len);
 		if (n >= 0)
 			return n;
+		/* A FFS_EP0_SIGNAL someone else sent is not an abort. */
+		if (errno == EINTR)
+			continue;
 		if (errno != EAGAIN)
 			return -errno;
-		if (poll(&pfd, 1, 100) < 0 && errno == EINTR)
-			return -EINTR;
+		poll(&pfd, 1, 100);
 	}
 }
 
@@ -542,6 +544,8 @@ struct ffs_ep0 *ffs_ep0_new(int fd, const struct ffs_ep0_ops *ops, void *data)
 	e->ops = ops;
 	e->data = data;
 	e->job[0] = e->job[1] = -1;
+	e->host_log = (struct log_burst)LOG_BURST_INIT(
+		"lines about the host's control requests", 5, 60);
 	e->done = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (e->done < 0 || pipe2(e->job, O_CLOEXEC) < 0) {
 		r = -errno;
@@ -625,7 +629,7 @@ static void ffs_ep0_stall(struct ffs_ep0 *e, const struct usb_ctrlrequest *req)
 
 	e->stalls++;
 	n = ffs_ep0_stall_io(e->fd, req->bRequestType & USB_DIR_IN, e->xfer);
-	if (n < 0 && errno != EL2HLT && log_burst_ok(&ffs_host_log))
+	if (n < 0 && errno != EL2HLT && log_burst_ok(&e->host_log))
 		log_warn("ffs: stalling request %02x/%02x", req->bRequestType,
 			 req->bRequest);
 }
@@ -690,7 +694,7 @@ static void ffs_ep0_stage_end(struct ffs_ep0 *e)
 	if (n == -EINTR) {
 		e->timeouts++;
 		e->stalls++;
-		if (log_burst_ok(&ffs_host_log))
+		if (log_burst_ok(&e->host_log))
 			log_warnx("ffs: the host left request %02x/%02x (%u bytes) "
 				  "without its %s stage; stalled it",
 				  req->bRequestType, req->bRequest, req->wLength,
@@ -698,7 +702,7 @@ static void ffs_ep0_stage_end(struct ffs_ep0 *e)
 		return;
 	}
 	if (n < 0) {
-		if (log_burst_ok(&ffs_host_log))
+		if (log_burst_ok(&e->host_log))
 			log_warnx("ffs: %s stage of request %02x/%02x: %s",
 				  req->wLength ? "data" : "status",
 				  req->bRequestType, req->bRequest, strerror(-n));
