@@ -501,6 +501,9 @@ static void *ffs_ep0_thread(void *arg)
 	uint64_t one = 1;
 	char c;
 
+	/* Running: libc's start-up calls (rseq, set_robust_list) are done. */
+	if (write(e->done, &one, sizeof(one)) != sizeof(one))
+		return NULL;
 	for (;;) {
 		ssize_t n = read(e->job[0], &c, 1);
 
@@ -512,6 +515,25 @@ static void *ffs_ep0_thread(void *arg)
 		if (write(e->done, &one, sizeof(one)) != sizeof(one))
 			return NULL;
 	}
+}
+
+/*
+ * Wait until the thread runs. The seccomp filter, installed later for
+ * every thread, would otherwise catch the calls libc makes as a thread
+ * starts (rseq, set_robust_list) and kill the worker.
+ */
+static int ffs_ep0_thread_wait(struct ffs_ep0 *e)
+{
+	struct pollfd pfd = { .fd = e->done, .events = POLLIN };
+	uint64_t v;
+	int r;
+
+	do
+		r = poll(&pfd, 1, 5000);
+	while (r < 0 && errno == EINTR);
+	if (r == 1 && read(e->done, &v, sizeof(v)) == sizeof(v))
+		return 0;
+	return r < 0 ? -errno : -ETIMEDOUT;
 }
 
 /* The thread takes only FFS_EP0_SIGNAL: the loop's signals stay with
@@ -530,7 +552,9 @@ static int ffs_ep0_thread_start(struct ffs_ep0 *e)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	r = pthread_create(&e->thread, NULL, ffs_ep0_thread, e);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -r;
+	if (r)
+		return -r;
+	return ffs_ep0_thread_wait(e);
 }
 
 struct ffs_ep0 *ffs_ep0_new(int fd, const struct ffs_ep0_ops *ops, void *data)
