@@ -609,9 +609,6 @@ static void test_ep0_stage_never_comes(void **state)
 	assert_true(ffs_ep0_busy(f->e));
 	assert_int_equal(ffs_ep0_dispatch(f->e), -EBUSY);
 	assert_int_equal(poll(&pfd, 1, 200), 0);
-	/* Events that come meanwhile wait for the stage's end. */
-	make_event(rec, FUNCTIONFS_DISABLE, 0, 0, 0, 0, 0);
-	kernel_send(f, rec, 12);
 	ffs_ep0_abort(f->e);
 	assert_int_equal(stage_wait(f, 2000), 0);
 	assert_false(ffs_ep0_busy(f->e));
@@ -621,6 +618,10 @@ static void test_ep0_stage_never_comes(void **state)
 	assert_non_null(strstr(last_log, "without its data stage"));
 	/* The stall: a write on ep0 (a 0-byte datagram here). */
 	assert_int_equal(recv(f->sv[1], got, sizeof(got), MSG_DONTWAIT), 0);
+	/* ep0 is read again (here a socket stands for both the events and
+	 * the data stage, so the event comes only now). */
+	make_event(rec, FUNCTIONFS_DISABLE, 0, 0, 0, 0, 0);
+	kernel_send(f, rec, 12);
 	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
 	assert_int_equal(f->rec.events[0], FUNCTIONFS_DISABLE);
 }
