@@ -443,7 +443,6 @@ struct ffs_ep0 {
 	uint8_t xfer[65536]; /* the largest wLength there is */
 };
 
-
 /* Only interrupts the thread's read or write (no SA_RESTART). */
 static void ffs_ep0_on_signal(int signo)
 {
@@ -554,7 +553,12 @@ static int ffs_ep0_thread_start(struct ffs_ep0 *e)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r)
 		return -r;
-	return ffs_ep0_thread_wait(e);
+	r = ffs_ep0_thread_wait(e);
+	if (r < 0 && write(e->job[1], "q", 1) == 1)
+		pthread_join(e->thread, NULL);
+	else if (r < 0)
+		pthread_detach(e->thread);
+	return r;
 }
 
 struct ffs_ep0 *ffs_ep0_new(int fd, const struct ffs_ep0_ops *ops, void *data)
