@@ -37,6 +37,10 @@ enum worker_msg {
 			      * status other than 0 (at most
 			      * WORKER_ERROR_MAX bytes with the NUL) */
 	WORKER_PONG = 7,     /* u32 seq of the WORKER_PING it answers */
+	WORKER_HOST_SEEN = 8, /* no payload: a host sent the function a
+			       * control request (once a run; ENABLE is
+			       * WORKER_HOST). Exits after it are the
+			       * host's doing (gadgetd(8), crash loops). */
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
