@@ -27,12 +27,15 @@ static const char test_profile[] =
 	"  ncm: { type = \"ncm\"; };\n"
 	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
 	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
+	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
+	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
 	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
-	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; }\n"
+	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
+	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -414,7 +417,7 @@ static void test_command_during_switch(void **state)
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	fake_hold_ready = true;
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb,aoa", f->msg, sizeof(f->msg),
 				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 3);
 	assert_true(fake_waiting_ready());
@@ -433,10 +436,10 @@ static void test_command_during_switch(void **state)
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "plugin command is in progress"));
-	fake_plugin_request("adb", "ncm");
+	fake_plugin_request("aoa", "ncm");
 	run_rounds(f, 3);
 	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "mtp,adb");
+	assert_string_equal(set, "mtp,adb,aoa");
 	fake_hold_ready = false;
 	fake_command_reply(0, "pong");
 	assert_true(cmd.done);
@@ -445,6 +448,39 @@ static void test_command_during_switch(void **state)
 	 * client of the next round. */
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
+	run_rounds(f, 5);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+}
+
+/* A worker's switch request is obeyed only from the accessory plugin of
+ * the active set, and only for its accessory_set or "revert": what the
+ * profile says, not what the worker says. A refusal changes nothing. */
+static void test_plugin_switch_only_accessory(void **state)
+{
+	struct fixture *f = *state;
+	char set[64];
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb,aoa"), 0);
+	fake_plugin_request("adb", "ncm");
+	fake_plugin_request("mtp", "ncm");
+	fake_plugin_request("mtp", "revert");
+	fake_plugin_request("aoa", "acm,ecm");	/* not its accessory_set */
+	fake_plugin_request("aoa", "nosuch");
+	fake_plugin_request("acm", "ncm");	/* not running, no plugin */
+	fake_plugin_request("nosuch", "ncm");
+	run_rounds(f, 5);
+	assert_false(gadget_busy(f->g));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "mtp,adb,aoa");
+	assert_string_equal(fake_state_set, "mtp,adb,aoa");
+
+	fake_plugin_request("aoa", " ncm ");
+	run_rounds(f, 5);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+	/* aoa does not run in ncm: its request (a late one) is refused. */
+	fake_plugin_request("aoa", "revert");
 	run_rounds(f, 5);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
@@ -753,6 +789,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_busy_registered_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plugin_switch_only_accessory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
