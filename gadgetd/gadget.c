@@ -1395,17 +1395,27 @@ static void gadget_udc_changed(void *data)
 		log_info("bound to UDC %s", g->udc);
 }
 
+/*
+ * The plugin's reply goes to an admin's terminal. It may quote what a USB
+ * host chose (an adb key's comment) and the worker may be subverted: only
+ * printable text and newlines pass, the rest as \xNN (log_printable_lines).
+ */
 static void gadget_cmd_done(int rc, const char *reply, void *data)
 {
 	struct gadget_cmd *c = data, **pp;
 	struct gadget *g = c->g;
+	size_t len = reply ? strlen(reply) : 0;
+	char *safe = malloc(4 * len + 1);
 
 	for (pp = &g->cmds; *pp != c; pp = &(*pp)->next)
 		;
 	*pp = c->next;
 	g->n_cmds--;
+	if (safe)
+		log_printable_lines(safe, 4 * len + 1, reply, len);
 	if (c->fn)
-		c->fn(rc, reply, c->data);
+		c->fn(safe ? rc : -ENOMEM, safe ? safe : "out of memory", c->data);
+	free(safe);
 	free(c);
 	gadget_run_queue_now(g);
 }

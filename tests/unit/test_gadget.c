@@ -486,6 +486,41 @@ static void test_plugin_switch_only_accessory(void **state)
 	assert_string_equal(set, "ncm");
 }
 
+/* A plugin's reply reaches the client as printable text: DEL, C0 and
+ * C1 controls (raw and as UTF-8) and bidi controls come as \xNN; its
+ * lines and tabs, and other UTF-8, stay. */
+static void test_command_reply_sanitized(void **state)
+{
+	static const struct {
+		const char *raw, *want;
+	} cases[] = {
+		{ "k1 user@host\n", "k1 user@host\n" },
+		{ "del\x7f" "x", "del\\x7fx" },
+		{ "esc\x1b[2J\r", "esc\\x1b[2J\\x0d" },
+		{ "c1 \x9b" "2J", "c1 \\x9b2J" },
+		{ "c1 utf8 \xc2\x9b" "2J \xc2\x80", "c1 utf8 \\xc2\\x9b2J \\xc2\\x80" },
+		{ "rlo \xe2\x80\xae" "gpj.exe", "rlo \\xe2\\x80\\xaegpj.exe" },
+		{ "lre \xe2\x80\xaa pdf \xe2\x80\xac", "lre \\xe2\\x80\\xaa pdf \\xe2\\x80\\xac" },
+		{ "isolates \xe2\x81\xa6\xe2\x81\xa9", "isolates \\xe2\\x81\\xa6\\xe2\\x81\\xa9" },
+		{ "a\tb\nM\xc3\xbcller \xe2\x98\x83\n", "a\tb\nM\xc3\xbcller \xe2\x98\x83\n" },
+	};
+	struct fixture *f = *state;
+	char reply[256];
+	size_t i;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_result cmd = { 0 };
+
+		assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply,
+							 sizeof(reply), fake_on_done, &cmd),
+				 -EINPROGRESS);
+		fake_command_reply(0, cases[i].raw);
+		assert_true(cmd.done);
+		assert_string_equal(cmd.msg, cases[i].want);
+	}
+}
+
 /* SIGHUP during a switch is not a reload inside it: it waits, and runs
  * (with the changed file) once the switch is done. */
 static void test_sighup_during_switch(void **state)
@@ -790,6 +825,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_bind_busy_registered_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plugin_switch_only_accessory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_reply_sanitized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
