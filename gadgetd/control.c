@@ -333,13 +333,27 @@ static void control_retry(struct loop_watch *w, void *data)
 	control_resume(data);
 }
 
+/*
+ * Answer a refused client and close it. What it sent already is read
+ * first: closing a unix socket with unread data makes the peer's next
+ * recv fail with ECONNRESET before it sees the reply.
+ */
+static void control_refuse(int cfd, const char *msg)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i < 8 && recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++)
+		;
+	control_reply(cfd, -EBUSY, msg, strlen(msg));
+	close(cfd);
+}
+
 static void control_refuse_full(struct control *c, int cfd)
 {
-	static const char msg[] = "gadgetd is serving too many clients; try again\n";
 	char note[64];
 
-	control_reply(cfd, -EBUSY, msg, sizeof(msg) - 1);
-	close(cfd);
+	control_refuse(cfd, "gadgetd is serving too many clients; try again\n");
 	if (control_ratelimit(&c->full_log, note, sizeof(note)))
 		log_warnx("control: %u clients connected; refusing more%s",
 			  c->n_clients, note);
@@ -394,8 +408,7 @@ static void control_refuse_peer(struct control *c, int cfd, const char *msg,
 {
 	char note[64];
 
-	control_reply(cfd, -EBUSY, msg, strlen(msg));
-	close(cfd);
+	control_refuse(cfd, msg);
 	if (control_ratelimit(&c->full_log, note, sizeof(note)))
 		log_warnx("control: refusing a client: %s%s", why, note);
 }

@@ -656,6 +656,10 @@ static void test_client_cap(void **state)
 	b = client_connect(f);
 	spin(f, 50);
 	c = client_connect(f);
+	/* It sends at once, before gadgetd accepts it: the refusal must
+	 * still reach it (closing with its request unread would make its
+	 * recv fail with ECONNRESET instead). */
+	assert_int_equal(send(c, req, n, 0), (ssize_t)n);
 	spin(f, 50);
 	/* The third was told why and closed. */
 	assert_int_equal(reply_of(c, text, sizeof(text)), -EBUSY);
