@@ -1,7 +1,7 @@
 # The adb plugin under gadgetd itself: a profile with adb auth on, an
-# unknown host key shown by `gadgetctl adb keys` and let in by
-# `gadgetctl adb allow`, the state in `gadgetctl status`, and adb over the
-# composite mtp,adb set. Runs in the guest (see run-suite.sh).
+# unknown host key shown by `gadgetctl adb keys` (a hostile comment
+# escaped) and let in by `gadgetctl adb allow`, the state in `gadgetctl
+# status`, and adb over the composite mtp,adb set. Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 KEYS=/etc/gadgetd/adb_keys_t
@@ -37,6 +37,20 @@ adb_status() {
 
 gd_start adbauth
 check "host sees the adb set" wait_usb 1d6b:01f0 20
+
+say "a key offered with DEL, a C1 CSI and a bidi override in its comment"
+timeout 30 adb keygen "$HOME/evilkey" >/dev/null 2>&1
+check "a raw host offers it" timeout 60 python3 "$SRC/tests/loopback/adb_pubkey.py" \
+	1d6b:01f0 "$HOME/evilkey.pub"
+timeout 10 gadgetctl adb keys > evilkeys.txt 2>&1
+cat evilkeys.txt
+check "gadgetctl adb keys shows the comment escaped" \
+	grep -qF " evil\\x7f\\xc2\\x9b\\xe2\\x80\\xaegpj.exe" evilkeys.txt
+check "no raw DEL, C1 or bidi control reaches the terminal" python3 -c '
+import sys
+d = open("evilkeys.txt", "rb").read()
+sys.exit(any(b in d for b in (b"\x7f", b"\xc2\x9b", b"\xe2\x80\xae")))'
+
 timeout 30 adb start-server >/dev/null 2>&1
 
 say "unknown key: unauthorized, listed, allowed"
