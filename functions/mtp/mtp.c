@@ -564,55 +564,72 @@ static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 
 /* Largest storageN_reserve_mb: anything more is a typo (1 PiB). */
 #define MTP_RESERVE_MB_MAX (1ull << 30)
+/* Largest storageN_reserve_inodes: more than any file system counts. */
+#define MTP_RESERVE_INODES_MAX (1ull << 32)
 
 /*
- * storageN_reserve_mb: a whole number of MiB, digits only (no sign, no
- * space, no unit), at most MTP_RESERVE_MB_MAX; absent is 0.
+ * storageN_reserve_mb and storageN_reserve_inodes: a whole number, digits
+ * only (no sign, no space, no unit), at most max.
  */
-static int mtp_parse_mb(const char *v, uint64_t *bytes)
+static int mtp_parse_count(const char *v, uint64_t max, uint64_t *out)
 {
-	uint64_t mb = 0;
+	uint64_t n = 0;
 
 	if (!*v)
 		return -EINVAL;
 	for (const char *c = v; *c; c++)
 		if (*c < '0' || *c > '9')
 			return -EINVAL;
-	/* Eleven digits would be over the limit anyway, and might overflow. */
+	/* Eleven digits would be over the limits anyway, and might overflow. */
 	if (strlen(v) > 10)
 		return -ERANGE;
 	for (const char *c = v; *c; c++)
-		mb = mb * 10 + (uint64_t)(*c - '0');
-	if (mb > MTP_RESERVE_MB_MAX)
+		n = n * 10 + (uint64_t)(*c - '0');
+	if (n > max)
 		return -ERANGE;
-	*bytes = mb << 20;
+	*out = n;
 	return 0;
+}
+
+/* One reserve option of storage i (absent: its default in mtp_opts.h). */
+static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
+			 uint64_t max, uint64_t *out)
+{
+	char key[64];
+	const char *v;
+	int rc;
+
+	snprintf(key, sizeof(key), "storage%u_%s", i, what);
+	v = plugin_option(m->p, key);
+	if (!v)
+		v = optdesc_default(mtp_opts, key);
+	if (!v)
+		v = "0";
+	rc = mtp_parse_count(v, max, out);
+	if (rc == -ERANGE)
+		log_warnx("mtp: option %s: \"%s\" is more than %llu%s", key,
+			  v, (unsigned long long)max,
+			  strcmp(what, "reserve_mb") ? "" : " MiB");
+	else if (rc < 0)
+		log_warnx("mtp: option %s: \"%s\" is not a whole number", key,
+			  v);
+	return rc < 0 ? -EINVAL : 0;
 }
 
 static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
 {
-	char key[64];
-	const char *v;
-	uint64_t bytes = 0;
+	uint64_t mb, inodes;
 	int rc;
 
-	snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
-	v = plugin_option(m->p, key);
-	if (!v)
-		return 0;
-	rc = mtp_parse_mb(v, &bytes);
-	if (rc == -ERANGE) {
-		log_warnx("mtp: option %s: \"%s\" is more than %llu MiB", key,
-			  v, MTP_RESERVE_MB_MAX);
-		return -EINVAL;
-	}
-	if (rc < 0) {
-		log_warnx("mtp: option %s: \"%s\" is not a whole number of "
-			  "MiB",
-			  key, v);
-		return -EINVAL;
-	}
-	return mtp_store_set_reserve(m->store, id, bytes);
+	rc = mtp_opt_count(m, i, "reserve_mb", MTP_RESERVE_MB_MAX, &mb);
+	if (rc == 0)
+		rc = mtp_opt_count(m, i, "reserve_inodes",
+				   MTP_RESERVE_INODES_MAX, &inodes);
+	if (rc == 0)
+		rc = mtp_store_set_reserve(m->store, id, mb << 20);
+	if (rc == 0)
+		rc = mtp_store_set_reserve_inodes(m->store, id, inodes);
+	return rc;
 }
 
 static int mtp_add_storages(struct mtp *m)
@@ -628,11 +645,14 @@ static int mtp_add_storages(struct mtp *m)
 
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(m->p, key);
-		snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
-		if (!path && plugin_option(m->p, key)) {
-			log_warnx("mtp: option %s without storage%u_path", key,
-				  i);
-			return -EINVAL;
+		for (unsigned k = 0; !path && k < 2; k++) {
+			snprintf(key, sizeof(key), "storage%u_reserve_%s", i,
+				 k ? "inodes" : "mb");
+			if (plugin_option(m->p, key)) {
+				log_warnx("mtp: option %s without storage%u_path",
+					  key, i);
+				return -EINVAL;
+			}
 		}
 		if (!path)
 			continue;

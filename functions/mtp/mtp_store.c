@@ -32,7 +32,7 @@ struct mtp_storage {
 	uint32_t id;
 	int rootfd;
 	bool readonly;
-	uint64_t reserve; /* bytes writes must leave free */
+	struct mtp_fs_reserve reserve; /* what writes must leave free */
 	char *path;
 	char *desc;
 };
@@ -166,7 +166,7 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	}
 	st->rootfd = fd;
 	st->readonly = readonly;
-	st->reserve = 0;
+	st->reserve = (struct mtp_fs_reserve){0, 0};
 	/* Physical storage i+1, logical storage 1, as PTP suggests. */
 	st->id = (s->n_st + 1) << 16 | 1;
 	s->n_st++;
@@ -198,7 +198,18 @@ int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes)
 
 	if (!st)
 		return -ENOENT;
-	st->reserve = bytes;
+	st->reserve.bytes = bytes;
+	return 0;
+}
+
+int mtp_store_set_reserve_inodes(struct mtp_store *s, uint32_t id,
+				 uint64_t inodes)
+{
+	struct mtp_storage *st = mtp_store_find(s, id);
+
+	if (!st)
+		return -ENOENT;
+	st->reserve.inodes = inodes;
 	return 0;
 }
 
@@ -214,10 +225,10 @@ int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
 	if (fstatvfs(st->rootfd, &vfs) < 0)
 		return -errno;
 	out->capacity = (uint64_t)vfs.f_blocks * vfs.f_frsize;
-	rc = mtp_fs_headroom(st->rootfd, st->reserve, &out->free_bytes);
+	rc = mtp_fs_headroom(st->rootfd, st->reserve.bytes, &out->free_bytes);
 	if (rc < 0)
 		return rc;
-	out->reserve = st->reserve;
+	out->reserve = st->reserve.bytes;
 	out->readonly = st->readonly;
 	out->description = st->desc;
 	out->path = st->path;
@@ -588,7 +599,7 @@ int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
 		close(dfd);
 		return rc;
 	}
-	*reserve = st->reserve;
+	*reserve = st->reserve.bytes;
 	return mtp_store_open_at(dfd, o->name, O_RDWR, out);
 }
 
@@ -715,8 +726,16 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 	rc = mtp_store_open_dir(s, st, parent, &dfd);
 	if (rc < 0)
 		return rc;
-	/* A folder that exists is reused, unless it is a mount point. */
-	if (mkdirat(dfd, name, 0755) < 0) {
+	/* A folder that exists is reused, unless it is a mount point; a
+	 * new one is paid for like any object, above the reserve. */
+	rc = mtp_fs_entry(dfd, name, &sb);
+	if (rc == 0)
+		rc = sb.dir ? 0 : -EEXIST;
+	else if (rc == -ENOENT)
+		rc = mtp_fs_room(dfd, &st->reserve, 0, 1);
+	else
+		rc = -EEXIST;
+	if (rc == 0 && mkdirat(dfd, name, 0755) < 0) {
 		rc = -errno;
 		if (rc == -EEXIST && mtp_fs_entry(dfd, name, &sb) == 0 &&
 		    sb.dir)
@@ -839,10 +858,28 @@ int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 	return rc < 0 ? rc : mtp_store_rekey(s, handle, parent, o->name);
 }
 
-int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
-		   uint32_t parent, uint32_t *copy)
+struct mtp_store_copy {
+	struct mtp_fs_copy *fc;
+	uint32_t storage, parent;
+	char *name;
+};
+
+void mtp_store_copy_abort(struct mtp_store *s, struct mtp_store_copy *c)
+{
+	if (!c)
+		return;
+	mtp_store_changed(s);
+	mtp_fs_copy_free(c->fc);
+	free(c->name);
+	free(c);
+}
+
+int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle,
+			 uint32_t storage, uint32_t parent,
+			 struct mtp_store_copy **out)
 {
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
+	struct mtp_store_copy *c;
 	struct mtp_obj *o;
 	int sfd, dfd, rc;
 
@@ -858,15 +895,58 @@ int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		close(sfd);
 		return -EINVAL;
 	}
-	rc = mtp_store_open_dir(s, dst, parent, &dfd);
+	c = calloc(1, sizeof(*c));
+	rc = c ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = mtp_store_open_dir(s, dst, parent, &dfd);
 	if (rc == 0) {
-		rc = mtp_fs_copy(sfd, dfd, o->name, dst->reserve);
+		c->storage = storage;
+		c->parent = parent;
+		c->name = strdup(o->name);
+		rc = c->name ? mtp_fs_copy_new(sfd, dfd, o->name,
+					       &dst->reserve, &c->fc)
+			     : -ENOMEM;
 		close(dfd);
 	}
 	close(sfd);
+	if (rc < 0) {
+		mtp_store_copy_abort(s, c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int mtp_store_copy_step(struct mtp_store *s, struct mtp_store_copy *c,
+			uint32_t *copy)
+{
+	int rc = mtp_fs_copy_step(c->fc);
+
+	if (rc > 0)
+		return rc;
+	if (rc == 0)
+		rc = mtp_store_intern(s, c->storage, c->parent, c->name, copy);
+	/* A copy the host cannot be given a handle for goes again. */
+	if (rc < 0)
+		mtp_fs_copy_discard(c->fc);
+	else
+		mtp_fs_copy_free(c->fc);
+	c->fc = NULL;
+	mtp_store_copy_abort(s, c);
+	return rc;
+}
+
+int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
+		   uint32_t parent, uint32_t *copy)
+{
+	struct mtp_store_copy *c;
+	int rc = mtp_store_copy_begin(s, handle, storage, parent, &c);
+
 	if (rc < 0)
 		return rc;
-	return mtp_store_intern(s, storage, parent, o->name, copy);
+	while ((rc = mtp_store_copy_step(s, c, copy)) > 0)
+		;
+	return rc;
 }
 
 /* Create the hidden temporary file of an upload in dfd; tmp gets its name. */
@@ -921,7 +1001,7 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 				    uint32_t parent)
 {
 	struct mtp_fs_stat sb;
-	uint64_t room, need;
+	uint64_t need;
 	int rc, fd;
 
 	rc = mtp_store_open_dir(s, up->st, parent, &up->dirfd);
@@ -938,14 +1018,14 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 	if (!up->made && faccessat(up->dirfd, up->name, W_OK,
 				   AT_EACCESS | AT_SYMLINK_NOFOLLOW))
 		return -EACCES;
-	/* Room for all of it, next to the old version while it lasts. An
-	 * ObjectInfo's 0xFFFFFFFF says 4 GiB or more. */
+	/* Room for all of it, next to the old version while it lasts: the
+	 * temporary file, and a new object's placeholder, are objects of
+	 * their own (an empty file too takes an inode). An ObjectInfo's
+	 * 0xFFFFFFFF says 4 GiB or more. */
 	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
-	rc = mtp_fs_headroom(up->dirfd, up->st->reserve, &room);
+	rc = mtp_fs_room(up->dirfd, &up->st->reserve, need, up->made ? 2 : 1);
 	if (rc < 0)
 		return rc;
-	if (room < need)
-		return -ENOSPC;
 	if (up->made) {
 		/* Opened read-only: its close is no news for inotify. */
 		fd = mtp_fs_open(up->dirfd, up->name,
@@ -1009,7 +1089,7 @@ int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
 		return -EFBIG;
 	/* Checked on every write: the announced size may be unknown, and
 	 * the board may fill the disk meanwhile. */
-	rc = mtp_fs_headroom(up->fd, up->st->reserve, &room);
+	rc = mtp_fs_headroom(up->fd, up->st->reserve.bytes, &room);
 	if (rc < 0)
 		return rc;
 	if (room < n)

@@ -1374,6 +1374,22 @@ static void test_reserve_option(void **state)
 			 0);
 	/* A reserve for a storage that is not there is a typo. */
 	assert_int_equal(reinit(f, "storage3_reserve_mb", "1", NULL), -EINVAL);
+	/* The inode reserve (issue 21), checked alike. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]) - 2; i++) {
+		if (reinit(f, "storage0_reserve_inodes", bad[i], NULL) !=
+		    -EINVAL)
+			fail_msg("storage0_reserve_inodes=\"%s\" was accepted",
+				 bad[i]);
+	}
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "4294967297",
+				NULL),
+			 -EINVAL);
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "4294967296",
+				NULL),
+			 0);
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "0", NULL), 0);
+	assert_int_equal(reinit(f, "storage3_reserve_inodes", "1", NULL),
+			 -EINVAL);
 	assert_int_equal(reinit(f, NULL), 0);
 }
 
