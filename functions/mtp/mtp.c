@@ -668,6 +668,12 @@ static int mtp_add_storages(struct mtp *m)
 				  i, path);
 			return rc;
 		}
+		if (rc == -ELOOP) {
+			log_warnx("mtp: option storage%u_path: %s: a component is "
+				  "a symbolic link; give the real path: no link is "
+				  "followed to a storage", i, path);
+			return rc;
+		}
 		if (rc == -ENOENT) {
 			log_warnx("mtp: option storage%u_path: %s: %s (set storage%u_create "
 				  "= true to have it made)", i, path, strerror(-rc), i);

@@ -33,6 +33,24 @@ int mtp_fs_open(int dirfd, const char *name, int flags, mode_t mode)
 	return -errno;
 }
 
+int mtp_fs_open_root(const char *path)
+{
+	struct open_how how = {
+	    .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+	    .resolve = RESOLVE_NO_SYMLINKS,
+	};
+	long fd;
+
+	for (unsigned i = 0; i < 4; i++) {
+		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN)
+			break;
+	}
+	return -errno;
+}
+
 int mtp_fs_entry(int dirfd, const char *name, struct mtp_fs_stat *st)
 {
 	struct statx sx;

@@ -49,6 +49,14 @@ struct mtp_fs_stat {
 int mtp_fs_open(int dirfd, const char *name, int flags, mode_t mode);
 
 /*
+ * Open the folder at path (a storage's root) following no symbolic link
+ * in any component (openat2's RESOLVE_NO_SYMLINKS from the current or
+ * the root folder): -ELOOP when a component is a link, -ENOSYS without
+ * openat2.
+ */
+int mtp_fs_open_root(const char *path);
+
+/*
  * Stat name in dirfd without following it. 0 for a visible object (st
  * filled), -ENOENT when nothing has that name, -EACCES for an invisible
  * one (link, device, FIFO, socket, mount point, hard-linked file).

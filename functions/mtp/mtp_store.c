@@ -140,9 +140,10 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 
 	if (s->n_st == MTP_STORE_MAX)
 		return -ENOSPC;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* No link on the way either: the root is confined like the rest. */
+	fd = mtp_fs_open_root(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Without openat2 (Linux 5.6) nothing could be confined: refuse. */
 	probe = mtp_fs_open(fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (probe < 0) {

@@ -67,7 +67,8 @@ void mtp_store_free(struct mtp_store *s);
 /*
  * Add a storage rooted at path (must be an existing directory). *id gets
  * its storage id. Temporary files a killed worker left in a writable
- * storage are removed. -ENOSYS without openat2 (Linux < 5.6).
+ * storage are removed. -ENOSYS without openat2 (Linux < 5.6), -ELOOP
+ * when a component of path is a symbolic link (none is followed).
  */
 int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		  bool readonly, uint32_t *id);

@@ -162,6 +162,22 @@ static void test_add_missing(void **state)
 	mtp_store_free(s);
 }
 
+/* Issue 21: the root is opened following no link, not even on the way
+ * to it. */
+static void test_add_through_link(void **state)
+{
+	struct fixture *f = *state;
+	char p[256], q[256];
+	uint32_t id;
+
+	snprintf(p, sizeof(p), "%s/via", f->root);
+	assert_int_equal(symlink(f->root, p), 0);
+	snprintf(q, sizeof(q), "%s/via/s0", f->root);
+	assert_int_equal(mtp_store_add(f->st, q, "Via", false, &id), -ELOOP);
+	assert_int_equal(mtp_store_add(f->st, p, "Link", false, &id), -ELOOP);
+	assert_int_equal(mtp_store_count(f->st), 2);
+}
+
 static void test_ids_and_stat(void **state)
 {
 	struct fixture *f = *state;
@@ -886,6 +902,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_add_missing),
+	    cmocka_unit_test_setup_teardown(test_add_through_link, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_ids_and_stat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_skips_links, setup,
 					    teardown),
