@@ -3,9 +3,10 @@
  * of the files and folders in them.
  *
  * Handles are assigned lazily, when a folder is listed or an object is
- * created, and stay stable for the life of the store (a re-listed name
- * keeps its handle; a renamed object keeps its handle). Nothing is read
- * at start-up beyond the storage roots.
+ * created, and stay stable while the object lives (a re-listed name keeps
+ * its handle; a renamed object keeps its handle). The slots of deleted
+ * objects are reused, under new handles. Nothing is read at start-up
+ * beyond the storage roots.
  *
  * Every access is confined to its storage's root: paths are resolved
  * component by component from a directory fd of the root with mtp_fs's
@@ -28,8 +29,13 @@
 #include <time.h>
 
 #define MTP_STORE_MAX 8
-/* Upper bound on handles, to bound memory whatever the host lists. */
-#define MTP_STORE_MAX_OBJS (1u << 21)
+/*
+ * Upper bound on objects known at once, to bound memory whatever the host
+ * lists. A handle of a forgotten or deleted object is dead: it is never
+ * given to another object until its slot was reused 2048 times, which
+ * takes more than 2 million deletions (see mtp_store.c).
+ */
+#define MTP_STORE_MAX_OBJS ((1u << 21) - 1)
 /* Parent value meaning "the storage root" in this API. */
 #define MTP_STORE_ROOT 0u
 
@@ -63,6 +69,9 @@ struct mtp_storage_stat {
 
 struct mtp_store *mtp_store_new(void);
 void mtp_store_free(struct mtp_store *s);
+
+/* For tests: hold at most n objects at once (0: MTP_STORE_MAX_OBJS). */
+void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n);
 
 /*
  * Add a storage rooted at path (must be an existing directory). *id gets

@@ -480,6 +480,53 @@ static void test_many(void **state)
 	free(h);
 }
 
+/* Issue 21: deleted objects' slots are reused, so create/delete cycles
+ * never exhaust the table (here 16 slots, 20000 cycles); a deleted
+ * handle stays dead meanwhile and is never handed out again before its
+ * slot went round its 2048 generations. */
+static void test_handle_reuse(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_obj_stat st;
+	uint32_t stale, h, last = 0;
+
+	mtp_store_set_max_objs(f->st, 16);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d",
+					 &stale),
+			 0);
+	assert_int_equal(mtp_store_delete(f->st, stale), 0);
+	for (unsigned i = 0; i < 20000; i++) {
+		int rc = mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d", &h);
+
+		if (rc != 0)
+			fail_msg("cycle %u: mkdir: %s", i, strerror(-rc));
+		assert_true(h != 0 && h != 0xFFFFFFFFu && h != last);
+		/* 16 slots, 8 in quarantine: the stale handle's slot comes
+		 * back every 9 cycles, 2047 times in 18423 cycles. */
+		if (i < 18000) {
+			assert_true(h != stale);
+			assert_int_equal(mtp_store_stat(f->st, stale, &st),
+					 -ENOENT);
+		}
+		assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+		assert_string_equal(st.name, "d");
+		assert_int_equal(mtp_store_delete(f->st, h), 0);
+		assert_int_equal(mtp_store_stat(f->st, h, &st), -ENOENT);
+		last = h;
+	}
+	/* Children of deleted folders go too, and their slots come back. */
+	for (unsigned i = 0; i < 1000; i++) {
+		uint32_t d, c;
+
+		assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT,
+						 "t", &d),
+				 0);
+		assert_int_equal(mtp_store_mkdir(f->st, f->id0, d, "c", &c), 0);
+		assert_int_equal(mtp_store_delete(f->st, d), 0);
+		assert_int_equal(mtp_store_stat(f->st, c, &st), -ENOENT);
+	}
+}
+
 /* Half an overwrite, a refused excess, a short one, a cancel: the old
  * content stays each time; a complete one replaces it, same handle. */
 static void test_overwrite_keeps_old(void **state)
@@ -923,6 +970,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_overwrite_keeps_old, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_handle_reuse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_space_and_reserve, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_reserve_counts_every_creation,
