@@ -8,6 +8,7 @@
 #include "mtp_store.h"
 
 #include "log.h"
+#include "loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@ enum mtp_state {
 	MTP_IDLE,
 	MTP_DATA_OUT, /* receiving the host's data phase */
 	MTP_DATA_IN,  /* streaming a file to the host */
+	MTP_STEPPING, /* an operation going on in steps (MTP_PHASE_STEP) */
 };
 
 struct mtp {
@@ -51,16 +53,29 @@ struct mtp {
 	bool in_hdr_sent;
 	int in_err;
 	uint8_t *iobuf; /* MTP_XFER bytes */
+	/* STEPPING: the idle watch that runs the next step. */
+	struct loop_watch *step_w;
+	/* Lines a host can make us log at will (issue 21). */
+	struct log_burst host_log;
 	/* statistics for `gadgetctl mtp stats` */
 	uint64_t bytes_in;
 	uint64_t bytes_out;
 };
 
+/*
+ * Whether to log a line that the host's bytes caused. A hostile host can
+ * send thousands of odd commands a second; the log must not carry them all.
+ */
+static bool mtp_log_ok(struct mtp *m)
+{
+	return log_burst_ok(&m->host_log);
+}
+
 static void mtp_write(struct mtp *m, unsigned ep, const void *buf, size_t len)
 {
 	int rc = plugin_write(m->p, ep, buf, len);
 
-	if (rc < 0 && rc != -ESHUTDOWN)
+	if (rc < 0 && rc != -ESHUTDOWN && mtp_log_ok(m))
 		log_warnx("mtp: queueing %zu bytes on ep%u: %s", len, ep + 1,
 			  strerror(-rc));
 	if (rc == 0 && ep == MTP_EP_IN)
@@ -73,7 +88,7 @@ static void mtp_respond(struct mtp *m, const struct mtp_reply *r)
 	size_t n = mtp_container_build(out, MTP_TYPE_RESPONSE, r->code,
 				       m->cmd.tid, r->params, r->nparams);
 
-	if (r->code != MTP_RC_OK)
+	if (r->code != MTP_RC_OK && mtp_log_ok(m))
 		log_debug("mtp: op 0x%04x -> 0x%04x", m->cmd.code, r->code);
 	mtp_write(m, MTP_EP_IN, out, n);
 	m->state = MTP_IDLE;
@@ -231,6 +246,74 @@ static void mtp_out_start(struct mtp *m, bool stray)
 	m->expect = MTP_LEN_UNKNOWN;
 }
 
+static void mtp_step_run(struct loop_watch *w, void *data);
+
+/* Run the next step from the loop: whatever else the loop has to do
+ * (the heartbeat, events, ep0) runs between two steps. */
+static void mtp_step_schedule(struct mtp *m)
+{
+	struct mtp_reply r = {.code = MTP_RC_GENERAL_ERROR, .fd = -1};
+	struct loop *l = plugin_loop(m->p);
+
+	m->step_w = NULL;
+	if (l) {
+		m->step_w = loop_add_idle(l, mtp_step_run, m);
+		if (m->step_w)
+			return;
+		mtp_ops_step_abort(m->ops);
+		mtp_respond(m, &r);
+		return;
+	}
+	/* No loop (a test harness): all steps at once. */
+	while (!mtp_ops_step(m->ops, &r))
+		;
+	mtp_respond(m, &r);
+}
+
+static void mtp_step_run(struct loop_watch *w, void *data)
+{
+	struct mtp *m = data;
+	struct mtp_reply r;
+
+	m->step_w = NULL;
+	if (m->state != MTP_STEPPING)
+		return;
+	if (!mtp_ops_step(m->ops, &r)) {
+		mtp_step_schedule(m);
+		return;
+	}
+	mtp_respond(m, &r);
+	if (r.code == MTP_RC_STORE_FULL)
+		mtp_event(m, MTP_EV_STORE_FULL, m->cmd.params[1]);
+}
+
+static void mtp_step_start(struct mtp *m)
+{
+	m->state = MTP_STEPPING;
+	mtp_step_schedule(m);
+}
+
+/*
+ * A command while an operation goes on in steps: MTP has one transaction
+ * at a time, so only a confused or hostile host sends one. It is answered
+ * Device_Busy under its own transaction id; the operation goes on.
+ */
+static void mtp_busy(struct mtp *m, const uint8_t *data, size_t len)
+{
+	uint8_t out[MTP_HDR_LEN];
+	struct mtp_container c;
+	size_t n;
+
+	if (!len || mtp_container_parse_hdr(data, len, &c) < 0 ||
+	    c.type != MTP_TYPE_COMMAND)
+		return;
+	if (mtp_log_ok(m))
+		log_debug("mtp: op 0x%04x while busy", c.code);
+	n = mtp_container_build(out, MTP_TYPE_RESPONSE, MTP_RC_DEVICE_BUSY,
+				c.tid, NULL, 0);
+	mtp_write(m, MTP_EP_IN, out, n);
+}
+
 static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 {
 	if (mtp_container_parse_cmd(data, len, &m->cmd) < 0) {
@@ -243,14 +326,15 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 			m->reply = (struct mtp_reply){
 			    .code = MTP_RC_GENERAL_ERROR, .fd = -1};
 			mtp_respond(m, &m->reply);
-		} else {
+		} else if (mtp_log_ok(m)) {
 			log_debug("mtp: dropped %zu bytes of garbage", len);
 		}
 		return;
 	}
-	log_debug("mtp: op 0x%04x tid %u params %u: %08x %08x %08x",
-		  m->cmd.code, m->cmd.tid, m->cmd.nparams, m->cmd.params[0],
-		  m->cmd.params[1], m->cmd.params[2]);
+	if (mtp_log_ok(m))
+		log_debug("mtp: op 0x%04x tid %u params %u: %08x %08x %08x",
+			  m->cmd.code, m->cmd.tid, m->cmd.nparams,
+			  m->cmd.params[0], m->cmd.params[1], m->cmd.params[2]);
 	mtp_ops_command(m->ops, &m->cmd, &m->reply);
 	switch (m->reply.phase) {
 	case MTP_PHASE_NONE: mtp_respond(m, &m->reply); break;
@@ -260,6 +344,7 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 	case MTP_PHASE_OUT_BUF:
 	case MTP_PHASE_OUT_FILE:
 	case MTP_PHASE_OUT_DISCARD: mtp_out_start(m, false); break;
+	case MTP_PHASE_STEP: mtp_step_start(m); break;
 	}
 }
 
@@ -293,7 +378,8 @@ static void mtp_out_done(struct mtp *m)
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
 	case MTP_PHASE_IN_GEN:
-	case MTP_PHASE_OUT_DISCARD: r = m->reply; break;
+	case MTP_PHASE_OUT_DISCARD:
+	case MTP_PHASE_STEP: r = m->reply; break;
 	}
 	mtp_respond(m, &r);
 }
@@ -345,7 +431,8 @@ static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
 	case MTP_PHASE_IN_GEN:
-	case MTP_PHASE_OUT_DISCARD: break;
+	case MTP_PHASE_OUT_DISCARD:
+	case MTP_PHASE_STEP: break;
 	}
 }
 
@@ -366,8 +453,9 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 		if (m->hdr_got == MTP_HDR_LEN && !mtp_out_header(m)) {
 			/* The host skipped its data phase: treat what
 			 * came as the next command. */
-			log_warnx("mtp: expected a data phase for op 0x%04x",
-				  m->cmd.code);
+			if (mtp_log_ok(m))
+				log_warnx("mtp: expected a data phase for op "
+					  "0x%04x", m->cmd.code);
 			m->state = MTP_IDLE;
 			mtp_command(m, data, len);
 			return;
@@ -408,8 +496,11 @@ static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	switch (m->state) {
 	case MTP_DATA_OUT: mtp_out_rx(m, data, len); return;
 	case MTP_DATA_IN:
-		log_warnx("mtp: host sent %zu bytes while we send data", len);
+		if (mtp_log_ok(m))
+			log_warnx("mtp: host sent %zu bytes while we send data",
+				  len);
 		return;
+	case MTP_STEPPING: mtp_busy(m, data, len); return;
 	case MTP_IDLE: break;
 	}
 	/* Zero-length packets end the host's data phases: swallow them. */
@@ -443,6 +534,12 @@ static void mtp_abort(struct mtp *m)
 		mtp_ops_object_done(m->ops, -ECANCELED, &r);
 	if (m->state == MTP_DATA_IN)
 		mtp_in_release(m);
+	if (m->state == MTP_STEPPING) {
+		if (m->step_w)
+			loop_watch_remove(m->step_w);
+		m->step_w = NULL;
+		mtp_ops_step_abort(m->ops);
+	}
 	m->state = MTP_IDLE;
 }
 
@@ -476,10 +573,11 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 	if (len < 6 || data[0] != 0x01 || data[1] != 0x40)
 		return;
 	tid = data[2] | data[3] << 8 | data[4] << 16 | (uint32_t)data[5] << 24;
-	if (m->state != MTP_IDLE && tid != m->cmd.tid)
+	if (m->state != MTP_IDLE && tid != m->cmd.tid && mtp_log_ok(m))
 		log_debug("mtp: cancel of transaction %u during %u", tid,
 			  m->cmd.tid);
-	log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
+	if (mtp_log_ok(m))
+		log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
 	mtp_abort(m);
 }
 
@@ -792,6 +890,8 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		return -ENOMEM;
 	m->p = p;
 	m->mps = 512;
+	m->host_log = (struct log_burst)LOG_BURST_INIT(
+	    "mtp: messages about the host's behaviour", 20, 60);
 	m->reply.fd = -1;
 	m->info.manufacturer = mtp_opt(m, "manufacturer", NULL, 0);
 	m->info.model = mtp_opt(m, "model", NULL, 1);
