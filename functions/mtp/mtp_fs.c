@@ -466,7 +466,7 @@ static int mtp_fs_copy_pass_end(struct mtp_fs_copy *c)
 
 static int mtp_fs_copy_work(struct mtp_fs_copy *c)
 {
-	size_t bytes = 0, n;
+	size_t bytes = 0, n = 0;
 	unsigned entries = 0;
 	int rc = 0;
 
