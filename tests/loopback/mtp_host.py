@@ -92,9 +92,6 @@ mtp.LIBMTP_Create_Folder.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                      ctypes.c_uint32, ctypes.c_uint32]
 mtp.LIBMTP_Copy_Object.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
                                    ctypes.c_uint32, ctypes.c_uint32]
-mtp.LIBMTP_Get_Files_And_Folders.restype = ctypes.POINTER(File)
-mtp.LIBMTP_Get_Files_And_Folders.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
-                                             ctypes.c_uint32]
 libc.free.argtypes = [ctypes.c_void_p]
 libc.strdup.restype = ctypes.c_void_p
 libc.strdup.argtypes = [ctypes.c_char_p]
@@ -251,11 +248,29 @@ def mkdir(dev, args):
                                     0, int(args[0], 0)) != 0
 
 
+class Folder(ctypes.Structure):
+    pass
+
+
+Folder._fields_ = [("folder_id", ctypes.c_uint32), ("parent_id", ctypes.c_uint32),
+                   ("storage_id", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                   ("sibling", ctypes.POINTER(Folder)), ("child", ctypes.POINTER(Folder))]
+mtp.LIBMTP_Get_Folder_List.restype = ctypes.POINTER(Folder)
+mtp.LIBMTP_Get_Folder_List.argtypes = [ctypes.c_void_p]
+
+
 def root_id(dev, storage, name):
-    """The id of NAME in the root of storage, or None."""
-    f = mtp.LIBMTP_Get_Files_And_Folders(dev, storage, 0xFFFFFFFF)
+    """The id of NAME (a file or folder) in the root of storage, or None."""
+    f = mtp.LIBMTP_Get_Folder_List(dev)
     while f:
-        if ctypes.string_at(f.contents.filename).decode(errors="replace") == name:
+        if f.contents.storage_id == storage and f.contents.name.decode() == name:
+            return f.contents.folder_id
+        f = f.contents.sibling
+    none = ctypes.cast(None, Progress)
+    f = mtp.LIBMTP_Get_Filelisting_With_Callback(dev, none, None)
+    while f:
+        if f.contents.storage_id == storage and f.contents.parent_id in (0, 0xFFFFFFFF) and \
+                ctypes.string_at(f.contents.filename).decode(errors="replace") == name:
             return f.contents.item_id
         f = f.contents.next
     return None
