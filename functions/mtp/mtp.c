@@ -62,6 +62,10 @@ struct mtp {
 	uint64_t bytes_out;
 };
 
+/* Lines a host may make us log: so many per window of seconds. */
+#define MTP_HOST_LOG_BURST 20
+#define MTP_HOST_LOG_WINDOW_S 60
+
 /*
  * Whether to log a line that the host's bytes caused. A hostile host can
  * send thousands of odd commands a second; the log must not carry them all.
@@ -891,7 +895,8 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	m->p = p;
 	m->mps = 512;
 	m->host_log = (struct log_burst)LOG_BURST_INIT(
-	    "mtp: messages about the host's behaviour", 20, 60);
+	    "MTP messages about the host's behaviour", MTP_HOST_LOG_BURST,
+	    MTP_HOST_LOG_WINDOW_S);
 	m->reply.fd = -1;
 	m->info.manufacturer = mtp_opt(m, "manufacturer", NULL, 0);
 	m->info.model = mtp_opt(m, "model", NULL, 1);
