@@ -8,7 +8,8 @@
 # old bytes; GetStorageInfo shows free less the reserve; oversize sends,
 # one byte over and 5 GiB announced are refused with Store_Full and write
 # nothing; a send the board's own writes outrun stops at the reserve.
-# Issue 21: every creation counts against the reserve, bytes and inodes
+# Issue 21: a storage path through a symbolic link is refused, naming the
+# option; every creation counts against the reserve, bytes and inodes
 # (the tmpfs has 64 inodes, storage0_reserve_inodes=32): with the disk at
 # its reserve, a folder, an empty upload and copies of an empty file and
 # of a folder are refused with Store_Full and the storage does not grow.
@@ -31,6 +32,19 @@ mkdir -p $S0 $S1 $HOST
 timeout 10 mount -t tmpfs -o size=4m,nr_inodes=64 small $S0 || die "no tmpfs for $S0"
 mtp_pattern OLDDATA 1000000 $HOST/old.bin
 cp $HOST/old.bin $S1/keep.bin
+
+say "a storage behind a symbolic link is refused (issue 21)"
+ln -s /srv /srv-link
+: > "$MTP_WLOG"
+mtp_up storage0_path=/srv-link/big storage0_description=Link > $OUT/link.txt 2>&1
+up=$?
+check "a storage reached through /srv-link does not come up" test "$up" != 0
+cat "$MTP_WLOG" | tail -n 3
+check "the worker says which option and which link" \
+	grep -q 'storage0_path: /srv-link/big: /srv-link is a symbolic link' "$MTP_WLOG"
+mtp_down
+rm /srv-link
+: > "$MTP_WLOG"
 
 say "start the MTP function"
 mtp_up storage0_path=$S0 storage0_description=Small storage0_reserve_mb=1 \
