@@ -8,6 +8,7 @@
 #include "mtp_store.h"
 
 #include "log.h"
+#include "loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,7 @@ enum mtp_state {
 	MTP_IDLE,
 	MTP_DATA_OUT, /* receiving the host's data phase */
 	MTP_DATA_IN,  /* streaming a file to the host */
+	MTP_STEPPING, /* an operation going on in steps (MTP_PHASE_STEP) */
 };
 
 struct mtp {
@@ -51,16 +53,36 @@ struct mtp {
 	bool in_hdr_sent;
 	int in_err;
 	uint8_t *iobuf; /* MTP_XFER bytes */
+	/* STEPPING: the idle watch that runs the next step. */
+	struct loop_watch *step_w;
+	/* Lines a host can make us log at will (issue 21). */
+	struct log_burst host_log;
 	/* statistics for `gadgetctl mtp stats` */
 	uint64_t bytes_in;
 	uint64_t bytes_out;
 };
 
+/* Lines a host may make us log: so many per window of seconds. */
+#define MTP_HOST_LOG_BURST 20
+#define MTP_HOST_LOG_WINDOW_S 60
+
+/*
+ * Whether to log a line that the host's bytes caused. A hostile host can
+ * send thousands of odd commands a second; the log must not carry them all.
+ * Debug lines (the trace of every operation, which tests and people read
+ * with -v) are not counted: they are off unless asked for, and counting
+ * them would spend the budget of the warnings.
+ */
+static bool mtp_log_ok(struct mtp *m)
+{
+	return log_burst_ok(&m->host_log);
+}
+
 static void mtp_write(struct mtp *m, unsigned ep, const void *buf, size_t len)
 {
 	int rc = plugin_write(m->p, ep, buf, len);
 
-	if (rc < 0 && rc != -ESHUTDOWN)
+	if (rc < 0 && rc != -ESHUTDOWN && mtp_log_ok(m))
 		log_warnx("mtp: queueing %zu bytes on ep%u: %s", len, ep + 1,
 			  strerror(-rc));
 	if (rc == 0 && ep == MTP_EP_IN)
@@ -231,6 +253,73 @@ static void mtp_out_start(struct mtp *m, bool stray)
 	m->expect = MTP_LEN_UNKNOWN;
 }
 
+static void mtp_step_run(struct loop_watch *w, void *data);
+
+/* Run the next step from the loop: whatever else the loop has to do
+ * (the heartbeat, events, ep0) runs between two steps. */
+static void mtp_step_schedule(struct mtp *m)
+{
+	struct mtp_reply r = {.code = MTP_RC_GENERAL_ERROR, .fd = -1};
+	struct loop *l = plugin_loop(m->p);
+
+	m->step_w = NULL;
+	if (l) {
+		m->step_w = loop_add_idle(l, mtp_step_run, m);
+		if (m->step_w)
+			return;
+		mtp_ops_step_abort(m->ops);
+		mtp_respond(m, &r);
+		return;
+	}
+	/* No loop (a test harness): all steps at once. */
+	while (!mtp_ops_step(m->ops, &r))
+		;
+	mtp_respond(m, &r);
+}
+
+static void mtp_step_run(struct loop_watch *w, void *data)
+{
+	struct mtp *m = data;
+	struct mtp_reply r;
+
+	m->step_w = NULL;
+	if (m->state != MTP_STEPPING)
+		return;
+	if (!mtp_ops_step(m->ops, &r)) {
+		mtp_step_schedule(m);
+		return;
+	}
+	mtp_respond(m, &r);
+	if (r.code == MTP_RC_STORE_FULL)
+		mtp_event(m, MTP_EV_STORE_FULL, m->cmd.params[1]);
+}
+
+static void mtp_step_start(struct mtp *m)
+{
+	m->state = MTP_STEPPING;
+	mtp_step_schedule(m);
+}
+
+/*
+ * A command while an operation goes on in steps: MTP has one transaction
+ * at a time, so only a confused or hostile host sends one. It is answered
+ * Device_Busy under its own transaction id; the operation goes on.
+ */
+static void mtp_busy(struct mtp *m, const uint8_t *data, size_t len)
+{
+	uint8_t out[MTP_HDR_LEN];
+	struct mtp_container c;
+	size_t n;
+
+	if (!len || mtp_container_parse_hdr(data, len, &c) < 0 ||
+	    c.type != MTP_TYPE_COMMAND)
+		return;
+	log_debug("mtp: op 0x%04x while busy", c.code);
+	n = mtp_container_build(out, MTP_TYPE_RESPONSE, MTP_RC_DEVICE_BUSY,
+				c.tid, NULL, 0);
+	mtp_write(m, MTP_EP_IN, out, n);
+}
+
 static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 {
 	if (mtp_container_parse_cmd(data, len, &m->cmd) < 0) {
@@ -249,8 +338,8 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 		return;
 	}
 	log_debug("mtp: op 0x%04x tid %u params %u: %08x %08x %08x",
-		  m->cmd.code, m->cmd.tid, m->cmd.nparams, m->cmd.params[0],
-		  m->cmd.params[1], m->cmd.params[2]);
+			  m->cmd.code, m->cmd.tid, m->cmd.nparams,
+			  m->cmd.params[0], m->cmd.params[1], m->cmd.params[2]);
 	mtp_ops_command(m->ops, &m->cmd, &m->reply);
 	switch (m->reply.phase) {
 	case MTP_PHASE_NONE: mtp_respond(m, &m->reply); break;
@@ -260,6 +349,7 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 	case MTP_PHASE_OUT_BUF:
 	case MTP_PHASE_OUT_FILE:
 	case MTP_PHASE_OUT_DISCARD: mtp_out_start(m, false); break;
+	case MTP_PHASE_STEP: mtp_step_start(m); break;
 	}
 }
 
@@ -293,7 +383,8 @@ static void mtp_out_done(struct mtp *m)
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
 	case MTP_PHASE_IN_GEN:
-	case MTP_PHASE_OUT_DISCARD: r = m->reply; break;
+	case MTP_PHASE_OUT_DISCARD:
+	case MTP_PHASE_STEP: r = m->reply; break;
 	}
 	mtp_respond(m, &r);
 }
@@ -345,7 +436,8 @@ static void mtp_out_payload(struct mtp *m, const uint8_t *p, size_t n)
 	case MTP_PHASE_IN_BUF:
 	case MTP_PHASE_IN_FILE:
 	case MTP_PHASE_IN_GEN:
-	case MTP_PHASE_OUT_DISCARD: break;
+	case MTP_PHASE_OUT_DISCARD:
+	case MTP_PHASE_STEP: break;
 	}
 }
 
@@ -366,8 +458,9 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 		if (m->hdr_got == MTP_HDR_LEN && !mtp_out_header(m)) {
 			/* The host skipped its data phase: treat what
 			 * came as the next command. */
-			log_warnx("mtp: expected a data phase for op 0x%04x",
-				  m->cmd.code);
+			if (mtp_log_ok(m))
+				log_warnx("mtp: expected a data phase for op "
+					  "0x%04x", m->cmd.code);
 			m->state = MTP_IDLE;
 			mtp_command(m, data, len);
 			return;
@@ -408,8 +501,11 @@ static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	switch (m->state) {
 	case MTP_DATA_OUT: mtp_out_rx(m, data, len); return;
 	case MTP_DATA_IN:
-		log_warnx("mtp: host sent %zu bytes while we send data", len);
+		if (mtp_log_ok(m))
+			log_warnx("mtp: host sent %zu bytes while we send data",
+				  len);
 		return;
+	case MTP_STEPPING: mtp_busy(m, data, len); return;
 	case MTP_IDLE: break;
 	}
 	/* Zero-length packets end the host's data phases: swallow them. */
@@ -443,6 +539,12 @@ static void mtp_abort(struct mtp *m)
 		mtp_ops_object_done(m->ops, -ECANCELED, &r);
 	if (m->state == MTP_DATA_IN)
 		mtp_in_release(m);
+	if (m->state == MTP_STEPPING) {
+		if (m->step_w)
+			loop_watch_remove(m->step_w);
+		m->step_w = NULL;
+		mtp_ops_step_abort(m->ops);
+	}
 	m->state = MTP_IDLE;
 }
 
@@ -479,7 +581,8 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 	if (m->state != MTP_IDLE && tid != m->cmd.tid)
 		log_debug("mtp: cancel of transaction %u during %u", tid,
 			  m->cmd.tid);
-	log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
+	if (mtp_log_ok(m))
+		log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
 	mtp_abort(m);
 }
 
@@ -564,55 +667,72 @@ static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 
 /* Largest storageN_reserve_mb: anything more is a typo (1 PiB). */
 #define MTP_RESERVE_MB_MAX (1ull << 30)
+/* Largest storageN_reserve_inodes: more than any file system counts. */
+#define MTP_RESERVE_INODES_MAX (1ull << 32)
 
 /*
- * storageN_reserve_mb: a whole number of MiB, digits only (no sign, no
- * space, no unit), at most MTP_RESERVE_MB_MAX; absent is 0.
+ * storageN_reserve_mb and storageN_reserve_inodes: a whole number, digits
+ * only (no sign, no space, no unit), at most max.
  */
-static int mtp_parse_mb(const char *v, uint64_t *bytes)
+static int mtp_parse_count(const char *v, uint64_t max, uint64_t *out)
 {
-	uint64_t mb = 0;
+	uint64_t n = 0;
 
 	if (!*v)
 		return -EINVAL;
 	for (const char *c = v; *c; c++)
 		if (*c < '0' || *c > '9')
 			return -EINVAL;
-	/* Eleven digits would be over the limit anyway, and might overflow. */
+	/* Eleven digits would be over the limits anyway, and might overflow. */
 	if (strlen(v) > 10)
 		return -ERANGE;
 	for (const char *c = v; *c; c++)
-		mb = mb * 10 + (uint64_t)(*c - '0');
-	if (mb > MTP_RESERVE_MB_MAX)
+		n = n * 10 + (uint64_t)(*c - '0');
+	if (n > max)
 		return -ERANGE;
-	*bytes = mb << 20;
+	*out = n;
 	return 0;
+}
+
+/* One reserve option of storage i (absent: its default in mtp_opts.h). */
+static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
+			 uint64_t max, uint64_t *out)
+{
+	char key[64];
+	const char *v;
+	int rc;
+
+	snprintf(key, sizeof(key), "storage%u_%s", i, what);
+	v = plugin_option(m->p, key);
+	if (!v)
+		v = optdesc_default(mtp_opts, key);
+	if (!v)
+		v = "0";
+	rc = mtp_parse_count(v, max, out);
+	if (rc == -ERANGE)
+		log_warnx("mtp: option %s: \"%s\" is more than %llu%s", key,
+			  v, (unsigned long long)max,
+			  strcmp(what, "reserve_mb") ? "" : " MiB");
+	else if (rc < 0)
+		log_warnx("mtp: option %s: \"%s\" is not a whole number", key,
+			  v);
+	return rc < 0 ? -EINVAL : 0;
 }
 
 static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
 {
-	char key[64];
-	const char *v;
-	uint64_t bytes = 0;
+	uint64_t mb, inodes;
 	int rc;
 
-	snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
-	v = plugin_option(m->p, key);
-	if (!v)
-		return 0;
-	rc = mtp_parse_mb(v, &bytes);
-	if (rc == -ERANGE) {
-		log_warnx("mtp: option %s: \"%s\" is more than %llu MiB", key,
-			  v, MTP_RESERVE_MB_MAX);
-		return -EINVAL;
-	}
-	if (rc < 0) {
-		log_warnx("mtp: option %s: \"%s\" is not a whole number of "
-			  "MiB",
-			  key, v);
-		return -EINVAL;
-	}
-	return mtp_store_set_reserve(m->store, id, bytes);
+	rc = mtp_opt_count(m, i, "reserve_mb", MTP_RESERVE_MB_MAX, &mb);
+	if (rc == 0)
+		rc = mtp_opt_count(m, i, "reserve_inodes",
+				   MTP_RESERVE_INODES_MAX, &inodes);
+	if (rc == 0)
+		rc = mtp_store_set_reserve(m->store, id, mb << 20);
+	if (rc == 0)
+		rc = mtp_store_set_reserve_inodes(m->store, id, inodes);
+	return rc;
 }
 
 static int mtp_add_storages(struct mtp *m)
@@ -628,11 +748,14 @@ static int mtp_add_storages(struct mtp *m)
 
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(m->p, key);
-		snprintf(key, sizeof(key), "storage%u_reserve_mb", i);
-		if (!path && plugin_option(m->p, key)) {
-			log_warnx("mtp: option %s without storage%u_path", key,
-				  i);
-			return -EINVAL;
+		for (unsigned k = 0; !path && k < 2; k++) {
+			snprintf(key, sizeof(key), "storage%u_reserve_%s", i,
+				 k ? "inodes" : "mb");
+			if (plugin_option(m->p, key)) {
+				log_warnx("mtp: option %s without storage%u_path",
+					  key, i);
+				return -EINVAL;
+			}
 		}
 		if (!path)
 			continue;
@@ -646,6 +769,12 @@ static int mtp_add_storages(struct mtp *m)
 			log_warnx("mtp: option storage%u_path: %s: confining a "
 				  "storage needs openat2 (Linux 5.6 or later)",
 				  i, path);
+			return rc;
+		}
+		if (rc == -ELOOP) {
+			log_warnx("mtp: option storage%u_path: %s: a component is "
+				  "a symbolic link; give the real path: no link is "
+				  "followed to a storage", i, path);
 			return rc;
 		}
 		if (rc == -ENOENT) {
@@ -766,6 +895,9 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		return -ENOMEM;
 	m->p = p;
 	m->mps = 512;
+	m->host_log = (struct log_burst)LOG_BURST_INIT(
+	    "MTP messages about the host's behaviour", MTP_HOST_LOG_BURST,
+	    MTP_HOST_LOG_WINDOW_S);
 	m->reply.fd = -1;
 	m->info.manufacturer = mtp_opt(m, "manufacturer", NULL, 0);
 	m->info.model = mtp_opt(m, "model", NULL, 1);

@@ -49,6 +49,14 @@ struct mtp_fs_stat {
 int mtp_fs_open(int dirfd, const char *name, int flags, mode_t mode);
 
 /*
+ * Open the folder at path (a storage's root) following no symbolic link
+ * in any component (openat2's RESOLVE_NO_SYMLINKS from the current or
+ * the root folder): -ELOOP when a component is a link, -ENOSYS without
+ * openat2.
+ */
+int mtp_fs_open_root(const char *path);
+
+/*
  * Stat name in dirfd without following it. 0 for a visible object (st
  * filled), -ENOENT when nothing has that name, -EACCES for an invisible
  * one (link, device, FIFO, socket, mount point, hard-linked file).
@@ -65,17 +73,57 @@ int mtp_fs_servable(int fd);
  */
 int mtp_fs_headroom(int fd, uint64_t reserve, uint64_t *bytes);
 
+/* What writes to a storage must leave free on its file system. */
+struct mtp_fs_reserve {
+	uint64_t bytes;
+	uint64_t inodes;
+};
+
+/*
+ * Whether the file system of fd can take `objects` new files or folders
+ * holding `bytes` of data and keep reserve r: 0, or -ENOSPC. Every new
+ * object counts one block (f_frsize) besides its data, so that even empty
+ * files and folders are paid for, and one inode of f_favail. A file system
+ * without an inode table (f_files 0: btrfs, vfat) is checked for bytes only.
+ */
+int mtp_fs_room(int fd, const struct mtp_fs_reserve *r, uint64_t bytes,
+		uint64_t objects);
+
 /* Remove name in dirfd, folders with everything in them, without
  * following links or entering mounts. */
 int mtp_fs_remove(int dirfd, const char *name);
 
 /*
- * Copy the visible object sdir/name to ddir/name (which must not exist),
- * folders recursively; invisible objects inside are skipped. Before each
- * piece is written the file system of ddir must keep `reserve` bytes
- * free, else -ENOSPC. On failure what was copied is removed again.
+ * A copy of the visible object sdir/name to ddir/name (which must not
+ * exist), folders recursively, made in bounded steps so that an event
+ * loop can run between them; invisible objects inside are skipped.
+ *
+ * It first walks the source and counts its bytes and objects: the whole
+ * tree must fit above the reserve (mtp_fs_room) before anything is made,
+ * else -ENOSPC. Each file and folder is checked again as it is made and
+ * each piece of data before it is written, as the board may fill the disk
+ * meanwhile. On failure, and when abandoned, what was copied is removed.
  */
-int mtp_fs_copy(int sdir, int ddir, const char *name, uint64_t reserve);
+struct mtp_fs_copy;
+
+/* sdir and ddir are duplicated: the caller keeps its own fds. */
+int mtp_fs_copy_new(int sdir, int ddir, const char *name,
+		    const struct mtp_fs_reserve *r, struct mtp_fs_copy **out);
+/* One step (at most MTP_FS_COPY_STEP_BYTES of data or
+ * MTP_FS_COPY_STEP_ENTRIES entries): 1 while there is more to do, 0 when
+ * the copy is complete, -errno when it failed (nothing of it stays). */
+int mtp_fs_copy_step(struct mtp_fs_copy *c);
+/* Free the job; a copy not complete is removed. */
+void mtp_fs_copy_free(struct mtp_fs_copy *c);
+/* Free the job and remove the copy, complete or not. */
+void mtp_fs_copy_discard(struct mtp_fs_copy *c);
+
+#define MTP_FS_COPY_STEP_BYTES (4u << 20)
+#define MTP_FS_COPY_STEP_ENTRIES 256u
+
+/* The whole copy at once (mtp_fs_copy_new, steps, free): 0 or -errno. */
+int mtp_fs_copy(int sdir, int ddir, const char *name,
+		const struct mtp_fs_reserve *r);
 
 /* True for a name starting with MTP_FS_TMP_PREFIX. */
 bool mtp_fs_is_tmp(const char *name);

@@ -30,6 +30,8 @@ struct mtp_ops {
 	bool partial;
 	/* The GetObjectPropList being sent (MTP_PHASE_IN_GEN). */
 	struct mtp_proplist *gen;
+	/* The CopyObject in progress (MTP_PHASE_STEP). */
+	struct mtp_store_copy *copy;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -84,6 +86,7 @@ void mtp_ops_free(struct mtp_ops *o)
 	if (!o)
 		return;
 	mtp_ops_drop_pending(o, false);
+	mtp_ops_step_abort(o);
 	mtp_edit_free(o->edit);
 	mtp_ops_gen_end(o);
 	mtp_buf_finish(&o->buf);
@@ -102,8 +105,9 @@ bool mtp_ops_session_open(const struct mtp_ops *o)
 
 void mtp_ops_reset(struct mtp_ops *o)
 {
-	/* A half-sent object is worthless: remove it. */
+	/* A half-sent object is worthless: remove it; a half copy too. */
 	mtp_ops_drop_pending(o, true);
+	mtp_ops_step_abort(o);
 	/* Android keeps what an unfinished edit wrote: so do we. */
 	o->partial = false;
 	mtp_edit_end_all(o->edit);
@@ -599,19 +603,46 @@ static void mtp_ops_move_object(struct mtp_ops *o,
 				   : mtp_ops_errno_code(rc));
 }
 
+/* CopyObject: a tree may take long to copy; it goes in steps. */
 static void mtp_ops_copy_object(struct mtp_ops *o,
 				const struct mtp_container *c,
 				struct mtp_reply *r)
 {
-	uint32_t h;
-	int rc =
-	    mtp_store_copy(o->store, c->params[0],
-			   mtp_ops_dest_storage(o, c->params[0], c->params[1]),
-			   mtp_ops_dest(c->params[2]), &h);
+	int rc;
 
+	mtp_ops_step_abort(o);
+	rc = mtp_store_copy_begin(
+	    o->store, c->params[0],
+	    mtp_ops_dest_storage(o, c->params[0], c->params[1]),
+	    mtp_ops_dest(c->params[2]), &o->copy);
+	if (rc < 0) {
+		o->copy = NULL;
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	r->phase = MTP_PHASE_STEP;
+}
+
+bool mtp_ops_step(struct mtp_ops *o, struct mtp_reply *r)
+{
+	uint32_t h = 0;
+	int rc = o->copy ? mtp_store_copy_step(o->store, o->copy, &h) : -EBADF;
+
+	if (rc > 0)
+		return false;
+	o->copy = NULL;
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
 	mtp_ops_rc(r, mtp_ops_errno_code(rc));
 	if (rc == 0)
 		mtp_ops_param(r, h);
+	return true;
+}
+
+void mtp_ops_step_abort(struct mtp_ops *o)
+{
+	mtp_store_copy_abort(o->store, o->copy);
+	o->copy = NULL;
 }
 
 static void mtp_ops_get_props_supported(struct mtp_ops *o,

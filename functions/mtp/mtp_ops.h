@@ -12,7 +12,10 @@
  * OUT_FILE mtp.c hands the data to mtp_ops_object_write() (the upload
  * of mtp_store: space and announced size are checked there) and calls
  * mtp_ops_object_done(). For OUT_DISCARD the data is read and dropped and
- * the response is the code already in the reply.
+ * the response is the code already in the reply. For STEP (a long
+ * CopyObject) the work goes on in bounded steps: mtp.c calls
+ * mtp_ops_step() from its event loop until it says the reply is ready,
+ * so the loop keeps running meanwhile.
  */
 #ifndef GADGETD_MTP_OPS_H
 #define GADGETD_MTP_OPS_H
@@ -28,6 +31,7 @@ enum mtp_phase {
 	MTP_PHASE_OUT_BUF,
 	MTP_PHASE_OUT_FILE,
 	MTP_PHASE_OUT_DISCARD,
+	MTP_PHASE_STEP,
 };
 
 /* Data phase length that is not known in advance (objects >= 4 GiB). */
@@ -83,6 +87,11 @@ void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
 int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n);
 /* The IN_GEN data phase is over, sent or abandoned. */
 void mtp_ops_gen_end(struct mtp_ops *o);
+/* One step of the operation in progress (MTP_PHASE_STEP): false while
+ * there is more to do, true when r holds the response. */
+bool mtp_ops_step(struct mtp_ops *o, struct mtp_reply *r);
+/* Give up the operation in progress, if any; what it made goes. */
+void mtp_ops_step_abort(struct mtp_ops *o);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);

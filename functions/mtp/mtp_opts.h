@@ -33,6 +33,9 @@ static const struct optdesc mtp_opts[] = {
 	{ .name = "storageN_reserve_mb", .type = OPTDESC_INT, .min = 0, .max = 1LL << 30,
 	  .def = "0", .count = MTP_OPTS_STORES,
 	  .help = "MiB of storage N's file system kept free" },
+	{ .name = "storageN_reserve_inodes", .type = OPTDESC_INT, .min = 0,
+	  .max = 1LL << 32, .def = "4096", .count = MTP_OPTS_STORES,
+	  .help = "inodes of storage N's file system kept free" },
 	{ 0 }
 };
 

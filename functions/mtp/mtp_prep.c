@@ -33,40 +33,44 @@ static int mtp_prep_refuse(unsigned i, const char *path, const char *end,
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISLNK(st.st_mode)) {
 		log_warnx("mtp: option storage%u_path: %s: %.*s is a symbolic link; "
-			  "a storage is never made through one", i, path,
-			  (int)(end - path), path);
+			  "give the real path: no link is followed to a storage", i,
+			  path, (int)(end - path), path);
 		return -ELOOP;
 	}
-	log_warnx("mtp: option storage%u_path: %s: cannot create %.*s: %s", i,
-		  path, (int)(end - path), path, strerror(err));
+	log_warnx("mtp: option storage%u_path: %s: cannot open or create %.*s: %s",
+		  i, path, (int)(end - path), path, strerror(err));
 	return -err;
 }
 
 /*
- * One step of the walk: open name beneath dfd, making it first if it is
- * missing. What was made here is set up (mode, and the owner for the
- * storage itself); what existed is left as it was.
+ * One step of the walk: open name beneath dfd without following it,
+ * making it first if it is missing and create is set (-ENOENT, unlogged,
+ * when it is missing and create is not). What was made here is set up
+ * (mode, and the owner for the storage itself); what existed is left as
+ * it was.
  */
 static int mtp_prep_step(unsigned i, const char *path, const char *end,
-			 int dfd, const char *name, bool last, uid_t uid,
-			 gid_t gid)
+			 int dfd, const char *name, bool last, bool create,
+			 uid_t uid, gid_t gid, bool *made)
 {
 	const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	bool made = false;
 	int fd;
 
+	*made = false;
 	fd = openat(dfd, name, flags);
+	if (fd < 0 && errno == ENOENT && !create)
+		return -ENOENT;
 	if (fd < 0 && errno == ENOENT) {
 		/* 0700 until the folder is set up: nobody slips in before. */
 		if (mkdirat(dfd, name, 0700) == 0)
-			made = true;
+			*made = true;
 		else if (errno != EEXIST)
 			return mtp_prep_refuse(i, path, end, dfd, name, errno);
 		fd = openat(dfd, name, flags);
 	}
 	if (fd < 0)
 		return mtp_prep_refuse(i, path, end, dfd, name, errno);
-	if (!made)
+	if (!*made)
 		return fd;
 	/* The mode first, while the folder is still ours: then no
 	 * CAP_FOWNER is needed. */
@@ -81,14 +85,22 @@ static int mtp_prep_step(unsigned i, const char *path, const char *end,
 	return fd;
 }
 
-static int mtp_prep_create(unsigned i, const char *path, uid_t uid, gid_t gid)
+/*
+ * Walk path from "/" one component at a time, never following a link (a
+ * link anywhere on the way, not only at the end, could send the storage
+ * and its chown elsewhere). The storage folder's fd, -ENOENT when
+ * something is missing and create is not set, or -errno (logged).
+ */
+static int mtp_prep_walk(unsigned i, const char *path, bool create,
+			 uid_t uid, gid_t gid, bool *made)
 {
 	char buf[PATH_MAX], *name, *next;
 	int dfd, fd;
 
+	*made = false;
 	if (path[0] != '/' || snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf)) {
-		log_warnx("mtp: option storage%u_path: %s: a storage to create "
-			  "needs an absolute path", i, path);
+		log_warnx("mtp: option storage%u_path: %s: a storage needs an "
+			  "absolute path", i, path);
 		return -EINVAL;
 	}
 	dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -102,7 +114,7 @@ static int mtp_prep_create(unsigned i, const char *path, uid_t uid, gid_t gid)
 			continue;
 		if (!strcmp(name, ".") || !strcmp(name, "..")) {
 			log_warnx("mtp: option storage%u_path: %s: \".\" and \"..\" "
-				  "are not allowed in a storage to create", i, path);
+				  "are not allowed in a storage path", i, path);
 			close(dfd);
 			return -EINVAL;
 		}
@@ -110,7 +122,7 @@ static int mtp_prep_create(unsigned i, const char *path, uid_t uid, gid_t gid)
 		while (next && *next == '/')
 			next++;
 		fd = mtp_prep_step(i, path, path + (name - buf) + strlen(name), dfd,
-				   name, !next || !*next, uid, gid);
+				   name, !next || !*next, create, uid, gid, made);
 		close(dfd);
 		if (fd < 0)
 			return fd;
@@ -118,30 +130,23 @@ static int mtp_prep_create(unsigned i, const char *path, uid_t uid, gid_t gid)
 		if (next && !*next)
 			next = NULL;
 	}
-	close(dfd);
-	return 0;
+	return dfd;
 }
 
 int mtp_prep_storage(unsigned i, const char *path, bool create, uid_t uid,
 		     gid_t gid)
 {
-	struct stat st;
+	bool made;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		return create ? mtp_prep_create(i, path, uid, gid) : 0;
-	if (fd < 0 && (errno == ENOTDIR || errno == ELOOP) &&
-	    lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		log_warnx("mtp: option storage%u_path: %s is a symbolic link; a "
-			  "storage must be the folder itself", i, path);
-		return -ELOOP;
-	}
-	if (fd < 0) {
-		log_warn("mtp: option storage%u_path: %s", i, path);
-		return -errno;
-	}
-	r = mtp_prep_adopt(i, path, fd, uid, gid);
+	fd = mtp_prep_walk(i, path, create, uid, gid, &made);
+	/* Missing and not to be made: left for init to report (a typo must
+	 * not make a folder). */
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	r = made ? 0 : mtp_prep_adopt(i, path, fd, uid, gid);
 	close(fd);
 	return r;
 }

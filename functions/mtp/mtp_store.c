@@ -21,18 +21,36 @@
  * listing a folder cleans it too. */
 #define MTP_STORE_SWEEP_BUDGET 100000
 
+/*
+ * A handle is a slot of the table and that slot's generation:
+ * gen << MTP_STORE_SLOT_BITS | (slot index + 1). Forgetting an object
+ * bumps its slot's generation, so the old handle names nothing from then
+ * on, whatever the slot holds later. Freed slots wait in a FIFO and are
+ * taken again only while more than MTP_STORE_QUARANTINE others wait, so a
+ * stale handle can name another object only after its slot went round
+ * all 2^11 generations: more than 2 million deletions later. (With the
+ * table full, over 2 million objects known, a freed slot is taken at once;
+ * a smaller test table has a quarantine of half its size.)
+ */
+#define MTP_STORE_SLOT_BITS 21
+#define MTP_STORE_SLOT_MASK ((1u << MTP_STORE_SLOT_BITS) - 1)
+#define MTP_STORE_GEN_MASK ((1u << (32 - MTP_STORE_SLOT_BITS)) - 1)
+#define MTP_STORE_QUARANTINE 1024u
+
 struct mtp_obj {
 	char *name; /* NULL once the object is gone */
 	uint32_t storage;
 	uint32_t parent; /* handle, or MTP_STORE_ROOT */
 	uint32_t next;	 /* hash chain, by handle; 0 ends it */
+	uint32_t gen;	 /* the slot's generation */
+	uint32_t next_free; /* free FIFO, by slot index + 1; 0 ends it */
 };
 
 struct mtp_storage {
 	uint32_t id;
 	int rootfd;
 	bool readonly;
-	uint64_t reserve; /* bytes writes must leave free */
+	struct mtp_fs_reserve reserve; /* what writes must leave free */
 	char *path;
 	char *desc;
 };
@@ -53,9 +71,13 @@ struct mtp_store_upload {
 struct mtp_store {
 	struct mtp_storage st[MTP_STORE_MAX];
 	unsigned n_st;
-	struct mtp_obj *objs; /* objs[h - 1] is handle h */
-	uint32_t n_objs;
+	struct mtp_obj *objs; /* objs[(h & MTP_STORE_SLOT_MASK) - 1] */
+	uint32_t n_objs; /* slots in use or freed */
 	uint32_t cap_objs;
+	uint32_t max_objs;
+	uint32_t free_head, free_tail; /* slot index + 1; 0: none */
+	uint32_t n_free;
+	uint32_t quarantine; /* freed slots kept out of use */
 	uint32_t *buckets;
 	uint32_t n_buckets;
 	mtp_store_listed_fn listed_fn;
@@ -100,8 +122,10 @@ struct mtp_store *mtp_store_new(void)
 {
 	struct mtp_store *s = calloc(1, sizeof(struct mtp_store));
 
-	if (s)
+	if (s) {
 		s->dc_fd = -1;
+		mtp_store_set_max_objs(s, 0);
+	}
 	return s;
 }
 
@@ -140,9 +164,10 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 
 	if (s->n_st == MTP_STORE_MAX)
 		return -ENOSPC;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* No link on the way either: the root is confined like the rest. */
+	fd = mtp_fs_open_root(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/* Without openat2 (Linux 5.6) nothing could be confined: refuse. */
 	probe = mtp_fs_open(fd, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (probe < 0) {
@@ -166,7 +191,7 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	}
 	st->rootfd = fd;
 	st->readonly = readonly;
-	st->reserve = 0;
+	st->reserve = (struct mtp_fs_reserve){0, 0};
 	/* Physical storage i+1, logical storage 1, as PTP suggests. */
 	st->id = (s->n_st + 1) << 16 | 1;
 	s->n_st++;
@@ -198,7 +223,18 @@ int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes)
 
 	if (!st)
 		return -ENOENT;
-	st->reserve = bytes;
+	st->reserve.bytes = bytes;
+	return 0;
+}
+
+int mtp_store_set_reserve_inodes(struct mtp_store *s, uint32_t id,
+				 uint64_t inodes)
+{
+	struct mtp_storage *st = mtp_store_find(s, id);
+
+	if (!st)
+		return -ENOENT;
+	st->reserve.inodes = inodes;
 	return 0;
 }
 
@@ -214,10 +250,10 @@ int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
 	if (fstatvfs(st->rootfd, &vfs) < 0)
 		return -errno;
 	out->capacity = (uint64_t)vfs.f_blocks * vfs.f_frsize;
-	rc = mtp_fs_headroom(st->rootfd, st->reserve, &out->free_bytes);
+	rc = mtp_fs_headroom(st->rootfd, st->reserve.bytes, &out->free_bytes);
 	if (rc < 0)
 		return rc;
-	out->reserve = st->reserve;
+	out->reserve = st->reserve.bytes;
 	out->readonly = st->readonly;
 	out->description = st->desc;
 	out->path = st->path;
@@ -244,11 +280,36 @@ static uint32_t mtp_store_hash(uint32_t storage, uint32_t parent,
 	return h;
 }
 
+void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n)
+{
+	s->max_objs = n && n < MTP_STORE_MAX_OBJS ? n : MTP_STORE_MAX_OBJS;
+	s->quarantine = s->max_objs / 2 < MTP_STORE_QUARANTINE
+			    ? s->max_objs / 2
+			    : MTP_STORE_QUARANTINE;
+}
+
+/* The slot of handle h, whatever its generation (h names a slot). */
+static struct mtp_obj *mtp_store_slot(struct mtp_store *s, uint32_t h)
+{
+	return &s->objs[(h & MTP_STORE_SLOT_MASK) - 1];
+}
+
+static uint32_t mtp_store_handle_of(struct mtp_store *s, uint32_t idx)
+{
+	return s->objs[idx].gen << MTP_STORE_SLOT_BITS | (idx + 1);
+}
+
 static struct mtp_obj *mtp_store_obj(struct mtp_store *s, uint32_t handle)
 {
-	if (handle == 0 || handle > s->n_objs || !s->objs[handle - 1].name)
+	uint32_t slot = handle & MTP_STORE_SLOT_MASK;
+	struct mtp_obj *o;
+
+	if (slot == 0 || slot > s->n_objs)
 		return NULL;
-	return &s->objs[handle - 1];
+	o = &s->objs[slot - 1];
+	if (!o->name || o->gen != handle >> MTP_STORE_SLOT_BITS)
+		return NULL;
+	return o;
 }
 
 static uint32_t *mtp_store_bucket(struct mtp_store *s, const struct mtp_obj *o)
@@ -259,26 +320,26 @@ static uint32_t *mtp_store_bucket(struct mtp_store *s, const struct mtp_obj *o)
 
 static void mtp_store_unhash(struct mtp_store *s, uint32_t handle)
 {
-	uint32_t *p = mtp_store_bucket(s, &s->objs[handle - 1]);
+	uint32_t *p = mtp_store_bucket(s, mtp_store_slot(s, handle));
 
 	while (*p && *p != handle)
-		p = &s->objs[*p - 1].next;
+		p = &mtp_store_slot(s, *p)->next;
 	if (*p)
-		*p = s->objs[handle - 1].next;
-	s->objs[handle - 1].next = 0;
+		*p = mtp_store_slot(s, handle)->next;
+	mtp_store_slot(s, handle)->next = 0;
 }
 
 static void mtp_store_rehash(struct mtp_store *s, uint32_t handle)
 {
-	uint32_t *b = mtp_store_bucket(s, &s->objs[handle - 1]);
+	uint32_t *b = mtp_store_bucket(s, mtp_store_slot(s, handle));
 
-	s->objs[handle - 1].next = *b;
+	mtp_store_slot(s, handle)->next = *b;
 	*b = handle;
 }
 
 static int mtp_store_grow(struct mtp_store *s)
 {
-	if (s->n_objs == MTP_STORE_MAX_OBJS)
+	if (s->n_objs >= s->max_objs)
 		return -ENOSPC;
 	if (s->n_objs == s->cap_objs) {
 		uint32_t cap = s->cap_objs ? 2 * s->cap_objs : 1024;
@@ -298,9 +359,9 @@ static int mtp_store_grow(struct mtp_store *s)
 		free(s->buckets);
 		s->buckets = b;
 		s->n_buckets = nb;
-		for (uint32_t h = 1; h <= s->n_objs; h++)
-			if (s->objs[h - 1].name)
-				mtp_store_rehash(s, h);
+		for (uint32_t i = 0; i < s->n_objs; i++)
+			if (s->objs[i].name)
+				mtp_store_rehash(s, mtp_store_handle_of(s, i));
 	}
 	return 0;
 }
@@ -314,8 +375,8 @@ static uint32_t mtp_store_find_obj(struct mtp_store *s, uint32_t storage,
 		return 0;
 	h = s->buckets[mtp_store_hash(storage, parent, name) &
 		       (s->n_buckets - 1)];
-	for (; h; h = s->objs[h - 1].next) {
-		const struct mtp_obj *o = &s->objs[h - 1];
+	for (; h; h = mtp_store_slot(s, h)->next) {
+		const struct mtp_obj *o = mtp_store_slot(s, h);
 
 		if (o->storage == storage && o->parent == parent &&
 		    !strcmp(o->name, name))
@@ -324,27 +385,56 @@ static uint32_t mtp_store_find_obj(struct mtp_store *s, uint32_t storage,
 	return 0;
 }
 
+/* A slot for a new entry: a freed one out of quarantine, else a new one,
+ * else (the table is full) any freed one. Its index, or -errno. */
+static int64_t mtp_store_take_slot(struct mtp_store *s)
+{
+	uint32_t idx;
+	int rc;
+
+	if (s->n_free <= s->quarantine) {
+		rc = mtp_store_grow(s);
+		if (rc == 0) {
+			s->objs[s->n_objs].gen = 0;
+			return s->n_objs++;
+		}
+		if (!s->n_free)
+			return rc;
+	}
+	idx = s->free_head - 1;
+	s->free_head = s->objs[idx].next_free;
+	if (!s->free_head)
+		s->free_tail = 0;
+	s->n_free--;
+	return idx;
+}
+
 /* The handle of (storage, parent, name), adding an entry if needed. */
 static int mtp_store_intern(struct mtp_store *s, uint32_t storage,
 			    uint32_t parent, const char *name, uint32_t *out)
 {
 	struct mtp_obj *o;
-	int rc;
+	char *copy;
+	int64_t idx;
 
 	*out = mtp_store_find_obj(s, storage, parent, name);
 	if (*out)
 		return 0;
-	rc = mtp_store_grow(s);
-	if (rc < 0)
-		return rc;
-	o = &s->objs[s->n_objs];
-	o->name = strdup(name);
-	if (!o->name)
+	copy = strdup(name);
+	if (!copy)
 		return -ENOMEM;
+	idx = mtp_store_take_slot(s);
+	if (idx < 0) {
+		free(copy);
+		return (int)idx;
+	}
+	o = &s->objs[idx];
+	o->name = copy;
 	o->storage = storage;
 	o->parent = parent;
 	o->next = 0;
-	*out = ++s->n_objs;
+	o->next_free = 0;
+	*out = mtp_store_handle_of(s, (uint32_t)idx);
 	mtp_store_rehash(s, *out);
 	return 0;
 }
@@ -352,6 +442,7 @@ static int mtp_store_intern(struct mtp_store *s, uint32_t storage,
 void mtp_store_forget(struct mtp_store *s, uint32_t handle)
 {
 	struct mtp_obj *o = mtp_store_obj(s, handle);
+	uint32_t idx;
 
 	mtp_store_changed(s);
 	if (!o)
@@ -359,32 +450,65 @@ void mtp_store_forget(struct mtp_store *s, uint32_t handle)
 	mtp_store_unhash(s, handle);
 	free(o->name);
 	o->name = NULL;
+	/* The handle dies with the object; 0xFFFFFFFF means "all" in MTP
+	 * and is never handed out. */
+	idx = (handle & MTP_STORE_SLOT_MASK) - 1;
+	do
+		o->gen = (o->gen + 1) & MTP_STORE_GEN_MASK;
+	while (mtp_store_handle_of(s, idx) == 0xFFFFFFFFu);
+	o->next_free = 0;
+	if (s->free_tail)
+		s->objs[s->free_tail - 1].next_free = idx + 1;
+	else
+		s->free_head = idx + 1;
+	s->free_tail = idx + 1;
+	s->n_free++;
 }
 
-/* True when anc is h or one of its folders. */
+/* True when anc is h or one of its folders (all live). */
 static bool mtp_store_under(struct mtp_store *s, uint32_t h, uint32_t anc)
 {
 	for (unsigned i = 0; h != MTP_STORE_ROOT && i <= MTP_STORE_MAX_DEPTH;
 	     i++) {
+		struct mtp_obj *o;
+
 		if (h == anc)
 			return true;
-		/* Forgotten entries keep their parent: follow it anyway, as
-		 * forget_tree() may just have dropped an ancestor. */
-		if (h > s->n_objs)
+		o = mtp_store_obj(s, h);
+		if (!o)
 			return false;
-		h = s->objs[h - 1].parent;
+		h = o->parent;
 	}
 	return false;
 }
 
 /* Forget handle and everything listed below it: a deleted folder's
- * children must neither linger in memory nor be reported again. */
+ * children must neither linger in memory nor be reported again. They are
+ * found first and forgotten after, as forgetting kills the handles the
+ * search follows. */
 static void mtp_store_forget_tree(struct mtp_store *s, uint32_t handle)
 {
-	for (uint32_t h = 1; h <= s->n_objs; h++)
-		if (h != handle && s->objs[h - 1].name &&
-		    mtp_store_under(s, h, handle))
-			mtp_store_forget(s, h);
+	uint32_t *found = NULL, n = 0, cap = 0;
+
+	for (uint32_t i = 0; i < s->n_objs; i++) {
+		uint32_t h = mtp_store_handle_of(s, i);
+
+		if (!s->objs[i].name || h == handle || !mtp_store_under(s, h, handle))
+			continue;
+		if (n == cap) {
+			uint32_t *a = realloc(found, (cap ? 2 * cap : 64) *
+							 sizeof(*a));
+
+			if (!a)
+				break; /* the rest lingers, unreachable */
+			found = a;
+			cap = cap ? 2 * cap : 64;
+		}
+		found[n++] = h;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		mtp_store_forget(s, found[i]);
+	free(found);
 	mtp_store_forget(s, handle);
 }
 
@@ -414,7 +538,7 @@ static int mtp_store_open_dir(struct mtp_store *s, struct mtp_storage *st,
 	/* One level at a time: a path of 64 names may exceed PATH_MAX.
 	 * A link or a mount met on the way ends the walk as -ENOENT. */
 	while (depth--) {
-		int next = mtp_fs_open(fd, s->objs[chain[depth] - 1].name,
+		int next = mtp_fs_open(fd, mtp_store_slot(s, chain[depth])->name,
 				       O_RDONLY | O_DIRECTORY, 0);
 
 		close(fd);
@@ -588,7 +712,7 @@ int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
 		close(dfd);
 		return rc;
 	}
-	*reserve = st->reserve;
+	*reserve = st->reserve.bytes;
 	return mtp_store_open_at(dfd, o->name, O_RDWR, out);
 }
 
@@ -715,8 +839,16 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 	rc = mtp_store_open_dir(s, st, parent, &dfd);
 	if (rc < 0)
 		return rc;
-	/* A folder that exists is reused, unless it is a mount point. */
-	if (mkdirat(dfd, name, 0755) < 0) {
+	/* A folder that exists is reused, unless it is a mount point; a
+	 * new one is paid for like any object, above the reserve. */
+	rc = mtp_fs_entry(dfd, name, &sb);
+	if (rc == 0)
+		rc = sb.dir ? 0 : -EEXIST;
+	else if (rc == -ENOENT)
+		rc = mtp_fs_room(dfd, &st->reserve, 0, 1);
+	else
+		rc = -EEXIST;
+	if (rc == 0 && mkdirat(dfd, name, 0755) < 0) {
 		rc = -errno;
 		if (rc == -EEXIST && mtp_fs_entry(dfd, name, &sb) == 0 &&
 		    sb.dir)
@@ -753,7 +885,7 @@ int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 static int mtp_store_rekey(struct mtp_store *s, uint32_t handle,
 			   uint32_t parent, const char *name)
 {
-	struct mtp_obj *o = &s->objs[handle - 1];
+	struct mtp_obj *o = mtp_store_slot(s, handle);
 	uint32_t old = mtp_store_find_obj(s, o->storage, parent, name);
 	char *n = strdup(name);
 
@@ -839,10 +971,28 @@ int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 	return rc < 0 ? rc : mtp_store_rekey(s, handle, parent, o->name);
 }
 
-int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
-		   uint32_t parent, uint32_t *copy)
+struct mtp_store_copy {
+	struct mtp_fs_copy *fc;
+	uint32_t storage, parent;
+	char *name;
+};
+
+void mtp_store_copy_abort(struct mtp_store *s, struct mtp_store_copy *c)
+{
+	if (!c)
+		return;
+	mtp_store_changed(s);
+	mtp_fs_copy_free(c->fc);
+	free(c->name);
+	free(c);
+}
+
+int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle,
+			 uint32_t storage, uint32_t parent,
+			 struct mtp_store_copy **out)
 {
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
+	struct mtp_store_copy *c;
 	struct mtp_obj *o;
 	int sfd, dfd, rc;
 
@@ -858,15 +1008,58 @@ int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		close(sfd);
 		return -EINVAL;
 	}
-	rc = mtp_store_open_dir(s, dst, parent, &dfd);
+	c = calloc(1, sizeof(*c));
+	rc = c ? 0 : -ENOMEM;
+	if (rc == 0)
+		rc = mtp_store_open_dir(s, dst, parent, &dfd);
 	if (rc == 0) {
-		rc = mtp_fs_copy(sfd, dfd, o->name, dst->reserve);
+		c->storage = storage;
+		c->parent = parent;
+		c->name = strdup(o->name);
+		rc = c->name ? mtp_fs_copy_new(sfd, dfd, o->name,
+					       &dst->reserve, &c->fc)
+			     : -ENOMEM;
 		close(dfd);
 	}
 	close(sfd);
+	if (rc < 0) {
+		mtp_store_copy_abort(s, c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+int mtp_store_copy_step(struct mtp_store *s, struct mtp_store_copy *c,
+			uint32_t *copy)
+{
+	int rc = mtp_fs_copy_step(c->fc);
+
+	if (rc > 0)
+		return rc;
+	if (rc == 0)
+		rc = mtp_store_intern(s, c->storage, c->parent, c->name, copy);
+	/* A copy the host cannot be given a handle for goes again. */
+	if (rc < 0)
+		mtp_fs_copy_discard(c->fc);
+	else
+		mtp_fs_copy_free(c->fc);
+	c->fc = NULL;
+	mtp_store_copy_abort(s, c);
+	return rc;
+}
+
+int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
+		   uint32_t parent, uint32_t *copy)
+{
+	struct mtp_store_copy *c;
+	int rc = mtp_store_copy_begin(s, handle, storage, parent, &c);
+
 	if (rc < 0)
 		return rc;
-	return mtp_store_intern(s, storage, parent, o->name, copy);
+	while ((rc = mtp_store_copy_step(s, c, copy)) > 0)
+		;
+	return rc;
 }
 
 /* Create the hidden temporary file of an upload in dfd; tmp gets its name. */
@@ -921,7 +1114,7 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 				    uint32_t parent)
 {
 	struct mtp_fs_stat sb;
-	uint64_t room, need;
+	uint64_t need;
 	int rc, fd;
 
 	rc = mtp_store_open_dir(s, up->st, parent, &up->dirfd);
@@ -938,14 +1131,14 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 	if (!up->made && faccessat(up->dirfd, up->name, W_OK,
 				   AT_EACCESS | AT_SYMLINK_NOFOLLOW))
 		return -EACCES;
-	/* Room for all of it, next to the old version while it lasts. An
-	 * ObjectInfo's 0xFFFFFFFF says 4 GiB or more. */
+	/* Room for all of it, next to the old version while it lasts: the
+	 * temporary file, and a new object's placeholder, are objects of
+	 * their own (an empty file too takes an inode). An ObjectInfo's
+	 * 0xFFFFFFFF says 4 GiB or more. */
 	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
-	rc = mtp_fs_headroom(up->dirfd, up->st->reserve, &room);
+	rc = mtp_fs_room(up->dirfd, &up->st->reserve, need, up->made ? 2 : 1);
 	if (rc < 0)
 		return rc;
-	if (room < need)
-		return -ENOSPC;
 	if (up->made) {
 		/* Opened read-only: its close is no news for inotify. */
 		fd = mtp_fs_open(up->dirfd, up->name,
@@ -1009,7 +1202,7 @@ int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
 		return -EFBIG;
 	/* Checked on every write: the announced size may be unknown, and
 	 * the board may fill the disk meanwhile. */
-	rc = mtp_fs_headroom(up->fd, up->st->reserve, &room);
+	rc = mtp_fs_headroom(up->fd, up->st->reserve.bytes, &room);
 	if (rc < 0)
 		return rc;
 	if (room < n)

@@ -3,9 +3,10 @@
  * of the files and folders in them.
  *
  * Handles are assigned lazily, when a folder is listed or an object is
- * created, and stay stable for the life of the store (a re-listed name
- * keeps its handle; a renamed object keeps its handle). Nothing is read
- * at start-up beyond the storage roots.
+ * created, and stay stable while the object lives (a re-listed name keeps
+ * its handle; a renamed object keeps its handle). The slots of deleted
+ * objects are reused, under new handles. Nothing is read at start-up
+ * beyond the storage roots.
  *
  * Every access is confined to its storage's root: paths are resolved
  * component by component from a directory fd of the root with mtp_fs's
@@ -17,7 +18,7 @@
  * Files the host sends are uploads: the data goes to a hidden temporary
  * file in the target's folder and replaces the target only once it is
  * complete, so a cancelled or failed transfer leaves the old content.
- * Writes keep each storage's reserve free.
+ * Writes keep each storage's reserve of bytes and inodes free.
  */
 #ifndef GADGETD_MTP_STORE_H
 #define GADGETD_MTP_STORE_H
@@ -28,8 +29,13 @@
 #include <time.h>
 
 #define MTP_STORE_MAX 8
-/* Upper bound on handles, to bound memory whatever the host lists. */
-#define MTP_STORE_MAX_OBJS (1u << 21)
+/*
+ * Upper bound on objects known at once, to bound memory whatever the host
+ * lists. A handle of a forgotten or deleted object is dead: it is never
+ * given to another object until its slot was reused 2048 times, which
+ * takes more than 2 million deletions (see mtp_store.c).
+ */
+#define MTP_STORE_MAX_OBJS ((1u << 21) - 1)
 /* Parent value meaning "the storage root" in this API. */
 #define MTP_STORE_ROOT 0u
 
@@ -64,15 +70,25 @@ struct mtp_storage_stat {
 struct mtp_store *mtp_store_new(void);
 void mtp_store_free(struct mtp_store *s);
 
+/* For tests: hold at most n objects at once (0: MTP_STORE_MAX_OBJS). */
+void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n);
+
 /*
  * Add a storage rooted at path (must be an existing directory). *id gets
  * its storage id. Temporary files a killed worker left in a writable
- * storage are removed. -ENOSYS without openat2 (Linux < 5.6).
+ * storage are removed. -ENOSYS without openat2 (Linux < 5.6), -ELOOP
+ * when a component of path is a symbolic link (none is followed).
  */
 int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		  bool readonly, uint32_t *id);
-/* Writes to storage id must leave bytes free (0 by default). */
+/*
+ * Writes to storage id must leave bytes free and inodes unused (0 and 0
+ * by default). Every creation counts (mtp_fs_room): a folder, an empty
+ * file, each object of a copied tree, an upload's temporary file.
+ */
 int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes);
+int mtp_store_set_reserve_inodes(struct mtp_store *s, uint32_t id,
+				 uint64_t inodes);
 unsigned mtp_store_count(const struct mtp_store *s);
 uint32_t mtp_store_id(const struct mtp_store *s, unsigned i);
 /* -ENOENT for an unknown storage id. */
@@ -150,9 +166,25 @@ int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name);
 /* Move within the same storage (-EXDEV otherwise). */
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent);
-/* Copy a file or folder tree; *copy gets the new handle. -ENOSPC when the
- * destination storage would keep less than its reserve (nothing of the
- * copy stays then). */
+/*
+ * Copy a file or folder tree into parent of storage, in steps (see
+ * mtp_fs_copy_new): begin checks what it can at once (-ENOENT, -EROFS,
+ * -EINVAL for a folder into itself); each step does a bounded piece and
+ * returns 1 while there is more, or frees the job and returns 0 (*copy
+ * gets the new handle) or -errno. -ENOSPC when the whole tree, counted
+ * before anything is made, does not fit above the destination's reserve
+ * of bytes and inodes, or when the disk fills meanwhile. Nothing of a
+ * failed or aborted copy stays.
+ */
+struct mtp_store_copy;
+int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle,
+			 uint32_t storage, uint32_t parent,
+			 struct mtp_store_copy **c);
+int mtp_store_copy_step(struct mtp_store *s, struct mtp_store_copy *c,
+			uint32_t *copy);
+/* Give up a copy in progress (NULL is fine): what it made goes. */
+void mtp_store_copy_abort(struct mtp_store *s, struct mtp_store_copy *c);
+/* The whole copy at once, as above. */
 int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent, uint32_t *copy);
 

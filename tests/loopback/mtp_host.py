@@ -30,6 +30,9 @@
                                      (BeginEditObject, SendPartialObject,
                                      EndEditObject: Android's extension)
   mtp_host.py truncate ID SIZE       TruncateObject in an edit, the same way
+  mtp_host.py mkdir STORAGE NAME     a folder NAME in the root of STORAGE
+  mtp_host.py copy STORAGE SRC DST   CopyObject of SRC (a name in the root of
+                                     STORAGE) into the folder DST there
 
 getall, get and sendeach print "got"/"sent" or "refused" and the ID or
 NAME for each file, and succeed whatever the device answered. The others
@@ -84,6 +87,11 @@ mtp.LIBMTP_TruncateObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
                                       ctypes.c_uint64]
 mtp.LIBMTP_BeginEditObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
 mtp.LIBMTP_EndEditObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+mtp.LIBMTP_Create_Folder.restype = ctypes.c_uint32
+mtp.LIBMTP_Create_Folder.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                     ctypes.c_uint32, ctypes.c_uint32]
+mtp.LIBMTP_Copy_Object.argtypes = [ctypes.c_void_p, ctypes.c_uint32,
+                                   ctypes.c_uint32, ctypes.c_uint32]
 libc.free.argtypes = [ctypes.c_void_p]
 libc.strdup.restype = ctypes.c_void_p
 libc.strdup.argtypes = [ctypes.c_char_p]
@@ -233,12 +241,57 @@ def truncate(dev, args):
     return edit(dev, oid, lambda: mtp.LIBMTP_TruncateObject(dev, oid, int(args[1], 0)))
 
 
+def mkdir(dev, args):
+    # LIBMTP_Create_Folder wants a name it may free: a malloc'ed copy.
+    name = libc.strdup(args[1].encode())
+    return mtp.LIBMTP_Create_Folder(dev, ctypes.cast(name, ctypes.c_char_p),
+                                    0, int(args[0], 0)) != 0
+
+
+class Folder(ctypes.Structure):
+    pass
+
+
+Folder._fields_ = [("folder_id", ctypes.c_uint32), ("parent_id", ctypes.c_uint32),
+                   ("storage_id", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                   ("sibling", ctypes.POINTER(Folder)), ("child", ctypes.POINTER(Folder))]
+mtp.LIBMTP_Get_Folder_List.restype = ctypes.POINTER(Folder)
+mtp.LIBMTP_Get_Folder_List.argtypes = [ctypes.c_void_p]
+
+
+def root_id(dev, storage, name):
+    """The id of NAME (a file or folder) in the root of storage, or None."""
+    f = mtp.LIBMTP_Get_Folder_List(dev)
+    while f:
+        if f.contents.storage_id == storage and f.contents.name.decode() == name:
+            return f.contents.folder_id
+        f = f.contents.sibling
+    none = ctypes.cast(None, Progress)
+    f = mtp.LIBMTP_Get_Filelisting_With_Callback(dev, none, None)
+    while f:
+        if f.contents.storage_id == storage and f.contents.parent_id in (0, 0xFFFFFFFF) and \
+                ctypes.string_at(f.contents.filename).decode(errors="replace") == name:
+            return f.contents.item_id
+        f = f.contents.next
+    return None
+
+
+def copy(dev, args):
+    storage = int(args[0], 0)
+    src, dst = root_id(dev, storage, args[1]), root_id(dev, storage, args[2])
+    if src is None or dst is None:
+        print("no %s or no %s" % (args[1], args[2]))
+        return False
+    return mtp.LIBMTP_Copy_Object(dev, src, storage, dst) == 0
+
+
 def main():
     cmds = {"rename": (rename, 2), "send": (send, 3), "sendsize": (sendsize, 4),
             "sendcancel": (sendcancel, 4), "sendrun": (sendrun, 5),
             "getall": (getall, 1), "get": (get, -2), "sendeach": (sendeach, -3),
             "events": (events, 1), "find": (find, 1), "getpart": (getpart, 4),
-            "sendpart": (sendpart, 3), "truncate": (truncate, 2)}
+            "sendpart": (sendpart, 3), "truncate": (truncate, 2),
+            "mkdir": (mkdir, 2), "copy": (copy, 3)}
     # A negative count: at least that many arguments.
     n = len(sys.argv) - 2
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or \

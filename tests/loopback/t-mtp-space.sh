@@ -8,6 +8,11 @@
 # old bytes; GetStorageInfo shows free less the reserve; oversize sends,
 # one byte over and 5 GiB announced are refused with Store_Full and write
 # nothing; a send the board's own writes outrun stops at the reserve.
+# Issue 21: a storage path through a symbolic link is refused, naming the
+# option; every creation counts against the reserve, bytes and inodes
+# (the tmpfs has 64 inodes, storage0_reserve_inodes=32): with the disk at
+# its reserve, a folder, an empty upload and copies of an empty file and
+# of a folder are refused with Store_Full and the storage does not grow.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
@@ -24,12 +29,26 @@ export LANG=C.UTF-8
 : > "$MTP_WLOG"
 gd_modules
 mkdir -p $S0 $S1 $HOST
-timeout 10 mount -t tmpfs -o size=4m small $S0 || die "no tmpfs for $S0"
+timeout 10 mount -t tmpfs -o size=4m,nr_inodes=64 small $S0 || die "no tmpfs for $S0"
 mtp_pattern OLDDATA 1000000 $HOST/old.bin
 cp $HOST/old.bin $S1/keep.bin
 
+say "a storage behind a symbolic link is refused (issue 21)"
+ln -s /srv /srv-link
+: > "$MTP_WLOG"
+mtp_up storage0_path=/srv-link/big storage0_description=Link > $OUT/link.txt 2>&1
+up=$?
+check "a storage reached through /srv-link does not come up" test "$up" != 0
+cat "$MTP_WLOG" | tail -n 3
+check "the worker says which option and which link" \
+	grep -q 'storage0_path: /srv-link/big: /srv-link is a symbolic link' "$MTP_WLOG"
+mtp_down
+rm /srv-link
+: > "$MTP_WLOG"
+
 say "start the MTP function"
 mtp_up storage0_path=$S0 storage0_description=Small storage0_reserve_mb=1 \
+	storage0_reserve_inodes=32 \
 	storage1_path=$S1 storage1_description=Big ||
 	die "the MTP gadget did not come up"
 
@@ -85,5 +104,54 @@ check "a send the board's writes leave no room for fails with Store_Full" \
 check "the board's own 1.5 MB went in whole" test "$(stat -c %s $S0/filler)" = 1500000
 check "nothing of the send is left" sh -c "test ! -e $S0/fill.bin && test $(mtp_temps $S0) = 0"
 check "the disk keeps its reserve" test "$(mtp_avail $S0)" -ge $MIB
+
+# refused CMD...: CMD fails with Store_Full and $S0 keeps $n entries.
+refused() {
+	what=$1
+	shift
+	timeout 60 $MTP_PY $MTP_T/mtp_host.py "$@" > $OUT/refused.txt 2>&1
+	cat $OUT/refused.txt | tail -n 3
+	check "$what is refused with Store_Full" \
+		sh -c "grep -q '^failed $1' $OUT/refused.txt && grep -q 'Store Full' $OUT/refused.txt"
+	check "and the storage does not grow ($n entries)" \
+		test "$(find $S0 -mindepth 1 | wc -l)" = "$n"
+}
+
+say "every creation needs room above the reserve: bytes"
+rm -f $S0/filler
+mkdir $S0/dst $S0/tree
+: > $S0/empty
+: > $S0/tree/inner
+: > $HOST/zero.bin
+AV=$(mtp_avail $S0)
+head -c $((AV - MIB)) /dev/zero > $S0/filler
+check "the board filled the disk down to its reserve" test "$(mtp_avail $S0)" -le $MIB
+n=$(find $S0 -mindepth 1 | wc -l)
+refused "a new folder" mkdir $SMALL newdir
+refused "a 0-byte upload" send $SMALL $HOST/zero.bin zero.bin
+refused "a copy of an empty file" copy $SMALL empty dst
+refused "a copy of a folder" copy $SMALL tree dst
+check "no temporary file is left" test "$(mtp_temps $S0)" = 0
+
+say "every creation needs room above the reserve: inodes"
+rm -f $S0/filler
+i=0
+while [ "$(stat -f -c %d $S0)" -gt 32 ] && [ $i -lt 64 ]; do
+	: > $S0/inode$i
+	i=$((i + 1))
+done
+check "the board used the inodes down to the reserve ($(stat -f -c %d $S0) free)" \
+	test "$(stat -f -c %d $S0)" = 32
+check "bytes to spare" test "$(mtp_avail $S0)" -gt $((2 * MIB))
+n=$(find $S0 -mindepth 1 | wc -l)
+refused "a new folder" mkdir $SMALL newdir
+refused "a 0-byte upload" send $SMALL $HOST/zero.bin zero.bin
+refused "a copy of an empty file" copy $SMALL empty dst
+refused "a copy of a folder" copy $SMALL tree dst
+rm -f $S0/inode*
+timeout 60 $MTP_PY $MTP_T/mtp_host.py mkdir $SMALL newdir > $OUT/mkdir.txt 2>&1
+check "with inodes again a folder is made" sh -c "grep -q '^ok mkdir' $OUT/mkdir.txt && test -d $S0/newdir"
+timeout 60 $MTP_PY $MTP_T/mtp_host.py copy $SMALL tree dst > $OUT/copy.txt 2>&1
+check "and a folder copied" sh -c "grep -q '^ok copy' $OUT/copy.txt && test -f $S0/dst/tree/inner"
 
 mtp_finish

@@ -27,6 +27,12 @@ static struct {
 } fake;
 
 static int fake_token;
+static struct loop *fake_loop;
+
+void fake_mtp_set_loop(struct loop *l)
+{
+	fake_loop = l;
+}
 
 struct plugin *fake_mtp_reset(void)
 {
@@ -92,7 +98,7 @@ const char *fake_mtp_status(const char *key)
 
 struct loop *plugin_loop(struct plugin *p)
 {
-	return NULL;
+	return fake_loop;
 }
 
 const char *plugin_instance(struct plugin *p)

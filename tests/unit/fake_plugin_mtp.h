@@ -17,6 +17,8 @@ struct fake_mtp_xfer {
 
 /* Forget everything; returns the struct plugin * to hand to init. */
 struct plugin *fake_mtp_reset(void);
+/* What plugin_loop() returns (NULL by default; kept across resets). */
+void fake_mtp_set_loop(struct loop *l);
 void fake_mtp_set_option(const char *key, const char *value);
 void fake_mtp_set_enabled(bool on, unsigned max_packet);
 /* IN transfers recorded since the last reset or clear. */

@@ -13,5 +13,10 @@
 void fake_statvfs_set(const char *root, uint64_t capacity);
 /* What the fake disk has free now. */
 uint64_t fake_statvfs_free(void);
+/* Give the fake disk an inode table of that many inodes, of which every
+ * file and folder under root takes one (0, after each set: none, as
+ * btrfs reports). */
+void fake_statvfs_set_inodes(uint64_t inodes);
+uint64_t fake_statvfs_free_inodes(void);
 
 #endif

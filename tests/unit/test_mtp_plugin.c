@@ -13,6 +13,8 @@
 #include "mtp/mtp_container.h"
 #include "mtp/mtp_fs.h"
 #include "mtp/mtp_proto.h"
+#include "log.h"
+#include "loop.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -86,6 +88,7 @@ static int teardown(void **state)
 	char cmd[128];
 
 	fake_statvfs_set(NULL, 0);
+	fake_mtp_set_loop(NULL);
 	ops->finish(f->priv);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->root);
 	assert_int_equal(system(cmd), 0);
@@ -1374,6 +1377,22 @@ static void test_reserve_option(void **state)
 			 0);
 	/* A reserve for a storage that is not there is a typo. */
 	assert_int_equal(reinit(f, "storage3_reserve_mb", "1", NULL), -EINVAL);
+	/* The inode reserve (issue 21), checked alike. */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]) - 2; i++) {
+		if (reinit(f, "storage0_reserve_inodes", bad[i], NULL) !=
+		    -EINVAL)
+			fail_msg("storage0_reserve_inodes=\"%s\" was accepted",
+				 bad[i]);
+	}
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "4294967297",
+				NULL),
+			 -EINVAL);
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "4294967296",
+				NULL),
+			 0);
+	assert_int_equal(reinit(f, "storage0_reserve_inodes", "0", NULL), 0);
+	assert_int_equal(reinit(f, "storage3_reserve_inodes", "1", NULL),
+			 -EINVAL);
 	assert_int_equal(reinit(f, NULL), 0);
 }
 
@@ -1440,6 +1459,134 @@ static void test_small_disk(void **state)
 	fake_mtp_clear();
 	assert_int_equal(unlink(in_s0(f, "filler")), 0);
 	cmd(f, MTP_OP_COPY_OBJECT, 3, src, 0x10001, h);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
+/* An idle watch that counts the loop's rounds (what a heartbeat needs). */
+static void count_round(struct loop_watch *w, void *data)
+{
+	unsigned *n = data;
+
+	(*n)++;
+}
+
+/* The last IN transfer is a response: its code and transaction id. */
+static uint16_t resp_tid(uint32_t *tid)
+{
+	const struct fake_mtp_xfer *x;
+	const uint8_t *p;
+
+	if (!fake_mtp_n_xfers())
+		return 0;
+	x = fake_mtp_xfer(fake_mtp_n_xfers() - 1);
+	p = fake_mtp_data() + x->off;
+	if (x->len < MTP_HDR_LEN || le16(p + 4) != MTP_TYPE_RESPONSE)
+		return 0;
+	*tid = le32(p + 8);
+	return le16(p + 6);
+}
+
+/*
+ * Issue 21: a long CopyObject goes in steps from the worker's loop, so
+ * the loop (and the heartbeat it answers) keeps running; the response
+ * comes at the end. Meanwhile the device says busy, a stray command gets
+ * Device_Busy, and a reset or unplug removes the half copy.
+ */
+static void test_copy_in_steps(void **state)
+{
+	struct usb_ctrlrequest status = {
+	    .bRequestType = USB_DIR_IN | USB_TYPE_CLASS | USB_RECIP_INTERFACE,
+	    .bRequest = MTP_REQ_GET_DEVICE_STATUS,
+	    .wLength = 4,
+	};
+	struct fx *f = *state;
+	struct loop *l = loop_new();
+	unsigned rounds = 0, others = 0;
+	uint32_t src, d, tid, copy, t;
+	uint8_t in[8];
+	char cmpcmd[512];
+	struct stat sb;
+
+	assert_non_null(l);
+	fake_mtp_set_loop(l);
+	assert_int_equal(reinit(f, NULL), 0);
+	write_file(in_s0(f, "big.bin"), 24u << 20);
+	open_session(f);
+	src = handle_of(f, "big.bin");
+	assert_int_equal(send_info(f, 0x10001, "d", MTP_FMT_ASSOCIATION, 0, &d),
+			 MTP_RC_OK);
+	tid = cmd(f, MTP_OP_COPY_OBJECT, 3, src, 0x10001, d);
+	/* Not answered from inside the command: the loop runs the copy. */
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	assert_int_equal(ops->setup(f->priv, &status, in), 4);
+	assert_int_equal(le16(in + 2), MTP_RC_DEVICE_BUSY);
+	t = cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(resp_tid(&copy), MTP_RC_DEVICE_BUSY);
+	assert_int_equal(copy, t);
+	fake_mtp_clear();
+	while (!fake_mtp_n_xfers() && rounds < 1000) {
+		assert_non_null(loop_add_idle(l, count_round, &others));
+		assert_true(loop_dispatch(l, 1000) >= 0);
+		rounds++;
+	}
+	/* 24 MiB in steps of at most 4 MiB, other work between them. */
+	assert_true(rounds >= 6);
+	assert_true(others >= 6);
+	assert_int_equal(resp_tid(&t), MTP_RC_OK);
+	assert_int_equal(t, tid);
+	assert_int_equal(resp(&copy), MTP_RC_OK);
+	assert_true(copy != src && copy != 0);
+	snprintf(cmpcmd, sizeof(cmpcmd), "cmp -s '%s/big.bin' '%s/d/big.bin'",
+		 f->s0, f->s0);
+	assert_int_equal(system(cmpcmd), 0);
+	assert_int_equal(ops->setup(f->priv, &status, in), 4);
+	assert_int_equal(le16(in + 2), MTP_RC_OK);
+	/* Unplugged halfway: no answer, and no half copy stays. */
+	fake_mtp_clear();
+	assert_int_equal(send_info(f, 0x10001, "e", MTP_FMT_ASSOCIATION, 0, &d),
+			 MTP_RC_OK);
+	cmd(f, MTP_OP_COPY_OBJECT, 3, src, 0x10001, d);
+	for (unsigned i = 0; i < 3; i++)
+		assert_true(loop_dispatch(l, 1000) >= 0);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	assert_int_equal(stat(in_s0(f, "e/big.bin"), &sb), 0);
+	ops->disable(f->priv);
+	assert_true(loop_dispatch(l, 0) >= 0);
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	assert_int_equal(stat(in_s0(f, "e/big.bin"), &sb), -1);
+	assert_int_equal(stat(in_s0(f, "e"), &sb), 0);
+	assert_int_equal(tmp_files(f->s0), 0);
+	ops->finish(f->priv);
+	f->priv = NULL;
+	fake_mtp_set_loop(NULL);
+	loop_free(l);
+}
+
+static unsigned tapped;
+
+static void tap_count(enum log_level level, const char *msg)
+{
+	if (strstr(msg, "mtp: "))
+		tapped++;
+}
+
+/* Issue 21: the lines a host provokes are rate-limited, as adb's: a host
+ * skipping 1000 data phases in a row leaves a handful of lines. */
+static void test_host_log_limited(void **state)
+{
+	struct fx *f = *state;
+
+	open_session(f);
+	tapped = 0;
+	log_set_tap(tap_count);
+	for (unsigned i = 0; i < 1000; i++)
+		cmd(f, MTP_OP_SEND_OBJECT_INFO, 2, 0x10001, 0xffffffff);
+	log_set_tap(NULL);
+	assert_true(tapped >= 1);
+	assert_true(tapped <= 25);
+	/* The session still works. */
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
 }
 
@@ -1899,6 +2046,8 @@ int main(void)
 	    T(test_overwrite_cancelled),
 	    T(test_size_mismatch),
 	    T(test_reserve_option),
+	    T(test_copy_in_steps),
+	    T(test_host_log_limited),
 	    T(test_small_disk),
 	    T(test_edit_in_place),
 	    T(test_edit_hostile),

@@ -114,6 +114,23 @@ static void test_link_on_the_way_refused(void **state)
 	assert_dir("elsewhere", 0700, geteuid(), getegid());
 }
 
+/* Issue 21: an existing storage reached through a link on the way is
+ * refused too, with or without create, and is neither chowned nor
+ * chmodded. */
+static void test_existing_behind_link_refused(void **state)
+{
+	assert_int_equal(mkdir(at("real"), 0700), 0);
+	assert_int_equal(mkdir(at("real/mtp"), 0700), 0);
+	assert_int_equal(chmod(at("real/mtp"), 0755), 0);
+	assert_int_equal(symlink(at("real"), at("srv")), 0);
+	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), false, uid, gid), -ELOOP);
+	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), true, uid, gid), -ELOOP);
+	assert_dir("real/mtp", 0755, geteuid(), getegid());
+	/* The real path is fine. */
+	assert_int_equal(mtp_prep_storage(0, at("real/mtp"), false, uid, gid), 0);
+	assert_dir("real/mtp", 0750, uid, gid);
+}
+
 static void test_odd_paths_refused(void **state)
 {
 	char path[300];
@@ -139,6 +156,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_without_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_existing_adopted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_on_the_way_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_existing_behind_link_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_odd_paths_refused, setup, teardown),
 	};
 

@@ -162,6 +162,22 @@ static void test_add_missing(void **state)
 	mtp_store_free(s);
 }
 
+/* Issue 21: the root is opened following no link, not even on the way
+ * to it. */
+static void test_add_through_link(void **state)
+{
+	struct fixture *f = *state;
+	char p[256], q[256];
+	uint32_t id;
+
+	snprintf(p, sizeof(p), "%s/via", f->root);
+	assert_int_equal(symlink(f->root, p), 0);
+	snprintf(q, sizeof(q), "%s/via/s0", f->root);
+	assert_int_equal(mtp_store_add(f->st, q, "Via", false, &id), -ELOOP);
+	assert_int_equal(mtp_store_add(f->st, p, "Link", false, &id), -ELOOP);
+	assert_int_equal(mtp_store_count(f->st), 2);
+}
+
 static void test_ids_and_stat(void **state)
 {
 	struct fixture *f = *state;
@@ -464,6 +480,53 @@ static void test_many(void **state)
 	free(h);
 }
 
+/* Issue 21: deleted objects' slots are reused, so create/delete cycles
+ * never exhaust the table (here 16 slots, 20000 cycles); a deleted
+ * handle stays dead meanwhile and is never handed out again before its
+ * slot went round its 2048 generations. */
+static void test_handle_reuse(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_obj_stat st;
+	uint32_t stale, h, last = 0;
+
+	mtp_store_set_max_objs(f->st, 16);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d",
+					 &stale),
+			 0);
+	assert_int_equal(mtp_store_delete(f->st, stale), 0);
+	for (unsigned i = 0; i < 20000; i++) {
+		int rc = mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d", &h);
+
+		if (rc != 0)
+			fail_msg("cycle %u: mkdir: %s", i, strerror(-rc));
+		assert_true(h != 0 && h != 0xFFFFFFFFu && h != last);
+		/* 16 slots, 8 in quarantine: the stale handle's slot comes
+		 * back every 9 cycles, 2047 times in 18423 cycles. */
+		if (i < 18000) {
+			assert_true(h != stale);
+			assert_int_equal(mtp_store_stat(f->st, stale, &st),
+					 -ENOENT);
+		}
+		assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
+		assert_string_equal(st.name, "d");
+		assert_int_equal(mtp_store_delete(f->st, h), 0);
+		assert_int_equal(mtp_store_stat(f->st, h, &st), -ENOENT);
+		last = h;
+	}
+	/* Children of deleted folders go too, and their slots come back. */
+	for (unsigned i = 0; i < 1000; i++) {
+		uint32_t d, c;
+
+		assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT,
+						 "t", &d),
+				 0);
+		assert_int_equal(mtp_store_mkdir(f->st, f->id0, d, "c", &c), 0);
+		assert_int_equal(mtp_store_delete(f->st, d), 0);
+		assert_int_equal(mtp_store_stat(f->st, c, &st), -ENOENT);
+	}
+}
+
 /* Half an overwrite, a refused excess, a short one, a cancel: the old
  * content stays each time; a complete one replaces it, same handle. */
 static void test_overwrite_keeps_old(void **state)
@@ -615,6 +678,137 @@ static void test_space_and_reserve(void **state)
 	fake_statvfs_set(NULL, 0);
 }
 
+/* Files and folders under dir, counted like `find dir -mindepth 1`. */
+static unsigned entries(const char *dir)
+{
+	char cmd[300];
+	unsigned n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -mindepth 1 | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%u", &n), 1);
+	pclose(p);
+	return n;
+}
+
+/* Issue 21: every creation needs room above the reserve, bytes and
+ * inodes: a folder, an empty upload, a copy of an empty file or folder.
+ * A refusal is -ENOSPC and leaves nothing. */
+static void refuse_every_creation(struct fixture *f, uint32_t empty,
+				  uint32_t folder)
+{
+	struct mtp_store_upload *up;
+	unsigned before = entries(f->s0);
+	uint32_t h;
+
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "new",
+					 &h),
+			 -ENOSPC);
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"zero", 0, &h, &up),
+			 -ENOSPC);
+	assert_int_equal(mtp_store_copy(f->st, empty, f->id0, MTP_STORE_ROOT,
+					&h),
+			 -ENOSPC);
+	assert_int_equal(mtp_store_copy(f->st, folder, f->id0, MTP_STORE_ROOT,
+					&h),
+			 -ENOSPC);
+	assert_int_equal(entries(f->s0), before);
+	assert_int_equal(tmp_files(f->s0), 0);
+}
+
+static void test_reserve_counts_every_creation(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t empty, folder, h;
+	char p[256];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/dir/empty", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	folder = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	empty = find(f, f->id0, folder, "empty");
+	/* Bytes: the board filled the disk down to the reserve. */
+	fake_statvfs_set(f->s0, 1 << 20);
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0, 256 << 10), 0);
+	snprintf(p, sizeof(p), "%s/filler", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_int_equal(ftruncate(fd, (uint64_t)fake_statvfs_free() -
+					   (256 << 10)),
+			 0);
+	close(fd);
+	assert_int_equal(fake_statvfs_free(), 256 << 10);
+	refuse_every_creation(f, empty, folder);
+	/* Inodes: bytes to spare, but only the reserve of inodes left. */
+	assert_int_equal(unlink(p), 0);
+	fake_statvfs_set_inodes(entries(f->s0) + 8);
+	assert_int_equal(mtp_store_set_reserve_inodes(f->st, f->id0, 8), 0);
+	assert_int_equal(fake_statvfs_free_inodes(), 8);
+	refuse_every_creation(f, empty, folder);
+	/* One inode above the reserve: a folder fits, an empty upload (its
+	 * placeholder and its temporary file) does not. */
+	fake_statvfs_set_inodes(entries(f->s0) + 9);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "new",
+					 &h),
+			 0);
+	/* A folder that exists is reused: no creation, no check. */
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "new",
+					 &h),
+			 0);
+	fake_statvfs_set(NULL, 0);
+}
+
+/* A copy of a tree is counted whole before anything is made: a tree
+ * with more objects than inodes above the reserve, or more data than
+ * bytes, is refused with nothing made, not cut off halfway. */
+static void test_copy_counts_whole_tree(void **state)
+{
+	struct fixture *f = *state;
+	unsigned before;
+	uint32_t tree, c, h;
+	char p[256];
+	int fd;
+
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "tree",
+					 &tree),
+			 0);
+	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "c",
+					 &c),
+			 0);
+	for (int i = 0; i < 20; i++) {
+		snprintf(p, sizeof(p), "%s/tree/f%02d", f->s0, i);
+		fd = open(p, O_CREAT | O_WRONLY, 0644);
+		assert_int_equal(ftruncate(fd, 40 << 10), 0);
+		close(fd);
+	}
+	fake_statvfs_set(f->s0, 4 << 20);
+	/* 21 objects; 20 inodes above the reserve. */
+	fake_statvfs_set_inodes(entries(f->s0) + 10 + 20);
+	assert_int_equal(mtp_store_set_reserve_inodes(f->st, f->id0, 10), 0);
+	before = entries(f->s0);
+	assert_int_equal(mtp_store_copy(f->st, tree, f->id0, c, &h), -ENOSPC);
+	assert_int_equal(entries(f->s0), before);
+	/* Inodes enough; 800 KiB of data and 21 blocks, with 600 KiB above
+	 * the reserve: refused before the first file. */
+	fake_statvfs_set_inodes(entries(f->s0) + 10 + 21);
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0,
+					       fake_statvfs_free() - (600 << 10)),
+			 0);
+	assert_int_equal(mtp_store_copy(f->st, tree, f->id0, c, &h), -ENOSPC);
+	assert_int_equal(entries(f->s0), before);
+	/* Room for all of it (21 blocks of 4 KiB over the data). */
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0,
+					       fake_statvfs_free() - (884 << 10)),
+			 0);
+	assert_int_equal(mtp_store_copy(f->st, tree, f->id0, c, &h), 0);
+	assert_int_equal(entries(f->s0), before + 21);
+	fake_statvfs_set(NULL, 0);
+}
+
 /* Hard links can point outside: such files are not listed, served,
  * overwritten nor copied; deleting one removes only the link. */
 static void test_hard_links(void **state)
@@ -755,6 +949,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_add_missing),
+	    cmocka_unit_test_setup_teardown(test_add_through_link, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_ids_and_stat, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_skips_links, setup,
 					    teardown),
@@ -774,7 +970,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_many, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_overwrite_keeps_old, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_handle_reuse, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_space_and_reserve, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_reserve_counts_every_creation,
+					    setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_copy_counts_whole_tree, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_hard_links, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tree_ops_skip_links, setup,
