@@ -16,6 +16,7 @@
 #include "adb_opts.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
+#include "adb_root.h"
 #include "adb_shell.h"
 #include "adb_stream.h"
 #include "adb_sync.h"
@@ -421,10 +422,15 @@ static int reboot_open(struct adb *a, const char *arg,
 		return adb_stream_oneshot(refused, sizeof(refused) - 1, ops,
 					  svc);
 	}
+	/* The spawner runs the profile's command; the target is all we
+	 * name, and it must be a plain word. */
+	if (!spawner_reboot_arg_ok(arg)) {
+		log_info("adb: reboot: a target that is not a plain word refused");
+		return -EINVAL;
+	}
 	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
-	/* Through the spawner: the worker itself cannot exec. */
-	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .shell = "/bin/sh",
-		.cmd = "exec $0 \"$@\"", .args = { a->reboot_cmd, arg } }, &c);
+	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .reboot = true,
+		.cmd = arg }, &c);
 	if (rc < 0)
 		return rc;
 	close(c.in);
@@ -451,6 +457,9 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 	}
 	if (!strncmp(name, "reboot:", 7))
 		return reboot_open(a, name + 7, ops, svc);
+	rc = adb_root_open(a->p, name, ops, svc);
+	if (rc != -ENOENT)
+		return rc;
 	rc = adb_shell_open(s, name, &a->shell, ops, svc);
 	if (rc != -ENOENT)
 		return rc;
