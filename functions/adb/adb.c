@@ -4,6 +4,7 @@
  * services and key handling live in the other adb_* modules.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,6 +500,33 @@ static void describe(struct plugin_desc *desc)
 	desc->props[0].value = "{F72FE0D4-CBCB-407d-8814-9ED673D0DD6B}";
 }
 
+/*
+ * As root, before the worker becomes uid:gid: a keys file that does not
+ * exist yet is made, empty, for uid:gid (0600), so that `gadgetctl adb
+ * allow` can append to it from a worker that cannot create files in
+ * /etc/gadgetd. An existing file is left as the admin made it. Owning the
+ * file gives the worker nothing it does not have: it is the one that
+ * decides which keys get in.
+ */
+static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
+{
+	const char *keys = opt(p, "keys");
+	int fd, r = 0;
+
+	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0; /* there already, or its folder is not: adb_auth says */
+	if (fchown(fd, uid, gid) < 0) {
+		r = -errno;
+		log_warn("adb: cannot hand %s to uid %u", keys, (unsigned)uid);
+		unlink(keys);
+	}
+	close(fd);
+	if (r == 0)
+		log_info("adb: made an empty %s for uid %u", keys, (unsigned)uid);
+	return r;
+}
+
 static void adb_finish(void *priv);
 
 static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
@@ -643,6 +671,7 @@ const struct plugin_ops gadgetd_plugin = {
 	.options = adb_opts,
 	.syscalls = adb_shell_syscalls,
 	.spawns = true,
+	.prepare = adb_prepare,
 	.init = adb_init,
 	.finish = adb_finish,
 	.enable = adb_enable,
