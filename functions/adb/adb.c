@@ -424,16 +424,17 @@ static int reboot_open(struct adb *a, const char *arg,
 					  svc);
 	}
 	/* The spawner runs the profile's command; the target is all we
-	 * name, and it must be a plain word. */
-	if (!spawner_reboot_arg_ok(arg)) {
-		log_info("adb: reboot: a target that is not a plain word refused");
-		return -EINVAL;
-	}
-	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
+	 * name, and the spawner takes only a plain word (spawner.h). */
 	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .reboot = true,
 		.cmd = arg }, &c);
-	if (rc < 0)
+	if (rc < 0) {
+		if (host_log_ok(a))
+			log_info("adb: reboot refused: %s", rc == -EBADMSG
+				 ? "the target is not a plain word"
+				 : strerror(-rc));
 		return rc;
+	}
+	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
 	close(c.in);
 	close(c.out);
 	close(c.err);

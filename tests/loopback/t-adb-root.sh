@@ -9,7 +9,7 @@
 
 export HOME=/run/adbroot-home
 rm -rf "$HOME"
-mkdir -p "$HOME"
+mkdir -p "$HOME/.android"
 gd_install
 # The operator lets this host's key in, as on a real board.
 timeout 20 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || die "adb keygen failed"
