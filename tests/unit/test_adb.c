@@ -24,6 +24,7 @@
 #include "adb/adb_syncmsg.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
+#include "fake_spawn.h"
 #include "log.h"
 #include "loop.h"
 
@@ -1439,6 +1440,7 @@ static void test_reboot_command(void **state)
 	fclose(f);
 	assert_int_equal(chmod(script, 0755), 0);
 	fake_set_option(t->p, "reboot_command", script);
+	fake_spawn_config("/bin/sh", script);
 	ops->finish(t->priv);
 	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
 	connect_host(t, ADB_MAX_PAYLOAD);
@@ -1454,6 +1456,7 @@ static void test_reboot_command(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	snprintf(path, sizeof(path), "%s/rebooted-", t->dir);
 	assert_int_equal(stat(path, &st), -1);
+	fake_spawn_config("/bin/sh", NULL);
 	stop(t);
 }
 
