@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -421,20 +423,22 @@ fail:
 	return sup_start_failed(w, "cannot prepare", dir);
 }
 
-/* Every capability this kernel has: root's set after `adb root`. */
+/*
+ * Root's set after `adb root`: every capability gadgetd holds itself (all
+ * of them, unless a service manager bounded gadgetd; the worker cannot
+ * get more than that anyway).
+ */
 static uint64_t sup_all_caps(void)
 {
-	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "re");
-	int last = -1;
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
 
-	if (f) {
-		if (fscanf(f, "%d", &last) != 1)
-			last = -1;
-		fclose(f);
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0) {
+		log_warn("cannot read gadgetd's capabilities; adb root gets none");
+		return 0;
 	}
-	if (last < 0 || last > 63)
-		last = 40; /* CAP_CHECKPOINT_RESTORE, Linux 5.9 to 6.x */
-	return last == 63 ? ~0ULL : (1ULL << (last + 1)) - 1;
+	return (uint64_t)d[1].permitted << 32 | d[0].permitted;
 }
 
 /*
