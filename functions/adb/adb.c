@@ -459,7 +459,7 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 	}
 	if (!strncmp(name, "reboot:", 7))
 		return reboot_open(a, name + 7, ops, svc);
-	rc = adb_root_open(a->p, name, ops, svc);
+	rc = adb_root_open(a->p, ADB_EP_IN, name, ops, svc);
 	if (rc != -ENOENT)
 		return rc;
 	rc = adb_shell_open(s, name, &a->shell, ops, svc);

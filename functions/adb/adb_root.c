@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "loop.h"
 #include "plugin.h"
 
 /* AOSP adbd's answers, word for word: the host's adb looks for
@@ -27,8 +28,14 @@ enum adb_root_ask {
 	ADB_ROOT_ASK_UNROOT,
 };
 
+/* How long the answer may wait in the IN queue before the request goes
+ * anyway: 50 checks 20 ms apart. */
+#define ADB_ROOT_DRAIN_MS 20
+#define ADB_ROOT_DRAIN_TRIES 50
+
 struct adb_root_svc {
 	struct plugin *p;
+	unsigned ep_in;
 	enum adb_root_ask ask; /* sent to gadgetd when the stream goes */
 	const char *text;
 	bool sent;
@@ -57,17 +64,51 @@ static ssize_t adb_root_produce(void *svc, uint8_t *buf, size_t max)
 	return n;
 }
 
+/* A request waiting for the answer to leave the IN queue. */
+struct adb_root_wait {
+	struct plugin *p;
+	unsigned ep_in;
+	bool on;
+	unsigned tries;
+};
+
+static void adb_root_tick(struct loop_watch *t, void *data)
+{
+	struct adb_root_wait *w = data;
+
+	if (plugin_tx_queued(w->p, w->ep_in) &&
+	    ++w->tries < ADB_ROOT_DRAIN_TRIES &&
+	    loop_timer_rearm(t, ADB_ROOT_DRAIN_MS) == 0)
+		return;
+	plugin_request_root(w->p, w->on);
+	loop_watch_remove(t);
+}
+
 /*
- * The stream is gone: the host has read the answer (one WRTE in flight,
- * and the close follows its OKAY) or went away. Only now may gadgetd
- * stop this worker.
+ * The stream is gone: the host has the answer or went away. gadgetd
+ * stops this worker on the request, and the answer must be out first:
+ * with delayed_ack the close follows the WRTE at once, both perhaps
+ * still queued.
  */
 static void adb_root_free(void *svc)
 {
 	struct adb_root_svc *r = svc;
+	bool on = r->ask == ADB_ROOT_ASK_ROOT;
+	struct adb_root_wait *w = NULL;
+	struct loop_watch *t = NULL;
 
-	if (r->ask != ADB_ROOT_ASK_NONE)
-		plugin_request_root(r->p, r->ask == ADB_ROOT_ASK_ROOT);
+	if (r->ask != ADB_ROOT_ASK_NONE && plugin_tx_queued(r->p, r->ep_in) &&
+	    (w = calloc(1, sizeof(*w)))) {
+		*w = (struct adb_root_wait){ .p = r->p, .ep_in = r->ep_in, .on = on };
+		t = loop_add_timer(plugin_loop(r->p), ADB_ROOT_DRAIN_MS,
+				   adb_root_tick, w);
+		if (t)
+			loop_watch_set_destroy(t, free);
+		else
+			free(w);
+	}
+	if (r->ask != ADB_ROOT_ASK_NONE && !t)
+		plugin_request_root(r->p, on);
 	free(r);
 }
 
@@ -101,7 +142,7 @@ static const char *adb_root_decide(enum plugin_root mode, bool root,
 	return ADB_ROOT_PRODUCTION;
 }
 
-int adb_root_open(struct plugin *p, const char *name,
+int adb_root_open(struct plugin *p, unsigned ep_in, const char *name,
 		  const struct adb_service_ops **ops, void **svc)
 {
 	struct adb_root_svc *r;
@@ -117,6 +158,7 @@ int adb_root_open(struct plugin *p, const char *name,
 	if (!r)
 		return -ENOMEM;
 	r->p = p;
+	r->ep_in = ep_in;
 	r->text = adb_root_decide(plugin_root(p), root, &r->ask);
 	if (log_burst_ok(&adb_root_log))
 		log_info("adb: %s: %.*s", name, (int)strlen(r->text) - 1, r->text);

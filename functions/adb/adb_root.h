@@ -19,9 +19,11 @@ struct plugin;
 
 /*
  * The OPEN of service name: -ENOENT when it is not root: or unroot:,
- * else 0 with a service that sends the answer and closes, or -errno.
+ * else 0 with a service that sends the answer and closes, or -errno. A
+ * restart is asked for once the stream is gone and the answer has left
+ * IN endpoint ep_in (or after a second).
  */
-int adb_root_open(struct plugin *p, const char *name,
+int adb_root_open(struct plugin *p, unsigned ep_in, const char *name,
 		  const struct adb_service_ops **ops, void **svc);
 
 #endif

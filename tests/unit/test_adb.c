@@ -1502,6 +1502,19 @@ static void test_root_allowed(void **state)
 	expect_answer(t, 93, "unroot:", "adbd not running as root\n");
 	assert_int_equal(fake_of(t->p)->root_asked, -1);
 	fake_of(t->p)->root = PLUGIN_ROOT_ACTIVE;
+	/* An answer still queued (delayed_ack sends the close at once):
+	 * the request waits for it to leave. */
+	fake_of(t->p)->root = PLUGIN_ROOT_ALLOWED;
+	fake_of(t->p)->root_asked = -1;
+	fake_of(t->p)->tx_queued = 24;
+	expect_answer(t, 98, "root:", "restarting adbd as root\n");
+	loop_dispatch(t->loop, 100);
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	fake_of(t->p)->tx_queued = 0;
+	loop_dispatch(t->loop, 100);
+	assert_int_equal(fake_of(t->p)->root_asked, 1);
+	fake_of(t->p)->root = PLUGIN_ROOT_ACTIVE;
+	fake_of(t->p)->root_asked = -1;
 	expect_answer(t, 95, "root:", "adbd is already running as root\n");
 	assert_int_equal(fake_of(t->p)->root_asked, -1);
 	expect_answer(t, 94, "unroot:", "restarting adbd as non root\n");
