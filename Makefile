@@ -163,7 +163,7 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
-unit: $(UNIT_BINS) exports
+unit: $(UNIT_BINS) exports fuzz-long-selftest
 	@fail=0; for t in $(UNIT_BINS); do \
 		echo "== $$t"; $$t || fail=1; done; \
 	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
@@ -250,6 +250,11 @@ fuzz-regress: fuzz
 # Runs every fuzz target under libFuzzer (clang) for FUZZ_SECONDS each and
 # prints execs and crashes per target; see tests/fuzz/fuzz-long.sh.
 FUZZ_SECONDS ?= 60
+# fuzz-long.sh against fake targets (no clang needed; part of make unit).
+fuzz-long-selftest:
+	@mkdir -p $(B)
+	tests/fuzz/fuzz-long-selftest.sh >$(B)/fuzz-long-selftest.log 2>&1 || \
+		{ cat $(B)/fuzz-long-selftest.log; echo "fuzz-long-selftest FAILED"; exit 1; }
 fuzz-long:
 	@command -v clang >/dev/null || { echo "fuzz-long: needs clang (libFuzzer)"; exit 1; }
 	$(MAKE) fuzz
@@ -304,6 +309,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
 
-.PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long install install-files clean
+.PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

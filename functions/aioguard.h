@@ -33,7 +33,12 @@
  * cancels every request and waits for them (their copies still find the
  * memory alive), and only then does the guard exit and release it, with
  * no request left. It holds no file descriptor and runs under its own
- * seccomp filter (io_destroy, waiting for a signal, exit).
+ * seccomp filter (io_destroy, waiting for a signal, exit, and the one
+ * byte that tells the worker the filter is in place).
+ *
+ * As it shares the worker's memory, the guard must be locked down before
+ * the worker reads a byte a host sent: aioguard_start() returns only once
+ * the guard has said so on a pipe, and fails otherwise.
  */
 #ifndef GADGETD_AIOGUARD_H
 #define GADGETD_AIOGUARD_H
@@ -43,10 +48,13 @@
 
 /*
  * Start the guard of this process (once; call it single-threaded, after
- * the credentials are dropped and before the first AIO request). Returns
- * the guard's pid or -errno. The guard has no exit signal (wait for it
- * with __WALL); it exits 0 once it destroyed the watched context, 3 when
- * there was none, 2 when io_destroy failed.
+ * the credentials are dropped and before the first AIO request), and wait
+ * until it has installed its seccomp filter. Returns the guard's pid, or
+ * -errno: -EPERM when it could not lock itself down, -ETIMEDOUT when it
+ * did not say so within 5 s (the guard is then killed and reaped). The
+ * guard has no exit signal (wait for it with __WALL); it exits 0 once it
+ * destroyed the watched context, 3 when there was none, 2 when
+ * io_destroy failed, 1 when its filter could not be installed.
  */
 pid_t aioguard_start(void);
 

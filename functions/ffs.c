@@ -3,8 +3,14 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 /* A bounded little-endian writer; overflow is remembered, not fatal. */
@@ -401,6 +407,16 @@ int ffs_event_parse(const uint8_t *rec, size_t len, struct ffs_event *ev)
  * byte by byte above, so no other layout depends on the compiler. */
 _Static_assert(FFS_EV_SIZE == 12, "struct usb_functionfs_event is not 12 bytes");
 
+/*
+ * The data and status stages of a control request run on a thread of
+ * their own. f_fs waits for them in the kernel whatever O_NONBLOCK says
+ * (ffs_ep0_read/ffs_ep0_write: __ffs_ep0_queue_wait), so a host that
+ * sends a SETUP and then no data stage would otherwise hold the worker's
+ * loop, and with it the heartbeat and the endpoints, until it moves on.
+ * f_fs has no AIO on ep0. The wait is interruptible: ffs_ep0_abort()
+ * signals the thread, whose read or write then ends with EINTR, and the
+ * thread stalls the request.
+ */
 struct ffs_ep0 {
 	int fd;
 	const struct ffs_ep0_ops *ops;
@@ -409,23 +425,195 @@ struct ffs_ep0 {
 	size_t n_pend;
 	unsigned stalls;
 	unsigned skipped;
+	unsigned timeouts;
+	/* The stage thread: one byte on job[1] starts a stage ('s') or ends
+	 * the thread ('q'); done (an eventfd) counts finished stages. */
+	pthread_t thread;
+	int job[2];
+	int done;
+	/* The stage in flight. While busy, req, stage_len and xfer belong to
+	 * the thread; the job pipe and the eventfd order the hand-overs. */
+	bool busy;
+	struct usb_ctrlrequest req;
+	size_t stage_len;
+	ssize_t stage_ret;
+	atomic_bool abort;
+	/* The lines a host's requests make us log. */
+	struct log_burst host_log;
 	uint8_t xfer[65536]; /* the largest wLength there is */
 };
+
+/* Only interrupts the thread's read or write (no SA_RESTART). */
+static void ffs_ep0_on_signal(int signo)
+{
+	(void)signo;
+}
+
+/* The stage's I/O, repeated while the file only says "not now" (ep0's
+ * mutex, or a test's socket). -errno on failure. */
+static ssize_t ffs_ep0_stage_io(struct ffs_ep0 *e, bool in, void *buf,
+				size_t len)
+{
+	struct pollfd pfd = { .fd = e->fd, .events = in ? POLLOUT : POLLIN };
+	ssize_t n;
+
+	for (;;) {
+		if (atomic_load(&e->abort))
+			return -EINTR;
+		n = in ? write(e->fd, buf, len) : read(e->fd, buf, len);
+		if (n >= 0)
+			return n;
+		/* A FFS_EP0_SIGNAL someone else sent is not an abort. */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -errno;
+		poll(&pfd, 1, 100);
+	}
+}
+
+/* Stall ep0: f_fs halts it for I/O in the wrong direction (-EL2HLT). */
+static ssize_t ffs_ep0_stall_io(int fd, bool in, uint8_t *scratch)
+{
+	return in ? read(fd, scratch, 0) : write(fd, scratch, 0);
+}
+
+static void ffs_ep0_stage(struct ffs_ep0 *e)
+{
+	bool in = e->req.bRequestType & USB_DIR_IN;
+	ssize_t n;
+
+	/* No data stage: a 0-byte read with no buffer completes the
+	 * status stage (functionfs.rst). */
+	n = ffs_ep0_stage_io(e, in, in || e->stage_len ? e->xfer : NULL,
+			     e->stage_len);
+	/* Interrupted: the request is still pending in f_fs. Stall it, or
+	 * the next read of events would start its data stage again. */
+	if (n == -EINTR)
+		ffs_ep0_stall_io(e->fd, in, e->xfer);
+	e->stage_ret = n;
+}
+
+static void *ffs_ep0_thread(void *arg)
+{
+	struct ffs_ep0 *e = arg;
+	uint64_t one = 1;
+	char c;
+
+	/* Running: libc's start-up calls (rseq, set_robust_list) are done. */
+	if (write(e->done, &one, sizeof(one)) != sizeof(one))
+		return NULL;
+	for (;;) {
+		ssize_t n = read(e->job[0], &c, 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n != 1 || c != 's')
+			return NULL;
+		ffs_ep0_stage(e);
+		if (write(e->done, &one, sizeof(one)) != sizeof(one))
+			return NULL;
+	}
+}
+
+/*
+ * Wait until the thread runs. The seccomp filter, installed later for
+ * every thread, would otherwise catch the calls libc makes as a thread
+ * starts (rseq, set_robust_list) and kill the worker.
+ */
+static int ffs_ep0_thread_wait(struct ffs_ep0 *e)
+{
+	struct pollfd pfd = { .fd = e->done, .events = POLLIN };
+	uint64_t v;
+	int r;
+
+	do
+		r = poll(&pfd, 1, 5000);
+	while (r < 0 && errno == EINTR);
+	if (r == 1 && read(e->done, &v, sizeof(v)) == sizeof(v))
+		return 0;
+	return r < 0 ? -errno : -ETIMEDOUT;
+}
+
+/* The thread takes only FFS_EP0_SIGNAL: the loop's signals stay with
+ * the loop. */
+static int ffs_ep0_thread_start(struct ffs_ep0 *e)
+{
+	struct sigaction sa = { .sa_handler = ffs_ep0_on_signal };
+	sigset_t all, old;
+	int r;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(FFS_EP0_SIGNAL, &sa, NULL) < 0)
+		return -errno;
+	sigfillset(&all);
+	sigdelset(&all, FFS_EP0_SIGNAL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r = pthread_create(&e->thread, NULL, ffs_ep0_thread, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r)
+		return -r;
+	r = ffs_ep0_thread_wait(e);
+	if (r < 0 && write(e->job[1], "q", 1) == 1)
+		pthread_join(e->thread, NULL);
+	else if (r < 0)
+		pthread_detach(e->thread);
+	return r;
+}
 
 struct ffs_ep0 *ffs_ep0_new(int fd, const struct ffs_ep0_ops *ops, void *data)
 {
 	struct ffs_ep0 *e = calloc(1, sizeof(*e));
+	int r;
 
 	if (!e)
 		return NULL;
 	e->fd = fd;
 	e->ops = ops;
 	e->data = data;
-	return e;
+	e->job[0] = e->job[1] = -1;
+	e->host_log = (struct log_burst)LOG_BURST_INIT(
+		"lines about the host's control requests", 5, 60);
+	e->done = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (e->done < 0 || pipe2(e->job, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = ffs_ep0_thread_start(e);
+	if (r == 0)
+		return e;
+fail:
+	log_warnx("ffs: cannot start the ep0 stage thread: %s", strerror(-r));
+	if (e->done >= 0)
+		close(e->done);
+	if (e->job[0] >= 0) {
+		close(e->job[0]);
+		close(e->job[1]);
+	}
+	free(e);
+	errno = -r;
+	return NULL;
 }
 
 void ffs_ep0_free(struct ffs_ep0 *e)
 {
+	if (!e)
+		return;
+	/* A stage still waiting for the host is cut short first. */
+	if (e->busy)
+		ffs_ep0_abort(e);
+	if (write(e->job[1], "q", 1) == 1) {
+		while (pthread_tryjoin_np(e->thread, NULL) == EBUSY) {
+			if (e->busy)
+				ffs_ep0_abort(e);
+			usleep(10000);
+		}
+	} else {
+		pthread_detach(e->thread);
+	}
+	close(e->job[0]);
+	close(e->job[1]);
+	close(e->done);
 	free(e);
 }
 
@@ -439,20 +627,37 @@ unsigned ffs_ep0_skipped(const struct ffs_ep0 *e)
 	return e->skipped;
 }
 
-/*
- * f_fs stalls ep0 when the data stage goes the wrong way: a read for an
- * IN request, a write for an OUT request. It answers -EL2HLT.
- */
+unsigned ffs_ep0_timeouts(const struct ffs_ep0 *e)
+{
+	return e->timeouts;
+}
+
+int ffs_ep0_done_fd(const struct ffs_ep0 *e)
+{
+	return e->done;
+}
+
+bool ffs_ep0_busy(const struct ffs_ep0 *e)
+{
+	return e->busy;
+}
+
+void ffs_ep0_abort(struct ffs_ep0 *e)
+{
+	if (!e->busy)
+		return;
+	atomic_store(&e->abort, true);
+	pthread_kill(e->thread, FFS_EP0_SIGNAL);
+}
+
+/* Refusing a request: stall it at once (this never waits for the host). */
 static void ffs_ep0_stall(struct ffs_ep0 *e, const struct usb_ctrlrequest *req)
 {
 	ssize_t n;
 
 	e->stalls++;
-	if (req->bRequestType & USB_DIR_IN)
-		n = read(e->fd, e->xfer, 0);
-	else
-		n = write(e->fd, e->xfer, 0);
-	if (n < 0 && errno != EL2HLT)
+	n = ffs_ep0_stall_io(e->fd, req->bRequestType & USB_DIR_IN, e->xfer);
+	if (n < 0 && errno != EL2HLT && log_burst_ok(&e->host_log))
 		log_warn("ffs: stalling request %02x/%02x", req->bRequestType,
 			 req->bRequest);
 }
@@ -463,6 +668,23 @@ static int ffs_ep0_call_setup(struct ffs_ep0 *e,
 	if (!e->ops->setup)
 		return -EOPNOTSUPP;
 	return e->ops->setup(e->data, req, e->xfer);
+}
+
+/* Hand the data (or status) stage to the thread. */
+static void ffs_ep0_stage_start(struct ffs_ep0 *e,
+				const struct usb_ctrlrequest *req, size_t len)
+{
+	e->req = *req;
+	e->stage_len = len;
+	e->stage_ret = 0;
+	atomic_store(&e->abort, false);
+	if (write(e->job[1], "s", 1) != 1) {
+		log_warn("ffs: cannot start the stage of request %02x/%02x",
+			 req->bRequestType, req->bRequest);
+		ffs_ep0_stall(e, req);
+		return;
+	}
+	e->busy = true;
 }
 
 static void ffs_ep0_setup_in(struct ffs_ep0 *e, const struct usb_ctrlrequest *req)
@@ -477,27 +699,45 @@ static void ffs_ep0_setup_in(struct ffs_ep0 *e, const struct usb_ctrlrequest *re
 	}
 	if (r > req->wLength)
 		r = req->wLength;
-	if (write(e->fd, e->xfer, r) < 0)
-		log_warn("ffs: answering request %02x/%02x", req->bRequestType,
-			 req->bRequest);
+	ffs_ep0_stage_start(e, req, r);
 }
 
 static void ffs_ep0_setup_out(struct ffs_ep0 *e, const struct usb_ctrlrequest *req)
 {
-	ssize_t n;
-
 	if (ffs_ep0_call_setup(e, req) < 0) {
 		ffs_ep0_stall(e, req);
 		return;
 	}
 	/* Reading completes the status stage, also with no data stage. */
-	n = read(e->fd, req->wLength ? e->xfer : NULL, req->wLength);
-	if (n < 0) {
-		log_warn("ffs: data stage of request %02x/%02x",
-			 req->bRequestType, req->bRequest);
+	ffs_ep0_stage_start(e, req, req->wLength);
+}
+
+/* The thread is done with the stage: the loop owns xfer again. */
+static void ffs_ep0_stage_end(struct ffs_ep0 *e)
+{
+	const struct usb_ctrlrequest *req = &e->req;
+	ssize_t n = e->stage_ret;
+
+	e->busy = false;
+	if (n == -EINTR) {
+		e->timeouts++;
+		e->stalls++;
+		if (log_burst_ok(&e->host_log))
+			log_warnx("ffs: the host left request %02x/%02x (%u bytes) "
+				  "without its %s stage; stalled it",
+				  req->bRequestType, req->bRequest, req->wLength,
+				  req->wLength ? "data" : "status");
 		return;
 	}
-	if (req->wLength && e->ops->setup_data)
+	if (n < 0) {
+		if (log_burst_ok(&e->host_log))
+			log_warnx("ffs: %s stage of request %02x/%02x: %s",
+				  req->wLength ? "data" : "status",
+				  req->bRequestType, req->bRequest, strerror(-n));
+		return;
+	}
+	if (!(req->bRequestType & USB_DIR_IN) && req->wLength &&
+	    e->ops->setup_data)
 		e->ops->setup_data(e->data, req, e->xfer, n);
 }
 
@@ -528,7 +768,7 @@ static int ffs_ep0_drain(struct ffs_ep0 *e)
 	size_t off = 0;
 	int n = 0;
 
-	while (e->n_pend - off >= (size_t)FFS_EV_SIZE) {
+	while (!e->busy && e->n_pend - off >= (size_t)FFS_EV_SIZE) {
 		struct ffs_event ev;
 
 		if (ffs_event_parse(e->pend + off, FFS_EV_SIZE, &ev) < 0) {
@@ -550,6 +790,9 @@ int ffs_ep0_dispatch(struct ffs_ep0 *e)
 {
 	ssize_t n;
 
+	if (e->busy)
+		return -EBUSY;
+
 	n = read(e->fd, e->pend + e->n_pend, sizeof(e->pend) - e->n_pend);
 	if (n < 0) {
 		/* EIDRM: a SETUP was cancelled by a newer event; read again. */
@@ -560,5 +803,15 @@ int ffs_ep0_dispatch(struct ffs_ep0 *e)
 	if (n == 0)
 		return e->n_pend ? -EPROTO : -ESHUTDOWN;
 	e->n_pend += n;
+	return ffs_ep0_drain(e);
+}
+
+int ffs_ep0_finish(struct ffs_ep0 *e)
+{
+	uint64_t v;
+
+	if (read(e->done, &v, sizeof(v)) != sizeof(v) || !e->busy)
+		return -EAGAIN;
+	ffs_ep0_stage_end(e);
 	return ffs_ep0_drain(e);
 }

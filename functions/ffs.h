@@ -14,6 +14,8 @@
 #include "plugin.h"
 
 #include <linux/usb/functionfs.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,21 +71,68 @@ struct ffs_ep0_ops {
 			   const uint8_t *buf, size_t len);
 };
 
-/* fd stays owned by the caller (the loop); ffs_ep0 only reads/writes it. */
+/*
+ * fd stays owned by the caller (the loop); ffs_ep0 only reads/writes it.
+ * The data and status stages of control requests run on a thread that
+ * ffs_ep0_new() starts (f_fs waits for the host there even with
+ * O_NONBLOCK): create it after the credentials are dropped (the thread
+ * keeps the creating thread's capabilities) and install the seccomp
+ * filter for all threads (sandbox_lock() does). Sets errno on NULL.
+ */
 struct ffs_ep0 *ffs_ep0_new(int fd, const struct ffs_ep0_ops *ops,
 			    void *data);
+/* Cuts a stage still in flight short, then ends the thread. */
 void ffs_ep0_free(struct ffs_ep0 *e);
+
+/* The stage thread is interrupted with this signal; ffs_ep0_new()
+ * installs a handler for it that does nothing. */
+#define FFS_EP0_SIGNAL SIGUSR2
+
+/*
+ * How long a host gets for the data or status stage of a request it
+ * started: hosts give up on a control transfer after 5 s (Linux's
+ * USB_CTRL_GET_TIMEOUT), so after that nobody waits for the answer.
+ */
+#define FFS_EP0_STAGE_MS 5000
 
 /*
  * Read what ep0 has and dispatch every complete event. Returns the number
  * of events dispatched, -EAGAIN when nothing was there, -ESHUTDOWN at end
- * of file, -EPROTO at end of file in the middle of a record, or -errno of
- * a failed read. Unknown event types are logged and skipped.
+ * of file, -EPROTO at end of file in the middle of a record, -EBUSY while
+ * a stage is in flight, or -errno of a failed read. Unknown event types
+ * are logged and skipped.
+ *
+ * A SETUP the plugin accepts hands its data (or status) stage to the
+ * thread and ends the dispatch: ffs_ep0_busy() is then true, and until
+ * ffs_ep0_finish() the caller must not poll ep0 (f_fs reports it readable
+ * all along) nor call ffs_ep0_dispatch().
  */
 int ffs_ep0_dispatch(struct ffs_ep0 *e);
+
+/* A stage is in flight. */
+bool ffs_ep0_busy(const struct ffs_ep0 *e);
+
+/* Readable (an eventfd) when a stage has ended: then call ffs_ep0_finish(). */
+int ffs_ep0_done_fd(const struct ffs_ep0 *e);
+
+/*
+ * Take the ended stage back: hand an OUT request's data to setup_data,
+ * then dispatch the events read before it. Returns what
+ * ffs_ep0_dispatch() returns for those, or -EAGAIN when no stage ended.
+ */
+int ffs_ep0_finish(struct ffs_ep0 *e);
+
+/*
+ * The host let the stage wait too long (FFS_EP0_STAGE_MS): interrupt it;
+ * the thread stalls the request and the stage ends (counted in stalls
+ * and timeouts). Call it again every 100 ms or so until it ended: a
+ * signal that comes just before the thread's read is lost.
+ */
+void ffs_ep0_abort(struct ffs_ep0 *e);
 
 /* Counters, for status and tests. */
 unsigned ffs_ep0_stalls(const struct ffs_ep0 *e);
 unsigned ffs_ep0_skipped(const struct ffs_ep0 *e);
+unsigned ffs_ep0_timeouts(const struct ffs_ep0 *e);
 
 #endif

@@ -215,7 +215,9 @@ void plugin_rx_enable(struct plugin *p, unsigned ep, bool on);
 /*
  * Ask gadgetd to switch the gadget. request is a set ("accessory,adb") or
  * "revert" (back to the set before the last plugin-requested switch).
- * Asynchronous; the result is logged by gadgetd.
+ * Asynchronous; the result is logged by gadgetd. gadgetd obeys only the
+ * accessory plugin, for its accessory_set option or "revert", while its
+ * function is in the active set (gadget.c); any other is logged and ignored.
  */
 int plugin_request_switch(struct plugin *p, const char *request);
 

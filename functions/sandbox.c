@@ -183,6 +183,9 @@ int sandbox_lock(const char *const *extra)
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (!ctx)
 		return -ENOMEM;
+	/* For every thread of the worker (ffs.c's ep0 stage thread is
+	 * started before the filter): without TSYNC it would run unfiltered. */
+	r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
 	for (n = sandbox_runtime_syscalls; !r && *n; n++)
 		r = sandbox_allow(ctx, *n);
 	for (n = extra; !r && n && *n; n++)

@@ -57,10 +57,13 @@ struct plugin {
 	int ep_fds[PLUGIN_MAX_EPS];
 	struct ffs_ep0 *ep0;
 	struct loop_watch *ep0_watch;
+	struct loop_watch *ep0_done;   /* the stage thread's eventfd */
+	struct loop_watch *ep0_timer;  /* the deadline of its stage */
 	struct loop_watch *ctl;
 	struct epio *epio;
 	bool enabled;
 	bool refused_bound;
+	bool host_seen;  /* WORKER_HOST_SEEN sent */
 };
 
 /* The last warning or error logged, for WORKER_ERROR, and how many
@@ -348,7 +351,15 @@ static int worker_setup(void *data, const struct usb_ctrlrequest *req,
 			uint8_t *in)
 {
 	struct plugin *p = data;
+	uint8_t buf[16];
 
+	/* Before the plugin sees it: if the request kills us, gadgetd
+	 * knows a host did it (and does not count it as a crash loop). */
+	if (!p->host_seen) {
+		p->host_seen = true;
+		worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf),
+						     WORKER_HOST_SEEN));
+	}
 	if (!p->ops->setup)
 		return -EOPNOTSUPP;
 	return p->ops->setup(p->priv, req, in);
@@ -369,16 +380,64 @@ static const struct ffs_ep0_ops worker_ep0_ops = {
 	.setup_data = worker_setup_data,
 };
 
+/* The host let a stage wait FFS_EP0_STAGE_MS: stall it, and say it
+ * again until the thread heard (ffs.h). */
+static void worker_on_ep0_timeout(struct loop_watch *t, void *data)
+{
+	struct plugin *p = data;
+
+	ffs_ep0_abort(p->ep0);
+	loop_timer_rearm(t, 100);
+}
+
+/*
+ * While a control request's data stage waits for the host on ffs's
+ * thread, ep0 is not polled (f_fs reports it readable all along) and a
+ * timer bounds the wait; the loop, the heartbeat and the endpoints go on.
+ */
+static void worker_ep0_track(struct plugin *p, int r)
+{
+	bool busy = ffs_ep0_busy(p->ep0);
+
+	if (r < 0 && r != -EAGAIN && r != -EBUSY) {
+		log_warnx("ep0: %s; exiting", strerror(-r));
+		loop_quit(p->loop, 1);
+		return;
+	}
+	loop_watch_set_events(p->ep0_watch, busy ? 0 : EPOLLIN);
+	if (busy && !p->ep0_timer) {
+		p->ep0_timer = loop_add_timer(p->loop, FFS_EP0_STAGE_MS,
+					      worker_on_ep0_timeout, p);
+		if (!p->ep0_timer) {
+			log_warn("ep0: cannot bound the data stage; exiting");
+			loop_quit(p->loop, 1);
+		}
+	} else if (!busy && p->ep0_timer) {
+		loop_watch_remove(p->ep0_timer);
+		p->ep0_timer = NULL;
+	}
+}
+
 static void worker_on_ep0(struct loop_watch *w, int fd, uint32_t events,
 			  void *data)
 {
 	struct plugin *p = data;
-	int r = ffs_ep0_dispatch(p->ep0);
 
-	if (r >= 0 || r == -EAGAIN)
-		return;
-	log_warnx("ep0: %s; exiting", strerror(-r));
-	loop_quit(p->loop, 1);
+	worker_ep0_track(p, ffs_ep0_dispatch(p->ep0));
+}
+
+static void worker_on_ep0_done(struct loop_watch *w, int fd, uint32_t events,
+			       void *data)
+{
+	struct plugin *p = data;
+	int r = ffs_ep0_finish(p->ep0);
+
+	/* A new stage may have started: its deadline starts afresh. */
+	if (ffs_ep0_busy(p->ep0) && p->ep0_timer) {
+		loop_watch_remove(p->ep0_timer);
+		p->ep0_timer = NULL;
+	}
+	worker_ep0_track(p, r);
 }
 
 static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
@@ -703,9 +762,17 @@ static int worker_open_ffs(struct plugin *p)
 		close(fd);
 		return -errno;
 	}
+	/* After the credentials were dropped: the stage thread keeps those
+	 * of the thread that creates it. */
 	p->ep0 = ffs_ep0_new(fd, &worker_ep0_ops, p);
+	if (!p->ep0)
+		return -errno;
+	p->ep0_done = loop_add_fd(p->loop, ffs_ep0_done_fd(p->ep0), EPOLLIN,
+				  worker_on_ep0_done, p);
+	if (!p->ep0_done)
+		return -errno;
 	p->epio = epio_new(p->loop, &worker_epio_ops, p);
-	if (!p->ep0 || !p->epio)
+	if (!p->epio)
 		return -ENOMEM;
 	aioguard_watch(epio_context(p->epio));
 	return worker_open_eps(p);
@@ -815,7 +882,9 @@ static int worker_start(struct plugin *p)
 		return r;
 	}
 	p->have_priv = true;
-	/* With our credentials, before the first AIO request (aioguard.h). */
+	/* With our credentials, before the first AIO request and before
+	 * any USB fd (aioguard.h); it returns once the guard, which shares
+	 * our memory, is under its own filter. */
 	pid = aioguard_start();
 	if (pid < 0) {
 		log_warnx("cannot start the AIO guard: %s", strerror(-pid));
@@ -852,6 +921,10 @@ static void worker_stop(struct plugin *p)
 	epio_free(p->epio);
 	if (p->have_priv && p->ops->finish)
 		p->ops->finish(p->priv);
+	/* The eventfd is ffs_ep0's, closed with it. */
+	if (p->ep0_done)
+		loop_watch_release(p->ep0_done);
+	loop_watch_remove(p->ep0_timer);
 	ffs_ep0_free(p->ep0);
 	loop_watch_remove(p->ep0_watch);
 	loop_watch_remove(p->ctl);

@@ -47,6 +47,7 @@ struct control {
 	struct control_client *clients;
 	unsigned n_clients;
 	unsigned max_clients, idle_ms, retry_ms;
+	unsigned per_uid, reserved;
 	struct control_ratelimit full_log, accept_log, denied_log;
 };
 
@@ -332,16 +333,84 @@ static void control_retry(struct loop_watch *w, void *data)
 	control_resume(data);
 }
 
+/*
+ * Answer a refused client and close it. What it sent already is read
+ * first: closing a unix socket with unread data makes the peer's next
+ * recv fail with ECONNRESET before it sees the reply.
+ */
+static void control_refuse(int cfd, const char *msg)
+{
+	char buf[256];
+	int i;
+
+	for (i = 0; i < 8 && recv(cfd, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++)
+		;
+	control_reply(cfd, -EBUSY, msg, strlen(msg));
+	close(cfd);
+}
+
 static void control_refuse_full(struct control *c, int cfd)
 {
-	static const char msg[] = "gadgetd is serving too many clients; try again\n";
 	char note[64];
 
-	control_reply(cfd, -EBUSY, msg, sizeof(msg) - 1);
-	close(cfd);
+	control_refuse(cfd, "gadgetd is serving too many clients; try again\n");
 	if (control_ratelimit(&c->full_log, note, sizeof(note)))
 		log_warnx("control: %u clients connected; refusing more%s",
 			  c->n_clients, note);
+}
+
+/*
+ * Whether peer may take one more slot: no user but root holds more than
+ * per_uid, and the last `reserved` slots are for root and admin_group, so
+ * that members of group, however many connections they hold, cannot lock
+ * an administrator out. 0, or -EBUSY with the reason for the client in
+ * msg and for the log in why.
+ */
+static int control_admit(const struct control *c, const struct access_peer *peer,
+			 char *msg, size_t size, char *why, size_t why_size)
+{
+	enum access_role role = access_role(peer);
+	const struct control_client *cl;
+	unsigned mine = 0;
+
+	switch (role) {
+	case ACCESS_ROOT:
+		return 0;
+	case ACCESS_ADMIN:
+	case ACCESS_GROUP:
+	case ACCESS_OTHER:
+		break;
+	}
+	for (cl = c->clients; cl; cl = cl->next)
+		mine += cl->peer.uid == peer->uid;
+	if (mine >= c->per_uid) {
+		snprintf(msg, size, "gadgetd: uid %u already has %u connections open "
+			 "(at most %u per user); close one and try again\n",
+			 (unsigned)peer->uid, mine, c->per_uid);
+		snprintf(why, why_size, "uid %u already has %u connections",
+			 (unsigned)peer->uid, mine);
+		return -EBUSY;
+	}
+	if (role != ACCESS_ADMIN && c->n_clients + c->reserved >= c->max_clients) {
+		snprintf(msg, size, "gadgetd: the connections open to non-administrators "
+			 "are all taken (%u of %u are kept for root and admin_group); "
+			 "try again\n", c->reserved, c->max_clients);
+		snprintf(why, why_size, "uid %u is no administrator and only the %u "
+			 "reserved slots are free", (unsigned)peer->uid,
+			 c->max_clients - c->n_clients);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static void control_refuse_peer(struct control *c, int cfd, const char *msg,
+				const char *why)
+{
+	char note[64];
+
+	control_refuse(cfd, msg);
+	if (control_ratelimit(&c->full_log, note, sizeof(note)))
+		log_warnx("control: refusing a client: %s%s", why, note);
 }
 
 static void control_accept(struct loop_watch *w, int fd, uint32_t events,
@@ -349,6 +418,7 @@ static void control_accept(struct loop_watch *w, int fd, uint32_t events,
 {
 	struct control *c = data;
 	struct control_client *cl;
+	char msg[256], why[128];
 	int cfd, r;
 
 	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -372,6 +442,11 @@ static void control_accept(struct loop_watch *w, int fd, uint32_t events,
 	if (r < 0) {
 		log_warnx("control: cannot identify a client: %s", strerror(-r));
 		close(cfd);
+		free(cl);
+		return;
+	}
+	if (control_admit(c, &cl->peer, msg, sizeof(msg), why, sizeof(why)) < 0) {
+		control_refuse_peer(c, cfd, msg, why);
 		free(cl);
 		return;
 	}
@@ -435,6 +510,8 @@ struct control *control_new(struct loop *l, const char *path,
 	c->loop = l;
 	c->gadget = g;
 	c->max_clients = CONTROL_MAX_CLIENTS;
+	c->per_uid = CONTROL_MAX_PER_UID;
+	c->reserved = CONTROL_RESERVED_CLIENTS;
 	c->idle_ms = CONTROL_IDLE_MS;
 	c->retry_ms = CONTROL_RETRY_MS;
 	c->policy = *policy;
@@ -467,6 +544,12 @@ void control_set_limits(struct control *c, unsigned max_clients,
 	c->max_clients = max_clients;
 	c->idle_ms = idle_ms;
 	c->retry_ms = retry_ms;
+}
+
+void control_set_shares(struct control *c, unsigned per_uid, unsigned reserved)
+{
+	c->per_uid = per_uid;
+	c->reserved = reserved;
 }
 
 void control_free(struct control *c)

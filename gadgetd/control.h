@@ -4,8 +4,11 @@
  * the peer's credentials as the kernel recorded them (see access.h).
  *
  * At most max_clients connections are served at once; a further one gets
- * a "too many clients" reply and is closed. A client that says nothing for
- * idle_ms is closed. When accept() runs out of file descriptors the socket
+ * a "too many clients" reply and is closed. No user but root holds more
+ * than per_uid of them, and the last `reserved` are kept for root and
+ * admin_group, so that members of group cannot lock an administrator out;
+ * a client refused so is told why (-EBUSY) and closed. A client that says
+ * nothing for idle_ms is closed. When accept() runs out of file descriptors the socket
  * is not watched until a client leaves or a second has passed, so the
  * loop never spins on it.
  *
@@ -23,6 +26,8 @@ struct control;
 struct access_policy;
 
 #define CONTROL_MAX_CLIENTS 16
+#define CONTROL_MAX_PER_UID 4
+#define CONTROL_RESERVED_CLIENTS 4
 #define CONTROL_IDLE_MS 10000
 #define CONTROL_RETRY_MS 1000
 
@@ -34,5 +39,8 @@ void control_free(struct control *c);
 /* Other limits than the defaults above (tests, small boards). */
 void control_set_limits(struct control *c, unsigned max_clients,
 			unsigned idle_ms, unsigned retry_ms);
+
+/* Other shares than CONTROL_MAX_PER_UID and CONTROL_RESERVED_CLIENTS. */
+void control_set_shares(struct control *c, unsigned per_uid, unsigned reserved);
 
 #endif

@@ -9,6 +9,7 @@
 #include "state.h"
 #include "supervisor.h"
 #include "udc.h"
+#include "../functions/accessory/accessory_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +111,9 @@ struct gadget {
 	 * switch request (the last one wins), SIGHUP, crashed workers. */
 	char pending[GADGET_SET_MAX];
 	char pending_from[PROFILE_NAME_MAX];
+	/* Requests refused by gadget_plugin_allowed(): a subverted worker
+	 * can send them at will. */
+	struct log_burst refused_log;
 	bool reload_pending;
 	unsigned n_restarts;
 	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
@@ -153,6 +157,7 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	g->loop = l;
 	g->cfg = cfg;
 	g->set = -1;
+	g->refused_log = (struct log_burst)LOG_BURST_INIT("refused switch requests of workers", 5, 60);
 	r = composer_new(cfg->gadget_name, &g->composer);
 	if (r < 0) {
 		free(g);
@@ -1228,11 +1233,60 @@ void gadget_request_reload(struct gadget *g)
 	gadget_kick(g);
 }
 
+/*
+ * Whether function's worker may ask for request: only an accessory plugin
+ * of the set that runs, and only for its accessory_set or "revert". The
+ * worker parses what a USB host sends and may be subverted; what it may
+ * ask is read from the profile gadgetd loaded, never from the worker.
+ * 0, or -EPERM with why in msg.
+ */
+static int gadget_plugin_allowed(const struct gadget *g, const char *function,
+				 const char *request, char *msg, size_t size)
+{
+	const struct profile_function *f =
+		g->profile ? profile_function_find(g->profile, function) : NULL;
+	const char *set, *adb;
+	char err[256];
+	unsigned i;
+	int want;
+
+	if (!f || !f->plugin || strcmp(f->plugin, "accessory")) {
+		snprintf(msg, size, "only the accessory plugin may ask for a switch");
+		return -EPERM;
+	}
+	for (i = 0; g->set >= 0 && i < g->profile->sets[g->set].n_functions; i++)
+		if (&g->profile->functions[g->profile->sets[g->set].functions[i]] == f)
+			break;
+	if (g->set < 0 || i == g->profile->sets[g->set].n_functions) {
+		snprintf(msg, size, "function %s is not in the active set", function);
+		return -EPERM;
+	}
+	if (!strcmp(request, "revert"))
+		return 0;
+	set = profile_option(f, "accessory_set");
+	adb = profile_option(f, "with_adb");
+	if (!set)
+		set = accessory_opts_default_set(optdesc_bool(adb) == 1);
+	want = profile_set_find(g->profile, set, err, sizeof(err));
+	if (want < 0 || profile_set_find(g->profile, request, err, sizeof(err)) != want) {
+		snprintf(msg, size, "it may only ask for its accessory_set (%s) or revert", set);
+		return -EPERM;
+	}
+	return 0;
+}
+
 static void gadget_plugin_request(const char *function, const char *request,
 				  void *data)
 {
 	struct gadget *g = data;
+	char why[GADGET_SET_MAX + 96];
 
+	if (gadget_plugin_allowed(g, function, request, why, sizeof(why)) < 0) {
+		if (log_burst_ok(&g->refused_log))
+			log_warnx("%s: switch to \"%.64s\" refused: %s", function,
+				  request, why);
+		return;
+	}
 	snprintf(g->pending, sizeof(g->pending), "%s", request);
 	snprintf(g->pending_from, sizeof(g->pending_from), "%s", function);
 	gadget_kick(g);
@@ -1341,17 +1395,27 @@ static void gadget_udc_changed(void *data)
 		log_info("bound to UDC %s", g->udc);
 }
 
+/*
+ * The plugin's reply goes to an admin's terminal. It may quote what a USB
+ * host chose (an adb key's comment) and the worker may be subverted: only
+ * printable text and newlines pass, the rest as \xNN (log_printable_lines).
+ */
 static void gadget_cmd_done(int rc, const char *reply, void *data)
 {
 	struct gadget_cmd *c = data, **pp;
 	struct gadget *g = c->g;
+	size_t len = reply ? strlen(reply) : 0;
+	char *safe = malloc(4 * len + 1);
 
 	for (pp = &g->cmds; *pp != c; pp = &(*pp)->next)
 		;
 	*pp = c->next;
 	g->n_cmds--;
+	if (safe)
+		log_printable_lines(safe, 4 * len + 1, reply, len);
 	if (c->fn)
-		c->fn(rc, reply, c->data);
+		c->fn(safe ? rc : -ENOMEM, safe ? safe : "out of memory", c->data);
+	free(safe);
 	free(c);
 	gadget_run_queue_now(g);
 }

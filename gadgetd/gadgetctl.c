@@ -158,11 +158,15 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 		return CTL_EXIT_NO_DAEMON;
 	}
 	/* gadgetd may have answered and closed before we sent (too many
-	 * clients): its reply is still there to read. */
+	 * clients): its reply is still there to read. If it closed with our
+	 * request unread, the kernel reports ECONNRESET first, once, and the
+	 * reply is still queued behind it. */
 	if (send(fd, buf, n, MSG_NOSIGNAL) < 0)
 		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	else
 		got = recv(fd, buf, sizeof(buf), 0);
+	if (got < 0 && errno == ECONNRESET)
+		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 	if (got <= 0) {
 		fprintf(stderr, "gadgetctl: %s: %s\n", sock,
 			got ? strerror(errno) : "gadgetd closed the connection");

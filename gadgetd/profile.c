@@ -880,10 +880,13 @@ int profile_set_find(const struct profile *p, const char *request, char *err,
 			return i;
 	len = snprintf(err, err_size, "\"%s\" is not an allowed set of profile %s; allowed sets: ",
 		       request, p->name);
+	/* snprintf answers the length it wanted: once that passes the
+	 * buffer, err + len is outside it, so stop before reading there. */
 	for (i = 0; i < p->n_sets && len < err_size; i++) {
 		len += snprintf(err + len, err_size - len, "%s", i ? "; " : "");
-		if (len < err_size)
-			profile_set_name(p, i, err + len, err_size - len);
+		if (len >= err_size)
+			break;
+		profile_set_name(p, i, err + len, err_size - len);
 		len += strlen(err + len);
 	}
 	return -EPERM;

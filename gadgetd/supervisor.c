@@ -50,6 +50,9 @@ struct sup_worker {
 	bool ready;
 	bool ever_ready;     /* since supervisor_start */
 	bool host;
+	/* This run of the worker met a host: it was enabled, or got a
+	 * control request. Its exit then never counts as a crash loop. */
+	bool host_seen;
 	unsigned restarts;
 	unsigned backoff_ms;
 	uint64_t started_ms;
@@ -285,6 +288,10 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		return;
 	case WORKER_HOST:
 		wmsg_parse_host(p, len, &w->host);
+		w->host_seen |= w->host;
+		return;
+	case WORKER_HOST_SEEN:
+		w->host_seen = true;
 		return;
 	case WORKER_PONG:
 		/* Any answer proves the loop turns, a late one for an older
@@ -528,6 +535,7 @@ static int sup_spawn(struct sup_worker *w)
 	w->ready = false;
 	w->error[0] = '\0';
 	w->hb_killed = false;
+	w->host_seen = false;
 	w->hb_seq = w->hb_ack = 0;
 	w->started_ms = w->alive_ms = loop_now_ms();
 	sup_hb_start(w);
@@ -816,7 +824,14 @@ static void sup_exited(struct sup_worker *w, int status)
 		w->restart = loop_add_timer(w->sup->loop, 1, sup_restart, w);
 		return;
 	}
-	if (sup_crash_loop(w, now)) {
+	/*
+	 * Only exits no host had a hand in add up to a crash loop. One that
+	 * follows a host's doing (an unplug, a stalled or malformed request,
+	 * the heartbeat missed meanwhile) restarts the plugin for the next
+	 * host, with the same backoff: a host that could mark a function
+	 * failed could take it away until an admin switches.
+	 */
+	if (!w->host_seen && sup_crash_loop(w, now)) {
 		/* Restarting again would only re-enumerate the gadget every
 		 * few seconds; the other functions stay up and bound. */
 		w->failed = true;
@@ -836,8 +851,10 @@ static void sup_exited(struct sup_worker *w, int status)
 	sup_ready_changed(w->sup);
 	if (up > SUP_STABLE_MS)
 		w->backoff_ms = cfg->restart_delay_ms;
-	log_warnx("%s: worker %s%s%s; restarting in %u ms", w->name, w->last_exit,
-		  w->last_error[0] ? ": " : "", w->last_error, w->backoff_ms);
+	log_warnx("%s: worker %s%s%s; restarting in %u ms%s", w->name,
+		  w->last_exit, w->last_error[0] ? ": " : "", w->last_error,
+		  w->backoff_ms, w->host_seen ? " (a host had it: not counted "
+		  "towards restart_limit)" : "");
 	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
 	if (w->backoff_ms < SUP_BACKOFF_MAX_MS) {
 		w->backoff_ms *= 2;

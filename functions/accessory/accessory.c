@@ -535,7 +535,7 @@ static int accessory_options(struct accessory *a)
 			      a->state_dir, sizeof(a->state_dir));
 	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
-				      with_adb ? "accessory,adb" : "accessory",
+				      accessory_opts_default_set(with_adb),
 				      a->switch_set, sizeof(a->switch_set));
 	r = r ? r : accessory_opt_ms(a->p, "claim_timeout_ms", &a->claim_ms);
 	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms", &a->disc_ms);

@@ -29,6 +29,9 @@ struct accessory_ctrl {
 	bool pending;
 	struct usb_ctrlrequest pending_req;
 	unsigned long accepted, stalled;
+	/* Every line here is the host's doing: a hostile one sends
+	 * thousands of requests a second, the log must not carry them. */
+	struct log_burst host_log;
 };
 
 struct accessory_ctrl *accessory_ctrl_new(const struct accessory_ctrl_ops *ops,
@@ -40,6 +43,9 @@ struct accessory_ctrl *accessory_ctrl_new(const struct accessory_ctrl_ops *ops,
 		return NULL;
 	c->ops = ops;
 	c->data = data;
+	c->host_log = (struct log_burst)LOG_BURST_INIT(
+		"lines about the host's accessory requests",
+		ACCESSORY_CTRL_LOG_BURST, ACCESSORY_CTRL_LOG_WINDOW_S);
 	return c;
 }
 
@@ -82,7 +88,8 @@ static int accessory_ctrl_start(struct accessory_ctrl *c)
 	int r;
 
 	if (c->bad_string) {
-		log_warnx("accessory: START refused: a string without NUL was sent");
+		if (log_burst_ok(&c->host_log))
+			log_warnx("accessory: START refused: a string without NUL was sent");
 		return -EBADMSG;
 	}
 	r = c->ops && c->ops->start ? c->ops->start(c->data) : 0;
@@ -193,10 +200,12 @@ int accessory_ctrl_setup(struct accessory_ctrl *c,
 	r = accessory_ctrl_dispatch(c, req, in);
 	if (r < 0) {
 		c->stalled++;
-		log_debug("accessory: stall %02x/%u wValue %u wIndex %u wLength %u: %s",
-			  req->bRequestType, req->bRequest, le16toh(req->wValue),
-			  le16toh(req->wIndex), le16toh(req->wLength),
-			  strerror(-r));
+		if (log_burst_ok(&c->host_log))
+			log_debug("accessory: stall %02x/%u wValue %u wIndex %u "
+				  "wLength %u: %s", req->bRequestType,
+				  req->bRequest, le16toh(req->wValue),
+				  le16toh(req->wIndex), le16toh(req->wLength),
+				  strerror(-r));
 		return r;
 	}
 	c->accepted++;
@@ -237,8 +246,9 @@ int accessory_ctrl_data(struct accessory_ctrl *c,
 		return accessory_ctrl_hid_data(c, req, len);
 	r = accessory_info_set(&c->info, le16toh(req->wIndex), data, len);
 	if (r < 0) {
-		log_warnx("accessory: SEND_STRING %u rejected: %s",
-			  le16toh(req->wIndex), strerror(-r));
+		if (log_burst_ok(&c->host_log))
+			log_warnx("accessory: SEND_STRING %u rejected: %s",
+				  le16toh(req->wIndex), strerror(-r));
 		c->bad_string = true;
 	}
 	return r;

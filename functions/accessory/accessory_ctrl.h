@@ -53,6 +53,11 @@
 #define ACCESSORY_SET_AUDIO_MODE 58
 
 #define ACCESSORY_PROTOCOL_VERSION 2
+
+/* What a host's requests may make us log: at most this many lines in each
+ * window of that many seconds (then one line counting the rest). */
+#define ACCESSORY_CTRL_LOG_BURST 10
+#define ACCESSORY_CTRL_LOG_WINDOW_S 60
 #define ACCESSORY_CTRL_MAX_HID 4
 #define ACCESSORY_CTRL_HID_DESC_MAX 4096
 #define ACCESSORY_CTRL_HID_EVENT_MAX 64

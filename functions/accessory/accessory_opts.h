@@ -30,4 +30,11 @@ static const struct optdesc accessory_opts[] = {
 	{ 0 }
 };
 
+/* The set START asks for when accessory_set is not given. gadgetd checks
+ * the worker's switch requests against the same (gadget.c). */
+static inline const char *accessory_opts_default_set(bool with_adb)
+{
+	return with_adb ? "accessory,adb" : "accessory";
+}
+
 #endif

@@ -68,7 +68,7 @@ struct adb {
 	struct adb_shell_cfg shell;
 	const char *reboot_cmd;
 	/* Fingerprint of the unknown key the waiting host offered on this
-	 * connection: only that host may be let in by `adb allow`. */
+	 * connection: `adb allow` of it sends this host a fresh token. */
 	char waiting_fp[ADB_AUTH_FP_SIZE];
 	unsigned tokens_sent; /* on this connection */
 	bool known_offered;   /* warned once per connection */
@@ -635,6 +635,25 @@ static void adb_tx_drained(void *priv, unsigned ep)
 	adb_streams_pump(a->streams);
 }
 
+/*
+ * The admin allowed the key the waiting host offered. Offering a public
+ * key proves nothing (anyone who saw it on a wire can offer it), so the
+ * host is not let in yet: it gets a fresh token, and only a signature over
+ * that token by an allowed key brings it online, as on any connection.
+ * adb hosts answer it: having run out of keys, they start over with their
+ * first one. The host has a full round of tokens again, since it may hold
+ * several keys before the one just allowed.
+ */
+static void challenge_allowed(struct adb *a)
+{
+	log_info("adb: sent the waiting host a new token to sign with the "
+		 "allowed key");
+	a->waiting_fp[0] = '\0';
+	a->tokens_sent = 0;
+	a->known_offered = false;
+	send_token(a);
+}
+
 static int adb_command(void *priv, int argc, char **argv, char *reply,
 		       size_t size)
 {
@@ -655,11 +674,16 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 					       : strerror(-rc));
 			return rc;
 		}
-		snprintf(reply, size, "allowed %s\n", argv[1]);
 		log_info("adb: key %s allowed", argv[1]);
 		if (a->state == ADB_STATE_UNAUTHORIZED &&
-		    !strcasecmp(a->waiting_fp, argv[1]))
-			send_cnxn(a);
+		    !strcasecmp(a->waiting_fp, argv[1])) {
+			challenge_allowed(a);
+			snprintf(reply, size, "allowed %s; the waiting host "
+				 "gets in once it signs a new token with "
+				 "it\n", argv[1]);
+			return 0;
+		}
+		snprintf(reply, size, "allowed %s\n", argv[1]);
 		return 0;
 	}
 	snprintf(reply, size, "usage: keys | allow FINGERPRINT\n");

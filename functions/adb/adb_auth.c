@@ -4,10 +4,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/core_names.h>
@@ -374,16 +376,28 @@ void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size)
 	}
 }
 
+/* Whether the file's last byte is not a newline (adbkey.pub, copied to
+ * make an adb_keys, has none): then a line appended would join it. */
+static bool ends_mid_line(int fd)
+{
+	struct stat st;
+	char last;
+
+	return fstat(fd, &st) == 0 && st.st_size > 0 &&
+	       pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+}
+
 static int append_line(const char *path, const char *line)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	size_t len = strlen(line);
 	int rc = 0;
 
 	if (fd < 0)
 		return -errno;
 	errno = 0;
-	if (write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
+	if ((ends_mid_line(fd) && write(fd, "\n", 1) != 1) ||
+	    write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
 		rc = errno ? -errno : -EIO; /* a short write sets no errno */
 	if (fsync(fd) < 0 && rc == 0)
 		rc = -errno;
@@ -417,5 +431,8 @@ int adb_auth_allow(struct adb_auth *a, const char *fp)
 	free(p->line);
 	memmove(p, p + 1, sizeof(*p) * (a->n_pending - i - 1));
 	a->n_pending--;
+	/* A token sent while the key was unknown may already have been
+	 * answered or seen; what proves the key is a token made from now on. */
+	adb_auth_forget_token(a);
 	return 0;
 }

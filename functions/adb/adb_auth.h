@@ -54,8 +54,13 @@ int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
 /* "FP comment\n" per pending key into out (NUL-terminated). */
 void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size);
 
-/* Append the pending key with fingerprint fp (case-insensitive) to the
- * keys file (created 0600) and allow it now. 0, -ENOENT or -errno. */
+/*
+ * Append the pending key with fingerprint fp (case-insensitive) to the
+ * keys file (created 0600) and allow it now. 0, -ENOENT or -errno.
+ * Allowing a key lets no host in by itself: the outstanding token, if any,
+ * is invalidated, and a host must sign a token made after the allow
+ * (adb_auth_new_token) with the key before it counts as proven.
+ */
 int adb_auth_allow(struct adb_auth *a, const char *fp);
 
 /*

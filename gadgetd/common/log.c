@@ -79,7 +79,9 @@ static size_t log_utf8_ok(const unsigned char *s, size_t n)
 	return need + 1;
 }
 
-size_t log_printable(char *dst, size_t size, const void *src, size_t len)
+/* lines: keep newlines and tabs (text of several lines, not a log line). */
+static size_t log_printable_as(char *dst, size_t size, const void *src,
+			       size_t len, bool lines)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = src;
@@ -88,7 +90,9 @@ size_t log_printable(char *dst, size_t size, const void *src, size_t len)
 	if (size == 0)
 		return 0;
 	while (in < len) {
-		size_t n = s[in] >= 0x20 && s[in] < 0x7f ? 1 : 0;
+		size_t n = (s[in] >= 0x20 && s[in] < 0x7f) ||
+				   (lines && (s[in] == '\n' || s[in] == '\t'))
+				   ? 1 : 0;
 
 		if (n == 0 && s[in] >= 0x80)
 			n = log_utf8_ok(s + in, len - in);
@@ -110,6 +114,16 @@ size_t log_printable(char *dst, size_t size, const void *src, size_t len)
 	}
 	dst[out] = '\0';
 	return out;
+}
+
+size_t log_printable(char *dst, size_t size, const void *src, size_t len)
+{
+	return log_printable_as(dst, size, src, len, false);
+}
+
+size_t log_printable_lines(char *dst, size_t size, const void *src, size_t len)
+{
+	return log_printable_as(dst, size, src, len, true);
 }
 
 static void log_emit(enum log_level level, const char *fmt, va_list ap, int err)

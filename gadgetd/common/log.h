@@ -33,6 +33,11 @@ void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 size_t log_printable(char *dst, size_t size, const void *src, size_t len);
 
+/* log_printable() for text of several lines, such as a plugin command's
+ * reply on its way to an admin's terminal: newlines and tabs are kept,
+ * everything else is escaped the same way. */
+size_t log_printable_lines(char *dst, size_t size, const void *src, size_t len);
+
 /*
  * A limit on the lines a peer (a USB host, a socket client) can make us
  * log at will: at most burst lines in each window of window_s seconds.

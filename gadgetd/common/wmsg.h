@@ -41,10 +41,14 @@ enum worker_msg {
 			      * status other than 0 (at most
 			      * WORKER_ERROR_MAX bytes with the NUL) */
 	WORKER_PONG = 7,     /* u32 seq of the WORKER_PING it answers */
+	WORKER_HOST_SEEN = 8, /* no payload: a host sent the function a
+			       * control request (once a run; ENABLE is
+			       * WORKER_HOST). Exits after it are the
+			       * host's doing (gadgetd(8), crash loops). */
 	/* u32 1: restart me as root, 0: as the profile's user again. Only
 	 * for a function whose profile has root = "allowed"; gadgetd checks
 	 * that itself and ignores any other. */
-	WORKER_ROOT = 8,
+	WORKER_ROOT = 9,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's

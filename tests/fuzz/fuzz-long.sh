@@ -8,7 +8,9 @@
 # or tests/fuzz/corpus_NAME) in BUILD_DIR/long/TARGET/corpus, so the seeds
 # in git stay as they are; inputs that crash, hang or leak land in
 # BUILD_DIR/long/TARGET/ as crash-*, timeout-*, leak-* or oom-*. A target
-# stops at its first crash. Exits 1 when any target crashed.
+# stops at its first crash. One bad target (no corpus, no figures, a crash)
+# is reported in the table and the loop goes on to the next one. Exits 1
+# when any target crashed or gave no figures.
 set -u
 
 secs=$1
@@ -17,6 +19,20 @@ out=$2/long
 shift 2
 table=$out/table.txt
 fail=0
+
+# The value of libFuzzer's final "stat::NAME:" line in LOG, or "?". A
+# forked child that ran libFuzzer's exit handlers prints the lines too, so
+# take the parent's: the one after its "Done N runs" line, else the last.
+stat_of() {
+	v=$(awk -v k="stat::$1:" '
+		/^Done [0-9]+ runs/ { done = 1; next }
+		$1 == k { last = $2; if (done && parent == "") parent = $2 }
+		END { print (parent != "" ? parent : last) }' "$2")
+	case $v in
+	'' | *[!0-9]*) echo '?' ;;
+	*) echo "$v" ;;
+	esac
+}
 
 # User and system time of this shell's waited-for children, in ticks.
 cpu_ticks() {
@@ -32,9 +48,12 @@ for t in "$@"; do
 	n=${t#fuzz_}
 	seeds=tests/fuzz/corpus/$n
 	[ -d "$seeds" ] || seeds=tests/fuzz/corpus_$n
-	if [ ! -d "$seeds" ]; then
-		echo "fuzz-long: no corpus for $t" >&2
-		exit 1
+	if [ ! -d "$seeds" ] || [ ! -x "$bin/$t" ]; then
+		echo "fuzz-long: no corpus or no binary for $t" >&2
+		printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" - ? ? - ? ? \
+			"no corpus or binary" >>"$table"
+		fail=1
+		continue
 	fi
 	dir=$out/$t
 	rm -rf "$dir"
@@ -48,8 +67,13 @@ for t in "$@"; do
 	rc=$?
 	cpu=$((($(cpu_ticks) - cpu0) / $(getconf CLK_TCK)))
 	took=$(($(date +%s) - start))
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log")
-	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$dir/log")
+	execs=$(stat_of number_of_executed_units "$dir/log")
+	rate=$(stat_of average_exec_per_sec "$dir/log")
+	nstat=$(grep -c '^stat::number_of_executed_units:' "$dir/log")
+	if [ "$nstat" -gt 1 ]; then
+		# Not fatal, but a child ran libFuzzer's handlers: say so.
+		echo "fuzz-long: $t: $nstat stat blocks in its log (a forked child printed libFuzzer's stats)" >&2
+	fi
 	art=$(ls -d "$dir"/crash-* "$dir"/timeout-* "$dir"/leak-* \
 		"$dir"/oom-* 2>/dev/null | head -n 1)
 	crashes=$(cd "$dir" && ls -d crash-* timeout-* leak-* oom-* 2>/dev/null | wc -l)
@@ -57,12 +81,15 @@ for t in "$@"; do
 		# Died without an artifact (e.g. killed): still a failure.
 		crashes=1
 		art="exit $rc: $dir/log"
+	elif [ "$execs" = '?' ] && [ "$crashes" = 0 ]; then
+		art="no figures in $dir/log"
+		fail=1
 	fi
 	[ "$crashes" = 0 ] || { fail=1; grep -m 3 -E 'ERROR|SUMMARY' "$dir/log"; }
 	per_cpu=?
-	[ -n "$execs" ] && [ "$cpu" -gt 0 ] && per_cpu=$((execs / cpu))
+	[ "$execs" != '?' ] && [ "$cpu" -gt 0 ] && per_cpu=$((execs / cpu))
 	printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" "$took" \
-		"${execs:-?}" "${rate:-?}" "$cpu" "$per_cpu" "$crashes" "$art" \
+		"$execs" "$rate" "$cpu" "$per_cpu" "$crashes" "$art" \
 		>>"$table"
 done
 echo

@@ -8,21 +8,24 @@
  *   1  message: u8 command, u32 arg0, u32 arg1, u16 length, payload; the
  *      harness frames it (magic, checksum) as a host would
  *   2  sign the device's newest token with the key in adb_keys and send
- *      the AUTH SIGNATURE (the one legitimate way online)
+ *      the AUTH SIGNATURE (a legitimate way online)
  *   3  replay a signature sent before
- *   4  sign the newest token with a key that is not in adb_keys
+ *   4  sign the newest token with the other key (not in adb_keys until
+ *      op 7 allows it)
  *   5  send a legitimate signature cut short by u8 bytes
  *   6  offer a public key: u8 picks the key in adb_keys or the other one,
  *      and whether the payload ends with a NUL
  *   7  `gadgetctl adb keys`, or `allow` of the other key's fingerprint
+ *      (it trusts the key; it brings no host online)
  *   8  USB reset (disable, enable)
  *
- * The property: the device sends CNXN only right after op 2 or an allow
- * while the allowed host waits. Anything else that brings it online (a
- * known public key, a replayed, foreign or truncated signature, a stale
- * token, raw bytes) aborts with what happened. Once online the input
- * ends: what comes after auth is other targets' business, and services
- * here would be real (files, shells).
+ * The property: the device sends CNXN only right after op 2, or op 4 over
+ * a token sent after the other key was allowed. Anything else that brings
+ * it online (an allow by itself, a known public key, a replayed, foreign
+ * or truncated signature, a stale token or one from before the allow, raw
+ * bytes) aborts with what happened. Once online the input ends: what
+ * comes after auth is other targets' business, and services here would be
+ * real (files, shells).
  *
  * Tokens come from RAND_bytes(), which this file replaces with a counter
  * restarted for each input: an input then replays the same tokens every
@@ -40,6 +43,7 @@
 #include "adb/adb_auth.h"
 #include "adb/adb_packet.h"
 #include "adb_testkey.h"
+#include "fake_spawn.h"
 #include "fuzz_runtime.h"
 #include "fuzz_rd.h"
 #include "log.h"
@@ -108,6 +112,7 @@ static struct {
 	uint8_t token[ADB_AUTH_TOKEN_SIZE];
 	bool have_token, token_signed;
 	bool token_stale; /* sent before a USB reset */
+	bool token_pre_allow; /* sent before the other key was allowed */
 	/* Set while an operation that may legitimately bring it online runs. */
 	bool may_connect;
 	bool online;
@@ -146,6 +151,7 @@ static void on_tx(unsigned ep, const uint8_t *d, size_t len)
 			fz.have_token = true;
 			fz.token_signed = false;
 			fz.token_stale = false;
+			fz.token_pre_allow = false;
 		}
 		return;
 	}
@@ -255,6 +261,13 @@ static void send_sig(void *priv, const struct adb_testkey *k, size_t cut,
 		     : fz.token_signed && legit ? "a second signature over a "
 						  "used token"
 						: what;
+	/* Trust came after the token: it proves nothing about the key. */
+	if (k == fz.other && fz.token_pre_allow) {
+		fz.may_connect = false;
+		if (legit)
+			fz_op_name = "a signature over a token sent before "
+				     "the key was allowed";
+	}
 	if (cut == 0)
 		fz.token_signed = true;
 	memcpy(fz.last_sig, sig, len);
@@ -301,6 +314,7 @@ static void op_command(void *priv, struct rd *r)
 	char reply[4096], verb[8], fp[ADB_AUTH_FP_SIZE];
 	char *argv[2] = { verb, fp };
 	uint8_t how = rd_n(r, 1);
+	bool was_pre_allow;
 
 	if (!gadgetd_plugin.command)
 		return;
@@ -311,14 +325,18 @@ static void op_command(void *priv, struct rd *r)
 	}
 	snprintf(verb, sizeof(verb), "allow");
 	snprintf(fp, sizeof(fp), "%s", fz.other_fp);
-	/* An admin's decision: the host that offered it may come online. */
-	fz.may_connect = true;
-	fz_op_name = "adb allow";
+	/* An admin's decision trusts the key, but the host that offered it
+	 * must still sign a token sent from now on to come online. */
+	fz_op_name = "adb allow (without a signature after it)";
+	was_pre_allow = fz.token_pre_allow;
+	/* Set first: the token the allow sends (on_tx) clears it. */
+	fz.token_pre_allow = true;
 	if (gadgetd_plugin.command(priv, 2, argv, reply, sizeof(reply)) == 0) {
 		fz.other_allowed = true;
 		check_keys_file();
+	} else {
+		fz.token_pre_allow = was_pre_allow;
 	}
-	fz.may_connect = false;
 }
 
 static void run_op(void *priv, struct rd *r)
@@ -348,7 +366,9 @@ static void run_op(void *priv, struct rd *r)
 		break;
 	case 4:
 		/* Legitimate only once an admin allowed the other key. */
-		send_sig(priv, fz.other, 0, "a signature by a key not allowed",
+		send_sig(priv, fz.other, 0,
+			 fz.other_allowed ? "a signature by the allowed key"
+					  : "a signature by a key not allowed",
 			 fz.other_allowed);
 		break;
 	case 5:
@@ -379,7 +399,7 @@ static void run_input(const uint8_t *data, size_t size)
 	reset_keys();
 	rand_state = 0;
 	fz.want_payload = fz.have_token = fz.token_signed = false;
-	fz.token_stale = false;
+	fz.token_stale = fz.token_pre_allow = false;
 	fz.online = fz.may_connect = fz.other_allowed = false;
 	fz.last_sig_len = 0;
 	pl = fuzz_rt_reset("adb", fz.loop);
@@ -387,6 +407,7 @@ static void run_input(const uint8_t *data, size_t size)
 	fuzz_rt_set_option("keys", fz.keys);
 	/* Never reached before auth; harmless should that ever change. */
 	fuzz_rt_set_option("shell", "/bin/false");
+	fake_spawn_config("/bin/false", NULL);
 	fuzz_rt_set_tx_check(on_tx);
 	if (gadgetd_plugin.init(pl, &desc, &priv) != 0)
 		abort();

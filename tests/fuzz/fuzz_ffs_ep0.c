@@ -15,6 +15,7 @@
 #include "wmsg.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,10 +121,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += n;
 	}
 	shutdown(fuzz_sv[1], SHUT_WR);
-	do {
+	for (;;) {
+		/* A stage runs on ffs's thread: wait for it as the loop does.
+		 * It cannot wait for long: the input ends with a shutdown. */
+		if (ffs_ep0_busy(e)) {
+			struct pollfd pfd = { .fd = ffs_ep0_done_fd(e),
+					      .events = POLLIN };
+
+			fuzz_drain();
+			if (poll(&pfd, 1, 10) == 1)
+				ffs_ep0_finish(e);
+			continue;
+		}
 		r = ffs_ep0_dispatch(e);
 		fuzz_drain();
-	} while (r >= 0);
+		if (r < 0)
+			break;
+	}
 	if (r != -EAGAIN && r != -EPROTO && r != -ESHUTDOWN)
 		abort();
 	ffs_ep0_free(e);

@@ -17,6 +17,17 @@
       (the right signature of a fresh token) must get CNXN and a working
       shell stream: the control that shows the checks can fail.
 
+  adb_hostile.py impostor VID:PID PUBKEY ALLOW_CMD HELD_CMD
+      An impostor that saw a real host's public key (PUBKEY, as in
+      adbkey.pub) on the wire but has no private key. It connects,
+      offers the key (unknown to the device), runs ALLOW_CMD (sh -c: the
+      admin's `gadgetctl adb allow`), and must get a new token and never
+      CNXN: not after the allow, not when it answers with the key again
+      as an adb host out of private keys does, not with a made-up
+      signature. Then, still connected, it runs HELD_CMD (sh -c; the test
+      takes `gadgetctl status` there) and opens a shell, which must get
+      no answer.
+
   adb_hostile.py banner VID:PID
       Sends one CNXN whose banner carries terminal escapes, a carriage
       return and a NUL; the test then reads `gadgetctl status`.
@@ -26,6 +37,7 @@ Prints one "ok:" or "FAIL:" line per check; exit status 0 when all passed.
 import os
 import random
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -311,6 +323,30 @@ def attacks(link, key, pub, n_random):
     return link
 
 
+def impostor(link, pub, allow_cmd, held_cmd):
+    connect(link)
+    link.send(A_AUTH, RSAPUBLICKEY, 0, pub + b"\0")
+    msgs = link.drain(1.0)
+    check(not online(msgs), "impostor: the unknown key offered: no CNXN "
+          "(got %s)" % [name(m[0]) for m in msgs])
+    rc = subprocess.call(["sh", "-c", allow_cmd])
+    check(rc == 0, "impostor: the admin's allow ran (exit %d)" % rc)
+    # A reply is due at once (a token); wait long enough for a CNXN too.
+    msgs = link.drain(2.0, REPLY_S)
+    expect_token(msgs, "impostor: after the allow")
+    for i in range(3):
+        link.send(A_AUTH, RSAPUBLICKEY, 0, pub + b"\0")
+        expect_token(link.drain(0.5, REPLY_S),
+                     "impostor: the key again after the allow (%d)" % i)
+    link.send(A_AUTH, SIGNATURE, 0, os.urandom(256))
+    expect_token(link.drain(0.5, REPLY_S),
+                 "impostor: a made-up signature after the allow")
+    rc = subprocess.call(["sh", "-c", held_cmd])
+    check(rc == 0, "impostor: still connected, ran %r (exit %d)" %
+          (held_cmd, rc))
+    no_stream(link, "impostor: after the allow")
+
+
 def main():
     global link_id
     if len(sys.argv) == 3 and sys.argv[1] == "banner":
@@ -319,6 +355,14 @@ def main():
                   b"host::\x1b[2J\x1b]0;pwned\x07evil\rbanner\0tail\0")
         check(not online(link.drain(0.5)), "evil banner: no CNXN")
         link.close()
+        sys.exit(1 if FAILS else 0)
+    if len(sys.argv) == 6 and sys.argv[1] == "impostor":
+        with open(sys.argv[3], "rb") as f:
+            pub = f.read().strip()
+        link = Link(sys.argv[2])
+        impostor(link, pub, sys.argv[4], sys.argv[5])
+        link.close()
+        print("adb_hostile: %d failed" % FAILS)
         sys.exit(1 if FAILS else 0)
     if len(sys.argv) < 4 or sys.argv[1] != "attacks":
         sys.exit(__doc__)

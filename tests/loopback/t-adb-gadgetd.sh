@@ -1,7 +1,7 @@
 # The adb plugin under gadgetd itself: a profile with adb auth on, an
-# unknown host key shown by `gadgetctl adb keys` and let in by
-# `gadgetctl adb allow`, the state in `gadgetctl status`, and adb over the
-# composite mtp,adb set. Runs in the guest (see run-suite.sh).
+# unknown host key shown by `gadgetctl adb keys` (a hostile comment
+# escaped) and let in by `gadgetctl adb allow`, the state in `gadgetctl
+# status`, and adb over the composite mtp,adb set. Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 KEYS=/etc/gadgetd/adb_keys_t
@@ -37,6 +37,20 @@ adb_status() {
 
 gd_start adbauth
 check "host sees the adb set" wait_usb 1d6b:01f0 20
+
+say "a key offered with DEL, a C1 CSI and a bidi override in its comment"
+timeout 30 adb keygen "$HOME/evilkey" >/dev/null 2>&1
+check "a raw host offers it" timeout 60 python3 "$SRC/tests/loopback/adb_pubkey.py" \
+	1d6b:01f0 "$HOME/evilkey.pub"
+timeout 10 gadgetctl adb keys > evilkeys.txt 2>&1
+cat evilkeys.txt
+check "gadgetctl adb keys shows the comment escaped" \
+	grep -qF " evil\\x7f\\xc2\\x9b\\xe2\\x80\\xaegpj.exe" evilkeys.txt
+check "no raw DEL, C1 or bidi control reaches the terminal" python3 -c '
+import sys
+d = open("evilkeys.txt", "rb").read()
+sys.exit(any(b in d for b in (b"\x7f", b"\xc2\x9b", b"\xe2\x80\xae")))'
+
 timeout 30 adb start-server >/dev/null 2>&1
 
 say "unknown key: unauthorized, listed, allowed"
@@ -47,8 +61,16 @@ cat keys.txt
 FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
+CONNS=$(grep -c "adb: host connected" "$GD_LOG")
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 check "adb devices: device" adb_state ADBGD1 device
+# The allow lets no host in by itself: it sends the waiting host a new
+# token. adb 29, out of private keys when it offered its public key,
+# starts over with its first key and signs it on the same connection.
+check "the allow sent the waiting host a new token" \
+	grep -q "sent the waiting host a new token" "$GD_LOG"
+check "adb signed it on the same connection (no reconnect)" \
+	[ "$(grep -c "adb: host connected" "$GD_LOG")" = "$CONNS" ]
 check "gadgetctl status: state device" adb_status state device
 check "gadgetctl status: the host banner" adb_status host host::features=
 check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"

@@ -74,7 +74,23 @@ check "adb pull gives the same bytes" sh -c 'timeout 300 adb pull /run/big.bin /
 check "the worker was not restarted meanwhile" test "$(adb_pid)" = "$p1"
 rm -f /root/big.bin /root/big.back /run/big.bin
 
-say "adb crashes in a loop (SIGSEGV): failed after restart_limit exits"
+say "adb crashes in a loop (SIGSEGV) with no host: failed after restart_limit exits"
+# Exits after a host enabled the function or sent it a request are the
+# host's doing and never count (t-ep0-stall), so the host stops using
+# the gadget first: the device and the ones the restarts enumerate stay
+# unauthorized, never configured, and no host reaches adb.
+host_dev() {
+	for d in /sys/bus/usb/devices/*; do
+		[ "$(cat "$d/idVendor" 2>/dev/null):$(cat "$d/idProduct" 2>/dev/null)" = 1d6b:01e8 ] &&
+			{ echo "$d"; return 0; }
+	done
+	return 1
+}
+dev=$(host_dev)
+check "the host side's device is known ($dev)" test -n "$dev"
+roothub=/sys/bus/usb/devices/usb$(cat "$dev/busnum")
+echo 0 > "$roothub/authorized_default"
+echo 0 > "$dev/authorized"
 # A plugin that crashes on every start: each new adb worker gets SIGSEGV
 # as soon as it shows in status, for as long as the killer runs.
 killer() {
@@ -118,6 +134,9 @@ check "adb stays failed, no worker" gd_status 'plugin("adb").state == "failed"'
 check "gadgetd itself is fine" kill -0 "$GD_PID"
 
 say "acm keeps working while adb is failed"
+# The host takes the gadget (without adb) again.
+echo 1 > "$roothub/authorized_default"
+dev=$(host_dev) && echo 1 > "$dev/authorized"
 n=0; while [ ! -e /dev/ttyACM0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
 stty -F /dev/ttyGS0 raw -echo clocal
 # On this bed the first open of ttyACM0 after an enumeration fails now and

@@ -2,10 +2,24 @@
  * plugin_spawn() for the unit tests and fuzz targets that reach adb's
  * services: the real spawner (functions/spawner.c), started as the worker
  * starts it, once, and again after fake_spawn_config().
+ *
+ * The spawner and its children are forks of the test process, which
+ * carries the test framework's handlers: libFuzzer's for SIGINT, SIGTERM,
+ * SIGALRM, SIGUSR1/2 and SIGXFSZ, and its sanitizer death callback. A
+ * child that ran them would print libFuzzer's final statistics into the
+ * same log (fuzz-long.sh then saw two stat blocks) or write a crash
+ * artifact for the parent's input. So every fork of this process drops
+ * them in the child; the children leave with _exit (spawner.c), so the
+ * framework's atexit handlers do not run either.
  */
 #include "fake_spawn.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +33,8 @@ static pid_t fake_pid;
 
 void fake_spawn_config(const char *shell, const char *reboot)
 {
+	if (!strcmp(shell, fake_shell) && !strcmp(reboot ? reboot : "", fake_reboot))
+		return;
 	snprintf(fake_shell, sizeof(fake_shell), "%s", shell);
 	snprintf(fake_reboot, sizeof(fake_reboot), "%s", reboot ? reboot : "");
 	if (fake_fd >= 0) {
@@ -28,15 +44,37 @@ void fake_spawn_config(const char *shell, const char *reboot)
 	}
 }
 
+/* From the sanitizer runtime when it is linked in (ASan builds). */
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+/* Runs in the child after fork: only async-signal-safe calls. */
+static void fake_spawn_child(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGALRM,
+				    SIGUSR1, SIGUSR2, SIGXFSZ };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	size_t i;
+
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &dfl, NULL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+}
+
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
 		 struct spawner_child *out)
 {
+	static bool atfork;
 	struct spawner_cfg cfg = {
 		.shell = fake_shell,
 		.reboot = fake_reboot[0] ? fake_reboot : NULL,
 	};
 	int r;
 
+	if (!atfork) {
+		pthread_atfork(NULL, NULL, fake_spawn_child);
+		atfork = true;
+	}
 	if (fake_fd < 0 && (r = spawner_start(&cfg, &fake_fd, &fake_pid)) < 0)
 		return r;
 	return spawner_spawn(fake_fd, c, out);

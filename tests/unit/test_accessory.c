@@ -323,6 +323,40 @@ static void test_ctrl_bad_strings(void **state)
 	accessory_ctrl_free(c);
 }
 
+static unsigned tap_lines;
+
+static void count_tap(enum log_level level, const char *msg)
+{
+	if (strstr(msg, "accessory: "))
+		tap_lines++;
+}
+
+/* A host sending bad strings and STARTs without end: the log carries
+ * ACCESSORY_CTRL_LOG_BURST lines of them a window, not one each. */
+static void test_ctrl_log_rate_limited(void **state)
+{
+	struct accessory_ctrl *c = ctrl_new();
+	unsigned i;
+
+	tap_lines = 0;
+	log_init("test_accessory", true, LOG_LEVEL_WARN);
+	log_set_tap(count_tap);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(ctrl_do(c, VOUT, ACCESSORY_SEND_STRING, 0, 0,
+					 "Acme", 4), -EBADMSG);
+		assert_int_equal(ctrl_do(c, VOUT, ACCESSORY_START, 0, 0, NULL, 0),
+				 -EBADMSG);
+	}
+	log_set_tap(NULL);
+	log_init("test_accessory", true, LOG_LEVEL_ERROR);
+	/* The stall lines (debug, not shown here) share the burst. */
+	assert_true(tap_lines > 0);
+	assert_true(tap_lines <= ACCESSORY_CTRL_LOG_BURST);
+	/* Still refused: only the log is limited. */
+	assert_int_equal(ctrl_starts, 0);
+	accessory_ctrl_free(c);
+}
+
 static void test_ctrl_unknown(void **state)
 {
 	struct accessory_ctrl *c = ctrl_new();
@@ -1063,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_ctrl_get_protocol),
 		cmocka_unit_test(test_ctrl_handshake),
 		cmocka_unit_test(test_ctrl_bad_strings),
+		cmocka_unit_test(test_ctrl_log_rate_limited),
 		cmocka_unit_test(test_ctrl_unknown),
 		cmocka_unit_test(test_ctrl_hid),
 		cmocka_unit_test(test_ctrl_audio),

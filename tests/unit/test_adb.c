@@ -1255,9 +1255,15 @@ static void test_auth_flow(void **state)
 				      sizeof(reply)), 0);
 	adb_auth_fingerprint(adb_testkey_blob(key), fp);
 	assert_non_null(strstr(reply, fp));
-	/* Allowing it lets the waiting host in at once. */
+	/* Allowing it sends the waiting host a new token; its signature
+	 * lets it in. */
 	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
 				      sizeof(reply)), 0);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+	n = adb_testkey_sign(key, m.data, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
 	/* Next connection: the signature is accepted. */
@@ -1383,6 +1389,86 @@ static void test_auth_hostile(void **state)
 	/* The real thing still works. */
 	hostile_cnxn(t, token);
 	n = adb_testkey_sign(key, token, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_CNXN);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	adb_testkey_free(other);
+	stop(t);
+}
+
+/*
+ * `adb allow` of the key a waiting host offered must not let that host in:
+ * anyone who saw the key on a wire can offer it. The host gets a new
+ * token, and only a signature over it by the allowed key brings it online.
+ */
+static void test_allow_needs_signature(void **state)
+{
+	struct t *t = start("on");
+	struct adb_testkey *other = adb_testkey_new();
+	uint8_t first[ADB_AUTH_TOKEN_SIZE], second[ADB_AUTH_TOKEN_SIZE];
+	uint8_t fresh[ADB_AUTH_TOKEN_SIZE];
+	uint8_t sig_first[512], sig_second[512], sig[512];
+	size_t n_first, n_second, n;
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	const char *pub = adb_testkey_pub(key);
+	struct msg m;
+
+	/* The key's owner signs the first token (unknown key: refused)... */
+	hostile_cnxn(t, first);
+	n_first = adb_testkey_sign(key, first, sig_first, sizeof(sig_first));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	memcpy(second, m.data, sizeof(second));
+	n_second = adb_testkey_sign(key, second, sig_second, sizeof(sig_second));
+	/* ...and the impostor, who saw the public key, offers it. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	expect_nothing(t);
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+
+	/* The admin allows it: a fresh token, no CNXN. */
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_int_equal(m.len, ADB_AUTH_TOKEN_SIZE);
+	assert_memory_not_equal(m.data, first, ADB_AUTH_TOKEN_SIZE);
+	assert_memory_not_equal(m.data, second, ADB_AUTH_TOKEN_SIZE);
+	expect_nothing(t);
+	assert_no_stream(t);
+	/* The key is trusted (no longer pending), the host is not. */
+	assert_int_equal(ops->command(t->priv, 1, argv_keys, reply,
+				      sizeof(reply)), 0);
+	assert_null(strstr(reply, fp));
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+
+	/* Replays of the signatures made before the allow: refused. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_no_stream(t);
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_second, n_second);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_no_stream(t);
+	/* The public key again: another token, never CNXN. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_no_stream(t);
+	/* Another key's signature over the newest token: refused. */
+	memcpy(fresh, m.data, sizeof(fresh));
+	n = adb_testkey_sign(other, fresh, sig, sizeof(sig));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_no_stream(t);
+
+	/* The key's owner signs the newest token: online. */
+	memcpy(fresh, m.data, sizeof(fresh));
+	n = adb_testkey_sign(key, fresh, sig, sizeof(sig));
 	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
@@ -1550,6 +1636,7 @@ int main(void)
 		cmocka_unit_test(test_delayed_ack_recv_window),
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
+		cmocka_unit_test(test_allow_needs_signature),
 		cmocka_unit_test(test_reverse_and_reboot),
 		cmocka_unit_test(test_reboot_command),
 		cmocka_unit_test(test_root_refused),

@@ -253,6 +253,73 @@ static void test_offer_pending_allow(void **state)
 	adb_auth_free(a);
 }
 
+/*
+ * Allowing a pending key proves nothing about the host that offered it: a
+ * token outstanding at the allow is dead, and only a signature over a
+ * token made after the allow counts.
+ */
+static void test_allow_needs_new_token(void **state)
+{
+	struct fixture *f = *state;
+	struct adb_auth *a = adb_auth_new(f->path);
+	const char *pub = adb_testkey_pub(f->key);
+	uint8_t first[ADB_AUTH_TOKEN_SIZE], pending[ADB_AUTH_TOKEN_SIZE];
+	uint8_t sig_first[512], sig_pending[512];
+	size_t n_first, n_pending;
+	char fp[ADB_AUTH_FP_SIZE];
+
+	assert_int_equal(adb_auth_reload(a), 0);
+	/* What adb does with an unknown key: sign the first token (refused),
+	 * then answer the second with its public key. */
+	assert_int_equal(adb_auth_new_token(a, first), 0);
+	n_first = adb_testkey_sign(f->key, first, sig_first, sizeof(sig_first));
+	assert_int_equal(adb_auth_verify(a, sig_first, n_first), -EPERM);
+	assert_int_equal(adb_auth_new_token(a, pending), 0);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	/* Someone holding the key signs the token that was outstanding. */
+	n_pending = adb_testkey_sign(f->key, pending, sig_pending,
+				     sizeof(sig_pending));
+	assert_int_equal(adb_auth_allow(a, fp), 0);
+	/* Neither the token outstanding at the allow nor the first one
+	 * counts, before or after a new token is made. */
+	assert_int_equal(adb_auth_verify(a, sig_pending, n_pending), -EPERM);
+	assert_int_equal(adb_auth_verify(a, sig_first, n_first), -EPERM);
+	assert_int_equal(adb_auth_new_token(a, first), 0);
+	assert_int_equal(adb_auth_verify(a, sig_first, n_first), -EPERM);
+	assert_int_equal(adb_auth_new_token(a, first), 0);
+	assert_int_equal(adb_auth_verify(a, sig_pending, n_pending), -EPERM);
+	/* Another key's signature over the new token does not either. */
+	assert_int_equal(sign_and_verify(a, f->other), -EPERM);
+	/* The allowed key over a token made after the allow does. */
+	assert_int_equal(sign_and_verify(a, f->key), 0);
+	adb_auth_free(a);
+}
+
+/*
+ * An adb_keys made by copying adbkey.pub has no final newline: an allowed
+ * key appended to it must land on a line of its own, or the next reload
+ * (each new connection) loses it in the first key's comment.
+ */
+static void test_allow_appends_after_unterminated_line(void **state)
+{
+	struct fixture *f = *state;
+	const char *pub = adb_testkey_pub(f->other);
+	char fp[ADB_AUTH_FP_SIZE];
+	struct adb_auth *a;
+
+	write_keys(f->path, adb_testkey_pub(f->key)); /* no newline */
+	a = adb_auth_new(f->path);
+	assert_int_equal(adb_auth_reload(a), 1);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	assert_int_equal(adb_auth_allow(a, fp), 0);
+	assert_int_equal(adb_auth_reload(a), 2);
+	assert_int_equal(sign_and_verify(a, f->other), 0);
+	assert_int_equal(sign_and_verify(a, f->key), 0);
+	adb_auth_free(a);
+}
+
 static void test_offer_malformed(void **state)
 {
 	struct fixture *f = *state;
@@ -282,6 +349,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_parse_key_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fingerprint_is_md5_of_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_pending_allow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_needs_new_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_allow_appends_after_unterminated_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_malformed, setup, teardown),
 	};
 

@@ -22,6 +22,10 @@
 
 #include <cmocka.h>
 
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+
 #include "aioguard.h"
 
 struct worker {
@@ -171,12 +175,85 @@ static void test_guard_holds_nothing(void **state)
 	assert_int_equal(guard_wait(w.guard, 5000), 0);
 }
 
+/* Run fn in a forked child (a worker of its own), return what it returned. */
+static int in_child(int (*fn)(void))
+{
+	int p[2], r = -12345, st;
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(p[0]);
+		alarm(30);
+		r = fn();
+		_exit(write(p[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &r, sizeof(r)), sizeof(r));
+	close(p[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return r;
+}
+
+/* 1 when the guard is under its filter the moment aioguard_start()
+ * returned, 0 when not yet, -errno when the start failed. */
+static int locked_at_start(void)
+{
+	pid_t g = aioguard_start();
+
+	if (g < 0)
+		return g;
+	return status_has(g, "Seccomp:\t2") && status_has(g, "NoNewPrivs:\t1");
+}
+
+/* The worker goes on only once its guard is locked down: no waiting. */
+static void test_guard_locked_before_start_returns(void **state)
+{
+	unsigned i;
+
+	/* Several times: without the handshake the guard is caught
+	 * before its filter most of the time, not always. */
+	for (i = 0; i < 20; i++)
+		assert_int_equal(in_child(locked_at_start), 1);
+}
+
+/* A worker in which installing a seccomp filter fails (EPERM for
+ * prctl(PR_SET_SECCOMP) and seccomp()): its guard cannot lock itself
+ * down, and the start fails instead of going on with an open guard. */
+static int start_unlockable(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_SECCOMP, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+		return -1000;
+	return aioguard_start();
+}
+
+static void test_guard_unlockable_fails_start(void **state)
+{
+	assert_int_equal(in_child(start_unlockable), -EPERM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_guard_destroys_context),
 		cmocka_unit_test(test_guard_without_context),
 		cmocka_unit_test(test_guard_holds_nothing),
+		cmocka_unit_test(test_guard_locked_before_start_returns),
+		cmocka_unit_test(test_guard_unlockable_fails_start),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

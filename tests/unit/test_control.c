@@ -656,6 +656,10 @@ static void test_client_cap(void **state)
 	b = client_connect(f);
 	spin(f, 50);
 	c = client_connect(f);
+	/* It sends at once, before gadgetd accepts it: the refusal must
+	 * still reach it (closing with its request unread would make its
+	 * recv fail with ECONNRESET instead). */
+	assert_int_equal(send(c, req, n, 0), (ssize_t)n);
 	spin(f, 50);
 	/* The third was told why and closed. */
 	assert_int_equal(reply_of(c, text, sizeof(text)), -EBUSY);
@@ -676,6 +680,105 @@ static void test_client_cap(void **state)
 	close(a);
 	close(c);
 	close(d);
+}
+
+/* A client connected as peer; it is accepted (and identified) before this
+ * returns. */
+static int connect_as(struct fixture *f, const struct access_peer *peer)
+{
+	int fd;
+
+	fake_peer = *peer;
+	fd = client_connect(f);
+	spin(f, 30);
+	return fd;
+}
+
+/* fd was accepted and waits for its request: no reply, not closed. */
+static void assert_admitted(int fd)
+{
+	char buf[256];
+	ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (n > 0)
+		fail_msg("refused: %s", buf + sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body));
+	assert_int_equal(n, -1);
+	assert_int_equal(errno, EAGAIN);
+}
+
+/* fd was told why (-EBUSY, text has needle) and closed. */
+static void assert_refused(int fd, const char *needle)
+{
+	char text[256];
+
+	assert_int_equal(reply_of(fd, text, sizeof(text)), -EBUSY);
+	assert_non_null(strstr(text, needle));
+	assert_int_equal(recv(fd, text, sizeof(text), MSG_DONTWAIT), 0);
+}
+
+/* Members of group hold at most per_uid slots each and never the reserved
+ * ones: however many connections they open, root and admin_group get in. */
+static void test_slots_per_uid_and_reserved(void **state)
+{
+	struct fixture *f = *state;
+	struct access_peer g2 = peer_group, g3 = peer_group, g4 = peer_group;
+	char req[64], text[256];
+	size_t n = request(req, CTL_STATUS, "", 0);
+	int fds[16], k = 0, i, admin, root;
+
+	g2.uid = 2002;
+	g3.uid = 2003;
+	g4.uid = 2004;
+	control_set_limits(f->ctl, 8, 10000, 1000);
+	control_set_shares(f->ctl, 2, 3);
+	/* One member: two slots, the third is refused. */
+	fds[k++] = connect_as(f, &peer_group);
+	fds[k++] = connect_as(f, &peer_group);
+	assert_admitted(fds[0]);
+	assert_admitted(fds[1]);
+	fds[k] = connect_as(f, &peer_group);
+	assert_refused(fds[k++], "at most 2 per user");
+	/* Others fill the 5 unreserved slots; then no member gets in. */
+	fds[k++] = connect_as(f, &g2);
+	fds[k++] = connect_as(f, &g2);
+	fds[k++] = connect_as(f, &g3);
+	assert_admitted(fds[k - 1]);
+	fds[k] = connect_as(f, &g4);
+	assert_refused(fds[k++], "kept for root and admin_group");
+	fds[k] = connect_as(f, &peer_other);
+	assert_refused(fds[k++], "kept for root and admin_group");
+	/* An administrator and root do, and are served. */
+	admin = connect_as(f, &peer_admin);
+	assert_admitted(admin);
+	assert_int_equal(send(admin, req, n, 0), (ssize_t)n);
+	spin(f, 50);
+	assert_int_equal(reply_of(admin, text, sizeof(text)), 0);
+	root = connect_as(f, &peer_root);
+	assert_int_equal(send(root, req, n, 0), (ssize_t)n);
+	spin(f, 50);
+	assert_int_equal(reply_of(root, text, sizeof(text)), 0);
+	fds[k++] = connect_as(f, &peer_root);
+	assert_admitted(fds[k - 1]);
+	/* All 8 taken: even root is refused, as before. */
+	fds[k] = connect_as(f, &peer_root);
+	assert_refused(fds[k++], "too many clients");
+	/* A member's slot freed while the administrators stay: it is one of
+	 * the reserved ones now, not the member's. */
+	close(fds[0]);
+	spin(f, 30);
+	fds[0] = connect_as(f, &peer_group);
+	assert_refused(fds[0], "kept for root and admin_group");
+	/* The administrators leave (4 of 8 taken): the member gets in. */
+	close(admin);
+	close(root);
+	close(fds[k - 2]);
+	fds[k - 2] = -1;
+	spin(f, 30);
+	fds[0] = connect_as(f, &peer_group);
+	assert_admitted(fds[0]);
+	for (i = 0; i < k; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* Count lines containing needle that log.c writes to stderr while fn runs. */
@@ -820,6 +923,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_admin_and_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusal_without_admin_group, setup_no_admin, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slots_per_uid_and_reserved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap_log_rate_limited, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_retry, setup, teardown),

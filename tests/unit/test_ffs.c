@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,14 @@ FAKE_LOG(log_warn)
 FAKE_LOG(log_warnx)
 FAKE_LOG(log_info)
 FAKE_LOG(log_debug)
+
+static unsigned burst_calls;
+
+bool log_burst_ok(struct log_burst *b)
+{
+	burst_calls++;
+	return true;
+}
 
 static uint8_t blob[FFS_DESCS_MAX];
 static size_t blob_len;
@@ -389,6 +399,17 @@ static void kernel_send(struct ep0_fixture *f, const void *buf, size_t len)
 	assert_int_equal(send(f->sv[1], buf, len, 0), (ssize_t)len);
 }
 
+/* The stage thread's end, as the loop sees it: done_fd readable within
+ * ms, then ffs_ep0_finish(). Returns what finish returns, or -ETIMEDOUT. */
+static int stage_wait(struct ep0_fixture *f, int ms)
+{
+	struct pollfd pfd = { .fd = ffs_ep0_done_fd(f->e), .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) != 1)
+		return -ETIMEDOUT;
+	return ffs_ep0_finish(f->e);
+}
+
 static void test_ep0_events(void **state)
 {
 	struct ep0_fixture *f = *state;
@@ -473,6 +494,7 @@ static void test_ep0_setup_in(void **state)
 	make_event(rec, FUNCTIONFS_SETUP, 0xc1, 1, 0, 0, 64);
 	kernel_send(f, rec, 12);
 	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(stage_wait(f, 2000), 0);
 	assert_int_equal(recv(f->sv[1], got, sizeof(got), MSG_DONTWAIT), 5);
 	assert_memory_equal(got, "hello", 5);
 	/* An answer longer than wLength is cut to wLength. */
@@ -480,6 +502,7 @@ static void test_ep0_setup_in(void **state)
 	make_event(rec, FUNCTIONFS_SETUP, 0xc1, 1, 0, 0, 3);
 	kernel_send(f, rec, 12);
 	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(stage_wait(f, 2000), 0);
 	assert_int_equal(recv(f->sv[1], got, sizeof(got), MSG_DONTWAIT), 3);
 	assert_memory_equal(got, "hel", 3);
 	assert_int_equal(ffs_ep0_stalls(f->e), 0);
@@ -509,6 +532,7 @@ static void test_ep0_setup_out_data(void **state)
 	kernel_send(f, rec, 12);
 	kernel_send(f, "abcd", 4);
 	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(stage_wait(f, 2000), 0);
 	assert_int_equal(f->rec.setups, 1);
 	assert_int_equal(f->rec.data_calls, 1);
 	assert_int_equal(f->rec.data_len, 4);
@@ -526,6 +550,7 @@ static void test_ep0_setup_out_nodata(void **state)
 	make_event(rec, FUNCTIONFS_SETUP, 0x41, 3, 7, 0, 0);
 	kernel_send(f, rec, 12);
 	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(stage_wait(f, 2000), 0);
 	assert_int_equal(f->rec.setups, 1);
 	assert_int_equal(f->rec.data_calls, 0);
 	assert_int_equal(ffs_ep0_stalls(f->e), 0);
@@ -562,6 +587,88 @@ static void test_ep0_no_setup_handler_stalls(void **state)
 	ffs_ep0_free(e);
 }
 
+/*
+ * A host that sends a SETUP and never its data stage: the dispatch
+ * returns at once (the loop goes on), ep0 is left alone meanwhile, and
+ * the abort stalls the request; then events flow again.
+ */
+static void test_ep0_stage_never_comes(void **state)
+{
+	struct ep0_fixture *f = *state;
+	struct pollfd pfd = { .fd = ffs_ep0_done_fd(f->e), .events = POLLIN };
+	uint8_t rec[12], got[8];
+	struct timespec t0, t1;
+
+	make_event(rec, FUNCTIONFS_SETUP, 0x40, 52, 0, 1, 8);
+	kernel_send(f, rec, 12);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 1);
+	assert_int_equal(f->rec.setups, 1);
+	assert_true(ffs_ep0_busy(f->e));
+	assert_int_equal(ffs_ep0_dispatch(f->e), -EBUSY);
+	assert_int_equal(poll(&pfd, 1, 200), 0);
+	ffs_ep0_abort(f->e);
+	assert_int_equal(stage_wait(f, 2000), 0);
+	assert_false(ffs_ep0_busy(f->e));
+	assert_int_equal(ffs_ep0_timeouts(f->e), 1);
+	assert_int_equal(ffs_ep0_stalls(f->e), 1);
+	assert_int_equal(f->rec.data_calls, 0);
+	assert_non_null(strstr(last_log, "without its data stage"));
+	/* The stall: a write on ep0 (a 0-byte datagram here). */
+	assert_int_equal(recv(f->sv[1], got, sizeof(got), MSG_DONTWAIT), 0);
+	/* ep0 is read again (here a socket stands for both the events and
+	 * the data stage, so the event comes only now). */
+	make_event(rec, FUNCTIONFS_DISABLE, 0, 0, 0, 0, 0);
+	kernel_send(f, rec, 12);
+	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(f->rec.events[0], FUNCTIONFS_DISABLE);
+}
+
+/* Events read together with the SETUP are dispatched after its stage. */
+static void test_ep0_events_after_stage(void **state)
+{
+	struct ep0_fixture *f = *state;
+	uint8_t recs[24];
+
+	make_event(recs, FUNCTIONFS_SETUP, 0x41, 2, 0, 0, 4);
+	make_event(recs + 12, FUNCTIONFS_ENABLE, 0, 0, 0, 0, 0);
+	kernel_send(f, recs, 24);
+	kernel_send(f, "wxyz", 4);
+	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_int_equal(f->rec.n_events, 0);
+	assert_int_equal(stage_wait(f, 2000), 1);
+	assert_int_equal(f->rec.data_calls, 1);
+	assert_memory_equal(f->rec.data, "wxyz", 4);
+	assert_int_equal(f->rec.n_events, 1);
+	assert_int_equal(f->rec.events[0], FUNCTIONFS_ENABLE);
+	assert_int_equal(ffs_ep0_timeouts(f->e), 0);
+}
+
+/* Freeing with a stage in flight does not wait for the host. */
+static void test_ep0_free_while_waiting(void **state)
+{
+	struct ep0_fixture *f = *state;
+	uint8_t rec[12];
+	struct timespec t0, t1;
+
+	make_event(rec, FUNCTIONFS_SETUP, 0xc0, 51, 0, 0, 2);
+	f->rec.setup_ret = 2;
+	f->rec.answer = "\x02";
+	kernel_send(f, rec, 12);
+	/* The "host" never reads: fill the socket so the IN stage waits. */
+	while (send(f->sv[0], rec, 12, MSG_DONTWAIT) == 12)
+		;
+	assert_int_equal(ffs_ep0_dispatch(f->e), 1);
+	assert_true(ffs_ep0_busy(f->e));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ffs_ep0_free(f->e);
+	f->e = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +690,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ep0_setup_out_nodata, ep0_setup, ep0_teardown),
 		cmocka_unit_test_setup_teardown(test_ep0_setup_out_stall, ep0_setup, ep0_teardown),
 		cmocka_unit_test_setup_teardown(test_ep0_no_setup_handler_stalls, ep0_setup, ep0_teardown),
+		cmocka_unit_test_setup_teardown(test_ep0_stage_never_comes, ep0_setup, ep0_teardown),
+		cmocka_unit_test_setup_teardown(test_ep0_events_after_stage, ep0_setup, ep0_teardown),
+		cmocka_unit_test_setup_teardown(test_ep0_free_while_waiting, ep0_setup, ep0_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,12 +27,15 @@ static const char test_profile[] =
 	"  ncm: { type = \"ncm\"; };\n"
 	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
 	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
+	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
+	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
 	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
-	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; }\n"
+	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
+	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -414,7 +417,7 @@ static void test_command_during_switch(void **state)
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
 	fake_hold_ready = true;
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb,aoa", f->msg, sizeof(f->msg),
 				       fake_on_done, &sw), -EINPROGRESS);
 	run_rounds(f, 3);
 	assert_true(fake_waiting_ready());
@@ -433,10 +436,10 @@ static void test_command_during_switch(void **state)
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "plugin command is in progress"));
-	fake_plugin_request("adb", "ncm");
+	fake_plugin_request("aoa", "ncm");
 	run_rounds(f, 3);
 	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "mtp,adb");
+	assert_string_equal(set, "mtp,adb,aoa");
 	fake_hold_ready = false;
 	fake_command_reply(0, "pong");
 	assert_true(cmd.done);
@@ -448,6 +451,74 @@ static void test_command_during_switch(void **state)
 	run_rounds(f, 5);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
+}
+
+/* A worker's switch request is obeyed only from the accessory plugin of
+ * the active set, and only for its accessory_set or "revert": what the
+ * profile says, not what the worker says. A refusal changes nothing. */
+static void test_plugin_switch_only_accessory(void **state)
+{
+	struct fixture *f = *state;
+	char set[64];
+
+	assert_int_equal(do_switch(f, NULL, "mtp,adb,aoa"), 0);
+	fake_plugin_request("adb", "ncm");
+	fake_plugin_request("mtp", "ncm");
+	fake_plugin_request("mtp", "revert");
+	fake_plugin_request("aoa", "acm,ecm");	/* not its accessory_set */
+	fake_plugin_request("aoa", "nosuch");
+	fake_plugin_request("acm", "ncm");	/* not running, no plugin */
+	fake_plugin_request("nosuch", "ncm");
+	run_rounds(f, 5);
+	assert_false(gadget_busy(f->g));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "mtp,adb,aoa");
+	assert_string_equal(fake_state_set, "mtp,adb,aoa");
+
+	fake_plugin_request("aoa", " ncm ");
+	run_rounds(f, 5);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+	/* aoa does not run in ncm: its request (a late one) is refused. */
+	fake_plugin_request("aoa", "revert");
+	run_rounds(f, 5);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm");
+}
+
+/* A plugin's reply reaches the client as printable text: DEL, C0 and
+ * C1 controls (raw and as UTF-8) and bidi controls come as \xNN; its
+ * lines and tabs, and other UTF-8, stay. */
+static void test_command_reply_sanitized(void **state)
+{
+	static const struct {
+		const char *raw, *want;
+	} cases[] = {
+		{ "k1 user@host\n", "k1 user@host\n" },
+		{ "del\x7f" "x", "del\\x7fx" },
+		{ "esc\x1b[2J\r", "esc\\x1b[2J\\x0d" },
+		{ "c1 \x9b" "2J", "c1 \\x9b2J" },
+		{ "c1 utf8 \xc2\x9b" "2J \xc2\x80", "c1 utf8 \\xc2\\x9b2J \\xc2\\x80" },
+		{ "rlo \xe2\x80\xae" "gpj.exe", "rlo \\xe2\\x80\\xaegpj.exe" },
+		{ "lre \xe2\x80\xaa pdf \xe2\x80\xac", "lre \\xe2\\x80\\xaa pdf \\xe2\\x80\\xac" },
+		{ "isolates \xe2\x81\xa6\xe2\x81\xa9", "isolates \\xe2\\x81\\xa6\\xe2\\x81\\xa9" },
+		{ "a\tb\nM\xc3\xbcller \xe2\x98\x83\n", "a\tb\nM\xc3\xbcller \xe2\x98\x83\n" },
+	};
+	struct fixture *f = *state;
+	char reply[256];
+	size_t i;
+
+	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake_result cmd = { 0 };
+
+		assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply,
+							 sizeof(reply), fake_on_done, &cmd),
+				 -EINPROGRESS);
+		fake_command_reply(0, cases[i].raw);
+		assert_true(cmd.done);
+		assert_string_equal(cmd.msg, cases[i].want);
+	}
 }
 
 /* SIGHUP during a switch is not a reload inside it: it waits, and runs
@@ -753,6 +824,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_busy_registered_not_retried, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plugin_switch_only_accessory, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_reply_sanitized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),

@@ -96,6 +96,22 @@ static void test_truncation_keeps_whole_units(void **state)
 	assert_int_equal(out[0], 'Z');
 }
 
+/* Text of several lines keeps its newlines and tabs; the rest is
+ * escaped as in a log line. */
+static void test_lines_keep_newlines(void **state)
+{
+	static const char raw[] = "k1\tuser@host\nk2 \x7f\r\x1b\xc2\x9b\xe2\x80\xae\xe2\x81\xa7\n";
+	char out[256];
+
+	size_t n = log_printable_lines(out, sizeof(out), raw, sizeof(raw) - 1);
+
+	assert_int_equal(n, strlen(out));
+	assert_string_equal(out, "k1\tuser@host\nk2 \\x7f\\x0d\\x1b\\xc2\\x9b"
+				 "\\xe2\\x80\\xae\\xe2\\x81\\xa7\n");
+	log_printable(out, sizeof(out), raw, sizeof(raw) - 1);
+	assert_non_null(strstr(out, "k1\\x09user@host\\x0ak2"));
+}
+
 /* The log itself: a message quoting host bytes stays one clean line. */
 static void test_log_line_is_clean(void **state)
 {
@@ -179,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_del_c1_bidi_escaped),
 		cmocka_unit_test(test_invalid_utf8_escaped),
 		cmocka_unit_test(test_truncation_keeps_whole_units),
+		cmocka_unit_test(test_lines_keep_newlines),
 		cmocka_unit_test(test_log_line_is_clean),
 		cmocka_unit_test(test_tap_sees_warnings),
 		cmocka_unit_test(test_burst_limits_and_counts),

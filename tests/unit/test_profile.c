@@ -739,6 +739,55 @@ static void test_set_find_small_buffer(void **state)
 	profile_free(p);
 }
 
+/* The allowed-sets message at every buffer size: each is a cut of the
+ * full message, ends inside its buffer, and (under ASan) reads nothing
+ * past it; a heap buffer of exactly that size makes any overrun show. */
+static void test_set_find_every_size(void **state)
+{
+	static const char *const lines[] = {
+		"gadget: { vendor_id = 0x1d6b; product_id = 0x0104;",
+		"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };",
+		"functions: {",
+		"  serial_console: { type = \"acm\"; };",
+		"  usb_network: { type = \"ecm\"; };",
+		"  debug_bridge: { type = \"ffs\"; plugin = \"adb\"; };",
+		"};",
+		"sets = (",
+		"  { functions = [ \"serial_console\", \"usb_network\" ]; product_id = 0x0105; },",
+		"  { functions = [ \"serial_console\" ]; product_id = 0x0106; },",
+		"  { functions = [ \"usb_network\" ]; product_id = 0x0107; },",
+		"  { functions = [ \"usb_network\", \"debug_bridge\" ]; product_id = 0x0108; },",
+		"  { functions = [ \"debug_bridge\" ]; product_id = 0x0109; }",
+		");",
+		"default = \"serial_console\";",
+	};
+	const char *req = "serial_console,debug_bridge";
+	char text[1024], full[512];
+	struct profile *p;
+	size_t i, n = 0, size, len;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s\n", lines[i]);
+	if (parse(text, &p) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(profile_set_find(p, req, full, sizeof(full)), -EPERM);
+	assert_non_null(strstr(full, "allowed sets: serial_console,usb_network; serial_console; "
+				     "usb_network; usb_network,debug_bridge; debug_bridge"));
+	len = strlen(full);
+	assert_true(len > 150 && len < 200);
+	for (size = 1; size <= 220; size++) {
+		char *buf = malloc(size);
+
+		assert_non_null(buf);
+		memset(buf, 'x', size);
+		assert_int_equal(profile_set_find(p, req, buf, size), -EPERM);
+		assert_int_equal(strlen(buf), size - 1 < len ? size - 1 : len);
+		assert_memory_equal(buf, full, strlen(buf));
+		free(buf);
+	}
+	profile_free(p);
+}
+
 static void test_set_name(void **state)
 {
 	struct profile *p = base_profile();
@@ -1099,6 +1148,7 @@ int main(void)
 	T(test_set_find_not_allowed);
 	T(test_set_find_empty);
 	T(test_set_find_small_buffer);
+	T(test_set_find_every_size);
 	T(test_set_name);
 	T(test_ftype_name);
 	T(test_load_missing_file);

@@ -80,6 +80,17 @@ static int worker_main(int argc, char **argv)
 	if (!strcmp(name, "slow"))
 		sleep(3);
 	worker_send(WORKER_READY, NULL, 0);
+	/* A host reached them: "hostcrash" then dies of SIGSEGV, "hostmute"
+	 * stops answering its heartbeat (a host stalled it). */
+	if (!strcmp(name, "hostcrash") || !strcmp(name, "hostmute")) {
+		worker_send(WORKER_HOST_SEEN, NULL, 0);
+		if (!strcmp(name, "hostcrash")) {
+			signal(SIGSEGV, SIG_DFL);
+			raise(SIGSEGV);
+		}
+		for (;;)
+			pause();
+	}
 	if (!strcmp(name, "crash")) {
 		/* Past ASan's handler: the plain death by signal 11. */
 		signal(SIGSEGV, SIG_DFL);
@@ -577,6 +588,42 @@ static void test_crash_loop_marks_failed(void **state)
 	assert_true(supervisor_any_failed(f->sup));
 }
 
+/* Exits that follow a host's doing are never a crash loop: restart_limit
+ * of them and more within the window, and the plugin is restarted for
+ * the next host each time, never marked failed. */
+static void test_host_caused_exits_never_fail(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_function fn = f->fn;
+	char line[512];
+	unsigned restarts;
+
+	f->cfg.heartbeat_interval_ms = 50;
+	f->cfg.heartbeat_timeout_ms = 150;
+	f->cfg.restart_delay_ms = 20;
+	f->cfg.restart_limit = 3;
+	f->cfg.restart_window_ms = 60000;
+	use_restart_counter(f);
+	snprintf(fn.name, sizeof(fn.name), "hostcrash");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	snprintf(fn.name, sizeof(fn.name), "hostmute");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	run_ms(f, 2500);
+	assert_false(supervisor_any_failed(f->sup));
+	assert_false(supervisor_failed(f->sup, "hostcrash"));
+	assert_false(supervisor_failed(f->sup, "hostmute"));
+	status_line(f, "hostcrash", line, sizeof(line));
+	assert_null(strstr(line, "failed"));
+	assert_non_null(strstr(line, "signal 11"));
+	assert_int_equal(sscanf(strstr(line, "restarts "), "restarts %u", &restarts), 1);
+	assert_true(restarts > 3);
+	status_line(f, "hostmute", line, sizeof(line));
+	assert_null(strstr(line, "failed"));
+	assert_non_null(strstr(line, "after missing its heartbeat"));
+	assert_int_equal(sscanf(strstr(line, "restarts "), "restarts %u", &restarts), 1);
+	assert_true(restarts > 3);
+}
+
 /* Exits spread wider than the window never add up to a failure. */
 static void test_crashes_outside_window_restart(void **state)
 {
@@ -812,6 +859,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_heartbeat_gadgetd_stall_is_not_the_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_loop_marks_failed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashes_outside_window_restart, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_caused_exits_never_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_is_asynchronous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_bounded_with_stubborn_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_request_refused, setup, teardown),

@@ -482,6 +482,8 @@ static void test_running_worker_gadgetd_hangs_up(void **state)
 		waitpid(lv.pid, NULL, 0);
 		fail_msg("the worker outlived gadgetd's socket by 5 s");
 	}
+	if (WIFSIGNALED(st))
+		fail_msg("the worker died of signal %d", WTERMSIG(st));
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
 	close(lv.master);

@@ -1,0 +1,56 @@
+# The control socket's 16 connections: a member of plugdev holds at most 4,
+# and the last 4 stay for root and admin_group, so that members holding
+# connections cannot lock an administrator out. A refused gadgetctl says
+# why and exits 6 (busy) at once. Runs in the guest (see run-suite.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+gd_install
+groupadd -f gdslotadm
+for u in gdslot1 gdslot2 gdslot3 gdslot4; do
+	useradd -M -N -G plugdev "$u" 2>/dev/null
+done
+# The socket is 0660 root:plugdev: an administrator is in both groups.
+useradd -M -N -G plugdev,gdslotadm gdslotadm 2>/dev/null
+gd_config admin_group '"gdslotadm"'
+gd_start lab
+
+# as USER CMD...: run as USER with its groups.
+as() {
+	local lib_u=$1
+	shift
+	setpriv --reuid="$lib_u" --regid=nogroup --init-groups "$@"
+}
+# hold USER N: USER opens N connections and says nothing for 8 s (gadgetd
+# closes a silent client after 10 s); $! is its pid.
+hold() {
+	as "$1" python3 -c '
+import socket, sys, time
+s = [socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(int(sys.argv[1]))]
+for c in s:
+    c.connect("/run/gadgetd.sock")
+time.sleep(8)' "$2" &
+}
+
+say "three members hold 4 connections each (12 of 16)"
+hold gdslot1 4
+P1=$!
+hold gdslot2 4
+P2=$!
+hold gdslot3 4
+P3=$!
+sleep 2
+check_exit 6 "a fifth connection of gdslot1 is refused" \
+	sh -c 'setpriv --reuid=gdslot1 --regid=nogroup --init-groups timeout 5 gadgetctl status 2>uid.txt'
+cat uid.txt
+check "and gadgetctl says why" grep -q "uid [0-9]* already has 4 connections open (at most 4 per user)" uid.txt
+check_exit 6 "gdslot4 gets none of the 4 reserved ones" \
+	sh -c 'setpriv --reuid=gdslot4 --regid=nogroup --init-groups timeout 5 gadgetctl status 2>res.txt'
+cat res.txt
+check "and gadgetctl says why" grep -q "4 of 16 are kept for root and admin_group" res.txt
+check "a member of admin_group gets in" as gdslotadm timeout 5 gadgetctl status
+check "root gets in" timeout 5 gadgetctl status
+wait "$P1" "$P2" "$P3"
+say "the holders are gone"
+check "gdslot1 gets in again" as gdslot1 timeout 5 gadgetctl status
+check "gadgetd logged the refusals" grep -q "control: refusing a client: uid" "$GD_LOG"
+finish
