@@ -109,7 +109,12 @@ struct plugin_ops {
 	 * SIGSYS.
 	 */
 	const char *const *syscalls;
-	/* The plugin starts programs with plugin_spawn(): fork the spawner. */
+	/*
+	 * The plugin starts programs with plugin_spawn(): fork the spawner.
+	 * What it may run comes from the plugin's options "shell" (an
+	 * absolute path; default the options table's, else /bin/sh) and
+	 * "reboot_command" (none: reboot refused), fixed when it is forked.
+	 */
 	bool spawns;
 	/*
 	 * Create or adopt, as root, what the plugin will need as uid:gid
@@ -220,9 +225,31 @@ int plugin_request_switch(struct plugin *p, const char *request);
 void plugin_set_status(struct plugin *p, const char *key, const char *value);
 
 /*
+ * Whether this worker runs as root and why, and whether the profile lets
+ * it ask for root (its `root = "allowed"`).
+ */
+enum plugin_root {
+	PLUGIN_ROOT_REFUSED, /* not root, and may not ask (the default) */
+	PLUGIN_ROOT_ALLOWED, /* not root; plugin_request_root(p, true) may */
+	PLUGIN_ROOT_ACTIVE,  /* restarted as root; plugin_request_root(p, false) ends it */
+	PLUGIN_ROOT_PROFILE, /* root as the profile's user = "root" */
+};
+enum plugin_root plugin_root(struct plugin *p);
+
+/*
+ * Ask gadgetd to restart this function's worker as root (on) or as its
+ * profile's user again (off). gadgetd checks the profile itself and
+ * ignores a request it does not allow; when it does, it stops this
+ * worker (SIGTERM) and starts the other one, and the host sees the
+ * gadget go and come back. Asynchronous; 0 or -errno if not sent.
+ */
+int plugin_request_root(struct plugin *p, bool on);
+
+/*
  * Start a program through the spawner (plugins with .spawns only; see
- * spawner.h): `c->shell -c c->cmd [args]` as the worker's user, in its
- * own session, outside the worker's seccomp filter. out gets its pid and
+ * spawner.h): the profile's shell running the command text c->cmd (or
+ * with c->reboot, the profile's reboot command) as the worker's user, in
+ * its own session, outside the worker's seccomp filter. out gets its pid and
  * fds (close-on-exec, blocking); the status fd becomes readable when it
  * exits and yields its wait status as an int. 0, -ENOSYS without a
  * spawner, or -errno.

@@ -22,26 +22,36 @@
 /* A fork is quick; a spawner that does not answer in this time is hung. */
 #define SPAWNER_REPLY_MS 5000
 
+bool spawner_reboot_arg_ok(const char *arg)
+{
+	size_t i;
+
+	if (arg[0] == '-')
+		return false;
+	for (i = 0; arg[i]; i++)
+		if (i == SPAWNER_REBOOT_ARG_MAX ||
+		    !((arg[i] >= 'a' && arg[i] <= 'z') ||
+		      (arg[i] >= '0' && arg[i] <= '9') || arg[i] == '-' ||
+		      arg[i] == '_'))
+			return false;
+	return true;
+}
+
 int spawner_req_build(const struct spawner_cmd *c, uint8_t *buf, size_t size)
 {
 	struct spawner_req h = {
-		.flags = c->pty ? SPAWNER_PTY : 0,
+		.flags = (c->pty ? SPAWNER_PTY : 0) |
+			 (c->reboot ? SPAWNER_REBOOT : 0),
 		.rows = c->rows,
 		.cols = c->cols,
 	};
-	const char *strs[3 + SPAWNER_MAX_ARGS];
+	const char *strs[2] = { c->term ? c->term : "", c->cmd };
 	size_t n = sizeof(h), l;
-	unsigned i, k = 0;
+	unsigned i;
 
-	strs[k++] = c->shell;
-	strs[k++] = c->term ? c->term : "";
-	strs[k++] = c->cmd;
-	for (i = 0; i < SPAWNER_MAX_ARGS && c->args[i]; i++)
-		strs[k++] = c->args[i];
-	h.n_args = i;
-	if (!c->shell || !c->cmd || size < n)
+	if (!c->cmd || size < n)
 		return -EINVAL;
-	for (i = 0; i < k; i++) {
+	for (i = 0; i < 2; i++) {
 		l = strlen(strs[i]) + 1;
 		if (n + l > size || n + l > SPAWNER_MSG_MAX)
 			return -E2BIG;
@@ -72,24 +82,23 @@ int spawner_req_parse(const uint8_t *buf, size_t len, struct spawner_cmd *c)
 {
 	struct spawner_req h;
 	size_t off = sizeof(h);
-	unsigned i;
 
 	memset(c, 0, sizeof(*c));
 	if (len < sizeof(h) || len > SPAWNER_MSG_MAX)
 		return -EBADMSG;
 	memcpy(&h, buf, sizeof(h));
-	if ((h.flags & ~SPAWNER_PTY) || h.n_args > SPAWNER_MAX_ARGS)
+	if ((h.flags & ~(SPAWNER_PTY | SPAWNER_REBOOT)) ||
+	    h.flags == (SPAWNER_PTY | SPAWNER_REBOOT))
 		return -EBADMSG;
 	c->pty = h.flags & SPAWNER_PTY;
+	c->reboot = h.flags & SPAWNER_REBOOT;
 	c->rows = h.rows;
 	c->cols = h.cols;
-	c->shell = spawner_str(buf, len, &off);
 	c->term = spawner_str(buf, len, &off);
 	c->cmd = spawner_str(buf, len, &off);
-	for (i = 0; i < h.n_args; i++)
-		if (!(c->args[i] = spawner_str(buf, len, &off)))
-			return -EBADMSG;
-	if (!c->shell || !c->term || !c->cmd || off != len || c->shell[0] != '/')
+	if (!c->term || !c->cmd || off != len)
+		return -EBADMSG;
+	if (c->reboot && (c->term[0] || !spawner_reboot_arg_ok(c->cmd)))
 		return -EBADMSG;
 	return 0;
 }
@@ -122,34 +131,42 @@ static void spawner_child_env(const char *shell, const struct spawner_cmd *c)
 }
 
 /* In the forked child: never returns. */
-static void spawner_child_exec(const struct spawner_cmd *c)
+static void spawner_child_exec(const struct spawner_cfg *cfg,
+			       const struct spawner_cmd *c)
 {
-	const char *base = strrchr(c->shell, '/');
-	const char *argv[4 + SPAWNER_MAX_ARGS];
+	const char *base = strrchr(cfg->shell, '/');
+	const char *argv[6];
 	char login[64];
 	sigset_t none;
-	unsigned i, n = 0;
+	unsigned n = 0;
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	close_range(3, ~0U, 0);
-	spawner_child_env(c->shell, c);
-	if (c->cmd[0]) {
-		argv[n++] = c->shell;
+	spawner_child_env(cfg->shell, c);
+	if (c->reboot) {
+		/* The shell finds the command on PATH; the target, checked
+		 * by the parser, is its one argument. */
+		argv[n++] = cfg->shell;
+		argv[n++] = "-c";
+		argv[n++] = "exec \"$0\" \"$@\"";
+		argv[n++] = cfg->reboot;
+		if (c->cmd[0])
+			argv[n++] = c->cmd;
+	} else if (c->cmd[0]) {
+		argv[n++] = cfg->shell;
 		argv[n++] = "-c";
 		argv[n++] = c->cmd;
-		for (i = 0; c->args[i]; i++)
-			argv[n++] = c->args[i];
 	} else {
 		/* A login shell, like adbd: argv[0] starts with '-'. */
-		snprintf(login, sizeof(login), "-%s", base ? base + 1 : c->shell);
+		snprintf(login, sizeof(login), "-%s", base ? base + 1 : cfg->shell);
 		argv[n++] = login;
 	}
 	argv[n] = NULL;
-	execv(c->shell, (char *const *)argv);
-	dprintf(2, "gadgetd: cannot run %s: %s\n", c->shell, strerror(errno));
+	execv(cfg->shell, (char *const *)argv);
+	dprintf(2, "gadgetd: cannot run %s: %s\n", cfg->shell, strerror(errno));
 	_exit(127);
 }
 
@@ -166,7 +183,8 @@ static void spawner_close_all(int *fds, unsigned n)
  * Fork c's program. give[] gets the fds for the worker (n_give of them),
  * *status_w the write end of the status pipe. 0 or -errno.
  */
-static int spawner_fork(const struct spawner_cmd *c, pid_t *pid, int *give,
+static int spawner_fork(const struct spawner_cfg *cfg,
+			const struct spawner_cmd *c, pid_t *pid, int *give,
 			unsigned *n_give, int *status_w)
 {
 	struct winsize ws = { .ws_row = c->rows ? c->rows : 24,
@@ -189,7 +207,7 @@ static int spawner_fork(const struct spawner_cmd *c, pid_t *pid, int *give,
 			   : setsid() < 0 || dup2(io[0], 0) < 0 ||
 				     dup2(io[3], 1) < 0 || dup2(io[5], 2) < 0)
 			_exit(126);
-		spawner_child_exec(c);
+		spawner_child_exec(cfg, c);
 	}
 	if (c->pty) {
 		close(slave);
@@ -242,7 +260,8 @@ static void spawner_reply(int fd, int32_t err, pid_t pid, const int *fds,
 	(void)!sendmsg(fd, &mh, MSG_NOSIGNAL);
 }
 
-static void spawner_request(int fd, const uint8_t *buf, size_t len,
+static void spawner_request(const struct spawner_cfg *cfg, int fd,
+			    const uint8_t *buf, size_t len,
 			    struct spawner_kid *kids)
 {
 	struct spawner_cmd c;
@@ -251,12 +270,14 @@ static void spawner_request(int fd, const uint8_t *buf, size_t len,
 	pid_t pid = 0;
 
 	r = spawner_req_parse(buf, len, &c);
+	if (!r && c.reboot && !cfg->reboot)
+		r = -EPERM;
 	for (i = 0; !r && i < SPAWNER_MAX_CHILDREN && kids[i].pid; i++)
 		;
 	if (!r && i == SPAWNER_MAX_CHILDREN)
 		r = -EAGAIN;
 	if (!r)
-		r = spawner_fork(&c, &pid, give, &n_give, &status_w);
+		r = spawner_fork(cfg, &c, &pid, give, &n_give, &status_w);
 	if (r < 0) {
 		spawner_reply(fd, r, 0, NULL, 0);
 		return;
@@ -286,7 +307,7 @@ static void spawner_reap(struct spawner_kid *kids)
 	}
 }
 
-void spawner_serve(int fd)
+void spawner_serve(const struct spawner_cfg *cfg, int fd)
 {
 	static struct spawner_kid kids[SPAWNER_MAX_CHILDREN];
 	static uint8_t buf[SPAWNER_MSG_MAX + 1];
@@ -324,7 +345,7 @@ void spawner_serve(int fd)
 			continue;
 		if (n <= 0)
 			break;
-		spawner_request(fd, buf, n, kids);
+		spawner_request(cfg, fd, buf, n, kids);
 	}
 	/* The worker is gone: so are its sessions. */
 	for (i = 0; i < SPAWNER_MAX_CHILDREN; i++)
@@ -333,10 +354,12 @@ void spawner_serve(int fd)
 	close(pf[1].fd);
 }
 
-int spawner_start(int *fd, pid_t *pid)
+int spawner_start(const struct spawner_cfg *cfg, int *fd, pid_t *pid)
 {
 	int sv[2];
 
+	if (!cfg->shell || cfg->shell[0] != '/')
+		return -EINVAL;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -errno;
 	*pid = fork();
@@ -350,7 +373,7 @@ int spawner_start(int *fd, pid_t *pid)
 		if (sv[1] > 3)
 			close_range(3, sv[1] - 1, 0);
 		close_range(sv[1] + 1, ~0U, 0);
-		spawner_serve(sv[1]);
+		spawner_serve(cfg, sv[1]);
 		_exit(0);
 	}
 	close(sv[1]);

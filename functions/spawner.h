@@ -6,23 +6,30 @@
  * The worker forks the spawner once, after it has taken the function's
  * user and capabilities but before it opens FunctionFS or installs its
  * filter: the spawner holds no USB fd and runs unfiltered, as the same
- * user. It serves one SOCK_SEQPACKET socket:
+ * user. What it may run is fixed then, from the profile (struct
+ * spawner_cfg): the shell, and the reboot command if any. The worker can
+ * only name the command text a shell runs, which an authenticated host
+ * names too, never a program. It serves one SOCK_SEQPACKET socket:
  *
- *   request: struct spawner_req, then the strings shell, term, cmd and
- *            n_args arguments, each NUL-terminated, filling the datagram
- *            exactly;
+ *   request: struct spawner_req, then two NUL-terminated strings, term and
+ *            text, filling the datagram exactly. text is the command
+ *            line for the shell ("": a login shell), or with
+ *            SPAWNER_REBOOT the reboot target (spawner_reboot_arg_ok());
  *   reply:   struct spawner_rep; with err 0 it carries the child's fds
  *            (SCM_RIGHTS): pty: master, status; pipes: stdin, stdout,
  *            stderr, status.
  *
- * The child runs `shell -c cmd [args...]` (`-shell` as a login shell when
- * cmd is empty) in its own session, with HOME, USER, LOGNAME and SHELL of
+ * A shell request runs `SHELL -c text` (`-SHELL` as a login shell when
+ * text is empty); a reboot request runs `SHELL -c 'exec "$0" "$@"'
+ * REBOOT_COMMAND [target]` (no target when it is empty), with pipes. The
+ * child runs in its own session, with HOME, USER, LOGNAME and SHELL of
  * the user and TERM for a pty. When it exits, the spawner writes its wait
  * status (an int) to the status pipe and closes it. When the worker's end
  * closes, the spawner hangs up every child's session and exits.
  *
  * The spawner treats every request as hostile: a malformed one gets
- * -EBADMSG and changes nothing.
+ * -EBADMSG, a reboot without a reboot command -EPERM, and neither
+ * changes anything.
  */
 #ifndef GADGETD_SPAWNER_H
 #define GADGETD_SPAWNER_H
@@ -32,15 +39,16 @@
 #include <sys/types.h>
 
 #define SPAWNER_MSG_MAX 8192
-#define SPAWNER_MAX_ARGS 4
 #define SPAWNER_MAX_CHILDREN 64
+/* Longest reboot target ("bootloader", "recovery", "sideload"...). */
+#define SPAWNER_REBOOT_ARG_MAX 32
 
 #define SPAWNER_PTY 1u
+#define SPAWNER_REBOOT 2u /* text is the reboot target; never with PTY */
 
 struct spawner_req {
-	uint32_t flags;  /* SPAWNER_PTY */
+	uint32_t flags;  /* SPAWNER_PTY, SPAWNER_REBOOT */
 	uint16_t rows, cols;
-	uint32_t n_args;
 };
 
 struct spawner_rep {
@@ -48,13 +56,18 @@ struct spawner_rep {
 	int32_t pid;
 };
 
-struct spawner_cmd {
+/* What the spawner may run, fixed when it is forked. */
+struct spawner_cfg {
 	const char *shell;  /* absolute path */
-	const char *cmd;    /* "": a login shell */
+	const char *reboot; /* the reboot command; NULL: reboot refused */
+};
+
+struct spawner_cmd {
+	bool reboot;        /* cmd is the reboot target */
+	const char *cmd;    /* shell: the command text, "": a login shell */
 	bool pty;
 	const char *term;   /* pty only; NULL: "dumb" */
 	unsigned short rows, cols;
-	const char *args[SPAWNER_MAX_ARGS + 1]; /* $0, $1... after -c cmd */
 };
 
 /* The spawned program: in is the pty master (out and err are -1 then). */
@@ -64,14 +77,24 @@ struct spawner_child {
 	int status;
 };
 
-/* Fork the spawner; *fd is the worker's end (close-on-exec). */
-int spawner_start(int *fd, pid_t *pid);
+/*
+ * Fork the spawner, which keeps a copy of cfg; *fd is the worker's end
+ * (close-on-exec). -EINVAL when cfg->shell is not an absolute path.
+ */
+int spawner_start(const struct spawner_cfg *cfg, int *fd, pid_t *pid);
 
 /* Ask for one program; blocks for the reply (at most a few seconds). */
 int spawner_spawn(int fd, const struct spawner_cmd *c, struct spawner_child *out);
 
 /* The spawner's side: serve fd until it closes. Exposed for tests. */
-void spawner_serve(int fd);
+void spawner_serve(const struct spawner_cfg *cfg, int fd);
+
+/*
+ * A reboot target the spawner passes on: empty, or at most
+ * SPAWNER_REBOOT_ARG_MAX of a-z, 0-9, '-' and '_', not starting with '-'
+ * (so it can be neither an option nor a path).
+ */
+bool spawner_reboot_arg_ok(const char *arg);
 
 /* Build and parse a request (tests and fuzzing use these directly). */
 int spawner_req_build(const struct spawner_cmd *c, uint8_t *buf, size_t size);

@@ -2,7 +2,7 @@
  * gadgetd-worker: hosts one plugin on one FunctionFS instance.
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
- *                  [-c CAPS] [-o KEY=VALUE]... [-v]
+ *                  [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v]
  *
  * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see gadgetd/common/wmsg.h). The worker
  * sandboxes itself before the host can reach it (sandbox.h).
@@ -51,6 +51,7 @@ struct plugin {
 	unsigned n_opts;
 	const char *user, *group; /* NULL: stay who we are */
 	uint64_t caps;
+	enum plugin_root root;    /* -r */
 	int spawner_fd;
 	struct plugin_desc desc;
 	int ep_fds[PLUGIN_MAX_EPS];
@@ -220,6 +221,21 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 	const char *s[] = { key, value };
 
 	worker_send_strings(p, WORKER_STATUS, s, 2);
+}
+
+enum plugin_root plugin_root(struct plugin *p)
+{
+	if (p->root != PLUGIN_ROOT_ACTIVE && getuid() == 0)
+		return PLUGIN_ROOT_PROFILE;
+	return p->root;
+}
+
+int plugin_request_root(struct plugin *p, bool on)
+{
+	uint8_t buf[16];
+
+	return worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_ROOT,
+						  on));
 }
 
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
@@ -500,7 +516,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 static void worker_usage(FILE *out, int code)
 {
 	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
-		     "[-u USER] [-g GROUP] [-c CAPS] [-o KEY=VALUE]... [-v]\n"
+		     "[-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]\n"
+		     "       [-o KEY=VALUE]... [-v]\n"
 		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
 		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",
 		WORKER_FD);
@@ -518,7 +535,7 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 
 	char *end;
 
-	while ((c = getopt_long(argc, argv, "P:i:d:u:g:c:o:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "P:i:d:u:g:c:r:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'P': p->so = optarg; break;
 		case 'u': p->user = optarg; break;
@@ -529,6 +546,17 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 			if (errno || *end || !optarg[0]) {
 				fprintf(stderr, "gadgetd-worker: -c takes a hex "
 						"capability mask, not \"%s\"\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'r':
+			if (!strcmp(optarg, "allowed"))
+				p->root = PLUGIN_ROOT_ALLOWED;
+			else if (!strcmp(optarg, "active"))
+				p->root = PLUGIN_ROOT_ACTIVE;
+			else {
+				fprintf(stderr, "gadgetd-worker: -r takes allowed "
+						"or active, not \"%s\"\n", optarg);
 				exit(2);
 			}
 			break;
@@ -797,6 +825,34 @@ static int worker_drop(struct plugin *p)
 	return 0;
 }
 
+/* An option from the command line, else the plugin's default. */
+static const char *worker_option(struct plugin *p, const char *key)
+{
+	const char *v = plugin_option(p, key);
+
+	return v && *v ? v : optdesc_default(p->ops->options, key);
+}
+
+/*
+ * What the spawner may run is fixed here, from the profile, never by a
+ * request (spawner.h): the options shell and reboot_command.
+ */
+static int worker_spawner_start(struct plugin *p, pid_t *pid)
+{
+	struct spawner_cfg cfg = {
+		.shell = worker_option(p, "shell"),
+		.reboot = worker_option(p, "reboot_command"),
+	};
+
+	if (!cfg.shell)
+		cfg.shell = "/bin/sh";
+	if (cfg.shell[0] != '/') {
+		log_warnx("shell = \"%s\": not an absolute path", cfg.shell);
+		return -EINVAL;
+	}
+	return spawner_start(&cfg, &p->spawner_fd, pid);
+}
+
 static int worker_start(struct plugin *p)
 {
 	uint8_t buf[16];
@@ -813,7 +869,7 @@ static int worker_start(struct plugin *p)
 	/* Before any USB fd exists and before the filter: the spawner
 	 * must hold neither. */
 	if (p->ops->spawns) {
-		r = spawner_start(&p->spawner_fd, &pid);
+		r = worker_spawner_start(p, &pid);
 		if (r < 0) {
 			log_warnx("cannot start the spawner: %s", strerror(-r));
 			return r;

@@ -8,8 +8,12 @@ void plan_signature(const struct profile_function *f, char *buf, size_t size)
 	size_t n;
 	unsigned i;
 
-	n = snprintf(buf, size, "%s:%s", profile_ftype_name(f->type),
-		     f->plugin ? f->plugin : "");
+	/* Who the worker runs as is part of it: a root worker (adb root)
+	 * must not survive a switch to a profile that refuses root. */
+	n = snprintf(buf, size, "%s:%s:%s:%s:%llx:%s", profile_ftype_name(f->type),
+		     f->plugin ? f->plugin : "", f->user ? f->user : "",
+		     f->group ? f->group : "", (unsigned long long)f->caps,
+		     f->root_allowed ? "root" : "");
 	/* Options keep the profile's order; a reordered block only costs a
 	 * needless re-creation. */
 	for (i = 0; i < f->n_options && n < size; i++)

@@ -447,6 +447,35 @@ static void profile_caps(struct cfgtext_err *e, config_setting_t *fs,
 	}
 }
 
+/*
+ * root = "allowed" | "refused" (the default): whether `adb root` may
+ * restart the function's worker as root. Only adb has the request.
+ */
+static void profile_root(struct cfgtext_err *e, config_setting_t *fs,
+			 struct profile_function *f)
+{
+	char path[16 + PROFILE_NAME_MAX];
+	config_setting_t *s;
+	const char *v;
+
+	snprintf(path, sizeof(path), "functions.%s", f->name);
+	s = profile_member(e, fs, path, "root", CONFIG_TYPE_STRING, false);
+	if (!s)
+		return;
+	v = config_setting_get_string(s);
+	if (strcmp(v, "allowed") && strcmp(v, "refused")) {
+		cfgtext_error(e, s, "functions.%s.root: \"%s\": expected \"allowed\" or \"refused\"",
+			      f->name, v);
+		return;
+	}
+	if (strcmp(f->plugin, "adb")) {
+		cfgtext_error(e, s, "functions.%s.root: only the adb plugin can be restarted as root (adb root), not %s",
+			      f->name, f->plugin);
+		return;
+	}
+	f->root_allowed = !strcmp(v, "allowed");
+}
+
 /* The worker's user, group and capabilities (names are resolved later,
  * by profile_resolve_ids()). */
 static void profile_worker_ids(struct cfgtext_err *e, struct profile_function *f,
@@ -460,6 +489,7 @@ static void profile_worker_ids(struct cfgtext_err *e, struct profile_function *f
 	}
 	f->group = profile_account(e, fs, f, "group", &f->group_line);
 	profile_caps(e, fs, f);
+	profile_root(e, fs, f);
 }
 
 static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
@@ -499,7 +529,7 @@ static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
 		if (!strcmp(key, "type") || (f->type->ffs &&
 		    (!strcmp(key, "plugin") || !strcmp(key, "options") ||
 		     !strcmp(key, "user") || !strcmp(key, "group") ||
-		     !strcmp(key, "capabilities"))))
+		     !strcmp(key, "capabilities") || !strcmp(key, "root"))))
 			continue;
 		d = optdesc_find(f->type->attrs, key);
 		if (d)

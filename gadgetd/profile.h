@@ -63,6 +63,9 @@ struct profile_function {
 	char *user, *group;
 	uint64_t caps;
 	bool user_default;           /* user is the plugin's default */
+	/* `root = "allowed"` (adb only): the worker may ask gadgetd to
+	 * restart it as root, with every capability (WORKER_ROOT). */
+	bool root_allowed;
 	unsigned user_line, group_line; /* for profile_resolve_ids()'s messages */
 	uid_t uid;
 	gid_t gid;

@@ -12,7 +12,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,6 +35,12 @@ struct sup_worker {
 	char name[PROFILE_NAME_MAX];
 	char mount[PATH_MAX];
 	char *argv[2 * PROFILE_MAX_OPTIONS + 16];
+	/* The same worker as root (root = "allowed" only; see
+	 * sup_root_request()). */
+	char *argv_root[2 * PROFILE_MAX_OPTIONS + 16];
+	bool root_allowed;   /* the profile's root = "allowed" */
+	bool root;           /* the worker runs, or restarts, as root */
+	bool root_switching; /* stopped to restart as root or back: not a crash */
 	uid_t uid;
 	gid_t gid;
 	char plugin[PROFILE_NAME_MAX * 2 + 8];
@@ -224,6 +232,36 @@ static void sup_error_set(struct sup_worker *w, const char *p, size_t len)
 		      n < WORKER_ERROR_MAX ? n : WORKER_ERROR_MAX - 1);
 }
 
+static void sup_stop_escalate(struct loop_watch *t, void *data);
+
+/*
+ * The worker asks to run as root (`adb root`) or as its user again. The
+ * worker may be subverted: only the profile decides whether root is
+ * allowed. The worker is stopped like any other (SIGTERM, then SIGKILL),
+ * and sup_exited() starts it in its new mode without counting a crash.
+ */
+static void sup_root_request(struct sup_worker *w, bool root)
+{
+	if (!w->root_allowed) {
+		log_warnx("%s: the worker asked to run as root, which the "
+			  "profile does not allow (root = \"allowed\"); ignored",
+			  w->name);
+		return;
+	}
+	if (root == w->root || w->root_switching || w->pid <= 0)
+		return;
+	log_info("%s: restarting the worker as %s (adb %s)", w->name,
+		 root ? "root" : "its user", root ? "root" : "unroot");
+	w->root = root;
+	w->root_switching = true;
+	kill(w->pid, SIGTERM);
+	loop_watch_remove(w->kill_timer);
+	w->kill_timer = loop_add_timer(w->sup->loop, SUP_STOP_MS,
+				       sup_stop_escalate, w);
+	if (!w->kill_timer)
+		kill(w->pid, SIGKILL);
+}
+
 static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		       size_t len)
 {
@@ -270,6 +308,12 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		return;
 	case WORKER_ERROR:
 		sup_error_set(w, (const char *)p, len);
+		return;
+	case WORKER_ROOT:
+		if (wmsg_parse_u32(p, len, &id) == 0 && id <= 1)
+			sup_root_request(w, id);
+		else
+			log_warnx("%s: malformed root request from worker", w->name);
 		return;
 	}
 	log_warnx("%s: unknown message %u from worker", w->name, type);
@@ -386,7 +430,31 @@ fail:
 	return sup_start_failed(w, "cannot prepare", dir);
 }
 
-static void sup_build_argv(struct sup_worker *w, const struct profile_function *f)
+/*
+ * Root's set after `adb root`: every capability gadgetd holds itself (all
+ * of them, unless a service manager bounded gadgetd; the worker cannot
+ * get more than that anyway).
+ */
+static uint64_t sup_all_caps(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0) {
+		log_warn("cannot read gadgetd's capabilities; adb root gets none");
+		return 0;
+	}
+	return (uint64_t)d[1].permitted << 32 | d[0].permitted;
+}
+
+/*
+ * The worker's command line into argv. root: as after `adb root`, uid 0
+ * with root's groups and every capability, as adbd on a debuggable
+ * Android build; -r tells the plugin which it is.
+ */
+static void sup_build_argv(struct sup_worker *w, const struct profile_function *f,
+			   bool root, char **argv)
 {
 	const struct config *cfg = w->sup->cfg;
 	unsigned i, n = 0;
@@ -394,33 +462,42 @@ static void sup_build_argv(struct sup_worker *w, const struct profile_function *
 
 	if (asprintf(&so, "%s/%s.so", cfg->plugin_dir, f->plugin) < 0)
 		so = NULL;
-	w->argv[n++] = strdup(cfg->worker);
-	w->argv[n++] = strdup("-P");
-	w->argv[n++] = so;
-	w->argv[n++] = strdup("-i");
-	w->argv[n++] = strdup(f->name);
-	w->argv[n++] = strdup("-d");
-	w->argv[n++] = strdup(w->mount);
+	argv[n++] = strdup(cfg->worker);
+	argv[n++] = strdup("-P");
+	argv[n++] = so;
+	argv[n++] = strdup("-i");
+	argv[n++] = strdup(f->name);
+	argv[n++] = strdup("-d");
+	argv[n++] = strdup(w->mount);
 	/* Who the worker becomes once it has set up (functions/sandbox.h). */
-	if (f->user) {
-		w->argv[n++] = strdup("-u");
-		w->argv[n++] = strdup(f->user);
+	if (root) {
+		argv[n++] = strdup("-u");
+		argv[n++] = strdup("root");
 	}
-	if (f->group) {
-		w->argv[n++] = strdup("-g");
-		w->argv[n++] = strdup(f->group);
+	if (f->user && !root) {
+		argv[n++] = strdup("-u");
+		argv[n++] = strdup(f->user);
 	}
-	w->argv[n++] = strdup("-c");
-	if (asprintf(&w->argv[n++], "%llx", (unsigned long long)f->caps) < 0)
-		w->argv[--n] = NULL;
+	if (f->group && !root) {
+		argv[n++] = strdup("-g");
+		argv[n++] = strdup(f->group);
+	}
+	argv[n++] = strdup("-c");
+	if (asprintf(&argv[n++], "%llx",
+		     (unsigned long long)(root ? sup_all_caps() : f->caps)) < 0)
+		argv[--n] = NULL;
+	if (f->root_allowed) {
+		argv[n++] = strdup("-r");
+		argv[n++] = strdup(root ? "active" : "allowed");
+	}
 	for (i = 0; i < f->n_options; i++) {
 		char *kv;
 		if (asprintf(&kv, "%s=%s", f->options[i].key, f->options[i].value) < 0)
 			continue;
-		w->argv[n++] = strdup("-o");
-		w->argv[n++] = kv;
+		argv[n++] = strdup("-o");
+		argv[n++] = kv;
 	}
-	w->argv[n] = NULL;
+	argv[n] = NULL;
 }
 
 static int sup_spawn(struct sup_worker *w)
@@ -437,10 +514,12 @@ static int sup_spawn(struct sup_worker *w)
 		return -errno;
 	}
 	if (pid == 0) {
+		char **argv = w->root ? w->argv_root : w->argv;
+
 		loop_child_reset_signals();
 		if (dup2(sv[1], WORKER_FD) < 0)
 			_exit(127);
-		execv(w->argv[0], w->argv);
+		execv(argv[0], argv);
 		fprintf(stderr, "gadgetd: cannot run %s: %s\n", w->argv[0],
 			strerror(errno));
 		_exit(127);
@@ -470,6 +549,8 @@ static void sup_worker_free(struct sup_worker *w)
 
 	for (i = 0; w->argv[i]; i++)
 		free(w->argv[i]);
+	for (i = 0; w->argv_root[i]; i++)
+		free(w->argv_root[i]);
 	sup_status_clear(w);
 	loop_watch_remove(w->hb);
 	loop_watch_remove(w->kill_timer);
@@ -494,7 +575,10 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : f->name);
 	w->uid = f->uid;
 	w->gid = f->gid;
-	sup_build_argv(w, f);
+	w->root_allowed = f->root_allowed;
+	sup_build_argv(w, f, false, w->argv);
+	if (f->root_allowed)
+		sup_build_argv(w, f, true, w->argv_root);
 	r = sup_rundir(w);
 	if (!r)
 		r = sup_mount(w);
@@ -557,6 +641,7 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	/* Never wait here: SIGTERM now, SIGKILL from a timer, and the rest
 	 * from the reap (supervisor_reap). */
 	kill(w->pid, SIGTERM);
+	loop_watch_remove(w->kill_timer); /* an adb root restart's */
 	w->kill_timer = loop_add_timer(s->loop, SUP_STOP_MS, sup_stop_escalate, w);
 	if (!w->kill_timer)
 		kill(w->pid, SIGKILL);
@@ -728,6 +813,17 @@ static void sup_exited(struct sup_worker *w, int status)
 	loop_watch_remove(w->hb);
 	w->hb = NULL;
 	sup_cmds_finish(w, -EPIPE, "plugin worker exited before it replied");
+	if (w->root_switching) {
+		/* Asked for (adb root/unroot): not a crash, no back-off. */
+		w->root_switching = false;
+		snprintf(w->last_exit, sizeof(w->last_exit), "stopped for adb %s",
+			 w->root ? "root" : "unroot");
+		loop_watch_remove(w->kill_timer);
+		w->kill_timer = NULL;
+		sup_ready_changed(w->sup);
+		w->restart = loop_add_timer(w->sup->loop, 1, sup_restart, w);
+		return;
+	}
 	/*
 	 * Only exits no host had a hand in add up to a crash loop. One that
 	 * follows a host's doing (an unplug, a stalled or malformed request,
@@ -1161,13 +1257,18 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 		const char *state = w->failed ? "failed"
 				    : w->ready ? (w->host ? "enabled" : "ready")
 					       : (w->pid ? "starting" : "restarting");
+		/* adb root: "active" from the request until unroot. */
+		const char *root = w->root ? "active"
+				   : w->root_allowed ? "allowed" : "refused";
 		if (!json && w->failed) {
 			fprintf(out, "  %s: failed: %s\n", w->name, w->failed_why);
 			continue;
 		}
 		if (!json) {
-			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s\n", w->name,
+			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s\n", w->name,
 				state, (int)w->pid, w->restarts,
+				w->root_allowed ? ", adb root " : "",
+				w->root_allowed ? root : "",
 				w->last_exit[0] ? ", last exit: " : "", w->last_exit);
 			if (w->last_error[0])
 				fprintf(out, "    last error: %s\n", w->last_error);
@@ -1178,8 +1279,8 @@ void supervisor_status(struct supervisor *s, FILE *out, bool json)
 		}
 		fprintf(out, "%s{\"name\":", w == s->workers ? "" : ",");
 		json_str(out, w->name);
-		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"last_exit\":",
-			state, (int)w->pid, w->restarts);
+		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"root\":\"%s\",\"last_exit\":",
+			state, (int)w->pid, w->restarts, root);
 		json_str(out, w->last_exit);
 		fprintf(out, ",\"last_error\":");
 		json_str(out, w->last_error);

@@ -4,6 +4,7 @@
  * services and key handling live in the other adb_* modules.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "adb_opts.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
+#include "adb_root.h"
 #include "adb_shell.h"
 #include "adb_stream.h"
 #include "adb_sync.h"
@@ -421,12 +423,18 @@ static int reboot_open(struct adb *a, const char *arg,
 		return adb_stream_oneshot(refused, sizeof(refused) - 1, ops,
 					  svc);
 	}
-	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
-	/* Through the spawner: the worker itself cannot exec. */
-	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .shell = "/bin/sh",
-		.cmd = "exec $0 \"$@\"", .args = { a->reboot_cmd, arg } }, &c);
-	if (rc < 0)
+	/* The spawner runs the profile's command; the target is all we
+	 * name, and the spawner takes only a plain word (spawner.h). */
+	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .reboot = true,
+		.cmd = arg }, &c);
+	if (rc < 0) {
+		if (host_log_ok(a))
+			log_info("adb: reboot refused: %s", rc == -EBADMSG
+				 ? "the target is not a plain word"
+				 : strerror(-rc));
 		return rc;
+	}
+	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
 	close(c.in);
 	close(c.out);
 	close(c.err);
@@ -451,6 +459,9 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 	}
 	if (!strncmp(name, "reboot:", 7))
 		return reboot_open(a, name + 7, ops, svc);
+	rc = adb_root_open(a->p, ADB_EP_IN, name, ops, svc);
+	if (rc != -ENOENT)
+		return rc;
 	rc = adb_shell_open(s, name, &a->shell, ops, svc);
 	if (rc != -ENOENT)
 		return rc;
@@ -488,6 +499,33 @@ static void describe(struct plugin_desc *desc)
 	desc->n_props = 1;
 	desc->props[0].name = "DeviceInterfaceGUID";
 	desc->props[0].value = "{F72FE0D4-CBCB-407d-8814-9ED673D0DD6B}";
+}
+
+/*
+ * As root, before the worker becomes uid:gid: a keys file that does not
+ * exist yet is made, empty, for uid:gid (0600), so that `gadgetctl adb
+ * allow` can append to it from a worker that cannot create files in
+ * /etc/gadgetd. An existing file is left as the admin made it. Owning the
+ * file gives the worker nothing it does not have: it is the one that
+ * decides which keys get in.
+ */
+static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
+{
+	const char *keys = opt(p, "keys");
+	int fd, r = 0;
+
+	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0; /* there already, or its folder is not: adb_auth says */
+	if (fchown(fd, uid, gid) < 0) {
+		r = -errno;
+		log_warn("adb: cannot hand %s to uid %u", keys, (unsigned)uid);
+		unlink(keys);
+	}
+	close(fd);
+	if (r == 0)
+		log_info("adb: made an empty %s for uid %u", keys, (unsigned)uid);
+	return r;
 }
 
 static void adb_finish(void *priv);
@@ -658,6 +696,7 @@ const struct plugin_ops gadgetd_plugin = {
 	.options = adb_opts,
 	.syscalls = adb_shell_syscalls,
 	.spawns = true,
+	.prepare = adb_prepare,
 	.init = adb_init,
 	.finish = adb_finish,
 	.enable = adb_enable,

@@ -136,7 +136,6 @@ static int spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
 		 const struct adb_shell_args *a)
 {
 	struct spawner_cmd c = {
-		.shell = cfg->shell,
 		.cmd = a->cmd,
 		.pty = sh->pty,
 		.term = a->term[0] ? a->term : NULL,

@@ -21,7 +21,7 @@ struct plugin;
 /* Children run as the worker's user (the function's `user`), started by
  * the runtime's spawner (plugin_spawn()). */
 struct adb_shell_cfg {
-	const char *shell; /* e.g. "/bin/sh" */
+	const char *shell; /* for messages: the spawner runs the profile's */
 	struct plugin *p;
 };
 

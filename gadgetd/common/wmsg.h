@@ -6,11 +6,15 @@
  * gadgetd starts one worker per FunctionFS instance:
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_MOUNT_DIR
- *                  [-u USER] [-g GROUP] [-c CAPS] [-o KEY=VALUE]... [-v]
+ *                  [-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]
+ *                  [-o KEY=VALUE]... [-v]
  *
  * as root, with fd 3 one end of a SOCK_SEQPACKET socketpair. The worker
  * becomes USER (and GROUP, default USER's) keeping the capabilities in
- * the hex mask CAPS (default none) before its plugin starts (sandbox.h). Every datagram starts
+ * the hex mask CAPS (default none) before its plugin starts (sandbox.h).
+ * -r allowed: the profile lets the function ask for root (WORKER_ROOT);
+ * -r active: this worker is that root restart (USER root, every
+ * capability). Every datagram starts
  * with struct worker_hdr; len counts the payload after it. Strings in a
  * payload are NUL-terminated and their count follows from len.
  */
@@ -41,6 +45,10 @@ enum worker_msg {
 			       * control request (once a run; ENABLE is
 			       * WORKER_HOST). Exits after it are the
 			       * host's doing (gadgetd(8), crash loops). */
+	/* u32 1: restart me as root, 0: as the profile's user again. Only
+	 * for a function whose profile has root = "allowed"; gadgetd checks
+	 * that itself and ignores any other. */
+	WORKER_ROOT = 9,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's

@@ -14,7 +14,7 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c functions/adb/adb_codec.c \
+	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
 	tests/unit/fake_spawn.c functions/spawner.c \
 	gadgetd/common/loop.c gadgetd/common/log.c
 fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_CODEC_LIBS)

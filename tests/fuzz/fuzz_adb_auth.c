@@ -43,6 +43,7 @@
 #include "adb/adb_auth.h"
 #include "adb/adb_packet.h"
 #include "adb_testkey.h"
+#include "fake_spawn.h"
 #include "fuzz_runtime.h"
 #include "fuzz_rd.h"
 #include "log.h"
@@ -406,6 +407,7 @@ static void run_input(const uint8_t *data, size_t size)
 	fuzz_rt_set_option("keys", fz.keys);
 	/* Never reached before auth; harmless should that ever change. */
 	fuzz_rt_set_option("shell", "/bin/false");
+	fake_spawn_config("/bin/false", NULL);
 	fuzz_rt_set_tx_check(on_tx);
 	if (gadgetd_plugin.init(pl, &desc, &priv) != 0)
 		abort();

@@ -44,6 +44,7 @@
 #include "adb/adb_forward.h"
 #include "adb/adb_packet.h"
 #include "adb/adb_shell.h"
+#include "fake_spawn.h"
 #include "adb/adb_stream.h"
 #include "fuzz_rd.h"
 #include "log.h"
@@ -239,6 +240,9 @@ static int open_shell(struct adb_stream *s, const char *name,
 	    strlen(a.term) >= sizeof(a.term))
 		abort();
 #ifdef FUZZ_ADB_SHELL
+	/* The spawner's shell is fixed as the worker fixes it: never a
+	 * real shell for fuzzed command lines. */
+	fake_spawn_config("/bin/true", NULL);
 	return adb_shell_open(s, name, &cfg, ops, svc);
 #else
 	(void)cfg;

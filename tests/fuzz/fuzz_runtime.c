@@ -140,6 +140,17 @@ int plugin_request_switch(struct plugin *p, const char *request)
 	return -ENOTSUP;
 }
 
+/* Fuzzed hosts get the production answer, as on the shipped profile. */
+enum plugin_root plugin_root(struct plugin *p)
+{
+	return PLUGIN_ROOT_REFUSED;
+}
+
+int plugin_request_root(struct plugin *p, bool on)
+{
+	abort(); /* never asked for where root is refused */
+}
+
 void plugin_set_status(struct plugin *p, const char *key, const char *value)
 {
 	unsigned i;

@@ -11,7 +11,7 @@ test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/f
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c functions/adb/adb_codec.c \
+	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
 	functions/spawner.c gadgetd/common/loop.c gadgetd/common/log.c
 test_adb_LIBS := -lcrypto -lutil $(ADB_CODEC_LIBS)
 test_adb_codec_SRCS := tests/unit/test_adb_codec.c functions/adb/adb_codec.c

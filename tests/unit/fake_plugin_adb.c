@@ -20,6 +20,7 @@ struct plugin *fake_plugin_new(struct loop *loop)
 
 	assert_non_null(p);
 	p->f.loop = loop;
+	p->f.root_asked = -1;
 	return p;
 }
 
@@ -133,6 +134,17 @@ void plugin_rx_enable(struct plugin *p, unsigned ep, bool on)
 
 int plugin_request_switch(struct plugin *p, const char *request)
 {
+	return 0;
+}
+
+enum plugin_root plugin_root(struct plugin *p)
+{
+	return p->f.root;
+}
+
+int plugin_request_root(struct plugin *p, bool on)
+{
+	p->f.root_asked = on ? 1 : 0;
 	return 0;
 }
 

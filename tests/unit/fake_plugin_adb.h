@@ -26,6 +26,8 @@ struct fake_plugin {
 	int write_rc;      /* what plugin_write() returns */
 	char status_state[64];
 	char status_host[512];
+	enum plugin_root root; /* what plugin_root() answers */
+	int root_asked;        /* -1, or the last plugin_request_root() */
 };
 
 /* The plugin handle to pass to ops->init. */

@@ -1,7 +1,7 @@
 /*
  * plugin_spawn() for the unit tests and fuzz targets that reach adb's
- * services: the real spawner (functions/spawner.c), started once per
- * process, as the worker starts it.
+ * services: the real spawner (functions/spawner.c), started as the worker
+ * starts it, once, and again after fake_spawn_config().
  *
  * The spawner and its children are forks of the test process, which
  * carries the test framework's handlers: libFuzzer's for SIGINT, SIGTERM,
@@ -12,13 +12,37 @@
  * them in the child; the children leave with _exit (spawner.c), so the
  * framework's atexit handlers do not run either.
  */
+#include "fake_spawn.h"
+
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "plugin.h"
 #include "spawner.h"
+
+static char fake_shell[256] = "/bin/sh", fake_reboot[256];
+static int fake_fd = -1;
+static pid_t fake_pid;
+
+void fake_spawn_config(const char *shell, const char *reboot)
+{
+	if (!strcmp(shell, fake_shell) && !strcmp(reboot ? reboot : "", fake_reboot))
+		return;
+	snprintf(fake_shell, sizeof(fake_shell), "%s", shell);
+	snprintf(fake_reboot, sizeof(fake_reboot), "%s", reboot ? reboot : "");
+	if (fake_fd >= 0) {
+		close(fake_fd);
+		waitpid(fake_pid, NULL, 0);
+		fake_fd = -1;
+	}
+}
 
 /* From the sanitizer runtime when it is linked in (ASan builds). */
 void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
@@ -40,14 +64,18 @@ static void fake_spawn_child(void)
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
 		 struct spawner_child *out)
 {
-	static int fd = -1;
-	pid_t pid;
+	static bool atfork;
+	struct spawner_cfg cfg = {
+		.shell = fake_shell,
+		.reboot = fake_reboot[0] ? fake_reboot : NULL,
+	};
 	int r;
 
-	if (fd < 0) {
+	if (!atfork) {
 		pthread_atfork(NULL, NULL, fake_spawn_child);
-		if ((r = spawner_start(&fd, &pid)) < 0)
-			return r;
+		atfork = true;
 	}
-	return spawner_spawn(fd, c, out);
+	if (fake_fd < 0 && (r = spawner_start(&cfg, &fake_fd, &fake_pid)) < 0)
+		return r;
+	return spawner_spawn(fake_fd, c, out);
 }

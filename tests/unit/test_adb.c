@@ -24,6 +24,7 @@
 #include "adb/adb_syncmsg.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
+#include "fake_spawn.h"
 #include "log.h"
 #include "loop.h"
 
@@ -147,6 +148,17 @@ static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
 	assert_int_equal(m.arg1, hid);
 	assert_int_not_equal(m.arg0, 0);
 	return m.arg0;
+}
+
+/* OPEN name as host stream hid: refused with CLSE(0, hid). */
+static void open_refused(struct t *t, uint32_t hid, const char *name)
+{
+	struct msg m;
+
+	send_msg(t, ADB_OPEN, hid, 0, name, strlen(name) + 1);
+	expect(t, &m, ADB_CLSE);
+	assert_int_equal(m.arg0, 0);
+	assert_int_equal(m.arg1, hid);
 }
 
 /* Current hosts send OPEN's name without a NUL, adb 29 with one: both
@@ -1501,22 +1513,105 @@ static void test_reverse_and_reboot(void **state)
 static void test_reboot_command(void **state)
 {
 	struct t *t = start("off");
-	char svc[160], path[128];
+	char script[160], path[128];
 	struct stat st;
 	uint64_t end;
+	FILE *f;
 
-	fake_set_option(t->p, "reboot_command", "/bin/touch");
+	/* The profile's command gets the target as its one argument. */
+	snprintf(script, sizeof(script), "%s/reboot.sh", t->dir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\ntouch \"%s/rebooted-$1\"\n", t->dir);
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	fake_set_option(t->p, "reboot_command", script);
+	fake_spawn_config("/bin/sh", script);
 	ops->finish(t->priv);
 	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
 	connect_host(t, ADB_MAX_PAYLOAD);
-	/* The target after "reboot:" reaches the command as its argument. */
-	snprintf(path, sizeof(path), "%s/rebooted", t->dir);
-	snprintf(svc, sizeof(svc), "reboot:%s", path);
-	open_stream(t, 80, svc);
+	/* A path or an option is no target: refused, nothing runs. */
+	snprintf(path, sizeof(path), "reboot:%s/x", t->dir);
+	open_refused(t, 79, path);
+	open_refused(t, 78, "reboot:-f");
+	open_stream(t, 80, "reboot:bootloader");
+	snprintf(path, sizeof(path), "%s/rebooted-bootloader", t->dir);
 	end = loop_now_ms() + 5000;
 	while (stat(path, &st) < 0 && loop_now_ms() < end)
 		usleep(10000);
 	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/rebooted-", t->dir);
+	assert_int_equal(stat(path, &st), -1);
+	fake_spawn_config("/bin/sh", NULL);
+	stop(t);
+}
+
+/* service's whole answer, then the stream closes. */
+static void expect_answer(struct t *t, uint32_t hid, const char *service,
+			  const char *answer)
+{
+	struct msg m;
+	uint32_t id = open_stream(t, hid, service);
+
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.len, strlen(answer));
+	assert_memory_equal(m.data, answer, m.len);
+	assert_int_equal(fake_of(t->p)->root_asked, -1); /* not before the close */
+	send_msg(t, ADB_OKAY, hid, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+}
+
+/* As on a production Android build: root: is refused and nothing changes. */
+static void test_root_refused(void **state)
+{
+	struct t *t = start("off");
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	expect_answer(t, 90, "root:", "adbd cannot run as root in production builds\n");
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	expect_answer(t, 91, "unroot:", "adbd not running as root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	stop(t);
+}
+
+/* Where the profile allows it: the answer, then (only once the host has
+ * it) the request to gadgetd; and back. */
+static void test_root_allowed(void **state)
+{
+	struct t *t = start("off");
+
+	fake_of(t->p)->root = PLUGIN_ROOT_ALLOWED;
+	connect_host(t, ADB_MAX_PAYLOAD);
+	expect_answer(t, 92, "root:", "restarting adbd as root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, 1);
+	fake_of(t->p)->root_asked = -1;
+	expect_answer(t, 93, "unroot:", "adbd not running as root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	fake_of(t->p)->root = PLUGIN_ROOT_ACTIVE;
+	/* An answer still queued (delayed_ack sends the close at once):
+	 * the request waits for it to leave. */
+	fake_of(t->p)->root = PLUGIN_ROOT_ALLOWED;
+	fake_of(t->p)->root_asked = -1;
+	fake_of(t->p)->tx_queued = 24;
+	expect_answer(t, 98, "root:", "restarting adbd as root\n");
+	loop_dispatch(t->loop, 100);
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	fake_of(t->p)->tx_queued = 0;
+	loop_dispatch(t->loop, 100);
+	assert_int_equal(fake_of(t->p)->root_asked, 1);
+	fake_of(t->p)->root = PLUGIN_ROOT_ACTIVE;
+	fake_of(t->p)->root_asked = -1;
+	expect_answer(t, 95, "root:", "adbd is already running as root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
+	expect_answer(t, 94, "unroot:", "restarting adbd as non root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, 0);
+	/* Root by the profile's user: nothing to undo. */
+	fake_of(t->p)->root_asked = -1;
+	fake_of(t->p)->root = PLUGIN_ROOT_PROFILE;
+	expect_answer(t, 96, "root:", "adbd is already running as root\n");
+	expect_answer(t, 97, "unroot:",
+		      "adbd runs as root by its profile's user, not by adb root\n");
+	assert_int_equal(fake_of(t->p)->root_asked, -1);
 	stop(t);
 }
 
@@ -1544,6 +1639,8 @@ int main(void)
 		cmocka_unit_test(test_allow_needs_signature),
 		cmocka_unit_test(test_reverse_and_reboot),
 		cmocka_unit_test(test_reboot_command),
+		cmocka_unit_test(test_root_refused),
+		cmocka_unit_test(test_root_allowed),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -191,6 +191,14 @@ static const struct bad_case bad_cases[] = {
 	  { "functions.acm", "unknown setting \"user\" for type acm" } },
 	{ 6, "  acm: { type = \"acm\"; capabilities = [ ]; };", "t.conf:6: ",
 	  { "functions.acm", "unknown setting \"capabilities\"" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; root = \"yes\"; };", "t.conf:8: ",
+	  { "functions.adb.root", "\"yes\": expected \"allowed\" or \"refused\"" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; root = true; };", "t.conf:8: ",
+	  { "functions.adb.root", "expected string" } },
+	{ 8, "  adb: { type = \"ffs\"; plugin = \"mtp\"; root = \"allowed\"; };", "t.conf:8: ",
+	  { "functions.adb.root", "only the adb plugin", "not mtp" } },
+	{ 6, "  acm: { type = \"acm\"; root = \"allowed\"; };", "t.conf:6: ",
+	  { "functions.acm", "unknown setting \"root\"" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"ext\"; options: { x = 1.5; }; };",
 	  "t.conf:8: ", { "functions.adb.options.x", "string, integer or boolean" } },
 	/* Plugin options, checked against functions/NAME/NAME_opts.h. */
@@ -936,6 +944,11 @@ static unsigned shipped_profiles_in(const char *dir, bool installed)
 			auth = f->plugin && !strcmp(f->plugin, "adb") ? profile_option(f, "auth") : NULL;
 			if (auth && strcmp(auth, "true"))
 				fail_msg("%s: adb auth = \"%s\" would be installed into /etc", path, auth);
+			/* An allowed host must not be root (issue 21). */
+			if (f->plugin && !strcmp(f->plugin, "adb") &&
+			    ((f->user && !strcmp(f->user, "root")) || f->caps ||
+			     f->root_allowed))
+				fail_msg("%s: adb as root, with capabilities or with adb root allowed would be installed into /etc", path);
 		}
 		profile_free(p);
 		n++;
@@ -1004,7 +1017,43 @@ static void test_worker_ids(void **state)
 	assert_true(f->user_default);
 	assert_null(f->group);
 	assert_int_equal(f->caps, 0);
+	assert_false(f->root_allowed);
 	assert_null(profile_function_find(p, "acm")->user);
+	profile_free(p);
+
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; root = \"allowed\"; };");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_true(profile_function_find(p, "adb")->root_allowed);
+	profile_free(p);
+	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; root = \"refused\"; };");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_false(profile_function_find(p, "adb")->root_allowed);
+	profile_free(p);
+}
+
+/* The shipped profile's adb is its unprivileged user; the development
+ * board example lets adb root restart it as root. */
+static void test_adb_root_profiles(void **state)
+{
+	const struct profile_function *f;
+	struct profile *p;
+
+	if (profile_load(PROFILES_DIR "/android.conf", &p, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(f->user, "gadgetd-adb");
+	assert_true(f->user_default);
+	assert_int_equal(f->caps, 0);
+	assert_false(f->root_allowed);
+	profile_free(p);
+	if (profile_load(EXAMPLES_DIR "/devboard.conf", &p, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	f = profile_function_find(p, "adb");
+	assert_string_equal(f->user, "gadgetd-adb");
+	assert_true(f->root_allowed);
+	assert_string_equal(profile_option(f, "auth"), "true");
 	profile_free(p);
 }
 
@@ -1108,6 +1157,7 @@ int main(void)
 	T(test_android_profile);
 	T(test_worker_ids);
 	T(test_default_users);
+	T(test_adb_root_profiles);
 	T(test_resolve_ids);
 #undef T
 	return _cmocka_run_group_tests("profile", tests, n, NULL, NULL);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -232,26 +233,45 @@ static void test_unprivileged_cannot_change_ids(void **state)
 struct sp {
 	int fd;
 	pid_t pid;
+	char dir[64];
 };
+
+static void sp_start(struct sp *s, const char *shell, const char *reboot)
+{
+	struct spawner_cfg cfg = { .shell = shell, .reboot = reboot };
+
+	assert_int_equal(spawner_start(&cfg, &s->fd, &s->pid), 0);
+}
 
 static int sp_setup(void **state)
 {
 	struct sp *s = calloc(1, sizeof(*s));
 
-	assert_int_equal(spawner_start(&s->fd, &s->pid), 0);
+	snprintf(s->dir, sizeof(s->dir), "/tmp/test_spawner.XXXXXX");
+	assert_non_null(mkdtemp(s->dir));
+	sp_start(s, "/bin/sh", NULL);
 	*state = s;
 	return 0;
 }
 
-static int sp_teardown(void **state)
+static void sp_stop(struct sp *s)
 {
-	struct sp *s = *state;
 	int st;
 
 	close(s->fd);
 	/* The hang-up ends the spawner. */
 	assert_int_equal(waitpid(s->pid, &st, 0), s->pid);
 	assert_true(WIFEXITED(st));
+}
+
+static int sp_teardown(void **state)
+{
+	struct sp *s = *state;
+	char cmd[128];
+
+	sp_stop(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", s->dir);
+	assert_int_equal(system(cmd), 0);
 	free(s);
 	return 0;
 }
@@ -277,12 +297,21 @@ static int wait_status(int fd)
 	return st;
 }
 
+static void close_child(struct spawner_child *ch)
+{
+	close(ch->in);
+	if (ch->out >= 0)
+		close(ch->out);
+	if (ch->err >= 0)
+		close(ch->err);
+	close(ch->status);
+}
+
 static void test_spawn_pipes(void **state)
 {
 	struct sp *s = *state;
-	struct spawner_cmd c = { .shell = "/bin/sh",
-				 .cmd = "read x; echo out:$x:$0:$1; echo err >&2; exit 7",
-				 .args = { "zero", "one" } };
+	struct spawner_cmd c = {
+		.cmd = "read x; echo out:$x:$0; echo err >&2; exit 7" };
 	struct spawner_child ch;
 	char buf[256];
 	int st;
@@ -292,7 +321,7 @@ static void test_spawn_pipes(void **state)
 	assert_int_equal(write(ch.in, "hi\n", 3), 3);
 	close(ch.in);
 	read_all(ch.out, buf, sizeof(buf));
-	assert_string_equal(buf, "out:hi:zero:one\n");
+	assert_string_equal(buf, "out:hi:/bin/sh\n");
 	read_all(ch.err, buf, sizeof(buf));
 	assert_string_equal(buf, "err\n");
 	st = wait_status(ch.status);
@@ -307,7 +336,7 @@ static void test_spawn_pipes(void **state)
 static void test_spawn_pty(void **state)
 {
 	struct sp *s = *state;
-	struct spawner_cmd c = { .shell = "/bin/sh", .pty = true, .term = "xterm-t",
+	struct spawner_cmd c = { .pty = true, .term = "xterm-t",
 				 .rows = 33, .cols = 99,
 				 .cmd = "echo $TERM; stty size; test -t 0 && echo tty" };
 	struct spawner_child ch;
@@ -326,21 +355,115 @@ static void test_spawn_pty(void **state)
 	close(ch.status);
 }
 
+/* The shell is the profile's, fixed at the fork: a missing one fails in
+ * the child (127), and a relative one is refused before any fork. */
 static void test_spawn_missing_shell(void **state)
 {
 	struct sp *s = *state;
-	struct spawner_cmd c = { .shell = "/nonexistent/sh", .cmd = "true" };
+	struct spawner_cfg rel = { .shell = "sh" };
+	struct spawner_cmd c = { .cmd = "true" };
 	struct spawner_child ch;
-	int st;
+	int fd;
+	pid_t pid;
 
-	/* The fork works; the exec fails in the child: 127. */
+	sp_stop(s);
+	sp_start(s, "/nonexistent/sh", NULL);
 	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
-	st = wait_status(ch.status);
-	assert_int_equal(WEXITSTATUS(st), 127);
-	close(ch.in);
-	close(ch.out);
-	close(ch.err);
-	close(ch.status);
+	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 127);
+	close_child(&ch);
+	assert_int_equal(spawner_start(&rel, &fd, &pid), -EINVAL);
+}
+
+/*
+ * A subverted worker cannot choose the program. A request laid out as
+ * the old format (a shell path first) is refused; one that puts a path
+ * where the term goes still runs the profile's shell; the text is only
+ * ever the shell's command line.
+ */
+static void test_request_cannot_name_a_program(void **state)
+{
+	struct sp *s = *state;
+	struct spawner_cmd c;
+	struct spawner_child ch;
+	uint8_t old[64];
+	struct spawner_rep rep;
+	char buf[256], path[128];
+	struct stat st;
+	size_t n = 0;
+	uint32_t v = 0;
+
+	/* flags, rows/cols, n_args = 0, then "/bin/touch", term, cmd. */
+	memcpy(old + n, &v, 4), n += 4;
+	memcpy(old + n, &v, 4), n += 4;
+	memcpy(old + n, &v, 4), n += 4;
+	snprintf(path, sizeof(path), "%s/owned", s->dir);
+	memcpy(old + n, "/bin/touch", 11), n += 11;
+	old[n++] = '\0';
+	memcpy(old + n, path, strlen(path) + 1), n += strlen(path) + 1;
+	assert_true(n <= sizeof(old));
+	assert_int_equal(spawner_req_parse(old, n, &c), -EBADMSG);
+	assert_int_equal(send(s->fd, old, n, 0), (ssize_t)n);
+	assert_int_equal(recv(s->fd, &rep, sizeof(rep), 0), sizeof(rep));
+	assert_int_equal(rep.err, -EBADMSG);
+	assert_int_equal(stat(path, &st), -1);
+	/* A path as the term: the profile's shell runs the text. */
+	c = (struct spawner_cmd){ .term = "/bin/touch", .cmd = "echo $0" };
+	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	read_all(ch.out, buf, sizeof(buf));
+	assert_string_equal(buf, "/bin/sh\n");
+	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
+	close_child(&ch);
+}
+
+/* Reboot runs the profile's command with a plain-word target, and
+ * nothing without one configured. */
+static void test_spawn_reboot(void **state)
+{
+	static const char *const bad[] = { "-f", "/etc/x", "a b", "../x", "A",
+					   "x;id", "$(id)",
+					   "abcdefghijklmnopqrstuvwxyz0123456" };
+	struct sp *s = *state;
+	struct spawner_cmd c = { .reboot = true, .cmd = "bootloader" };
+	struct spawner_child ch;
+	char script[128], buf[256];
+	uint8_t req[128];
+	unsigned i;
+	int n;
+	FILE *f;
+
+	/* None configured: -EPERM. */
+	assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EPERM);
+	snprintf(script, sizeof(script), "%s/reboot", s->dir);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho \"$#:$1\"\n");
+	fclose(f);
+	assert_int_equal(chmod(script, 0755), 0);
+	sp_stop(s);
+	sp_start(s, "/bin/sh", script);
+	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	read_all(ch.out, buf, sizeof(buf));
+	assert_string_equal(buf, "1:bootloader\n");
+	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
+	close_child(&ch);
+	c.cmd = "";
+	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	read_all(ch.out, buf, sizeof(buf));
+	assert_string_equal(buf, "0:\n");
+	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
+	close_child(&ch);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_false(spawner_reboot_arg_ok(bad[i]));
+		c.cmd = bad[i];
+		n = spawner_req_build(&c, req, sizeof(req));
+		assert_true(n > 0);
+		assert_int_equal(spawner_req_parse(req, n, &c), -EBADMSG);
+		c = (struct spawner_cmd){ .reboot = true, .cmd = bad[i] };
+		assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EBADMSG);
+	}
+	/* And never with a pty. */
+	c = (struct spawner_cmd){ .reboot = true, .pty = true, .cmd = "x" };
+	assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EBADMSG);
 }
 
 /* A hostile worker: every malformed request gets -EBADMSG and no fd,
@@ -349,13 +472,14 @@ static void test_spawner_refuses_garbage(void **state)
 {
 	static const uint8_t junk[][24] = {
 		{ 0 },
-		{ 2, 0, 0, 0 },                                    /* unknown flag */
-		{ 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0 },             /* 9 args */
-		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'x', 0, 0, 'y', 0 }, /* relative */
-		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '/', 0, 0, 'y' },    /* no NUL */
-		{ 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, '/', 0, 0, 'y', 0 }, /* arg missing */
+		{ 4, 0, 0, 0, 0, 0, 0, 0, 0, 0 },                  /* unknown flag */
+		{ 3, 0, 0, 0, 0, 0, 0, 0, 0, 'x', 0 },              /* pty + reboot */
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 'x' },                 /* no NUL */
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0 },                      /* text missing */
+		{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 'x', 0, 'y', 0 },      /* a third string */
+		{ 2, 0, 0, 0, 0, 0, 0, 0, 't', 0, 'x', 0 },         /* reboot with a term */
 	};
-	static const size_t lens[] = { 3, 12, 12, 17, 16, 17 };
+	static const size_t lens[] = { 3, 10, 11, 10, 9, 13, 12 };
 	struct sp *s = *state;
 	struct spawner_rep rep;
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
@@ -382,34 +506,28 @@ static void test_spawner_refuses_garbage(void **state)
 	memset(big, 'a', sizeof(big));
 	assert_int_equal(spawner_req_parse(big, sizeof(big), &c), -EBADMSG);
 	/* Still serving. */
-	c = (struct spawner_cmd){ .shell = "/bin/true", .cmd = "" };
+	c = (struct spawner_cmd){ .cmd = "true" };
 	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
-	close(ch.in);
-	close(ch.out);
-	close(ch.err);
-	close(ch.status);
+	close_child(&ch);
 }
 
 static void test_request_round_trip(void **state)
 {
-	struct spawner_cmd c = { .shell = "/bin/sh", .cmd = "x", .pty = true,
-				 .term = "vt100", .rows = 1, .cols = 2,
-				 .args = { "a", "b", "c", "d" } }, d;
+	struct spawner_cmd c = { .cmd = "x", .pty = true,
+				 .term = "vt100", .rows = 1, .cols = 2 }, d;
 	uint8_t buf[SPAWNER_MSG_MAX];
 	char huge[SPAWNER_MSG_MAX];
 	int n = spawner_req_build(&c, buf, sizeof(buf));
 
 	assert_true(n > 0);
 	assert_int_equal(spawner_req_parse(buf, n, &d), 0);
-	assert_string_equal(d.shell, "/bin/sh");
 	assert_string_equal(d.term, "vt100");
 	assert_string_equal(d.cmd, "x");
 	assert_true(d.pty);
+	assert_false(d.reboot);
 	assert_int_equal(d.rows, 1);
 	assert_int_equal(d.cols, 2);
-	assert_string_equal(d.args[3], "d");
-	assert_null(d.args[4]);
 	/* Trailing bytes are refused. */
 	buf[n] = 'z';
 	assert_int_equal(spawner_req_parse(buf, n + 1, &d), -EBADMSG);
@@ -432,6 +550,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spawn_pipes, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_pty, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_missing_shell, sp_setup, sp_teardown),
+		cmocka_unit_test_setup_teardown(test_request_cannot_name_a_program, sp_setup, sp_teardown),
+		cmocka_unit_test_setup_teardown(test_spawn_reboot, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawner_refuses_garbage, sp_setup, sp_teardown),
 	};
 

@@ -58,11 +58,13 @@ static void worker_early(void)
  * once, then for each command "ping" a reply "pong", "die" an exit
  * without a reply, anything else no reply at all. Heartbeats are
  * answered, except by the function "mute"; "crash" dies of SIGSEGV right
- * after READY; "stubborn" ignores SIGTERM. */
+ * after READY; "stubborn" ignores SIGTERM. The commands "root" and
+ * "unroot" send WORKER_ROOT 1 and 0, as adb's root: and unroot: do. */
 static int worker_main(int argc, char **argv)
 {
 	char buf[WORKER_MSG_MAX], reply[64];
 	const char *name = "";
+	uint32_t on;
 	struct worker_hdr h;
 	int32_t rc = 0;
 	ssize_t n;
@@ -105,6 +107,11 @@ static int worker_main(int argc, char **argv)
 			continue;
 		if (!strcmp(cmd, "die"))
 			_exit(1);
+		if (!strcmp(cmd, "root") || !strcmp(cmd, "unroot")) {
+			on = !strcmp(cmd, "root");
+			worker_send(WORKER_ROOT, &on, 4);
+			continue;
+		}
 		if (strcmp(cmd, "ping"))
 			continue;
 		memcpy(reply, buf + sizeof(h), 4);
@@ -686,6 +693,143 @@ static void test_stop_is_asynchronous(void **state)
 	assert_true(st.done);
 }
 
+/* The pid of function name, from the JSON status. */
+static pid_t status_pid(struct fixture *f, const char *name)
+{
+	char *json = status_text(f, true), key[80], *p;
+	int pid = -1;
+
+	snprintf(key, sizeof(key), "{\"name\":\"%s\"", name);
+	p = strstr(json, key);
+	assert_non_null(p);
+	p = strstr(p, "\"pid\":");
+	assert_non_null(p);
+	sscanf(p, "\"pid\":%d", &pid);
+	free(json);
+	return pid;
+}
+
+/* Whether /proc/pid/cmdline has the arguments a then b, in a row. */
+static bool cmdline_has(pid_t pid, const char *a, const char *b)
+{
+	char path[64], buf[4096];
+	size_t n, i;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	for (i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strcmp(buf + i, a) && i + strlen(a) + 1 < n &&
+		    !strcmp(buf + i + strlen(a) + 1, b))
+			return true;
+	return false;
+}
+
+/* Send the command that makes the worker send WORKER_ROOT. */
+static void ask_root(struct fixture *f, const char *cmd)
+{
+	/* Not answered: finished by the worker's exit or the timeout,
+	 * after the test; the result is not looked at. */
+	static struct result res[4];
+	static unsigned n;
+	char reply[64];
+
+	res[n % 4].done = false;
+	assert_int_equal(supervisor_command(f->sup, "rooter", 1,
+					    (char *[]){ (char *)cmd, NULL },
+					    reply, sizeof(reply), on_result,
+					    &res[n++ % 4]), -EINPROGRESS);
+}
+
+/* A worker asking for root where the profile does not allow it (a
+ * subverted one: adb itself would not ask) changes nothing. */
+static void test_root_request_refused(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pid;
+	char *json;
+
+	f->cfg.restart_delay_ms = 20;
+	use_restart_counter(f);
+	start_ready(f, "rooter");
+	pid = status_pid(f, "rooter");
+	assert_false(cmdline_has(pid, "-r", "allowed"));
+	ask_root(f, "root");
+	run_ms(f, 500);
+	assert_int_equal(restarts_due, 0);
+	assert_int_equal(status_pid(f, "rooter"), pid);
+	assert_false(cmdline_has(pid, "-u", "root"));
+	json = status_text(f, true);
+	assert_non_null(strstr(json, "\"root\":\"refused\""));
+	free(json);
+}
+
+/*
+ * Allowed: the worker is stopped and started again as root (uid 0, every
+ * capability, -r active), through on_restart like any restart but not
+ * counted as a crash; unroot brings its user back the same way.
+ */
+static void test_root_request_allowed(void **state)
+{
+	struct fixture *f = *state;
+	struct profile_function fn = f->fn;
+	struct result res = { 0 };
+	char line[512], *json;
+	pid_t pid;
+
+	f->cfg.restart_delay_ms = 20;
+	f->cfg.restart_limit = 1; /* one counted exit would fail it */
+	use_restart_counter(f);
+	fn.root_allowed = true;
+	snprintf(fn.name, sizeof(fn.name), "rooter");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	assert_int_equal(supervisor_wait_ready(f->sup, 5000, on_result, &res), 0);
+	wait_result(f, &res);
+	pid = status_pid(f, "rooter");
+	assert_true(cmdline_has(pid, "-r", "allowed"));
+	json = status_text(f, true);
+	assert_non_null(strstr(json, "\"root\":\"allowed\""));
+	free(json);
+
+	ask_root(f, "root");
+	run_ms(f, 800);
+	assert_int_equal(restarts_due, 1);
+	assert_false(supervisor_any_failed(f->sup));
+	pid = status_pid(f, "rooter");
+	assert_true(pid > 0);
+	assert_true(cmdline_has(pid, "-u", "root"));
+	assert_true(cmdline_has(pid, "-r", "active"));
+	assert_false(cmdline_has(pid, "-c", "0"));
+	json = status_text(f, true);
+	assert_non_null(strstr(json, "\"root\":\"active\""));
+	assert_non_null(strstr(json, "\"restarts\":0"));
+	free(json);
+	status_line(f, "rooter", line, sizeof(line));
+	assert_non_null(strstr(line, "adb root active"));
+	assert_non_null(strstr(line, "last exit: stopped for adb root"));
+	/* Asking again changes nothing. */
+	ask_root(f, "root");
+	run_ms(f, 300);
+	assert_int_equal(restarts_due, 1);
+	assert_int_equal(status_pid(f, "rooter"), pid);
+
+	ask_root(f, "unroot");
+	run_ms(f, 800);
+	assert_int_equal(restarts_due, 2);
+	assert_false(supervisor_any_failed(f->sup));
+	pid = status_pid(f, "rooter");
+	assert_true(cmdline_has(pid, "-r", "allowed"));
+	assert_false(cmdline_has(pid, "-u", "root"));
+	json = status_text(f, true);
+	assert_non_null(strstr(json, "\"root\":\"allowed\""));
+	free(json);
+}
+
 /* gadgetd stops with a worker that ignores SIGTERM: a bounded wait. */
 static void test_free_bounded_with_stubborn_worker(void **state)
 {
@@ -718,6 +862,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_host_caused_exits_never_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_is_asynchronous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_bounded_with_stubborn_worker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_request_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_root_request_allowed, setup, teardown),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "-P"))
