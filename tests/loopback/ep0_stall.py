@@ -26,20 +26,7 @@ import subprocess
 import sys
 import time
 
-
-def sysfs_has(vidpid):
-    base = "/sys/bus/usb/devices"
-    for d in os.listdir(base):
-        try:
-            with open(os.path.join(base, d, "idVendor")) as f:
-                vid = f.read().strip()
-            with open(os.path.join(base, d, "idProduct")) as f:
-                pid = f.read().strip()
-        except OSError:
-            continue
-        if vid + ":" + pid == vidpid:
-            return True
-    return False
+from aoa_host import sysfs_has
 
 
 def worker_pid(function, wait):
