@@ -11,6 +11,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* openat2(2): the fd, or -1 with errno set. */
+static int mtp_fs_openat2(int dirfd, const char *path, struct open_how *how)
+{
+	long fd = -1;
+
+	/* EAGAIN: a rename raced the lookup; the kernel asks for a retry. */
+	for (unsigned i = 0; i < 4; i++) {
+		fd = syscall(SYS_openat2, dirfd, path, how, sizeof(*how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
+	}
+	return (int)fd;
+}
+
 int mtp_fs_open(int dirfd, const char *name, int flags, mode_t mode)
 {
 	struct open_how how = {
@@ -18,16 +32,10 @@ int mtp_fs_open(int dirfd, const char *name, int flags, mode_t mode)
 	    .mode = (flags & O_CREAT) ? mode : 0,
 	    .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
 	};
-	long fd;
+	int fd = mtp_fs_openat2(dirfd, name, &how);
 
-	/* EAGAIN: a rename raced the lookup; the kernel asks for a retry. */
-	for (unsigned i = 0; i < 4; i++) {
-		fd = syscall(SYS_openat2, dirfd, name, &how, sizeof(how));
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN)
-			break;
-	}
+	if (fd >= 0)
+		return fd;
 	if (errno == ELOOP || errno == EXDEV)
 		return -ENOENT;
 	return -errno;
@@ -39,16 +47,9 @@ int mtp_fs_open_root(const char *path)
 	    .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 	    .resolve = RESOLVE_NO_SYMLINKS,
 	};
-	long fd;
+	int fd = mtp_fs_openat2(AT_FDCWD, path, &how);
 
-	for (unsigned i = 0; i < 4; i++) {
-		fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-		if (fd >= 0)
-			return (int)fd;
-		if (errno != EAGAIN)
-			break;
-	}
-	return -errno;
+	return fd >= 0 ? fd : -errno;
 }
 
 int mtp_fs_entry(int dirfd, const char *name, struct mtp_fs_stat *st)
