@@ -40,14 +40,16 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
 DEFS := -D_GNU_SOURCE \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
-# Each part of the tree sees its own headers and the shared ones only:
-# gadgetd/common/ sees itself; gadgetd/ (the daemon, gadgetctl) gadgetd/
-# and common/; functions/ (the worker, the plugins) functions/ (plugin.h)
-# and common/. Tests see everything.
-TEST_INCS := -Igadgetd -Ifunctions -Igadgetd/common -Itests/unit -Itests/fuzz
-incs_of = $(if $(filter gadgetd/common/%,$(1)),-Igadgetd/common,$\
-	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Igadgetd/common,$\
-	$(if $(filter functions/%,$(1)),-Ifunctions -Igadgetd/common,$(TEST_INCS))))
+# Each part of the tree sees its own headers and the shared ones only, by
+# plain -I (no "../" in any #include): common/ (loop, log, wmsg, strv, the
+# control protocol, json, the option descriptor) sees itself; gadgetd/ (the
+# daemon, gadgetctl) sees gadgetd/ and common/; functions/ (the worker
+# runtime in functions/runtime/, the plugins beside it) sees the runtime
+# (plugin.h) and common/. Tests see everything.
+TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Icommon -Itests/unit -Itests/fuzz
+incs_of = $(if $(filter common/%,$(1)),-Icommon,$\
+	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon,$\
+	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS))))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.
 ALL_CPPFLAGS = $(DEFS) $(call incs_of,$<) $(CPPFLAGS)
@@ -108,7 +110,7 @@ UNIT_TESTS :=
 FUZZERS :=
 
 include gadgetd/gadgetd.mk
--include functions/functions.mk
+-include functions/runtime/runtime.mk
 include $(sort $(wildcard functions/*/plugin.mk))
 include $(sort $(wildcard tests/unit/*.mk))
 include $(sort $(wildcard tests/fuzz/*.mk))
@@ -137,9 +139,9 @@ $(B)/gadgetctl: $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
 
 # Plugins resolve the runtime's plugin_*, loop_* and log_* from the worker,
-# which exports those alone (functions/worker.map, a dynamic list).
-$(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o) functions/worker.map
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=functions/worker.map \
+# which exports those alone (functions/runtime/worker.map, a dynamic list).
+$(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o) functions/runtime/worker.map
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=functions/runtime/worker.map \
 		-o $@ $(filter %.o,$^) $(WORKER_LIBS)
 
 # $(call objs_of,KIND,NAME): the objects of NAME_SRCS built as KIND.
@@ -148,12 +150,12 @@ objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
 # Each plugin and unit test names its objects in a rule of its own:
 # objects that are explicit prerequisites are never intermediate, so make
 # neither deletes them at exit nor relinks everything on the next run.
-$(foreach p,$(PLUGINS),$(eval $(B)/plugins/$(p).so: $(call objs_of,pic,$(p)) functions/plugin.map))
+$(foreach p,$(PLUGINS),$(eval $(B)/plugins/$(p).so: $(call objs_of,pic,$(p)) functions/runtime/plugin.map))
 $(foreach t,$(UNIT_TESTS),$(eval $(B)/unit/$(t): $(call objs_of,test,$(t))))
 
 $(B)/plugins/%.so:
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=functions/plugin.map \
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,--version-script=functions/runtime/plugin.map \
 		-o $@ $(filter %.o,$^) $($*_LIBS)
 
 # Each unit test links only the files under test (NAME_SRCS) and fakes.

@@ -5,11 +5,11 @@ GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
-	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/wmsg.c gadgetd/common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
-	$(PROFILE_SRCS) gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
+	common/protocol.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
+	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c
 GADGETD_LIBS := -lusbgx -lconfig
-GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) gadgetd/common/protocol.c \
-	gadgetd/common/strv.c gadgetd/common/log.c
+GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/protocol.c \
+	common/strv.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../functions/optdesc.h"
+#include "optdesc.h"
 
 struct profile_function;
 struct usbg_function;

@@ -1,6 +1,6 @@
 /*
  * optcheck: a profile's option values checked against their declaration
- * (functions/optdesc.h) and turned into canonical text.
+ * (common/optdesc.h) and turned into canonical text.
  */
 #ifndef GADGETD_OPTCHECK_H
 #define GADGETD_OPTCHECK_H
@@ -8,7 +8,7 @@
 #include <libconfig.h>
 #include <stddef.h>
 
-#include "../functions/optdesc.h"
+#include "optdesc.h"
 
 /* Longest canonical value, without its NUL. */
 #define OPTCHECK_VALUE_MAX 1024
@@ -22,7 +22,7 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 		   char *out, size_t out_size, char *why, size_t why_size);
 
 /*
- * The option declarations of the plugin named plugin (functions/optdesc.h),
+ * The option declarations of the plugin named plugin (common/optdesc.h),
  * or NULL for a plugin gadgetd does not know: its options are then passed
  * as they are, unchecked.
  */

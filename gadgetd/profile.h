@@ -70,7 +70,7 @@ struct profile_function {
 	uid_t uid;
 	gid_t gid;
 	/* Kernel function attributes (declared by type->attrs) or plugin
-	 * options, as their canonical text (functions/optdesc.h). */
+	 * options, as their canonical text (common/optdesc.h). */
 	unsigned n_options;
 	struct profile_option options[PROFILE_MAX_OPTIONS];
 };

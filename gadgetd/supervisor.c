@@ -469,7 +469,7 @@ static void sup_build_argv(struct sup_worker *w, const struct profile_function *
 	argv[n++] = strdup(f->name);
 	argv[n++] = strdup("-d");
 	argv[n++] = strdup(w->mount);
-	/* Who the worker becomes once it has set up (functions/sandbox.h). */
+	/* Who the worker becomes once it has set up (functions/runtime/sandbox.h). */
 	if (root) {
 		argv[n++] = strdup("-u");
 		argv[n++] = strdup("root");

@@ -5,7 +5,7 @@
 #ifndef GADGETD_ACCESSORY_OPTS_H
 #define GADGETD_ACCESSORY_OPTS_H
 
-#include "../optdesc.h"
+#include "optdesc.h"
 
 static const char *const accessory_opts_modes[] = { "control", "data", NULL };
 

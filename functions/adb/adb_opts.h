@@ -6,7 +6,7 @@
 #ifndef GADGETD_ADB_OPTS_H
 #define GADGETD_ADB_OPTS_H
 
-#include "../optdesc.h"
+#include "optdesc.h"
 
 static const struct optdesc adb_opts[] = {
 	{ .name = "auth", .type = OPTDESC_BOOL, .def = "true",

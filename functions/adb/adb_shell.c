@@ -510,7 +510,7 @@ static const struct adb_service_ops shell_ops = {
 
 /*
  * Every system call the adb worker makes once it runs, beyond the
- * runtime's (functions/sandbox.c): files for sync (and the keys file
+ * runtime's (functions/runtime/sandbox.c): files for sync (and the keys file
  * that `gadgetctl adb allow` rewrites), sockets for forward and reverse,
  * kill for a shell's session, and what OpenSSL reads when it checks a
  * signature. fork and execve are not here: the spawner starts programs.

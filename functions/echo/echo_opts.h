@@ -5,7 +5,7 @@
 #ifndef GADGETD_ECHO_OPTS_H
 #define GADGETD_ECHO_OPTS_H
 
-#include "../optdesc.h"
+#include "optdesc.h"
 
 static const struct optdesc echo_opts[] = {
 	{ .name = "ms_os", .type = OPTDESC_BOOL, .def = "true",

@@ -5,7 +5,7 @@
 #ifndef GADGETD_MTP_OPTS_H
 #define GADGETD_MTP_OPTS_H
 
-#include "../optdesc.h"
+#include "optdesc.h"
 
 #define MTP_OPTS_STORES 8 /* MTP_STORE_MAX */
 

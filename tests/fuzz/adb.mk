@@ -15,15 +15,15 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
-	tests/unit/fake_spawn.c functions/spawner.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	tests/unit/fake_spawn.c functions/runtime/spawner.c \
+	common/loop.c common/log.c
 fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_CODEC_LIBS)
 
 # The adb_keys loader and the key parsers:
 #   build/fuzz/fuzz_adb_keys -max_total_time=60 tests/fuzz/corpus_adb_keys
 FUZZERS += fuzz_adb_keys
 fuzz_adb_keys_SRCS := tests/fuzz/fuzz_adb_keys.c tests/fuzz/fuzz_runtime.c \
-	functions/adb/adb_auth.c gadgetd/common/log.c
+	functions/adb/adb_auth.c common/log.c
 fuzz_adb_keys_LIBS := -lcrypto
 
 # Streams, shell v2 framing, service names and forward specs:
@@ -31,8 +31,8 @@ fuzz_adb_keys_LIBS := -lcrypto
 FUZZERS += fuzz_adb_stream
 fuzz_adb_stream_SRCS := tests/fuzz/fuzz_adb_stream.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
-	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/spawner.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
+	common/loop.c common/log.c
 fuzz_adb_stream_LIBS := -lutil
 
 # The same harness with real shell streams (slow: a fork per input):

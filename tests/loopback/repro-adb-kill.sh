@@ -1,7 +1,7 @@
 # The wedge of issue #10 section 4, reproduced quickly (not part of make
 # check: run-suite.sh BED OUT repro-adb-kill.sh): kill -9 of the adb
 # worker during a 32 MiB adb push, BURST times (default 60), 3 s apart,
-# without waiting for a full recovery. Before functions/aioguard.c the
+# without waiting for a full recovery. Before functions/runtime/aioguard.c the
 # 4th kill left the adb instance's completion kworker in exit_aio() and
 # gadgetd in drain_workqueue() (their stacks are printed); with it, none.
 . "$SRC/tests/loopback/lib.sh"

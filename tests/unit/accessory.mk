@@ -4,5 +4,5 @@ test_accessory_SRCS := tests/unit/test_accessory.c \
 	functions/accessory/accessory.c \
 	functions/accessory/accessory_ctrl.c \
 	functions/accessory/accessory_info.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	common/loop.c common/log.c
 test_accessory_LIBS :=

@@ -4,7 +4,7 @@ test_adb_packet_LIBS :=
 test_adb_syncmsg_SRCS := tests/unit/test_adb_syncmsg.c functions/adb/adb_syncmsg.c
 test_adb_syncmsg_LIBS :=
 test_adb_auth_SRCS := tests/unit/test_adb_auth.c tests/unit/adb_testkey.c \
-	functions/adb/adb_auth.c gadgetd/common/log.c
+	functions/adb/adb_auth.c common/log.c
 test_adb_auth_LIBS := -lcrypto
 test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
 	tests/unit/adb_testkey.c \
@@ -12,7 +12,7 @@ test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/f
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
-	functions/spawner.c gadgetd/common/loop.c gadgetd/common/log.c
+	functions/runtime/spawner.c common/loop.c common/log.c
 test_adb_LIBS := -lcrypto -lutil $(ADB_CODEC_LIBS)
 test_adb_codec_SRCS := tests/unit/test_adb_codec.c functions/adb/adb_codec.c
 test_adb_codec_LIBS := $(ADB_CODEC_LIBS)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The dynamic exports of the plugins and of gadgetd-worker, against what
 # plugin.h declares: a plugin exports gadgetd_plugin alone; the worker
-# plugin_*, loop_* and log_* (functions/plugin.map, functions/worker.map).
+# plugin_*, loop_* and log_* (functions/runtime/plugin.map, functions/runtime/worker.map).
 #   tests/unit/exports.sh BUILD_DIR
 # Prints each binary's count and every symbol outside its list; exits 1
 # if there is one.

@@ -1,6 +1,6 @@
 /*
  * plugin_spawn() for the unit tests and fuzz targets that reach adb's
- * services: the real spawner (functions/spawner.c), started as the worker
+ * services: the real spawner (functions/runtime/spawner.c), started as the worker
  * starts it, once, and again after fake_spawn_config().
  *
  * The spawner and its children are forks of the test process, which

@@ -1,15 +1,15 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	gadgetd/gadget.c common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	common/loop.c common/log.c
 test_gadget_LIBS := $(PROFILE_LIBS)
 # gadget_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c gadgetd/common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	gadgetd/gadget.c common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
-test_ctl_SRCS := tests/unit/test_ctl.c gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/access_peer.c
+test_ctl_SRCS := tests/unit/test_ctl.c common/protocol.c common/strv.c gadgetd/access_peer.c
 test_ctl_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -19,24 +19,24 @@ test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
-	gadgetd/common/protocol.c gadgetd/common/strv.c gadgetd/common/loop.c gadgetd/common/log.c
+	common/protocol.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
-# gadgetd/common/loop.c alone: watch removal, idle and destroy callbacks.
+# common/loop.c alone: watch removal, idle and destroy callbacks.
 UNIT_TESTS += test_loop
-test_loop_SRCS := tests/unit/test_loop.c gadgetd/common/loop.c gadgetd/common/log.c
+test_loop_SRCS := tests/unit/test_loop.c common/loop.c common/log.c
 test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/common/wmsg.c gadgetd/common/strv.c gadgetd/common/json.c \
-	gadgetd/common/loop.c gadgetd/common/log.c
+	common/wmsg.c common/strv.c common/json.c \
+	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
 # (supervisor.c with this test binary as the worker; mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/common/wmsg.c gadgetd/common/strv.c gadgetd/common/json.c \
-	$(PROFILE_SRCS) gadgetd/common/loop.c gadgetd/common/log.c
+	common/wmsg.c common/strv.c common/json.c \
+	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
 # gadgetd/dirs.c alone, in a temporary folder.
 UNIT_TESTS += test_dirs
@@ -44,9 +44,9 @@ test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c
 test_dirs_LIBS :=
 # gadgetd/notify.c: sd_notify datagrams and the watchdog, to a fake systemd.
 UNIT_TESTS += test_notify
-test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c gadgetd/common/loop.c gadgetd/common/log.c
+test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c common/loop.c common/log.c
 test_notify_LIBS :=
-# gadgetd/common/protocol.c: the control socket's codec, both directions.
+# common/protocol.c: the control socket's codec, both directions.
 UNIT_TESTS += test_protocol
-test_protocol_SRCS := tests/unit/test_protocol.c gadgetd/common/protocol.c gadgetd/common/strv.c
+test_protocol_SRCS := tests/unit/test_protocol.c common/protocol.c common/strv.c
 test_protocol_LIBS :=

@@ -1203,8 +1203,9 @@ static void test_delayed_ack_recv_window(void **state)
 	}
 	assert_int_equal(m.arg0, id);
 	assert_int_equal(m.arg1, 70);
-	/* What head wrote is the first two WRTEs, in order. */
-	for (int i = 0; i < 100; i++) {
+	/* What head wrote is the first two WRTEs, in order. head may be
+	 * slow on a loaded machine: wait up to 20 s for its 2 MiB. */
+	for (int i = 0; i < 1000; i++) {
 		loop_dispatch(t->loop, 20);
 		if (stat(path, &st) == 0 && st.st_size >= 2 << 20)
 			break;

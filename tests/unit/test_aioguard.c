@@ -1,5 +1,5 @@
 /*
- * Unit tests for functions/aioguard.c. A forked child plays the worker:
+ * Unit tests for functions/runtime/aioguard.c. A forked child plays the worker:
  * it starts its guard, sets up a real AIO context and waits to be
  * killed. The test process is a child subreaper, so the orphaned guard
  * becomes its child and its exit status tells what it did.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for functions/epio.c with libaio and the loop replaced by
+ * Unit tests for functions/runtime/epio.c with libaio and the loop replaced by
  * doubles: io_submit records iocbs, the test completes them in any order
  * it likes and fires the eventfd watch by hand.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for functions/ffs.c: the exact bytes of the descriptor and
+ * Unit tests for functions/runtime/ffs.c: the exact bytes of the descriptor and
  * strings blobs, and the ep0 event reader driven through a socketpair
  * (SOCK_SEQPACKET keeps the record boundaries that ep0 has).
  */

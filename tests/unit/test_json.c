@@ -1,4 +1,4 @@
-/* gadgetd/common/json.c: strings in `gadgetctl status --json`. */
+/* common/json.c: strings in `gadgetctl status --json`. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* functions/loader.c: a plugin is loaded only when it was built for this
+/* functions/runtime/loader.c: a plugin is loaded only when it was built for this
  * worker's PLUGIN_ABI_VERSION; the refusal names the .so and both
  * versions. The plugins are tests/unit/fake_abi_plugin.c, built next to
  * this test as fake_abi_{ok,other,none}.so. */

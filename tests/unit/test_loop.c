@@ -1,4 +1,4 @@
-/* gadgetd/common/loop.c alone: watches removed during a round (their own and
+/* common/loop.c alone: watches removed during a round (their own and
  * others'), nested dispatch refused, idle callbacks and destroy callbacks.
  * ASan reports a watch freed while a round still holds its event. */
 #include <setjmp.h>

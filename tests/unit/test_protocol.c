@@ -1,4 +1,4 @@
-/* gadgetd/common/protocol.c: the control socket's codec, as gadgetctl
+/* common/protocol.c: the control socket's codec, as gadgetctl
  * builds a request and control.c parses it, and back for the reply. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for functions/sandbox.c and functions/spawner.c. Each
+ * Unit tests for functions/runtime/sandbox.c and functions/runtime/spawner.c. Each
  * sandbox case runs in a forked child, since a filter and a credential
  * change cannot be undone; the parent checks how the child ended. The
  * spawner runs for real, unprivileged, on a socketpair.

@@ -1,4 +1,4 @@
-/* Unit tests for gadgetd/common/wmsg.c: worker <-> gadgetd datagrams. */
+/* Unit tests for common/wmsg.c: worker <-> gadgetd datagrams. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

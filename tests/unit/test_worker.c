@@ -1,4 +1,4 @@
-/* gadgetd-worker (functions/worker.c) from the outside, as gadgetd
+/* gadgetd-worker (functions/runtime/worker.c) from the outside, as gadgetd
  * starts it: fd 3 a SOCK_SEQPACKET socketpair, the plugin and the
  * FunctionFS folder on the command line. What it must refuse, before it
  * touches any USB file: bad arguments (exit 2), an fd 3 that is not

@@ -1,4 +1,4 @@
-# gadgetd-worker (functions/worker.c) run as gadgetd runs it, with the echo
+# gadgetd-worker (functions/runtime/worker.c) run as gadgetd runs it, with the echo
 # plugin: what it refuses before it touches USB. It runs the built binary,
 # so that comes first (order-only: not linked into the test).
 UNIT_TESTS += test_worker

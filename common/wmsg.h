@@ -1,7 +1,7 @@
 /*
  * wmsg: the messages between gadgetd and a gadgetd-worker process, and
  * their codec, used by both ends (gadgetd/supervisor.c and
- * functions/worker.c).
+ * functions/runtime/worker.c).
  *
  * gadgetd starts one worker per FunctionFS instance:
  *

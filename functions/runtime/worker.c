@@ -4,7 +4,7 @@
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
  *                  [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v]
  *
- * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see gadgetd/common/wmsg.h). The worker
+ * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see common/wmsg.h). The worker
  * sandboxes itself before the host can reach it (sandbox.h).
  */
 #include "aioguard.h"

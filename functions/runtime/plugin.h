@@ -5,7 +5,7 @@
  * Each FunctionFS instance of a gadget runs in its own worker process
  * (gadgetd-worker). The worker mounts nothing itself: gadgetd has mounted
  * the instance and passes the directory. The worker dlopen()s the plugin's
- * shared object, which exports exactly one symbol (functions/plugin.map):
+ * shared object, which exports exactly one symbol (functions/runtime/plugin.map):
  *
  *     const struct plugin_ops gadgetd_plugin = {
  *             .abi_version = PLUGIN_ABI_VERSION, .name = "adb", ... };
@@ -98,7 +98,7 @@ struct plugin_ops {
 	const struct optdesc *options;
 
 	/*
-	 * The sandbox (functions/sandbox.h). The worker starts as root,
+	 * The sandbox (functions/runtime/sandbox.h). The worker starts as root,
 	 * calls prepare (optional) while it still is, then takes the
 	 * function's user, group and capabilities, calls init, writes the
 	 * descriptors and only then installs its seccomp filter. The filter
