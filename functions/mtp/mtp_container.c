@@ -1,4 +1,5 @@
 #include "mtp_container.h"
+#include "mtp_proto.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -69,4 +70,26 @@ size_t mtp_container_build(uint8_t *out, uint16_t type, uint16_t code,
 		memcpy(out + MTP_HDR_LEN + 4 * i, &le, 4);
 	}
 	return len;
+}
+
+int mtp_container_parse_cancel(const uint8_t *p, size_t len, uint32_t *tid)
+{
+	struct mtp_rd r;
+
+	if (len < MTP_CANCEL_LEN)
+		return -EBADMSG;
+	mtp_rd_init(&r, p, len);
+	if (mtp_rd_u16(&r) != MTP_EV_CANCEL_TRANSACTION)
+		return -EBADMSG;
+	*tid = mtp_rd_u32(&r);
+	return 0;
+}
+
+size_t mtp_container_device_status(uint8_t *out, uint16_t code)
+{
+	uint16_t l = htole16(MTP_DEVICE_STATUS_LEN), c = htole16(code);
+
+	memcpy(out, &l, 2);
+	memcpy(out + 2, &c, 2);
+	return MTP_DEVICE_STATUS_LEN;
 }

@@ -53,4 +53,25 @@ void mtp_container_hdr(uint8_t *out, uint32_t len, uint16_t type, uint16_t code,
 size_t mtp_container_build(uint8_t *out, uint16_t type, uint16_t code,
 			   uint32_t tid, const uint32_t *params, unsigned n);
 
+/*
+ * The data stages of two still image class requests on ep0 (USB Still
+ * Image Capture Device Definition, which MTP 1.1 keeps): they are not
+ * containers, but the same little-endian wire.
+ */
+/* The 6 bytes of Cancel Request (0x64): u16 CancelTransaction (0x4001),
+ * then the u32 id of the transaction the host cancels. */
+#define MTP_CANCEL_LEN 6
+/*
+ * Parse a Cancel Request's data stage of len bytes into *tid. -EBADMSG
+ * when it is shorter than MTP_CANCEL_LEN or its code is not
+ * CancelTransaction; bytes after the sixth are ignored.
+ */
+int mtp_container_parse_cancel(const uint8_t *p, size_t len, uint32_t *tid);
+/* Get Device Status (0x67) without parameters: u16 wLength (4, itself
+ * included), u16 a response code. */
+#define MTP_DEVICE_STATUS_LEN 4
+/* Write that status with response code code into out[MTP_DEVICE_STATUS_LEN];
+ * returns its length. */
+size_t mtp_container_device_status(uint8_t *out, uint16_t code);
+
 #endif
