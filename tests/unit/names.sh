@@ -10,7 +10,9 @@
 # BUILD_DIR/obj and BUILD_DIR/pic, stale ones included) and prints
 # "names: FILE.c: SYMBOL" for each symbol outside the rule; exits 1 if there
 # is one.
+# NM: the nm to use (a cross build's, say); nm by default.
 set -eu
+nm=${NM:-nm}
 b=${1:-build}
 [ $# -gt 0 ] && shift
 if [ $# -gt 0 ]; then
@@ -28,7 +30,7 @@ for o in $objs; do
 	base=$(basename "$src" .c)
 	# Defined symbols with external linkage: upper-case types (T, D, B,
 	# R, ...), weak ones (W, V) included; lower-case ones are static.
-	for s in $(nm --defined-only "$o" | awk '$2 ~ /^[A-Z]$/ { print $3 }'); do
+	for s in $("$nm" --defined-only "$o" | awk '$2 ~ /^[A-Z]$/ { print $3 }'); do
 		case $s in
 		"$base" | "$base"_* | main | gadgetd_plugin) continue ;;
 		esac
