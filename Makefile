@@ -165,7 +165,7 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
-unit: $(UNIT_BINS) exports fuzz-long-selftest
+unit: $(UNIT_BINS) exports names fuzz-long-selftest
 	@fail=0; for t in $(UNIT_BINS); do \
 		echo "== $$t"; $$t || fail=1; done; \
 	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
@@ -173,6 +173,15 @@ unit: $(UNIT_BINS) exports fuzz-long-selftest
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)
 	tests/unit/exports.sh $(B)
+
+# Every external name defined in foo.c is foo or foo_* (tests/unit/names.sh),
+# checked on the objects the product links.
+PRODUCT_OBJS := $(sort $(GADGETD_SRCS:%.c=$(B)/obj/%.o) $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o) \
+	$(WORKER_SRCS:%.c=$(B)/obj/%.o) $(foreach p,$(PLUGINS),$(call objs_of,pic,$(p))))
+# names-selftest.sh first: the lint passes good names and lists a bad one.
+names: $(BINS) $(PLUGIN_SOS)
+	tests/unit/names-selftest.sh $(CC)
+	NM=$(CROSS_COMPILE)nm tests/unit/names.sh $(B) $(PRODUCT_OBJS)
 
 BED := $(B)/vm
 bed:
@@ -311,6 +320,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
 
-.PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: all unit exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

@@ -1,6 +1,6 @@
 /*
  * strv: a list of NUL-terminated strings back to back, the argument
- * lists of both wire formats (protocol.h, wmsg.h).
+ * lists of both wire formats (ctl.h, wmsg.h).
  */
 #ifndef GADGETD_STRV_H
 #define GADGETD_STRV_H

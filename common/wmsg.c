@@ -7,7 +7,7 @@
 int wmsg_parse(uint8_t *buf, size_t n, uint16_t *type, uint8_t **payload,
 	       size_t *len)
 {
-	struct worker_hdr h;
+	struct wmsg_hdr h;
 
 	if (n < sizeof(h) || n > WORKER_MSG_MAX)
 		return -EBADMSG;
@@ -72,7 +72,7 @@ int wmsg_parse_u32(const uint8_t *p, size_t len, uint32_t *v)
 
 static int wmsg_header(uint8_t *buf, size_t size, uint16_t type, size_t len)
 {
-	struct worker_hdr h = { .type = type, .len = len };
+	struct wmsg_hdr h = { .type = type, .len = len };
 
 	if (len > WORKER_MSG_MAX - sizeof(h) || size < sizeof(h) + len)
 		return -EMSGSIZE;
@@ -83,7 +83,7 @@ static int wmsg_header(uint8_t *buf, size_t size, uint16_t type, size_t len)
 int wmsg_build_strings(uint8_t *buf, size_t size, uint16_t type,
 		       const char *const *strs, unsigned n)
 {
-	size_t hl = sizeof(struct worker_hdr);
+	size_t hl = sizeof(struct wmsg_hdr);
 	int r;
 
 	if (size > WORKER_MSG_MAX)
@@ -99,7 +99,7 @@ int wmsg_build_strings(uint8_t *buf, size_t size, uint16_t type,
 int wmsg_build_command(uint8_t *buf, size_t size, uint32_t id, int argc,
 		       char *const *argv)
 {
-	size_t hl = sizeof(struct worker_hdr);
+	size_t hl = sizeof(struct wmsg_hdr);
 	int r;
 
 	if (size > WORKER_MSG_MAX)
@@ -116,7 +116,7 @@ int wmsg_build_command(uint8_t *buf, size_t size, uint32_t id, int argc,
 int wmsg_build_reply(uint8_t *buf, size_t size, uint32_t id, int32_t rc,
 		     const char *text)
 {
-	size_t hl = sizeof(struct worker_hdr), max, tl = strlen(text);
+	size_t hl = sizeof(struct wmsg_hdr), max, tl = strlen(text);
 	int r;
 
 	if (size > WORKER_MSG_MAX)
@@ -141,7 +141,7 @@ int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v)
 	int r = wmsg_header(buf, size, type, 4);
 
 	if (r >= 0)
-		memcpy(buf + sizeof(struct worker_hdr), &v, 4);
+		memcpy(buf + sizeof(struct wmsg_hdr), &v, 4);
 	return r;
 }
 

@@ -15,7 +15,7 @@
  * -r allowed: the profile lets the function ask for root (WORKER_ROOT);
  * -r active: this worker is that root restart (USER root, every
  * capability). Every datagram starts
- * with struct worker_hdr; len counts the payload after it. Strings in a
+ * with struct wmsg_hdr; len counts the payload after it. Strings in a
  * payload are NUL-terminated and their count follows from len.
  */
 #ifndef GADGETD_WMSG_H
@@ -56,7 +56,7 @@ enum worker_msg {
 	WORKER_PING = 65,
 };
 
-struct worker_hdr {
+struct wmsg_hdr {
 	uint16_t type;
 	uint16_t len;
 };

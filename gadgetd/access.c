@@ -1,6 +1,6 @@
 /* access: the control socket's authority rules (see access.h). */
 #include "access.h"
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <stdio.h>

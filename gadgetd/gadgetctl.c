@@ -1,6 +1,6 @@
 /* gadgetctl: send one request to gadgetd and print its reply. */
 #include "profile.h"
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <getopt.h>

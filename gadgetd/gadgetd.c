@@ -8,7 +8,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "profile.h"
-#include "protocol.h"
+#include "ctl.h"
 #include "state.h"
 
 #include <errno.h>

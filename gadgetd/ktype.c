@@ -250,16 +250,6 @@ const struct ktype *ktype_find(const char *name)
 	return NULL;
 }
 
-const struct ktype *ktype_by_usbg(int usbg_type)
-{
-	size_t i;
-
-	for (i = 0; i < KTYPE_N; i++)
-		if (ktype_table[i].usbg_type == usbg_type)
-			return &ktype_table[i];
-	return NULL;
-}
-
 const struct ktype *ktype_ffs(void)
 {
 	return ktype_find("ffs");

@@ -37,8 +37,6 @@ struct ktype {
 
 /* The entry named name, or NULL. */
 const struct ktype *ktype_find(const char *name);
-/* The entry of a libusbgx type, or NULL (a function gadgetd did not make). */
-const struct ktype *ktype_by_usbg(int usbg_type);
 /* "acm, ecm, ...": every name, for messages. */
 const char *ktype_names(void);
 /* An attribute's value from the profile, else its declared default. */

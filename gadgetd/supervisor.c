@@ -724,7 +724,7 @@ static void sup_hb_tick(struct loop_watch *t, void *data)
 {
 	struct sup_worker *w = data;
 	const struct config *cfg = w->sup->cfg;
-	uint8_t buf[sizeof(struct worker_hdr) + 4];
+	uint8_t buf[sizeof(struct wmsg_hdr) + 4];
 	uint64_t silent;
 	int n;
 

@@ -574,10 +574,8 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 {
 	uint32_t tid;
 
-	/* {u16 0x4001 CancelRequest, u32 transaction id} */
-	if (len < 6 || data[0] != 0x01 || data[1] != 0x40)
+	if (mtp_container_parse_cancel(data, len, &tid) < 0)
 		return;
-	tid = data[2] | data[3] << 8 | data[4] << 16 | (uint32_t)data[5] << 24;
 	if (m->state != MTP_IDLE && tid != m->cmd.tid)
 		log_debug("mtp: cancel of transaction %u during %u", tid,
 			  m->cmd.tid);
@@ -601,14 +599,11 @@ static int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
 		mtp_ops_reset(m->ops);
 		return 0;
 	case MTP_REQ_GET_DEVICE_STATUS:
-		if (!(req->bRequestType & USB_DIR_IN) || req->wLength < 4)
+		if (!(req->bRequestType & USB_DIR_IN) ||
+		    req->wLength < MTP_DEVICE_STATUS_LEN)
 			return -EINVAL;
 		status = m->state == MTP_IDLE ? MTP_RC_OK : MTP_RC_DEVICE_BUSY;
-		in[0] = 4;
-		in[1] = 0;
-		in[2] = status & 0xff;
-		in[3] = status >> 8;
-		return 4;
+		return mtp_container_device_status(in, status);
 	}
 	/* GetExtendedEventData (0x65) and the rest: stall. */
 	return -EOPNOTSUPP;

@@ -369,21 +369,6 @@ int mtp_dataset_prop_entries(struct mtp_buf *b, const struct mtp_obj_stat *st,
 	return b->oom ? -ENOMEM : 0;
 }
 
-int mtp_dataset_prop_list(struct mtp_buf *b, const struct mtp_obj_stat *st,
-			  uint32_t prop)
-{
-	size_t count_at = b->len;
-	uint32_t n = 0;
-	int rc;
-
-	mtp_buf_u32(b, 0);
-	rc = mtp_dataset_prop_entries(b, st, prop, &n);
-	if (rc < 0)
-		return rc;
-	mtp_buf_set_u32(b, count_at, n);
-	return 0;
-}
-
 int mtp_dataset_friendly_name_desc(struct mtp_buf *b, const char *name)
 {
 	int rc = 0;

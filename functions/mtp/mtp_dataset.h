@@ -71,11 +71,13 @@ uint16_t mtp_dataset_prop_type(uint16_t prop);
 int mtp_dataset_prop_desc(struct mtp_buf *b, uint16_t prop);
 int mtp_dataset_prop_value(struct mtp_buf *b, const struct mtp_obj_stat *st,
 			   uint16_t prop);
-/* Every supported property of st as an ObjectPropList; prop 0xFFFFFFFF
- * means all of them. */
-int mtp_dataset_prop_list(struct mtp_buf *b, const struct mtp_obj_stat *st,
-			  uint32_t prop);
-/* The same entries without the leading count, added to *count. */
+/*
+ * The ObjectPropList entries of st ({u32 handle, u16 property, u16 data
+ * type, value} each) for property prop, 0xFFFFFFFF meaning every one we
+ * support; the number written is added to *count. The list's leading
+ * count is the caller's (mtp_proplist.c, which lists many objects).
+ * -ENOENT for a property we do not have (nothing added to *count).
+ */
 int mtp_dataset_prop_entries(struct mtp_buf *b, const struct mtp_obj_stat *st,
 			     uint32_t prop, uint32_t *count);
 

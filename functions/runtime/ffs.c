@@ -79,7 +79,7 @@ static void ffs_out_patch32(struct ffs_out *o, size_t at, uint32_t v)
 	}
 }
 
-static bool ffs_ep_is_in(enum plugin_ep_type t)
+bool ffs_ep_is_in(enum plugin_ep_type t)
 {
 	switch (t) {
 	case PLUGIN_EP_BULK_IN:

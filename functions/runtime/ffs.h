@@ -43,6 +43,9 @@
 int ffs_descs_build(const struct plugin_desc *desc, uint8_t *buf, size_t size,
 		    size_t *len);
 
+/* An IN endpoint (device to host): bulk IN or interrupt IN. */
+bool ffs_ep_is_in(enum plugin_ep_type t);
+
 /* The FUNCTIONFS_STRINGS_MAGIC blob: language 0x0409, iInterface only. */
 int ffs_strings_build(const struct plugin_desc *desc, uint8_t *buf,
 		      size_t size, size_t *len);

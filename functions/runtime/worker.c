@@ -17,6 +17,7 @@
 #include "sandbox.h"
 #include "spawner.h"
 #include "wmsg.h"
+#include "worker.h"
 
 #include <dlfcn.h>
 #include <endian.h>
@@ -35,36 +36,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define WORKER_MAX_OPTS 64
-
-struct plugin {
-	struct loop *loop;
-	const struct plugin_ops *ops;
-	void *priv;
-	bool have_priv;
-	void *dl;
-	const char *so;
-	const char *instance;
-	const char *dir;
-	const char *opts[WORKER_MAX_OPTS];
-	unsigned n_opts;
-	const char *user, *group; /* NULL: stay who we are */
-	uint64_t caps;
-	enum plugin_root root;    /* -r */
-	int spawner_fd;
-	struct plugin_desc desc;
-	int ep_fds[PLUGIN_MAX_EPS];
-	struct ffs_ep0 *ep0;
-	struct loop_watch *ep0_watch;
-	struct loop_watch *ep0_done;   /* the stage thread's eventfd */
-	struct loop_watch *ep0_timer;  /* the deadline of its stage */
-	struct loop_watch *ctl;
-	struct epio *epio;
-	bool enabled;
-	bool refused_bound;
-	bool host_seen;  /* WORKER_HOST_SEEN sent */
-};
 
 /* The last warning or error logged, for WORKER_ERROR, and how many
  * there were (see worker_failed()). */
@@ -91,7 +62,7 @@ static void worker_failed(unsigned n, const char *what, const char *name, int r)
 		log_warnx("%s %s: %s", what, name, strerror(-r));
 }
 
-static int worker_send(struct plugin *p, const uint8_t *buf, int len)
+int worker_send(struct plugin *p, const uint8_t *buf, int len)
 {
 	if (len < 0)
 		return len;
@@ -105,8 +76,8 @@ static int worker_send(struct plugin *p, const uint8_t *buf, int len)
 	return 0;
 }
 
-static int worker_send_strings(struct plugin *p, uint16_t type,
-			       const char *const *strs, unsigned n)
+int worker_send_strings(struct plugin *p, uint16_t type,
+			const char *const *strs, unsigned n)
 {
 	uint8_t buf[WORKER_MSG_MAX];
 
@@ -119,131 +90,6 @@ static void worker_send_host(struct plugin *p, bool on)
 	uint8_t buf[16];
 
 	worker_send(p, buf, wmsg_build_host(buf, sizeof(buf), on));
-}
-
-struct loop *plugin_loop(struct plugin *p)
-{
-	return p->loop;
-}
-
-const char *plugin_instance(struct plugin *p)
-{
-	return p->instance;
-}
-
-const char *plugin_option(struct plugin *p, const char *key)
-{
-	size_t kl = strlen(key);
-	unsigned i;
-
-	for (i = 0; i < p->n_opts; i++)
-		if (!strncmp(p->opts[i], key, kl) && p->opts[i][kl] == '=')
-			return p->opts[i] + kl + 1;
-	return NULL;
-}
-
-static bool worker_ep_in(const struct plugin *p, unsigned ep)
-{
-	if (ep >= p->desc.n_eps)
-		return false;
-	switch (p->desc.eps[ep].type) {
-	case PLUGIN_EP_BULK_IN:
-	case PLUGIN_EP_INTR_IN:
-		return true;
-	case PLUGIN_EP_BULK_OUT:
-		return false;
-	}
-	return false;
-}
-
-int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
-{
-	if (!worker_ep_in(p, ep) || len > PLUGIN_MAX_XFER)
-		return -EINVAL;
-	if (!p->enabled || !p->epio)
-		return -ESHUTDOWN;
-	return epio_write(p->epio, ep, buf, len);
-}
-
-void *plugin_buf_alloc(struct plugin *p, size_t len)
-{
-	if (!p->epio || len > PLUGIN_MAX_XFER)
-		return NULL;
-	return epio_buf_alloc(p->epio, len);
-}
-
-int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len)
-{
-	if (!p->epio)
-		return -ESHUTDOWN;
-	if (!worker_ep_in(p, ep) || len > PLUGIN_MAX_XFER) {
-		epio_buf_free(p->epio, buf);
-		return -EINVAL;
-	}
-	if (!p->enabled) {
-		epio_buf_free(p->epio, buf);
-		return -ESHUTDOWN;
-	}
-	return epio_write_buf(p->epio, ep, buf, len);
-}
-
-void plugin_buf_free(struct plugin *p, void *buf)
-{
-	if (p->epio)
-		epio_buf_free(p->epio, buf);
-}
-
-size_t plugin_tx_queued(struct plugin *p, unsigned ep)
-{
-	return p->epio ? epio_queued(p->epio, ep) : 0;
-}
-
-unsigned plugin_max_packet(struct plugin *p, unsigned ep)
-{
-	return p->epio ? epio_max_packet(p->epio, ep) : 0;
-}
-
-void plugin_rx_enable(struct plugin *p, unsigned ep, bool on)
-{
-	if (p->epio)
-		epio_rx_enable(p->epio, ep, on);
-}
-
-int plugin_request_switch(struct plugin *p, const char *request)
-{
-	const char *s[] = { request };
-
-	return worker_send_strings(p, WORKER_SWITCH, s, 1);
-}
-
-void plugin_set_status(struct plugin *p, const char *key, const char *value)
-{
-	const char *s[] = { key, value };
-
-	worker_send_strings(p, WORKER_STATUS, s, 2);
-}
-
-enum plugin_root plugin_root(struct plugin *p)
-{
-	if (p->root != PLUGIN_ROOT_ACTIVE && getuid() == 0)
-		return PLUGIN_ROOT_PROFILE;
-	return p->root;
-}
-
-int plugin_request_root(struct plugin *p, bool on)
-{
-	uint8_t buf[16];
-
-	return worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_ROOT,
-						  on));
-}
-
-int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out)
-{
-	if (p->spawner_fd < 0)
-		return -ENOSYS;
-	return spawner_spawn(p->spawner_fd, c, out);
 }
 
 static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
@@ -726,7 +572,7 @@ static int worker_open_eps(struct plugin *p)
 			log_warn("cannot open %s", path);
 			return -errno;
 		}
-		r = epio_add(p->epio, i, fd, worker_ep_in(p, i),
+		r = epio_add(p->epio, i, fd, ffs_ep_is_in(p->desc.eps[i].type),
 			     p->desc.eps[i].rx_xfer);
 		if (r < 0) {
 			close(fd);

@@ -4,4 +4,4 @@
 FUZZERS += fuzz_control
 fuzz_control_SRCS := tests/fuzz/fuzz_control.c tests/fuzz/fuzz_runtime.c \
 	gadgetd/control.c gadgetd/access.c gadgetd/access_peer.c \
-	common/protocol.c common/strv.c common/loop.c common/log.c
+	common/ctl.c common/strv.c common/loop.c common/log.c

@@ -1,11 +1,11 @@
 /*
- * Fuzz both wire codecs' parsers (common/protocol.c and wmsg.c)
+ * Fuzz both wire codecs' parsers (common/ctl.c and wmsg.c)
  * with libFuzzer: the input, as a datagram, goes through every parser
  * that either end runs on what it receives. Invariants: a parser that
  * succeeds hands out strings that end inside the datagram, and whatever
  * it parsed packs back to the same bytes.
  */
-#include "protocol.h"
+#include "ctl.h"
 #include "wmsg.h"
 
 #include <stdlib.h>

@@ -23,7 +23,7 @@
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
-#include "protocol.h"
+#include "ctl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@ test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
 	gadgetd/gadget.c common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
-test_ctl_SRCS := tests/unit/test_ctl.c common/protocol.c common/strv.c gadgetd/access_peer.c
+test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c gadgetd/access_peer.c
 test_ctl_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -19,7 +19,7 @@ test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
-	common/protocol.c common/strv.c common/loop.c common/log.c
+	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
 # common/loop.c alone: watch removal, idle and destroy callbacks.
 UNIT_TESTS += test_loop
@@ -46,7 +46,7 @@ test_dirs_LIBS :=
 UNIT_TESTS += test_notify
 test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c common/loop.c common/log.c
 test_notify_LIBS :=
-# common/protocol.c: the control socket's codec, both directions.
+# common/ctl.c: the control socket's codec, both directions.
 UNIT_TESTS += test_protocol
-test_protocol_SRCS := tests/unit/test_protocol.c common/protocol.c common/strv.c
+test_protocol_SRCS := tests/unit/test_protocol.c common/ctl.c common/strv.c
 test_protocol_LIBS :=

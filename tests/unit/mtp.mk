@@ -1,7 +1,7 @@
 UNIT_TESTS += test_mtp_container test_mtp_store test_mtp_plugin test_mtp_events \
 	test_mtp_prep test_mtp_edit
 test_mtp_container_SRCS := tests/unit/test_mtp_container.c \
-	functions/mtp/mtp_container.c functions/mtp/mtp_dataset.c
+	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c
 test_mtp_container_LIBS :=
 test_mtp_store_SRCS := tests/unit/test_mtp_store.c tests/unit/fake_statvfs.c \
 	functions/mtp/mtp_store.c \
@@ -10,7 +10,7 @@ test_mtp_store_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
 	functions/mtp/mtp.c \
-	functions/mtp/mtp_container.c functions/mtp/mtp_dataset.c \
+	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c \
 	functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c functions/mtp/mtp_store.c functions/mtp/mtp_fs.c \
 	functions/mtp/mtp_events.c functions/mtp/mtp_prep.c common/loop.c common/log.c
 test_mtp_plugin_LIBS := -Wl,--wrap=fstatvfs64

@@ -12,7 +12,7 @@
 #include "control.h"
 #include "gadget.h"
 #include "loop.h"
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <stdio.h>

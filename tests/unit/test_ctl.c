@@ -1,4 +1,4 @@
-/* Control socket protocol (protocol.c) and the peer's identity on the
+/* Control socket protocol (common/ctl.c) and the peer's identity on the
  * control socket (access_peer.c); the state file is test_state's. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "access.h"
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-/* mtp_container and mtp_dataset: encoding, and malformed input. */
+/* mtp_container (with mtp_buf, mtp_rd) and mtp_dataset: encoding, and
+ * malformed input. */
 /* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -353,8 +354,14 @@ static void test_props(void **state)
 	    .size = 5000000000ull,
 	    .name = "a.bin",
 	};
+	/* handle 7, ObjectSize (0xDC04), UINT64 (0x0008), 5 000 000 000 */
+	static const uint8_t size_entry[] = {
+	    0x07, 0x00, 0x00, 0x00, 0x04, 0xdc, 0x08, 0x00,
+	    0x00, 0xf2, 0x05, 0x2a, 0x01, 0x00, 0x00, 0x00,
+	};
 	struct mtp_buf b;
 	struct mtp_rd r;
+	uint32_t count;
 
 	assert_int_equal(mtp_dataset_prop_type(MTP_PROP_OBJECT_SIZE),
 			 MTP_DT_UINT64);
@@ -368,14 +375,31 @@ static void test_props(void **state)
 	mtp_rd_init(&r, b.data, b.len);
 	assert_true(mtp_rd_u64(&r) == 5000000000ull);
 	mtp_buf_reset(&b);
-	/* The full list: count, then handle/prop/type/value per entry. */
-	assert_int_equal(mtp_dataset_prop_list(&b, &st, 0xffffffff), 0);
+	/* Every entry: handle/prop/type/value each, counted on top of what
+	 * the caller counted before. */
+	count = 3;
+	assert_int_equal(mtp_dataset_prop_entries(&b, &st, 0xffffffff, &count),
+			 0);
+	assert_int_equal(count, 3 + mtp_dataset_n_props);
 	mtp_rd_init(&r, b.data, b.len);
-	assert_int_equal(mtp_rd_u32(&r), mtp_dataset_n_props);
 	assert_int_equal(mtp_rd_u32(&r), 7);
 	assert_int_equal(mtp_rd_u16(&r), mtp_dataset_props[0]);
+	assert_int_equal(mtp_rd_u16(&r), mtp_dataset_prop_type(mtp_dataset_props[0]));
+	/* One property: exactly its entry's bytes. */
 	mtp_buf_reset(&b);
-	assert_int_equal(mtp_dataset_prop_list(&b, &st, 0xdc99), -ENOENT);
+	count = 0;
+	assert_int_equal(mtp_dataset_prop_entries(&b, &st, MTP_PROP_OBJECT_SIZE,
+						  &count),
+			 0);
+	assert_int_equal(count, 1);
+	assert_int_equal(b.len, sizeof(size_entry));
+	assert_memory_equal(b.data, size_entry, sizeof(size_entry));
+	/* A property we do not have: nothing written, nothing counted. */
+	mtp_buf_reset(&b);
+	assert_int_equal(mtp_dataset_prop_entries(&b, &st, 0xdc99, &count),
+			 -ENOENT);
+	assert_int_equal(count, 1);
+	assert_int_equal(b.len, 0);
 	/* ObjectInfo clamps a size of 4 GiB or more to 0xFFFFFFFF. */
 	mtp_buf_reset(&b);
 	assert_int_equal(mtp_dataset_object_info(&b, &st), 0);
@@ -385,6 +409,52 @@ static void test_props(void **state)
 	mtp_rd_u16(&r);
 	assert_int_equal(mtp_rd_u32(&r), 0xffffffff);
 	mtp_buf_finish(&b);
+}
+
+/* Cancel Request's data stage (still image class 0x64): u16
+ * CancelTransaction 0x4001, u32 transaction id. */
+static void test_cancel_parse(void **state)
+{
+	static const uint8_t ok[] = {0x01, 0x40, 0x78, 0x56, 0x34, 0x12, 0xee};
+	static const uint8_t other[] = {0x02, 0x40, 0x78, 0x56, 0x34, 0x12};
+	static const uint8_t swapped[] = {0x40, 0x01, 0x78, 0x56, 0x34, 0x12};
+	uint32_t tid = 0;
+
+	assert_int_equal(mtp_container_parse_cancel(ok, MTP_CANCEL_LEN, &tid), 0);
+	assert_int_equal(tid, 0x12345678);
+	/* A longer stage is read the same; its tail is ignored. */
+	tid = 0;
+	assert_int_equal(mtp_container_parse_cancel(ok, sizeof(ok), &tid), 0);
+	assert_int_equal(tid, 0x12345678);
+	/* Short, another code, or the code big-endian: refused, tid kept. */
+	tid = 9;
+	for (size_t n = 0; n < MTP_CANCEL_LEN; n++)
+		assert_int_equal(mtp_container_parse_cancel(ok, n, &tid),
+				 -EBADMSG);
+	assert_int_equal(mtp_container_parse_cancel(other, sizeof(other), &tid),
+			 -EBADMSG);
+	assert_int_equal(
+	    mtp_container_parse_cancel(swapped, sizeof(swapped), &tid),
+	    -EBADMSG);
+	assert_int_equal(tid, 9);
+}
+
+/* Get Device Status's data stage (still image class 0x67): u16 wLength 4,
+ * u16 response code, little-endian. */
+static void test_device_status(void **state)
+{
+	static const uint8_t ok[] = {0x04, 0x00, 0x01, 0x20};
+	static const uint8_t busy[] = {0x04, 0x00, 0x19, 0x20};
+	uint8_t out[MTP_DEVICE_STATUS_LEN + 1];
+
+	memset(out, 0xaa, sizeof(out));
+	assert_int_equal(mtp_container_device_status(out, MTP_RC_OK),
+			 MTP_DEVICE_STATUS_LEN);
+	assert_memory_equal(out, ok, sizeof(ok));
+	assert_int_equal(out[MTP_DEVICE_STATUS_LEN], 0xaa);
+	assert_int_equal(mtp_container_device_status(out, MTP_RC_DEVICE_BUSY),
+			 MTP_DEVICE_STATUS_LEN);
+	assert_memory_equal(out, busy, sizeof(busy));
 }
 
 static void test_formats(void **state)
@@ -416,6 +486,8 @@ int main(void)
 	    cmocka_unit_test(test_device_info),
 	    cmocka_unit_test(test_props),
 	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_cancel_parse),
+	    cmocka_unit_test(test_device_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

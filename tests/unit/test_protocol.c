@@ -1,4 +1,4 @@
-/* common/protocol.c: the control socket's codec, as gadgetctl
+/* common/ctl.c: the control socket's codec, as gadgetctl
  * builds a request and control.c parses it, and back for the reply. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "protocol.h"
+#include "ctl.h"
 
 #include <errno.h>
 #include <string.h>

@@ -36,7 +36,7 @@
  * READY, then wait for gadgetd to go. */
 static int worker_main(int argc, char **argv)
 {
-	struct worker_hdr h = { .type = WORKER_READY, .len = 0 };
+	struct wmsg_hdr h = { .type = WORKER_READY, .len = 0 };
 	const char *dir = NULL;
 	char path[4096], buf[64];
 	int i, fd;

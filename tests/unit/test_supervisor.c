@@ -28,7 +28,7 @@
 static void worker_send(uint16_t type, const void *payload, size_t len)
 {
 	char buf[WORKER_MSG_MAX];
-	struct worker_hdr h = { .type = type, .len = len };
+	struct wmsg_hdr h = { .type = type, .len = len };
 
 	memcpy(buf, &h, sizeof(h));
 	if (len)
@@ -65,7 +65,7 @@ static int worker_main(int argc, char **argv)
 	char buf[WORKER_MSG_MAX], reply[64];
 	const char *name = "";
 	uint32_t on;
-	struct worker_hdr h;
+	struct wmsg_hdr h;
 	int32_t rc = 0;
 	ssize_t n;
 	int i;

@@ -117,7 +117,7 @@ static void run_worker_fd3(char **argv, enum fd3 fd3, struct run *res)
 		fail_msg("%s did not exit within 10 s", argv[0]);
 	}
 	while (sock && (n = recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
-		struct worker_hdr h;
+		struct wmsg_hdr h;
 
 		res->n_msgs++;
 		assert_true(n >= (int)sizeof(h));
@@ -321,7 +321,7 @@ static int live_next(struct live *lv, uint16_t want1, uint16_t want2,
 {
 	struct pollfd pfd = { .fd = lv->ctl, .events = POLLIN };
 	uint8_t m[WORKER_MSG_MAX];
-	struct worker_hdr h;
+	struct wmsg_hdr h;
 	ssize_t n;
 
 	while (poll(&pfd, 1, 5000) == 1) {
@@ -351,7 +351,7 @@ static void live_send_raw(struct live *lv, uint16_t type, uint16_t hdr_len,
 			  const void *payload, size_t len)
 {
 	uint8_t m[WORKER_MSG_MAX];
-	struct worker_hdr h = { .type = type, .len = hdr_len };
+	struct wmsg_hdr h = { .type = type, .len = hdr_len };
 
 	memcpy(m, &h, sizeof(h));
 	memcpy(m + sizeof(h), payload, len);

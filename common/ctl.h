@@ -1,5 +1,5 @@
 /*
- * protocol: messages between gadgetctl and gadgetd over the control socket
+ * ctl: messages between gadgetctl and gadgetd over the control socket
  * (AF_UNIX, SOCK_SEQPACKET, default /run/gadgetd.sock).
  *
  * Each datagram is struct ctl_hdr followed by len bytes of payload. A
@@ -8,8 +8,8 @@
  * user (NUL-terminated). gadgetd checks every length before it copies a
  * byte and identifies the peer with SO_PEERCRED.
  */
-#ifndef GADGETD_PROTOCOL_H
-#define GADGETD_PROTOCOL_H
+#ifndef GADGETD_CTL_H
+#define GADGETD_CTL_H
 
 #include <stddef.h>
 #include <stdint.h>

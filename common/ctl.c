@@ -1,4 +1,4 @@
-#include "protocol.h"
+#include "ctl.h"
 #include "strv.h"
 
 #include <errno.h>

@@ -1,0 +1,133 @@
+/*
+ * The plugin API (plugin.h): what a plugin calls on its worker. The worker
+ * itself (worker.c) owns struct plugin and its lifecycle; these functions
+ * only read it, queue endpoint I/O through epio and send wmsg datagrams to
+ * gadgetd through worker_send().
+ */
+#include "epio.h"
+#include "ffs.h"
+#include "plugin.h"
+#include "spawner.h"
+#include "wmsg.h"
+#include "worker.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+struct loop *plugin_loop(struct plugin *p)
+{
+	return p->loop;
+}
+
+const char *plugin_instance(struct plugin *p)
+{
+	return p->instance;
+}
+
+const char *plugin_option(struct plugin *p, const char *key)
+{
+	size_t kl = strlen(key);
+	unsigned i;
+
+	for (i = 0; i < p->n_opts; i++)
+		if (!strncmp(p->opts[i], key, kl) && p->opts[i][kl] == '=')
+			return p->opts[i] + kl + 1;
+	return NULL;
+}
+
+/* The plugin may only write to its IN endpoints. */
+static bool plugin_ep_in(const struct plugin *p, unsigned ep)
+{
+	return ep < p->desc.n_eps && ffs_ep_is_in(p->desc.eps[ep].type);
+}
+
+int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
+{
+	if (!plugin_ep_in(p, ep) || len > PLUGIN_MAX_XFER)
+		return -EINVAL;
+	if (!p->enabled || !p->epio)
+		return -ESHUTDOWN;
+	return epio_write(p->epio, ep, buf, len);
+}
+
+void *plugin_buf_alloc(struct plugin *p, size_t len)
+{
+	if (!p->epio || len > PLUGIN_MAX_XFER)
+		return NULL;
+	return epio_buf_alloc(p->epio, len);
+}
+
+int plugin_write_buf(struct plugin *p, unsigned ep, void *buf, size_t len)
+{
+	if (!p->epio)
+		return -ESHUTDOWN;
+	if (!plugin_ep_in(p, ep) || len > PLUGIN_MAX_XFER) {
+		epio_buf_free(p->epio, buf);
+		return -EINVAL;
+	}
+	if (!p->enabled) {
+		epio_buf_free(p->epio, buf);
+		return -ESHUTDOWN;
+	}
+	return epio_write_buf(p->epio, ep, buf, len);
+}
+
+void plugin_buf_free(struct plugin *p, void *buf)
+{
+	if (p->epio)
+		epio_buf_free(p->epio, buf);
+}
+
+size_t plugin_tx_queued(struct plugin *p, unsigned ep)
+{
+	return p->epio ? epio_queued(p->epio, ep) : 0;
+}
+
+unsigned plugin_max_packet(struct plugin *p, unsigned ep)
+{
+	return p->epio ? epio_max_packet(p->epio, ep) : 0;
+}
+
+void plugin_rx_enable(struct plugin *p, unsigned ep, bool on)
+{
+	if (p->epio)
+		epio_rx_enable(p->epio, ep, on);
+}
+
+int plugin_request_switch(struct plugin *p, const char *request)
+{
+	const char *s[] = { request };
+
+	return worker_send_strings(p, WORKER_SWITCH, s, 1);
+}
+
+void plugin_set_status(struct plugin *p, const char *key, const char *value)
+{
+	const char *s[] = { key, value };
+
+	worker_send_strings(p, WORKER_STATUS, s, 2);
+}
+
+enum plugin_root plugin_root(struct plugin *p)
+{
+	if (p->root != PLUGIN_ROOT_ACTIVE && getuid() == 0)
+		return PLUGIN_ROOT_PROFILE;
+	return p->root;
+}
+
+int plugin_request_root(struct plugin *p, bool on)
+{
+	uint8_t buf[16];
+
+	return worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_ROOT,
+						  on));
+}
+
+int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
+		 struct spawner_child *out)
+{
+	if (p->spawner_fd < 0)
+		return -ENOSYS;
+	return spawner_spawn(p->spawner_fd, c, out);
+}

@@ -1,0 +1,56 @@
+/*
+ * worker: the state of gadgetd-worker, shared by worker.c (argv, sandbox,
+ * FunctionFS, the wmsg socket: the worker's lifecycle) and plugin.c (the
+ * API plugins call, plugin.h). Plugins see struct plugin as opaque; only
+ * these two files include this header.
+ */
+#ifndef GADGETD_WORKER_H
+#define GADGETD_WORKER_H
+
+#include "plugin.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define WORKER_MAX_OPTS 64
+
+struct plugin {
+	struct loop *loop;
+	const struct plugin_ops *ops;
+	void *priv;
+	bool have_priv;
+	void *dl;
+	const char *so;
+	const char *instance;
+	const char *dir;
+	const char *opts[WORKER_MAX_OPTS];
+	unsigned n_opts;
+	const char *user, *group; /* NULL: stay who we are */
+	uint64_t caps;
+	enum plugin_root root;    /* -r */
+	int spawner_fd;
+	struct plugin_desc desc;
+	int ep_fds[PLUGIN_MAX_EPS];
+	struct ffs_ep0 *ep0;
+	struct loop_watch *ep0_watch;
+	struct loop_watch *ep0_done;   /* the stage thread's eventfd */
+	struct loop_watch *ep0_timer;  /* the deadline of its stage */
+	struct loop_watch *ctl;
+	struct epio *epio;
+	bool enabled;
+	bool refused_bound;
+	bool host_seen;  /* WORKER_HOST_SEEN sent */
+};
+
+/*
+ * Send one wmsg datagram of len bytes (a wmsg_build_*() result: a negative
+ * len is returned as is) to gadgetd without blocking. Returns 0,
+ * -ENOTCONN before the socket is set up, or -errno of send() (logged: a
+ * full socket drops the message).
+ */
+int worker_send(struct plugin *p, const uint8_t *buf, int len);
+/* Build and send a message of n strings (wmsg_build_strings()). */
+int worker_send_strings(struct plugin *p, uint16_t type,
+			const char *const *strs, unsigned n);
+
+#endif
