@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "state.h"
 #include "supervisor.h"
+#include "supervisor_exec.h"
 #include "udc.h"
 #include "../functions/accessory/accessory_opts.h"
 
@@ -169,7 +170,7 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
 	composer_unbind(g->composer);
-	supervisor_clean_mounts(cfg);
+	supervisor_exec_clean_mounts(cfg);
 	r = composer_destroy(g->composer);
 	if (r < 0) {
 		gadget_free(g);

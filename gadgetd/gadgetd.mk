@@ -2,7 +2,8 @@
 PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c
 PROFILE_LIBS := -lconfig -lusbgx
 GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
-	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
+	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_exec.c common/wargv.c \
+	gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	common/protocol.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \

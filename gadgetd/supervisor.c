@@ -4,19 +4,17 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
+#include "supervisor_exec.h"
+#include "wargv.h"
 #include "wmsg.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,10 +32,10 @@ struct sup_worker {
 	struct supervisor *sup;
 	char name[PROFILE_NAME_MAX];
 	char mount[PATH_MAX];
-	char *argv[2 * PROFILE_MAX_OPTIONS + 16];
+	char **argv;
 	/* The same worker as root (root = "allowed" only; see
 	 * sup_root_request()). */
-	char *argv_root[2 * PROFILE_MAX_OPTIONS + 16];
+	char **argv_root;
 	bool root_allowed;   /* the profile's root = "allowed" */
 	bool root;           /* the worker runs, or restarts, as root */
 	bool root_switching; /* stopped to restart as root or back: not a crash */
@@ -362,172 +360,17 @@ static void sup_drain(struct sup_worker *w)
 		;
 }
 
-/* A start-up step failed on path (errno set): log it, keep it for the
- * switch's reply, return -errno. */
-static int sup_start_failed(struct sup_worker *w, const char *what,
-			    const char *path)
-{
-	int r = -errno;
-
-	snprintf(w->sup->start_err, sizeof(w->sup->start_err), "%s %s: %s",
-		 what, path, strerror(-r));
-	log_warnx("%s: %s", w->name, w->sup->start_err);
-	return r;
-}
-
-static int sup_mount(struct sup_worker *w)
-{
-	char opts[64];
-	struct stat st;
-
-	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST)
-		return sup_start_failed(w, "cannot create", w->sup->cfg->ffs_dir);
-	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST)
-		return sup_start_failed(w, "cannot create", w->mount);
-	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
-	/* The worker's user owns the instance's files (ep0 and the
-	 * endpoints, 0600) and its root (0500): nobody else can open them. */
-	snprintf(opts, sizeof(opts), "no_disconnect=1,uid=%u,gid=%u",
-		 (unsigned)w->uid, (unsigned)w->gid);
-	if (mount(w->name, w->mount, "functionfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  opts) < 0)
-		return sup_start_failed(w, "cannot mount functionfs on", w->mount);
-	if (stat(w->mount, &st) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * run_dir/<plugin> (RUNDIR/gadgetd/<plugin>): the plugin's own place for
- * sockets and state (the accessory socket lives there), owned by the
- * worker's user and group, mode 0750, so that only they and the group's
- * members reach it. Functions of one plugin share the folder; it follows
- * the user of the last one started. Never follows a link planted in place
- * of it. gadgetd made run_dir at start; it is made again if it went away.
- */
-static int sup_rundir(struct sup_worker *w)
-{
-	const char *run = w->sup->cfg->run_dir;
-	char dir[PATH_MAX];
-	int fd, r = 0;
-
-	snprintf(dir, sizeof(dir), "%s", run);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		goto fail;
-	snprintf(dir, sizeof(dir), "%s/%s", run, w->plugin);
-	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
-		goto fail;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	if (fchown(fd, w->uid, w->gid) < 0 || fchmod(fd, 0750) < 0)
-		r = -errno;
-	close(fd);
-	if (!r)
-		return 0;
-	errno = -r;
-fail:
-	return sup_start_failed(w, "cannot prepare", dir);
-}
-
-/*
- * Root's set after `adb root`: every capability gadgetd holds itself (all
- * of them, unless a service manager bounded gadgetd; the worker cannot
- * get more than that anyway).
- */
-static uint64_t sup_all_caps(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0) {
-		log_warn("cannot read gadgetd's capabilities; adb root gets none");
-		return 0;
-	}
-	return (uint64_t)d[1].permitted << 32 | d[0].permitted;
-}
-
-/*
- * The worker's command line into argv. root: as after `adb root`, uid 0
- * with root's groups and every capability, as adbd on a debuggable
- * Android build; -r tells the plugin which it is.
- */
-static void sup_build_argv(struct sup_worker *w, const struct profile_function *f,
-			   bool root, char **argv)
-{
-	const struct config *cfg = w->sup->cfg;
-	unsigned i, n = 0;
-	char *so;
-
-	if (asprintf(&so, "%s/%s.so", cfg->plugin_dir, f->plugin) < 0)
-		so = NULL;
-	argv[n++] = strdup(cfg->worker);
-	argv[n++] = strdup("-P");
-	argv[n++] = so;
-	argv[n++] = strdup("-i");
-	argv[n++] = strdup(f->name);
-	argv[n++] = strdup("-d");
-	argv[n++] = strdup(w->mount);
-	/* Who the worker becomes once it has set up (functions/runtime/sandbox.h). */
-	if (root) {
-		argv[n++] = strdup("-u");
-		argv[n++] = strdup("root");
-	}
-	if (f->user && !root) {
-		argv[n++] = strdup("-u");
-		argv[n++] = strdup(f->user);
-	}
-	if (f->group && !root) {
-		argv[n++] = strdup("-g");
-		argv[n++] = strdup(f->group);
-	}
-	argv[n++] = strdup("-c");
-	if (asprintf(&argv[n++], "%llx",
-		     (unsigned long long)(root ? sup_all_caps() : f->caps)) < 0)
-		argv[--n] = NULL;
-	if (f->root_allowed) {
-		argv[n++] = strdup("-r");
-		argv[n++] = strdup(root ? "active" : "allowed");
-	}
-	for (i = 0; i < f->n_options; i++) {
-		char *kv;
-		if (asprintf(&kv, "%s=%s", f->options[i].key, f->options[i].value) < 0)
-			continue;
-		argv[n++] = strdup("-o");
-		argv[n++] = kv;
-	}
-	argv[n] = NULL;
-}
-
 static int sup_spawn(struct sup_worker *w)
 {
-	int sv[2];
 	pid_t pid;
+	int fd, r;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char **argv = w->root ? w->argv_root : w->argv;
-
-		loop_child_reset_signals();
-		if (dup2(sv[1], WORKER_FD) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		fprintf(stderr, "gadgetd: cannot run %s: %s\n", w->argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(sv[1]);
-	w->sock = loop_add_fd(w->sup->loop, sv[0], EPOLLIN, sup_worker_io, w);
+	r = supervisor_exec_spawn(w->root ? w->argv_root : w->argv, &pid, &fd);
+	if (r < 0)
+		return r;
+	w->sock = loop_add_fd(w->sup->loop, fd, EPOLLIN, sup_worker_io, w);
 	if (!w->sock) {
-		close(sv[0]);
+		close(fd);
 		kill(pid, SIGKILL);
 		return -errno;
 	}
@@ -545,12 +388,8 @@ static int sup_spawn(struct sup_worker *w)
 
 static void sup_worker_free(struct sup_worker *w)
 {
-	unsigned i;
-
-	for (i = 0; w->argv[i]; i++)
-		free(w->argv[i]);
-	for (i = 0; w->argv_root[i]; i++)
-		free(w->argv_root[i]);
+	wargv_argv_free(w->argv);
+	wargv_argv_free(w->argv_root);
 	sup_status_clear(w);
 	loop_watch_remove(w->hb);
 	loop_watch_remove(w->kill_timer);
@@ -576,12 +415,18 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->uid = f->uid;
 	w->gid = f->gid;
 	w->root_allowed = f->root_allowed;
-	sup_build_argv(w, f, false, w->argv);
-	if (f->root_allowed)
-		sup_build_argv(w, f, true, w->argv_root);
-	r = sup_rundir(w);
+	r = supervisor_exec_argv(s->cfg, f, w->mount, false, &w->argv);
+	if (!r && f->root_allowed)
+		r = supervisor_exec_argv(s->cfg, f, w->mount, true, &w->argv_root);
 	if (!r)
-		r = sup_mount(w);
+		r = supervisor_exec_rundir(s->cfg, w->plugin, w->uid, w->gid,
+					   s->start_err, sizeof(s->start_err));
+	if (!r)
+		r = supervisor_exec_mount(s->cfg, w->name, w->mount, w->uid, w->gid,
+					  s->start_err, sizeof(s->start_err));
+	/* Said once, here, and again in the switch's reply. */
+	if (r < 0 && s->start_err[0])
+		log_warnx("%s: %s", w->name, s->start_err);
 	if (!r)
 		r = sup_spawn(w);
 	if (r < 0) {
@@ -593,14 +438,6 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->next = s->workers;
 	s->workers = w;
 	return 0;
-}
-
-/* The instance goes once nothing holds its files: after the reap. */
-static void sup_unmount(struct sup_worker *w)
-{
-	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
-		log_warn("%s: cannot unmount %s", w->name, w->mount);
-	rmdir(w->mount);
 }
 
 static void sup_stop_escalate(struct loop_watch *t, void *data)
@@ -634,7 +471,7 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	w->ready = false;
 	sup_ready_changed(s);
 	if (w->pid <= 0) {
-		sup_unmount(w);
+		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
 		return;
 	}
@@ -678,7 +515,7 @@ static void sup_free_stopping(struct supervisor *s)
 			log_warnx("%s: worker %d did not die; leaving it", w->name,
 				  (int)w->pid);
 		s->stopping = w->next;
-		sup_unmount(w);
+		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
 	}
 }
@@ -874,7 +711,7 @@ static bool sup_reaped_stopping(struct supervisor *s, pid_t pid)
 		return false;
 	*pp = w->next;
 	log_debug("%s: worker %d stopped", w->name, (int)pid);
-	sup_unmount(w);
+	supervisor_exec_unmount(w->name, w->mount);
 	sup_worker_free(w);
 	sup_stopped_changed(s);
 	return true;
@@ -1225,27 +1062,6 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 	c->next = s->cmds;
 	s->cmds = c;
 	return -EINPROGRESS;
-}
-
-void supervisor_clean_mounts(const struct config *cfg)
-{
-	char line[1024], dev[256], dir[PATH_MAX], type[64];
-	size_t dl = strlen(cfg->ffs_dir);
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
-			continue;
-		if (strcmp(type, "functionfs") || strncmp(dir, cfg->ffs_dir, dl) ||
-		    dir[dl] != '/')
-			continue;
-		log_info("unmounting stale FunctionFS instance %s", dir);
-		umount2(dir, MNT_DETACH);
-		rmdir(dir);
-	}
-	fclose(f);
 }
 
 void supervisor_status(struct supervisor *s, FILE *out, bool json)

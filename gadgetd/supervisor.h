@@ -110,9 +110,6 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 /* SIGCHLD: reap and schedule restarts. */
 void supervisor_reap(struct supervisor *s);
 
-/* Unmount FunctionFS instances left under ffs_dir by an earlier run. */
-void supervisor_clean_mounts(const struct config *cfg);
-
 /* Append each worker's state as text or as JSON array members. */
 void supervisor_status(struct supervisor *s, FILE *out, bool json);
 
