@@ -92,7 +92,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
 	case CTL_FUNCTION:
-		r = gadget_function_command(c->gadget, argc, argv, msg, sizeof(msg),
+		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),
 					    control_client_done, cl);
 		break;
 	default:

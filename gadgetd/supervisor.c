@@ -1,9 +1,9 @@
 #include "supervisor.h"
 #include "config.h"
-#include "json.h"
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
+#include "status.h"
 #include "supervisor_exec.h"
 #include "wargv.h"
 #include "wmsg.h"
@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SUP_MAX_STATUS 16
+#define SUP_MAX_STATUS STATUS_PLUGIN_KV_MAX
 /* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
  * first delay, when that is longer). */
 #define SUP_BACKOFF_MAX_MS 5000
@@ -1064,51 +1064,32 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 	return -EINPROGRESS;
 }
 
-void supervisor_status(struct supervisor *s, FILE *out, bool json)
+void supervisor_status(struct supervisor *s, struct status *st)
 {
 	struct sup_worker *w;
 	unsigned i;
 
-	for (w = s->workers; w; w = w->next) {
-		const char *state = w->failed ? "failed"
-				    : w->ready ? (w->host ? "enabled" : "ready")
-					       : (w->pid ? "starting" : "restarting");
+	st->n_plugins = 0;
+	for (w = s->workers; w && st->n_plugins < PLAN_MAX; w = w->next) {
+		struct status_plugin *p = &st->plugins[st->n_plugins++];
+
+		p->name = w->name;
+		p->state = w->failed ? "failed"
+			   : w->ready ? (w->host ? "enabled" : "ready")
+				      : (w->pid ? "starting" : "restarting");
+		p->pid = (int)w->pid;
+		p->restarts = w->restarts;
+		p->root_allowed = w->root_allowed;
 		/* adb root: "active" from the request until unroot. */
-		const char *root = w->root ? "active"
-				   : w->root_allowed ? "allowed" : "refused";
-		if (!json && w->failed) {
-			fprintf(out, "  %s: failed: %s\n", w->name, w->failed_why);
-			continue;
-		}
-		if (!json) {
-			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s\n", w->name,
-				state, (int)w->pid, w->restarts,
-				w->root_allowed ? ", adb root " : "",
-				w->root_allowed ? root : "",
-				w->last_exit[0] ? ", last exit: " : "", w->last_exit);
-			if (w->last_error[0])
-				fprintf(out, "    last error: %s\n", w->last_error);
-			for (i = 0; i < w->n_status; i++)
-				fprintf(out, "    %s: %s\n", w->status[i][0],
-					w->status[i][1]);
-			continue;
-		}
-		fprintf(out, "%s{\"name\":", w == s->workers ? "" : ",");
-		json_str(out, w->name);
-		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"root\":\"%s\",\"last_exit\":",
-			state, (int)w->pid, w->restarts, root);
-		json_str(out, w->last_exit);
-		fprintf(out, ",\"last_error\":");
-		json_str(out, w->last_error);
-		fprintf(out, ",\"failed\":");
-		json_str(out, w->failed_why);
-		fprintf(out, ",\"status\":{");
+		p->root = w->root ? "active" : w->root_allowed ? "allowed" : "refused";
+		p->last_exit = w->last_exit;
+		p->last_error = w->last_error;
+		p->failed = w->failed;
+		p->failed_why = w->failed_why;
+		p->n_kv = w->n_status;
 		for (i = 0; i < w->n_status; i++) {
-			fprintf(out, "%s", i ? "," : "");
-			json_str(out, w->status[i][0]);
-			fputc(':', out);
-			json_str(out, w->status[i][1]);
+			p->kv[i][0] = w->status[i][0];
+			p->kv[i][1] = w->status[i][1];
 		}
-		fprintf(out, "}}");
 	}
 }

@@ -29,6 +29,7 @@ struct loop;
 struct config;
 struct profile_function;
 struct supervisor;
+struct status;
 
 /* A plugin asked for a switch ("set" or "revert"). */
 typedef void (*supervisor_switch_fn)(const char *function, const char *request,
@@ -110,7 +111,8 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 /* SIGCHLD: reap and schedule restarts. */
 void supervisor_reap(struct supervisor *s);
 
-/* Append each worker's state as text or as JSON array members. */
-void supervisor_status(struct supervisor *s, FILE *out, bool json);
+/* Each worker's state into st->plugins (status.h); the strings stay
+ * valid until the supervisor next runs. */
+void supervisor_status(struct supervisor *s, struct status *st);
 
 #endif
