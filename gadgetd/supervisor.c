@@ -1,4 +1,5 @@
 #include "supervisor.h"
+#include "supervisor_int.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
@@ -18,115 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SUP_MAX_STATUS STATUS_PLUGIN_KV_MAX
-/* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
- * first delay, when that is longer). */
-#define SUP_BACKOFF_MAX_MS 5000
-#define SUP_STABLE_MS 30000
-#define SUP_STOP_MS 2000
-/* At shutdown, how long after SIGKILL a worker may take to die. */
-#define SUP_KILL_MS 1000
-#define SUP_COMMAND_MS 5000
-
-struct sup_worker {
-	struct supervisor *sup;
-	char name[PROFILE_NAME_MAX];
-	char mount[PATH_MAX];
-	char **argv;
-	/* The same worker as root (root = "allowed" only; see
-	 * sup_root_request()). */
-	char **argv_root;
-	bool root_allowed;   /* the profile's root = "allowed" */
-	bool root;           /* the worker runs, or restarts, as root */
-	bool root_switching; /* stopped to restart as root or back: not a crash */
-	uid_t uid;
-	gid_t gid;
-	char plugin[PROFILE_NAME_MAX * 2 + 8];
-	pid_t pid;
-	struct loop_watch *sock;
-	struct loop_watch *restart;
-	bool ready;
-	bool ever_ready;     /* since supervisor_start */
-	bool host;
-	/* This run of the worker met a host: it was enabled, or got a
-	 * control request. Its exit then never counts as a crash loop. */
-	bool host_seen;
-	unsigned restarts;
-	unsigned backoff_ms;
-	uint64_t started_ms;
-	char last_exit[96];
-	/* What the running worker sent as its last error (WORKER_ERROR), and
-	 * the one that came with last_exit. */
-	char error[WORKER_ERROR_MAX];
-	char last_error[WORKER_ERROR_MAX];
-	/* The heartbeat: a timer every heartbeat_interval_ms, the last sign
-	 * of life (spawn, READY, PONG), the seq of the last ping sent. */
-	struct loop_watch *hb;
-	uint64_t alive_ms;
-	uint32_t hb_seq;
-	uint32_t hb_ack;     /* the seq of the last PONG */
-	bool hb_killed;      /* this pid was killed for missing it */
-	/* Exit times within restart_window_ms, oldest first; at
-	 * restart_limit of them the plugin is failed: no more restarts
-	 * until a switch revives it. */
-	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
-	unsigned n_exits;
-	bool failed;
-	char failed_why[192];
-	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */
-	struct loop_watch *kill_timer;
-	unsigned n_status;
-	char *status[SUP_MAX_STATUS][2];
-	struct sup_worker *next;
-};
-
-/* A command sent to a worker. It belongs to the supervisor, not to the
- * worker, so a worker that is stopped or dies only finishes it. */
-struct sup_cmd {
-	struct supervisor *sup;
-	struct sup_worker *w;        /* NULL once finished */
-	uint32_t id;
-	struct loop_watch *timer;
-	struct loop_watch *report;   /* idle: hands the result to fn */
-	int rc;
-	char reply[1024];
-	supervisor_reply_fn fn;
-	void *data;
-	struct sup_cmd *next;
-};
-
-struct supervisor {
-	struct loop *loop;
-	const struct config *cfg;
-	supervisor_switch_fn on_switch;
-	supervisor_restart_fn on_restart;
-	void *data;
-	struct sup_worker *workers;
-	uint32_t next_cmd;
-	struct sup_cmd *cmds;
-	/* The one wait for readiness, and what ends it. */
-	supervisor_ready_fn ready_fn;
-	void *ready_data;
-	unsigned ready_timeout_ms;
-	struct loop_watch *ready_timer;
-	struct loop_watch *ready_check;  /* idle: a worker's state changed */
-	/* Why the last supervisor_start() failed, naming the path. */
-	char start_err[PATH_MAX + 128];
-	/* Workers stopped but not yet reaped: their instance stays mounted
-	 * (and in ConfigFS) until they are. */
-	struct sup_worker *stopping;
-	supervisor_stopped_fn stopped_fn;
-	void *stopped_data;
-	struct loop_watch *stopped_check;  /* idle */
-};
 
 static void sup_ready_changed(struct supervisor *s);
 static void sup_stopped_changed(struct supervisor *s);
 static void sup_hb_start(struct sup_worker *w);
 static void sup_free_stopping(struct supervisor *s);
-static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why);
-static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
-			  const char *text);
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
@@ -146,8 +43,6 @@ struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 
 void supervisor_free(struct supervisor *s)
 {
-	struct sup_cmd *c;
-
 	if (!s)
 		return;
 	supervisor_wait_cancel(s);
@@ -156,20 +51,11 @@ void supervisor_free(struct supervisor *s)
 		supervisor_stop(s, s->workers->name);
 	/* gadgetd is stopping: no later round will reap them. */
 	sup_free_stopping(s);
-	/* Every command is finished now; hand the results over at once, as
-	 * there is no later round. */
-	while ((c = s->cmds)) {
-		s->cmds = c->next;
-		loop_watch_remove(c->timer);
-		loop_watch_remove(c->report);
-		if (c->fn)
-			c->fn(c->rc, c->reply, c->data);
-		free(c);
-	}
+	supervisor_command_free_all(s);
 	free(s);
 }
 
-static struct sup_worker *sup_find(struct supervisor *s, const char *name)
+struct sup_worker *supervisor_find(struct supervisor *s, const char *name)
 {
 	struct sup_worker *w;
 
@@ -302,7 +188,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		return;
 	case WORKER_REPLY:
 		if (wmsg_parse_reply(p, len, &id, &rc, &text) == 0)
-			sup_cmd_reply(w, id, rc, text);
+			supervisor_command_reply(w, id, rc, text);
 		return;
 	case WORKER_ERROR:
 		sup_error_set(w, (const char *)p, len);
@@ -334,7 +220,7 @@ static int sup_worker_read(struct sup_worker *w)
 		loop_watch_remove(w->sock);
 		w->sock = NULL;
 		w->ready = false;
-		sup_cmds_finish(w, -EPIPE, "plugin worker went away before it replied");
+		supervisor_command_finish_all(w, -EPIPE, "plugin worker went away before it replied");
 		sup_ready_changed(w->sup);
 		return 0;
 	}
@@ -402,7 +288,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	int r;
 
 	s->start_err[0] = '\0';
-	if (sup_find(s, f->name))
+	if (supervisor_find(s, f->name))
 		return -EEXIST;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -464,7 +350,7 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	w->restart = NULL;
 	loop_watch_remove(w->hb);
 	w->hb = NULL;
-	sup_cmds_finish(w, -ECANCELED, "the function was stopped before its plugin replied");
+	supervisor_command_finish_all(w, -ECANCELED, "the function was stopped before its plugin replied");
 	/* Our end closes too: a worker whose loop turns sees the hang-up. */
 	loop_watch_remove(w->sock);
 	w->sock = NULL;
@@ -522,7 +408,7 @@ static void sup_free_stopping(struct supervisor *s)
 
 int supervisor_respawn(struct supervisor *s, const char *name)
 {
-	struct sup_worker *w = sup_find(s, name);
+	struct sup_worker *w = supervisor_find(s, name);
 	int r;
 
 	if (!w)
@@ -649,7 +535,7 @@ static void sup_exited(struct sup_worker *w, int status)
 	w->host = false;
 	loop_watch_remove(w->hb);
 	w->hb = NULL;
-	sup_cmds_finish(w, -EPIPE, "plugin worker exited before it replied");
+	supervisor_command_finish_all(w, -EPIPE, "plugin worker exited before it replied");
 	if (w->root_switching) {
 		/* Asked for (adb root/unroot): not a crash, no back-off. */
 		w->root_switching = false;
@@ -805,7 +691,7 @@ int supervisor_revive(struct supervisor *s)
 
 bool supervisor_failed(struct supervisor *s, const char *name)
 {
-	struct sup_worker *w = sup_find(s, name);
+	struct sup_worker *w = supervisor_find(s, name);
 
 	return w && w->failed;
 }
@@ -946,122 +832,6 @@ void supervisor_wait_cancel(struct supervisor *s)
 	s->ready_timer = s->ready_check = NULL;
 	s->ready_fn = NULL;
 	s->ready_data = NULL;
-}
-
-static void sup_cmd_report(struct loop_watch *lw, void *data)
-{
-	struct sup_cmd *c = data, **pp;
-
-	for (pp = &c->sup->cmds; *pp != c; pp = &(*pp)->next)
-		;
-	*pp = c->next;
-	if (c->fn)
-		c->fn(c->rc, c->reply, c->data);
-	free(c);
-}
-
-/* Done: the result goes to fn after this round, never from inside the
- * caller (a worker's event, a switch stopping the function). */
-static void sup_cmd_finish(struct sup_cmd *c, int rc, const char *text)
-{
-	if (!c->w)
-		return;
-	c->w = NULL;
-	c->rc = rc;
-	snprintf(c->reply, sizeof(c->reply), "%s", text);
-	loop_watch_remove(c->timer);
-	c->timer = NULL;
-	c->report = loop_add_idle(c->sup->loop, sup_cmd_report, c);
-	if (!c->report)
-		log_warnx("supervisor: cannot schedule a command's reply; it is "
-			  "given when gadgetd stops");
-}
-
-static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
-			  const char *text)
-{
-	struct sup_cmd *c;
-
-	for (c = w->sup->cmds; c; c = c->next)
-		if (c->w == w && c->id == id)
-			sup_cmd_finish(c, rc, text);
-}
-
-static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why)
-{
-	char text[256];
-	struct sup_cmd *c;
-
-	for (c = w->sup->cmds; c; c = c->next) {
-		if (c->w != w)
-			continue;
-		snprintf(text, sizeof(text), "function %s: %s", w->name, why);
-		sup_cmd_finish(c, rc, text);
-	}
-}
-
-static void sup_cmd_timeout(struct loop_watch *t, void *data)
-{
-	struct sup_cmd *c = data;
-	char text[256];
-
-	loop_watch_remove(t);
-	c->timer = NULL;
-	snprintf(text, sizeof(text), "function %s: no reply from plugin within %u ms",
-		 c->w->name, SUP_COMMAND_MS);
-	sup_cmd_finish(c, -ETIMEDOUT, text);
-}
-
-static int sup_send_command(struct sup_worker *w, uint32_t id, int argc,
-			    char **argv)
-{
-	uint8_t buf[WORKER_MSG_MAX];
-	int n = wmsg_build_command(buf, sizeof(buf), id, argc, argv);
-
-	if (n < 0)
-		return n;
-	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		return -errno;
-	return 0;
-}
-
-int supervisor_command(struct supervisor *s, const char *name, int argc,
-		       char **argv, char *reply, size_t reply_size,
-		       supervisor_reply_fn fn, void *data)
-{
-	struct sup_worker *w = sup_find(s, name);
-	struct sup_cmd *c;
-	int r;
-
-	if (!w) {
-		snprintf(reply, reply_size, "function %s is not live", name);
-		return -ENOENT;
-	}
-	if (!w->sock || !w->ready) {
-		snprintf(reply, reply_size, "function %s: plugin is not running", name);
-		return -EAGAIN;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		snprintf(reply, reply_size, "function %s: %s", name, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	c->sup = s;
-	c->w = w;
-	c->id = ++s->next_cmd;
-	c->fn = fn;
-	c->data = data;
-	c->timer = loop_add_timer(s->loop, SUP_COMMAND_MS, sup_cmd_timeout, c);
-	r = c->timer ? sup_send_command(w, c->id, argc, argv) : -errno;
-	if (r < 0) {
-		loop_watch_remove(c->timer);
-		free(c);
-		snprintf(reply, reply_size, "function %s: %s", name, strerror(-r));
-		return r;
-	}
-	c->next = s->cmds;
-	s->cmds = c;
-	return -EINPROGRESS;
 }
 
 void supervisor_status(struct supervisor *s, struct status *st)

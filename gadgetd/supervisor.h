@@ -15,6 +15,10 @@
  *
  * Nothing here waits for a process: stopping a worker sends SIGTERM,
  * SIGKILL from a timer, and its instance is unmounted once it is reaped.
+ *
+ * supervisor.c keeps the workers; supervisor_command.c relays plugin
+ * commands (supervisor_command()); supervisor_exec.h prepares a worker
+ * (mount, command line, exec).
  */
 #ifndef GADGETD_SUPERVISOR_H
 #define GADGETD_SUPERVISOR_H
