@@ -15,14 +15,6 @@
 #include <unistd.h>
 
 #define CONTROL_MAX_ARGS 64
-/* At most one log line per this many ms for each kind of refusal a peer
- * can provoke at will. */
-#define CONTROL_LOG_MS 10000
-
-struct control_ratelimit {
-	uint64_t last_ms;
-	unsigned suppressed;
-};
 
 struct control_client {
 	struct control *ctl;
@@ -48,25 +40,8 @@ struct control {
 	unsigned n_clients;
 	unsigned max_clients, idle_ms, retry_ms;
 	unsigned per_uid, reserved;
-	struct control_ratelimit full_log, accept_log, denied_log;
+	struct log_burst full_log, accept_log, denied_log;
 };
-
-/* True when a line may be logged now; note then says how many were not. */
-static bool control_ratelimit(struct control_ratelimit *rl, char *note, size_t size)
-{
-	uint64_t now = loop_now_ms();
-
-	if (rl->last_ms && now - rl->last_ms < CONTROL_LOG_MS) {
-		rl->suppressed++;
-		return false;
-	}
-	rl->last_ms = now;
-	note[0] = '\0';
-	if (rl->suppressed)
-		snprintf(note, size, " (%u more since the last such line)", rl->suppressed);
-	rl->suppressed = 0;
-	return true;
-}
 
 static void control_client_done(int r, const char *msg, void *data);
 
@@ -117,7 +92,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
 	case CTL_FUNCTION:
-		r = gadget_function_command(c->gadget, argc, argv, msg, sizeof(msg),
+		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),
 					    control_client_done, cl);
 		break;
 	default:
@@ -149,7 +124,7 @@ static int control_authorize(struct control *c, struct control_client *cl,
 			     uint16_t type, int argc, char **argv, FILE *out)
 {
 	const char *plugin = NULL;
-	char why[512], note[64];
+	char why[512];
 	int r;
 
 	if (type == CTL_FUNCTION && argc > 0)
@@ -159,9 +134,9 @@ static int control_authorize(struct control *c, struct control_client *cl,
 	if (!r)
 		return 0;
 	fprintf(out, "%s\n", why);
-	if (control_ratelimit(&c->denied_log, note, sizeof(note)))
-		log_info("control: refused uid %u (pid %d): %s%s", (unsigned)cl->peer.uid,
-			 (int)cl->peer.pid, why, note);
+	if (log_burst_ok(&c->denied_log))
+		log_info("control: refused uid %u (pid %d): %s", (unsigned)cl->peer.uid,
+			 (int)cl->peer.pid, why);
 	return r;
 }
 
@@ -317,12 +292,9 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
  * would wake at once for the same pending connection, forever. */
 static void control_pause(struct control *c, int err)
 {
-	char note[64];
-
-	if (control_ratelimit(&c->accept_log, note, sizeof(note)))
+	if (log_burst_ok(&c->accept_log))
 		log_warnx("control: cannot accept a client: %s; not accepting for "
-			  "%u ms or until a client leaves%s", strerror(err), c->retry_ms,
-			  note);
+			  "%u ms or until a client leaves", strerror(err), c->retry_ms);
 	c->paused = true;
 	loop_watch_set_events(c->listen, 0);
 	loop_timer_rearm(c->retry, c->retry_ms);
@@ -351,12 +323,10 @@ static void control_refuse(int cfd, const char *msg)
 
 static void control_refuse_full(struct control *c, int cfd)
 {
-	char note[64];
-
 	control_refuse(cfd, "gadgetd is serving too many clients; try again\n");
-	if (control_ratelimit(&c->full_log, note, sizeof(note)))
-		log_warnx("control: %u clients connected; refusing more%s",
-			  c->n_clients, note);
+	if (log_burst_ok(&c->full_log))
+		log_warnx("control: %u clients connected; refusing more",
+			  c->n_clients);
 }
 
 /*
@@ -406,11 +376,9 @@ static int control_admit(const struct control *c, const struct access_peer *peer
 static void control_refuse_peer(struct control *c, int cfd, const char *msg,
 				const char *why)
 {
-	char note[64];
-
 	control_refuse(cfd, msg);
-	if (control_ratelimit(&c->full_log, note, sizeof(note)))
-		log_warnx("control: refusing a client: %s%s", why, note);
+	if (log_burst_ok(&c->full_log))
+		log_warnx("control: refusing a client: %s", why);
 }
 
 static void control_accept(struct loop_watch *w, int fd, uint32_t events,
@@ -514,6 +482,12 @@ struct control *control_new(struct loop *l, const char *path,
 	c->reserved = CONTROL_RESERVED_CLIENTS;
 	c->idle_ms = CONTROL_IDLE_MS;
 	c->retry_ms = CONTROL_RETRY_MS;
+	c->full_log = (struct log_burst)LOG_BURST_INIT("lines about refused clients", 1,
+						       CONTROL_LOG_S);
+	c->accept_log = (struct log_burst)LOG_BURST_INIT("lines about failed accepts", 1,
+							 CONTROL_LOG_S);
+	c->denied_log = (struct log_burst)LOG_BURST_INIT("lines about denied requests", 1,
+							 CONTROL_LOG_S);
 	c->policy = *policy;
 	c->policy.group = control_strdup(policy->group);
 	c->policy.admin_group = control_strdup(policy->admin_group);

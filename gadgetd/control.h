@@ -30,6 +30,10 @@ struct access_policy;
 #define CONTROL_RESERVED_CLIENTS 4
 #define CONTROL_IDLE_MS 10000
 #define CONTROL_RETRY_MS 1000
+/* At most one log line per this many seconds for each kind of refusal a
+ * peer can provoke at will; the next line after such a window says how
+ * many were not logged. */
+#define CONTROL_LOG_S 10
 
 /* policy's strings are copied. */
 struct control *control_new(struct loop *l, const char *path,

@@ -1,5 +1,7 @@
 /*
- * gadget: the live gadget and the switch transaction.
+ * gadget: the live gadget and the switch transaction; the public face of
+ * the gadget module, whose files gadget_int.h lists (each function here
+ * names the file it lives in, when that is not gadget.c).
  *
  * A switch validates the request, computes the difference from the live
  * ConfigFS tree, unbinds once, removes and creates functions, waits for
@@ -32,14 +34,15 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out);
 /* Tear the gadget down (workers stopped, ConfigFS removed). */
 void gadget_free(struct gadget *g);
 
-/* Bring up the set from the state file, else the profile's default. */
-int gadget_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		 void *data);
+/* gadget_boot.c: bring up the set from the state file, else the
+ * profile's default. */
+int gadget_boot_start(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data);
 
 /*
- * Switch to set (NULL: the profile's default) of profile (NULL: keep the
- * current one; otherwise the name of a profile in profile_dir, loaded and
- * validated first). Returns 0, or -errno with msg saying what failed and
+ * gadget_switch.c: switch to set (NULL: the profile's default) of
+ * profile (NULL: keep the current one; otherwise the name of a profile in
+ * profile_dir, loaded and validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
  * request (nothing touched), -EBUSY during another switch, other codes for
  * a failure after which the gadget was rolled back. -EBUSY also while a
@@ -51,17 +54,19 @@ int gadget_off(struct gadget *g, char *msg, size_t size);
 /* Re-read the active profile; a bad file changes nothing. */
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data);
-/* SIGHUP: reload now, or once the switch or command in progress is done;
- * the result is logged. */
-void gadget_request_reload(struct gadget *g);
+/* gadget_queue.c: SIGHUP: reload now, or once the switch or command in
+ * progress is done; the result is logged. */
+void gadget_queue_reload(struct gadget *g);
 
+/* gadget_status.c: `gadgetctl status`, as text or JSON (status.h). */
 void gadget_status(struct gadget *g, FILE *out, bool json);
+/* gadget_list.c: `gadgetctl list`. */
 void gadget_list(struct gadget *g, FILE *out);
-/* argv[0] is the function. Refused (-EBUSY) during a switch; a switch
- * waits (-EBUSY for clients, queued for plugins) until it is answered. */
-int gadget_function_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size, gadget_done_fn fn,
-			    void *data);
+/* gadget_command.c: argv[0] is the function. Refused (-EBUSY) during a
+ * switch; a switch waits (-EBUSY for clients, queued for plugins) until
+ * it is answered. */
+int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
+		   size_t size, gadget_done_fn fn, void *data);
 /* The caller behind data went away: its requests go on, but their fn is
  * not called. */
 void gadget_cancel(struct gadget *g, void *data);

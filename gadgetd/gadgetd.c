@@ -129,7 +129,7 @@ static void gadgetd_on_child(struct loop *l, int signo, void *data)
  * transaction in progress. */
 static void gadgetd_on_hup(struct loop *l, int signo, void *data)
 {
-	gadget_request_reload(data);
+	gadget_queue_reload(data);
 }
 
 /* The start-up switch is done: systemd hears READY=1 with the gadget up. */
@@ -224,7 +224,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	}
 	/* Fed from the loop: a loop that blocks starves it. */
 	wd = notify_watchdog_new(l);
-	r = gadget_start(g, msg, sizeof(msg), gadgetd_started, NULL);
+	r = gadget_boot_start(g, msg, sizeof(msg), gadgetd_started, NULL);
 	if (r != -EINPROGRESS)
 		gadgetd_started(r, msg, NULL);
 	r = loop_run(l);

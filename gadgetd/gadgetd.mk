@@ -1,8 +1,14 @@
 # The profile parser and what it checks against (kernel types, options).
 PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c
 PROFILE_LIBS := -lconfig -lusbgx
-GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
-	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \
+# The gadget module, one file per job (gadgetd/gadget_int.h lists them).
+GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
+	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
+	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c
+GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
+	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
+	common/wargv.c \
+	gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \

@@ -1,134 +1,29 @@
 #include "supervisor.h"
+#include "supervisor_int.h"
 #include "config.h"
-#include "json.h"
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
+#include "status.h"
+#include "supervisor_exec.h"
+#include "wargv.h"
 #include "wmsg.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
 #include <sys/mount.h>
-#include <sys/syscall.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SUP_MAX_STATUS 16
-/* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
- * first delay, when that is longer). */
-#define SUP_BACKOFF_MAX_MS 5000
-#define SUP_STABLE_MS 30000
-#define SUP_STOP_MS 2000
-/* At shutdown, how long after SIGKILL a worker may take to die. */
-#define SUP_KILL_MS 1000
-#define SUP_COMMAND_MS 5000
-
-struct sup_worker {
-	struct supervisor *sup;
-	char name[PROFILE_NAME_MAX];
-	char mount[PATH_MAX];
-	char *argv[2 * PROFILE_MAX_OPTIONS + 16];
-	/* The same worker as root (root = "allowed" only; see
-	 * sup_root_request()). */
-	char *argv_root[2 * PROFILE_MAX_OPTIONS + 16];
-	bool root_allowed;   /* the profile's root = "allowed" */
-	bool root;           /* the worker runs, or restarts, as root */
-	bool root_switching; /* stopped to restart as root or back: not a crash */
-	uid_t uid;
-	gid_t gid;
-	char plugin[PROFILE_NAME_MAX * 2 + 8];
-	pid_t pid;
-	struct loop_watch *sock;
-	struct loop_watch *restart;
-	bool ready;
-	bool ever_ready;     /* since supervisor_start */
-	bool host;
-	/* This run of the worker met a host: it was enabled, or got a
-	 * control request. Its exit then never counts as a crash loop. */
-	bool host_seen;
-	unsigned restarts;
-	unsigned backoff_ms;
-	uint64_t started_ms;
-	char last_exit[96];
-	/* What the running worker sent as its last error (WORKER_ERROR), and
-	 * the one that came with last_exit. */
-	char error[WORKER_ERROR_MAX];
-	char last_error[WORKER_ERROR_MAX];
-	/* The heartbeat: a timer every heartbeat_interval_ms, the last sign
-	 * of life (spawn, READY, PONG), the seq of the last ping sent. */
-	struct loop_watch *hb;
-	uint64_t alive_ms;
-	uint32_t hb_seq;
-	uint32_t hb_ack;     /* the seq of the last PONG */
-	bool hb_killed;      /* this pid was killed for missing it */
-	/* Exit times within restart_window_ms, oldest first; at
-	 * restart_limit of them the plugin is failed: no more restarts
-	 * until a switch revives it. */
-	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
-	unsigned n_exits;
-	bool failed;
-	char failed_why[192];
-	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */
-	struct loop_watch *kill_timer;
-	unsigned n_status;
-	char *status[SUP_MAX_STATUS][2];
-	struct sup_worker *next;
-};
-
-/* A command sent to a worker. It belongs to the supervisor, not to the
- * worker, so a worker that is stopped or dies only finishes it. */
-struct sup_cmd {
-	struct supervisor *sup;
-	struct sup_worker *w;        /* NULL once finished */
-	uint32_t id;
-	struct loop_watch *timer;
-	struct loop_watch *report;   /* idle: hands the result to fn */
-	int rc;
-	char reply[1024];
-	supervisor_reply_fn fn;
-	void *data;
-	struct sup_cmd *next;
-};
-
-struct supervisor {
-	struct loop *loop;
-	const struct config *cfg;
-	supervisor_switch_fn on_switch;
-	supervisor_restart_fn on_restart;
-	void *data;
-	struct sup_worker *workers;
-	uint32_t next_cmd;
-	struct sup_cmd *cmds;
-	/* The one wait for readiness, and what ends it. */
-	supervisor_ready_fn ready_fn;
-	void *ready_data;
-	unsigned ready_timeout_ms;
-	struct loop_watch *ready_timer;
-	struct loop_watch *ready_check;  /* idle: a worker's state changed */
-	/* Why the last supervisor_start() failed, naming the path. */
-	char start_err[PATH_MAX + 128];
-	/* Workers stopped but not yet reaped: their instance stays mounted
-	 * (and in ConfigFS) until they are. */
-	struct sup_worker *stopping;
-	supervisor_stopped_fn stopped_fn;
-	void *stopped_data;
-	struct loop_watch *stopped_check;  /* idle */
-};
 
 static void sup_ready_changed(struct supervisor *s);
 static void sup_stopped_changed(struct supervisor *s);
 static void sup_hb_start(struct sup_worker *w);
 static void sup_free_stopping(struct supervisor *s);
-static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why);
-static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
-			  const char *text);
 
 struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 				  supervisor_switch_fn on_switch,
@@ -148,8 +43,6 @@ struct supervisor *supervisor_new(struct loop *l, const struct config *cfg,
 
 void supervisor_free(struct supervisor *s)
 {
-	struct sup_cmd *c;
-
 	if (!s)
 		return;
 	supervisor_wait_cancel(s);
@@ -158,20 +51,11 @@ void supervisor_free(struct supervisor *s)
 		supervisor_stop(s, s->workers->name);
 	/* gadgetd is stopping: no later round will reap them. */
 	sup_free_stopping(s);
-	/* Every command is finished now; hand the results over at once, as
-	 * there is no later round. */
-	while ((c = s->cmds)) {
-		s->cmds = c->next;
-		loop_watch_remove(c->timer);
-		loop_watch_remove(c->report);
-		if (c->fn)
-			c->fn(c->rc, c->reply, c->data);
-		free(c);
-	}
+	supervisor_command_free_all(s);
 	free(s);
 }
 
-static struct sup_worker *sup_find(struct supervisor *s, const char *name)
+struct sup_worker *supervisor_find(struct supervisor *s, const char *name)
 {
 	struct sup_worker *w;
 
@@ -304,7 +188,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		return;
 	case WORKER_REPLY:
 		if (wmsg_parse_reply(p, len, &id, &rc, &text) == 0)
-			sup_cmd_reply(w, id, rc, text);
+			supervisor_command_reply(w, id, rc, text);
 		return;
 	case WORKER_ERROR:
 		sup_error_set(w, (const char *)p, len);
@@ -336,7 +220,7 @@ static int sup_worker_read(struct sup_worker *w)
 		loop_watch_remove(w->sock);
 		w->sock = NULL;
 		w->ready = false;
-		sup_cmds_finish(w, -EPIPE, "plugin worker went away before it replied");
+		supervisor_command_finish_all(w, -EPIPE, "plugin worker went away before it replied");
 		sup_ready_changed(w->sup);
 		return 0;
 	}
@@ -362,172 +246,17 @@ static void sup_drain(struct sup_worker *w)
 		;
 }
 
-/* A start-up step failed on path (errno set): log it, keep it for the
- * switch's reply, return -errno. */
-static int sup_start_failed(struct sup_worker *w, const char *what,
-			    const char *path)
-{
-	int r = -errno;
-
-	snprintf(w->sup->start_err, sizeof(w->sup->start_err), "%s %s: %s",
-		 what, path, strerror(-r));
-	log_warnx("%s: %s", w->name, w->sup->start_err);
-	return r;
-}
-
-static int sup_mount(struct sup_worker *w)
-{
-	char opts[64];
-	struct stat st;
-
-	if (mkdir(w->sup->cfg->ffs_dir, 0755) < 0 && errno != EEXIST)
-		return sup_start_failed(w, "cannot create", w->sup->cfg->ffs_dir);
-	if (mkdir(w->mount, 0755) < 0 && errno != EEXIST)
-		return sup_start_failed(w, "cannot create", w->mount);
-	umount2(w->mount, MNT_DETACH); /* a stale mount from a crash */
-	/* The worker's user owns the instance's files (ep0 and the
-	 * endpoints, 0600) and its root (0500): nobody else can open them. */
-	snprintf(opts, sizeof(opts), "no_disconnect=1,uid=%u,gid=%u",
-		 (unsigned)w->uid, (unsigned)w->gid);
-	if (mount(w->name, w->mount, "functionfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  opts) < 0)
-		return sup_start_failed(w, "cannot mount functionfs on", w->mount);
-	if (stat(w->mount, &st) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * run_dir/<plugin> (RUNDIR/gadgetd/<plugin>): the plugin's own place for
- * sockets and state (the accessory socket lives there), owned by the
- * worker's user and group, mode 0750, so that only they and the group's
- * members reach it. Functions of one plugin share the folder; it follows
- * the user of the last one started. Never follows a link planted in place
- * of it. gadgetd made run_dir at start; it is made again if it went away.
- */
-static int sup_rundir(struct sup_worker *w)
-{
-	const char *run = w->sup->cfg->run_dir;
-	char dir[PATH_MAX];
-	int fd, r = 0;
-
-	snprintf(dir, sizeof(dir), "%s", run);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		goto fail;
-	snprintf(dir, sizeof(dir), "%s/%s", run, w->plugin);
-	if (mkdir(dir, 0750) < 0 && errno != EEXIST)
-		goto fail;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	if (fchown(fd, w->uid, w->gid) < 0 || fchmod(fd, 0750) < 0)
-		r = -errno;
-	close(fd);
-	if (!r)
-		return 0;
-	errno = -r;
-fail:
-	return sup_start_failed(w, "cannot prepare", dir);
-}
-
-/*
- * Root's set after `adb root`: every capability gadgetd holds itself (all
- * of them, unless a service manager bounded gadgetd; the worker cannot
- * get more than that anyway).
- */
-static uint64_t sup_all_caps(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0) {
-		log_warn("cannot read gadgetd's capabilities; adb root gets none");
-		return 0;
-	}
-	return (uint64_t)d[1].permitted << 32 | d[0].permitted;
-}
-
-/*
- * The worker's command line into argv. root: as after `adb root`, uid 0
- * with root's groups and every capability, as adbd on a debuggable
- * Android build; -r tells the plugin which it is.
- */
-static void sup_build_argv(struct sup_worker *w, const struct profile_function *f,
-			   bool root, char **argv)
-{
-	const struct config *cfg = w->sup->cfg;
-	unsigned i, n = 0;
-	char *so;
-
-	if (asprintf(&so, "%s/%s.so", cfg->plugin_dir, f->plugin) < 0)
-		so = NULL;
-	argv[n++] = strdup(cfg->worker);
-	argv[n++] = strdup("-P");
-	argv[n++] = so;
-	argv[n++] = strdup("-i");
-	argv[n++] = strdup(f->name);
-	argv[n++] = strdup("-d");
-	argv[n++] = strdup(w->mount);
-	/* Who the worker becomes once it has set up (functions/runtime/sandbox.h). */
-	if (root) {
-		argv[n++] = strdup("-u");
-		argv[n++] = strdup("root");
-	}
-	if (f->user && !root) {
-		argv[n++] = strdup("-u");
-		argv[n++] = strdup(f->user);
-	}
-	if (f->group && !root) {
-		argv[n++] = strdup("-g");
-		argv[n++] = strdup(f->group);
-	}
-	argv[n++] = strdup("-c");
-	if (asprintf(&argv[n++], "%llx",
-		     (unsigned long long)(root ? sup_all_caps() : f->caps)) < 0)
-		argv[--n] = NULL;
-	if (f->root_allowed) {
-		argv[n++] = strdup("-r");
-		argv[n++] = strdup(root ? "active" : "allowed");
-	}
-	for (i = 0; i < f->n_options; i++) {
-		char *kv;
-		if (asprintf(&kv, "%s=%s", f->options[i].key, f->options[i].value) < 0)
-			continue;
-		argv[n++] = strdup("-o");
-		argv[n++] = kv;
-	}
-	argv[n] = NULL;
-}
-
 static int sup_spawn(struct sup_worker *w)
 {
-	int sv[2];
 	pid_t pid;
+	int fd, r;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(sv[0]);
-		close(sv[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char **argv = w->root ? w->argv_root : w->argv;
-
-		loop_child_reset_signals();
-		if (dup2(sv[1], WORKER_FD) < 0)
-			_exit(127);
-		execv(argv[0], argv);
-		fprintf(stderr, "gadgetd: cannot run %s: %s\n", w->argv[0],
-			strerror(errno));
-		_exit(127);
-	}
-	close(sv[1]);
-	w->sock = loop_add_fd(w->sup->loop, sv[0], EPOLLIN, sup_worker_io, w);
+	r = supervisor_exec_spawn(w->root ? w->argv_root : w->argv, &pid, &fd);
+	if (r < 0)
+		return r;
+	w->sock = loop_add_fd(w->sup->loop, fd, EPOLLIN, sup_worker_io, w);
 	if (!w->sock) {
-		close(sv[0]);
+		close(fd);
 		kill(pid, SIGKILL);
 		return -errno;
 	}
@@ -545,12 +274,8 @@ static int sup_spawn(struct sup_worker *w)
 
 static void sup_worker_free(struct sup_worker *w)
 {
-	unsigned i;
-
-	for (i = 0; w->argv[i]; i++)
-		free(w->argv[i]);
-	for (i = 0; w->argv_root[i]; i++)
-		free(w->argv_root[i]);
+	wargv_argv_free(w->argv);
+	wargv_argv_free(w->argv_root);
 	sup_status_clear(w);
 	loop_watch_remove(w->hb);
 	loop_watch_remove(w->kill_timer);
@@ -563,7 +288,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	int r;
 
 	s->start_err[0] = '\0';
-	if (sup_find(s, f->name))
+	if (supervisor_find(s, f->name))
 		return -EEXIST;
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -576,12 +301,18 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->uid = f->uid;
 	w->gid = f->gid;
 	w->root_allowed = f->root_allowed;
-	sup_build_argv(w, f, false, w->argv);
-	if (f->root_allowed)
-		sup_build_argv(w, f, true, w->argv_root);
-	r = sup_rundir(w);
+	r = supervisor_exec_argv(s->cfg, f, w->mount, false, &w->argv);
+	if (!r && f->root_allowed)
+		r = supervisor_exec_argv(s->cfg, f, w->mount, true, &w->argv_root);
 	if (!r)
-		r = sup_mount(w);
+		r = supervisor_exec_rundir(s->cfg, w->plugin, w->uid, w->gid,
+					   s->start_err, sizeof(s->start_err));
+	if (!r)
+		r = supervisor_exec_mount(s->cfg, w->name, w->mount, w->uid, w->gid,
+					  s->start_err, sizeof(s->start_err));
+	/* Said once, here, and again in the switch's reply. */
+	if (r < 0 && s->start_err[0])
+		log_warnx("%s: %s", w->name, s->start_err);
 	if (!r)
 		r = sup_spawn(w);
 	if (r < 0) {
@@ -593,14 +324,6 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->next = s->workers;
 	s->workers = w;
 	return 0;
-}
-
-/* The instance goes once nothing holds its files: after the reap. */
-static void sup_unmount(struct sup_worker *w)
-{
-	if (umount2(w->mount, 0) < 0 && umount2(w->mount, MNT_DETACH) < 0)
-		log_warn("%s: cannot unmount %s", w->name, w->mount);
-	rmdir(w->mount);
 }
 
 static void sup_stop_escalate(struct loop_watch *t, void *data)
@@ -627,14 +350,14 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	w->restart = NULL;
 	loop_watch_remove(w->hb);
 	w->hb = NULL;
-	sup_cmds_finish(w, -ECANCELED, "the function was stopped before its plugin replied");
+	supervisor_command_finish_all(w, -ECANCELED, "the function was stopped before its plugin replied");
 	/* Our end closes too: a worker whose loop turns sees the hang-up. */
 	loop_watch_remove(w->sock);
 	w->sock = NULL;
 	w->ready = false;
 	sup_ready_changed(s);
 	if (w->pid <= 0) {
-		sup_unmount(w);
+		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
 		return;
 	}
@@ -678,14 +401,14 @@ static void sup_free_stopping(struct supervisor *s)
 			log_warnx("%s: worker %d did not die; leaving it", w->name,
 				  (int)w->pid);
 		s->stopping = w->next;
-		sup_unmount(w);
+		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
 	}
 }
 
 int supervisor_respawn(struct supervisor *s, const char *name)
 {
-	struct sup_worker *w = sup_find(s, name);
+	struct sup_worker *w = supervisor_find(s, name);
 	int r;
 
 	if (!w)
@@ -812,7 +535,7 @@ static void sup_exited(struct sup_worker *w, int status)
 	w->host = false;
 	loop_watch_remove(w->hb);
 	w->hb = NULL;
-	sup_cmds_finish(w, -EPIPE, "plugin worker exited before it replied");
+	supervisor_command_finish_all(w, -EPIPE, "plugin worker exited before it replied");
 	if (w->root_switching) {
 		/* Asked for (adb root/unroot): not a crash, no back-off. */
 		w->root_switching = false;
@@ -874,7 +597,7 @@ static bool sup_reaped_stopping(struct supervisor *s, pid_t pid)
 		return false;
 	*pp = w->next;
 	log_debug("%s: worker %d stopped", w->name, (int)pid);
-	sup_unmount(w);
+	supervisor_exec_unmount(w->name, w->mount);
 	sup_worker_free(w);
 	sup_stopped_changed(s);
 	return true;
@@ -968,7 +691,7 @@ int supervisor_revive(struct supervisor *s)
 
 bool supervisor_failed(struct supervisor *s, const char *name)
 {
-	struct sup_worker *w = sup_find(s, name);
+	struct sup_worker *w = supervisor_find(s, name);
 
 	return w && w->failed;
 }
@@ -1111,188 +834,32 @@ void supervisor_wait_cancel(struct supervisor *s)
 	s->ready_data = NULL;
 }
 
-static void sup_cmd_report(struct loop_watch *lw, void *data)
-{
-	struct sup_cmd *c = data, **pp;
-
-	for (pp = &c->sup->cmds; *pp != c; pp = &(*pp)->next)
-		;
-	*pp = c->next;
-	if (c->fn)
-		c->fn(c->rc, c->reply, c->data);
-	free(c);
-}
-
-/* Done: the result goes to fn after this round, never from inside the
- * caller (a worker's event, a switch stopping the function). */
-static void sup_cmd_finish(struct sup_cmd *c, int rc, const char *text)
-{
-	if (!c->w)
-		return;
-	c->w = NULL;
-	c->rc = rc;
-	snprintf(c->reply, sizeof(c->reply), "%s", text);
-	loop_watch_remove(c->timer);
-	c->timer = NULL;
-	c->report = loop_add_idle(c->sup->loop, sup_cmd_report, c);
-	if (!c->report)
-		log_warnx("supervisor: cannot schedule a command's reply; it is "
-			  "given when gadgetd stops");
-}
-
-static void sup_cmd_reply(struct sup_worker *w, uint32_t id, int32_t rc,
-			  const char *text)
-{
-	struct sup_cmd *c;
-
-	for (c = w->sup->cmds; c; c = c->next)
-		if (c->w == w && c->id == id)
-			sup_cmd_finish(c, rc, text);
-}
-
-static void sup_cmds_finish(struct sup_worker *w, int rc, const char *why)
-{
-	char text[256];
-	struct sup_cmd *c;
-
-	for (c = w->sup->cmds; c; c = c->next) {
-		if (c->w != w)
-			continue;
-		snprintf(text, sizeof(text), "function %s: %s", w->name, why);
-		sup_cmd_finish(c, rc, text);
-	}
-}
-
-static void sup_cmd_timeout(struct loop_watch *t, void *data)
-{
-	struct sup_cmd *c = data;
-	char text[256];
-
-	loop_watch_remove(t);
-	c->timer = NULL;
-	snprintf(text, sizeof(text), "function %s: no reply from plugin within %u ms",
-		 c->w->name, SUP_COMMAND_MS);
-	sup_cmd_finish(c, -ETIMEDOUT, text);
-}
-
-static int sup_send_command(struct sup_worker *w, uint32_t id, int argc,
-			    char **argv)
-{
-	uint8_t buf[WORKER_MSG_MAX];
-	int n = wmsg_build_command(buf, sizeof(buf), id, argc, argv);
-
-	if (n < 0)
-		return n;
-	if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-		return -errno;
-	return 0;
-}
-
-int supervisor_command(struct supervisor *s, const char *name, int argc,
-		       char **argv, char *reply, size_t reply_size,
-		       supervisor_reply_fn fn, void *data)
-{
-	struct sup_worker *w = sup_find(s, name);
-	struct sup_cmd *c;
-	int r;
-
-	if (!w) {
-		snprintf(reply, reply_size, "function %s is not live", name);
-		return -ENOENT;
-	}
-	if (!w->sock || !w->ready) {
-		snprintf(reply, reply_size, "function %s: plugin is not running", name);
-		return -EAGAIN;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		snprintf(reply, reply_size, "function %s: %s", name, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	c->sup = s;
-	c->w = w;
-	c->id = ++s->next_cmd;
-	c->fn = fn;
-	c->data = data;
-	c->timer = loop_add_timer(s->loop, SUP_COMMAND_MS, sup_cmd_timeout, c);
-	r = c->timer ? sup_send_command(w, c->id, argc, argv) : -errno;
-	if (r < 0) {
-		loop_watch_remove(c->timer);
-		free(c);
-		snprintf(reply, reply_size, "function %s: %s", name, strerror(-r));
-		return r;
-	}
-	c->next = s->cmds;
-	s->cmds = c;
-	return -EINPROGRESS;
-}
-
-void supervisor_clean_mounts(const struct config *cfg)
-{
-	char line[1024], dev[256], dir[PATH_MAX], type[64];
-	size_t dl = strlen(cfg->ffs_dir);
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%255s %4095s %63s", dev, dir, type) != 3)
-			continue;
-		if (strcmp(type, "functionfs") || strncmp(dir, cfg->ffs_dir, dl) ||
-		    dir[dl] != '/')
-			continue;
-		log_info("unmounting stale FunctionFS instance %s", dir);
-		umount2(dir, MNT_DETACH);
-		rmdir(dir);
-	}
-	fclose(f);
-}
-
-void supervisor_status(struct supervisor *s, FILE *out, bool json)
+void supervisor_status(struct supervisor *s, struct status *st)
 {
 	struct sup_worker *w;
 	unsigned i;
 
-	for (w = s->workers; w; w = w->next) {
-		const char *state = w->failed ? "failed"
-				    : w->ready ? (w->host ? "enabled" : "ready")
-					       : (w->pid ? "starting" : "restarting");
+	st->n_plugins = 0;
+	for (w = s->workers; w && st->n_plugins < PLAN_MAX; w = w->next) {
+		struct status_plugin *p = &st->plugins[st->n_plugins++];
+
+		p->name = w->name;
+		p->state = w->failed ? "failed"
+			   : w->ready ? (w->host ? "enabled" : "ready")
+				      : (w->pid ? "starting" : "restarting");
+		p->pid = (int)w->pid;
+		p->restarts = w->restarts;
+		p->root_allowed = w->root_allowed;
 		/* adb root: "active" from the request until unroot. */
-		const char *root = w->root ? "active"
-				   : w->root_allowed ? "allowed" : "refused";
-		if (!json && w->failed) {
-			fprintf(out, "  %s: failed: %s\n", w->name, w->failed_why);
-			continue;
-		}
-		if (!json) {
-			fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s\n", w->name,
-				state, (int)w->pid, w->restarts,
-				w->root_allowed ? ", adb root " : "",
-				w->root_allowed ? root : "",
-				w->last_exit[0] ? ", last exit: " : "", w->last_exit);
-			if (w->last_error[0])
-				fprintf(out, "    last error: %s\n", w->last_error);
-			for (i = 0; i < w->n_status; i++)
-				fprintf(out, "    %s: %s\n", w->status[i][0],
-					w->status[i][1]);
-			continue;
-		}
-		fprintf(out, "%s{\"name\":", w == s->workers ? "" : ",");
-		json_str(out, w->name);
-		fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"root\":\"%s\",\"last_exit\":",
-			state, (int)w->pid, w->restarts, root);
-		json_str(out, w->last_exit);
-		fprintf(out, ",\"last_error\":");
-		json_str(out, w->last_error);
-		fprintf(out, ",\"failed\":");
-		json_str(out, w->failed_why);
-		fprintf(out, ",\"status\":{");
+		p->root = w->root ? "active" : w->root_allowed ? "allowed" : "refused";
+		p->last_exit = w->last_exit;
+		p->last_error = w->last_error;
+		p->failed = w->failed;
+		p->failed_why = w->failed_why;
+		p->n_kv = w->n_status;
 		for (i = 0; i < w->n_status; i++) {
-			fprintf(out, "%s", i ? "," : "");
-			json_str(out, w->status[i][0]);
-			fputc(':', out);
-			json_str(out, w->status[i][1]);
+			p->kv[i][0] = w->status[i][0];
+			p->kv[i][1] = w->status[i][1];
 		}
-		fprintf(out, "}}");
 	}
 }

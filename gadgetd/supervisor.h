@@ -15,6 +15,10 @@
  *
  * Nothing here waits for a process: stopping a worker sends SIGTERM,
  * SIGKILL from a timer, and its instance is unmounted once it is reaped.
+ *
+ * supervisor.c keeps the workers; supervisor_command.c relays plugin
+ * commands (supervisor_command()); supervisor_exec.h prepares a worker
+ * (mount, command line, exec).
  */
 #ifndef GADGETD_SUPERVISOR_H
 #define GADGETD_SUPERVISOR_H
@@ -29,6 +33,7 @@ struct loop;
 struct config;
 struct profile_function;
 struct supervisor;
+struct status;
 
 /* A plugin asked for a switch ("set" or "revert"). */
 typedef void (*supervisor_switch_fn)(const char *function, const char *request,
@@ -110,10 +115,8 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 /* SIGCHLD: reap and schedule restarts. */
 void supervisor_reap(struct supervisor *s);
 
-/* Unmount FunctionFS instances left under ffs_dir by an earlier run. */
-void supervisor_clean_mounts(const struct config *cfg);
-
-/* Append each worker's state as text or as JSON array members. */
-void supervisor_status(struct supervisor *s, FILE *out, bool json);
+/* Each worker's state into st->plugins (status.h); the strings stay
+ * valid until the supervisor next runs. */
+void supervisor_status(struct supervisor *s, struct status *st);
 
 #endif

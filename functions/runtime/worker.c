@@ -16,6 +16,7 @@
 #include "plugin.h"
 #include "sandbox.h"
 #include "spawner.h"
+#include "wargv.h"
 #include "wmsg.h"
 #include "worker.h"
 
@@ -23,7 +24,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <glob.h>
 #include <grp.h>
 #include <limits.h>
@@ -370,59 +370,40 @@ static void worker_usage(FILE *out, int code)
 	exit(code);
 }
 
+/* The command line gadgetd built (common/wargv.h) into p; a bad one ends
+ * the worker with status 2. */
 static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 {
-	int c;
+	struct wargv a;
+	char err[256];
+	unsigned i;
 
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-
-	char *end;
-
-	while ((c = getopt_long(argc, argv, "P:i:d:u:g:c:r:o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'P': p->so = optarg; break;
-		case 'u': p->user = optarg; break;
-		case 'g': p->group = optarg; break;
-		case 'c':
-			errno = 0;
-			p->caps = strtoull(optarg, &end, 16);
-			if (errno || *end || !optarg[0]) {
-				fprintf(stderr, "gadgetd-worker: -c takes a hex "
-						"capability mask, not \"%s\"\n", optarg);
-				exit(2);
-			}
-			break;
-		case 'r':
-			if (!strcmp(optarg, "allowed"))
-				p->root = PLUGIN_ROOT_ALLOWED;
-			else if (!strcmp(optarg, "active"))
-				p->root = PLUGIN_ROOT_ACTIVE;
-			else {
-				fprintf(stderr, "gadgetd-worker: -r takes allowed "
-						"or active, not \"%s\"\n", optarg);
-				exit(2);
-			}
-			break;
-		case 'i': p->instance = optarg; break;
-		case 'd': p->dir = optarg; break;
-		case 'o':
-			if (p->n_opts == WORKER_MAX_OPTS || !strchr(optarg, '=')) {
-				fprintf(stderr, "gadgetd-worker: bad or too many "
-						"options at \"%s\"\n", optarg);
-				exit(2);
-			}
-			p->opts[p->n_opts++] = optarg;
-			break;
-		case 'v': *verbose = true; break;
-		case 'h': worker_usage(stdout, 0); break;
-		default: worker_usage(stderr, 2);
-		}
-	}
-	if (!p->so || !p->instance || !p->dir || optind != argc)
+	if (wargv_decode(argc, argv, &a, err, sizeof(err)) < 0) {
+		fprintf(stderr, "gadgetd-worker: %s\n", err);
 		worker_usage(stderr, 2);
+	}
+	if (a.help)
+		worker_usage(stdout, 0);
+	p->so = a.plugin;
+	p->instance = a.instance;
+	p->dir = a.dir;
+	p->user = a.user;
+	p->group = a.group;
+	p->caps = a.caps;
+	switch (a.root) {
+	case WARGV_ROOT_NONE:
+		break;
+	case WARGV_ROOT_ALLOWED:
+		p->root = PLUGIN_ROOT_ALLOWED;
+		break;
+	case WARGV_ROOT_ACTIVE:
+		p->root = PLUGIN_ROOT_ACTIVE;
+		break;
+	}
+	for (i = 0; i < a.n_opts; i++)
+		p->opts[i] = a.opts[i];
+	p->n_opts = a.n_opts;
+	*verbose = a.verbose;
 }
 
 /* gadgetd hands over fd 3; anything else means we were started by hand. */

@@ -8,11 +8,12 @@
 #define GADGETD_WORKER_H
 
 #include "plugin.h"
+#include "wargv.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define WORKER_MAX_OPTS 64
+#define WORKER_MAX_OPTS WARGV_MAX_OPTS
 
 struct plugin {
 	struct loop *loop;

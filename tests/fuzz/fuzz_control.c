@@ -128,7 +128,7 @@ void gadget_list(struct gadget *g, FILE *out)
 	fprintf(out, "sets:\n  acm\n");
 }
 
-int gadget_function_command(struct gadget *g, int argc, char **argv,
+int gadget_command(struct gadget *g, int argc, char **argv,
 			    char *reply, size_t size, gadget_done_fn fn,
 			    void *data)
 {

@@ -1,12 +1,12 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_gadget_LIBS := $(PROFILE_LIBS)
-# gadget_start(): the start-up's fallbacks, with the same fakes.
+# gadget_boot_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	gadgetd/gadget.c common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c gadgetd/access_peer.c
@@ -21,6 +21,10 @@ UNIT_TESTS += test_control
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
+# gadgetd/status.c: one status structure, rendered as text and as JSON.
+UNIT_TESTS += test_status
+test_status_SRCS := tests/unit/test_status.c gadgetd/status.c common/json.c
+test_status_LIBS :=
 # common/loop.c alone: watch removal, idle and destroy callbacks.
 UNIT_TESTS += test_loop
 test_loop_SRCS := tests/unit/test_loop.c common/loop.c common/log.c
@@ -28,13 +32,16 @@ test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
-# (supervisor.c with this test binary as the worker; mounts faked).
+# (supervisor.c and supervisor_exec.c with this test binary as the worker;
+# mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2

@@ -1,5 +1,5 @@
 /*
- * gadget_start() (gadget.c) against faked ConfigFS, workers and state
+ * gadget_boot_start() (gadget.c) against faked ConfigFS, workers and state
  * file: only the profile it starts on is loaded; a saved set that fails
  * falls back to the default set and then to off, a saved profile that
  * fails to the configured one; status tells each step; the state file
@@ -137,7 +137,7 @@ static int start(struct fixture *f)
 {
 	struct fake_result res = { 0 };
 
-	return finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res), &res);
+	return finish(f, gadget_boot_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res), &res);
 }
 
 static void saved(const char *profile, const char *set, const char *conf)
@@ -457,7 +457,7 @@ static void test_free_during_boot(void **state)
 
 	saved("t", "mtp,adb", "t");
 	fake_hold_ready = true;
-	assert_int_equal(gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
+	assert_int_equal(gadget_boot_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
 			 -EINPROGRESS);
 	loop_dispatch(f->loop, 0);
 	assert_true(fake_waiting_ready());

@@ -82,7 +82,7 @@ void gadget_list(struct gadget *g, FILE *out)
 	fprintf(out, "sets:\n");
 }
 
-int gadget_function_command(struct gadget *g, int argc, char **argv,
+int gadget_command(struct gadget *g, int argc, char **argv,
 			    char *reply, size_t size, gadget_done_fn fn,
 			    void *data)
 {
@@ -827,6 +827,31 @@ static void test_cap_log_rate_limited(void **state)
 	assert_int_equal(count_log_lines(flood_over_cap, *state, "refusing more"), 1);
 }
 
+/* Refused over the cap, then once more when the log window has passed:
+ * the line then says, in log_burst's words, how many were not logged. */
+static void flood_twice(struct fixture *f)
+{
+	char text[256];
+	int keep, fd;
+
+	flood_over_cap(f);
+	sleep(CONTROL_LOG_S);
+	keep = client_connect(f);
+	spin(f, 30);
+	fd = client_connect(f);
+	spin(f, 30);
+	assert_int_equal(reply_of(fd, text, sizeof(text)), -EBUSY);
+	close(fd);
+	close(keep);
+	spin(f, 30);
+}
+
+static void test_cap_log_dropped_counted(void **state)
+{
+	assert_int_equal(count_log_lines(flood_twice, *state,
+					 "4 more lines about refused clients were not logged"), 1);
+}
+
 static void test_idle_timeout(void **state)
 {
 	struct fixture *f = *state;
@@ -925,6 +950,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_per_uid_and_reserved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap_log_rate_limited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cap_log_dropped_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enfile_resume_on_close, setup, teardown),

@@ -90,7 +90,7 @@ static int setup(void **state)
 	fake_reset();
 	f->loop = loop_new();
 	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
-	assert_int_equal(finish(f, gadget_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
+	assert_int_equal(finish(f, gadget_boot_start(f->g, f->msg, sizeof(f->msg), fake_on_done, &res),
 				&res), 0);
 	*state = f;
 	return 0;
@@ -129,7 +129,7 @@ static void test_start_applies_default(void **state)
 	struct fixture *f = *state;
 	char set[64];
 
-	/* setup() ran gadget_start: the default set from nothing. */
+	/* setup() ran gadget_boot_start: the default set from nothing. */
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "acm,ecm");
 	assert_string_equal(fake_state_set, "acm,ecm");
@@ -422,7 +422,7 @@ static void test_command_during_switch(void **state)
 	run_rounds(f, 3);
 	assert_true(fake_waiting_ready());
 	assert_true(gadget_busy(f->g));
-	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+	assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply, sizeof(reply),
 						 fake_on_done, &cmd), -EBUSY);
 	assert_non_null(strstr(reply, "another switch is in progress"));
 	assert_int_equal(gadget_off(f->g, reply, sizeof(reply)), -EBUSY);
@@ -431,7 +431,7 @@ static void test_command_during_switch(void **state)
 	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
 	assert_false(gadget_busy(f->g));
 
-	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+	assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply, sizeof(reply),
 						 fake_on_done, &cmd), -EINPROGRESS);
 	assert_true(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "ncm"), -EBUSY);
@@ -512,7 +512,7 @@ static void test_command_reply_sanitized(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct fake_result cmd = { 0 };
 
-		assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply,
+		assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply,
 							 sizeof(reply), fake_on_done, &cmd),
 				 -EINPROGRESS);
 		fake_command_reply(0, cases[i].raw);
@@ -545,8 +545,8 @@ static void test_sighup_during_switch(void **state)
 	fclose(fp);
 	free(text);
 	fake_clear_calls();
-	gadget_request_reload(f->g);
-	gadget_request_reload(f->g);
+	gadget_queue_reload(f->g);
+	gadget_queue_reload(f->g);
 	run_rounds(f, 5);
 	assert_string_equal(fake_calls, "");
 	assert_true(fake_waiting_ready());
@@ -576,7 +576,7 @@ static void test_worker_dies_with_command_pending(void **state)
 	char reply[256];
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
-	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+	assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply, sizeof(reply),
 						 fake_on_done, &cmd), -EINPROGRESS);
 	fake_worker_dies("adb");
 	assert_true(cmd.done);
@@ -596,7 +596,7 @@ static void test_cancel_and_free(void **state)
 	char reply[256];
 
 	assert_int_equal(do_switch(f, NULL, "acm,adb"), 0);
-	assert_int_equal(gadget_function_command(f->g, 2, cmd_argv, reply, sizeof(reply),
+	assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply, sizeof(reply),
 						 fake_on_done, &cmd), -EINPROGRESS);
 	gadget_cancel(f->g, &cmd);
 	fake_command_reply(0, "pong");

@@ -1,5 +1,5 @@
 /*
- * The worker's command line (supervisor.c, sup_build_argv) at the limits
+ * The worker's command line (supervisor_exec.c, common/wargv.c) at the limits
  * a profile allows: PROFILE_MAX_OPTIONS options with long keys and
  * values of the longest length profile.c takes, plus -u. This binary,
  * run again as the worker, writes the argv it received to a file beside

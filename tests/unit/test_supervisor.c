@@ -12,6 +12,7 @@
 #include "config.h"
 #include "loop.h"
 #include "profile.h"
+#include "status.h"
 #include "supervisor.h"
 #include "unit_self.h"
 #include "wmsg.h"
@@ -258,6 +259,15 @@ static int setup_two(void **state)
  * slow: the wait ends at once (not after its 5 s), names only the one
  * that died, with its own last error, printable and cut to size.
  */
+/* The plugins' part of gadgetctl status, as gadget_status() renders it. */
+static void sup_status(struct fixture *f, FILE *out, bool json)
+{
+	static struct status st;
+
+	supervisor_status(f->sup, &st);
+	status_write_plugins(&st, out, json);
+}
+
 static void test_early_exit_fails_wait_at_once(void **state)
 {
 	struct fixture *f = *state;
@@ -294,7 +304,7 @@ static void test_error_read_before_reap(void **state)
 	assert_int_equal(waitid(P_ALL, 0, &si, WEXITED | WNOWAIT), 0);
 	supervisor_reap(f->sup);
 	out = open_memstream(&text, &size);
-	supervisor_status(f->sup, out, false);
+	sup_status(f, out, false);
 	fclose(out);
 	assert_non_null(strstr(text, "    last error: " EARLY_ERROR));
 	free(text);
@@ -332,7 +342,7 @@ static void test_status_shows_last_error(void **state)
 	assert_int_equal(supervisor_wait_ready(f->sup, 5000, on_result, &f->ready), 0);
 	wait_result(f, &f->ready);
 	out = open_memstream(&text, &size);
-	supervisor_status(f->sup, out, false);
+	sup_status(f, out, false);
 	fclose(out);
 	fprintf(stderr, "%s", text);
 	assert_non_null(strstr(text, "  early: restarting, pid 0, restarts 1, last exit: "
@@ -346,7 +356,7 @@ static void test_status_shows_last_error(void **state)
 	free(text);
 	text = NULL;
 	out = open_memstream(&text, &size);
-	supervisor_status(f->sup, out, true);
+	sup_status(f, out, true);
 	fclose(out);
 	assert_non_null(strstr(text, "\"last_error\":\"" EARLY_ERROR "\\\\x1b"));
 	free(text);
@@ -431,7 +441,7 @@ static char *status_text(struct fixture *f, bool json)
 	size_t len;
 	FILE *out = open_memstream(&text, &len);
 
-	supervisor_status(f->sup, out, json);
+	sup_status(f, out, json);
 	fclose(out);
 	return text;
 }

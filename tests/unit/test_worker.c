@@ -157,6 +157,9 @@ static void test_bad_arguments(void **state)
 	char *bad_caps[] = { NULL, "-P", ECHO_SO, "-i", "x", "-d", dir, "-c", "zz", NULL };
 	char *bad_opt[] = { NULL, "-P", ECHO_SO, "-i", "x", "-d", dir, "-o", "noequals", NULL };
 	char *extra[] = { NULL, "-P", ECHO_SO, "-i", "x", "-d", dir, "stray", NULL };
+	/* getopt once took the last of them; the codec (common/wargv.c)
+	 * refuses an argv that says two things. */
+	char *twice[] = { NULL, "-P", ECHO_SO, "-i", "x", "-d", dir, "-i", "y", NULL };
 
 	run_worker(no_plugin, &r);
 	assert_int_equal(r.status, 2);
@@ -169,6 +172,9 @@ static void test_bad_arguments(void **state)
 	assert_contains(r.log, "bad or too many options at \"noequals\"");
 	run_worker(extra, &r);
 	assert_int_equal(r.status, 2);
+	run_worker(twice, &r);
+	assert_int_equal(r.status, 2);
+	assert_contains(r.log, "-i given twice");
 	/* Nothing was said to gadgetd: it was not even looked at. */
 	assert_int_equal(r.n_msgs, 0);
 }

@@ -1,0 +1,208 @@
+/*
+ * gadget_int: what the files of the gadget module share, and nothing
+ * outside them may use (gadget.h is the public face). The module is split
+ * by job:
+ *
+ *   gadget.c          the gadget itself: new/free, off, reload, cancel,
+ *                     loading a profile, saving the state
+ *   gadget_switch.c   the switch transaction: teardown, create, wait for
+ *                     the plugins, bind, commit or roll back
+ *   gadget_boot.c     the start-up and its fallbacks
+ *   gadget_queue.c    what waits for the transaction in progress: a
+ *                     plugin's switch request, SIGHUP's reload
+ *   gadget_restart.c  a crashed worker again, a UDC that appeared
+ *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
+ *   gadget_list.c     gadgetctl list
+ *   gadget_status.c   gadgetctl status, filled into status.h's structure
+ */
+#ifndef GADGETD_GADGET_INT_H
+#define GADGETD_GADGET_INT_H
+
+#include "gadget.h"
+#include "log.h"
+#include "plan.h"
+#include "profile.h"
+#include "state.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+struct composer;
+struct supervisor;
+struct udc_monitor;
+struct loop_watch;
+
+#define GADGET_SET_MAX 256
+
+struct gadget_timing {
+	time_t when;
+	unsigned teardown_ms, ready_ms, bind_ms, total_ms;
+};
+
+enum gadget_txn_kind {
+	GADGET_TXN_SWITCH,   /* a switch or a reload: rolls back on failure */
+	GADGET_TXN_RESTART,  /* a crashed worker again, the gadget unbound */
+};
+
+/* The one transaction in progress. It waits for the plugins through the
+ * supervisor and goes on from gadget_switch_txn_ready(). */
+struct gadget_txn {
+	enum gadget_txn_kind kind;
+	struct profile *p;    /* the target; freed here unless it went live */
+	int set;
+	char name[GADGET_SET_MAX];
+	char function[PROFILE_NAME_MAX];  /* restart */
+	bool rollback;        /* applying g->profile and g->set again */
+	bool save;            /* the state file records the set on success */
+	bool finished;        /* the result waits for txn_report */
+	int r;
+	uint64_t t0, t1, t2;
+	/* A bind refused as busy while the UDC is still registering. */
+	struct loop_watch *bind_timer;
+	unsigned bind_tries;
+	char msg[4096];
+	char back[512];
+	gadget_done_fn fn;
+	void *data;
+};
+
+/* A plugin command waiting for its reply. */
+struct gadget_cmd {
+	struct gadget *g;
+	gadget_done_fn fn;
+	void *data;
+	struct gadget_cmd *next;
+};
+
+enum gadget_boot_step {
+	GADGET_BOOT_SAVED,    /* the set in the state file */
+	GADGET_BOOT_DEFAULT,  /* the profile's default set */
+	GADGET_BOOT_DONE,
+};
+
+struct gadget_boot {
+	enum gadget_boot_step step;
+	char saved[STATE_SET_MAX];
+	char note[2048];
+	bool fell;            /* a step failed */
+	gadget_done_fn fn;
+	void *data;
+};
+
+struct gadget {
+	struct loop *loop;
+	const struct config *cfg;
+	struct composer *composer;
+	struct supervisor *sup;
+	struct udc_monitor *udcmon;
+	struct profile *profile;
+	int set;
+	char udc[64];
+	struct gadget_txn *txn;
+	struct loop_watch *txn_report;
+	struct gadget_cmd *cmds;
+	unsigned n_cmds;
+	bool freeing;
+	/* gadget_switch_down() waits for its workers to be reaped. */
+	bool down_wait;
+	/* Functions of the set left out of the configuration because their
+	 * plugin failed, until the next switch links them again. */
+	unsigned n_left_out;
+	char left_out[PLAN_MAX][PROFILE_NAME_MAX];
+	unsigned n_live;
+	struct plan_live live[PLAN_MAX];
+	struct gadget_timing timing;
+	unsigned switches;
+	/* The last switch that failed, for status, until one works. */
+	time_t failed_when;
+	char failed[4096 + GADGET_SET_MAX + 16];
+	/* The set before a plugin asked for a switch, for "revert". */
+	char revert_profile[64];
+	char revert_set[GADGET_SET_MAX];
+	/* Waiting for the transaction or command in progress: a plugin's
+	 * switch request (the last one wins), SIGHUP, crashed workers. */
+	char pending[GADGET_SET_MAX];
+	char pending_from[PROFILE_NAME_MAX];
+	/* Requests refused by gadget_queue_allowed(): a subverted worker
+	 * can send them at will. */
+	struct log_burst refused_log;
+	bool reload_pending;
+	unsigned n_restarts;
+	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
+	struct loop_watch *queue;
+	char queued_what[PROFILE_NAME_MAX + 32];
+	/* Binding to a UDC that just appeared: retries and their timer. */
+	struct loop_watch *udc_timer;
+	unsigned udc_tries;
+	/* The start-up, one step after the other (gadget_boot_step()), and
+	 * what each step did, for status. */
+	struct gadget_boot boot;
+	/* The start-up fell back from what the state file names: the file
+	 * keeps naming it, so that the next start tries it again, until a
+	 * client or plugin chooses a set (or off). */
+	bool keep_state;
+};
+
+/* Binds refused as busy are tried again after 100 ms, doubling each time,
+ * up to about 6 s in all: see gadget_restart_udc_changed(). */
+#define GADGET_UDC_TRIES 6
+
+/* Ends the message of a switch that left the gadget off. */
+#define GADGET_OFF_NOTE "; the gadget is off"
+
+/* gadget.c */
+/* -EBUSY, msg saying what the gadget is busy with. */
+int gadget_refuse_busy(struct gadget *g, char *msg, size_t size);
+/* The state file records the active profile and set (or off). */
+void gadget_save(struct gadget *g);
+/* Load and check profile name, with its workers' users resolved: 0,
+ * -ENOENT or -EINVAL with msg saying why. */
+int gadget_load_profile(struct gadget *g, const char *name,
+			struct profile **out, char *msg, size_t size);
+
+/* gadget_switch.c */
+/* gadget_switch(); save: whether the state file records the set. */
+int gadget_switch_save(struct gadget *g, const char *profile,
+		       const char *set, bool save, char *msg, size_t size,
+		       gadget_done_fn fn, void *data);
+/* Switch to set of p (owned by the transaction unless it is g->profile). */
+int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
+			   bool save, char *msg, size_t size, gadget_done_fn fn,
+			   void *data);
+/* Off: unbind now, remove the functions once their workers are reaped. */
+void gadget_switch_down(struct gadget *g);
+/* Bind to the configured UDC: 0 (also when none is there yet), -EAGAIN
+ * while the UDC registers, -errno with msg. */
+int gadget_switch_bind(struct gadget *g, char *msg, size_t size);
+/* The transaction g->txn, of kind, becomes the one in progress. */
+struct gadget_txn *gadget_switch_txn_new(struct gadget *g,
+					 enum gadget_txn_kind kind,
+					 gadget_done_fn fn, void *data);
+/* supervisor_wait_ready()'s callback for every transaction. */
+void gadget_switch_txn_ready(int r, const char *err, void *data);
+/* The transaction ended with r: its caller hears from the loop. */
+void gadget_switch_txn_finish(struct gadget *g, int r);
+/* gadget_free() during a transaction: stop waiting, answer now. */
+void gadget_switch_txn_drop(struct gadget *g);
+
+/* gadget_restart.c */
+/* A crashed worker again (the supervisor's restart callback), queued
+ * behind a transaction in progress. */
+void gadget_restart_due(const char *function, void *data);
+int gadget_restart_begin(struct gadget *g, const char *function);
+/* The restarted plugin is ready, or not (r): bind again. */
+void gadget_restart_ready(struct gadget *g, int r, const char *err);
+/* The UDC monitor's callback. */
+void gadget_restart_udc_changed(void *data);
+
+/* gadget_queue.c */
+/* A plugin asked for a switch (the supervisor's callback). */
+void gadget_queue_plugin_request(const char *function, const char *request,
+				 void *data);
+/* Look at the queue after this round. */
+void gadget_queue_kick(struct gadget *g);
+/* Run what waits now, when a transaction or command has ended. */
+void gadget_queue_run_now(struct gadget *g);
+
+#endif

@@ -1,0 +1,82 @@
+#include "gadget_int.h"
+#include "config.h"
+#include "profile.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* A profile that would not load, with the reason on one line: list shows
+ * it, as gadgetd only checks a profile when it is used. */
+static void gadget_list_broken(struct gadget *g, FILE *out, const char *name)
+{
+	char err[2048], *p;
+	struct profile *prof;
+
+	if (g->profile && !strcmp(name, g->profile->name))
+		return;
+	if (gadget_load_profile(g, name, &prof, err, sizeof(err)) == 0) {
+		profile_free(prof);
+		return;
+	}
+	for (p = err; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	fprintf(out, "broken profile %s: %s\n", name, err);
+}
+
+struct gadget_list_ctx {
+	struct gadget *g;
+	FILE *out;
+	bool broken; /* second pass: the ones that do not load */
+};
+
+static void gadget_list_entry(const struct config_profile_entry *e, void *data)
+{
+	struct gadget_list_ctx *c = data;
+
+	if (!e->name || !e->regular)
+		return;
+	if (c->broken)
+		gadget_list_broken(c->g, c->out, e->name);
+	else
+		fprintf(c->out, " %s", e->name);
+}
+
+/* Every profile that `gadgetctl switch --profile NAME` could name; then
+ * the ones that do not load, one a line, with the reason. */
+static void gadget_list_profiles(struct gadget *g, FILE *out)
+{
+	struct gadget_list_ctx c = { .g = g, .out = out };
+
+	fprintf(out, "profiles in %s:", g->cfg->profile_dir);
+	config_profile_scan(g->cfg, gadget_list_entry, &c);
+	fputc('\n', out);
+	c.broken = true;
+	config_profile_scan(g->cfg, gadget_list_entry, &c);
+}
+
+void gadget_list(struct gadget *g, FILE *out)
+{
+	const struct profile *p = g->profile;
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	gadget_list_profiles(g, out);
+	if (!p) {
+		fprintf(out, "no profile loaded\n");
+		return;
+	}
+	fprintf(out, "profile: %s (%s)\nfunctions:\n", p->name, p->path);
+	for (i = 0; i < p->n_functions; i++)
+		fprintf(out, "  %-12s %s%s%s\n", p->functions[i].name,
+			profile_ftype_name(p->functions[i].type),
+			p->functions[i].plugin ? " plugin " : "",
+			p->functions[i].plugin ? p->functions[i].plugin : "");
+	fprintf(out, "sets:\n");
+	for (i = 0; i < p->n_sets; i++) {
+		profile_set_name(p, i, name, sizeof(name));
+		fprintf(out, "  %-24s %04x:%04x%s%s\n", name, p->sets[i].vendor_id,
+			p->sets[i].product_id, (int)i == p->default_set ? " (default)" : "",
+			(int)i == g->set ? " (active)" : "");
+	}
+}

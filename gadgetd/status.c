@@ -1,0 +1,116 @@
+#include "status.h"
+#include "json.h"
+
+#include <time.h>
+
+static void status_plugin_text(const struct status_plugin *p, FILE *out)
+{
+	unsigned i;
+
+	/* A failed plugin's state, pid and restarts are stale: its reason
+	 * alone says what happened. */
+	if (p->failed) {
+		fprintf(out, "  %s: failed: %s\n", p->name, p->failed_why);
+		return;
+	}
+	fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s\n", p->name,
+		p->state, p->pid, p->restarts,
+		p->root_allowed ? ", adb root " : "",
+		p->root_allowed ? p->root : "",
+		p->last_exit[0] ? ", last exit: " : "", p->last_exit);
+	if (p->last_error[0])
+		fprintf(out, "    last error: %s\n", p->last_error);
+	for (i = 0; i < p->n_kv; i++)
+		fprintf(out, "    %s: %s\n", p->kv[i][0], p->kv[i][1]);
+}
+
+static void status_plugin_json(const struct status_plugin *p, FILE *out)
+{
+	unsigned i;
+
+	fprintf(out, "{\"name\":");
+	json_str(out, p->name);
+	fprintf(out, ",\"state\":\"%s\",\"pid\":%d,\"restarts\":%u,\"root\":\"%s\",\"last_exit\":",
+		p->state, p->pid, p->restarts, p->root);
+	json_str(out, p->last_exit);
+	fprintf(out, ",\"last_error\":");
+	json_str(out, p->last_error);
+	fprintf(out, ",\"failed\":");
+	json_str(out, p->failed_why);
+	fprintf(out, ",\"status\":{");
+	for (i = 0; i < p->n_kv; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		json_str(out, p->kv[i][0]);
+		fputc(':', out);
+		json_str(out, p->kv[i][1]);
+	}
+	fprintf(out, "}}");
+}
+
+void status_write_plugins(const struct status *st, FILE *out, bool json)
+{
+	unsigned i;
+
+	for (i = 0; i < st->n_plugins; i++) {
+		if (!json) {
+			status_plugin_text(&st->plugins[i], out);
+			continue;
+		}
+		fprintf(out, "%s", i ? "," : "");
+		status_plugin_json(&st->plugins[i], out);
+	}
+}
+
+static void status_time(time_t t, char *buf, size_t size)
+{
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S", localtime(&t));
+}
+
+void status_write_text(const struct status *st, FILE *out)
+{
+	char when[64] = "never";
+
+	if (st->last_switch)
+		status_time(st->last_switch, when, sizeof(when));
+	fprintf(out, "profile: %s\nset: %s\nstate: %s\nudc: %s\nudc state: %s\nspeed: %s\n",
+		st->profile ? st->profile : "-", st->set ? st->set : "off",
+		st->switching ? "switching" : "idle", st->udc ? st->udc : "-",
+		st->udc_state, st->speed);
+	fprintf(out, "switches: %u\n", st->switches);
+	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
+		when, st->teardown_ms, st->ready_ms, st->bind_ms, st->total_ms);
+	fprintf(out, "boot: %s\n", st->boot[0] ? st->boot : "starting");
+	if (st->failed[0]) {
+		status_time(st->failed_when, when, sizeof(when));
+		fprintf(out, "last failure: %s: %s\n", when, st->failed);
+	}
+	fprintf(out, "plugins:\n");
+	status_write_plugins(st, out, false);
+}
+
+void status_write_json(const struct status *st, FILE *out)
+{
+	fprintf(out, "{\"profile\":");
+	json_str(out, st->profile ? st->profile : "");
+	fprintf(out, ",\"set\":");
+	json_str(out, st->set ? st->set : "");
+	fprintf(out, ",\"switching\":%s,\"udc\":", st->switching ? "true" : "false");
+	json_str(out, st->udc ? st->udc : "");
+	fprintf(out, ",\"udc_state\":");
+	json_str(out, st->udc_state);
+	fprintf(out, ",\"speed\":");
+	json_str(out, st->speed);
+	fprintf(out, ",\"switches\":%u,"
+		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
+		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},",
+		st->switches, (long long)st->last_switch, st->teardown_ms,
+		st->ready_ms, st->bind_ms, st->total_ms);
+	fprintf(out, "\"boot\":");
+	json_str(out, st->boot);
+	fprintf(out, ",\"plugins\":[");
+	status_write_plugins(st, out, true);
+	fprintf(out, "],\"last_failure\":{\"time\":%lld,\"message\":",
+		st->failed[0] ? (long long)st->failed_when : 0LL);
+	json_str(out, st->failed);
+	fprintf(out, "}}\n");
+}

@@ -1,0 +1,64 @@
+/*
+ * status: what `gadgetctl status` shows, as one structure filled once
+ * (gadget_status.c for the gadget, supervisor_status() for the plugins)
+ * and rendered twice, as text for a terminal and as JSON for scripts.
+ * Both renderers read the same fields, so neither can show something the
+ * other lacks.
+ *
+ * Strings are borrowed from whoever filled the structure and must outlive
+ * the rendering; none may be NULL unless its comment says so. Every string
+ * goes to JSON through json_str(): a UDC's name and state come from sysfs,
+ * and plugins and profile errors may say anything.
+ */
+#ifndef GADGETD_STATUS_H
+#define GADGETD_STATUS_H
+
+#include "plan.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+/* The key/value pairs a plugin may report about itself. */
+#define STATUS_PLUGIN_KV_MAX 16
+
+struct status_plugin {
+	const char *name;
+	/* "starting", "ready", "enabled", "restarting" or "failed". */
+	const char *state;
+	int pid;                 /* 0 while none runs */
+	unsigned restarts;
+	bool root_allowed;       /* the profile's root = "allowed" */
+	const char *root;        /* "refused", "allowed" or "active" */
+	const char *last_exit;   /* "" before the first exit */
+	const char *last_error;  /* "" when the last exit said none */
+	bool failed;             /* a crash loop: not restarted */
+	const char *failed_why;  /* "" unless failed */
+	unsigned n_kv;
+	const char *kv[STATUS_PLUGIN_KV_MAX][2];
+};
+
+struct status {
+	const char *profile;     /* NULL: none loaded */
+	const char *set;         /* NULL: the gadget is off */
+	bool switching;
+	const char *udc;         /* NULL: not bound */
+	const char *udc_state;   /* "unbound" when not bound */
+	const char *speed;       /* "-" when not bound */
+	unsigned switches;       /* since gadgetd started */
+	time_t last_switch;      /* 0: never */
+	unsigned teardown_ms, ready_ms, bind_ms, total_ms;
+	const char *boot;        /* "" while starting */
+	time_t failed_when;
+	const char *failed;      /* "" unless the last switch failed */
+	unsigned n_plugins;
+	struct status_plugin plugins[PLAN_MAX];
+};
+
+void status_write_text(const struct status *st, FILE *out);
+/* One JSON object and a newline. */
+void status_write_json(const struct status *st, FILE *out);
+/* The plugins alone: text lines, or the members of a JSON array. */
+void status_write_plugins(const struct status *st, FILE *out, bool json);
+
+#endif

@@ -1,0 +1,134 @@
+/*
+ * supervisor_int: what supervisor.c and supervisor_command.c (the relay
+ * of plugin commands) share; nothing else may use it (supervisor.h is the
+ * public face).
+ */
+#ifndef GADGETD_SUPERVISOR_INT_H
+#define GADGETD_SUPERVISOR_INT_H
+
+#include "supervisor.h"
+#include "config.h"
+#include "profile.h"
+#include "status.h"
+#include "wmsg.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SUP_MAX_STATUS STATUS_PLUGIN_KV_MAX
+/* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
+ * first delay, when that is longer). */
+#define SUP_BACKOFF_MAX_MS 5000
+#define SUP_STABLE_MS 30000
+#define SUP_STOP_MS 2000
+/* At shutdown, how long after SIGKILL a worker may take to die. */
+#define SUP_KILL_MS 1000
+#define SUP_COMMAND_MS 5000
+
+struct sup_worker {
+	struct supervisor *sup;
+	char name[PROFILE_NAME_MAX];
+	char mount[PATH_MAX];
+	char **argv;
+	/* The same worker as root (root = "allowed" only; see
+	 * sup_root_request()). */
+	char **argv_root;
+	bool root_allowed;   /* the profile's root = "allowed" */
+	bool root;           /* the worker runs, or restarts, as root */
+	bool root_switching; /* stopped to restart as root or back: not a crash */
+	uid_t uid;
+	gid_t gid;
+	char plugin[PROFILE_NAME_MAX * 2 + 8];
+	pid_t pid;
+	struct loop_watch *sock;
+	struct loop_watch *restart;
+	bool ready;
+	bool ever_ready;     /* since supervisor_start */
+	bool host;
+	/* This run of the worker met a host: it was enabled, or got a
+	 * control request. Its exit then never counts as a crash loop. */
+	bool host_seen;
+	unsigned restarts;
+	unsigned backoff_ms;
+	uint64_t started_ms;
+	char last_exit[96];
+	/* What the running worker sent as its last error (WORKER_ERROR), and
+	 * the one that came with last_exit. */
+	char error[WORKER_ERROR_MAX];
+	char last_error[WORKER_ERROR_MAX];
+	/* The heartbeat: a timer every heartbeat_interval_ms, the last sign
+	 * of life (spawn, READY, PONG), the seq of the last ping sent. */
+	struct loop_watch *hb;
+	uint64_t alive_ms;
+	uint32_t hb_seq;
+	uint32_t hb_ack;     /* the seq of the last PONG */
+	bool hb_killed;      /* this pid was killed for missing it */
+	/* Exit times within restart_window_ms, oldest first; at
+	 * restart_limit of them the plugin is failed: no more restarts
+	 * until a switch revives it. */
+	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
+	unsigned n_exits;
+	bool failed;
+	char failed_why[192];
+	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */
+	struct loop_watch *kill_timer;
+	unsigned n_status;
+	char *status[SUP_MAX_STATUS][2];
+	struct sup_worker *next;
+};
+
+/* A command sent to a worker. It belongs to the supervisor, not to the
+ * worker, so a worker that is stopped or dies only finishes it. */
+struct sup_cmd {
+	struct supervisor *sup;
+	struct sup_worker *w;        /* NULL once finished */
+	uint32_t id;
+	struct loop_watch *timer;
+	struct loop_watch *report;   /* idle: hands the result to fn */
+	int rc;
+	char reply[1024];
+	supervisor_reply_fn fn;
+	void *data;
+	struct sup_cmd *next;
+};
+
+struct supervisor {
+	struct loop *loop;
+	const struct config *cfg;
+	supervisor_switch_fn on_switch;
+	supervisor_restart_fn on_restart;
+	void *data;
+	struct sup_worker *workers;
+	uint32_t next_cmd;
+	struct sup_cmd *cmds;
+	/* The one wait for readiness, and what ends it. */
+	supervisor_ready_fn ready_fn;
+	void *ready_data;
+	unsigned ready_timeout_ms;
+	struct loop_watch *ready_timer;
+	struct loop_watch *ready_check;  /* idle: a worker's state changed */
+	/* Why the last supervisor_start() failed, naming the path. */
+	char start_err[PATH_MAX + 128];
+	/* Workers stopped but not yet reaped: their instance stays mounted
+	 * (and in ConfigFS) until they are. */
+	struct sup_worker *stopping;
+	supervisor_stopped_fn stopped_fn;
+	void *stopped_data;
+	struct loop_watch *stopped_check;  /* idle */
+};
+
+/* supervisor.c: the live worker of function name, or NULL. */
+struct sup_worker *supervisor_find(struct supervisor *s, const char *name);
+
+/* supervisor_command.c */
+/* The reply to command id from w's plugin. */
+void supervisor_command_reply(struct sup_worker *w, uint32_t id, int32_t rc,
+			      const char *text);
+/* w is stopped or gone: its commands end with rc, why in their reply. */
+void supervisor_command_finish_all(struct sup_worker *w, int rc, const char *why);
+/* supervisor_free(): every command's result to its caller now. */
+void supervisor_command_free_all(struct supervisor *s);
+
+#endif
