@@ -48,7 +48,7 @@
 #define ADB_SYNC_DENT_V1_SIZE 20
 #define ADB_SYNC_DENT_V2_SIZE 76
 
-enum adb_sync_event_type {
+enum adb_syncmsg_event_type {
 	ADB_SYNC_EV_NONE,    /* all input used; need more */
 	ADB_SYNC_EV_REQUEST, /* id, path (NUL-terminated), path_len; for
 			      * SND2 mode and flags, for RCV2 flags */
@@ -56,8 +56,8 @@ enum adb_sync_event_type {
 	ADB_SYNC_EV_DONE,    /* end of a SEND: mtime */
 };
 
-struct adb_sync_event {
-	enum adb_sync_event_type type;
+struct adb_syncmsg_event {
+	enum adb_syncmsg_event_type type;
 	uint32_t id;
 	const char *path;
 	size_t path_len;
@@ -68,7 +68,7 @@ struct adb_sync_event {
 	uint32_t flags;
 };
 
-struct adb_sync_parser {
+struct adb_syncmsg_parser {
 	int state;
 	uint8_t hdr[8];
 	size_t hdr_have;
@@ -80,7 +80,7 @@ struct adb_sync_parser {
 	size_t setup_have;
 };
 
-void adb_sync_parser_init(struct adb_sync_parser *p);
+void adb_syncmsg_parser_init(struct adb_syncmsg_parser *p);
 /*
  * Take bytes from buf until one event is complete (or buf is used up).
  * *used tells how much was taken. Returns 0 with ev filled, or:
@@ -90,11 +90,11 @@ void adb_sync_parser_init(struct adb_sync_parser *p);
  * a SND2/RCV2 setup message with another id. The parser
  * must not be fed again after an error.
  */
-int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
-		   size_t *used, struct adb_sync_event *ev);
+int adb_syncmsg_parse(struct adb_syncmsg_parser *p, const uint8_t *buf,
+		      size_t len, size_t *used, struct adb_syncmsg_event *ev);
 
 /* Little-endian stores for building replies. */
-void adb_sync_put32(uint8_t *p, uint32_t v);
-void adb_sync_put64(uint8_t *p, uint64_t v);
+void adb_syncmsg_put32(uint8_t *p, uint32_t v);
+void adb_syncmsg_put64(uint8_t *p, uint64_t v);
 
 #endif

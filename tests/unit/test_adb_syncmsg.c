@@ -14,8 +14,8 @@
 
 static size_t put_req(uint8_t *b, uint32_t id, const void *data, uint32_t len)
 {
-	adb_sync_put32(b, id);
-	adb_sync_put32(b + 4, len);
+	adb_syncmsg_put32(b, id);
+	adb_syncmsg_put32(b + 4, len);
 	if (len)
 		memcpy(b + 8, data, len);
 	return 8 + len;
@@ -39,21 +39,21 @@ static void add(char *log, size_t size, const char *text, size_t len)
 static int run(const uint8_t *buf, size_t len, size_t step, char *log,
 	       size_t log_size)
 {
-	struct adb_sync_parser p;
+	struct adb_syncmsg_parser p;
 	size_t off = 0;
 	int in_data = 0;
 
-	adb_sync_parser_init(&p);
+	adb_syncmsg_parser_init(&p);
 	log[0] = '\0';
 	while (off < len) {
 		size_t n = len - off < step ? len - off : step;
 		size_t pos = 0;
 
 		while (pos < n) {
-			struct adb_sync_event ev;
+			struct adb_syncmsg_event ev;
 			size_t used;
-			int rc = adb_sync_parse(&p, buf + off + pos, n - pos,
-						&used, &ev);
+			int rc = adb_syncmsg_parse(&p, buf + off + pos, n - pos,
+						   &used, &ev);
 			char line[1200];
 
 			if (rc < 0)
@@ -100,8 +100,8 @@ static void test_send_sequence_any_split(void **state)
 	n += put_req(buf + n, ADB_SYNC_DATA, "hello", 5);
 	n += put_req(buf + n, ADB_SYNC_DATA, "", 0);
 	n += put_req(buf + n, ADB_SYNC_DATA, "world", 5);
-	adb_sync_put32(buf + n, ADB_SYNC_DONE);
-	adb_sync_put32(buf + n + 4, 1234);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_DONE);
+	adb_syncmsg_put32(buf + n + 4, 1234);
 	n += 8;
 	n += put_req(buf + n, ADB_SYNC_QUIT, NULL, 0);
 	for (size_t step = 1; step <= n; step++) {
@@ -121,22 +121,23 @@ static void test_v2_requests_any_split(void **state)
 	char log[512];
 
 	n += put_req(buf + n, ADB_SYNC_SND2, "/tmp/x", 6);
-	adb_sync_put32(buf + n, ADB_SYNC_SND2);
-	adb_sync_put32(buf + n + 4, 0100644);
-	adb_sync_put32(buf + n + 8, ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_SND2);
+	adb_syncmsg_put32(buf + n + 4, 0100644);
+	adb_syncmsg_put32(buf + n + 8,
+			  ADB_SYNC_FLAG_ZSTD | ADB_SYNC_FLAG_DRY_RUN);
 	n += 12;
 	n += put_req(buf + n, ADB_SYNC_DATA, "zz", 2);
-	adb_sync_put32(buf + n, ADB_SYNC_DONE);
-	adb_sync_put32(buf + n + 4, 7);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_DONE);
+	adb_syncmsg_put32(buf + n + 4, 7);
 	n += 8;
 	n += put_req(buf + n, ADB_SYNC_RCV2, "/y", 2);
-	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
-	adb_sync_put32(buf + n + 4, ADB_SYNC_FLAG_LZ4);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_RCV2);
+	adb_syncmsg_put32(buf + n + 4, ADB_SYNC_FLAG_LZ4);
 	n += 8;
 	/* An empty path, too. */
 	n += put_req(buf + n, ADB_SYNC_RCV2, NULL, 0);
-	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
-	adb_sync_put32(buf + n + 4, 0);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_RCV2);
+	adb_syncmsg_put32(buf + n + 4, 0);
 	n += 8;
 	for (size_t step = 1; step <= n; step++) {
 		assert_int_equal(run(buf, n, step, log, sizeof(log)), 0);
@@ -154,15 +155,15 @@ static void test_v2_bad_setup(void **state)
 	char log[128];
 
 	n = put_req(buf, ADB_SYNC_SND2, "/x", 2);
-	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
-	adb_sync_put32(buf + n + 4, 0644);
-	adb_sync_put32(buf + n + 8, 0);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_RCV2);
+	adb_syncmsg_put32(buf + n + 4, 0644);
+	adb_syncmsg_put32(buf + n + 8, 0);
 	assert_int_equal(run(buf, n + 12, 1, log, sizeof(log)), -EPROTO);
 	n = put_req(buf, ADB_SYNC_RCV2, "/x", 2);
-	adb_sync_put32(buf + n, ADB_SYNC_SEND);
-	adb_sync_put32(buf + n + 4, 0);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_SEND);
+	adb_syncmsg_put32(buf + n + 4, 0);
 	assert_int_equal(run(buf, n + 8, 3, log, sizeof(log)), -EPROTO);
-	adb_sync_put32(buf + n, ADB_SYNC_RCV2);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_RCV2);
 	assert_int_equal(run(buf, n + 7, 1, log, sizeof(log)), 0);
 	assert_string_equal(log, "");
 }
@@ -170,18 +171,19 @@ static void test_v2_bad_setup(void **state)
 static void test_path_too_long(void **state)
 {
 	uint8_t buf[8];
-	struct adb_sync_parser p;
-	struct adb_sync_event ev;
+	struct adb_syncmsg_parser p;
+	struct adb_syncmsg_event ev;
 	size_t used;
 
-	adb_sync_parser_init(&p);
-	adb_sync_put32(buf, ADB_SYNC_RECV);
-	adb_sync_put32(buf + 4, ADB_SYNC_PATH_MAX + 1);
-	assert_int_equal(adb_sync_parse(&p, buf, 8, &used, &ev), -ENAMETOOLONG);
+	adb_syncmsg_parser_init(&p);
+	adb_syncmsg_put32(buf, ADB_SYNC_RECV);
+	adb_syncmsg_put32(buf + 4, ADB_SYNC_PATH_MAX + 1);
+	assert_int_equal(adb_syncmsg_parse(&p, buf, 8, &used, &ev),
+			 -ENAMETOOLONG);
 	/* Exactly the maximum is fine. */
-	adb_sync_parser_init(&p);
-	adb_sync_put32(buf + 4, ADB_SYNC_PATH_MAX);
-	assert_int_equal(adb_sync_parse(&p, buf, 8, &used, &ev), 0);
+	adb_syncmsg_parser_init(&p);
+	adb_syncmsg_put32(buf + 4, ADB_SYNC_PATH_MAX);
+	assert_int_equal(adb_syncmsg_parse(&p, buf, 8, &used, &ev), 0);
 	assert_int_equal(ev.type, ADB_SYNC_EV_NONE);
 	assert_int_equal(used, 8);
 }
@@ -202,8 +204,8 @@ static void test_data_too_big(void **state)
 	char log[64];
 	size_t n = put_req(buf, ADB_SYNC_SEND, "/x,420", 6);
 
-	adb_sync_put32(buf + n, ADB_SYNC_DATA);
-	adb_sync_put32(buf + n + 4, ADB_SYNC_DATA_MAX + 1);
+	adb_syncmsg_put32(buf + n, ADB_SYNC_DATA);
+	adb_syncmsg_put32(buf + n + 4, ADB_SYNC_DATA_MAX + 1);
 	assert_int_equal(run(buf, n + 8, n + 8, log, sizeof(log)), -EMSGSIZE);
 }
 
@@ -232,15 +234,15 @@ static void test_unknown_request(void **state)
 static void test_truncated_waits(void **state)
 {
 	uint8_t buf[64];
-	struct adb_sync_parser p;
-	struct adb_sync_event ev;
+	struct adb_syncmsg_parser p;
+	struct adb_syncmsg_event ev;
 	size_t used, n = put_req(buf, ADB_SYNC_LIST, "/proc", 5);
 
-	adb_sync_parser_init(&p);
-	assert_int_equal(adb_sync_parse(&p, buf, n - 1, &used, &ev), 0);
+	adb_syncmsg_parser_init(&p);
+	assert_int_equal(adb_syncmsg_parse(&p, buf, n - 1, &used, &ev), 0);
 	assert_int_equal(ev.type, ADB_SYNC_EV_NONE);
 	assert_int_equal(used, n - 1);
-	assert_int_equal(adb_sync_parse(&p, buf + n - 1, 1, &used, &ev), 0);
+	assert_int_equal(adb_syncmsg_parse(&p, buf + n - 1, 1, &used, &ev), 0);
 	assert_int_equal(ev.type, ADB_SYNC_EV_REQUEST);
 	assert_int_equal(ev.id, ADB_SYNC_LIST);
 	assert_string_equal(ev.path, "/proc");
