@@ -105,8 +105,7 @@ static void sync_queue_fail(struct adb_sync *sy, const char *what, int err)
 	p = sync_outq_reserve(&sy->out, 8 + n);
 	if (!p)
 		return;
-	adb_syncmsg_put32(p, ADB_SYNC_FAIL);
-	adb_syncmsg_put32(p + 4, n);
+	adb_syncmsg_put_header(p, ADB_SYNC_FAIL, n);
 	memcpy(p + 8, msg, n);
 }
 
@@ -116,28 +115,7 @@ static void sync_queue_msg(struct adb_sync *sy, uint32_t id, uint32_t arg)
 
 	if (!p)
 		return;
-	adb_syncmsg_put32(p, id);
-	adb_syncmsg_put32(p + 4, arg);
-}
-
-static void sync_fill_stat_v2(uint8_t *p, uint32_t id, const struct stat *st,
-			      int err)
-{
-	memset(p, 0, ADB_SYNC_STAT_V2_SIZE);
-	adb_syncmsg_put32(p, id);
-	adb_syncmsg_put32(p + 4, err);
-	if (err)
-		return;
-	adb_syncmsg_put64(p + 8, st->st_dev);
-	adb_syncmsg_put64(p + 16, st->st_ino);
-	adb_syncmsg_put32(p + 24, st->st_mode);
-	adb_syncmsg_put32(p + 28, st->st_nlink);
-	adb_syncmsg_put32(p + 32, st->st_uid);
-	adb_syncmsg_put32(p + 36, st->st_gid);
-	adb_syncmsg_put64(p + 40, st->st_size);
-	adb_syncmsg_put64(p + 48, st->st_atime);
-	adb_syncmsg_put64(p + 56, st->st_mtime);
-	adb_syncmsg_put64(p + 64, st->st_ctime);
+	adb_syncmsg_put_header(p, id, arg);
 }
 
 static void sync_do_stat(struct adb_sync *sy, uint32_t id, const char *path)
@@ -148,22 +126,14 @@ static void sync_do_stat(struct adb_sync *sy, uint32_t id, const char *path)
 	uint8_t *p;
 
 	if (id == ADB_SYNC_STAT) {
-		/* v1 has no error field: a failure reads as all zeros. */
 		p = sync_outq_reserve(&sy->out, ADB_SYNC_STAT_V1_SIZE);
-		if (!p)
-			return;
-		memset(p, 0, ADB_SYNC_STAT_V1_SIZE);
-		adb_syncmsg_put32(p, ADB_SYNC_STAT);
-		if (!err) {
-			adb_syncmsg_put32(p + 4, st.st_mode);
-			adb_syncmsg_put32(p + 8, (uint32_t)st.st_size);
-			adb_syncmsg_put32(p + 12, (uint32_t)st.st_mtime);
-		}
+		if (p)
+			adb_syncmsg_put_stat_v1(p, err ? NULL : &st);
 		return;
 	}
 	p = sync_outq_reserve(&sy->out, ADB_SYNC_STAT_V2_SIZE);
 	if (p)
-		sync_fill_stat_v2(p, id, &st, err);
+		adb_syncmsg_put_stat_v2(p, id, &st, err);
 }
 
 static void sync_do_list(struct adb_sync *sy, uint32_t id, const char *path)
@@ -179,10 +149,8 @@ static void sync_do_list(struct adb_sync *sy, uint32_t id, const char *path)
 
 		log_debug("adb: sync: cannot list %s: %s", path,
 			  strerror(errno));
-		if (p) {
-			memset(p, 0, dsize);
-			adb_syncmsg_put32(p, ADB_SYNC_DONE);
-		}
+		if (p)
+			adb_syncmsg_put_list_done(p, sy->list_v2);
 	}
 }
 
@@ -208,27 +176,18 @@ static void sync_list_more(struct adb_sync *sy, size_t limit)
 		p = sync_outq_reserve(&sy->out, dsize + nlen);
 		if (!p)
 			break;
-		if (sy->list_v2) {
-			sync_fill_stat_v2(p, ADB_SYNC_DNT2, &st, err);
-			adb_syncmsg_put32(p + 72, nlen);
-		} else {
-			adb_syncmsg_put32(p, ADB_SYNC_DENT);
-			adb_syncmsg_put32(p + 4, st.st_mode);
-			adb_syncmsg_put32(p + 8, (uint32_t)st.st_size);
-			adb_syncmsg_put32(p + 12, (uint32_t)st.st_mtime);
-			adb_syncmsg_put32(p + 16, nlen);
-		}
-		memcpy(p + dsize, de->d_name, nlen);
+		if (sy->list_v2)
+			adb_syncmsg_put_dent_v2(p, &st, err, de->d_name, nlen);
+		else
+			adb_syncmsg_put_dent_v1(p, &st, de->d_name, nlen);
 	}
 	if (sy->out.len - sy->out.off >= limit)
 		return;
 	closedir(sy->dir);
 	sy->dir = NULL;
 	uint8_t *p = sync_outq_reserve(&sy->out, dsize);
-	if (p) {
-		memset(p, 0, dsize);
-		adb_syncmsg_put32(p, ADB_SYNC_DONE);
-	}
+	if (p)
+		adb_syncmsg_put_list_done(p, sy->list_v2);
 }
 
 static int sync_mkdirs(const char *path)
@@ -766,8 +725,7 @@ static size_t sync_recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
 		}
 		sy->enc_off += used;
 		if (got) {
-			adb_syncmsg_put32(buf + n, ADB_SYNC_DATA);
-			adb_syncmsg_put32(buf + n + 4, got);
+			adb_syncmsg_put_header(buf + n, ADB_SYNC_DATA, got);
 			n += 8 + got;
 		}
 		if (rc == 1) {
@@ -818,8 +776,7 @@ static size_t sync_recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 	}
 	for (int i = 0; i < cnt && r > 0; i++) {
 		size_t len = (size_t)r < iov[i].iov_len ? (size_t)r : iov[i].iov_len;
-		adb_syncmsg_put32(buf + n, ADB_SYNC_DATA);
-		adb_syncmsg_put32(buf + n + 4, len);
+		adb_syncmsg_put_header(buf + n, ADB_SYNC_DATA, len);
 		n += 8 + len;
 		r -= len;
 	}

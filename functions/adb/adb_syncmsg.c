@@ -1,4 +1,4 @@
-/* adb_syncmsg: sync request parser and reply encoding helpers. */
+/* adb_syncmsg: the sync request parser and the reply writers. */
 #include "adb_syncmsg.h"
 
 #include <errno.h>
@@ -26,10 +26,80 @@ void adb_syncmsg_put32(uint8_t *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
-void adb_syncmsg_put64(uint8_t *p, uint64_t v)
+static void syncmsg_put64(uint8_t *p, uint64_t v)
 {
 	adb_syncmsg_put32(p, (uint32_t)v);
 	adb_syncmsg_put32(p + 4, (uint32_t)(v >> 32));
+}
+
+void adb_syncmsg_put_header(uint8_t *p, uint32_t id, uint32_t arg)
+{
+	adb_syncmsg_put32(p, id);
+	adb_syncmsg_put32(p + 4, arg);
+}
+
+/* mode, size and mtime: the body of both v1 records, truncated to 32 bits
+ * as v1 has it. */
+static void syncmsg_put_v1_fields(uint8_t *p, const struct stat *st)
+{
+	adb_syncmsg_put32(p, st->st_mode);
+	adb_syncmsg_put32(p + 4, (uint32_t)st->st_size);
+	adb_syncmsg_put32(p + 8, (uint32_t)st->st_mtime);
+}
+
+void adb_syncmsg_put_stat_v1(uint8_t *p, const struct stat *st)
+{
+	memset(p, 0, ADB_SYNC_STAT_V1_SIZE);
+	adb_syncmsg_put32(p, ADB_SYNC_STAT);
+	if (st)
+		syncmsg_put_v1_fields(p + 4, st);
+}
+
+void adb_syncmsg_put_stat_v2(uint8_t *p, uint32_t id, const struct stat *st,
+			     int err)
+{
+	memset(p, 0, ADB_SYNC_STAT_V2_SIZE);
+	adb_syncmsg_put_header(p, id, err);
+	if (err)
+		return;
+	syncmsg_put64(p + 8, st->st_dev);
+	syncmsg_put64(p + 16, st->st_ino);
+	adb_syncmsg_put32(p + 24, st->st_mode);
+	adb_syncmsg_put32(p + 28, st->st_nlink);
+	adb_syncmsg_put32(p + 32, st->st_uid);
+	adb_syncmsg_put32(p + 36, st->st_gid);
+	syncmsg_put64(p + 40, st->st_size);
+	syncmsg_put64(p + 48, st->st_atime);
+	syncmsg_put64(p + 56, st->st_mtime);
+	syncmsg_put64(p + 64, st->st_ctime);
+}
+
+size_t adb_syncmsg_put_dent_v1(uint8_t *p, const struct stat *st,
+			       const char *name, size_t len)
+{
+	adb_syncmsg_put32(p, ADB_SYNC_DENT);
+	syncmsg_put_v1_fields(p + 4, st);
+	adb_syncmsg_put32(p + 16, len);
+	memcpy(p + ADB_SYNC_DENT_V1_SIZE, name, len);
+	return ADB_SYNC_DENT_V1_SIZE + len;
+}
+
+size_t adb_syncmsg_put_dent_v2(uint8_t *p, const struct stat *st, int err,
+			       const char *name, size_t len)
+{
+	adb_syncmsg_put_stat_v2(p, ADB_SYNC_DNT2, st, err);
+	adb_syncmsg_put32(p + ADB_SYNC_STAT_V2_SIZE, len);
+	memcpy(p + ADB_SYNC_DENT_V2_SIZE, name, len);
+	return ADB_SYNC_DENT_V2_SIZE + len;
+}
+
+size_t adb_syncmsg_put_list_done(uint8_t *p, bool v2)
+{
+	size_t n = v2 ? ADB_SYNC_DENT_V2_SIZE : ADB_SYNC_DENT_V1_SIZE;
+
+	memset(p, 0, n);
+	adb_syncmsg_put32(p, ADB_SYNC_DONE);
+	return n;
 }
 
 void adb_syncmsg_parser_init(struct adb_syncmsg_parser *p)

@@ -1,4 +1,5 @@
-/* adb_syncmsg: the sync request parser, fed in every possible split. */
+/* adb_syncmsg: the sync request parser, fed in every possible split, and
+ * the reply writers against hand-laid bytes. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -248,6 +250,157 @@ static void test_truncated_waits(void **state)
 	assert_string_equal(ev.path, "/proc");
 }
 
+/*
+ * The reply writers, against bytes laid out by hand from AOSP's SYNC.TXT
+ * and file_sync_protocol.h (packed, little-endian): stat_v1 {id, mode,
+ * size, mtime}; stat_v2 {id, error, u64 dev, u64 ino, mode, nlink, uid,
+ * gid, u64 size, i64 atime, i64 mtime, i64 ctime}; dent_v1 {id, mode,
+ * size, mtime, namelen}; dent_v2 {stat_v2's fields, namelen}.
+ */
+#define FILL 0xee
+
+static struct stat sample_stat(void)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_dev = 0x0102030405060708ull;
+	st.st_ino = 0x1112131415161718ull;
+	st.st_mode = 0100644; /* 0x81a4 */
+	st.st_nlink = 2;
+	st.st_uid = 1000;
+	st.st_gid = 1001;
+	st.st_size = 0x123456789ll; /* over 32 bits: v1 keeps the low half */
+	st.st_atime = 0x61000001;
+	st.st_mtime = 0x161000002ll; /* past 2106: v1 keeps the low half */
+	st.st_ctime = 0x61000003;
+	return st;
+}
+
+/* The 64 bytes after STA2's id and error, for sample_stat(). */
+#define SAMPLE_V2_BODY                                                  \
+	0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, /* dev */       \
+	0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11, /* ino */       \
+	0xa4, 0x81, 0x00, 0x00, /* mode */                              \
+	0x02, 0x00, 0x00, 0x00, /* nlink */                             \
+	0xe8, 0x03, 0x00, 0x00, /* uid */                               \
+	0xe9, 0x03, 0x00, 0x00, /* gid */                               \
+	0x89, 0x67, 0x45, 0x23, 0x01, 0x00, 0x00, 0x00, /* size */      \
+	0x01, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00, 0x00, /* atime */     \
+	0x02, 0x00, 0x00, 0x61, 0x01, 0x00, 0x00, 0x00, /* mtime */     \
+	0x03, 0x00, 0x00, 0x61, 0x00, 0x00, 0x00, 0x00  /* ctime */
+
+/* buf holds want, and the byte after it was not touched. */
+static void assert_wrote(const uint8_t *buf, const uint8_t *want, size_t len)
+{
+	assert_memory_equal(buf, want, len);
+	assert_int_equal(buf[len], FILL);
+}
+
+static void test_put_header(void **state)
+{
+	static const uint8_t want[] = { 'F', 'A', 'I', 'L', 0x05, 0, 0, 0 };
+	uint8_t buf[16];
+
+	memset(buf, FILL, sizeof(buf));
+	adb_syncmsg_put_header(buf, ADB_SYNC_FAIL, 5);
+	assert_wrote(buf, want, sizeof(want));
+}
+
+static void test_put_stat_v1(void **state)
+{
+	static const uint8_t want[] = {
+		'S', 'T', 'A', 'T', 0xa4, 0x81, 0x00, 0x00, /* id, mode */
+		0x89, 0x67, 0x45, 0x23, 0x02, 0x00, 0x00, 0x61, /* size, mtime */
+	};
+	static const uint8_t failed[] = { 'S', 'T', 'A', 'T', 0, 0, 0, 0,
+					  0,   0,   0,   0,   0, 0, 0, 0 };
+	struct stat st = sample_stat();
+	uint8_t buf[ADB_SYNC_STAT_V1_SIZE + 1];
+
+	assert_int_equal(sizeof(want), ADB_SYNC_STAT_V1_SIZE);
+	memset(buf, FILL, sizeof(buf));
+	adb_syncmsg_put_stat_v1(buf, &st);
+	assert_wrote(buf, want, sizeof(want));
+	/* v1 has no error field: a failure is all zeros after the id. */
+	memset(buf, FILL, sizeof(buf));
+	adb_syncmsg_put_stat_v1(buf, NULL);
+	assert_wrote(buf, failed, sizeof(failed));
+}
+
+static void test_put_stat_v2(void **state)
+{
+	static const uint8_t want[] = { 'S', 'T', 'A', '2', 0, 0, 0, 0,
+					SAMPLE_V2_BODY };
+	uint8_t failed[ADB_SYNC_STAT_V2_SIZE] = { 'L', 'S', 'T', '2',
+						  0x02, 0, 0, 0 };
+	struct stat st = sample_stat();
+	uint8_t buf[ADB_SYNC_STAT_V2_SIZE + 1];
+
+	assert_int_equal(sizeof(want), ADB_SYNC_STAT_V2_SIZE);
+	memset(buf, FILL, sizeof(buf));
+	adb_syncmsg_put_stat_v2(buf, ADB_SYNC_STA2, &st, 0);
+	assert_wrote(buf, want, sizeof(want));
+	/* An error: its errno, then zeros, whatever st holds. */
+	memset(buf, FILL, sizeof(buf));
+	adb_syncmsg_put_stat_v2(buf, ADB_SYNC_LST2, &st, ENOENT);
+	assert_wrote(buf, failed, sizeof(failed));
+}
+
+static void test_put_dent_v1(void **state)
+{
+	static const uint8_t want[] = {
+		'D',  'E',  'N',  'T',	0xa4, 0x81, 0x00, 0x00, /* id, mode */
+		0x89, 0x67, 0x45, 0x23, 0x02, 0x00, 0x00, 0x61, /* size, mtime */
+		0x02, 0x00, 0x00, 0x00, 'a',  'b', /* namelen, name */
+	};
+	struct stat st = sample_stat();
+	uint8_t buf[64];
+
+	memset(buf, FILL, sizeof(buf));
+	assert_int_equal(adb_syncmsg_put_dent_v1(buf, &st, "abc", 2),
+			 ADB_SYNC_DENT_V1_SIZE + 2);
+	assert_wrote(buf, want, sizeof(want));
+}
+
+static void test_put_dent_v2(void **state)
+{
+	static const uint8_t want[] = { 'D', 'N', 'T', '2', 0, 0, 0, 0,
+					SAMPLE_V2_BODY,
+					0x02, 0x00, 0x00, 0x00, 'a', 'b' };
+	uint8_t failed[ADB_SYNC_DENT_V2_SIZE + 1] = { 'D', 'N', 'T', '2',
+						      0x0d, 0, 0, 0 };
+	struct stat st = sample_stat();
+	uint8_t buf[128];
+
+	memset(buf, FILL, sizeof(buf));
+	assert_int_equal(adb_syncmsg_put_dent_v2(buf, &st, 0, "ab", 2),
+			 ADB_SYNC_DENT_V2_SIZE + 2);
+	assert_wrote(buf, want, sizeof(want));
+	/* An entry lstat() failed on: its errno, zeros, then the name. */
+	failed[ADB_SYNC_STAT_V2_SIZE] = 1;
+	failed[ADB_SYNC_DENT_V2_SIZE] = 'x';
+	memset(buf, FILL, sizeof(buf));
+	assert_int_equal(adb_syncmsg_put_dent_v2(buf, &st, EACCES, "x", 1),
+			 ADB_SYNC_DENT_V2_SIZE + 1);
+	assert_wrote(buf, failed, sizeof(failed));
+}
+
+static void test_put_list_done(void **state)
+{
+	uint8_t want[ADB_SYNC_DENT_V2_SIZE] = { 'D', 'O', 'N', 'E' };
+	uint8_t buf[ADB_SYNC_DENT_V2_SIZE + 1];
+
+	memset(buf, FILL, sizeof(buf));
+	assert_int_equal(adb_syncmsg_put_list_done(buf, false),
+			 ADB_SYNC_DENT_V1_SIZE);
+	assert_wrote(buf, want, ADB_SYNC_DENT_V1_SIZE);
+	memset(buf, FILL, sizeof(buf));
+	assert_int_equal(adb_syncmsg_put_list_done(buf, true),
+			 ADB_SYNC_DENT_V2_SIZE);
+	assert_wrote(buf, want, ADB_SYNC_DENT_V2_SIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +413,12 @@ int main(void)
 		cmocka_unit_test(test_unexpected_after_send),
 		cmocka_unit_test(test_unknown_request),
 		cmocka_unit_test(test_truncated_waits),
+		cmocka_unit_test(test_put_header),
+		cmocka_unit_test(test_put_stat_v1),
+		cmocka_unit_test(test_put_stat_v2),
+		cmocka_unit_test(test_put_dent_v1),
+		cmocka_unit_test(test_put_dent_v2),
+		cmocka_unit_test(test_put_list_done),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
