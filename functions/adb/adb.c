@@ -174,9 +174,9 @@ static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
 }
 
 static const struct adb_stream_mux_bufs adb_bufs = {
-    .get = adb_buf_get,
-    .send = adb_send_buf,
-    .put = adb_buf_put,
+	.get = adb_buf_get,
+	.send = adb_send_buf,
+	.put = adb_buf_put,
 };
 
 static int adb_room(void *data)

@@ -265,9 +265,9 @@ int adb_forward_open(struct adb_forward *f, struct adb_stream *s,
 }
 
 static const struct adb_service_ops sock_ops = {
-    .write = forward_sock_write,
-    .produce = forward_sock_produce,
-    .free = forward_sock_free,
+	.write = forward_sock_write,
+	.produce = forward_sock_produce,
+	.free = forward_sock_free,
 };
 
 struct adb_forward *adb_forward_new(struct adb_stream_mux *t, struct loop *loop)

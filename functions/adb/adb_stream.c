@@ -696,9 +696,9 @@ static ssize_t stream_oneshot_produce(void *svc, uint8_t *buf, size_t max)
 }
 
 static const struct adb_service_ops oneshot_ops = {
-    .write = stream_oneshot_write,
-    .produce = stream_oneshot_produce,
-    .free = free,
+	.write = stream_oneshot_write,
+	.produce = stream_oneshot_produce,
+	.free = free,
 };
 
 int adb_stream_oneshot(const void *data, size_t len,

@@ -15,6 +15,7 @@
 
 #include "adb_compress.h"
 #include "adb_syncmsg.h"
+#include "fsutil.h"
 #include "log.h"
 
 #define ADB_SYNC_IOV_MAX 64
@@ -190,22 +191,6 @@ static void sync_list_more(struct adb_sync *sy, size_t limit)
 		adb_syncmsg_put_list_done(p, sy->list_v2);
 }
 
-static int sync_mkdirs(const char *path)
-{
-	char tmp[ADB_SYNC_PATH_MAX + 1];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0775) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 static void sync_send_reset(struct adb_sync *sy)
 {
 	sy->sending = true;
@@ -223,13 +208,25 @@ static void sync_send_reset(struct adb_sync *sy)
 /* Create send_path (and its folders) with mode, unless a dry run. */
 static void sync_send_open(struct adb_sync *sy, unsigned long mode)
 {
+	const struct fsutil_mkdir dirs = {
+		.flags = FSUTIL_MKDIR_PARENTS,
+		.mode = 0775,
+		.parent_mode = 0775,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	int r;
+
 	sy->send_link = S_ISLNK(mode);
 	if (sy->send_dry)
 		return;
-	if (sync_mkdirs(sy->send_path) < 0) {
-		sy->send_err = errno;
+	/* adbd makes the missing folders of a push, 0775 each. */
+	r = fsutil_mkdir_p(sy->send_path, &dirs, NULL);
+	if (r < 0) {
+		sy->send_err = -r;
 		return;
 	}
+	close(r);
 	if (sy->send_link)
 		return;
 	sy->send_fd = open(sy->send_path,

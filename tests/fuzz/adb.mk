@@ -16,7 +16,7 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
 	tests/unit/fake_spawn.c functions/runtime/spawner.c \
-	common/loop.c common/log.c
+	common/loop.c common/log.c common/fsutil.c
 fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 
 # The adb_keys loader and the key parsers:

@@ -139,9 +139,9 @@ static void buf_put(void *data, uint8_t *buf)
 }
 
 static const struct adb_stream_mux_bufs bufs = {
-    .get = buf_get,
-    .send = buf_send,
-    .put = buf_put,
+	.get = buf_get,
+	.send = buf_send,
+	.put = buf_put,
 };
 
 static int room(void *data)
