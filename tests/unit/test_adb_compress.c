@@ -17,9 +17,9 @@
 #include "adb/adb_compress.h"
 
 static const enum adb_compress_type types[] = {
-    ADB_COMPRESS_BROTLI,
-    ADB_COMPRESS_LZ4,
-    ADB_COMPRESS_ZSTD,
+	ADB_COMPRESS_BROTLI,
+	ADB_COMPRESS_LZ4,
+	ADB_COMPRESS_ZSTD,
 };
 
 struct buf {
