@@ -409,12 +409,35 @@ static int adb_on_message(void *data, const struct adb_hdr *h,
 	return 0;
 }
 
+/*
+ * The reboot command started (its fds are not ours to use) or not. It
+ * needs nothing of struct adb, which may be gone by then; a host can ask
+ * for reboots in a loop, hence a limiter of its own.
+ */
+static void adb_reboot_spawned(void *data, int err,
+			       const struct spawner_child *c)
+{
+	static struct log_burst burst = LOG_BURST_INIT(
+		"messages about failed reboots", ADB_HOST_LOG_BURST,
+		ADB_HOST_LOG_WINDOW_S);
+
+	if (err < 0) {
+		if (log_burst_ok(&burst))
+			log_info("adb: reboot refused: %s", strerror(-err));
+		return;
+	}
+	close(c->in);
+	close(c->out);
+	close(c->err);
+	close(c->status);
+}
+
 static int adb_reboot_open(struct adb *a, const char *arg,
 			   const struct adb_service_ops **ops, void **svc)
 {
 	static const char refused[] =
 		"reboot refused: no reboot_command in the adb function\n";
-	struct spawner_child c;
+	struct spawner_call *call;
 	int rc;
 
 	if (!a->reboot_cmd) {
@@ -425,7 +448,7 @@ static int adb_reboot_open(struct adb *a, const char *arg,
 	/* The spawner runs the profile's command; the target is all we
 	 * name, and the spawner takes only a plain word (spawner.h). */
 	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .reboot = true,
-		.cmd = arg }, &c);
+		.cmd = arg }, adb_reboot_spawned, NULL, &call);
 	if (rc < 0) {
 		if (adb_host_log_ok(a))
 			log_info("adb: reboot refused: %s", rc == -EBADMSG
@@ -434,10 +457,6 @@ static int adb_reboot_open(struct adb *a, const char *arg,
 		return rc;
 	}
 	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
-	close(c.in);
-	close(c.out);
-	close(c.err);
-	close(c.status);
 	/* The reboot takes the device down; nothing to say meanwhile. */
 	return adb_stream_oneshot("", 0, ops, svc);
 }

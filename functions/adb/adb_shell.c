@@ -27,7 +27,10 @@
 
 struct adb_shell {
 	struct adb_stream *s;
+	const struct adb_shell_cfg *cfg;
+	struct spawner_call *call; /* the child is being started */
 	bool v2, pty;
+	bool stdin_closed; /* by the host (v2 close-stdin) */
 	pid_t pid;
 	struct loop_watch *in_w;  /* child's stdin (the pty master if pty) */
 	struct loop_watch *out_w; /* stdout; NULL for pty (use in_w) */
@@ -45,6 +48,8 @@ struct adb_shell {
 	uint32_t left;
 	char win[64];
 	size_t win_have;
+	struct winsize ws; /* the host's last window size, if ws_set */
+	bool ws_set;
 };
 
 static const struct adb_service_ops shell_ops;
@@ -101,6 +106,7 @@ int adb_shell_parse(const char *name, struct adb_shell_args *a)
 }
 
 static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data);
+static void shell_arm(struct adb_shell *sh, bool want_out);
 static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
 		      void *data);
 
@@ -128,13 +134,59 @@ static struct loop_watch *shell_watch(struct adb_shell *sh, int fd, uint32_t ev,
 	return w;
 }
 
+/* The spawner's answer: the child's fds and status pipe, watched. */
+static int shell_take_child(struct adb_shell *sh,
+			    const struct spawner_child *ch)
+{
+	sh->pid = ch->pid;
+	if (sh->stdin_closed && !sh->pty) {
+		/* The host closed stdin while the child was being started. */
+		close(ch->in);
+		sh->in_w = NULL;
+	} else {
+		sh->in_w = shell_watch(sh, ch->in, 0, shell_io);
+	}
+	sh->out_w = shell_watch(sh, ch->out, EPOLLIN, shell_io);
+	sh->err_w = shell_watch(sh, ch->err, EPOLLIN, shell_io);
+	sh->pid_w = shell_watch(sh, ch->status, EPOLLIN, shell_pid);
+	if (sh->pty)
+		sh->err_eof = true;
+	if ((!sh->in_w && !sh->stdin_closed) || !sh->pid_w ||
+	    (!sh->pty && (!sh->out_w || !sh->err_w)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void shell_resume_stdin(struct adb_shell *sh);
+
+static void shell_spawned(void *data, int err, const struct spawner_child *ch)
+{
+	struct adb_shell *sh = data;
+
+	sh->call = NULL;
+	if (err == 0)
+		err = shell_take_child(sh, ch);
+	if (err < 0) {
+		log_warnx("adb: cannot start %s: %s", sh->cfg->shell,
+			  strerror(-err));
+		adb_stream_close(sh->s);
+		return;
+	}
+	if (sh->ws_set)
+		ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &sh->ws);
+	shell_arm(sh, sh->out_armed);
+	/* What the host typed meanwhile. */
+	if (sh->pend_len > sh->pend_off)
+		shell_resume_stdin(sh);
+}
+
 /*
  * The worker runs under a seccomp filter that has no fork or execve, so
  * the runtime's spawner starts the child, as the function's user (the
- * whole worker is that user), and hands back its fds and a status pipe.
+ * whole worker is that user), and hands back its fds and a status pipe,
+ * later: the worker's loop goes on meanwhile (shell_spawned()).
  */
-static int shell_spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
-		       const struct adb_shell_args *a)
+static int shell_spawn(struct adb_shell *sh, const struct adb_shell_args *a)
 {
 	struct spawner_cmd c = {
 		.cmd = a->cmd,
@@ -143,21 +195,8 @@ static int shell_spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
 		.rows = 24,
 		.cols = 80,
 	};
-	struct spawner_child ch;
-	int rc = plugin_spawn(cfg->p, &c, &ch);
 
-	if (rc < 0)
-		return rc;
-	sh->pid = ch.pid;
-	sh->in_w = shell_watch(sh, ch.in, 0, shell_io);
-	sh->out_w = shell_watch(sh, ch.out, EPOLLIN, shell_io);
-	sh->err_w = shell_watch(sh, ch.err, EPOLLIN, shell_io);
-	sh->pid_w = shell_watch(sh, ch.status, EPOLLIN, shell_pid);
-	if (sh->pty)
-		sh->err_eof = true;
-	if (!sh->in_w || !sh->pid_w || (!sh->pty && (!sh->out_w || !sh->err_w)))
-		return -ENOMEM;
-	return 0;
+	return plugin_spawn(sh->cfg->p, &c, shell_spawned, sh, &sh->call);
 }
 
 static struct loop_watch *shell_out_watch(struct adb_shell *sh)
@@ -207,6 +246,8 @@ static void shell_free(void *svc)
 {
 	struct adb_shell *sh = svc;
 
+	/* Still being started: the spawner ends it when it comes. */
+	plugin_spawn_cancel(sh->call);
 	shell_drop_watch(&sh->in_w);
 	shell_drop_watch(&sh->out_w);
 	shell_drop_watch(&sh->err_w);
@@ -238,9 +279,10 @@ int adb_shell_open(struct adb_stream *s, const char *name,
 	if (!sh)
 		return -ENOMEM;
 	sh->s = s;
+	sh->cfg = cfg;
 	sh->v2 = a.v2;
 	sh->pty = a.type == ADB_SHELL_PTY;
-	rc = shell_spawn(sh, cfg, &a);
+	rc = shell_spawn(sh, &a);
 	if (rc < 0) {
 		log_warnx("adb: cannot start %s: %s", cfg->shell, strerror(-rc));
 		shell_free(sh);
@@ -278,6 +320,8 @@ static int shell_write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
 	int fd = sh->in_w ? loop_watch_fd(sh->in_w) : -1;
 
 	*done = 0;
+	if (sh->call)
+		return 1; /* no child yet: held until it comes */
 	if (fd < 0) {
 		/* stdin closed: drop the data, and say so, or shell_parse_v2()
 		 * would wait for it to be taken forever. */
@@ -301,6 +345,7 @@ static int shell_write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
 
 static void shell_close_stdin(struct adb_shell *sh)
 {
+	sh->stdin_closed = true;
 	/* With a pty, stdin and stdout are the same fd: keep it. */
 	if (!sh->pty)
 		shell_drop_watch(&sh->in_w);
@@ -308,18 +353,19 @@ static void shell_close_stdin(struct adb_shell *sh)
 
 static void shell_set_winsize(struct adb_shell *sh)
 {
-	struct winsize ws = { 0 };
 	unsigned r, c, x, y;
 
 	sh->win[sh->win_have] = '\0';
-	if (!sh->pty || !sh->in_w ||
-	    sscanf(sh->win, "%ux%u,%ux%u", &r, &c, &x, &y) != 4)
+	if (!sh->pty || sscanf(sh->win, "%ux%u,%ux%u", &r, &c, &x, &y) != 4)
 		return;
-	ws.ws_row = r;
-	ws.ws_col = c;
-	ws.ws_xpixel = x;
-	ws.ws_ypixel = y;
-	ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &ws);
+	sh->ws.ws_row = r;
+	sh->ws.ws_col = c;
+	sh->ws.ws_xpixel = x;
+	sh->ws.ws_ypixel = y;
+	sh->ws_set = true;
+	/* Before the child is there, shell_spawned() sets it. */
+	if (sh->in_w)
+		ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &sh->ws);
 }
 
 /* Consume v2 packets from d; returns bytes used, stopping early (and
@@ -474,6 +520,8 @@ static ssize_t shell_produce(void *svc, uint8_t *buf, size_t max)
 	struct adb_shell *sh = svc;
 	size_t used = 0;
 
+	if (sh->call)
+		return 0; /* shell_spawned() arms the watches */
 	if (!sh->out_eof)
 		used +=
 		    shell_read_output(sh, loop_watch_fd(shell_out_watch(sh)),

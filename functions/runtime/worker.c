@@ -52,7 +52,7 @@ struct plugin {
 	const char *user, *group; /* NULL: stay who we are */
 	uint64_t caps;
 	enum plugin_root root;    /* -r */
-	int spawner_fd;
+	struct spawner *spawner;
 	struct plugin_desc desc;
 	int ep_fds[PLUGIN_MAX_EPS];
 	struct ffs_ep0 *ep0;
@@ -239,11 +239,16 @@ int plugin_request_root(struct plugin *p, bool on)
 }
 
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out)
+		 spawner_done_fn done, void *data, struct spawner_call **call)
 {
-	if (p->spawner_fd < 0)
+	if (!p->spawner)
 		return -ENOSYS;
-	return spawner_spawn(p->spawner_fd, c, out);
+	return spawner_spawn(p->spawner, c, done, data, call);
+}
+
+void plugin_spawn_cancel(struct spawner_call *call)
+{
+	spawner_cancel(call);
 }
 
 static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
@@ -843,6 +848,7 @@ static int worker_spawner_start(struct plugin *p, pid_t *pid)
 		.shell = worker_option(p, "shell"),
 		.reboot = worker_option(p, "reboot_command"),
 	};
+	int fd, r;
 
 	if (!cfg.shell)
 		cfg.shell = "/bin/sh";
@@ -850,7 +856,11 @@ static int worker_spawner_start(struct plugin *p, pid_t *pid)
 		log_warnx("shell = \"%s\": not an absolute path", cfg.shell);
 		return -EINVAL;
 	}
-	return spawner_start(&cfg, &p->spawner_fd, pid);
+	r = spawner_start(&cfg, &fd, pid);
+	if (r < 0)
+		return r;
+	p->spawner = spawner_new(p->loop, fd);
+	return p->spawner ? 0 : -ENOMEM;
 }
 
 static int worker_start(struct plugin *p)
@@ -928,10 +938,9 @@ static void worker_stop(struct plugin *p)
 	ffs_ep0_free(p->ep0);
 	loop_watch_remove(p->ep0_watch);
 	loop_watch_remove(p->ctl);
-	loop_free(p->loop);
 	/* The spawner sees the hang-up and ends the sessions it started. */
-	if (p->spawner_fd >= 0)
-		close(p->spawner_fd);
+	spawner_free(p->spawner);
+	loop_free(p->loop);
 	if (p->dl)
 		dlclose(p->dl);
 }
@@ -939,7 +948,7 @@ static void worker_stop(struct plugin *p)
 int main(int argc, char **argv)
 {
 	static char ident[64];
-	struct plugin p = { .spawner_fd = -1 };
+	struct plugin p = { 0 };
 	bool verbose = false;
 	int r;
 
