@@ -472,8 +472,8 @@ static void spawner_finish(struct spawner_call *call, int err,
 		done(call->data, err, child);
 }
 
-/* The spawner is gone (or speaks nonsense): every call fails, and so
- * does every later one. */
+/* The spawner is gone (or speaks nonsense; err says how): every call
+ * fails with -EPIPE, and so does every later one. */
 static void spawner_lost(struct spawner *sp, int err)
 {
 	log_warnx("the spawner is gone: %s", strerror(-err));
@@ -482,7 +482,7 @@ static void spawner_lost(struct spawner *sp, int err)
 	while (sp->head) {
 		struct spawner_call *call = spawner_pop(sp);
 
-		spawner_finish(call, err, NULL);
+		spawner_finish(call, -EPIPE, NULL);
 		free(call);
 	}
 	spawner_arm(sp);
