@@ -27,7 +27,7 @@
 
 struct adb_shell {
 	struct adb_stream *s;
-	const struct adb_shell_cfg *cfg;
+	const char *shell; /* for messages (the caller's, which lives on) */
 	struct spawner_call *call; /* the child is being started */
 	bool v2, pty;
 	bool stdin_closed; /* by the host (v2 close-stdin) */
@@ -167,7 +167,7 @@ static void shell_spawned(void *data, int err, const struct spawner_child *ch)
 	if (err == 0)
 		err = shell_take_child(sh, ch);
 	if (err < 0) {
-		log_warnx("adb: cannot start %s: %s", sh->cfg->shell,
+		log_warnx("adb: cannot start %s: %s", sh->shell,
 			  strerror(-err));
 		adb_stream_close(sh->s);
 		return;
@@ -186,7 +186,8 @@ static void shell_spawned(void *data, int err, const struct spawner_child *ch)
  * whole worker is that user), and hands back its fds and a status pipe,
  * later: the worker's loop goes on meanwhile (shell_spawned()).
  */
-static int shell_spawn(struct adb_shell *sh, const struct adb_shell_args *a)
+static int shell_spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
+		       const struct adb_shell_args *a)
 {
 	struct spawner_cmd c = {
 		.cmd = a->cmd,
@@ -196,7 +197,7 @@ static int shell_spawn(struct adb_shell *sh, const struct adb_shell_args *a)
 		.cols = 80,
 	};
 
-	return plugin_spawn(sh->cfg->p, &c, shell_spawned, sh, &sh->call);
+	return plugin_spawn(cfg->p, &c, shell_spawned, sh, &sh->call);
 }
 
 static struct loop_watch *shell_out_watch(struct adb_shell *sh)
@@ -279,10 +280,10 @@ int adb_shell_open(struct adb_stream *s, const char *name,
 	if (!sh)
 		return -ENOMEM;
 	sh->s = s;
-	sh->cfg = cfg;
+	sh->shell = cfg->shell;
 	sh->v2 = a.v2;
 	sh->pty = a.type == ADB_SHELL_PTY;
-	rc = shell_spawn(sh, &a);
+	rc = shell_spawn(sh, cfg, &a);
 	if (rc < 0) {
 		log_warnx("adb: cannot start %s: %s", cfg->shell, strerror(-rc));
 		shell_free(sh);

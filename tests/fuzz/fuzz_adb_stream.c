@@ -49,6 +49,7 @@
 #include "fuzz_rd.h"
 #include "log.h"
 #include "loop.h"
+#include "plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -225,6 +226,13 @@ static int open_echo(struct adb_stream *s, const struct adb_service_ops **ops,
 static bool binds_a_path(const char *cmd)
 {
 	return strstr(cmd, "localfilesystem:") || strstr(cmd, "localreserved:");
+}
+
+/* fake_spawn.c's spawner answers on the loop of the plugin that asks:
+ * here there is one loop and no plugin. */
+struct loop *plugin_loop(struct plugin *p)
+{
+	return fz.loop;
 }
 
 static int open_shell(struct adb_stream *s, const char *name,
