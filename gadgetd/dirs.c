@@ -1,4 +1,5 @@
 #include "dirs.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,48 +20,34 @@ void dirs_parent(const char *file, char *buf, size_t size)
 		snprintf(buf, size, "%.*s", (int)(slash - file), file);
 }
 
-/* One component: made with mode (chmod after mkdir, as the umask may
- * have taken bits), or checked to be a folder already. */
-static int dirs_one(const char *path, mode_t mode, char *err, size_t size)
-{
-	struct stat st;
-	int r;
-
-	if (mkdir(path, mode) == 0) {
-		if (chmod(path, mode) == 0)
-			return 0;
-		r = -errno;
-		snprintf(err, size, "cannot set mode %04o on %s: %s", (unsigned)mode,
-			 path, strerror(-r));
-		return r;
-	}
-	r = -errno;
-	if (r == -EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	if (r == -EEXIST)
-		r = -ENOTDIR;
-	snprintf(err, size, "cannot create %s: %s", path, strerror(-r));
-	return r;
-}
-
 int dirs_make(const char *path, mode_t mode, char *err, size_t err_size)
 {
-	char dir[PATH_MAX];
-	char *p;
+	/* Existing parents are left alone, even links such as /var/run. */
+	const struct fsutil_mkdir o = {
+		.mode = mode,
+		.parent_mode = 0755,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	struct fsutil_mkdir_result res;
 	int r;
 
-	if (!path[0] || snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir)) {
+	if (!path[0] || strlen(path) >= PATH_MAX) {
 		snprintf(err, err_size, "cannot create \"%s\": %s", path,
 			 strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
-	/* Existing parents are left alone, even links such as /var/run. */
-	for (p = dir + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		r = dirs_one(dir, 0755, err, err_size);
-		*p = '/';
-		if (r < 0)
-			return r;
+	r = fsutil_mkdir_p(path, &o, &res);
+	if (r >= 0) {
+		close(r);
+		return 0;
 	}
-	return dirs_one(dir, mode, err, err_size);
+	if (res.step == FSUTIL_MKDIR_MODE)
+		snprintf(err, err_size, "cannot set mode %04o on %.*s: %s",
+			 (unsigned)(res.len == strlen(path) ? mode : 0755),
+			 (int)res.len, path, strerror(-r));
+	else
+		snprintf(err, err_size, "cannot create %.*s: %s", (int)res.len,
+			 path, strerror(-r));
+	return r;
 }

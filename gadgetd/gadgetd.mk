@@ -12,7 +12,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
-	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c
+	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS := -lusbgx -lconfig
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/log.c

@@ -5,6 +5,7 @@
  * makes the whole file void rather than half-read.
  */
 #include "state.h"
+#include "fsutil.h"
 #include "config.h"
 
 #include <errno.h>
@@ -180,87 +181,25 @@ int state_load(const char *path, struct state *st, char *err, size_t err_size)
 	return r;
 }
 
-static int state_mkdirs(const char *path)
-{
-	char dir[PATH_MAX];
-	char *p;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (p = dir + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
-static int state_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* The rename is only durable once the directory holding it is. */
-static int state_sync_dir(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-	int fd, r = 0;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 int state_save(const char *path, const struct state *st)
 {
-	char tmp[PATH_MAX], text[STATE_FILE_MAX];
-	int fd, len, r;
+	const struct fsutil_mkdir dirs = {
+		.flags = FSUTIL_MKDIR_PARENTS,
+		.mode = 0755,
+		.parent_mode = 0755,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	char text[STATE_FILE_MAX];
+	int len, r;
 
 	len = snprintf(text, sizeof(text), "profile=%s\nset=%s\n", st->profile, st->set);
 	if (st->conf_profile[0])
 		len += snprintf(text + len, sizeof(text) - len, "conf_profile=%s\n",
 				st->conf_profile);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if ((r = state_mkdirs(path)) < 0)
+	r = fsutil_mkdir_p(path, &dirs, NULL);
+	if (r < 0)
 		return r;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	r = state_write_all(fd, text, len);
-	if (!r && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		unlink(tmp);
-		return r;
-	}
-	return state_sync_dir(path);
+	close(r);
+	return fsutil_write_atomic(path, text, len, 0644);
 }

@@ -1,4 +1,5 @@
 #include "accessory_info.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,51 +152,29 @@ static int accessory_info_path(char *buf, size_t size, const char *dir,
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int accessory_info_write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int accessory_info_save(const struct accessory_info *ai, const char *dir)
 {
-	char text[ACCESSORY_INFO_TEXT_MAX], path[PATH_MAX], tmp[PATH_MAX];
-	int len, fd, r;
+	const struct fsutil_mkdir dirs = {
+		.mode = 0755,
+		.parent_mode = 0755,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	char text[ACCESSORY_INFO_TEXT_MAX], path[PATH_MAX];
+	int len, r;
 
 	len = accessory_info_format(ai, text, sizeof(text));
 	if (len < 0)
 		return len;
-	if (accessory_info_path(path, sizeof(path), dir, ACCESSORY_INFO_FILE) ||
-	    accessory_info_path(tmp, sizeof(tmp), dir,
-				"." ACCESSORY_INFO_FILE ".tmp"))
+	if (accessory_info_path(path, sizeof(path), dir, ACCESSORY_INFO_FILE))
 		return -ENAMETOOLONG;
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0640);
-	if (fd < 0)
-		return -errno;
-	r = accessory_info_write_all(fd, text, len);
+	r = fsutil_mkdir_p(dir, &dirs, NULL);
+	if (r < 0)
+		return r;
+	close(r);
 	/* The data instance reads the file right after the switch; a crash
 	 * in between must not leave it half written. */
-	if (!r && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
-	return r;
+	return fsutil_write_atomic(path, text, len, 0640);
 }
 
 int accessory_info_load(struct accessory_info *ai, const char *dir)

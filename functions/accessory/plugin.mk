@@ -2,5 +2,5 @@
 PLUGINS += accessory
 accessory_SRCS := functions/accessory/accessory.c \
 	functions/accessory/accessory_ctrl.c \
-	functions/accessory/accessory_info.c
+	functions/accessory/accessory_info.c common/fsutil.c
 accessory_LIBS :=

@@ -56,8 +56,8 @@ enum adb_state {
 
 struct adb {
 	struct plugin *p;
-	struct adb_reader *reader;
-	struct adb_streams *streams;
+	struct adb_packet_reader *reader;
+	struct adb_stream_mux *streams;
 	struct adb_forward *fwd;
 	struct adb_auth *auth;
 	bool auth_on;
@@ -79,20 +79,20 @@ struct adb {
  * Whether to log a line that the host's bytes caused. A hostile host can
  * send thousands of bad messages a second; the log must not carry them all.
  */
-static bool host_log_ok(struct adb *a)
+static bool adb_host_log_ok(struct adb *a)
 {
 	return log_burst_ok(&a->host_log);
 }
 
 /* An option from the profile, else its default in adb_opts.h. */
-static const char *opt(struct plugin *p, const char *key)
+static const char *adb_opt(struct plugin *p, const char *key)
 {
 	const char *v = plugin_option(p, key);
 
 	return v && *v ? v : optdesc_default(adb_opts, key);
 }
 
-static void set_state(struct adb *a, enum adb_state st)
+static void adb_set_state(struct adb *a, enum adb_state st)
 {
 	static const char *names[] = {
 		[ADB_STATE_OFFLINE] = "offline",
@@ -100,7 +100,7 @@ static void set_state(struct adb *a, enum adb_state st)
 		[ADB_STATE_DEVICE] = "device",
 	};
 
-	if (a->state != st && host_log_ok(a))
+	if (a->state != st && adb_host_log_ok(a))
 		log_info("adb: %s", names[st]);
 	a->state = st;
 	plugin_set_status(a->p, "state", names[st]);
@@ -173,7 +173,7 @@ static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
 	return adb_sent(rc);
 }
 
-static const struct adb_streams_bufs adb_bufs = {
+static const struct adb_stream_mux_bufs adb_bufs = {
 	.get = adb_buf_get,
 	.send = adb_send_buf,
 	.put = adb_buf_put,
@@ -186,15 +186,15 @@ static int adb_room(void *data)
 	return plugin_tx_queued(a->p, ADB_EP_IN) < PLUGIN_TX_HIGH;
 }
 
-static void send_cnxn(struct adb *a)
+static void adb_send_cnxn(struct adb *a)
 {
 	adb_send(a, ADB_CNXN, a->version, a->max_payload, a->banner,
 		 strlen(a->banner) + 1);
-	set_state(a, ADB_STATE_DEVICE);
+	adb_set_state(a, ADB_STATE_DEVICE);
 	a->waiting_fp[0] = '\0';
 }
 
-static void send_token(struct adb *a)
+static void adb_send_token(struct adb *a)
 {
 	uint8_t token[ADB_AUTH_TOKEN_SIZE];
 
@@ -216,13 +216,13 @@ static void send_token(struct adb *a)
 }
 
 /* Everything stream-related starts over (new CNXN, USB reset). */
-static void reset_connection(struct adb *a)
+static void adb_reset_connection(struct adb *a)
 {
-	adb_streams_reset(a->streams);
-	adb_streams_set_delayed_ack(a->streams, false);
+	adb_stream_mux_reset(a->streams);
+	adb_stream_mux_set_delayed_ack(a->streams, false);
 	adb_forward_reset(a->fwd);
-	adb_reader_reset(a->reader);
-	adb_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
+	adb_packet_reader_reset(a->reader);
+	adb_packet_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
 	/* Nothing proven or offered on the old connection carries over. */
 	adb_auth_forget_token(a->auth);
 	a->waiting_fp[0] = '\0';
@@ -236,8 +236,8 @@ static void reset_connection(struct adb *a)
  * not trusted to end with a NUL; one ends the banner if present, as AOSP
  * hosts send it with one.
  */
-static bool banner_has_feature(const uint8_t *payload, size_t len,
-			       const char *feature)
+static bool adb_banner_has_feature(const uint8_t *payload, size_t len,
+				   const char *feature)
 {
 	const char *b = (const char *)payload;
 	const char *end, *props, *p;
@@ -272,49 +272,48 @@ static bool banner_has_feature(const uint8_t *payload, size_t len,
 	return false;
 }
 
-static void on_cnxn(struct adb *a, const struct adb_hdr *h,
-		    const uint8_t *payload)
+static void adb_on_cnxn(struct adb *a, const struct adb_hdr *h,
+			const uint8_t *payload)
 {
 	char host[256];
 	size_t n = h->len < sizeof(host) - 1 ? h->len : sizeof(host) - 1;
 
-	reset_connection(a);
+	adb_reset_connection(a);
 	if (h->arg0 < ADB_VERSION_MIN || h->arg1 < 256) {
-		if (host_log_ok(a))
+		if (adb_host_log_ok(a))
 			log_warnx("adb: CNXN with version %#x, max payload "
 				  "%u: ignored", h->arg0, h->arg1);
 		return;
 	}
 	a->version = h->arg0 < ADB_VERSION ? h->arg0 : ADB_VERSION;
 	a->max_payload = h->arg1 < ADB_MAX_PAYLOAD ? h->arg1 : ADB_MAX_PAYLOAD;
-	adb_streams_set_max_payload(a->streams, a->max_payload);
-	adb_streams_set_delayed_ack(a->streams,
-				    banner_has_feature(payload, h->len,
-						       "delayed_ack"));
+	adb_stream_mux_set_max_payload(a->streams, a->max_payload);
+	adb_stream_mux_set_delayed_ack(
+	    a->streams, adb_banner_has_feature(payload, h->len, "delayed_ack"));
 	/* From now on a longer message is a broken host. */
-	adb_reader_set_max(a->reader, a->max_payload);
+	adb_packet_reader_set_max(a->reader, a->max_payload);
 	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);
 	host[payload ? n : 0] = '\0';
 	host[strcspn(host, "\n")] = '\0';
 	plugin_set_status(a->p, "host", host);
-	if (host_log_ok(a))
+	if (adb_host_log_ok(a))
 		log_info("adb: host connected: %s", host);
 	if (!a->auth_on) {
-		send_cnxn(a);
+		adb_send_cnxn(a);
 		return;
 	}
-	set_state(a, ADB_STATE_UNAUTHORIZED);
+	adb_set_state(a, ADB_STATE_UNAUTHORIZED);
 	adb_auth_reload(a->auth);
-	send_token(a);
+	adb_send_token(a);
 }
 
-static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
+static void adb_on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 {
 	char fp[ADB_AUTH_FP_SIZE];
 	int rc = adb_auth_offer(a->auth, payload, len, fp);
 
 	if (rc < 0) {
-		if (host_log_ok(a))
+		if (adb_host_log_ok(a))
 			log_warnx("adb: host sent a malformed public key");
 		return;
 	}
@@ -323,62 +322,62 @@ static void on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 		 * Public keys are not secret: offering a known one proves
 		 * nothing. The host must sign a token with its private key.
 		 */
-		if (!a->known_offered && host_log_ok(a))
+		if (!a->known_offered && adb_host_log_ok(a))
 			log_warnx("adb: host offered known key %s without "
 				  "signing with it; sending a new token", fp);
 		a->known_offered = true;
-		send_token(a);
+		adb_send_token(a);
 		return;
 	}
 	memcpy(a->waiting_fp, fp, sizeof(fp));
-	set_state(a, ADB_STATE_UNAUTHORIZED);
-	if (host_log_ok(a))
+	adb_set_state(a, ADB_STATE_UNAUTHORIZED);
+	if (adb_host_log_ok(a))
 		log_warnx("adb: unknown host key %s; allow it with "
 			  "`gadgetctl %s allow %s`", fp, plugin_instance(a->p),
 			  fp);
 }
 
-static void on_auth(struct adb *a, const struct adb_hdr *h,
-		    const uint8_t *payload)
+static void adb_on_auth(struct adb *a, const struct adb_hdr *h,
+			const uint8_t *payload)
 {
 	if (!a->auth_on || a->state != ADB_STATE_UNAUTHORIZED)
 		return;
 	switch (h->arg0) {
 	case ADB_AUTH_SIGNATURE:
 		if (adb_auth_verify(a->auth, payload, h->len) == 0) {
-			send_cnxn(a);
+			adb_send_cnxn(a);
 			return;
 		}
 		/* Let the host try its next key, or offer its public key. */
-		send_token(a);
+		adb_send_token(a);
 		return;
 	case ADB_AUTH_RSAPUBLICKEY:
-		on_public_key(a, payload, h->len);
+		adb_on_public_key(a, payload, h->len);
 		return;
 	}
-	if (host_log_ok(a))
+	if (adb_host_log_ok(a))
 		log_warnx("adb: AUTH type %u ignored", h->arg0);
 }
 
-/* Called by adb_reader for each whole message. */
-static int on_message(void *data, const struct adb_hdr *h,
-		      const uint8_t *payload)
+/* Called by adb_packet_reader for each whole message. */
+static int adb_on_message(void *data, const struct adb_hdr *h,
+			  const uint8_t *payload)
 {
 	struct adb *a = data;
 	char name[5];
 
 	if (a->version && a->version < ADB_VERSION_SKIP_CHECKSUM &&
 	    h->check != adb_packet_checksum(payload, h->len)) {
-		if (host_log_ok(a))
+		if (adb_host_log_ok(a))
 			log_warnx("adb: bad checksum: message dropped");
 		return 0;
 	}
 	if (h->cmd == ADB_CNXN) {
-		on_cnxn(a, h, payload);
+		adb_on_cnxn(a, h, payload);
 		return 0;
 	}
 	if (h->cmd == ADB_AUTH) {
-		on_auth(a, h, payload);
+		adb_on_auth(a, h, payload);
 		return 0;
 	}
 	if (a->state != ADB_STATE_DEVICE) {
@@ -388,34 +387,57 @@ static int on_message(void *data, const struct adb_hdr *h,
 	}
 	switch (h->cmd) {
 	case ADB_OPEN:
-		adb_streams_on_open(a->streams, h->arg0, h->arg1, payload,
-				    h->len);
+		adb_stream_mux_on_open(a->streams, h->arg0, h->arg1, payload,
+				       h->len);
 		return 0;
 	case ADB_OKAY:
-		adb_streams_on_okay(a->streams, h->arg0, h->arg1, payload,
-				    h->len);
+		adb_stream_mux_on_okay(a->streams, h->arg0, h->arg1, payload,
+				       h->len);
 		return 0;
 	case ADB_WRTE:
-		adb_streams_on_write(a->streams, h->arg0, h->arg1, payload,
-				     h->len);
+		adb_stream_mux_on_write(a->streams, h->arg0, h->arg1, payload,
+					h->len);
 		return 0;
 	case ADB_CLSE:
-		adb_streams_on_close(a->streams, h->arg0, h->arg1);
+		adb_stream_mux_on_close(a->streams, h->arg0, h->arg1);
 		return 0;
 	}
 	adb_packet_cmd_name(h->cmd, name);
-	if (host_log_ok(a))
+	if (adb_host_log_ok(a))
 		log_warnx("adb: unknown command %#x (%s) ignored", h->cmd,
 			  name);
 	return 0;
 }
 
-static int reboot_open(struct adb *a, const char *arg,
-		       const struct adb_service_ops **ops, void **svc)
+/*
+ * The reboot command started (its fds are not ours to use) or not. It
+ * needs nothing of struct adb, which may be gone by then; a host can ask
+ * for reboots in a loop, hence a limiter of its own.
+ */
+static void adb_reboot_spawned(void *data, int err,
+			       const struct spawner_child *c)
+{
+	static struct log_burst burst = LOG_BURST_INIT(
+		"messages about failed reboots", ADB_HOST_LOG_BURST,
+		ADB_HOST_LOG_WINDOW_S);
+
+	if (err < 0) {
+		if (log_burst_ok(&burst))
+			log_info("adb: reboot refused: %s", strerror(-err));
+		return;
+	}
+	close(c->in);
+	close(c->out);
+	close(c->err);
+	close(c->status);
+}
+
+static int adb_reboot_open(struct adb *a, const char *arg,
+			   const struct adb_service_ops **ops, void **svc)
 {
 	static const char refused[] =
 		"reboot refused: no reboot_command in the adb function\n";
-	struct spawner_child c;
+	struct spawner_call *call;
 	int rc;
 
 	if (!a->reboot_cmd) {
@@ -426,25 +448,21 @@ static int reboot_open(struct adb *a, const char *arg,
 	/* The spawner runs the profile's command; the target is all we
 	 * name, and the spawner takes only a plain word (spawner.h). */
 	rc = plugin_spawn(a->p, &(struct spawner_cmd){ .reboot = true,
-		.cmd = arg }, &c);
+		.cmd = arg }, adb_reboot_spawned, NULL, &call);
 	if (rc < 0) {
-		if (host_log_ok(a))
+		if (adb_host_log_ok(a))
 			log_info("adb: reboot refused: %s", rc == -EBADMSG
 				 ? "the target is not a plain word"
 				 : strerror(-rc));
 		return rc;
 	}
 	log_info("adb: reboot:%s: running %s", arg, a->reboot_cmd);
-	close(c.in);
-	close(c.out);
-	close(c.err);
-	close(c.status);
 	/* The reboot takes the device down; nothing to say meanwhile. */
 	return adb_stream_oneshot("", 0, ops, svc);
 }
 
-static int open_service(void *data, struct adb_stream *s, const char *name,
-			const struct adb_service_ops **ops, void **svc)
+static int adb_open_service(void *data, struct adb_stream *s, const char *name,
+			    const struct adb_service_ops **ops, void **svc)
 {
 	struct adb *a = data;
 	char reply[4200];
@@ -458,7 +476,7 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 		return adb_stream_oneshot(reply, rc, ops, svc);
 	}
 	if (!strncmp(name, "reboot:", 7))
-		return reboot_open(a, name + 7, ops, svc);
+		return adb_reboot_open(a, name + 7, ops, svc);
 	rc = adb_root_open(a->p, ADB_EP_IN, name, ops, svc);
 	if (rc != -ENOENT)
 		return rc;
@@ -471,9 +489,9 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 	return rc;
 }
 
-static int parse_auth(struct plugin *p, bool *on)
+static int adb_parse_auth(struct plugin *p, bool *on)
 {
-	const char *v = opt(p, "auth");
+	const char *v = adb_opt(p, "auth");
 	int b = optdesc_bool(v);
 
 	if (b < 0) {
@@ -484,7 +502,7 @@ static int parse_auth(struct plugin *p, bool *on)
 	return 0;
 }
 
-static void describe(struct plugin_desc *desc)
+static void adb_describe(struct plugin_desc *desc)
 {
 	desc->cls = 0xff;
 	desc->subcls = 0x42;
@@ -511,7 +529,7 @@ static void describe(struct plugin_desc *desc)
  */
 static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
-	const char *keys = opt(p, "keys");
+	const char *keys = adb_opt(p, "keys");
 	int fd, r = 0;
 
 	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -540,13 +558,7 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	a->host_log = (struct log_burst)LOG_BURST_INIT(
 		"messages about the host's behaviour", ADB_HOST_LOG_BURST,
 		ADB_HOST_LOG_WINDOW_S);
-	if (parse_auth(p, &a->auth_on) < 0) {
-		free(a);
-		return -EINVAL;
-	}
-	/* Everything adb does runs as the function's user (gadgetd.conf(5)). */
-	if (plugin_option(p, "user")) {
-		log_warnx("adb: options.user is gone: set user = \"NAME\" in the function block");
+	if (adb_parse_auth(p, &a->auth_on) < 0) {
 		free(a);
 		return -EINVAL;
 	}
@@ -554,18 +566,19 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
 			  "port gets a shell as this worker's user (uid %u)",
 			  (unsigned)getuid());
-	a->shell.shell = opt(p, "shell");
+	a->shell.shell = adb_opt(p, "shell");
 	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");
 	snprintf(a->banner, sizeof(a->banner),
 		 "device::ro.product.name=%s;ro.product.model=%s;"
 		 "ro.product.device=%s;features=" ADB_FEATURES,
-		 opt(p, "product"), opt(p, "model"), opt(p, "device"));
-	a->reader = adb_reader_new(on_message, a);
-	a->streams = adb_streams_new(plugin_loop(p), adb_send, &adb_bufs,
-				     adb_room, open_service, a);
+		 adb_opt(p, "product"), adb_opt(p, "model"),
+		 adb_opt(p, "device"));
+	a->reader = adb_packet_reader_new(adb_on_message, a);
+	a->streams = adb_stream_mux_new(plugin_loop(p), adb_send, &adb_bufs,
+					adb_room, adb_open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
-	a->auth = adb_auth_new(opt(p, "keys"));
+	a->auth = adb_auth_new(adb_opt(p, "keys"));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
 		adb_finish(a);
 		return -ENOMEM;
@@ -573,8 +586,8 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	adb_auth_reload(a->auth);
 	/* A peer closing a pipe or socket must be an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
-	describe(desc);
-	set_state(a, ADB_STATE_OFFLINE);
+	adb_describe(desc);
+	adb_set_state(a, ADB_STATE_OFFLINE);
 	*priv = a;
 	return 0;
 }
@@ -584,8 +597,8 @@ static void adb_finish(void *priv)
 	struct adb *a = priv;
 
 	adb_forward_free(a->fwd);
-	adb_streams_free(a->streams);
-	adb_reader_free(a->reader);
+	adb_stream_mux_free(a->streams);
+	adb_packet_reader_free(a->reader);
 	adb_auth_free(a->auth);
 	free(a);
 }
@@ -595,17 +608,17 @@ static void adb_enable(void *priv)
 	struct adb *a = priv;
 
 	/* The host speaks first (CNXN); start from a clean slate. */
-	reset_connection(a);
-	set_state(a, ADB_STATE_OFFLINE);
+	adb_reset_connection(a);
+	adb_set_state(a, ADB_STATE_OFFLINE);
 }
 
 static void adb_disable(void *priv)
 {
 	struct adb *a = priv;
 
-	reset_connection(a);
+	adb_reset_connection(a);
 	a->version = 0;
-	set_state(a, ADB_STATE_OFFLINE);
+	adb_set_state(a, ADB_STATE_OFFLINE);
 }
 
 static void adb_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
@@ -615,16 +628,16 @@ static void adb_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 
 	if (ep != ADB_EP_OUT || len == 0)
 		return; /* zero-length packets carry nothing in ADB */
-	rc = adb_reader_feed(a->reader, data, len);
+	rc = adb_packet_reader_feed(a->reader, data, len);
 	if (rc < 0) {
-		if (host_log_ok(a))
+		if (adb_host_log_ok(a))
 			log_warnx("adb: %s from the host; resetting the "
 				  "connection", rc == -EMSGSIZE
 						? "oversized message"
 						: "malformed message header");
-		reset_connection(a);
+		adb_reset_connection(a);
 		a->version = 0;
-		set_state(a, ADB_STATE_OFFLINE);
+		adb_set_state(a, ADB_STATE_OFFLINE);
 	}
 }
 
@@ -632,7 +645,7 @@ static void adb_tx_drained(void *priv, unsigned ep)
 {
 	struct adb *a = priv;
 
-	adb_streams_pump(a->streams);
+	adb_stream_mux_pump(a->streams);
 }
 
 /*
@@ -644,14 +657,14 @@ static void adb_tx_drained(void *priv, unsigned ep)
  * first one. The host has a full round of tokens again, since it may hold
  * several keys before the one just allowed.
  */
-static void challenge_allowed(struct adb *a)
+static void adb_challenge_allowed(struct adb *a)
 {
 	log_info("adb: sent the waiting host a new token to sign with the "
 		 "allowed key");
 	a->waiting_fp[0] = '\0';
 	a->tokens_sent = 0;
 	a->known_offered = false;
-	send_token(a);
+	adb_send_token(a);
 }
 
 static int adb_command(void *priv, int argc, char **argv, char *reply,
@@ -677,7 +690,7 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 		log_info("adb: key %s allowed", argv[1]);
 		if (a->state == ADB_STATE_UNAUTHORIZED &&
 		    !strcasecmp(a->waiting_fp, argv[1])) {
-			challenge_allowed(a);
+			adb_challenge_allowed(a);
 			snprintf(reply, size, "allowed %s; the waiting host "
 				 "gets in once it signs a new token with "
 				 "it\n", argv[1]);

@@ -47,13 +47,13 @@ struct adb_auth {
 	int have_token;
 };
 
-static uint32_t get_le32(const uint8_t *p)
+static uint32_t auth_get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-static int b64_value(char c)
+static int auth_b64_value(char c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -69,8 +69,8 @@ static int b64_value(char c)
 }
 
 /* Strict base64 (with '=' padding) into out; returns bytes or -EINVAL. */
-static ssize_t b64_decode(const char *in, size_t len, uint8_t *out,
-			  size_t out_size)
+static ssize_t auth_b64_decode(const char *in, size_t len, uint8_t *out,
+			       size_t out_size)
 {
 	size_t n = 0;
 
@@ -84,7 +84,7 @@ static ssize_t b64_decode(const char *in, size_t len, uint8_t *out,
 			if (c == '=' && i + 4 == len && j >= 2) {
 				v[j] = 0;
 				pad++;
-			} else if (pad || (v[j] = b64_value(c)) < 0) {
+			} else if (pad || (v[j] = auth_b64_value(c)) < 0) {
 				return -EINVAL;
 			}
 		}
@@ -102,11 +102,11 @@ int adb_auth_parse_key(const char *b64, size_t len,
 		       uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
 {
 	uint8_t buf[ADB_AUTH_KEY_BLOB_SIZE + 3];
-	ssize_t n = b64_decode(b64, len, buf, sizeof(buf));
+	ssize_t n = auth_b64_decode(b64, len, buf, sizeof(buf));
 
 	if (n != ADB_AUTH_KEY_BLOB_SIZE)
 		return -EINVAL;
-	if (get_le32(buf) != ADB_AUTH_MODULUS_WORDS)
+	if (auth_get_le32(buf) != ADB_AUTH_MODULUS_WORDS)
 		return -EINVAL;
 	memcpy(blob, buf, ADB_AUTH_KEY_BLOB_SIZE);
 	return 0;
@@ -124,7 +124,7 @@ void adb_auth_fingerprint(const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE],
 }
 
 /* The blob holds n as 64 little-endian words, i.e. little-endian bytes. */
-static EVP_PKEY *blob_to_pkey(const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
+static EVP_PKEY *auth_blob_to_pkey(const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
 {
 	BIGNUM *n = BN_lebin2bn(blob + 8, 256, NULL);
 	BIGNUM *e = BN_new();
@@ -134,7 +134,7 @@ static EVP_PKEY *blob_to_pkey(const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
 	EVP_PKEY *pkey = NULL;
 
 	if (!n || !e || !bld || !ctx ||
-	    !BN_set_word(e, get_le32(blob + 8 + 512)) ||
+	    !BN_set_word(e, auth_get_le32(blob + 8 + 512)) ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, n) ||
 	    !OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, e) ||
 	    !(params = OSSL_PARAM_BLD_to_param(bld)) ||
@@ -163,7 +163,7 @@ struct adb_auth *adb_auth_new(const char *keys_path)
 	return a;
 }
 
-static void drop_keys(struct adb_auth *a)
+static void auth_drop_keys(struct adb_auth *a)
 {
 	for (unsigned i = 0; i < a->n_keys; i++)
 		EVP_PKEY_free(a->keys[i].pkey);
@@ -174,7 +174,7 @@ void adb_auth_free(struct adb_auth *a)
 {
 	if (!a)
 		return;
-	drop_keys(a);
+	auth_drop_keys(a);
 	for (unsigned i = 0; i < a->n_pending; i++)
 		free(a->pending[i].line);
 	free(a->path);
@@ -182,7 +182,7 @@ void adb_auth_free(struct adb_auth *a)
 }
 
 /* Split "BASE64 comment" into the key's extent; returns its length. */
-static size_t key_token_len(const char *s, size_t len)
+static size_t auth_key_token_len(const char *s, size_t len)
 {
 	size_t n = 0;
 
@@ -191,7 +191,8 @@ static size_t key_token_len(const char *s, size_t len)
 	return n;
 }
 
-static int add_key(struct adb_auth *a, const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
+static int auth_add_key(struct adb_auth *a,
+			const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
 {
 	EVP_PKEY *pkey;
 
@@ -200,7 +201,7 @@ static int add_key(struct adb_auth *a, const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE
 			return 0;
 	if (a->n_keys == ADB_AUTH_MAX_KEYS)
 		return -ENOSPC;
-	pkey = blob_to_pkey(blob);
+	pkey = auth_blob_to_pkey(blob);
 	if (!pkey)
 		return -EINVAL;
 	memcpy(a->keys[a->n_keys].blob, blob, ADB_AUTH_KEY_BLOB_SIZE);
@@ -208,7 +209,8 @@ static int add_key(struct adb_auth *a, const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE
 	return 0;
 }
 
-static void load_line(struct adb_auth *a, const char *line, unsigned lineno)
+static void auth_load_line(struct adb_auth *a, const char *line,
+			   unsigned lineno)
 {
 	uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE];
 	size_t n;
@@ -217,8 +219,8 @@ static void load_line(struct adb_auth *a, const char *line, unsigned lineno)
 		line++;
 	if (*line == '\0' || *line == '#')
 		return;
-	n = key_token_len(line, strlen(line));
-	if (adb_auth_parse_key(line, n, blob) < 0 || add_key(a, blob) < 0)
+	n = auth_key_token_len(line, strlen(line));
+	if (adb_auth_parse_key(line, n, blob) < 0 || auth_add_key(a, blob) < 0)
 		log_warnx("adb: %s:%u: not a usable adb public key", a->path,
 			  lineno);
 }
@@ -229,7 +231,7 @@ int adb_auth_reload(struct adb_auth *a)
 	unsigned lineno = 0;
 	FILE *f;
 
-	drop_keys(a);
+	auth_drop_keys(a);
 	f = fopen(a->path, "re");
 	if (!f) {
 		if (errno == ENOENT)
@@ -239,7 +241,7 @@ int adb_auth_reload(struct adb_auth *a)
 	}
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
-		load_line(a, line, lineno);
+		auth_load_line(a, line, lineno);
 	}
 	fclose(f);
 	return a->n_keys;
@@ -254,8 +256,8 @@ int adb_auth_new_token(struct adb_auth *a, uint8_t token[ADB_AUTH_TOKEN_SIZE])
 	return 0;
 }
 
-static int verify_one(EVP_PKEY *pkey, const uint8_t *token, const uint8_t *sig,
-		      size_t len)
+static int auth_verify_one(EVP_PKEY *pkey, const uint8_t *token,
+			   const uint8_t *sig, size_t len)
 {
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(pkey, NULL);
 	int ok;
@@ -286,7 +288,7 @@ int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len)
 		/* A signature is exactly as long as the key's modulus. */
 		if (len != (size_t)EVP_PKEY_get_size(a->keys[i].pkey))
 			continue;
-		if (verify_one(a->keys[i].pkey, a->token, sig, len)) {
+		if (auth_verify_one(a->keys[i].pkey, a->token, sig, len)) {
 			rc = 0;
 			break;
 		}
@@ -296,8 +298,8 @@ int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len)
 	return rc;
 }
 
-static int known_blob(const struct adb_auth *a,
-		      const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
+static int auth_known_blob(const struct adb_auth *a,
+			   const uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE])
 {
 	for (unsigned i = 0; i < a->n_keys; i++)
 		if (!memcmp(a->keys[i].blob, blob, ADB_AUTH_KEY_BLOB_SIZE))
@@ -305,8 +307,8 @@ static int known_blob(const struct adb_auth *a,
 	return 0;
 }
 
-static int remember_pending(struct adb_auth *a, const char *fp,
-			    const char *text, size_t len)
+static int auth_remember_pending(struct adb_auth *a, const char *fp,
+				 const char *text, size_t len)
 {
 	struct adb_pending *p;
 
@@ -340,7 +342,7 @@ int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
 	while (line_len < len && text[line_len] != '\0' &&
 	       text[line_len] != '\n')
 		line_len++;
-	n = key_token_len(text, line_len);
+	n = auth_key_token_len(text, line_len);
 	if (adb_auth_parse_key(text, n, blob) < 0)
 		return -EINVAL;
 	/* Control characters would end up in the keys file. */
@@ -348,9 +350,9 @@ int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
 		if ((unsigned char)text[i] < 0x20 && text[i] != '\t')
 			return -EINVAL;
 	adb_auth_fingerprint(blob, fp);
-	if (known_blob(a, blob))
+	if (auth_known_blob(a, blob))
 		return 1;
-	rc = remember_pending(a, fp, text, line_len);
+	rc = auth_remember_pending(a, fp, text, line_len);
 	return rc < 0 ? rc : 0;
 }
 
@@ -363,7 +365,8 @@ void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size)
 	out[0] = '\0';
 	for (unsigned i = 0; i < a->n_pending && used < size; i++) {
 		const char *line = a->pending[i].line;
-		const char *comment = line + key_token_len(line, strlen(line));
+		const char *comment =
+		    line + auth_key_token_len(line, strlen(line));
 		int n;
 
 		while (isspace((unsigned char)*comment))
@@ -378,7 +381,7 @@ void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size)
 
 /* Whether the file's last byte is not a newline (adbkey.pub, copied to
  * make an adb_keys, has none): then a line appended would join it. */
-static bool ends_mid_line(int fd)
+static bool auth_ends_mid_line(int fd)
 {
 	struct stat st;
 	char last;
@@ -387,7 +390,7 @@ static bool ends_mid_line(int fd)
 	       pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
 }
 
-static int append_line(const char *path, const char *line)
+static int auth_append_line(const char *path, const char *line)
 {
 	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	size_t len = strlen(line);
@@ -396,7 +399,7 @@ static int append_line(const char *path, const char *line)
 	if (fd < 0)
 		return -errno;
 	errno = 0;
-	if ((ends_mid_line(fd) && write(fd, "\n", 1) != 1) ||
+	if ((auth_ends_mid_line(fd) && write(fd, "\n", 1) != 1) ||
 	    write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
 		rc = errno ? -errno : -EIO; /* a short write sets no errno */
 	if (fsync(fd) < 0 && rc == 0)
@@ -420,12 +423,12 @@ int adb_auth_allow(struct adb_auth *a, const char *fp)
 	}
 	if (!p)
 		return -ENOENT;
-	rc = adb_auth_parse_key(p->line, key_token_len(p->line, strlen(p->line)),
-				blob);
+	rc = adb_auth_parse_key(
+	    p->line, auth_key_token_len(p->line, strlen(p->line)), blob);
 	if (rc == 0)
-		rc = append_line(a->path, p->line);
+		rc = auth_append_line(a->path, p->line);
 	if (rc == 0)
-		rc = add_key(a, blob);
+		rc = auth_add_key(a, blob);
 	if (rc < 0)
 		return rc;
 	free(p->line);

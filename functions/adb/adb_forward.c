@@ -27,7 +27,7 @@ struct fwd_listener {
 };
 
 struct adb_forward {
-	struct adb_streams *t;
+	struct adb_stream_mux *t;
 	struct loop *loop;
 	struct fwd_listener *listeners;
 };
@@ -43,7 +43,7 @@ struct fwd_sock {
 
 static const struct adb_service_ops sock_ops;
 
-static int parse_port(const char *s)
+static int forward_parse_port(const char *s)
 {
 	char *end;
 	long port = strtol(s, &end, 10);
@@ -53,7 +53,7 @@ static int parse_port(const char *s)
 	return (int)port;
 }
 
-static int tcp_addr(const char *spec, struct sockaddr_storage *ss)
+static int forward_tcp_addr(const char *spec, struct sockaddr_storage *ss)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 	const char *colon = strrchr(spec, ':');
@@ -67,7 +67,7 @@ static int tcp_addr(const char *spec, struct sockaddr_storage *ss)
 		host[colon - spec] = '\0';
 		spec = colon + 1;
 	}
-	port = parse_port(spec);
+	port = forward_parse_port(spec);
 	if (port < 0)
 		return port;
 	sin->sin_family = AF_INET;
@@ -79,8 +79,8 @@ static int tcp_addr(const char *spec, struct sockaddr_storage *ss)
 	return sizeof(*sin);
 }
 
-static int unix_addr(const char *name, bool abstract,
-		     struct sockaddr_storage *ss)
+static int forward_unix_addr(const char *name, bool abstract,
+			     struct sockaddr_storage *ss)
 {
 	struct sockaddr_un *sun = (struct sockaddr_un *)ss;
 	size_t len = strlen(name);
@@ -100,20 +100,20 @@ int adb_forward_addr(const char *spec, struct sockaddr_storage *ss)
 
 	memset(ss, 0, sizeof(*ss));
 	if (!strncmp(spec, "tcp:", 4))
-		return tcp_addr(spec + 4, ss);
+		return forward_tcp_addr(spec + 4, ss);
 	if (!strncmp(spec, "localabstract:", 14))
-		return unix_addr(spec + 14, true, ss);
+		return forward_unix_addr(spec + 14, true, ss);
 	if (!strncmp(spec, "localfilesystem:", 16))
-		return unix_addr(spec + 16, false, ss);
+		return forward_unix_addr(spec + 16, false, ss);
 	if (!strncmp(spec, "localreserved:", 14)) {
 		snprintf(path, sizeof(path), "/dev/socket/%s", spec + 14);
-		return unix_addr(path, false, ss);
+		return forward_unix_addr(path, false, ss);
 	}
 	return -ENOENT;
 }
 
 /* Both directions of interest for the socket's watch. */
-static void sock_arm(struct fwd_sock *fs, bool out)
+static void forward_sock_arm(struct fwd_sock *fs, bool out)
 {
 	uint32_t ev = (out ? EPOLLIN : 0) |
 		      (fs->pend_len > fs->pend_off ? EPOLLOUT : 0);
@@ -123,7 +123,7 @@ static void sock_arm(struct fwd_sock *fs, bool out)
 	loop_watch_set_events(fs->w, ev ? ev : EPOLLET);
 }
 
-static void sock_free(void *svc)
+static void forward_sock_free(void *svc)
 {
 	struct fwd_sock *fs = svc;
 
@@ -134,8 +134,8 @@ static void sock_free(void *svc)
 }
 
 /* Send what we can; returns 1 if the socket is full, -errno on error. */
-static int sock_send(struct fwd_sock *fs, const uint8_t *d, size_t len,
-		     size_t *done)
+static int forward_sock_send(struct fwd_sock *fs, const uint8_t *d, size_t len,
+			     size_t *done)
 {
 	int fd = loop_watch_fd(fs->w);
 
@@ -153,11 +153,11 @@ static int sock_send(struct fwd_sock *fs, const uint8_t *d, size_t len,
 	return 0;
 }
 
-static int sock_write(void *svc, const uint8_t *data, size_t len)
+static int forward_sock_write(void *svc, const uint8_t *data, size_t len)
 {
 	struct fwd_sock *fs = svc;
 	size_t done;
-	int rc = sock_send(fs, data, len, &done);
+	int rc = forward_sock_send(fs, data, len, &done);
 
 	if (rc <= 0)
 		return rc;
@@ -167,11 +167,11 @@ static int sock_write(void *svc, const uint8_t *data, size_t len)
 	memcpy(fs->pend, data + done, len - done);
 	fs->pend_len = len - done;
 	fs->pend_off = 0;
-	sock_arm(fs, fs->out_armed);
+	forward_sock_arm(fs, fs->out_armed);
 	return 1;
 }
 
-static ssize_t sock_produce(void *svc, uint8_t *buf, size_t max)
+static ssize_t forward_sock_produce(void *svc, uint8_t *buf, size_t max)
 {
 	struct fwd_sock *fs = svc;
 	ssize_t n;
@@ -182,22 +182,22 @@ static ssize_t sock_produce(void *svc, uint8_t *buf, size_t max)
 	if (n > 0)
 		return n;
 	if (n < 0 && errno == EAGAIN) {
-		sock_arm(fs, true);
+		forward_sock_arm(fs, true);
 		return 0;
 	}
 	return -EPIPE; /* the device side closed */
 }
 
-static void sock_event(struct loop_watch *w, int fd, uint32_t events,
-		       void *data)
+static void forward_sock_event(struct loop_watch *w, int fd, uint32_t events,
+			       void *data)
 {
 	struct fwd_sock *fs = data;
 
 	if ((events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) &&
 	    fs->pend_len > fs->pend_off) {
 		size_t done;
-		int rc = sock_send(fs, fs->pend + fs->pend_off,
-				   fs->pend_len - fs->pend_off, &done);
+		int rc = forward_sock_send(fs, fs->pend + fs->pend_off,
+					   fs->pend_len - fs->pend_off, &done);
 		fs->pend_off += done;
 		if (rc < 0) {
 			adb_stream_close(fs->s);
@@ -207,17 +207,17 @@ static void sock_event(struct loop_watch *w, int fd, uint32_t events,
 			free(fs->pend);
 			fs->pend = NULL;
 			fs->pend_len = fs->pend_off = 0;
-			sock_arm(fs, fs->out_armed);
+			forward_sock_arm(fs, fs->out_armed);
 			adb_stream_ack(fs->s);
 		}
 	}
 	if (fs->out_armed && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-		sock_arm(fs, false);
+		forward_sock_arm(fs, false);
 		adb_stream_ready(fs->s);
 	}
 }
 
-static struct fwd_sock *sock_new(struct loop *l, int fd)
+static struct fwd_sock *forward_sock_new(struct loop *l, int fd)
 {
 	struct fwd_sock *fs = calloc(1, sizeof(*fs));
 
@@ -225,7 +225,7 @@ static struct fwd_sock *sock_new(struct loop *l, int fd)
 		close(fd);
 		return NULL;
 	}
-	fs->w = loop_add_fd(l, fd, EPOLLET, sock_event, fs);
+	fs->w = loop_add_fd(l, fd, EPOLLET, forward_sock_event, fs);
 	if (!fs->w) {
 		close(fd);
 		free(fs);
@@ -255,7 +255,7 @@ int adb_forward_open(struct adb_forward *f, struct adb_stream *s,
 		return -e;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	fs = sock_new(adb_stream_loop(s), fd);
+	fs = forward_sock_new(adb_stream_loop(s), fd);
 	if (!fs)
 		return -ENOMEM;
 	fs->s = s;
@@ -265,12 +265,12 @@ int adb_forward_open(struct adb_forward *f, struct adb_stream *s,
 }
 
 static const struct adb_service_ops sock_ops = {
-	.write = sock_write,
-	.produce = sock_produce,
-	.free = sock_free,
+	.write = forward_sock_write,
+	.produce = forward_sock_produce,
+	.free = forward_sock_free,
 };
 
-struct adb_forward *adb_forward_new(struct adb_streams *t, struct loop *loop)
+struct adb_forward *adb_forward_new(struct adb_stream_mux *t, struct loop *loop)
 {
 	struct adb_forward *f = calloc(1, sizeof(*f));
 
@@ -281,7 +281,7 @@ struct adb_forward *adb_forward_new(struct adb_streams *t, struct loop *loop)
 	return f;
 }
 
-static void listener_free(struct fwd_listener *ln)
+static void forward_listener_free(struct fwd_listener *ln)
 {
 	loop_watch_remove(ln->w);
 	free(ln);
@@ -292,7 +292,7 @@ void adb_forward_reset(struct adb_forward *f)
 	while (f->listeners) {
 		struct fwd_listener *ln = f->listeners;
 		f->listeners = ln->next;
-		listener_free(ln);
+		forward_listener_free(ln);
 	}
 }
 
@@ -304,8 +304,8 @@ void adb_forward_free(struct adb_forward *f)
 	free(f);
 }
 
-static void listener_event(struct loop_watch *w, int fd, uint32_t events,
-			   void *data)
+static void forward_listener_event(struct loop_watch *w, int fd,
+				   uint32_t events, void *data)
 {
 	struct fwd_listener *ln = data;
 	struct adb_stream *s;
@@ -314,19 +314,20 @@ static void listener_event(struct loop_watch *w, int fd, uint32_t events,
 
 	if (c < 0)
 		return;
-	fs = sock_new(ln->f->loop, c);
+	fs = forward_sock_new(ln->f->loop, c);
 	if (!fs)
 		return;
-	if (adb_streams_connect(ln->f->t, ln->remote, &sock_ops, fs, &s) < 0) {
-		sock_free(fs);
+	if (adb_stream_mux_connect(ln->f->t, ln->remote, &sock_ops, fs, &s) <
+	    0) {
+		forward_sock_free(fs);
 		return;
 	}
 	fs->s = s;
-	sock_arm(fs, true);
+	forward_sock_arm(fs, true);
 }
 
-static struct fwd_listener *find_listener(struct adb_forward *f,
-					  const char *local)
+static struct fwd_listener *forward_find_listener(struct adb_forward *f,
+						  const char *local)
 {
 	for (struct fwd_listener *ln = f->listeners; ln; ln = ln->next)
 		if (!strcmp(ln->local, local))
@@ -334,7 +335,7 @@ static struct fwd_listener *find_listener(struct adb_forward *f,
 	return NULL;
 }
 
-static int listen_on(struct loop *l, struct fwd_listener *ln)
+static int forward_listen_on(struct loop *l, struct fwd_listener *ln)
 {
 	struct sockaddr_storage ss;
 	int len = adb_forward_addr(ln->local, &ss), fd, one = 1;
@@ -351,11 +352,12 @@ static int listen_on(struct loop *l, struct fwd_listener *ln)
 		close(fd);
 		return -e;
 	}
-	ln->w = loop_add_fd(l, fd, EPOLLIN, listener_event, ln);
+	ln->w = loop_add_fd(l, fd, EPOLLIN, forward_listener_event, ln);
 	return ln->w ? 0 : -ENOMEM;
 }
 
-static int reverse_add(struct adb_forward *f, const char *arg, const char **why)
+static int forward_reverse_add(struct adb_forward *f, const char *arg,
+			       const char **why)
 {
 	bool norebind = !strncmp(arg, "norebind:", 9);
 	const char *semi;
@@ -368,7 +370,7 @@ static int reverse_add(struct adb_forward *f, const char *arg, const char **why)
 	*why = "malformed forward spec";
 	if (!semi || semi - arg >= FWD_SPEC_MAX || strlen(semi + 1) >= FWD_SPEC_MAX)
 		return -EINVAL;
-	ln = find_listener(f, arg);
+	ln = forward_find_listener(f, arg);
 	if (ln && semi - arg == (ptrdiff_t)strlen(ln->local)) {
 		*why = "cannot rebind existing socket";
 		if (norebind)
@@ -382,7 +384,7 @@ static int reverse_add(struct adb_forward *f, const char *arg, const char **why)
 	ln->f = f;
 	snprintf(ln->local, sizeof(ln->local), "%.*s", (int)(semi - arg), arg);
 	snprintf(ln->remote, sizeof(ln->remote), "%s", semi + 1);
-	rc = listen_on(f->loop, ln);
+	rc = forward_listen_on(f->loop, ln);
 	if (rc < 0) {
 		*why = "cannot bind listener";
 		free(ln);
@@ -393,20 +395,21 @@ static int reverse_add(struct adb_forward *f, const char *arg, const char **why)
 	return 0;
 }
 
-static int reverse_remove(struct adb_forward *f, const char *local)
+static int forward_reverse_remove(struct adb_forward *f, const char *local)
 {
 	for (struct fwd_listener **pp = &f->listeners; *pp; pp = &(*pp)->next) {
 		if (!strcmp((*pp)->local, local)) {
 			struct fwd_listener *ln = *pp;
 			*pp = ln->next;
-			listener_free(ln);
+			forward_listener_free(ln);
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-static int reply_fail(char *reply, size_t size, const char *why, int err)
+static int forward_reply_fail(char *reply, size_t size, const char *why,
+			      int err)
 {
 	char msg[256];
 	int n = snprintf(msg, sizeof(msg), "%s: %s", why, strerror(err));
@@ -414,7 +417,7 @@ static int reply_fail(char *reply, size_t size, const char *why, int err)
 	return snprintf(reply, size, "FAIL%04x%s", n, msg);
 }
 
-static int reply_list(struct adb_forward *f, char *reply, size_t size)
+static int forward_reply_list(struct adb_forward *f, char *reply, size_t size)
 {
 	char body[4096];
 	size_t n = 0;
@@ -438,19 +441,19 @@ int adb_forward_reverse(struct adb_forward *f, const char *cmd, char *reply,
 	int rc = -EINVAL;
 
 	if (!strncmp(cmd, "forward:", 8)) {
-		rc = reverse_add(f, cmd + 8, &why);
+		rc = forward_reverse_add(f, cmd + 8, &why);
 	} else if (!strncmp(cmd, "killforward:", 12)) {
 		why = "listener not found";
-		rc = reverse_remove(f, cmd + 12);
+		rc = forward_reverse_remove(f, cmd + 12);
 	} else if (!strcmp(cmd, "killforward-all")) {
 		adb_forward_reset(f);
 		rc = 0;
 	} else if (!strcmp(cmd, "list-forward")) {
-		return reply_list(f, reply, size);
+		return forward_reply_list(f, reply, size);
 	}
 	if (rc < 0) {
 		log_info("adb: reverse:%s: %s", cmd, why);
-		return reply_fail(reply, size, why, -rc);
+		return forward_reply_fail(reply, size, why, -rc);
 	}
 	return snprintf(reply, size, "OKAY");
 }

@@ -23,7 +23,8 @@ struct adb_forward;
 
 struct loop;
 
-struct adb_forward *adb_forward_new(struct adb_streams *t, struct loop *loop);
+struct adb_forward *adb_forward_new(struct adb_stream_mux *t,
+				    struct loop *loop);
 /* Drop every reverse listener (a new connection starts with none). */
 void adb_forward_reset(struct adb_forward *f);
 void adb_forward_free(struct adb_forward *f);

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/types.h>
 
-static uint32_t get_le32(const uint8_t *p)
+static uint32_t packet_get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
+static void packet_put_le32(uint8_t *p, uint32_t v)
 {
 	p[0] = v;
 	p[1] = v >> 8;
@@ -22,12 +22,12 @@ static void put_le32(uint8_t *p, uint32_t v)
 
 void adb_packet_decode(const uint8_t *buf, struct adb_hdr *h)
 {
-	h->cmd = get_le32(buf);
-	h->arg0 = get_le32(buf + 4);
-	h->arg1 = get_le32(buf + 8);
-	h->len = get_le32(buf + 12);
-	h->check = get_le32(buf + 16);
-	h->magic = get_le32(buf + 20);
+	h->cmd = packet_get_le32(buf);
+	h->arg0 = packet_get_le32(buf + 4);
+	h->arg1 = packet_get_le32(buf + 8);
+	h->len = packet_get_le32(buf + 12);
+	h->check = packet_get_le32(buf + 16);
+	h->magic = packet_get_le32(buf + 20);
 }
 
 uint32_t adb_packet_checksum(const void *data, size_t len)
@@ -44,15 +44,16 @@ void adb_packet_encode(uint8_t *buf, uint32_t cmd, uint32_t arg0,
 		       uint32_t arg1, const void *data, uint32_t len,
 		       int with_check)
 {
-	put_le32(buf, cmd);
-	put_le32(buf + 4, arg0);
-	put_le32(buf + 8, arg1);
-	put_le32(buf + 12, len);
-	put_le32(buf + 16, with_check ? adb_packet_checksum(data, len) : 0);
-	put_le32(buf + 20, cmd ^ 0xffffffffu);
+	packet_put_le32(buf, cmd);
+	packet_put_le32(buf + 4, arg0);
+	packet_put_le32(buf + 8, arg1);
+	packet_put_le32(buf + 12, len);
+	packet_put_le32(buf + 16,
+			with_check ? adb_packet_checksum(data, len) : 0);
+	packet_put_le32(buf + 20, cmd ^ 0xffffffffu);
 }
 
-static int known_cmd(uint32_t cmd)
+static int packet_known_cmd(uint32_t cmd)
 {
 	switch (cmd) {
 	case ADB_CNXN:
@@ -72,7 +73,7 @@ int adb_packet_validate(const struct adb_hdr *h, uint32_t max_payload)
 		return -EBADMSG;
 	if (h->len > max_payload)
 		return -EMSGSIZE;
-	if (!known_cmd(h->cmd))
+	if (!packet_known_cmd(h->cmd))
 		return -ENOTSUP;
 	return 0;
 }
@@ -86,8 +87,8 @@ void adb_packet_cmd_name(uint32_t cmd, char name[5])
 	name[4] = '\0';
 }
 
-struct adb_reader {
-	adb_reader_fn fn;
+struct adb_packet_reader {
+	adb_packet_reader_fn fn;
 	void *data;
 	uint32_t max;
 	uint8_t hdr_buf[ADB_HDR_SIZE];
@@ -98,9 +99,10 @@ struct adb_reader {
 	size_t payload_have;
 };
 
-struct adb_reader *adb_reader_new(adb_reader_fn fn, void *data)
+struct adb_packet_reader *adb_packet_reader_new(adb_packet_reader_fn fn,
+						void *data)
 {
-	struct adb_reader *r = calloc(1, sizeof(*r));
+	struct adb_packet_reader *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
@@ -116,7 +118,7 @@ struct adb_reader *adb_reader_new(adb_reader_fn fn, void *data)
 	return r;
 }
 
-void adb_reader_free(struct adb_reader *r)
+void adb_packet_reader_free(struct adb_packet_reader *r)
 {
 	if (!r)
 		return;
@@ -124,12 +126,13 @@ void adb_reader_free(struct adb_reader *r)
 	free(r);
 }
 
-void adb_reader_set_max(struct adb_reader *r, uint32_t max_payload)
+void adb_packet_reader_set_max(struct adb_packet_reader *r,
+			       uint32_t max_payload)
 {
 	r->max = max_payload < ADB_MAX_PAYLOAD ? max_payload : ADB_MAX_PAYLOAD;
 }
 
-void adb_reader_reset(struct adb_reader *r)
+void adb_packet_reader_reset(struct adb_packet_reader *r)
 {
 	r->hdr_have = 0;
 	r->payload_have = 0;
@@ -137,8 +140,8 @@ void adb_reader_reset(struct adb_reader *r)
 
 /* Take header bytes; once 24 are in, validate. Returns bytes used or
  * -errno. */
-static ssize_t take_header(struct adb_reader *r, const uint8_t *buf,
-			   size_t len)
+static ssize_t packet_take_header(struct adb_packet_reader *r,
+				  const uint8_t *buf, size_t len)
 {
 	size_t n = ADB_HDR_SIZE - r->hdr_have;
 	int rc;
@@ -157,21 +160,22 @@ static ssize_t take_header(struct adb_reader *r, const uint8_t *buf,
 	return n;
 }
 
-static int deliver(struct adb_reader *r, const uint8_t *payload)
+static int packet_deliver(struct adb_packet_reader *r, const uint8_t *payload)
 {
 	r->hdr_have = 0;
 	r->payload_have = 0;
 	return r->fn(r->data, &r->hdr, payload);
 }
 
-int adb_reader_feed(struct adb_reader *r, const uint8_t *buf, size_t len)
+int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
+			   size_t len)
 {
 	while (len > 0) {
 		if (r->hdr_have < ADB_HDR_SIZE) {
-			ssize_t n = take_header(r, buf, len);
+			ssize_t n = packet_take_header(r, buf, len);
 
 			if (n < 0) {
-				adb_reader_reset(r);
+				adb_packet_reader_reset(r);
 				return (int)n;
 			}
 			buf += n;
@@ -179,7 +183,7 @@ int adb_reader_feed(struct adb_reader *r, const uint8_t *buf, size_t len)
 			if (r->hdr_have < ADB_HDR_SIZE)
 				return 0;
 			if (r->hdr.len == 0) {
-				int rc = deliver(r, NULL);
+				int rc = packet_deliver(r, NULL);
 				if (rc < 0)
 					return rc;
 				continue;
@@ -188,7 +192,7 @@ int adb_reader_feed(struct adb_reader *r, const uint8_t *buf, size_t len)
 		size_t want = r->hdr.len - r->payload_have;
 		if (r->payload_have == 0 && len >= want) {
 			/* The common case: the whole payload is here. */
-			int rc = deliver(r, buf);
+			int rc = packet_deliver(r, buf);
 			if (rc < 0)
 				return rc;
 			buf += want;
@@ -201,7 +205,7 @@ int adb_reader_feed(struct adb_reader *r, const uint8_t *buf, size_t len)
 		buf += n;
 		len -= n;
 		if (r->payload_have == r->hdr.len) {
-			int rc = deliver(r, r->payload);
+			int rc = packet_deliver(r, r->payload);
 			if (rc < 0)
 				return rc;
 		}

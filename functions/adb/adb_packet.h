@@ -51,23 +51,25 @@ int adb_packet_validate(const struct adb_hdr *h, uint32_t max_payload);
 void adb_packet_cmd_name(uint32_t cmd, char name[5]);
 
 /*
- * adb_reader: reassembles messages from a byte stream, whatever the split
- * of the transfers. A message whose payload arrives in one piece with its
+ * adb_packet_reader: reassembles messages from a byte stream, whatever the
+ * split of the transfers. A message whose payload arrives in one piece with its
  * header's end is handed on without a copy.
  */
-struct adb_reader;
+struct adb_packet_reader;
 
 /* Called for every whole message. A negative return stops the feed and
- * is returned by adb_reader_feed. */
-typedef int (*adb_reader_fn)(void *data, const struct adb_hdr *h,
-			     const uint8_t *payload);
+ * is returned by adb_packet_reader_feed. */
+typedef int (*adb_packet_reader_fn)(void *data, const struct adb_hdr *h,
+				    const uint8_t *payload);
 
-struct adb_reader *adb_reader_new(adb_reader_fn fn, void *data);
-void adb_reader_free(struct adb_reader *r);
+struct adb_packet_reader *adb_packet_reader_new(adb_packet_reader_fn fn,
+						void *data);
+void adb_packet_reader_free(struct adb_packet_reader *r);
 /* Limit accepted from now on (the negotiated max payload). */
-void adb_reader_set_max(struct adb_reader *r, uint32_t max_payload);
+void adb_packet_reader_set_max(struct adb_packet_reader *r,
+			       uint32_t max_payload);
 /* Forget any partial message. */
-void adb_reader_reset(struct adb_reader *r);
+void adb_packet_reader_reset(struct adb_packet_reader *r);
 /*
  * Feed received bytes. Returns 0, the first negative return of the
  * callback, or -EBADMSG / -EMSGSIZE for a header that cannot be framed
@@ -75,6 +77,7 @@ void adb_reader_reset(struct adb_reader *r);
  * Messages with an unknown command but a sound header are delivered: the
  * callback decides what to do with them.
  */
-int adb_reader_feed(struct adb_reader *r, const uint8_t *buf, size_t len);
+int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
+			   size_t len);
 
 #endif

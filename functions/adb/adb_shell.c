@@ -27,7 +27,10 @@
 
 struct adb_shell {
 	struct adb_stream *s;
+	const char *shell; /* for messages (the caller's, which lives on) */
+	struct spawner_call *call; /* the child is being started */
 	bool v2, pty;
+	bool stdin_closed; /* by the host (v2 close-stdin) */
 	pid_t pid;
 	struct loop_watch *in_w;  /* child's stdin (the pty master if pty) */
 	struct loop_watch *out_w; /* stdout; NULL for pty (use in_w) */
@@ -45,11 +48,14 @@ struct adb_shell {
 	uint32_t left;
 	char win[64];
 	size_t win_have;
+	struct winsize ws; /* the host's last window size, if ws_set */
+	bool ws_set;
 };
 
 static const struct adb_service_ops shell_ops;
 
-static int parse_arg(const char *arg, size_t len, struct adb_shell_args *a)
+static int shell_parse_arg(const char *arg, size_t len,
+			   struct adb_shell_args *a)
 {
 	if (len == 2 && !strncmp(arg, "v2", 2))
 		a->v2 = true;
@@ -91,7 +97,7 @@ int adb_shell_parse(const char *name, struct adb_shell_args *a)
 		end = memchr(p, ',', colon - p);
 		if (!end)
 			end = colon;
-		if (parse_arg(p, end - p, a) < 0)
+		if (shell_parse_arg(p, end - p, a) < 0)
 			return -EINVAL;
 		p = end;
 	}
@@ -100,10 +106,11 @@ int adb_shell_parse(const char *name, struct adb_shell_args *a)
 }
 
 static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data);
+static void shell_arm(struct adb_shell *sh, bool want_out);
 static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
 		      void *data);
 
-static int set_nonblock(int fd)
+static int shell_set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -113,27 +120,74 @@ static int set_nonblock(int fd)
 }
 
 /* Watch fd (taking it: closed if the watch cannot be made). */
-static struct loop_watch *watch(struct adb_shell *sh, int fd, uint32_t ev,
-				loop_io_fn fn)
+static struct loop_watch *shell_watch(struct adb_shell *sh, int fd, uint32_t ev,
+				      loop_io_fn fn)
 {
 	struct loop_watch *w;
 
 	if (fd < 0)
 		return NULL;
-	set_nonblock(fd);
+	shell_set_nonblock(fd);
 	w = loop_add_fd(adb_stream_loop(sh->s), fd, ev, fn, sh);
 	if (!w)
 		close(fd);
 	return w;
 }
 
+/* The spawner's answer: the child's fds and status pipe, watched. */
+static int shell_take_child(struct adb_shell *sh,
+			    const struct spawner_child *ch)
+{
+	sh->pid = ch->pid;
+	if (sh->stdin_closed && !sh->pty) {
+		/* The host closed stdin while the child was being started. */
+		close(ch->in);
+		sh->in_w = NULL;
+	} else {
+		sh->in_w = shell_watch(sh, ch->in, 0, shell_io);
+	}
+	sh->out_w = shell_watch(sh, ch->out, EPOLLIN, shell_io);
+	sh->err_w = shell_watch(sh, ch->err, EPOLLIN, shell_io);
+	sh->pid_w = shell_watch(sh, ch->status, EPOLLIN, shell_pid);
+	if (sh->pty)
+		sh->err_eof = true;
+	if ((!sh->in_w && !sh->stdin_closed) || !sh->pid_w ||
+	    (!sh->pty && (!sh->out_w || !sh->err_w)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void shell_resume_stdin(struct adb_shell *sh);
+
+static void shell_spawned(void *data, int err, const struct spawner_child *ch)
+{
+	struct adb_shell *sh = data;
+
+	sh->call = NULL;
+	if (err == 0)
+		err = shell_take_child(sh, ch);
+	if (err < 0) {
+		log_warnx("adb: cannot start %s: %s", sh->shell,
+			  strerror(-err));
+		adb_stream_close(sh->s);
+		return;
+	}
+	if (sh->ws_set)
+		ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &sh->ws);
+	shell_arm(sh, sh->out_armed);
+	/* What the host typed meanwhile. */
+	if (sh->pend_len > sh->pend_off)
+		shell_resume_stdin(sh);
+}
+
 /*
  * The worker runs under a seccomp filter that has no fork or execve, so
  * the runtime's spawner starts the child, as the function's user (the
- * whole worker is that user), and hands back its fds and a status pipe.
+ * whole worker is that user), and hands back its fds and a status pipe,
+ * later: the worker's loop goes on meanwhile (shell_spawned()).
  */
-static int spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
-		 const struct adb_shell_args *a)
+static int shell_spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
+		       const struct adb_shell_args *a)
 {
 	struct spawner_cmd c = {
 		.cmd = a->cmd,
@@ -142,24 +196,11 @@ static int spawn(struct adb_shell *sh, const struct adb_shell_cfg *cfg,
 		.rows = 24,
 		.cols = 80,
 	};
-	struct spawner_child ch;
-	int rc = plugin_spawn(cfg->p, &c, &ch);
 
-	if (rc < 0)
-		return rc;
-	sh->pid = ch.pid;
-	sh->in_w = watch(sh, ch.in, 0, shell_io);
-	sh->out_w = watch(sh, ch.out, EPOLLIN, shell_io);
-	sh->err_w = watch(sh, ch.err, EPOLLIN, shell_io);
-	sh->pid_w = watch(sh, ch.status, EPOLLIN, shell_pid);
-	if (sh->pty)
-		sh->err_eof = true;
-	if (!sh->in_w || !sh->pid_w || (!sh->pty && (!sh->out_w || !sh->err_w)))
-		return -ENOMEM;
-	return 0;
+	return plugin_spawn(cfg->p, &c, shell_spawned, sh, &sh->call);
 }
 
-static struct loop_watch *out_watch(struct adb_shell *sh)
+static struct loop_watch *shell_out_watch(struct adb_shell *sh)
 {
 	return sh->pty ? sh->in_w : sh->out_w;
 }
@@ -169,12 +210,12 @@ static struct loop_watch *out_watch(struct adb_shell *sh)
  * to wait for is left edge-triggered so that a hung-up pipe, which epoll
  * reports whatever the mask, wakes us once rather than in a loop.
  */
-static uint32_t mask(uint32_t ev)
+static uint32_t shell_mask(uint32_t ev)
 {
 	return ev ? ev : EPOLLET;
 }
 
-static void arm(struct adb_shell *sh, bool want_out)
+static void shell_arm(struct adb_shell *sh, bool want_out)
 {
 	uint32_t out = want_out ? EPOLLIN : 0;
 	uint32_t in = sh->pend_len > sh->pend_off ? EPOLLOUT : 0;
@@ -182,19 +223,19 @@ static void arm(struct adb_shell *sh, bool want_out)
 	sh->out_armed = want_out;
 	if (sh->pty) {
 		if (sh->in_w)
-			loop_watch_set_events(sh->in_w,
-					      mask((sh->out_eof ? 0 : out) | in));
+			loop_watch_set_events(
+			    sh->in_w, shell_mask((sh->out_eof ? 0 : out) | in));
 		return;
 	}
 	if (sh->out_w)
-		loop_watch_set_events(sh->out_w, mask(out));
+		loop_watch_set_events(sh->out_w, shell_mask(out));
 	if (sh->err_w)
-		loop_watch_set_events(sh->err_w, mask(out));
+		loop_watch_set_events(sh->err_w, shell_mask(out));
 	if (sh->in_w)
-		loop_watch_set_events(sh->in_w, mask(in));
+		loop_watch_set_events(sh->in_w, shell_mask(in));
 }
 
-static void drop_watch(struct loop_watch **w)
+static void shell_drop_watch(struct loop_watch **w)
 {
 	if (*w) {
 		loop_watch_remove(*w);
@@ -206,10 +247,12 @@ static void shell_free(void *svc)
 {
 	struct adb_shell *sh = svc;
 
-	drop_watch(&sh->in_w);
-	drop_watch(&sh->out_w);
-	drop_watch(&sh->err_w);
-	drop_watch(&sh->pid_w);
+	/* Still being started: the spawner ends it when it comes. */
+	plugin_spawn_cancel(sh->call);
+	shell_drop_watch(&sh->in_w);
+	shell_drop_watch(&sh->out_w);
+	shell_drop_watch(&sh->err_w);
+	shell_drop_watch(&sh->pid_w);
 	if (sh->pid > 0 && !sh->exited) {
 		/* The host went away: end the session like a hangup. The
 		 * spawner reaps it. */
@@ -237,15 +280,16 @@ int adb_shell_open(struct adb_stream *s, const char *name,
 	if (!sh)
 		return -ENOMEM;
 	sh->s = s;
+	sh->shell = cfg->shell;
 	sh->v2 = a.v2;
 	sh->pty = a.type == ADB_SHELL_PTY;
-	rc = spawn(sh, cfg, &a);
+	rc = shell_spawn(sh, cfg, &a);
 	if (rc < 0) {
 		log_warnx("adb: cannot start %s: %s", cfg->shell, strerror(-rc));
 		shell_free(sh);
 		return rc;
 	}
-	arm(sh, true);
+	shell_arm(sh, true);
 	*ops = &shell_ops;
 	*svc = sh;
 	return 0;
@@ -267,18 +311,20 @@ static void shell_pid(struct loop_watch *w, int fd, uint32_t events,
 		sh->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	else
 		sh->status = 255; /* the spawner went away */
-	drop_watch(&sh->pid_w);
+	shell_drop_watch(&sh->pid_w);
 	adb_stream_ready(sh->s);
 }
 
-static int write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
-		       size_t *done)
+static int shell_write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
+			     size_t *done)
 {
 	int fd = sh->in_w ? loop_watch_fd(sh->in_w) : -1;
 
 	*done = 0;
+	if (sh->call)
+		return 1; /* no child yet: held until it comes */
 	if (fd < 0) {
-		/* stdin closed: drop the data, and say so, or parse_v2()
+		/* stdin closed: drop the data, and say so, or shell_parse_v2()
 		 * would wait for it to be taken forever. */
 		*done = len;
 		return 0;
@@ -298,33 +344,35 @@ static int write_stdin(struct adb_shell *sh, const uint8_t *d, size_t len,
 	return 0;
 }
 
-static void close_stdin(struct adb_shell *sh)
+static void shell_close_stdin(struct adb_shell *sh)
 {
+	sh->stdin_closed = true;
 	/* With a pty, stdin and stdout are the same fd: keep it. */
 	if (!sh->pty)
-		drop_watch(&sh->in_w);
+		shell_drop_watch(&sh->in_w);
 }
 
-static void set_winsize(struct adb_shell *sh)
+static void shell_set_winsize(struct adb_shell *sh)
 {
-	struct winsize ws = { 0 };
 	unsigned r, c, x, y;
 
 	sh->win[sh->win_have] = '\0';
-	if (!sh->pty || !sh->in_w ||
-	    sscanf(sh->win, "%ux%u,%ux%u", &r, &c, &x, &y) != 4)
+	if (!sh->pty || sscanf(sh->win, "%ux%u,%ux%u", &r, &c, &x, &y) != 4)
 		return;
-	ws.ws_row = r;
-	ws.ws_col = c;
-	ws.ws_xpixel = x;
-	ws.ws_ypixel = y;
-	ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &ws);
+	sh->ws.ws_row = r;
+	sh->ws.ws_col = c;
+	sh->ws.ws_xpixel = x;
+	sh->ws.ws_ypixel = y;
+	sh->ws_set = true;
+	/* Before the child is there, shell_spawned() sets it. */
+	if (sh->in_w)
+		ioctl(loop_watch_fd(sh->in_w), TIOCSWINSZ, &sh->ws);
 }
 
 /* Consume v2 packets from d; returns bytes used, stopping early (and
  * setting *blocked) when stdin is full. */
-static size_t parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
-		       bool *blocked)
+static size_t shell_parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
+			     bool *blocked)
 {
 	size_t used = 0;
 
@@ -338,12 +386,13 @@ static size_t parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
 				   sh->hdr[3] << 16 | (uint32_t)sh->hdr[4] << 24;
 			sh->win_have = 0;
 			if (sh->id == SHELL_ID_CLOSE_STDIN)
-				close_stdin(sh);
+				shell_close_stdin(sh);
 		}
 		size_t n = len - used < sh->left ? len - used : sh->left;
 		if (sh->id == SHELL_ID_STDIN) {
 			size_t done;
-			*blocked = write_stdin(sh, d + used, n, &done) > 0;
+			*blocked =
+			    shell_write_stdin(sh, d + used, n, &done) > 0;
 			used += done;
 			sh->left -= done;
 			if (*blocked)
@@ -360,22 +409,22 @@ static size_t parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
 		}
 		if (sh->left == 0) {
 			if (sh->id == SHELL_ID_WINSIZE)
-				set_winsize(sh);
+				shell_set_winsize(sh);
 			sh->hdr_have = 0;
 		}
 	}
 	return used;
 }
 
-static size_t consume(struct adb_shell *sh, const uint8_t *d, size_t len,
-		      bool *blocked)
+static size_t shell_consume(struct adb_shell *sh, const uint8_t *d, size_t len,
+			    bool *blocked)
 {
 	size_t done;
 
 	*blocked = false;
 	if (sh->v2)
-		return parse_v2(sh, d, len, blocked);
-	*blocked = write_stdin(sh, d, len, &done) > 0;
+		return shell_parse_v2(sh, d, len, blocked);
+	*blocked = shell_write_stdin(sh, d, len, &done) > 0;
 	return done;
 }
 
@@ -383,7 +432,7 @@ static int shell_write(void *svc, const uint8_t *data, size_t len)
 {
 	struct adb_shell *sh = svc;
 	bool blocked;
-	size_t used = consume(sh, data, len, &blocked);
+	size_t used = shell_consume(sh, data, len, &blocked);
 
 	if (!blocked)
 		return 0;
@@ -393,23 +442,23 @@ static int shell_write(void *svc, const uint8_t *data, size_t len)
 	memcpy(sh->pend, data + used, len - used);
 	sh->pend_len = len - used;
 	sh->pend_off = 0;
-	arm(sh, sh->out_armed);
+	shell_arm(sh, sh->out_armed);
 	return 1;
 }
 
 /* stdin became writable: go on with the held-back host data. */
-static void resume_stdin(struct adb_shell *sh)
+static void shell_resume_stdin(struct adb_shell *sh)
 {
 	bool blocked;
 
-	sh->pend_off += consume(sh, sh->pend + sh->pend_off,
-				sh->pend_len - sh->pend_off, &blocked);
+	sh->pend_off += shell_consume(sh, sh->pend + sh->pend_off,
+				      sh->pend_len - sh->pend_off, &blocked);
 	if (blocked)
 		return;
 	free(sh->pend);
 	sh->pend = NULL;
 	sh->pend_len = sh->pend_off = 0;
-	arm(sh, sh->out_armed);
+	shell_arm(sh, sh->out_armed);
 	adb_stream_ack(sh->s);
 }
 
@@ -419,26 +468,26 @@ static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data)
 
 	if (w == sh->in_w && (events & (EPOLLOUT | EPOLLERR)) &&
 	    sh->pend_len > sh->pend_off) {
-		resume_stdin(sh);
+		shell_resume_stdin(sh);
 		if (!sh->pty)
 			return;
 	}
 	if (w == sh->in_w && !sh->pty) {
 		/* The child closed its stdin: we cannot deliver. */
-		drop_watch(&sh->in_w);
+		shell_drop_watch(&sh->in_w);
 		return;
 	}
 	if (sh->out_armed && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
 		/* Read when it is this stream's turn, in produce(). */
-		arm(sh, false);
+		shell_arm(sh, false);
 		adb_stream_ready(sh->s);
 	}
 }
 
 /* One read from fd into buf (after a v2 header); returns bytes used in
  * buf, 0 if nothing (EAGAIN) and sets *eof at the end. */
-static size_t read_output(struct adb_shell *sh, int fd, uint8_t id,
-			  uint8_t *buf, size_t max, bool *eof)
+static size_t shell_read_output(struct adb_shell *sh, int fd, uint8_t id,
+				uint8_t *buf, size_t max, bool *eof)
 {
 	size_t off = sh->v2 ? SHELL_HDR : 0;
 	ssize_t n;
@@ -472,21 +521,24 @@ static ssize_t shell_produce(void *svc, uint8_t *buf, size_t max)
 	struct adb_shell *sh = svc;
 	size_t used = 0;
 
+	if (sh->call)
+		return 0; /* shell_spawned() arms the watches */
 	if (!sh->out_eof)
-		used += read_output(sh, loop_watch_fd(out_watch(sh)),
-				    SHELL_ID_STDOUT, buf, max, &sh->out_eof);
+		used +=
+		    shell_read_output(sh, loop_watch_fd(shell_out_watch(sh)),
+				      SHELL_ID_STDOUT, buf, max, &sh->out_eof);
 	if (!sh->err_eof)
-		used += read_output(sh, loop_watch_fd(sh->err_w),
-				    SHELL_ID_STDERR, buf + used, max - used,
-				    &sh->err_eof);
+		used += shell_read_output(sh, loop_watch_fd(sh->err_w),
+					  SHELL_ID_STDERR, buf + used,
+					  max - used, &sh->err_eof);
 	if (sh->out_eof && !sh->pty)
-		drop_watch(&sh->out_w);
+		shell_drop_watch(&sh->out_w);
 	if (sh->err_eof)
-		drop_watch(&sh->err_w);
+		shell_drop_watch(&sh->err_w);
 	if (used)
 		return used;
 	if (!(sh->out_eof && sh->err_eof)) {
-		arm(sh, true);
+		shell_arm(sh, true);
 		return 0;
 	}
 	if (!sh->exited)

@@ -21,7 +21,9 @@ struct plugin;
 /* Children run as the worker's user (the function's `user`), started by
  * the runtime's spawner (plugin_spawn()). */
 struct adb_shell_cfg {
-	const char *shell; /* for messages: the spawner runs the profile's */
+	/* For messages: the spawner runs the profile's. It must outlive the
+	 * streams (a child comes after adb_shell_open() returned). */
+	const char *shell;
 	struct plugin *p;
 };
 

@@ -14,7 +14,7 @@
 #define ADB_STREAM_NAME_MAX 4096
 
 struct adb_stream {
-	struct adb_streams *t;
+	struct adb_stream_mux *t;
 	struct adb_stream *prev, *next;
 	uint32_t local, remote;
 	const struct adb_service_ops *ops;
@@ -55,30 +55,30 @@ struct rx_chunk {
 	uint8_t data[];
 };
 
-struct adb_streams {
+struct adb_stream_mux {
 	struct loop *loop;
-	adb_streams_send_fn send;
-	adb_streams_room_fn room;
-	adb_streams_open_fn open;
+	adb_stream_mux_send_fn send;
+	adb_stream_mux_room_fn room;
+	adb_stream_mux_open_fn open;
 	void *data;
 	struct adb_stream *head, *tail;
 	struct adb_stream *rr; /* whose turn it is */
 	unsigned count;
 	uint32_t next_id;
 	size_t max_payload;
-	const struct adb_streams_bufs *bufs;
+	const struct adb_stream_mux_bufs *bufs;
 	bool pumping;
 	bool hold; /* no sending while a host WRTE is handled */
 	bool delayed_ack;
 };
 
-struct adb_streams *adb_streams_new(struct loop *loop,
-				    adb_streams_send_fn send,
-				    const struct adb_streams_bufs *bufs,
-				    adb_streams_room_fn room,
-				    adb_streams_open_fn open, void *data)
+struct adb_stream_mux *
+adb_stream_mux_new(struct loop *loop, adb_stream_mux_send_fn send,
+		   const struct adb_stream_mux_bufs *bufs,
+		   adb_stream_mux_room_fn room, adb_stream_mux_open_fn open,
+		   void *data)
 {
-	struct adb_streams *t = calloc(1, sizeof(*t));
+	struct adb_stream_mux *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
@@ -93,33 +93,28 @@ struct adb_streams *adb_streams_new(struct loop *loop,
 	return t;
 }
 
-void adb_streams_free(struct adb_streams *t)
+void adb_stream_mux_free(struct adb_stream_mux *t)
 {
 	if (!t)
 		return;
-	adb_streams_reset(t);
+	adb_stream_mux_reset(t);
 	free(t);
 }
 
-void adb_streams_set_max_payload(struct adb_streams *t, size_t max)
+void adb_stream_mux_set_max_payload(struct adb_stream_mux *t, size_t max)
 {
 	t->max_payload = max > ADB_MAX_PAYLOAD ? ADB_MAX_PAYLOAD : max;
 }
 
-void adb_streams_set_delayed_ack(struct adb_streams *t, bool on)
+void adb_stream_mux_set_delayed_ack(struct adb_stream_mux *t, bool on)
 {
 	t->delayed_ack = on;
 }
 
-bool adb_streams_delayed_ack(const struct adb_streams *t)
-{
-	return t->delayed_ack;
-}
-
 /* OKAY for stream s; under delayed_ack it carries the bytes the host may
  * send again (a little-endian int32 payload). */
-static void send_okay(struct adb_streams *t, struct adb_stream *s,
-		      uint32_t delta)
+static void stream_send_okay(struct adb_stream_mux *t, struct adb_stream *s,
+			     uint32_t delta)
 {
 	uint8_t p[4] = { delta, delta >> 8, delta >> 16, delta >> 24 };
 
@@ -131,30 +126,30 @@ static void send_okay(struct adb_streams *t, struct adb_stream *s,
 	t->send(t->data, ADB_OKAY, s->local, s->remote, p, sizeof(p));
 }
 
-/* Payload buffers are the transport's (see adb_streams_bufs). */
-static uint8_t *buf_get(struct adb_streams *t)
+/* Payload buffers are the transport's (see adb_stream_mux_bufs). */
+static uint8_t *stream_buf_get(struct adb_stream_mux *t)
 {
 	return t->bufs->get(t->data, t->max_payload);
 }
 
-static void buf_put(struct adb_streams *t, uint8_t *buf)
+static void stream_buf_put(struct adb_stream_mux *t, uint8_t *buf)
 {
 	t->bufs->put(t->data, buf);
 }
 
-static void send_wrte(struct adb_streams *t, struct adb_stream *s,
-		      uint8_t *buf, size_t len)
+static void stream_send_wrte(struct adb_stream_mux *t, struct adb_stream *s,
+			     uint8_t *buf, size_t len)
 {
 	s->tx_avail -= len;
 	t->bufs->send(t->data, ADB_WRTE, s->local, s->remote, buf, len);
 }
 
-unsigned adb_streams_count(const struct adb_streams *t)
+unsigned adb_stream_mux_count(const struct adb_stream_mux *t)
 {
 	return t->count;
 }
 
-static void link_stream(struct adb_streams *t, struct adb_stream *s)
+static void stream_link_stream(struct adb_stream_mux *t, struct adb_stream *s)
 {
 	s->prev = t->tail;
 	s->next = NULL;
@@ -167,7 +162,7 @@ static void link_stream(struct adb_streams *t, struct adb_stream *s)
 	t->count++;
 }
 
-static void unlink_stream(struct adb_streams *t, struct adb_stream *s)
+static void stream_unlink_stream(struct adb_stream_mux *t, struct adb_stream *s)
 {
 	if (!s->linked)
 		return;
@@ -185,7 +180,7 @@ static void unlink_stream(struct adb_streams *t, struct adb_stream *s)
 	t->count--;
 }
 
-static void rxq_clear(struct adb_stream *s)
+static void stream_rxq_clear(struct adb_stream *s)
 {
 	while (s->rxq_head) {
 		struct rx_chunk *c = s->rxq_head;
@@ -200,47 +195,47 @@ static void rxq_clear(struct adb_stream *s)
 	}
 }
 
-static void destroy(struct adb_stream *s)
+static void stream_destroy(struct adb_stream *s)
 {
-	rxq_clear(s);
+	stream_rxq_clear(s);
 	if (s->ops && s->ops->free)
 		s->ops->free(s->svc);
 	if (s->ahead)
-		buf_put(s->t, s->ahead);
+		stream_buf_put(s->t, s->ahead);
 	free(s);
 }
 
 /* Forget s; the service is freed now unless a call into it is running. */
-static void kill_stream(struct adb_stream *s)
+static void stream_kill_stream(struct adb_stream *s)
 {
 	if (s->dead)
 		return;
 	s->dead = true;
-	rxq_clear(s);
-	unlink_stream(s->t, s);
+	stream_rxq_clear(s);
+	stream_unlink_stream(s->t, s);
 	if (s->in_call == 0)
-		destroy(s);
+		stream_destroy(s);
 }
 
-static void call_begin(struct adb_stream *s)
+static void stream_call_begin(struct adb_stream *s)
 {
 	s->in_call++;
 }
 
-static void call_end(struct adb_stream *s)
+static void stream_call_end(struct adb_stream *s)
 {
 	if (--s->in_call == 0 && s->dead)
-		destroy(s);
+		stream_destroy(s);
 }
 
-void adb_streams_reset(struct adb_streams *t)
+void adb_stream_mux_reset(struct adb_stream_mux *t)
 {
 	while (t->head)
-		kill_stream(t->head);
+		stream_kill_stream(t->head);
 	t->rr = NULL;
 }
 
-static struct adb_stream *find(struct adb_streams *t, uint32_t local)
+static struct adb_stream *stream_find(struct adb_stream_mux *t, uint32_t local)
 {
 	for (struct adb_stream *s = t->head; s; s = s->next)
 		if (s->local == local)
@@ -248,24 +243,24 @@ static struct adb_stream *find(struct adb_streams *t, uint32_t local)
 	return NULL;
 }
 
-static uint32_t new_id(struct adb_streams *t)
+static uint32_t stream_new_id(struct adb_stream_mux *t)
 {
 	uint32_t id;
 
 	do {
 		id = t->next_id++;
-	} while (id == 0 || find(t, id));
+	} while (id == 0 || stream_find(t, id));
 	return id;
 }
 
-static struct adb_stream *new_stream(struct adb_streams *t)
+static struct adb_stream *stream_new_stream(struct adb_stream_mux *t)
 {
 	struct adb_stream *s = calloc(1, sizeof(*s));
 
 	if (!s)
 		return NULL;
 	s->t = t;
-	s->local = new_id(t);
+	s->local = stream_new_id(t);
 	/* Ask every new service once whether it has something to say. */
 	s->want = true;
 	return s;
@@ -279,8 +274,8 @@ static struct adb_stream *new_stream(struct adb_streams *t)
  * name we log differ from the one we route). Returns the name's length,
  * or -EINVAL.
  */
-static int open_name(const uint8_t *payload, size_t len,
-		     char name[ADB_STREAM_NAME_MAX + 1])
+static int stream_open_name(const uint8_t *payload, size_t len,
+			    char name[ADB_STREAM_NAME_MAX + 1])
 {
 	while (len && payload[len - 1] == '\0')
 		len--;
@@ -292,14 +287,14 @@ static int open_name(const uint8_t *payload, size_t len,
 	return (int)len;
 }
 
-void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
-			 uint32_t window, const uint8_t *payload, size_t len)
+void adb_stream_mux_on_open(struct adb_stream_mux *t, uint32_t remote,
+			    uint32_t window, const uint8_t *payload, size_t len)
 {
 	char name[ADB_STREAM_NAME_MAX + 1];
 	struct adb_stream *s;
 	int rc;
 
-	if (remote == 0 || open_name(payload, len, name) < 0) {
+	if (remote == 0 || stream_open_name(payload, len, name) < 0) {
 		log_warnx("adb: refusing OPEN with a malformed service name");
 		if (remote)
 			t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
@@ -313,14 +308,14 @@ void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
 		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		return;
 	}
-	s = new_stream(t);
+	s = stream_new_stream(t);
 	if (!s) {
 		t->send(t->data, ADB_CLSE, 0, remote, NULL, 0);
 		return;
 	}
 	s->remote = remote;
 	s->tx_avail = window;
-	call_begin(s);
+	stream_call_begin(s);
 	rc = t->open(t->data, s, name, &s->ops, &s->svc);
 	if (rc < 0) {
 		log_info("adb: cannot open \"%s\": %s", name, strerror(-rc));
@@ -329,17 +324,17 @@ void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
 		free(s);
 		return;
 	}
-	send_okay(t, s, ADB_STREAM_WINDOW);
-	link_stream(t, s);
-	call_end(s);
-	adb_streams_pump(t);
+	stream_send_okay(t, s, ADB_STREAM_WINDOW);
+	stream_link_stream(t, s);
+	stream_call_end(s);
+	adb_stream_mux_pump(t);
 }
 
-int adb_streams_connect(struct adb_streams *t, const char *name,
-			const struct adb_service_ops *ops, void *svc,
-			struct adb_stream **out)
+int adb_stream_mux_connect(struct adb_stream_mux *t, const char *name,
+			   const struct adb_service_ops *ops, void *svc,
+			   struct adb_stream **out)
 {
-	struct adb_stream *s = new_stream(t);
+	struct adb_stream *s = stream_new_stream(t);
 	int rc;
 
 	if (!s)
@@ -358,15 +353,15 @@ int adb_streams_connect(struct adb_streams *t, const char *name,
 	}
 	s->ops = ops;
 	s->svc = svc;
-	link_stream(t, s);
+	stream_link_stream(t, s);
 	*out = s;
 	return 0;
 }
 
-void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
-			 uint32_t local, const uint8_t *payload, size_t len)
+void adb_stream_mux_on_okay(struct adb_stream_mux *t, uint32_t remote,
+			    uint32_t local, const uint8_t *payload, size_t len)
 {
-	struct adb_stream *s = find(t, local);
+	struct adb_stream *s = stream_find(t, local);
 	int32_t delta = 0;
 
 	if (!s || remote == 0)
@@ -397,39 +392,39 @@ void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
 			s->tx_avail = INT32_MIN;
 	}
 	s->in_flight = false;
-	adb_streams_pump(t);
+	adb_stream_mux_pump(t);
 }
 
-static void close_stream(struct adb_stream *s)
+static void stream_close_stream(struct adb_stream *s)
 {
 	if (s->dead)
 		return;
 	s->t->send(s->t->data, ADB_CLSE, s->local, s->remote, NULL, 0);
-	kill_stream(s);
+	stream_kill_stream(s);
 }
 
 /* Hand one host WRTE to the service and acknowledge it as the service
  * says. The caller holds a call reference on s. */
-static void deliver(struct adb_streams *t, struct adb_stream *s,
-		    const uint8_t *data, size_t len)
+static void stream_deliver(struct adb_stream_mux *t, struct adb_stream *s,
+			   const uint8_t *data, size_t len)
 {
 	int rc;
 
 	/* Hold back replies the write triggers so that our OKAY goes out
 	 * before them, as adbd does. */
 	if (s->ops->ack_first)
-		send_okay(t, s, len);
+		stream_send_okay(t, s, len);
 	t->hold = true;
 	rc = s->ops->write(s->svc, data, len);
 	t->hold = false;
 	if (s->dead)
 		return;
 	if (rc < 0)
-		close_stream(s);
+		stream_close_stream(s);
 	else if (s->ops->ack_first)
 		; /* acknowledged above */
 	else if (rc == 0)
-		send_okay(t, s, len);
+		stream_send_okay(t, s, len);
 	else {
 		s->ack_pending = true;
 		s->held_len = len;
@@ -438,7 +433,8 @@ static void deliver(struct adb_streams *t, struct adb_stream *s,
 
 /* Keep a host WRTE until the service takes the one it holds. The window
  * bounds what is kept: rx_avail was positive when it came. */
-static int rxq_push(struct adb_stream *s, const uint8_t *data, size_t len)
+static int stream_rxq_push(struct adb_stream *s, const uint8_t *data,
+			   size_t len)
 {
 	struct rx_chunk *c = malloc(sizeof(*c) + len);
 
@@ -457,30 +453,30 @@ static int rxq_push(struct adb_stream *s, const uint8_t *data, size_t len)
 }
 
 /* Give the service the kept WRTEs, in order, until it holds one. */
-static void rxq_run(struct loop_watch *w, void *data)
+static void stream_rxq_run(struct loop_watch *w, void *data)
 {
 	struct adb_stream *s = data;
-	struct adb_streams *t = s->t;
+	struct adb_stream_mux *t = s->t;
 
 	s->rxq_idle = NULL;
-	call_begin(s);
+	stream_call_begin(s);
 	while (!s->dead && !s->ack_pending && s->rxq_head) {
 		struct rx_chunk *c = s->rxq_head;
 
 		s->rxq_head = c->next;
 		if (!s->rxq_head)
 			s->rxq_tail = NULL;
-		deliver(t, s, c->data, c->len);
+		stream_deliver(t, s, c->data, c->len);
 		free(c);
 	}
-	call_end(s);
-	adb_streams_pump(t);
+	stream_call_end(s);
+	adb_stream_mux_pump(t);
 }
 
-void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
-			  uint32_t local, const uint8_t *data, size_t len)
+void adb_stream_mux_on_write(struct adb_stream_mux *t, uint32_t remote,
+			     uint32_t local, const uint8_t *data, size_t len)
 {
-	struct adb_stream *s = find(t, local);
+	struct adb_stream *s = stream_find(t, local);
 
 	if (!s || s->remote != remote || remote == 0) {
 		log_debug("adb: WRTE to unknown stream %u", local);
@@ -501,46 +497,46 @@ void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
 			log_warnx("adb: host overran the delayed_ack window on "
 				  "stream %u by %zu bytes; closing it", local,
 				  len);
-			close_stream(s);
+			stream_close_stream(s);
 			return;
 		}
 		s->rx_avail -= len;
 		if (s->ack_pending || s->rxq_head) {
-			if (rxq_push(s, data, len) < 0)
-				close_stream(s);
+			if (stream_rxq_push(s, data, len) < 0)
+				stream_close_stream(s);
 			return;
 		}
 	} else if (s->ack_pending) {
 		log_warnx("adb: host sent a second WRTE before our OKAY on "
 			  "stream %u; closing it", local);
-		close_stream(s);
+		stream_close_stream(s);
 		return;
 	}
-	call_begin(s);
-	deliver(t, s, data, len);
-	call_end(s);
-	adb_streams_pump(t);
+	stream_call_begin(s);
+	stream_deliver(t, s, data, len);
+	stream_call_end(s);
+	adb_stream_mux_pump(t);
 }
 
-void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
-			  uint32_t local)
+void adb_stream_mux_on_close(struct adb_stream_mux *t, uint32_t remote,
+			     uint32_t local)
 {
-	struct adb_stream *s = find(t, local);
+	struct adb_stream *s = stream_find(t, local);
 
 	if (!s)
 		return;
 	if (remote != 0 && s->remote != 0 && s->remote != remote)
 		return;
-	kill_stream(s);
+	stream_kill_stream(s);
 }
 
 /* Produce the next WRTE of a bulk stream into s->ahead. */
-static void prefetch(struct adb_streams *t, struct adb_stream *s)
+static void stream_prefetch(struct adb_stream_mux *t, struct adb_stream *s)
 {
 	ssize_t n;
 
 	if (!s->ahead) {
-		s->ahead = buf_get(t);
+		s->ahead = stream_buf_get(t);
 		if (!s->ahead)
 			return; /* then produce() is called after the OKAY */
 	}
@@ -559,7 +555,7 @@ static void prefetch(struct adb_streams *t, struct adb_stream *s)
 
 /* Give s one WRTE if its service has something. Returns 1 if sent. The
  * caller holds a call reference on s. */
-static int send_one(struct adb_streams *t, struct adb_stream *s)
+static int stream_send_one(struct adb_stream_mux *t, struct adb_stream *s)
 {
 	uint8_t *buf;
 	ssize_t n;
@@ -567,45 +563,45 @@ static int send_one(struct adb_streams *t, struct adb_stream *s)
 	if (s->ahead_len) {
 		buf = s->ahead;
 		s->ahead = NULL;
-		send_wrte(t, s, buf, s->ahead_len);
+		stream_send_wrte(t, s, buf, s->ahead_len);
 		s->in_flight = true;
 		s->ahead_len = 0;
-		prefetch(t, s);
+		stream_prefetch(t, s);
 		return 1;
 	}
 	if (s->ahead_end) {
-		close_stream(s);
+		stream_close_stream(s);
 		return 0;
 	}
 	s->want = false;
-	buf = buf_get(t);
+	buf = stream_buf_get(t);
 	if (!buf) {
 		s->want = true; /* out of memory: try again on the next pump */
 		return 0;
 	}
 	n = s->ops->produce(s->svc, buf, t->max_payload);
 	if (s->dead || n <= 0) {
-		buf_put(t, buf);
+		stream_buf_put(t, buf);
 		if (!s->dead && n < 0)
-			close_stream(s);
+			stream_close_stream(s);
 		return 0; /* dead: closed from inside produce */
 	}
 	s->want = true;
 	s->in_flight = true;
-	send_wrte(t, s, buf, n);
+	stream_send_wrte(t, s, buf, n);
 	if ((size_t)n >= t->max_payload / 2)
-		prefetch(t, s);
+		stream_prefetch(t, s);
 	return 1;
 }
 
-static bool can_send(const struct adb_stream *s)
+static bool stream_can_send(const struct adb_stream *s)
 {
 	bool window = s->t->delayed_ack ? s->tx_avail > 0 : !s->in_flight;
 
 	return s->want && window && s->remote != 0 && !s->dead;
 }
 
-void adb_streams_pump(struct adb_streams *t)
+void adb_stream_mux_pump(struct adb_stream_mux *t)
 {
 	bool sent = true;
 
@@ -622,17 +618,17 @@ void adb_streams_pump(struct adb_streams *t)
 		for (unsigned i = 0; i < n && s; i++) {
 			struct adb_stream *next;
 
-			if (can_send(s) && !t->room(t->data)) {
+			if (stream_can_send(s) && !t->room(t->data)) {
 				t->rr = s;
 				goto out;
 			}
 			/* Keep s allocated while we step past it, even if
 			 * produce() closed it. */
-			call_begin(s);
-			if (can_send(s) && send_one(t, s))
+			stream_call_begin(s);
+			if (stream_can_send(s) && stream_send_one(t, s))
 				sent = true;
 			next = s->next ? s->next : t->head;
-			call_end(s);
+			stream_call_end(s);
 			s = next;
 		}
 		t->rr = s;
@@ -652,7 +648,7 @@ void adb_stream_ready(struct adb_stream *s)
 		return;
 	s->want = true;
 	if (s->linked)
-		adb_streams_pump(s->t);
+		adb_stream_mux_pump(s->t);
 }
 
 void adb_stream_ack(struct adb_stream *s)
@@ -660,18 +656,19 @@ void adb_stream_ack(struct adb_stream *s)
 	if (s->dead || !s->ack_pending)
 		return;
 	s->ack_pending = false;
-	send_okay(s->t, s, s->held_len);
+	stream_send_okay(s->t, s, s->held_len);
 	s->held_len = 0;
 	/* Not from here: the service is in one of its own callbacks. */
 	if (s->rxq_head && !s->rxq_idle)
-		s->rxq_idle = loop_add_idle(s->t->loop, rxq_run, s);
+		s->rxq_idle = loop_add_idle(s->t->loop, stream_rxq_run, s);
 	if (s->rxq_head && !s->rxq_idle)
-		close_stream(s); /* out of memory: we cannot go on in order */
+		stream_close_stream(
+		    s); /* out of memory: we cannot go on in order */
 }
 
 void adb_stream_close(struct adb_stream *s)
 {
-	close_stream(s);
+	stream_close_stream(s);
 }
 
 struct oneshot {
@@ -680,12 +677,12 @@ struct oneshot {
 	uint8_t data[];
 };
 
-static int oneshot_write(void *svc, const uint8_t *data, size_t len)
+static int stream_oneshot_write(void *svc, const uint8_t *data, size_t len)
 {
 	return 0; /* nothing to do with host data */
 }
 
-static ssize_t oneshot_produce(void *svc, uint8_t *buf, size_t max)
+static ssize_t stream_oneshot_produce(void *svc, uint8_t *buf, size_t max)
 {
 	struct oneshot *o = svc;
 
@@ -699,8 +696,8 @@ static ssize_t oneshot_produce(void *svc, uint8_t *buf, size_t max)
 }
 
 static const struct adb_service_ops oneshot_ops = {
-	.write = oneshot_write,
-	.produce = oneshot_produce,
+	.write = stream_oneshot_write,
+	.produce = stream_oneshot_produce,
 	.free = free,
 };
 

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 
 struct loop;
-struct adb_streams;
+struct adb_stream_mux;
 struct adb_stream;
 
 struct adb_service_ops {
@@ -56,48 +56,48 @@ struct adb_service_ops {
 };
 
 /* Sends one message; payload may be NULL when len is 0. */
-typedef int (*adb_streams_send_fn)(void *data, uint32_t cmd, uint32_t arg0,
-				   uint32_t arg1, const void *payload,
-				   size_t len);
+typedef int (*adb_stream_mux_send_fn)(void *data, uint32_t cmd, uint32_t arg0,
+				      uint32_t arg1, const void *payload,
+				      size_t len);
 /* Whether the transport can take another big message now. */
-typedef int (*adb_streams_room_fn)(void *data);
+typedef int (*adb_stream_mux_room_fn)(void *data);
 /*
  * Create the service named name for stream s (a C string: the OPEN's name
  * with any trailing NULs stripped, as current hosts send none).
  * Return 0 with *ops and *svc set, or -errno to refuse the OPEN.
  */
-typedef int (*adb_streams_open_fn)(void *data, struct adb_stream *s,
-				   const char *name,
-				   const struct adb_service_ops **ops,
-				   void **svc);
+typedef int (*adb_stream_mux_open_fn)(void *data, struct adb_stream *s,
+				      const char *name,
+				      const struct adb_service_ops **ops,
+				      void **svc);
 
 /*
  * Zero-copy sending: services produce WRTE payloads straight into buffers
  * the transport lends (get, of size bytes; NULL when out of memory), and
  * send() takes the buffer back whatever it returns; put() returns a
- * buffer unsent. Other messages go through adb_streams_send_fn.
+ * buffer unsent. Other messages go through adb_stream_mux_send_fn.
  */
-struct adb_streams_bufs {
+struct adb_stream_mux_bufs {
 	uint8_t *(*get)(void *data, size_t size);
 	int (*send)(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 		    uint8_t *buf, size_t len);
 	void (*put)(void *data, uint8_t *buf);
 };
 
-struct adb_streams *adb_streams_new(struct loop *loop,
-				    adb_streams_send_fn send,
-				    const struct adb_streams_bufs *bufs,
-				    adb_streams_room_fn room,
-				    adb_streams_open_fn open, void *data);
-void adb_streams_free(struct adb_streams *t);
+struct adb_stream_mux *
+adb_stream_mux_new(struct loop *loop, adb_stream_mux_send_fn send,
+		   const struct adb_stream_mux_bufs *bufs,
+		   adb_stream_mux_room_fn room, adb_stream_mux_open_fn open,
+		   void *data);
+void adb_stream_mux_free(struct adb_stream_mux *t);
 
 /* Close every stream without telling the host (new CNXN, USB reset). */
-void adb_streams_reset(struct adb_streams *t);
+void adb_stream_mux_reset(struct adb_stream_mux *t);
 /* The largest WRTE payload the host accepts. Set it with no stream open
- * (after adb_streams_reset(), as a new CNXN does): data already read ahead
+ * (after adb_stream_mux_reset(), as a new CNXN does): data already read ahead
  * for a stream was sized for the old limit. */
-void adb_streams_set_max_payload(struct adb_streams *t, size_t max);
-unsigned adb_streams_count(const struct adb_streams *t);
+void adb_stream_mux_set_max_payload(struct adb_stream_mux *t, size_t max);
+unsigned adb_stream_mux_count(const struct adb_stream_mux *t);
 
 /*
  * The receive window we grant each stream under delayed_ack. adbd grants
@@ -108,31 +108,31 @@ unsigned adb_streams_count(const struct adb_streams *t);
 
 /* Whether delayed_ack is on for this connection (set it with no stream
  * open, like the max payload). */
-void adb_streams_set_delayed_ack(struct adb_streams *t, bool on);
-bool adb_streams_delayed_ack(const struct adb_streams *t);
+void adb_stream_mux_set_delayed_ack(struct adb_stream_mux *t, bool on);
 
 /* Messages from the host, already checked by adb_packet. window is the
  * OPEN's arg1. */
-void adb_streams_on_open(struct adb_streams *t, uint32_t remote,
-			 uint32_t window, const uint8_t *payload, size_t len);
-void adb_streams_on_okay(struct adb_streams *t, uint32_t remote,
-			 uint32_t local, const uint8_t *payload, size_t len);
-void adb_streams_on_write(struct adb_streams *t, uint32_t remote,
-			  uint32_t local, const uint8_t *data, size_t len);
-void adb_streams_on_close(struct adb_streams *t, uint32_t remote,
-			  uint32_t local);
+void adb_stream_mux_on_open(struct adb_stream_mux *t, uint32_t remote,
+			    uint32_t window, const uint8_t *payload,
+			    size_t len);
+void adb_stream_mux_on_okay(struct adb_stream_mux *t, uint32_t remote,
+			    uint32_t local, const uint8_t *payload, size_t len);
+void adb_stream_mux_on_write(struct adb_stream_mux *t, uint32_t remote,
+			     uint32_t local, const uint8_t *data, size_t len);
+void adb_stream_mux_on_close(struct adb_stream_mux *t, uint32_t remote,
+			     uint32_t local);
 
 /* Send what the streams have while the transport has room. */
-void adb_streams_pump(struct adb_streams *t);
+void adb_stream_mux_pump(struct adb_stream_mux *t);
 
 /*
  * Open a stream towards the host (adb reverse): OPEN(ours, 0, name). The
  * service starts producing once the host answers OKAY; a CLSE frees it.
  * Returns 0 or -errno (svc is not freed then).
  */
-int adb_streams_connect(struct adb_streams *t, const char *name,
-			const struct adb_service_ops *ops, void *svc,
-			struct adb_stream **out);
+int adb_stream_mux_connect(struct adb_stream_mux *t, const char *name,
+			   const struct adb_service_ops *ops, void *svc,
+			   struct adb_stream **out);
 
 /* A service that sends len bytes of data once, then closes the stream
  * (replies of reverse:, refusals). */

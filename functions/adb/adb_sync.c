@@ -13,8 +13,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "adb_codec.h"
+#include "adb_compress.h"
 #include "adb_syncmsg.h"
+#include "fsutil.h"
 #include "log.h"
 
 #define ADB_SYNC_IOV_MAX 64
@@ -34,7 +35,7 @@ struct outq {
 
 struct adb_sync {
 	struct adb_stream *s;
-	struct adb_sync_parser parser;
+	struct adb_syncmsg_parser parser;
 	struct outq out;
 	bool closing; /* QUIT or a fatal error: close once out is sent */
 	/* SEND in progress */
@@ -45,8 +46,8 @@ struct adb_sync {
 	bool send_opened; /* we truncated it: remove it on failure */
 	bool send_dry;    /* SND2 dry run: decode, check, write nothing */
 	char send_why[96]; /* what failed, for FAIL, when not send_err */
-	struct adb_codec *dec; /* SND2 with compression */
-	enum adb_codec_type dec_type;
+	struct adb_compress *dec; /* SND2 with compression */
+	enum adb_compress_type dec_type;
 	uint8_t *dec_buf;
 	char send_path[ADB_SYNC_PATH_MAX + 1];
 	char link[PATH_MAX];
@@ -55,7 +56,7 @@ struct adb_sync {
 	int n_iov;
 	/* RECV in progress */
 	int recv_fd;
-	struct adb_codec *enc; /* RCV2 with compression */
+	struct adb_compress *enc; /* RCV2 with compression */
 	uint8_t *enc_in;
 	size_t enc_len, enc_off;
 	bool enc_eof;
@@ -70,7 +71,7 @@ struct adb_sync {
 
 static const struct adb_service_ops sync_ops;
 
-static uint8_t *outq_reserve(struct outq *q, size_t n)
+static uint8_t *sync_outq_reserve(struct outq *q, size_t n)
 {
 	if (q->off == q->len)
 		q->off = q->len = 0;
@@ -91,7 +92,7 @@ static uint8_t *outq_reserve(struct outq *q, size_t n)
 }
 
 /* FAIL with "what" or "what: strerror(err)". */
-static void queue_fail(struct adb_sync *sy, const char *what, int err)
+static void sync_queue_fail(struct adb_sync *sy, const char *what, int err)
 {
 	char msg[512];
 	int n = err ? snprintf(msg, sizeof(msg), "%s: %s", what, strerror(err))
@@ -102,45 +103,23 @@ static void queue_fail(struct adb_sync *sy, const char *what, int err)
 		return;
 	if ((size_t)n >= sizeof(msg))
 		n = sizeof(msg) - 1;
-	p = outq_reserve(&sy->out, 8 + n);
+	p = sync_outq_reserve(&sy->out, 8 + n);
 	if (!p)
 		return;
-	adb_sync_put32(p, ADB_SYNC_FAIL);
-	adb_sync_put32(p + 4, n);
+	adb_syncmsg_put_header(p, ADB_SYNC_FAIL, n);
 	memcpy(p + 8, msg, n);
 }
 
-static void queue_msg(struct adb_sync *sy, uint32_t id, uint32_t arg)
+static void sync_queue_msg(struct adb_sync *sy, uint32_t id, uint32_t arg)
 {
-	uint8_t *p = outq_reserve(&sy->out, 8);
+	uint8_t *p = sync_outq_reserve(&sy->out, 8);
 
 	if (!p)
 		return;
-	adb_sync_put32(p, id);
-	adb_sync_put32(p + 4, arg);
+	adb_syncmsg_put_header(p, id, arg);
 }
 
-static void fill_stat_v2(uint8_t *p, uint32_t id, const struct stat *st,
-			 int err)
-{
-	memset(p, 0, ADB_SYNC_STAT_V2_SIZE);
-	adb_sync_put32(p, id);
-	adb_sync_put32(p + 4, err);
-	if (err)
-		return;
-	adb_sync_put64(p + 8, st->st_dev);
-	adb_sync_put64(p + 16, st->st_ino);
-	adb_sync_put32(p + 24, st->st_mode);
-	adb_sync_put32(p + 28, st->st_nlink);
-	adb_sync_put32(p + 32, st->st_uid);
-	adb_sync_put32(p + 36, st->st_gid);
-	adb_sync_put64(p + 40, st->st_size);
-	adb_sync_put64(p + 48, st->st_atime);
-	adb_sync_put64(p + 56, st->st_mtime);
-	adb_sync_put64(p + 64, st->st_ctime);
-}
-
-static void do_stat(struct adb_sync *sy, uint32_t id, const char *path)
+static void sync_do_stat(struct adb_sync *sy, uint32_t id, const char *path)
 {
 	struct stat st;
 	int rc = id == ADB_SYNC_STA2 ? stat(path, &st) : lstat(path, &st);
@@ -148,25 +127,17 @@ static void do_stat(struct adb_sync *sy, uint32_t id, const char *path)
 	uint8_t *p;
 
 	if (id == ADB_SYNC_STAT) {
-		/* v1 has no error field: a failure reads as all zeros. */
-		p = outq_reserve(&sy->out, ADB_SYNC_STAT_V1_SIZE);
-		if (!p)
-			return;
-		memset(p, 0, ADB_SYNC_STAT_V1_SIZE);
-		adb_sync_put32(p, ADB_SYNC_STAT);
-		if (!err) {
-			adb_sync_put32(p + 4, st.st_mode);
-			adb_sync_put32(p + 8, (uint32_t)st.st_size);
-			adb_sync_put32(p + 12, (uint32_t)st.st_mtime);
-		}
+		p = sync_outq_reserve(&sy->out, ADB_SYNC_STAT_V1_SIZE);
+		if (p)
+			adb_syncmsg_put_stat_v1(p, err ? NULL : &st);
 		return;
 	}
-	p = outq_reserve(&sy->out, ADB_SYNC_STAT_V2_SIZE);
+	p = sync_outq_reserve(&sy->out, ADB_SYNC_STAT_V2_SIZE);
 	if (p)
-		fill_stat_v2(p, id, &st, err);
+		adb_syncmsg_put_stat_v2(p, id, &st, err);
 }
 
-static void do_list(struct adb_sync *sy, uint32_t id, const char *path)
+static void sync_do_list(struct adb_sync *sy, uint32_t id, const char *path)
 {
 	sy->list_v2 = id == ADB_SYNC_LIS2;
 	snprintf(sy->list_path, sizeof(sy->list_path), "%s", path);
@@ -175,19 +146,17 @@ static void do_list(struct adb_sync *sy, uint32_t id, const char *path)
 		/* adbd answers an unreadable directory with an empty list. */
 		size_t dsize = sy->list_v2 ? ADB_SYNC_DENT_V2_SIZE
 					   : ADB_SYNC_DENT_V1_SIZE;
-		uint8_t *p = outq_reserve(&sy->out, dsize);
+		uint8_t *p = sync_outq_reserve(&sy->out, dsize);
 
 		log_debug("adb: sync: cannot list %s: %s", path,
 			  strerror(errno));
-		if (p) {
-			memset(p, 0, dsize);
-			adb_sync_put32(p, ADB_SYNC_DONE);
-		}
+		if (p)
+			adb_syncmsg_put_list_done(p, sy->list_v2);
 	}
 }
 
 /* Append directory entries (and the final DONE) until about limit bytes. */
-static void list_more(struct adb_sync *sy, size_t limit)
+static void sync_list_more(struct adb_sync *sy, size_t limit)
 {
 	size_t dsize = sy->list_v2 ? ADB_SYNC_DENT_V2_SIZE : ADB_SYNC_DENT_V1_SIZE;
 	char full[ADB_SYNC_PATH_MAX + NAME_MAX + 2];
@@ -205,49 +174,24 @@ static void list_more(struct adb_sync *sy, size_t limit)
 			if (!sy->list_v2)
 				continue;
 		}
-		p = outq_reserve(&sy->out, dsize + nlen);
+		p = sync_outq_reserve(&sy->out, dsize + nlen);
 		if (!p)
 			break;
-		if (sy->list_v2) {
-			fill_stat_v2(p, ADB_SYNC_DNT2, &st, err);
-			adb_sync_put32(p + 72, nlen);
-		} else {
-			adb_sync_put32(p, ADB_SYNC_DENT);
-			adb_sync_put32(p + 4, st.st_mode);
-			adb_sync_put32(p + 8, (uint32_t)st.st_size);
-			adb_sync_put32(p + 12, (uint32_t)st.st_mtime);
-			adb_sync_put32(p + 16, nlen);
-		}
-		memcpy(p + dsize, de->d_name, nlen);
+		if (sy->list_v2)
+			adb_syncmsg_put_dent_v2(p, &st, err, de->d_name, nlen);
+		else
+			adb_syncmsg_put_dent_v1(p, &st, de->d_name, nlen);
 	}
 	if (sy->out.len - sy->out.off >= limit)
 		return;
 	closedir(sy->dir);
 	sy->dir = NULL;
-	uint8_t *p = outq_reserve(&sy->out, dsize);
-	if (p) {
-		memset(p, 0, dsize);
-		adb_sync_put32(p, ADB_SYNC_DONE);
-	}
+	uint8_t *p = sync_outq_reserve(&sy->out, dsize);
+	if (p)
+		adb_syncmsg_put_list_done(p, sy->list_v2);
 }
 
-static int mkdirs(const char *path)
-{
-	char tmp[ADB_SYNC_PATH_MAX + 1];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0775) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
-static void send_reset(struct adb_sync *sy)
+static void sync_send_reset(struct adb_sync *sy)
 {
 	sy->sending = true;
 	sy->send_fd = -1;
@@ -257,20 +201,32 @@ static void send_reset(struct adb_sync *sy)
 	sy->send_opened = false;
 	sy->send_dry = false;
 	sy->send_link = false;
-	adb_codec_free(sy->dec);
+	adb_compress_free(sy->dec);
 	sy->dec = NULL;
 }
 
 /* Create send_path (and its folders) with mode, unless a dry run. */
-static void send_open(struct adb_sync *sy, unsigned long mode)
+static void sync_send_open(struct adb_sync *sy, unsigned long mode)
 {
+	const struct fsutil_mkdir dirs = {
+		.flags = FSUTIL_MKDIR_PARENTS,
+		.mode = 0775,
+		.parent_mode = 0775,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	int r;
+
 	sy->send_link = S_ISLNK(mode);
 	if (sy->send_dry)
 		return;
-	if (mkdirs(sy->send_path) < 0) {
-		sy->send_err = errno;
+	/* adbd makes the missing folders of a push, 0775 each. */
+	r = fsutil_mkdir_p(sy->send_path, &dirs, NULL);
+	if (r < 0) {
+		sy->send_err = -r;
 		return;
 	}
+	close(r);
 	if (sy->send_link)
 		return;
 	sy->send_fd = open(sy->send_path,
@@ -284,13 +240,13 @@ static void send_open(struct adb_sync *sy, unsigned long mode)
 		fchmod(sy->send_fd, mode & 0777);
 }
 
-static void do_send(struct adb_sync *sy, const char *spec)
+static void sync_do_send(struct adb_sync *sy, const char *spec)
 {
 	const char *comma = strrchr(spec, ',');
 	unsigned long mode;
 	char *end;
 
-	send_reset(sy);
+	sync_send_reset(sy);
 	if (!comma || comma == spec) {
 		sy->send_err = EINVAL;
 		snprintf(sy->send_path, sizeof(sy->send_path), "%s", spec);
@@ -303,7 +259,7 @@ static void do_send(struct adb_sync *sy, const char *spec)
 		sy->send_err = EINVAL;
 		return;
 	}
-	send_open(sy, mode);
+	sync_send_open(sy, mode);
 }
 
 /*
@@ -311,39 +267,34 @@ static void do_send(struct adb_sync *sy, const char *spec)
  * compression, -EINVAL for more than one codec or a flag outside
  * allowed (AOSP answers both with FAIL).
  */
-static int flags_codec(uint32_t flags, uint32_t allowed,
-		       enum adb_codec_type *type)
+static int sync_flags_codec(uint32_t flags, uint32_t allowed,
+			    enum adb_compress_type *type)
 {
 	if (flags & ~allowed)
 		return -EINVAL;
 	switch (flags & ADB_SYNC_FLAGS_CODEC) {
 	case 0:
 		return 1;
-	case ADB_SYNC_FLAG_BROTLI:
-		*type = ADB_CODEC_BROTLI;
-		return 0;
-	case ADB_SYNC_FLAG_LZ4:
-		*type = ADB_CODEC_LZ4;
-		return 0;
-	case ADB_SYNC_FLAG_ZSTD:
-		*type = ADB_CODEC_ZSTD;
-		return 0;
+	case ADB_SYNC_FLAG_BROTLI: *type = ADB_COMPRESS_BROTLI; return 0;
+	case ADB_SYNC_FLAG_LZ4: *type = ADB_COMPRESS_LZ4; return 0;
+	case ADB_SYNC_FLAG_ZSTD: *type = ADB_COMPRESS_ZSTD; return 0;
 	}
 	return -EINVAL;
 }
 
-static void do_send2(struct adb_sync *sy, const struct adb_sync_event *ev)
+static void sync_do_send2(struct adb_sync *sy,
+			  const struct adb_syncmsg_event *ev)
 {
 	uint32_t allowed = ADB_SYNC_FLAGS_CODEC | ADB_SYNC_FLAG_DRY_RUN;
 	int rc;
 
-	send_reset(sy);
+	sync_send_reset(sy);
 	snprintf(sy->send_path, sizeof(sy->send_path), "%s", ev->path);
-	rc = flags_codec(ev->flags, allowed, &sy->dec_type);
+	rc = sync_flags_codec(ev->flags, allowed, &sy->dec_type);
 	if (rc < 0) {
 		log_warnx("adb: sync: SND2 with flags %#x; closing the stream",
 			  ev->flags);
-		queue_fail(sy, "unsupported SND2 flags", 0);
+		sync_queue_fail(sy, "unsupported SND2 flags", 0);
 		sy->sending = false;
 		sy->closing = true;
 		return;
@@ -351,19 +302,19 @@ static void do_send2(struct adb_sync *sy, const struct adb_sync_event *ev)
 	if (rc == 0) {
 		if (!sy->dec_buf)
 			sy->dec_buf = malloc(ADB_SYNC_DATA_MAX);
-		sy->dec = sy->dec_buf ? adb_codec_new(sy->dec_type, false)
-				      : NULL;
+		sy->dec =
+		    sy->dec_buf ? adb_compress_new(sy->dec_type, false) : NULL;
 		if (!sy->dec) {
 			sy->send_err = ENOMEM;
 			return;
 		}
 	}
 	sy->send_dry = ev->flags & ADB_SYNC_FLAG_DRY_RUN;
-	send_open(sy, ev->mode);
+	sync_send_open(sy, ev->mode);
 }
 
 /* Write the gathered DATA pieces with one writev() (none: nothing). */
-static void flush_data(struct adb_sync *sy)
+static void sync_flush_data(struct adb_sync *sy)
 {
 	struct iovec *iov = sy->iov;
 	int cnt = sy->n_iov;
@@ -391,7 +342,7 @@ static void flush_data(struct adb_sync *sy)
 
 /* Where a push's (decoded) bytes go: the link's text, the file (written
  * now), or nowhere in a dry run. */
-static void sink(struct adb_sync *sy, const uint8_t *d, size_t len)
+static void sync_sink(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
 	if (sy->send_link) {
 		if (sy->link_len + len >= sizeof(sy->link)) {
@@ -418,14 +369,14 @@ static void sink(struct adb_sync *sy, const uint8_t *d, size_t len)
 	}
 }
 
-static void decode_failed(struct adb_sync *sy, int rc, const char *what)
+static void sync_decode_failed(struct adb_sync *sy, int rc, const char *what)
 {
 	snprintf(sy->send_why, sizeof(sy->send_why), "%s %s data",
 		 rc == -EMSGSIZE ? "too large a window in"
 		 : rc == -E2BIG	 ? "over 64 MiB from one DATA message of"
 		 : rc == -ENOMEM ? "out of memory for"
 				 : what,
-		 adb_codec_name(sy->dec_type));
+		 adb_compress_name(sy->dec_type));
 	sy->send_err = -rc;
 }
 
@@ -441,81 +392,82 @@ static void decode_failed(struct adb_sync *sy, int rc, const char *what)
  */
 #define ADB_SYNC_EXPAND_MAX (64u << 20)
 
-static void decode_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+static void sync_decode_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
 	size_t off = 0, out = 0;
 
 	while (!sy->send_err) {
 		size_t used, got;
-		int rc = adb_codec_decode(sy->dec, d + off, len - off, &used,
-					  sy->dec_buf, ADB_SYNC_DATA_MAX, &got);
+		int rc =
+		    adb_compress_decode(sy->dec, d + off, len - off, &used,
+					sy->dec_buf, ADB_SYNC_DATA_MAX, &got);
 
 		if (rc < 0) {
-			decode_failed(sy, rc, "corrupt");
+			sync_decode_failed(sy, rc, "corrupt");
 			return;
 		}
 		out += got;
 		if (out > ADB_SYNC_EXPAND_MAX) {
-			decode_failed(sy, -E2BIG, "corrupt");
+			sync_decode_failed(sy, -E2BIG, "corrupt");
 			return;
 		}
 		off += used;
-		sink(sy, sy->dec_buf, got);
+		sync_sink(sy, sy->dec_buf, got);
 		if (off == len && got < ADB_SYNC_DATA_MAX)
 			return;
 		if (!used && !got && rc != 1) {
-			decode_failed(sy, -EBADMSG, "corrupt");
+			sync_decode_failed(sy, -EBADMSG, "corrupt");
 			return;
 		}
 	}
 }
 
 /* DATA pieces point into the host's WRTE: they are gathered and written
- * before consume() returns. */
-static void send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
+ * before sync_consume() returns. */
+static void sync_send_data(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
 	if (!sy->sending || sy->send_err)
 		return; /* keep draining DATA after a failure, as adbd does */
 	if (sy->dec) {
-		decode_data(sy, d, len);
+		sync_decode_data(sy, d, len);
 		return;
 	}
 	if (sy->send_link || sy->send_dry) {
-		sink(sy, d, len);
+		sync_sink(sy, d, len);
 		return;
 	}
 	sy->iov[sy->n_iov].iov_base = (void *)d;
 	sy->iov[sy->n_iov].iov_len = len;
 	if (++sy->n_iov == ADB_SYNC_IOV_MAX)
-		flush_data(sy);
+		sync_flush_data(sy);
 }
 
 /* At DONE a compressed push must have ended its stream. */
-static void decode_end(struct adb_sync *sy)
+static void sync_decode_end(struct adb_sync *sy)
 {
 	size_t used, got;
 	int rc;
 
 	if (!sy->dec || sy->send_err)
 		return;
-	rc = adb_codec_decode(sy->dec, NULL, 0, &used, sy->dec_buf,
-			      ADB_SYNC_DATA_MAX, &got);
+	rc = adb_compress_decode(sy->dec, NULL, 0, &used, sy->dec_buf,
+				 ADB_SYNC_DATA_MAX, &got);
 	if (rc < 0)
-		decode_failed(sy, rc, "corrupt");
+		sync_decode_failed(sy, rc, "corrupt");
 	else if (rc == 0)
-		decode_failed(sy, -EBADMSG, "truncated");
+		sync_decode_failed(sy, -EBADMSG, "truncated");
 }
 
-static void send_done(struct adb_sync *sy, uint32_t mtime)
+static void sync_send_done(struct adb_sync *sy, uint32_t mtime)
 {
 	struct timespec ts[2] = { { .tv_sec = mtime }, { .tv_sec = mtime } };
 
 	if (!sy->sending) {
-		queue_fail(sy, "DONE without SEND", 0);
+		sync_queue_fail(sy, "DONE without SEND", 0);
 		return;
 	}
-	decode_end(sy);
-	adb_codec_free(sy->dec);
+	sync_decode_end(sy);
+	adb_compress_free(sy->dec);
 	sy->dec = NULL;
 	if (!sy->send_err && sy->send_link && !sy->send_dry) {
 		sy->link[sy->link_len] = '\0';
@@ -539,26 +491,28 @@ static void send_done(struct adb_sync *sy, uint32_t mtime)
 		log_info("adb: sync: push to %s failed: %s", sy->send_path,
 			 sy->send_why[0] ? sy->send_why : strerror(sy->send_err));
 		if (sy->send_why[0])
-			queue_fail(sy, sy->send_why, 0);
+			sync_queue_fail(sy, sy->send_why, 0);
 		else
-			queue_fail(sy, "failed to write file", sy->send_err);
+			sync_queue_fail(sy, "failed to write file",
+					sy->send_err);
 	} else {
-		queue_msg(sy, ADB_SYNC_OKAY, 0);
+		sync_queue_msg(sy, ADB_SYNC_OKAY, 0);
 	}
 	sy->sending = false;
 }
 
-static void do_recv(struct adb_sync *sy, const struct adb_sync_event *ev)
+static void sync_do_recv(struct adb_sync *sy,
+			 const struct adb_syncmsg_event *ev)
 {
-	enum adb_codec_type type;
+	enum adb_compress_type type;
 	int rc = 1;
 
 	if (ev->id == ADB_SYNC_RCV2) {
-		rc = flags_codec(ev->flags, ADB_SYNC_FLAGS_CODEC, &type);
+		rc = sync_flags_codec(ev->flags, ADB_SYNC_FLAGS_CODEC, &type);
 		if (rc < 0) {
 			log_warnx("adb: sync: RCV2 with flags %#x; closing the "
 				  "stream", ev->flags);
-			queue_fail(sy, "unsupported RCV2 flags", 0);
+			sync_queue_fail(sy, "unsupported RCV2 flags", 0);
 			sy->closing = true;
 			return;
 		}
@@ -567,7 +521,7 @@ static void do_recv(struct adb_sync *sy, const struct adb_sync_event *ev)
 	 * worker; files and block devices ignore it. */
 	sy->recv_fd = open(ev->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sy->recv_fd < 0) {
-		queue_fail(sy, "open failed", errno);
+		sync_queue_fail(sy, "open failed", errno);
 		return;
 	}
 	posix_fadvise(sy->recv_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -575,50 +529,41 @@ static void do_recv(struct adb_sync *sy, const struct adb_sync_event *ev)
 		return;
 	if (!sy->enc_in)
 		sy->enc_in = malloc(ADB_SYNC_DATA_MAX);
-	sy->enc = sy->enc_in ? adb_codec_new(type, true) : NULL;
+	sy->enc = sy->enc_in ? adb_compress_new(type, true) : NULL;
 	sy->enc_len = sy->enc_off = 0;
 	sy->enc_eof = false;
 	if (!sy->enc) {
-		queue_fail(sy, "out of memory", 0);
+		sync_queue_fail(sy, "out of memory", 0);
 		close(sy->recv_fd);
 		sy->recv_fd = -1;
 	}
 }
 
-static bool busy(const struct adb_sync *sy)
+static bool sync_busy(const struct adb_sync *sy)
 {
 	return sy->recv_fd >= 0 || sy->dir || sy->closing;
 }
 
-static void request(struct adb_sync *sy, const struct adb_sync_event *ev)
+static void sync_request(struct adb_sync *sy,
+			 const struct adb_syncmsg_event *ev)
 {
 	switch (ev->id) {
 	case ADB_SYNC_STAT:
 	case ADB_SYNC_STA2:
-	case ADB_SYNC_LST2:
-		do_stat(sy, ev->id, ev->path);
-		break;
+	case ADB_SYNC_LST2: sync_do_stat(sy, ev->id, ev->path); break;
 	case ADB_SYNC_LIST:
-	case ADB_SYNC_LIS2:
-		do_list(sy, ev->id, ev->path);
-		break;
-	case ADB_SYNC_SEND:
-		do_send(sy, ev->path);
-		break;
-	case ADB_SYNC_SND2:
-		do_send2(sy, ev);
-		break;
+	case ADB_SYNC_LIS2: sync_do_list(sy, ev->id, ev->path); break;
+	case ADB_SYNC_SEND: sync_do_send(sy, ev->path); break;
+	case ADB_SYNC_SND2: sync_do_send2(sy, ev); break;
 	case ADB_SYNC_RECV:
-	case ADB_SYNC_RCV2:
-		do_recv(sy, ev);
-		break;
+	case ADB_SYNC_RCV2: sync_do_recv(sy, ev); break;
 	case ADB_SYNC_QUIT:
 		sy->closing = true;
 		break;
 	}
 }
 
-static const char *parse_error(int rc)
+static const char *sync_parse_error(int rc)
 {
 	switch (rc) {
 	case -ENAMETOOLONG:
@@ -635,47 +580,43 @@ static const char *parse_error(int rc)
 
 /* Handle host bytes until used up or a request needs answering first.
  * Returns the bytes taken. */
-static size_t consume(struct adb_sync *sy, const uint8_t *d, size_t len)
+static size_t sync_consume(struct adb_sync *sy, const uint8_t *d, size_t len)
 {
 	size_t total = 0;
 
-	while (total < len && !busy(sy)) {
-		struct adb_sync_event ev;
+	while (total < len && !sync_busy(sy)) {
+		struct adb_syncmsg_event ev;
 		size_t used;
-		int rc = adb_sync_parse(&sy->parser, d + total, len - total,
-					&used, &ev);
+		int rc = adb_syncmsg_parse(&sy->parser, d + total, len - total,
+					   &used, &ev);
 
 		total += used;
 		if (rc < 0) {
 			log_warnx("adb: sync: %s; closing the stream",
-				  parse_error(rc));
-			flush_data(sy);
-			queue_fail(sy, parse_error(rc), 0);
+				  sync_parse_error(rc));
+			sync_flush_data(sy);
+			sync_queue_fail(sy, sync_parse_error(rc), 0);
 			sy->closing = true;
 			return len;
 		}
 		if (ev.type != ADB_SYNC_EV_DATA)
-			flush_data(sy);
+			sync_flush_data(sy);
 		switch (ev.type) {
 		case ADB_SYNC_EV_NONE:
 			break;
-		case ADB_SYNC_EV_REQUEST:
-			request(sy, &ev);
-			break;
+		case ADB_SYNC_EV_REQUEST: sync_request(sy, &ev); break;
 		case ADB_SYNC_EV_DATA:
-			send_data(sy, ev.data, ev.len);
+			sync_send_data(sy, ev.data, ev.len);
 			break;
-		case ADB_SYNC_EV_DONE:
-			send_done(sy, ev.mtime);
-			break;
+		case ADB_SYNC_EV_DONE: sync_send_done(sy, ev.mtime); break;
 		}
 	}
-	flush_data(sy);
+	sync_flush_data(sy);
 	return total;
 }
 
 /* Keep host bytes for later; bounded, as the host need not wait. */
-static int stash(struct adb_sync *sy, const uint8_t *data, size_t len)
+static int sync_stash(struct adb_sync *sy, const uint8_t *data, size_t len)
 {
 	size_t keep = sy->stash_len - sy->stash_off;
 	uint8_t *b;
@@ -703,33 +644,33 @@ static int sync_write(void *svc, const uint8_t *data, size_t len)
 	struct adb_sync *sy = svc;
 	size_t used = 0;
 
-	if (!busy(sy) && sy->stash_len == sy->stash_off)
-		used = consume(sy, data, len);
-	if (sy->out.len > sy->out.off || busy(sy))
+	if (!sync_busy(sy) && sy->stash_len == sy->stash_off)
+		used = sync_consume(sy, data, len);
+	if (sy->out.len > sy->out.off || sync_busy(sy))
 		adb_stream_ready(sy->s);
 	if (used == len || sy->closing)
 		return 0;
-	return stash(sy, data + used, len - used);
+	return sync_stash(sy, data + used, len - used);
 }
 
 /* A RECV or LIST finished: go on with what the host had sent meanwhile. */
-static void resume(struct adb_sync *sy)
+static void sync_resume(struct adb_sync *sy)
 {
-	if (sy->stash_len == sy->stash_off || busy(sy))
+	if (sy->stash_len == sy->stash_off || sync_busy(sy))
 		return;
-	sy->stash_off += consume(sy, sy->stash + sy->stash_off,
-				 sy->stash_len - sy->stash_off);
+	sy->stash_off += sync_consume(sy, sy->stash + sy->stash_off,
+				      sy->stash_len - sy->stash_off);
 	if (sy->stash_off == sy->stash_len || sy->closing) {
 		sy->stash_len = sy->stash_off = 0;
 		adb_stream_ack(sy->s);
 	}
 }
 
-static void recv_end(struct adb_sync *sy)
+static void sync_recv_end(struct adb_sync *sy)
 {
 	close(sy->recv_fd);
 	sy->recv_fd = -1;
-	adb_codec_free(sy->enc);
+	adb_compress_free(sy->enc);
 	sy->enc = NULL;
 }
 
@@ -739,8 +680,8 @@ static void recv_end(struct adb_sync *sy)
  * Stops when buf is nearly full, or after ADB_SYNC_ENC_READS reads once
  * something is there, so each WRTE costs bounded work.
  */
-static size_t recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
-				size_t room)
+static size_t sync_recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
+				     size_t room)
 {
 	size_t n = 0;
 	unsigned reads = 0;
@@ -760,8 +701,8 @@ static size_t recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
 					 ADB_SYNC_DATA_MAX);
 			} while (r < 0 && errno == EINTR);
 			if (r < 0) {
-				queue_fail(sy, "read failed", errno);
-				recv_end(sy);
+				sync_queue_fail(sy, "read failed", errno);
+				sync_recv_end(sy);
 				return n;
 			}
 			sy->enc_len = r;
@@ -771,24 +712,23 @@ static size_t recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
 		}
 		if (want > ADB_SYNC_DATA_MAX)
 			want = ADB_SYNC_DATA_MAX;
-		rc = adb_codec_encode(sy->enc, sy->enc_in + sy->enc_off,
-				      sy->enc_len - sy->enc_off, &used,
-				      sy->enc_eof, buf + n + 8, want, &got);
+		rc = adb_compress_encode(sy->enc, sy->enc_in + sy->enc_off,
+					 sy->enc_len - sy->enc_off, &used,
+					 sy->enc_eof, buf + n + 8, want, &got);
 		if (rc < 0) {
-			queue_fail(sy, "compression failed", 0);
-			recv_end(sy);
+			sync_queue_fail(sy, "compression failed", 0);
+			sync_recv_end(sy);
 			return n;
 		}
 		sy->enc_off += used;
 		if (got) {
-			adb_sync_put32(buf + n, ADB_SYNC_DATA);
-			adb_sync_put32(buf + n + 4, got);
+			adb_syncmsg_put_header(buf + n, ADB_SYNC_DATA, got);
 			n += 8 + got;
 		}
 		if (rc == 1) {
 			/* The DONE goes after the DATA just put in buf. */
-			queue_msg(sy, ADB_SYNC_DONE, 0);
-			recv_end(sy);
+			sync_queue_msg(sy, ADB_SYNC_DONE, 0);
+			sync_recv_end(sy);
 			return n;
 		}
 	}
@@ -800,7 +740,7 @@ static size_t recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
  * fills the data parts of as many 64 KiB messages as fit, and the headers
  * are written around what arrived.
  */
-static size_t recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
+static size_t sync_recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 {
 	struct iovec iov[64];
 	size_t n = 0, off = 0;
@@ -824,17 +764,16 @@ static size_t recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 	} while (r < 0 && errno == EINTR);
 	if (r <= 0) {
 		if (r < 0)
-			queue_fail(sy, "read failed", errno);
+			sync_queue_fail(sy, "read failed", errno);
 		else
-			queue_msg(sy, ADB_SYNC_DONE, 0);
+			sync_queue_msg(sy, ADB_SYNC_DONE, 0);
 		close(sy->recv_fd);
 		sy->recv_fd = -1;
 		return 0;
 	}
 	for (int i = 0; i < cnt && r > 0; i++) {
 		size_t len = (size_t)r < iov[i].iov_len ? (size_t)r : iov[i].iov_len;
-		adb_sync_put32(buf + n, ADB_SYNC_DATA);
-		adb_sync_put32(buf + n + 4, len);
+		adb_syncmsg_put_header(buf + n, ADB_SYNC_DATA, len);
 		n += 8 + len;
 		r -= len;
 	}
@@ -858,21 +797,22 @@ static ssize_t sync_produce(void *svc, uint8_t *buf, size_t max)
 			if (n == max)
 				break;
 		} else if (sy->recv_fd >= 0) {
-			size_t k = sy->enc ? recv_more_encoded(sy, buf + n,
-							       max - n)
-					   : recv_more(sy, buf + n, max - n);
+			size_t k =
+			    sy->enc
+				? sync_recv_more_encoded(sy, buf + n, max - n)
+				: sync_recv_more(sy, buf + n, max - n);
 			n += k;
 			/* A short read leaves the rest of buf for the next
 			 * round, which also sees the end of the file. */
 			if (sy->recv_fd >= 0)
 				break;
 		} else if (sy->dir) {
-			list_more(sy, max - n);
+			sync_list_more(sy, max - n);
 		} else if (sy->stash_len > sy->stash_off && !sy->closing) {
 			size_t before = sy->stash_off;
-			resume(sy);
+			sync_resume(sy);
 			if (sy->stash_off == before && q->len == q->off &&
-			    !busy(sy))
+			    !sync_busy(sy))
 				break;
 		} else {
 			break;
@@ -893,8 +833,8 @@ static void sync_free(void *svc)
 		close(sy->recv_fd);
 	if (sy->dir)
 		closedir(sy->dir);
-	adb_codec_free(sy->dec);
-	adb_codec_free(sy->enc);
+	adb_compress_free(sy->dec);
+	adb_compress_free(sy->enc);
 	free(sy->dec_buf);
 	free(sy->enc_in);
 	free(sy->stash);
@@ -912,7 +852,7 @@ int adb_sync_open(struct adb_stream *s, const struct adb_service_ops **ops,
 	sy->s = s;
 	sy->send_fd = -1;
 	sy->recv_fd = -1;
-	adb_sync_parser_init(&sy->parser);
+	adb_syncmsg_parser_init(&sy->parser);
 	*ops = &sync_ops;
 	*svc = sy;
 	return 0;

@@ -12,8 +12,10 @@
 #ifndef GADGETD_ADB_SYNCMSG_H
 #define GADGETD_ADB_SYNCMSG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #define ADB_SYNC_ID(a, b, c, d) \
 	((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | \
@@ -48,7 +50,7 @@
 #define ADB_SYNC_DENT_V1_SIZE 20
 #define ADB_SYNC_DENT_V2_SIZE 76
 
-enum adb_sync_event_type {
+enum adb_syncmsg_event_type {
 	ADB_SYNC_EV_NONE,    /* all input used; need more */
 	ADB_SYNC_EV_REQUEST, /* id, path (NUL-terminated), path_len; for
 			      * SND2 mode and flags, for RCV2 flags */
@@ -56,8 +58,8 @@ enum adb_sync_event_type {
 	ADB_SYNC_EV_DONE,    /* end of a SEND: mtime */
 };
 
-struct adb_sync_event {
-	enum adb_sync_event_type type;
+struct adb_syncmsg_event {
+	enum adb_syncmsg_event_type type;
 	uint32_t id;
 	const char *path;
 	size_t path_len;
@@ -68,7 +70,7 @@ struct adb_sync_event {
 	uint32_t flags;
 };
 
-struct adb_sync_parser {
+struct adb_syncmsg_parser {
 	int state;
 	uint8_t hdr[8];
 	size_t hdr_have;
@@ -80,7 +82,7 @@ struct adb_sync_parser {
 	size_t setup_have;
 };
 
-void adb_sync_parser_init(struct adb_sync_parser *p);
+void adb_syncmsg_parser_init(struct adb_syncmsg_parser *p);
 /*
  * Take bytes from buf until one event is complete (or buf is used up).
  * *used tells how much was taken. Returns 0 with ev filled, or:
@@ -90,11 +92,42 @@ void adb_sync_parser_init(struct adb_sync_parser *p);
  * a SND2/RCV2 setup message with another id. The parser
  * must not be fed again after an error.
  */
-int adb_sync_parse(struct adb_sync_parser *p, const uint8_t *buf, size_t len,
-		   size_t *used, struct adb_sync_event *ev);
+int adb_syncmsg_parse(struct adb_syncmsg_parser *p, const uint8_t *buf,
+		      size_t len, size_t *used, struct adb_syncmsg_event *ev);
 
-/* Little-endian stores for building replies. */
-void adb_sync_put32(uint8_t *p, uint32_t v);
-void adb_sync_put64(uint8_t *p, uint64_t v);
+/* A little-endian u32 store (requests in tests and fuzzers). */
+void adb_syncmsg_put32(uint8_t *p, uint32_t v);
+
+/*
+ * Replies, every field little-endian (AOSP SYNC.TXT, file_sync_protocol.h):
+ *   {id, arg}: 8 bytes. OKAY {OKAY, 0}; FAIL {FAIL, len} + len bytes of
+ *     message; DATA {DATA, len} + len bytes; DONE {DONE, 0} ends a RECV.
+ *   STAT (v1): {id, mode, size, mtime}, 16 bytes. v1 has no error field:
+ *     a failed lstat() reads as all zeros after the id.
+ *   STA2/LST2: {id, error, dev:64, ino:64, mode, nlink, uid, gid, size:64,
+ *     atime:64, mtime:64, ctime:64}, 72 bytes; error is an errno, and the
+ *     fields after it are zero when it is set.
+ *   DENT: {DENT, mode, size, mtime, namelen} + name, 20 + namelen bytes.
+ *   DNT2: STA2's 72 bytes with id DNT2, then namelen, + name: 76 + namelen.
+ *   A listing ends with one record of its entries' fixed size whose id is
+ *     DONE and whose other fields are zero.
+ * Each writer fills exactly the size named above; the caller reserves it.
+ */
+void adb_syncmsg_put_header(uint8_t *p, uint32_t id, uint32_t arg);
+/* STAT v1 for st, or the failure record when st is NULL. */
+void adb_syncmsg_put_stat_v1(uint8_t *p, const struct stat *st);
+/* STA2 or LST2 (id) for st, or the failure record for errno err != 0
+ * (then st is not read). */
+void adb_syncmsg_put_stat_v2(uint8_t *p, uint32_t id, const struct stat *st,
+			     int err);
+/* DENT for name[0..len) with st; returns the bytes written. */
+size_t adb_syncmsg_put_dent_v1(uint8_t *p, const struct stat *st,
+			       const char *name, size_t len);
+/* DNT2 for name[0..len) with st, or with errno err != 0 and zeros (st is
+ * not read); returns the bytes written. */
+size_t adb_syncmsg_put_dent_v2(uint8_t *p, const struct stat *st, int err,
+			       const char *name, size_t len);
+/* The DONE that ends a LIST (v2 false) or LIS2 listing; returns its size. */
+size_t adb_syncmsg_put_list_done(uint8_t *p, bool v2);
 
 #endif

@@ -125,9 +125,14 @@ int plugin_request_root(struct plugin *p, bool on)
 }
 
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out)
+		 spawner_done_fn done, void *data, struct spawner_call **call)
 {
-	if (p->spawner_fd < 0)
+	if (!p->spawner)
 		return -ENOSYS;
-	return spawner_spawn(p->spawner_fd, c, out);
+	return spawner_spawn(p->spawner, c, done, data, call);
+}
+
+void plugin_spawn_cancel(struct spawner_call *call)
+{
+	spawner_cancel(call);
 }

@@ -249,12 +249,18 @@ int plugin_request_root(struct plugin *p, bool on);
  * Start a program through the spawner (plugins with .spawns only; see
  * spawner.h): the profile's shell running the command text c->cmd (or
  * with c->reboot, the profile's reboot command) as the worker's user, in
- * its own session, outside the worker's seccomp filter. out gets its pid and
- * fds (close-on-exec, blocking); the status fd becomes readable when it
- * exits and yields its wait status as an int. 0, -ENOSYS without a
- * spawner, or -errno.
+ * its own session, outside the worker's seccomp filter. Asynchronous:
+ * done(data, 0, child) runs later from the loop with its pid and fds
+ * (close-on-exec, blocking; done takes them); the status fd becomes
+ * readable when it exits and yields its wait status as an int. Or
+ * done(data, -errno, NULL): -ETIMEDOUT, -EPIPE, the spawner's refusal.
+ * Returns 0 with *call set, -ENOSYS without a spawner, or -errno (then
+ * done never runs).
  */
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out);
+		 spawner_done_fn done, void *data, struct spawner_call **call);
+/* Stop waiting for call (before its done ran): done never runs, and a
+ * program started anyway is killed. */
+void plugin_spawn_cancel(struct spawner_call *call);
 
 #endif

@@ -3,6 +3,8 @@
  * a seccomp-filtered worker (see spawner.h for the protocol).
  */
 #include "spawner.h"
+#include "log.h"
+#include "loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +13,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -408,34 +411,233 @@ static int spawner_take_fds(struct msghdr *mh, unsigned want,
 	return 0;
 }
 
-int spawner_spawn(int fd, const struct spawner_cmd *c, struct spawner_child *out)
+/*
+ * Requests in flight, in the order they were sent: the spawner serves
+ * them one at a time, so the replies come back in that order. A call
+ * whose caller no longer waits (cancelled, or timed out) stays queued
+ * without done, so that its late reply is still matched, and what it
+ * carries is closed.
+ */
+struct spawner_call {
+	struct spawner_call *next;
+	spawner_done_fn done; /* NULL: nobody waits */
+	void *data;
+	bool pty;
+	uint64_t deadline;
+};
+
+struct spawner {
+	struct loop *loop;
+	struct loop_watch *watch; /* owns the socket */
+	struct loop_watch *timer;
+	struct spawner_call *head, **tail;
+	unsigned n;
+};
+
+/* The timer follows the first call still waited for. */
+static void spawner_arm(struct spawner *sp)
 {
-	uint8_t buf[SPAWNER_MSG_MAX];
+	uint64_t now = loop_now_ms();
+	struct spawner_call *call;
+
+	for (call = sp->head; call && !call->done; call = call->next)
+		;
+	if (!call)
+		loop_timer_rearm(sp->timer, 0);
+	else
+		loop_timer_rearm(sp->timer, call->deadline > now
+						    ? call->deadline - now
+						    : 1);
+}
+
+static struct spawner_call *spawner_pop(struct spawner *sp)
+{
+	struct spawner_call *call = sp->head;
+
+	sp->head = call->next;
+	if (!sp->head)
+		sp->tail = &sp->head;
+	sp->n--;
+	return call;
+}
+
+/* Tell call's caller, once: err, or 0 with child. */
+static void spawner_finish(struct spawner_call *call, int err,
+			   const struct spawner_child *child)
+{
+	spawner_done_fn done = call->done;
+
+	call->done = NULL;
+	if (done)
+		done(call->data, err, child);
+}
+
+/* The spawner is gone (or speaks nonsense; err says how): every call
+ * fails with -EPIPE, and so does every later one. */
+static void spawner_lost(struct spawner *sp, int err)
+{
+	log_warnx("the spawner is gone: %s", strerror(-err));
+	loop_watch_remove(sp->watch);
+	sp->watch = NULL;
+	while (sp->head) {
+		struct spawner_call *call = spawner_pop(sp);
+
+		spawner_finish(call, -EPIPE, NULL);
+		free(call);
+	}
+	spawner_arm(sp);
+}
+
+static void spawner_timeout(struct loop_watch *w, void *data)
+{
+	struct spawner *sp = data;
+	uint64_t now = loop_now_ms();
+	struct spawner_call *call;
+
+	for (call = sp->head; call; call = call->next) {
+		if (!call->done || call->deadline > now)
+			continue;
+		log_warnx("the spawner did not answer in %u ms",
+			  SPAWNER_REPLY_MS);
+		spawner_finish(call, -ETIMEDOUT, NULL);
+	}
+	spawner_arm(sp);
+}
+
+/* A reply for the head call. */
+static void spawner_reply_in(struct spawner *sp)
+{
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
+	struct spawner_child child = { .in = -1, .out = -1, .err = -1,
+				       .status = -1 };
 	struct spawner_rep rep;
 	struct iovec iov = { .iov_base = &rep, .iov_len = sizeof(rep) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct pollfd pf = { .fd = fd, .events = POLLIN };
-	int len = spawner_req_build(c, buf, sizeof(buf)), r;
+	struct spawner_call *call;
 	ssize_t n;
+	int r;
+
+	n = recvmsg(loop_watch_fd(sp->watch), &mh,
+		    MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		spawner_lost(sp, n < 0 ? -errno : -EPIPE);
+		return;
+	}
+	if (!sp->head) {
+		/* A reply nobody asked for: the spawner is not sane. */
+		spawner_take_fds(&mh, 0, NULL);
+		spawner_lost(sp, -EPROTO);
+		return;
+	}
+	call = spawner_pop(sp);
+	if (n != sizeof(rep) || rep.err < 0) {
+		spawner_take_fds(&mh, 0, NULL);
+		r = n != sizeof(rep) ? -EBADMSG : rep.err;
+	} else {
+		r = spawner_take_fds(&mh, call->pty ? 2 : 4, &child);
+		child.pid = rep.pid;
+	}
+	if (r == 0 && !call->done) {
+		/* Started after its caller gave up: end it. */
+		kill(-child.pid, SIGKILL);
+		spawner_close_all(&child.in, 4);
+	}
+	spawner_finish(call, r, r == 0 ? &child : NULL);
+	free(call);
+	spawner_arm(sp);
+}
+
+static void spawner_event(struct loop_watch *w, int fd, uint32_t events,
+			  void *data)
+{
+	struct spawner *sp = data;
+
+	if (events & EPOLLIN)
+		spawner_reply_in(sp);
+	else if (events & (EPOLLHUP | EPOLLERR))
+		spawner_lost(sp, -EPIPE);
+}
+
+struct spawner *spawner_new(struct loop *loop, int fd)
+{
+	struct spawner *sp = calloc(1, sizeof(*sp));
+
+	if (!sp) {
+		close(fd);
+		return NULL;
+	}
+	sp->loop = loop;
+	sp->tail = &sp->head;
+	sp->watch = loop_add_fd(loop, fd, EPOLLIN, spawner_event, sp);
+	if (!sp->watch)
+		close(fd);
+	sp->timer = loop_add_timer(loop, 0, spawner_timeout, sp);
+	if (!sp->watch || !sp->timer) {
+		spawner_free(sp);
+		return NULL;
+	}
+	return sp;
+}
+
+void spawner_free(struct spawner *sp)
+{
+	if (!sp)
+		return;
+	while (sp->head)
+		free(spawner_pop(sp));
+	loop_watch_remove(sp->watch);
+	loop_watch_remove(sp->timer);
+	free(sp);
+}
+
+int spawner_spawn(struct spawner *sp, const struct spawner_cmd *c,
+		  spawner_done_fn done, void *data, struct spawner_call **out)
+{
+	uint8_t buf[SPAWNER_MSG_MAX];
+	int len = spawner_req_build(c, buf, sizeof(buf));
+	struct spawner_call *call;
+	struct spawner_cmd check;
 
 	if (len < 0)
 		return len;
-	if (send(fd, buf, len, MSG_NOSIGNAL) < 0)
-		return -errno;
-	r = poll(&pf, 1, SPAWNER_REPLY_MS);
-	if (r <= 0)
-		return r < 0 ? -errno : -ETIMEDOUT;
-	n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return -errno;
-	if (n != sizeof(rep) || rep.err < 0) {
-		spawner_take_fds(&mh, 0, NULL);
-		return n != sizeof(rep) ? -EBADMSG : rep.err;
+	/* What the spawner would refuse as malformed (a reboot target that
+	 * is not a plain word) is refused now, by its own parser. */
+	if (spawner_req_parse(buf, len, &check) < 0)
+		return -EBADMSG;
+	if (!sp->watch)
+		return -EPIPE;
+	if (sp->n >= SPAWNER_MAX_CALLS)
+		return -EAGAIN;
+	call = calloc(1, sizeof(*call));
+	if (!call)
+		return -ENOMEM;
+	/* One datagram into a socket nobody else writes: it fits or fails
+	 * at once, it does not wait. */
+	if (send(loop_watch_fd(sp->watch), buf, len,
+		 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		int err = -errno;
+
+		free(call);
+		return err;
 	}
-	r = spawner_take_fds(&mh, c->pty ? 2 : 4, out);
-	if (r == 0)
-		out->pid = rep.pid;
-	return r;
+	call->done = done;
+	call->data = data;
+	call->pty = c->pty;
+	call->deadline = loop_now_ms() + SPAWNER_REPLY_MS;
+	*sp->tail = call;
+	sp->tail = &call->next;
+	sp->n++;
+	if (sp->head == call)
+		spawner_arm(sp);
+	*out = call;
+	return 0;
+}
+
+void spawner_cancel(struct spawner_call *call)
+{
+	if (call)
+		call->done = NULL;
 }

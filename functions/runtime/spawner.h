@@ -83,8 +83,46 @@ struct spawner_child {
  */
 int spawner_start(const struct spawner_cfg *cfg, int *fd, pid_t *pid);
 
-/* Ask for one program; blocks for the reply (at most a few seconds). */
-int spawner_spawn(int fd, const struct spawner_cmd *c, struct spawner_child *out);
+/*
+ * The worker's end of the spawner, owned by the worker's loop: requests
+ * go out at once and their replies come back through the loop, so that a
+ * slow or hung spawner never holds the worker (its heartbeats included).
+ */
+struct loop;
+struct spawner;
+struct spawner_call;
+
+/* Calls in flight at most (those given up on included, until their late
+ * reply comes). */
+#define SPAWNER_MAX_CALLS 16
+
+/*
+ * A call's outcome, once, from the loop: 0 with child (whose fds are the
+ * callee's now), or -errno with child NULL: the spawner's own error
+ * (-EPERM, -EAGAIN, -EBADMSG...), -ETIMEDOUT when it did not answer in 5
+ * s, -EPIPE when it is gone. The call is forgotten as done runs.
+ */
+typedef void (*spawner_done_fn)(void *data, int err,
+				const struct spawner_child *child);
+
+/* Watch fd (spawner_start()'s, taken: closed on failure and by
+ * spawner_free()) on loop. NULL when out of memory. */
+struct spawner *spawner_new(struct loop *loop, int fd);
+/* Closes the socket (the spawner hangs up what it started); no done runs
+ * after. Not from a done callback. */
+void spawner_free(struct spawner *sp);
+
+/*
+ * Ask for one program; done(data, ...) runs later, never from here. 0
+ * with *call set, or -errno now (nothing will run): a request that does
+ * not build (-EBADMSG, -ENAMETOOLONG...), -EAGAIN with SPAWNER_MAX_CALLS
+ * in flight, -EPIPE once the spawner is gone.
+ */
+int spawner_spawn(struct spawner *sp, const struct spawner_cmd *c,
+		  spawner_done_fn done, void *data, struct spawner_call **call);
+/* The caller no longer waits: done will not run, and a program started
+ * for it anyway is killed and its fds closed. NULL is ignored. */
+void spawner_cancel(struct spawner_call *call);
 
 /* The spawner's side: serve fd until it closes. Exposed for tests. */
 void spawner_serve(const struct spawner_cfg *cfg, int fd);

@@ -670,6 +670,7 @@ static int worker_spawner_start(struct plugin *p, pid_t *pid)
 		.shell = worker_option(p, "shell"),
 		.reboot = worker_option(p, "reboot_command"),
 	};
+	int fd, r;
 
 	if (!cfg.shell)
 		cfg.shell = "/bin/sh";
@@ -677,7 +678,11 @@ static int worker_spawner_start(struct plugin *p, pid_t *pid)
 		log_warnx("shell = \"%s\": not an absolute path", cfg.shell);
 		return -EINVAL;
 	}
-	return spawner_start(&cfg, &p->spawner_fd, pid);
+	r = spawner_start(&cfg, &fd, pid);
+	if (r < 0)
+		return r;
+	p->spawner = spawner_new(p->loop, fd);
+	return p->spawner ? 0 : -ENOMEM;
 }
 
 static int worker_start(struct plugin *p)
@@ -755,10 +760,9 @@ static void worker_stop(struct plugin *p)
 	ffs_ep0_free(p->ep0);
 	loop_watch_remove(p->ep0_watch);
 	loop_watch_remove(p->ctl);
-	loop_free(p->loop);
 	/* The spawner sees the hang-up and ends the sessions it started. */
-	if (p->spawner_fd >= 0)
-		close(p->spawner_fd);
+	spawner_free(p->spawner);
+	loop_free(p->loop);
 	if (p->dl)
 		dlclose(p->dl);
 }
@@ -766,7 +770,7 @@ static void worker_stop(struct plugin *p)
 int main(int argc, char **argv)
 {
 	static char ident[64];
-	struct plugin p = { .spawner_fd = -1 };
+	struct plugin p = { 0 };
 	bool verbose = false;
 	int r;
 

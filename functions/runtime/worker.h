@@ -29,7 +29,7 @@ struct plugin {
 	const char *user, *group; /* NULL: stay who we are */
 	uint64_t caps;
 	enum plugin_root root;    /* -r */
-	int spawner_fd;
+	struct spawner *spawner;
 	struct plugin_desc desc;
 	int ep_fds[PLUGIN_MAX_EPS];
 	struct ffs_ep0 *ep0;

@@ -4,4 +4,4 @@
 FUZZERS += fuzz_accessory
 fuzz_accessory_SRCS := tests/fuzz/fuzz_accessory.c \
 	functions/accessory/accessory_ctrl.c functions/accessory/accessory_info.c \
-	common/log.c
+	common/log.c common/fsutil.c

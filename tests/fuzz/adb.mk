@@ -14,10 +14,10 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
+	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
 	tests/unit/fake_spawn.c functions/runtime/spawner.c \
-	common/loop.c common/log.c
-fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_CODEC_LIBS)
+	common/loop.c common/log.c common/fsutil.c
+fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 
 # The adb_keys loader and the key parsers:
 #   build/fuzz/fuzz_adb_keys -max_total_time=60 tests/fuzz/corpus_adb_keys
@@ -45,5 +45,5 @@ fuzz_adb_shell_CFLAGS := -DFUZZ_ADB_SHELL
 # The sendrecv_v2 decoders (brotli, LZ4 frame, zstd):
 #   build/fuzz/fuzz_adb_codec -max_total_time=60 tests/fuzz/corpus_adb_codec
 FUZZERS += fuzz_adb_codec
-fuzz_adb_codec_SRCS := tests/fuzz/fuzz_adb_codec.c functions/adb/adb_codec.c
-fuzz_adb_codec_LIBS = $(ADB_CODEC_LIBS)
+fuzz_adb_codec_SRCS := tests/fuzz/fuzz_adb_codec.c functions/adb/adb_compress.c
+fuzz_adb_codec_LIBS = $(ADB_COMPRESS_LIBS)

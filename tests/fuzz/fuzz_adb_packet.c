@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* One reader for all runs: its 1 MiB buffer is costly to make. */
-	static struct adb_reader *r;
+	static struct adb_packet_reader *r;
 	size_t step;
 
 	if (size < 1)
@@ -41,14 +41,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++;
 	size--;
 	if (!r)
-		r = adb_reader_new(on_msg, NULL);
+		r = adb_packet_reader_new(on_msg, NULL);
 	if (!r)
 		return 0;
-	adb_reader_reset(r);
-	adb_reader_set_max(r, FUZZ_MAX);
+	adb_packet_reader_reset(r);
+	adb_packet_reader_set_max(r, FUZZ_MAX);
 	while (size) {
 		size_t n = size < step ? size : step;
-		int rc = adb_reader_feed(r, data, n);
+		int rc = adb_packet_reader_feed(r, data, n);
 
 		if (rc < 0 && rc != -EBADMSG && rc != -EMSGSIZE &&
 		    rc != -ECANCELED)

@@ -49,6 +49,7 @@
 #include "fuzz_rd.h"
 #include "log.h"
 #include "loop.h"
+#include "plugin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -56,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct {
 	struct loop *loop;
-	struct adb_streams *t;
+	struct adb_stream_mux *t;
 	struct adb_forward *fwd;
 	bool netns; /* reverse: may bind (in our own network namespace) */
 	bool room;
@@ -138,7 +139,7 @@ static void buf_put(void *data, uint8_t *buf)
 	free(buf);
 }
 
-static const struct adb_streams_bufs bufs = {
+static const struct adb_stream_mux_bufs bufs = {
 	.get = buf_get,
 	.send = buf_send,
 	.put = buf_put,
@@ -227,6 +228,13 @@ static bool binds_a_path(const char *cmd)
 	return strstr(cmd, "localfilesystem:") || strstr(cmd, "localreserved:");
 }
 
+/* fake_spawn.c's spawner answers on the loop of the plugin that asks:
+ * here there is one loop and no plugin. */
+struct loop *plugin_loop(struct plugin *p)
+{
+	return fz.loop;
+}
+
 static int open_shell(struct adb_stream *s, const char *name,
 		      const struct adb_service_ops **ops, void **svc)
 {
@@ -290,8 +298,8 @@ static void setup_once(void)
 		fprintf(stderr, "fuzz_adb_stream: no network namespace (%s): "
 			"reverse: is not fuzzed\n", strerror(errno));
 	fz.loop = loop_new();
-	fz.t = adb_streams_new(fz.loop, dev_send, &bufs, room, open_service,
-			       NULL);
+	fz.t = adb_stream_mux_new(fz.loop, dev_send, &bufs, room, open_service,
+				  NULL);
 	fz.fwd = fz.t ? adb_forward_new(fz.t, fz.loop) : NULL;
 	if (!fz.loop || !fz.t || !fz.fwd)
 		abort();
@@ -320,7 +328,7 @@ static void op_open(struct rd *r)
 	/* Streams beyond the table could not be checked: open no more. */
 	if (fz.n_ids == MAX_IDS)
 		return;
-	adb_streams_on_open(fz.t, remote, fz.open_window, name, len);
+	adb_stream_mux_on_open(fz.t, remote, fz.open_window, name, len);
 }
 
 static void op_write(struct rd *r)
@@ -332,7 +340,7 @@ static void op_write(struct rd *r)
 	uint8_t *d = malloc(len ? len : 1);
 
 	memcpy(d, p, len);
-	adb_streams_on_write(fz.t, remote, local, len ? d : NULL, len);
+	adb_stream_mux_on_write(fz.t, remote, local, len ? d : NULL, len);
 	free(d);
 }
 
@@ -346,14 +354,14 @@ static void op_okay(struct rd *r, uint32_t local, uint32_t remote)
 	if (!fz.delayed) {
 		if (i >= 0)
 			fz.in_flight[i] = false;
-		adb_streams_on_okay(fz.t, remote, local, NULL, 0);
+		adb_stream_mux_on_okay(fz.t, remote, local, NULL, 0);
 		return;
 	}
 	raw = rd_n(r, 2);
 	delta = (int16_t)raw * 64;
 	memcpy(p, &delta, 4); /* little-endian, as on the wire here */
 	if ((raw & 0xff) == 0x7f) {
-		adb_streams_on_okay(fz.t, remote, local, p, 5);
+		adb_stream_mux_on_okay(fz.t, remote, local, p, 5);
 		return; /* ignored: the window stays */
 	}
 	/* Only an OKAY that reaches the stream moves its window. */
@@ -365,7 +373,7 @@ static void op_okay(struct rd *r, uint32_t local, uint32_t remote)
 		if (fz.avail[i] < INT32_MIN)
 			fz.avail[i] = INT32_MIN;
 	}
-	adb_streams_on_okay(fz.t, remote, local, p, 4);
+	adb_stream_mux_on_okay(fz.t, remote, local, p, 4);
 }
 
 static void run_op(struct rd *r)
@@ -387,11 +395,11 @@ static void run_op(struct rd *r)
 	case 3:
 		local = pick_local(r);
 		remote = rd_n(r, 1);
-		adb_streams_on_close(fz.t, remote, local);
+		adb_stream_mux_on_close(fz.t, remote, local);
 		break;
 	case 4:
 		fz.room = rd_n(r, 1) & 1;
-		adb_streams_pump(fz.t);
+		adb_stream_mux_pump(fz.t);
 		break;
 	case 5:
 		for (struct echo *e = echoes; e; e = e->next) {
@@ -407,7 +415,7 @@ static void run_op(struct rd *r)
 	case 7:
 		/* The max payload changes only with a new CNXN, which ends
 		 * every stream first (adb.c on_cnxn). */
-		adb_streams_reset(fz.t);
+		adb_stream_mux_reset(fz.t);
 		fz.n_ids = 0;
 		memset(fz.in_flight, 0, sizeof(fz.in_flight));
 		fz.max_payload = 16 * (size_t)rd_n(r, 2);
@@ -415,9 +423,9 @@ static void run_op(struct rd *r)
 			fz.max_payload = ADB_MAX_PAYLOAD_V1;
 		if (fz.max_payload > ADB_MAX_PAYLOAD)
 			fz.max_payload = ADB_MAX_PAYLOAD;
-		adb_streams_set_max_payload(fz.t, fz.max_payload);
+		adb_stream_mux_set_max_payload(fz.t, fz.max_payload);
 		fz.delayed = rd_n(r, 1) & 1;
-		adb_streams_set_delayed_ack(fz.t, fz.delayed);
+		adb_stream_mux_set_delayed_ack(fz.t, fz.delayed);
 		break;
 	}
 }
@@ -430,17 +438,17 @@ static void start_input(void)
 	fz.n_ids = 0;
 	memset(fz.in_flight, 0, sizeof(fz.in_flight));
 	fz.max_payload = ADB_MAX_PAYLOAD_V1;
-	adb_streams_set_max_payload(fz.t, fz.max_payload);
+	adb_stream_mux_set_max_payload(fz.t, fz.max_payload);
 	fz.delayed = false;
-	adb_streams_set_delayed_ack(fz.t, false);
+	adb_stream_mux_set_delayed_ack(fz.t, false);
 }
 
 static void end_input(void)
 {
 	/* A new connection: every stream and listener goes. */
-	adb_streams_reset(fz.t);
+	adb_stream_mux_reset(fz.t);
 	adb_forward_reset(fz.fwd);
-	if (echoes || adb_streams_count(fz.t))
+	if (echoes || adb_stream_mux_count(fz.t))
 		abort();
 	/* The loop frees removed watches on its next turn: let it, or every
 	 * run looks like a leak to libFuzzer, which then scans the heap. */
@@ -477,20 +485,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	start_input();
 	name = names[rd_n(&r, 1) % 8];
-	adb_streams_on_open(fz.t, 1, 0, (const uint8_t *)name, strlen(name) + 1);
+	adb_stream_mux_on_open(fz.t, 1, 0, (const uint8_t *)name,
+			       strlen(name) + 1);
 	while (r.n) {
 		size_t len = rd_n(&r, 1);
 		const uint8_t *p = rd_take(&r, &len);
 		uint8_t *d = malloc(len ? len : 1);
 
 		memcpy(d, p, len);
-		adb_streams_on_write(fz.t, 1, fz.n_ids ? fz.ids[0] : 0,
-				     len ? d : NULL, len);
+		adb_stream_mux_on_write(fz.t, 1, fz.n_ids ? fz.ids[0] : 0,
+					len ? d : NULL, len);
 		free(d);
 		loop_dispatch(fz.loop, 0);
 		if (fz.n_ids) {
 			fz.in_flight[0] = false;
-			adb_streams_on_okay(fz.t, 1, fz.ids[0], NULL, 0);
+			adb_stream_mux_on_okay(fz.t, 1, fz.ids[0], NULL, 0);
 		}
 	}
 	end_input();

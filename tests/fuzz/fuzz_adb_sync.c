@@ -9,7 +9,7 @@
 
 #include "adb/adb_syncmsg.h"
 
-static void check_event(const struct adb_sync_event *ev)
+static void check_event(const struct adb_syncmsg_event *ev)
 {
 	switch (ev->type) {
 	case ADB_SYNC_EV_NONE:
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct adb_sync_parser p;
+	struct adb_syncmsg_parser p;
 	size_t step;
 
 	if (size < 1)
@@ -39,16 +39,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	step = data[0] ? data[0] : 8;
 	data++;
 	size--;
-	adb_sync_parser_init(&p);
+	adb_syncmsg_parser_init(&p);
 	while (size) {
 		size_t n = size < step ? size : step, pos = 0;
 
 		while (pos < n) {
-			struct adb_sync_event ev;
+			struct adb_syncmsg_event ev;
 			size_t used;
 
-			if (adb_sync_parse(&p, data + pos, n - pos, &used,
-					   &ev) < 0)
+			if (adb_syncmsg_parse(&p, data + pos, n - pos, &used,
+					      &ev) < 0)
 				return 0;
 			if (used == 0 && ev.type == ADB_SYNC_EV_NONE)
 				abort(); /* no progress: would spin */

@@ -4,5 +4,5 @@ test_accessory_SRCS := tests/unit/test_accessory.c \
 	functions/accessory/accessory.c \
 	functions/accessory/accessory_ctrl.c \
 	functions/accessory/accessory_info.c \
-	common/loop.c common/log.c
+	common/loop.c common/log.c common/fsutil.c
 test_accessory_LIBS :=

@@ -1,4 +1,4 @@
-UNIT_TESTS += test_adb_packet test_adb_syncmsg test_adb_auth test_adb test_adb_codec
+UNIT_TESTS += test_adb_packet test_adb_syncmsg test_adb_auth test_adb test_adb_compress
 test_adb_packet_SRCS := tests/unit/test_adb_packet.c functions/adb/adb_packet.c
 test_adb_packet_LIBS :=
 test_adb_syncmsg_SRCS := tests/unit/test_adb_syncmsg.c functions/adb/adb_syncmsg.c
@@ -11,8 +11,8 @@ test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/f
 	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c functions/adb/adb_codec.c functions/adb/adb_root.c \
-	functions/runtime/spawner.c common/loop.c common/log.c
-test_adb_LIBS := -lcrypto -lutil $(ADB_CODEC_LIBS)
-test_adb_codec_SRCS := tests/unit/test_adb_codec.c functions/adb/adb_codec.c
-test_adb_codec_LIBS := $(ADB_CODEC_LIBS)
+	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
+	functions/runtime/spawner.c common/loop.c common/log.c common/fsutil.c
+test_adb_LIBS := -lcrypto -lutil $(ADB_COMPRESS_LIBS)
+test_adb_compress_SRCS := tests/unit/test_adb_compress.c functions/adb/adb_compress.c
+test_adb_compress_LIBS := $(ADB_COMPRESS_LIBS)

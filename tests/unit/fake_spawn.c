@@ -14,6 +14,7 @@
  */
 #include "fake_spawn.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -28,8 +29,21 @@
 #include "spawner.h"
 
 static char fake_shell[256] = "/bin/sh", fake_reboot[256];
-static int fake_fd = -1;
+/* The worker's end, on the loop of the plugin that last spawned. */
+static struct spawner *fake_sp;
+static struct loop *fake_loop;
 static pid_t fake_pid;
+
+/* Close the worker's end: the spawner hangs up its children and exits. */
+static void fake_spawn_stop(void)
+{
+	if (!fake_sp)
+		return;
+	spawner_free(fake_sp);
+	waitpid(fake_pid, NULL, 0);
+	fake_sp = NULL;
+	fake_loop = NULL;
+}
 
 void fake_spawn_config(const char *shell, const char *reboot)
 {
@@ -37,11 +51,13 @@ void fake_spawn_config(const char *shell, const char *reboot)
 		return;
 	snprintf(fake_shell, sizeof(fake_shell), "%s", shell);
 	snprintf(fake_reboot, sizeof(fake_reboot), "%s", reboot ? reboot : "");
-	if (fake_fd >= 0) {
-		close(fake_fd);
-		waitpid(fake_pid, NULL, 0);
-		fake_fd = -1;
-	}
+	fake_spawn_stop();
+}
+
+void fake_spawn_detach(struct loop *loop)
+{
+	if (fake_loop == loop)
+		fake_spawn_stop();
 }
 
 /* From the sanitizer runtime when it is linked in (ASan builds). */
@@ -62,7 +78,7 @@ static void fake_spawn_child(void)
 }
 
 int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
-		 struct spawner_child *out)
+		 spawner_done_fn done, void *data, struct spawner_call **call)
 {
 	static bool atfork;
 	struct spawner_cfg cfg = {
@@ -75,7 +91,26 @@ int plugin_spawn(struct plugin *p, const struct spawner_cmd *c,
 		pthread_atfork(NULL, NULL, fake_spawn_child);
 		atfork = true;
 	}
-	if (fake_fd < 0 && (r = spawner_start(&cfg, &fake_fd, &fake_pid)) < 0)
-		return r;
-	return spawner_spawn(fake_fd, c, out);
+	/* A spawner belongs to one loop, as the worker's does. */
+	if (fake_sp && fake_loop != plugin_loop(p))
+		fake_spawn_stop();
+	if (!fake_sp) {
+		int fd;
+
+		r = spawner_start(&cfg, &fd, &fake_pid);
+		if (r < 0)
+			return r;
+		fake_sp = spawner_new(plugin_loop(p), fd);
+		if (!fake_sp) {
+			waitpid(fake_pid, NULL, 0);
+			return -ENOMEM;
+		}
+		fake_loop = plugin_loop(p);
+	}
+	return spawner_spawn(fake_sp, c, done, data, call);
+}
+
+void plugin_spawn_cancel(struct spawner_call *call)
+{
+	spawner_cancel(call);
 }

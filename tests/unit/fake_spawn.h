@@ -13,4 +13,9 @@
  */
 void fake_spawn_config(const char *shell, const char *reboot);
 
+struct loop;
+/* Stop the spawner that answers on loop, before loop_free(loop) (its
+ * watches are the loop's); nothing when another loop has it. */
+void fake_spawn_detach(struct loop *loop);
+
 #endif

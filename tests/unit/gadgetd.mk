@@ -14,7 +14,7 @@ test_ctl_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
-test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/cfgtext.c
+test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/cfgtext.c common/fsutil.c
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
@@ -47,7 +47,7 @@ test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
 # gadgetd/dirs.c alone, in a temporary folder.
 UNIT_TESTS += test_dirs
-test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c
+test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c common/fsutil.c
 test_dirs_LIBS :=
 # gadgetd/notify.c: sd_notify datagrams and the watchdog, to a fake systemd.
 UNIT_TESTS += test_notify

@@ -96,13 +96,13 @@ static void test_reader_merged_and_split(void **state)
 	uint8_t buf[256];
 	size_t n = 0;
 	struct got g = { 0 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 
 	n += put_msg(buf + n, ADB_OPEN, 5, 0, "shell:ls");
 	n += put_msg(buf + n, ADB_OKAY, 1, 5, NULL);
 	n += put_msg(buf + n, ADB_WRTE, 5, 1, "0123456789");
 	/* All merged in one transfer. */
-	assert_int_equal(adb_reader_feed(r, buf, n), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), 0);
 	assert_int_equal(g.n, 3);
 	assert_memory_equal(g.payload[0], "shell:ls", 8);
 	assert_int_equal(g.h[1].cmd, ADB_OKAY);
@@ -110,61 +110,63 @@ static void test_reader_merged_and_split(void **state)
 	/* The same bytes one at a time. */
 	memset(&g, 0, sizeof(g));
 	for (size_t i = 0; i < n; i++)
-		assert_int_equal(adb_reader_feed(r, buf + i, 1), 0);
+		assert_int_equal(adb_packet_reader_feed(r, buf + i, 1), 0);
 	assert_int_equal(g.n, 3);
 	assert_memory_equal(g.payload[2], "0123456789", 10);
 	assert_int_equal(g.h[2].arg0, 5);
 	/* Empty feeds change nothing. */
-	assert_int_equal(adb_reader_feed(r, buf, 0), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, 0), 0);
 	assert_int_equal(g.n, 3);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 static void test_reader_bad_magic_resets(void **state)
 {
 	uint8_t buf[128];
 	struct got g = { 0 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 	size_t n = put_msg(buf, ADB_OKAY, 1, 2, NULL);
 
 	buf[20] ^= 1; /* break the magic */
-	assert_int_equal(adb_reader_feed(r, buf, n), -EBADMSG);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), -EBADMSG);
 	assert_int_equal(g.n, 0);
 	/* After the reset a sound message goes through. */
 	n = put_msg(buf, ADB_OKAY, 1, 2, NULL);
-	assert_int_equal(adb_reader_feed(r, buf, n), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), 0);
 	assert_int_equal(g.n, 1);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 static void test_reader_oversized(void **state)
 {
 	uint8_t buf[ADB_HDR_SIZE];
 	struct got g = { 0 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 
-	adb_reader_set_max(r, 4096);
+	adb_packet_reader_set_max(r, 4096);
 	adb_packet_encode(buf, ADB_WRTE, 1, 2, NULL, 4097, 0);
-	assert_int_equal(adb_reader_feed(r, buf, sizeof(buf)), -EMSGSIZE);
+	assert_int_equal(adb_packet_reader_feed(r, buf, sizeof(buf)),
+			 -EMSGSIZE);
 	/* More than the buffer can ever hold is refused too. */
-	adb_reader_set_max(r, 0xffffffffu);
+	adb_packet_reader_set_max(r, 0xffffffffu);
 	adb_packet_encode(buf, ADB_WRTE, 1, 2, NULL, ADB_MAX_PAYLOAD + 1, 0);
-	assert_int_equal(adb_reader_feed(r, buf, sizeof(buf)), -EMSGSIZE);
+	assert_int_equal(adb_packet_reader_feed(r, buf, sizeof(buf)),
+			 -EMSGSIZE);
 	assert_int_equal(g.n, 0);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 static void test_reader_unknown_command_delivered(void **state)
 {
 	uint8_t buf[64];
 	struct got g = { 0 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 	size_t n = put_msg(buf, 0x4c535453 /* STLS */, 1, 0, "xy");
 
-	assert_int_equal(adb_reader_feed(r, buf, n), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), 0);
 	assert_int_equal(g.n, 1);
 	assert_int_equal(g.h[0].cmd, 0x4c535453);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 static void test_reader_callback_error(void **state)
@@ -172,30 +174,30 @@ static void test_reader_callback_error(void **state)
 	uint8_t buf[128];
 	size_t n = 0;
 	struct got g = { .fail_at = 1 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 
 	n += put_msg(buf + n, ADB_OKAY, 1, 2, NULL);
 	n += put_msg(buf + n, ADB_OKAY, 3, 4, NULL);
-	assert_int_equal(adb_reader_feed(r, buf, n), -EIO);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), -EIO);
 	assert_int_equal(g.n, 1);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 static void test_reader_partial_payload_then_reset(void **state)
 {
 	uint8_t buf[64];
 	struct got g = { 0 };
-	struct adb_reader *r = adb_reader_new(on_msg, &g);
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
 	size_t n = put_msg(buf, ADB_WRTE, 1, 2, "abcdef");
 
-	assert_int_equal(adb_reader_feed(r, buf, n - 3), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n - 3), 0);
 	assert_int_equal(g.n, 0);
-	adb_reader_reset(r); /* e.g. a USB reset in between */
+	adb_packet_reader_reset(r); /* e.g. a USB reset in between */
 	n = put_msg(buf, ADB_WRTE, 1, 2, "zz");
-	assert_int_equal(adb_reader_feed(r, buf, n), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), 0);
 	assert_int_equal(g.n, 1);
 	assert_memory_equal(g.payload[0], "zz", 2);
-	adb_reader_free(r);
+	adb_packet_reader_free(r);
 }
 
 int main(void)

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 
 #include <cmocka.h>
 
+#include "loop.h"
 #include "sandbox.h"
 #include "spawner.h"
 
@@ -276,6 +278,45 @@ static int sp_teardown(void **state)
 	return 0;
 }
 
+struct sp_wait {
+	bool done;
+	int err;
+	struct spawner_child ch;
+};
+
+static void sp_done(void *data, int err, const struct spawner_child *ch)
+{
+	struct sp_wait *w = data;
+
+	w->done = true;
+	w->err = err;
+	if (ch)
+		w->ch = *ch;
+}
+
+/* One request through the worker's asynchronous end, on a loop of its
+ * own, waited for: 0 with *ch, or -errno. */
+static int sp_spawn(struct sp *s, const struct spawner_cmd *c,
+		    struct spawner_child *ch)
+{
+	struct sp_wait w = { 0 };
+	struct loop *loop = loop_new();
+	struct spawner *sp = spawner_new(loop, dup(s->fd));
+	struct spawner_call *call;
+	int r;
+
+	assert_non_null(sp);
+	r = spawner_spawn(sp, c, sp_done, &w, &call);
+	while (r == 0 && !w.done)
+		assert_true(loop_dispatch(loop, 10000) > 0);
+	spawner_free(sp);
+	loop_free(loop);
+	if (r < 0)
+		return r;
+	*ch = w.ch;
+	return w.err;
+}
+
 static size_t read_all(int fd, char *buf, size_t size)
 {
 	size_t n = 0;
@@ -316,7 +357,7 @@ static void test_spawn_pipes(void **state)
 	char buf[256];
 	int st;
 
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	assert_true(ch.pid > 0);
 	assert_int_equal(write(ch.in, "hi\n", 3), 3);
 	close(ch.in);
@@ -342,7 +383,7 @@ static void test_spawn_pty(void **state)
 	struct spawner_child ch;
 	char buf[512];
 
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	assert_int_equal(ch.out, -1);
 	assert_int_equal(ch.err, -1);
 	assert_true(WIFEXITED(wait_status(ch.status)));
@@ -368,7 +409,7 @@ static void test_spawn_missing_shell(void **state)
 
 	sp_stop(s);
 	sp_start(s, "/nonexistent/sh", NULL);
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 127);
 	close_child(&ch);
 	assert_int_equal(spawner_start(&rel, &fd, &pid), -EINVAL);
@@ -408,7 +449,7 @@ static void test_request_cannot_name_a_program(void **state)
 	assert_int_equal(stat(path, &st), -1);
 	/* A path as the term: the profile's shell runs the text. */
 	c = (struct spawner_cmd){ .term = "/bin/touch", .cmd = "echo $0" };
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	read_all(ch.out, buf, sizeof(buf));
 	assert_string_equal(buf, "/bin/sh\n");
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
@@ -432,7 +473,7 @@ static void test_spawn_reboot(void **state)
 	FILE *f;
 
 	/* None configured: -EPERM. */
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EPERM);
+	assert_int_equal(sp_spawn(s, &c, &ch), -EPERM);
 	snprintf(script, sizeof(script), "%s/reboot", s->dir);
 	f = fopen(script, "w");
 	assert_non_null(f);
@@ -441,13 +482,13 @@ static void test_spawn_reboot(void **state)
 	assert_int_equal(chmod(script, 0755), 0);
 	sp_stop(s);
 	sp_start(s, "/bin/sh", script);
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	read_all(ch.out, buf, sizeof(buf));
 	assert_string_equal(buf, "1:bootloader\n");
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
 	close_child(&ch);
 	c.cmd = "";
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	read_all(ch.out, buf, sizeof(buf));
 	assert_string_equal(buf, "0:\n");
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
@@ -459,11 +500,11 @@ static void test_spawn_reboot(void **state)
 		assert_true(n > 0);
 		assert_int_equal(spawner_req_parse(req, n, &c), -EBADMSG);
 		c = (struct spawner_cmd){ .reboot = true, .cmd = bad[i] };
-		assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EBADMSG);
+		assert_int_equal(sp_spawn(s, &c, &ch), -EBADMSG);
 	}
 	/* And never with a pty. */
 	c = (struct spawner_cmd){ .reboot = true, .pty = true, .cmd = "x" };
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), -EBADMSG);
+	assert_int_equal(sp_spawn(s, &c, &ch), -EBADMSG);
 }
 
 /* A hostile worker: every malformed request gets -EBADMSG and no fd,
@@ -507,7 +548,7 @@ static void test_spawner_refuses_garbage(void **state)
 	assert_int_equal(spawner_req_parse(big, sizeof(big), &c), -EBADMSG);
 	/* Still serving. */
 	c = (struct spawner_cmd){ .cmd = "true" };
-	assert_int_equal(spawner_spawn(s->fd, &c, &ch), 0);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	assert_int_equal(WEXITSTATUS(wait_status(ch.status)), 0);
 	close_child(&ch);
 }

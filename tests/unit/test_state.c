@@ -77,7 +77,7 @@ static int setup(void **state)
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_state.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	snprintf(f->path, sizeof(f->path), "%s/state", f->dir);
-	snprintf(f->tmp, sizeof(f->tmp), "%s/state.tmp", f->dir);
+	snprintf(f->tmp, sizeof(f->tmp), "%s/.state.tmp", f->dir);
 	calls[0] = '\0';
 	fail_fsync = fail_rename = n_fsync = n_rename = 0;
 	*state = f;

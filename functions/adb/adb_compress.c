@@ -1,5 +1,5 @@
-/* adb_codec: brotli, LZ4 frame and zstd streams for sync's SEND2/RECV2. */
-#include "adb_codec.h"
+/* adb_compress: brotli, LZ4 frame and zstd streams for sync's SEND2/RECV2. */
+#include "adb_compress.h"
 
 #include <brotli/decode.h>
 #include <brotli/encode.h>
@@ -12,12 +12,12 @@
 
 /* LZ4F wants room for a whole compressed block: it is fed this much at a
  * time, and what it writes is staged and handed out in pieces. */
-#define ADB_CODEC_LZ4_CHUNK (64 * 1024)
-/* zstd's windowLog matching ADB_CODEC_WINDOW_MAX. */
-#define ADB_CODEC_ZSTD_WLOG 23
+#define ADB_COMPRESS_LZ4_CHUNK (64 * 1024)
+/* zstd's windowLog matching ADB_COMPRESS_WINDOW_MAX. */
+#define ADB_COMPRESS_ZSTD_WLOG 23
 
-struct adb_codec {
-	enum adb_codec_type type;
+struct adb_compress {
+	enum adb_compress_type type;
 	bool encode;
 	bool ended; /* a stream/frame ended and nothing came after it */
 	BrotliEncoderState *benc;
@@ -32,37 +32,34 @@ struct adb_codec {
 	bool begun;
 };
 
-const char *adb_codec_name(enum adb_codec_type type)
+const char *adb_compress_name(enum adb_compress_type type)
 {
 	switch (type) {
-	case ADB_CODEC_BROTLI:
-		return "brotli";
-	case ADB_CODEC_LZ4:
-		return "lz4";
-	case ADB_CODEC_ZSTD:
-		return "zstd";
+	case ADB_COMPRESS_BROTLI: return "brotli";
+	case ADB_COMPRESS_LZ4: return "lz4";
+	case ADB_COMPRESS_ZSTD: return "zstd";
 	}
 	return "?";
 }
 
-static int lz4_new(struct adb_codec *c)
+static int compress_lz4_new(struct adb_compress *c)
 {
-	LZ4F_preferences_t prefs = { 0 };
+	LZ4F_preferences_t prefs = {0};
 
 	if (!c->encode)
 		return LZ4F_isError(LZ4F_createDecompressionContext(
-			       &c->ldec, LZ4F_VERSION))
-			       ? -ENOMEM
-			       : 0;
+			   &c->ldec, LZ4F_VERSION))
+			   ? -ENOMEM
+			   : 0;
 	if (LZ4F_isError(LZ4F_createCompressionContext(&c->lenc, LZ4F_VERSION)))
 		return -ENOMEM;
-	c->stage_cap = LZ4F_compressBound(ADB_CODEC_LZ4_CHUNK, &prefs) +
+	c->stage_cap = LZ4F_compressBound(ADB_COMPRESS_LZ4_CHUNK, &prefs) +
 		       LZ4F_HEADER_SIZE_MAX;
 	c->stage = malloc(c->stage_cap);
 	return c->stage ? 0 : -ENOMEM;
 }
 
-static int zstd_new(struct adb_codec *c)
+static int compress_zstd_new(struct adb_compress *c)
 {
 	if (c->encode) {
 		c->zenc = ZSTD_createCCtx();
@@ -76,13 +73,13 @@ static int zstd_new(struct adb_codec *c)
 	if (!c->zdec)
 		return -ENOMEM;
 	ZSTD_DCtx_setParameter(c->zdec, ZSTD_d_windowLogMax,
-			       ADB_CODEC_ZSTD_WLOG);
+			       ADB_COMPRESS_ZSTD_WLOG);
 	return 0;
 }
 
-struct adb_codec *adb_codec_new(enum adb_codec_type type, bool encode)
+struct adb_compress *adb_compress_new(enum adb_compress_type type, bool encode)
 {
-	struct adb_codec *c = calloc(1, sizeof(*c));
+	struct adb_compress *c = calloc(1, sizeof(*c));
 	int rc = -ENOMEM;
 
 	if (!c)
@@ -90,12 +87,12 @@ struct adb_codec *adb_codec_new(enum adb_codec_type type, bool encode)
 	c->type = type;
 	c->encode = encode;
 	switch (type) {
-	case ADB_CODEC_BROTLI:
+	case ADB_COMPRESS_BROTLI:
 		if (encode) {
 			c->benc = BrotliEncoderCreateInstance(NULL, NULL, NULL);
 			if (c->benc) {
 				BrotliEncoderSetParameter(
-					c->benc, BROTLI_PARAM_QUALITY, 1);
+				    c->benc, BROTLI_PARAM_QUALITY, 1);
 				rc = 0;
 			}
 		} else {
@@ -103,21 +100,17 @@ struct adb_codec *adb_codec_new(enum adb_codec_type type, bool encode)
 			rc = c->bdec ? 0 : -ENOMEM;
 		}
 		break;
-	case ADB_CODEC_LZ4:
-		rc = lz4_new(c);
-		break;
-	case ADB_CODEC_ZSTD:
-		rc = zstd_new(c);
-		break;
+	case ADB_COMPRESS_LZ4: rc = compress_lz4_new(c); break;
+	case ADB_COMPRESS_ZSTD: rc = compress_zstd_new(c); break;
 	}
 	if (rc < 0) {
-		adb_codec_free(c);
+		adb_compress_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-void adb_codec_free(struct adb_codec *c)
+void adb_compress_free(struct adb_compress *c)
 {
 	if (!c)
 		return;
@@ -135,9 +128,9 @@ void adb_codec_free(struct adb_codec *c)
 	free(c);
 }
 
-static int brotli_decode(struct adb_codec *c, const uint8_t *in,
-			 size_t in_len, size_t *in_used, uint8_t *out,
-			 size_t out_cap, size_t *out_len)
+static int compress_brotli_decode(struct adb_compress *c, const uint8_t *in,
+				  size_t in_len, size_t *in_used, uint8_t *out,
+				  size_t out_cap, size_t *out_len)
 {
 	size_t ai = in_len, ao = out_cap;
 	const uint8_t *ni = in;
@@ -150,21 +143,17 @@ static int brotli_decode(struct adb_codec *c, const uint8_t *in,
 	*in_used = in_len - ai;
 	*out_len = out_cap - ao;
 	switch (r) {
-	case BROTLI_DECODER_RESULT_ERROR:
-		return -EBADMSG;
-	case BROTLI_DECODER_RESULT_SUCCESS:
-		c->ended = true;
-		return 1;
+	case BROTLI_DECODER_RESULT_ERROR: return -EBADMSG;
+	case BROTLI_DECODER_RESULT_SUCCESS: c->ended = true; return 1;
 	case BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT:
-	case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT:
-		return 0;
+	case BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: return 0;
 	}
 	return -EBADMSG;
 }
 
-static int lz4_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		      size_t *in_used, uint8_t *out, size_t out_cap,
-		      size_t *out_len)
+static int compress_lz4_decode(struct adb_compress *c, const uint8_t *in,
+			       size_t in_len, size_t *in_used, uint8_t *out,
+			       size_t out_cap, size_t *out_len)
 {
 	size_t src = in_len, dst = out_cap, r;
 
@@ -179,27 +168,27 @@ static int lz4_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 	return r == 0 ? 1 : 0;
 }
 
-static int zstd_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		       size_t *in_used, uint8_t *out, size_t out_cap,
-		       size_t *out_len)
+static int compress_zstd_decode(struct adb_compress *c, const uint8_t *in,
+				size_t in_len, size_t *in_used, uint8_t *out,
+				size_t out_cap, size_t *out_len)
 {
-	ZSTD_inBuffer ib = { in, in_len, 0 };
-	ZSTD_outBuffer ob = { out, out_cap, 0 };
+	ZSTD_inBuffer ib = {in, in_len, 0};
+	ZSTD_outBuffer ob = {out, out_cap, 0};
 	size_t r = ZSTD_decompressStream(c->zdec, &ob, &ib);
 
 	*in_used = ib.pos;
 	*out_len = ob.pos;
 	if (ZSTD_isError(r))
 		return ZSTD_getErrorCode(r) ==
-				       ZSTD_error_frameParameter_windowTooLarge
-			       ? -EMSGSIZE
-			       : -EBADMSG;
+			       ZSTD_error_frameParameter_windowTooLarge
+			   ? -EMSGSIZE
+			   : -EBADMSG;
 	return r == 0 ? 1 : 0;
 }
 
-int adb_codec_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		     size_t *in_used, uint8_t *out, size_t out_cap,
-		     size_t *out_len)
+int adb_compress_decode(struct adb_compress *c, const uint8_t *in,
+			size_t in_len, size_t *in_used, uint8_t *out,
+			size_t out_cap, size_t *out_len)
 {
 	int rc = -EBADMSG;
 
@@ -212,15 +201,16 @@ int adb_codec_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 	if (c->ended && in_len == 0)
 		return 1;
 	switch (c->type) {
-	case ADB_CODEC_BROTLI:
-		return brotli_decode(c, in, in_len, in_used, out, out_cap,
-				     out_len);
-	case ADB_CODEC_LZ4:
-		rc = lz4_decode(c, in, in_len, in_used, out, out_cap, out_len);
+	case ADB_COMPRESS_BROTLI:
+		return compress_brotli_decode(c, in, in_len, in_used, out,
+					      out_cap, out_len);
+	case ADB_COMPRESS_LZ4:
+		rc = compress_lz4_decode(c, in, in_len, in_used, out, out_cap,
+					 out_len);
 		break;
-	case ADB_CODEC_ZSTD:
-		rc = zstd_decode(c, in, in_len, in_used, out, out_cap,
-				 out_len);
+	case ADB_COMPRESS_ZSTD:
+		rc = compress_zstd_decode(c, in, in_len, in_used, out, out_cap,
+					  out_len);
 		break;
 	}
 	if (rc == 0 && (*in_used || *out_len))
@@ -230,18 +220,18 @@ int adb_codec_decode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 	return rc;
 }
 
-static int brotli_encode(struct adb_codec *c, const uint8_t *in,
-			 size_t in_len, size_t *in_used, bool finish,
-			 uint8_t *out, size_t out_cap, size_t *out_len)
+static int compress_brotli_encode(struct adb_compress *c, const uint8_t *in,
+				  size_t in_len, size_t *in_used, bool finish,
+				  uint8_t *out, size_t out_cap, size_t *out_len)
 {
 	size_t ai = in_len, ao = out_cap;
 	const uint8_t *ni = in;
 	uint8_t *no = out;
 
-	if (!BrotliEncoderCompressStream(
-		    c->benc,
-		    finish ? BROTLI_OPERATION_FINISH : BROTLI_OPERATION_PROCESS,
-		    &ai, &ni, &ao, &no, NULL))
+	if (!BrotliEncoderCompressStream(c->benc,
+					 finish ? BROTLI_OPERATION_FINISH
+						: BROTLI_OPERATION_PROCESS,
+					 &ai, &ni, &ao, &no, NULL))
 		return -EIO;
 	*in_used = in_len - ai;
 	*out_len = out_cap - ao;
@@ -249,8 +239,8 @@ static int brotli_encode(struct adb_codec *c, const uint8_t *in,
 }
 
 /* Hand out staged LZ4 bytes; true when the stage is empty. */
-static bool lz4_unstage(struct adb_codec *c, uint8_t *out, size_t out_cap,
-			size_t *out_len)
+static bool compress_lz4_unstage(struct adb_compress *c, uint8_t *out,
+				 size_t out_cap, size_t *out_len)
 {
 	size_t n = c->stage_len - c->stage_off;
 
@@ -265,13 +255,13 @@ static bool lz4_unstage(struct adb_codec *c, uint8_t *out, size_t out_cap,
 	return true;
 }
 
-static int lz4_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		      size_t *in_used, bool finish, uint8_t *out,
-		      size_t out_cap, size_t *out_len)
+static int compress_lz4_encode(struct adb_compress *c, const uint8_t *in,
+			       size_t in_len, size_t *in_used, bool finish,
+			       uint8_t *out, size_t out_cap, size_t *out_len)
 {
 	size_t r;
 
-	while (lz4_unstage(c, out, out_cap, out_len)) {
+	while (compress_lz4_unstage(c, out, out_cap, out_len)) {
 		if (!c->begun) {
 			r = LZ4F_compressBegin(c->lenc, c->stage, c->stage_cap,
 					       NULL);
@@ -279,8 +269,8 @@ static int lz4_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 		} else if (*in_used < in_len) {
 			size_t n = in_len - *in_used;
 
-			if (n > ADB_CODEC_LZ4_CHUNK)
-				n = ADB_CODEC_LZ4_CHUNK;
+			if (n > ADB_COMPRESS_LZ4_CHUNK)
+				n = ADB_COMPRESS_LZ4_CHUNK;
 			r = LZ4F_compressUpdate(c->lenc, c->stage, c->stage_cap,
 						in + *in_used, n, NULL);
 			if (!LZ4F_isError(r))
@@ -299,12 +289,12 @@ static int lz4_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 	return 0;
 }
 
-static int zstd_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		       size_t *in_used, bool finish, uint8_t *out,
-		       size_t out_cap, size_t *out_len)
+static int compress_zstd_encode(struct adb_compress *c, const uint8_t *in,
+				size_t in_len, size_t *in_used, bool finish,
+				uint8_t *out, size_t out_cap, size_t *out_len)
 {
-	ZSTD_inBuffer ib = { in, in_len, 0 };
-	ZSTD_outBuffer ob = { out, out_cap, 0 };
+	ZSTD_inBuffer ib = {in, in_len, 0};
+	ZSTD_outBuffer ob = {out, out_cap, 0};
 	size_t r = ZSTD_compressStream2(c->zenc, &ob, &ib,
 					finish ? ZSTD_e_end : ZSTD_e_continue);
 
@@ -315,24 +305,24 @@ static int zstd_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
 	return finish && r == 0 ? 1 : 0;
 }
 
-int adb_codec_encode(struct adb_codec *c, const uint8_t *in, size_t in_len,
-		     size_t *in_used, bool finish, uint8_t *out,
-		     size_t out_cap, size_t *out_len)
+int adb_compress_encode(struct adb_compress *c, const uint8_t *in,
+			size_t in_len, size_t *in_used, bool finish,
+			uint8_t *out, size_t out_cap, size_t *out_len)
 {
 	*in_used = 0;
 	*out_len = 0;
 	if (!c->encode)
 		return -EINVAL;
 	switch (c->type) {
-	case ADB_CODEC_BROTLI:
-		return brotli_encode(c, in, in_len, in_used, finish, out,
-				     out_cap, out_len);
-	case ADB_CODEC_LZ4:
-		return lz4_encode(c, in, in_len, in_used, finish, out,
-				  out_cap, out_len);
-	case ADB_CODEC_ZSTD:
-		return zstd_encode(c, in, in_len, in_used, finish, out,
-				   out_cap, out_len);
+	case ADB_COMPRESS_BROTLI:
+		return compress_brotli_encode(c, in, in_len, in_used, finish,
+					      out, out_cap, out_len);
+	case ADB_COMPRESS_LZ4:
+		return compress_lz4_encode(c, in, in_len, in_used, finish, out,
+					   out_cap, out_len);
+	case ADB_COMPRESS_ZSTD:
+		return compress_zstd_encode(c, in, in_len, in_used, finish, out,
+					    out_cap, out_len);
 	}
 	return -EINVAL;
 }

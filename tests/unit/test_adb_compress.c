@@ -1,5 +1,5 @@
 /*
- * adb_codec: each codec round-trips through small and odd-sized output
+ * adb_compress: each codec round-trips through small and odd-sized output
  * slices; corrupt, truncated, trailing and oversized-window input is an
  * error, never a crash.
  */
@@ -14,12 +14,12 @@
 
 #include <cmocka.h>
 
-#include "adb/adb_codec.h"
+#include "adb/adb_compress.h"
 
-static const enum adb_codec_type types[] = {
-	ADB_CODEC_BROTLI,
-	ADB_CODEC_LZ4,
-	ADB_CODEC_ZSTD,
+static const enum adb_compress_type types[] = {
+	ADB_COMPRESS_BROTLI,
+	ADB_COMPRESS_LZ4,
+	ADB_COMPRESS_ZSTD,
 };
 
 struct buf {
@@ -41,10 +41,10 @@ static void buf_add(struct buf *b, const uint8_t *d, size_t n)
 }
 
 /* Encode in[0..len) fed in pieces of step, output slices of out_step. */
-static void encode(enum adb_codec_type type, const uint8_t *in, size_t len,
+static void encode(enum adb_compress_type type, const uint8_t *in, size_t len,
 		   size_t step, size_t out_step, struct buf *out)
 {
-	struct adb_codec *c = adb_codec_new(type, true);
+	struct adb_compress *c = adb_compress_new(type, true);
 	uint8_t tmp[70000];
 	size_t off = 0;
 	int rc = 0;
@@ -56,14 +56,14 @@ static void encode(enum adb_codec_type type, const uint8_t *in, size_t len,
 		bool last = off + n == len;
 		size_t used, got;
 
-		rc = adb_codec_encode(c, in + off, n, &used, last, tmp,
-				      out_step, &got);
+		rc = adb_compress_encode(c, in + off, n, &used, last, tmp,
+					 out_step, &got);
 		assert_true(rc >= 0);
 		off += used;
 		buf_add(out, tmp, got);
 	}
 	assert_int_equal(off, len);
-	adb_codec_free(c);
+	adb_compress_free(c);
 }
 
 /*
@@ -71,10 +71,10 @@ static void encode(enum adb_codec_type type, const uint8_t *in, size_t len,
  * Returns 1 when the input ended exactly at a stream's end, 0 when it
  * was cut short, or the decoder's error.
  */
-static int decode(enum adb_codec_type type, const uint8_t *in, size_t len,
+static int decode(enum adb_compress_type type, const uint8_t *in, size_t len,
 		  size_t step, size_t out_step, struct buf *out)
 {
-	struct adb_codec *c = adb_codec_new(type, false);
+	struct adb_compress *c = adb_compress_new(type, false);
 	uint8_t tmp[70000];
 	size_t off = 0;
 	int rc = 0;
@@ -84,8 +84,8 @@ static int decode(enum adb_codec_type type, const uint8_t *in, size_t len,
 		size_t n = len - off < step ? len - off : step;
 		size_t used, got;
 
-		rc = adb_codec_decode(c, in + off, n, &used, tmp, out_step,
-				      &got);
+		rc = adb_compress_decode(c, in + off, n, &used, tmp, out_step,
+					 &got);
 		if (rc < 0)
 			break;
 		off += used;
@@ -98,10 +98,11 @@ static int decode(enum adb_codec_type type, const uint8_t *in, size_t len,
 		size_t used, got;
 
 		/* Asked again with nothing: the same answer, no bytes. */
-		rc = adb_codec_decode(c, NULL, 0, &used, tmp, out_step, &got);
+		rc =
+		    adb_compress_decode(c, NULL, 0, &used, tmp, out_step, &got);
 		assert_int_equal(got, 0);
 	}
-	adb_codec_free(c);
+	adb_compress_free(c);
 	return rc;
 }
 
@@ -113,34 +114,36 @@ static uint8_t *sample(size_t len, bool random)
 	for (size_t i = 0; i < len; i++) {
 		x = x * 1103515245 + 12345;
 		b[i] = random ? (uint8_t)(x >> 24)
-			      : (uint8_t)"gadgetd adb sync "[i % 17];
+			      : (uint8_t) "gadgetd adb sync "[i % 17];
 	}
 	return b;
 }
 
 static void test_round_trips(void **state)
 {
-	static const size_t lens[] = { 0, 1, 4095, 65536, 300000 };
-	static const size_t steps[][2] = { { 65536, 65536 }, { 7, 13 },
-					   { 100000, 65536 } };
+	static const size_t lens[] = {0, 1, 4095, 65536, 300000};
+	static const size_t steps[][2] = {
+	    {65536, 65536}, {7, 13}, {100000, 65536}};
 
 	for (size_t t = 0; t < 3; t++)
 		for (size_t l = 0; l < 5; l++)
 			for (int r = 0; r < 2; r++)
 				for (size_t s = 0; s < 3; s++) {
-					struct buf z = { 0 }, o = { 0 };
+					struct buf z = {0}, o = {0};
 					uint8_t *in;
 
-					if (lens[l] > 70000 && steps[s][1] < 100)
-						continue; /* slow, nothing new */
+					if (lens[l] > 70000 &&
+					    steps[s][1] < 100)
+						continue; /* slow, nothing new
+							   */
 					in = sample(lens[l], r);
-					encode(types[t], in, lens[l], steps[s][0],
-					       steps[s][1], &z);
+					encode(types[t], in, lens[l],
+					       steps[s][0], steps[s][1], &z);
 					assert_int_equal(
-						decode(types[t], z.b, z.len,
-						       steps[s][0], steps[s][1],
-						       &o),
-						1);
+					    decode(types[t], z.b, z.len,
+						   steps[s][0], steps[s][1],
+						   &o),
+					    1);
 					assert_int_equal(o.len, lens[l]);
 					if (lens[l])
 						assert_memory_equal(o.b, in,
@@ -148,7 +151,8 @@ static void test_round_trips(void **state)
 					/* Brotli at quality 1 codes each tiny
 					 * piece on its own: no ratio there. */
 					if (!r && lens[l] > 4096 && s != 1)
-						assert_true(z.len < lens[l] / 4);
+						assert_true(z.len <
+							    lens[l] / 4);
 					free(in);
 					free(z.b);
 					free(o.b);
@@ -160,16 +164,16 @@ static void test_truncated(void **state)
 	uint8_t *in = sample(200000, false);
 
 	for (size_t t = 0; t < 3; t++) {
-		struct buf z = { 0 };
+		struct buf z = {0};
 
 		encode(types[t], in, 200000, 65536, 65536, &z);
 		/* Every cut short of the end leaves the stream unfinished
 		 * (or, for a cut inside a header, corrupt). */
 		for (size_t cut = 0; cut < z.len; cut += 1 + cut / 3) {
-			struct buf o = { 0 };
+			struct buf o = {0};
 
-			assert_true(decode(types[t], z.b, cut, 4096, 65536,
-					   &o) <= 0);
+			assert_true(
+			    decode(types[t], z.b, cut, 4096, 65536, &o) <= 0);
 			free(o.b);
 		}
 		free(z.b);
@@ -183,7 +187,7 @@ static void test_corrupt(void **state)
 	uint8_t *junk = sample(5000, true);
 
 	for (size_t t = 0; t < 3; t++) {
-		struct buf z = { 0 }, o = { 0 };
+		struct buf z = {0}, o = {0};
 		int bad = 0;
 
 		/* Random bytes are no stream. */
@@ -194,7 +198,7 @@ static void test_corrupt(void **state)
 		/* Flip one bit at many places: never a crash, and most
 		 * flips are caught (or change the bytes). */
 		for (size_t at = 0; at < z.len; at += 97) {
-			struct buf f = { 0 }, d = { 0 };
+			struct buf f = {0}, d = {0};
 			int rc;
 
 			buf_add(&f, z.b, z.len);
@@ -220,26 +224,25 @@ static void test_trailing(void **state)
 	uint8_t *in = sample(5000, false);
 
 	for (size_t t = 0; t < 3; t++) {
-		struct buf z = { 0 }, o = { 0 };
+		struct buf z = {0}, o = {0};
 		size_t one;
 
 		encode(types[t], in, 5000, 5000, 65536, &z);
 		one = z.len;
 		buf_add(&z, z.b, one);
-		if (types[t] == ADB_CODEC_BROTLI) {
-			assert_int_equal(decode(types[t], z.b, z.len, 65536,
-						65536, &o),
-					 -EBADMSG);
+		if (types[t] == ADB_COMPRESS_BROTLI) {
+			assert_int_equal(
+			    decode(types[t], z.b, z.len, 65536, 65536, &o),
+			    -EBADMSG);
 		} else {
-			assert_int_equal(decode(types[t], z.b, z.len, 65536,
-						65536, &o),
-					 1);
+			assert_int_equal(
+			    decode(types[t], z.b, z.len, 65536, 65536, &o), 1);
 			assert_int_equal(o.len, 10000);
 			free(o.b);
-			o = (struct buf){ 0 };
-			assert_int_equal(decode(types[t], z.b, one + 3, 65536,
-						65536, &o),
-					 0);
+			o = (struct buf){0};
+			assert_int_equal(
+			    decode(types[t], z.b, one + 3, 65536, 65536, &o),
+			    0);
 		}
 		free(o.b);
 		free(z.b);
@@ -253,25 +256,25 @@ static void test_zstd_window_too_large(void **state)
 {
 	/* magic, frame header descriptor 0, window descriptor exponent 20
 	 * (windowLog 30), then a raw last block of 1 byte. */
-	static const uint8_t frame[] = { 0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa0,
-					 0x09, 0x00, 0x00, 'x' };
-	struct buf o = { 0 };
+	static const uint8_t frame[] = {0x28, 0xb5, 0x2f, 0xfd, 0x00,
+					0xa0, 0x09, 0x00, 0x00, 'x'};
+	struct buf o = {0};
 
-	assert_int_equal(decode(ADB_CODEC_ZSTD, frame, sizeof(frame), 64,
-				65536, &o),
-			 -EMSGSIZE);
+	assert_int_equal(
+	    decode(ADB_COMPRESS_ZSTD, frame, sizeof(frame), 64, 65536, &o),
+	    -EMSGSIZE);
 	free(o.b);
-	assert_string_equal(adb_codec_name(ADB_CODEC_LZ4), "lz4");
+	assert_string_equal(adb_compress_name(ADB_COMPRESS_LZ4), "lz4");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trips),
-		cmocka_unit_test(test_truncated),
-		cmocka_unit_test(test_corrupt),
-		cmocka_unit_test(test_trailing),
-		cmocka_unit_test(test_zstd_window_too_large),
+	    cmocka_unit_test(test_round_trips),
+	    cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_corrupt),
+	    cmocka_unit_test(test_trailing),
+	    cmocka_unit_test(test_zstd_window_too_large),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
