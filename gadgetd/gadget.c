@@ -9,7 +9,7 @@
 #include "state.h"
 #include "supervisor.h"
 #include "udc.h"
-#include "../functions/accessory/accessory_opts.h"
+#include "accessory/accessory_opts.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 # The profile parser and what it checks against (kernel types, options).
-PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c
+PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c \
+	$(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 GADGETD_SRCS := gadgetd/gadgetd.c gadgetd/gadget.c gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/control.c gadgetd/access.c \

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "adb_auth.h"
-#include "adb_opts.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
 #include "adb_root.h"
@@ -82,14 +81,6 @@ struct adb {
 static bool host_log_ok(struct adb *a)
 {
 	return log_burst_ok(&a->host_log);
-}
-
-/* An option from the profile, else its default in adb_opts.h. */
-static const char *opt(struct plugin *p, const char *key)
-{
-	const char *v = plugin_option(p, key);
-
-	return v && *v ? v : optdesc_default(adb_opts, key);
 }
 
 static void set_state(struct adb *a, enum adb_state st)
@@ -473,7 +464,7 @@ static int open_service(void *data, struct adb_stream *s, const char *name,
 
 static int parse_auth(struct plugin *p, bool *on)
 {
-	const char *v = opt(p, "auth");
+	const char *v = plugin_option_or_default(p, "auth");
 	int b = optdesc_bool(v);
 
 	if (b < 0) {
@@ -511,7 +502,7 @@ static void describe(struct plugin_desc *desc)
  */
 static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
-	const char *keys = opt(p, "keys");
+	const char *keys = plugin_option_or_default(p, "keys");
 	int fd, r = 0;
 
 	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -554,18 +545,20 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
 			  "port gets a shell as this worker's user (uid %u)",
 			  (unsigned)getuid());
-	a->shell.shell = opt(p, "shell");
+	a->shell.shell = plugin_option_or_default(p, "shell");
 	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");
 	snprintf(a->banner, sizeof(a->banner),
 		 "device::ro.product.name=%s;ro.product.model=%s;"
 		 "ro.product.device=%s;features=" ADB_FEATURES,
-		 opt(p, "product"), opt(p, "model"), opt(p, "device"));
+		 plugin_option_or_default(p, "product"),
+		 plugin_option_or_default(p, "model"),
+		 plugin_option_or_default(p, "device"));
 	a->reader = adb_reader_new(on_message, a);
 	a->streams = adb_streams_new(plugin_loop(p), adb_send, &adb_bufs,
 				     adb_room, open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
-	a->auth = adb_auth_new(opt(p, "keys"));
+	a->auth = adb_auth_new(plugin_option_or_default(p, "keys"));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
 		adb_finish(a);
 		return -ENOMEM;
@@ -690,12 +683,12 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
+extern const struct plugin_meta adb_meta; /* adb_meta.c */
+
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "adb",
-	.options = adb_opts,
-	.syscalls = adb_shell_syscalls,
-	.spawns = true,
+	.meta = &adb_meta,
 	.prepare = adb_prepare,
 	.init = adb_init,
 	.finish = adb_finish,
