@@ -1,7 +1,7 @@
 /*
  * optdesc: how a function's options are declared, for the kernel's
  * function types (gadgetd/ktype.c) and for FunctionFS plugins (each
- * plugin's *_opts.h, reachable from its plugin_ops.options).
+ * plugin's declaration, functions/NAME/NAME_meta.c, common/plugin_meta.h).
  *
  * gadgetd checks a profile against these declarations without loading
  * any plugin: an unknown name, a value of the wrong type or out of range

@@ -81,13 +81,14 @@ struct plugin_meta {
 };
 
 /*
- * The one "option or default" rule: value when it is given and not empty,
- * else the default m declares for key, else NULL (m may be NULL).
+ * The one "option or default" rule: value when it is given (even empty:
+ * the plugin then refuses it or takes it as written), else the default m
+ * declares for key, else NULL (m may be NULL).
  */
 static inline const char *plugin_meta_option(const struct plugin_meta *m,
 					     const char *value, const char *key)
 {
-	if (value && *value)
+	if (value)
 		return value;
 	return m ? optdesc_default(m->options, key) : NULL;
 }

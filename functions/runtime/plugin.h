@@ -166,7 +166,7 @@ const char *plugin_option(struct plugin *p, const char *key);
 extern const struct plugin_ops gadgetd_plugin;
 
 /*
- * An option from the profile (not empty), else the default its
+ * An option from the profile, else the default its
  * declaration gives (gadgetd_plugin.meta), else NULL: the one lookup
  * every plugin uses for an option that has a default.
  */
@@ -242,7 +242,7 @@ enum plugin_root plugin_root(struct plugin *p);
 int plugin_request_root(struct plugin *p, bool on);
 
 /*
- * Start a program through the spawner (plugins with .spawns only; see
+ * Start a program through the spawner (plugins whose meta has spawns; see
  * spawner.h): the profile's shell running the command text c->cmd (or
  * with c->reboot, the profile's reboot command) as the worker's user, in
  * its own session, outside the worker's seccomp filter. out gets its pid and
