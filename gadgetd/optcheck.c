@@ -173,12 +173,16 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 	return 0;
 }
 
-/* The plugins built with gadgetd, each with its declared options. */
+/* The plugins built with gadgetd, each with its declared options; one
+ * that declares none takes none. */
 const struct optdesc *optcheck_plugin(const char *plugin)
 {
+	static const struct optdesc none[] = { { 0 } };
 	const struct plugin_meta *m = plugin_list_find(plugin);
 
-	return m ? m->options : NULL;
+	if (!m)
+		return NULL;
+	return m->options ? m->options : none;
 }
 
 void optcheck_names(const struct optdesc *table, char *buf, size_t size)
@@ -189,4 +193,6 @@ void optcheck_names(const struct optdesc *table, char *buf, size_t size)
 		buf[0] = '\0';
 	for (; table && table->name && n < size; table++)
 		n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "", table->name);
+	if (!n)
+		snprintf(buf, size, "none");
 }

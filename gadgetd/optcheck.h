@@ -28,7 +28,8 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
  */
 const struct optdesc *optcheck_plugin(const char *plugin);
 
-/* "auth, keys, ...": the names a table declares, for messages. */
+/* "auth, keys, ...": the names a table declares, for messages ("none"
+ * for an empty table). */
 void optcheck_names(const struct optdesc *table, char *buf, size_t size);
 
 #endif
