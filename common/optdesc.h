@@ -7,9 +7,9 @@
  * any plugin: an unknown name, a value of the wrong type or out of range
  * is refused with "FILE:LINE: functions.NAME.KEY: why". What passes is
  * stored in its canonical text: booleans "true"/"false", integers in
- * decimal, strings as given. So a plugin reads plugin_option() knowing the
- * value is well-formed, and takes the declared default when it is absent
- * (optdesc_default()).
+ * decimal, strings as given. So a plugin reads an option knowing the
+ * value is well-formed, or the declared default when it is absent
+ * (plugin_option_or_default(), plugin.h).
  *
  * Header only, with no dependencies, so that the daemon, the checker in
  * gadgetctl and every plugin see the same declarations and the same
