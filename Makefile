@@ -42,13 +42,15 @@ DEFS := -D_GNU_SOURCE \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
 # Each part of the tree sees its own headers and the shared ones only, by
 # plain -I (no "../" in any #include): common/ (loop, log, wmsg, strv, the
-# control protocol, json, the option descriptor) sees itself; gadgetd/ (the
-# daemon, gadgetctl) sees gadgetd/ and common/; functions/ (the worker
+# control protocol, json, the option descriptor, the plugin declaration)
+# sees itself; gadgetd/ (the daemon, gadgetctl) sees gadgetd/ and common/,
+# and functions/ for a plugin's rule it shares by name
+# ("accessory/accessory_opts.h"); functions/ (the worker
 # runtime in functions/runtime/, the plugins beside it) sees the runtime
 # (plugin.h) and common/. Tests see everything.
 TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Icommon -Itests/unit -Itests/fuzz
 incs_of = $(if $(filter common/%,$(1)),-Icommon,$\
-	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon,$\
+	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon -Ifunctions,$\
 	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS))))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.
@@ -109,16 +111,49 @@ PLUGINS :=
 UNIT_TESTS :=
 FUZZERS :=
 
+include $(sort $(wildcard functions/*/plugin.mk))
+
+# Every plugin declares itself once (NAME_META, a functions/NAME/NAME_meta.c
+# defining `const struct plugin_meta NAME_meta`), and the list of those
+# declarations is generated from PLUGINS (common/plugin_list.h). gadgetd,
+# gadgetctl and the unit tests link PLUGIN_LIST_SRCS.
+$(foreach p,$(PLUGINS),$(if $($(p)_META),,$(error functions/$(p)/plugin.mk: $(p)_META is not set)))
+PLUGIN_METAS := $(foreach p,$(PLUGINS),$($(p)_META))
+PLUGIN_LIST_SRCS := $(B)/gen/plugin_list.c $(PLUGIN_METAS)
+
 include gadgetd/gadgetd.mk
 -include functions/runtime/runtime.mk
-include $(sort $(wildcard functions/*/plugin.mk))
 include $(sort $(wildcard tests/unit/*.mk))
 include $(sort $(wildcard tests/fuzz/*.mk))
 
 BINS := $(B)/gadgetd $(B)/gadgetctl $(B)/gadgetd-worker
 PLUGIN_SOS := $(PLUGINS:%=$(B)/plugins/%.so)
 
-all: $(BINS) $(PLUGIN_SOS)
+all: $(BINS) $(PLUGIN_SOS) $(B)/gen/gadgetd.sysusers
+
+# Rewritten only when PLUGINS changes, so that nothing relinks otherwise.
+$(B)/gen/plugin_list.c: FORCE
+	@mkdir -p $(@D)
+	@{ echo '/* Generated from the Makefile'"'"'s PLUGINS: do not edit. */'; \
+	echo '#include "plugin_list.h"'; echo; \
+	for p in $(PLUGINS); do echo "extern const struct plugin_meta $${p}_meta;"; done; \
+	echo; echo 'const struct plugin_meta *const plugin_list_metas[] = {'; \
+	for p in $(PLUGINS); do echo "	&$${p}_meta,"; done; \
+	echo '	NULL,'; echo '};'; } >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+# The sysusers.d file, from the same declarations, by a program built for
+# and run on this machine (HOSTCC), also when CC is a cross compiler.
+HOSTCC ?= cc
+$(B)/host/sysusers_gen: gadgetd/sysusers_gen.c $(PLUGIN_LIST_SRCS) common/plugin_list.h \
+		common/plugin_meta.h common/optdesc.h
+	@mkdir -p $(@D)
+	$(HOSTCC) -std=gnu11 $(WARN) $(DEFS) -Icommon -o $@ gadgetd/sysusers_gen.c $(PLUGIN_LIST_SRCS)
+$(B)/gen/gadgetd.sysusers: $(B)/host/sysusers_gen
+	@mkdir -p $(@D)
+	$< >$@.tmp && mv $@.tmp $@
+
+FORCE:
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -299,14 +334,14 @@ install-files:
 	sed 's|/usr/sbin/gadgetd|$(SBINDIR)/gadgetd|g' gadgetd/gadgetd.service \
 		>$(DESTDIR)$(UNITDIR)/gadgetd.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/gadgetd.service
-	install -Dm644 gadgetd/gadgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gadgetd.conf
+	install -Dm644 $(B)/gen/gadgetd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gadgetd.conf
 	@# The workers' users, made here only for a real install as root;
 	@# packages rely on the sysusers.d file instead.
 	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		if command -v systemd-sysusers >/dev/null; then \
 			systemd-sysusers $(SYSUSERSDIR)/gadgetd.conf; \
 		else \
-			for u in $$(awk '$$1 == "u" { print $$2 }' gadgetd/gadgetd.sysusers); do \
+			for u in $$(awk '$$1 == "u" { print $$2 }' $(B)/gen/gadgetd.sysusers); do \
 				id -u $$u >/dev/null 2>&1 || useradd --system --user-group \
 					--no-create-home --home-dir /nonexistent \
 					--shell /usr/sbin/nologin $$u || exit 1; \
@@ -318,8 +353,9 @@ install-files:
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
 
 clean:
-	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
+	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
+		$(B)/host $(BINS)
 
-.PHONY: all unit exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: FORCE all unit exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

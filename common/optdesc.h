@@ -1,15 +1,15 @@
 /*
  * optdesc: how a function's options are declared, for the kernel's
  * function types (gadgetd/ktype.c) and for FunctionFS plugins (each
- * plugin's *_opts.h, reachable from its plugin_ops.options).
+ * plugin's declaration, functions/NAME/NAME_meta.c, common/plugin_meta.h).
  *
  * gadgetd checks a profile against these declarations without loading
  * any plugin: an unknown name, a value of the wrong type or out of range
  * is refused with "FILE:LINE: functions.NAME.KEY: why". What passes is
  * stored in its canonical text: booleans "true"/"false", integers in
- * decimal, strings as given. So a plugin reads plugin_option() knowing the
- * value is well-formed, and takes the declared default when it is absent
- * (optdesc_default()).
+ * decimal, strings as given. So a plugin reads an option knowing the
+ * value is well-formed, or the declared default when it is absent
+ * (plugin_option_or_default(), plugin.h).
  *
  * Header only, with no dependencies, so that the daemon, the checker in
  * gadgetctl and every plugin see the same declarations and the same

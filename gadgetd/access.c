@@ -1,24 +1,11 @@
 /* access: the control socket's authority rules (see access.h). */
 #include "access.h"
 #include "ctl.h"
+#include "plugin_list.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-/*
- * Plugin commands a member of group may run: they only read. Anything not
- * listed needs an administrator, so a command added to a plugin later is
- * closed until someone decides otherwise here.
- */
-static const struct access_open_command {
-	const char *plugin;
-	const char *command;
-} access_open_commands[] = {
-	{ "adb", "keys" },
-	{ "mtp", "stats" },
-	{ "echo", "stats" },
-};
 
 enum access_role access_role(const struct access_peer *peer)
 {
@@ -31,15 +18,21 @@ enum access_role access_role(const struct access_peer *peer)
 	return ACCESS_OTHER;
 }
 
+/*
+ * Plugin commands a member of group may run: those the plugin's
+ * declaration lists (plugin_meta.group_commands), which only read.
+ * Anything else needs an administrator, so a command added to a plugin
+ * later is closed until its declaration lists it.
+ */
 static bool access_command_open(const char *plugin, int argc, char **argv)
 {
-	size_t i;
+	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
+	const char *const *c;
 
-	if (!plugin || argc < 2)
+	if (!m || argc < 2)
 		return false;
-	for (i = 0; i < sizeof(access_open_commands) / sizeof(*access_open_commands); i++)
-		if (!strcmp(access_open_commands[i].plugin, plugin) &&
-		    !strcmp(access_open_commands[i].command, argv[1]))
+	for (c = m->group_commands; c && *c; c++)
+		if (!strcmp(*c, argv[1]))
 			return true;
 	return false;
 }

@@ -2,7 +2,7 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
-#include "../functions/accessory/accessory_opts.h"
+#include "accessory/accessory_opts.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,11 +3,7 @@
  * plugin option alike, so that a type parses the same way everywhere.
  */
 #include "optcheck.h"
-
-#include "../functions/accessory/accessory_opts.h"
-#include "../functions/adb/adb_opts.h"
-#include "../functions/echo/echo_opts.h"
-#include "../functions/mtp/mtp_opts.h"
+#include "plugin_list.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -177,26 +173,16 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 	return 0;
 }
 
-/* The plugins built with gadgetd, each with the table its plugin_ops
- * points to. */
-static const struct {
-	const char *plugin;
-	const struct optdesc *options;
-} optcheck_plugins[] = {
-	{ "accessory", accessory_opts },
-	{ "adb", adb_opts },
-	{ "echo", echo_opts },
-	{ "mtp", mtp_opts },
-};
-
+/* The plugins built with gadgetd, each with its declared options; one
+ * that declares none takes none. */
 const struct optdesc *optcheck_plugin(const char *plugin)
 {
-	size_t i;
+	static const struct optdesc none[] = { { 0 } };
+	const struct plugin_meta *m = plugin_list_find(plugin);
 
-	for (i = 0; i < sizeof(optcheck_plugins) / sizeof(*optcheck_plugins); i++)
-		if (!strcmp(optcheck_plugins[i].plugin, plugin))
-			return optcheck_plugins[i].options;
-	return NULL;
+	if (!m)
+		return NULL;
+	return m->options ? m->options : none;
 }
 
 void optcheck_names(const struct optdesc *table, char *buf, size_t size)
@@ -207,4 +193,6 @@ void optcheck_names(const struct optdesc *table, char *buf, size_t size)
 		buf[0] = '\0';
 	for (; table && table->name && n < size; table++)
 		n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "", table->name);
+	if (!n)
+		snprintf(buf, size, "none");
 }

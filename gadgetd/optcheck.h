@@ -22,13 +22,14 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 		   char *out, size_t out_size, char *why, size_t why_size);
 
 /*
- * The option declarations of the plugin named plugin (common/optdesc.h),
- * or NULL for a plugin gadgetd does not know: its options are then passed
- * as they are, unchecked.
+ * The option declarations of the plugin named plugin (its plugin_meta,
+ * common/plugin_list.h), or NULL for a plugin gadgetd does not know: its
+ * options are then passed as they are, unchecked.
  */
 const struct optdesc *optcheck_plugin(const char *plugin);
 
-/* "auth, keys, ...": the names a table declares, for messages. */
+/* "auth, keys, ...": the names a table declares, for messages ("none"
+ * for an empty table). */
 void optcheck_names(const struct optdesc *table, char *buf, size_t size);
 
 #endif

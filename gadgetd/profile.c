@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "cfgtext.h"
 #include "optcheck.h"
+#include "plugin_list.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -304,7 +305,7 @@ static void profile_plugin_required(struct cfgtext_err *e, struct profile_functi
 
 /*
  * The options of a plugin gadgetd knows are checked against its
- * declarations (functions/NAME/NAME_opts.h); those of another plugin are
+ * declarations (functions/NAME/NAME_meta.c); those of another plugin are
  * kept as text, unchecked.
  */
 static void profile_plugin_options(struct cfgtext_err *e, struct profile_function *f,
@@ -367,17 +368,7 @@ int profile_cap_lookup(const char *name)
 
 const char *profile_default_user(const char *plugin)
 {
-	static const char *const defaults[][2] = {
-		{ "adb", "gadgetd-adb" },
-		{ "mtp", "gadgetd-mtp" },
-		{ "accessory", "gadgetd-aoa" },
-	};
-	unsigned i;
-
-	for (i = 0; i < sizeof(defaults) / sizeof(*defaults); i++)
-		if (!strcmp(defaults[i][0], plugin))
-			return defaults[i][1];
-	return "gadgetd-worker";
+	return plugin_meta_user(plugin_list_find(plugin));
 }
 
 /* A user or group name as useradd(8) takes it: [a-z_][a-z0-9_-]*, at

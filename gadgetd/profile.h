@@ -126,8 +126,9 @@ void profile_free(struct profile *p);
  */
 int profile_resolve_ids(struct profile *p, char *err, size_t err_size);
 
-/* The user a plugin's worker runs as when the profile names none:
- * gadgetd-adb, gadgetd-mtp, gadgetd-aoa (accessory), else gadgetd-worker. */
+/* The user a plugin's worker runs as when the profile names none: the
+ * one its plugin_meta declares (gadgetd-adb, gadgetd-mtp, gadgetd-aoa for
+ * accessory), else gadgetd-worker. */
 const char *profile_default_user(const char *plugin);
 
 /* "CAP_NET_RAW" (or "net_raw", any case) to its number, or -1. */

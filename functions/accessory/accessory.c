@@ -451,15 +451,13 @@ static int accessory_listen(struct accessory *a)
 	return 0;
 }
 
-/* A number of milliseconds, or absent for its default in accessory_opts.h. */
+/* A number of milliseconds, or absent for its declared default. */
 static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t *out)
 {
-	const char *v = plugin_option(p, key);
+	const char *v = plugin_option_or_default(p, key);
 	char *end;
 	unsigned long long n;
 
-	if (!v)
-		v = optdesc_default(accessory_opts, key);
 	errno = 0;
 	n = strtoull(v, &end, 10);
 	/* At most a day: anything longer is a typo. */
@@ -474,8 +472,8 @@ static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t *out)
 
 static int accessory_opt_bool(struct plugin *p, const char *key, bool *out)
 {
-	const char *v = plugin_option(p, key);
-	int b = optdesc_bool(v ? v : optdesc_default(accessory_opts, key));
+	const char *v = plugin_option_or_default(p, key);
+	int b = optdesc_bool(v);
 
 	*out = b == 1;
 	if (b < 0) {
@@ -488,11 +486,11 @@ static int accessory_opt_bool(struct plugin *p, const char *key, bool *out)
 static int accessory_opt_str(struct plugin *p, const char *key,
 			     const char *def, char *out, size_t size)
 {
-	const char *v = plugin_option(p, key);
+	const char *v = plugin_option_or_default(p, key);
 
 	if (!v)
 		v = def;
-	if (!*v || strlen(v) >= size) {
+	if (!v || !*v || strlen(v) >= size) {
 		log_warnx("accessory: option %s: \"%s\" is empty or too long",
 			  key, v);
 		return -EINVAL;
@@ -531,8 +529,8 @@ static int accessory_options(struct accessory *a)
 	}
 	a->data_mode = !strcmp(mode, "data");
 	/* gadgetd makes this folder for the worker's user (0750). */
-	r = accessory_opt_str(a->p, "state_dir", optdesc_default(accessory_opts, "state_dir"),
-			      a->state_dir, sizeof(a->state_dir));
+	r = accessory_opt_str(a->p, "state_dir", NULL, a->state_dir,
+			      sizeof(a->state_dir));
 	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
 				      accessory_opts_default_set(with_adb),
@@ -747,20 +745,12 @@ static int accessory_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
-/* What the accessory worker does once it runs (plugin.h): the board
- * application's socket and the handshake's strings in its state folder. */
-static const char *const accessory_syscalls[] = {
-	"accept4", "accept", "shutdown", "getsockopt", "openat", "open",
-	"rename", "renameat", "renameat2", "unlink", "unlinkat", "fsync",
-	"fchmod", "mkdir", "mkdirat",
-	NULL,
-};
+extern const struct plugin_meta accessory_meta; /* accessory_meta.c */
 
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "accessory",
-	.options = accessory_opts,
-	.syscalls = accessory_syscalls,
+	.meta = &accessory_meta,
 	.init = accessory_init,
 	.finish = accessory_finish,
 	.enable = accessory_enable,

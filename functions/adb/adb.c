@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "adb_auth.h"
-#include "adb_opts.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
 #include "adb_root.h"
@@ -82,14 +81,6 @@ struct adb {
 static bool adb_host_log_ok(struct adb *a)
 {
 	return log_burst_ok(&a->host_log);
-}
-
-/* An option from the profile, else its default in adb_opts.h. */
-static const char *adb_opt(struct plugin *p, const char *key)
-{
-	const char *v = plugin_option(p, key);
-
-	return v && *v ? v : optdesc_default(adb_opts, key);
 }
 
 static void adb_set_state(struct adb *a, enum adb_state st)
@@ -491,7 +482,7 @@ static int adb_open_service(void *data, struct adb_stream *s, const char *name,
 
 static int adb_parse_auth(struct plugin *p, bool *on)
 {
-	const char *v = adb_opt(p, "auth");
+	const char *v = plugin_option_or_default(p, "auth");
 	int b = optdesc_bool(v);
 
 	if (b < 0) {
@@ -529,7 +520,7 @@ static void adb_describe(struct plugin_desc *desc)
  */
 static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
-	const char *keys = adb_opt(p, "keys");
+	const char *keys = plugin_option_or_default(p, "keys");
 	int fd, r = 0;
 
 	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -566,19 +557,20 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		log_warnx("adb: auth = \"off\": ANY host connected to this USB "
 			  "port gets a shell as this worker's user (uid %u)",
 			  (unsigned)getuid());
-	a->shell.shell = adb_opt(p, "shell");
+	a->shell.shell = plugin_option_or_default(p, "shell");
 	a->shell.p = p;
 	a->reboot_cmd = plugin_option(p, "reboot_command");
 	snprintf(a->banner, sizeof(a->banner),
 		 "device::ro.product.name=%s;ro.product.model=%s;"
 		 "ro.product.device=%s;features=" ADB_FEATURES,
-		 adb_opt(p, "product"), adb_opt(p, "model"),
-		 adb_opt(p, "device"));
+		 plugin_option_or_default(p, "product"),
+		 plugin_option_or_default(p, "model"),
+		 plugin_option_or_default(p, "device"));
 	a->reader = adb_packet_reader_new(adb_on_message, a);
 	a->streams = adb_stream_mux_new(plugin_loop(p), adb_send, &adb_bufs,
 					adb_room, adb_open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
-	a->auth = adb_auth_new(adb_opt(p, "keys"));
+	a->auth = adb_auth_new(plugin_option_or_default(p, "keys"));
 	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
 		adb_finish(a);
 		return -ENOMEM;
@@ -703,12 +695,12 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
+extern const struct plugin_meta adb_meta; /* adb_meta.c */
+
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "adb",
-	.options = adb_opts,
-	.syscalls = adb_shell_syscalls,
-	.spawns = true,
+	.meta = &adb_meta,
 	.prepare = adb_prepare,
 	.init = adb_init,
 	.finish = adb_finish,

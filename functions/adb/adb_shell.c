@@ -559,25 +559,3 @@ static const struct adb_service_ops shell_ops = {
 	.produce = shell_produce,
 	.free = shell_free,
 };
-
-/*
- * Every system call the adb worker makes once it runs, beyond the
- * runtime's (functions/runtime/sandbox.c): files for sync (and the keys file
- * that `gadgetctl adb allow` rewrites), sockets for forward and reverse,
- * kill for a shell's session, and what OpenSSL reads when it checks a
- * signature. fork and execve are not here: the spawner starts programs.
- */
-const char *const adb_shell_syscalls[] = {
-	"openat", "open", "stat", "lstat", "getdents64", "mkdir", "mkdirat",
-	"unlink", "unlinkat", "symlink", "symlinkat", "readlink",
-	"readlinkat", "rename", "renameat", "renameat2", "utimensat",
-	"fchmod", "fsync", "fdatasync", "ftruncate", "fadvise64",
-	"access", "faccessat", "faccessat2", "statfs", "fstatfs",
-	"socket", "connect", "bind", "listen", "accept4", "setsockopt",
-	"getsockopt", "getsockname", "getpeername", "shutdown",
-	"kill", "uname", "sysinfo",
-	/* 32-bit ARM's names for some of the above (sandbox.c). */
-	"stat64", "lstat64", "ftruncate64", "fstatfs64", "statfs64",
-	"arm_fadvise64_64", "utimensat_time64",
-	NULL,
-};

@@ -44,9 +44,6 @@ struct adb_shell_args {
  * -EINVAL when it is a malformed one. */
 int adb_shell_parse(const char *name, struct adb_shell_args *a);
 
-/* The adb plugin's system calls for its seccomp filter (plugin.h). */
-extern const char *const adb_shell_syscalls[];
-
 /* The OPEN of a shell/exec service: starts the process. */
 int adb_shell_open(struct adb_stream *s, const char *name,
 		   const struct adb_shell_cfg *cfg,

@@ -1,5 +1,7 @@
 PLUGINS += adb
-adb_SRCS := functions/adb/adb.c functions/adb/adb_packet.c \
+# Its declaration (common/plugin_meta.h), which gadgetd links too.
+adb_META := functions/adb/adb_meta.c
+adb_SRCS := $(adb_META) functions/adb/adb.c functions/adb/adb_packet.c \
 	functions/adb/adb_auth.c functions/adb/adb_stream.c \
 	functions/adb/adb_shell.c functions/adb/adb_syncmsg.c \
 	functions/adb/adb_sync.c functions/adb/adb_forward.c \

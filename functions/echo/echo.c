@@ -8,7 +8,6 @@
  *   OUT 2: stores up to ECHO_CTRL_MAX bytes as the new message
  * Anything else is stalled.
  */
-#include "echo_opts.h"
 #include "plugin.h"
 
 #include <errno.h>
@@ -36,8 +35,7 @@ struct echo {
 static int echo_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
 	struct echo *e = calloc(1, sizeof(*e));
-	const char *ms = plugin_option(p, "ms_os");
-	int ms_os = optdesc_bool(ms ? ms : optdesc_default(echo_opts, "ms_os"));
+	int ms_os = optdesc_bool(plugin_option_or_default(p, "ms_os"));
 
 	if (!e || ms_os < 0) {
 		free(e);
@@ -166,10 +164,12 @@ static int echo_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
+extern const struct plugin_meta echo_meta; /* echo_meta.c */
+
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "echo",
-	.options = echo_opts,
+	.meta = &echo_meta,
 	.init = echo_init,
 	.finish = echo_finish,
 	.enable = echo_enable,

@@ -1,4 +1,5 @@
 # echo: a vendor-class test function that sends back whatever it receives.
 PLUGINS += echo
-echo_SRCS := functions/echo/echo.c
+echo_META := functions/echo/echo_meta.c
+echo_SRCS := $(echo_META) functions/echo/echo.c
 echo_LIBS :=

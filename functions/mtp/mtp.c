@@ -2,7 +2,6 @@
 #include "mtp_container.h"
 #include "mtp_events.h"
 #include "mtp_ops.h"
-#include "mtp_opts.h"
 #include "mtp_prep.h"
 #include "mtp_proto.h"
 #include "mtp_store.h"
@@ -633,24 +632,22 @@ static int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 	return 0;
 }
 
-/* An option from the profile, else its default in mtp_opts.h, else def. */
+/* An option from the profile, else its declared default, else def. */
 static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 			   unsigned slot)
 {
-	const char *v = plugin_option(m->p, key);
+	const char *v = plugin_option_or_default(m->p, key);
 
-	if (!v)
-		v = optdesc_default(mtp_opts, key);
 	m->strings[slot] = strdup(v ? v : def);
 	return m->strings[slot];
 }
 
 /* storageN_readonly, storageN_create, android_extension: a boolean, or
- * absent for the default in mtp_opts.h. */
+ * absent for its declared default. */
 static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 {
-	const char *v = plugin_option(p, key);
-	int b = optdesc_bool(v ? v : optdesc_default(mtp_opts, key));
+	const char *v = plugin_option_or_default(p, key);
+	int b = optdesc_bool(v);
 
 	*out = b == 1;
 	if (b < 0) {
@@ -689,7 +686,7 @@ static int mtp_parse_count(const char *v, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* One reserve option of storage i (absent: its default in mtp_opts.h). */
+/* One reserve option of storage i (absent: its declared default). */
 static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
 			 uint64_t max, uint64_t *out)
 {
@@ -698,9 +695,7 @@ static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
 	int rc;
 
 	snprintf(key, sizeof(key), "storage%u_%s", i, what);
-	v = plugin_option(m->p, key);
-	if (!v)
-		v = optdesc_default(mtp_opts, key);
+	v = plugin_option_or_default(m->p, key);
 	if (!v)
 		v = "0";
 	rc = mtp_parse_count(v, max, out);
@@ -827,22 +822,6 @@ static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 	return 0;
 }
 
-/* What the MTP worker does once it runs (plugin.h): the storage's
- * files and folders, their change notifications and free space. */
-static const char *const mtp_syscalls[] = {
-	"openat", "open", "getdents64", "mkdirat", "mkdir", "unlinkat",
-	"unlink", "rmdir", "renameat", "renameat2", "rename", "linkat",
-	"readlinkat", "ftruncate", "fallocate", "fsync", "fdatasync",
-	"fstatfs", "statfs", "copy_file_range", "sendfile", "fadvise64",
-	"utimensat", "fchmod", "dup", "dup3", "openat2", "faccessat",
-	"faccessat2",
-	"inotify_add_watch", "inotify_rm_watch",
-	/* 32-bit ARM's names for some of the above (sandbox.c). */
-	"ftruncate64", "fstatfs64", "statfs64", "arm_fadvise64_64",
-	"utimensat_time64",
-	NULL,
-};
-
 static void mtp_finish(void *priv)
 {
 	struct mtp *m = priv;
@@ -929,11 +908,12 @@ fail:
 	return rc;
 }
 
+extern const struct plugin_meta mtp_meta; /* mtp_meta.c */
+
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,
 	.name = "mtp",
-	.options = mtp_opts,
-	.syscalls = mtp_syscalls,
+	.meta = &mtp_meta,
 	.prepare = mtp_prepare,
 	.init = mtp_init,
 	.finish = mtp_finish,

@@ -1,5 +1,6 @@
 PLUGINS += mtp
-mtp_SRCS := functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c \
+mtp_META := functions/mtp/mtp_meta.c
+mtp_SRCS := $(mtp_META) functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c \
 	functions/mtp/mtp_dataset.c functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c \
 	functions/mtp/mtp_store.c functions/mtp/mtp_fs.c functions/mtp/mtp_events.c \
 	functions/mtp/mtp_prep.c common/fsutil.c

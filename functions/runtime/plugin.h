@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "optdesc.h"
+#include "plugin_meta.h"
 #include "spawner.h"
 
 struct loop;
@@ -37,7 +37,7 @@ struct plugin;
 
 /* Raised whenever struct plugin_ops, struct plugin_desc or a plugin_*
  * function changes in a way an already built plugin would misread. */
-#define PLUGIN_ABI_VERSION 1
+#define PLUGIN_ABI_VERSION 2
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -87,35 +87,17 @@ struct plugin_ops {
 	const char *name;
 
 	/*
-	 * The options the plugin takes (name, type, default, help), ending
-	 * with a NULL name. Declare them in a header of their own
-	 * (functions/NAME/NAME_opts.h) and list it in gadgetd/optcheck.c:
-	 * gadgetd checks a profile against it without loading the plugin,
-	 * refusing unknown names and ill-typed values, and hands the plugin
-	 * canonical text (booleans "true"/"false", integers in decimal).
-	 * The plugin takes defaults from it with optdesc_default().
+	 * The plugin's declaration (common/plugin_meta.h): its options and
+	 * their defaults, its default user, its group commands and its
+	 * sandbox needs. The worker starts as root, calls prepare (optional)
+	 * while it still is, then takes the function's user, group and
+	 * capabilities, forks the spawner if meta->spawns, calls init, writes
+	 * the descriptors and only then installs its seccomp filter: the
+	 * runtime's system calls (sandbox_runtime_syscalls) and
+	 * meta->syscalls. NULL: no options, no extra system calls.
 	 */
-	const struct optdesc *options;
+	const struct plugin_meta *meta;
 
-	/*
-	 * The sandbox (functions/runtime/sandbox.h). The worker starts as root,
-	 * calls prepare (optional) while it still is, then takes the
-	 * function's user, group and capabilities, calls init, writes the
-	 * descriptors and only then installs its seccomp filter. The filter
-	 * allows the runtime's system calls (sandbox_runtime_syscalls) and
-	 * those named in syscalls (NULL-terminated, may be NULL): every call
-	 * the plugin makes after init, including through libc (opendir is
-	 * openat, getdents64, fstat...). Anything else kills the worker with
-	 * SIGSYS.
-	 */
-	const char *const *syscalls;
-	/*
-	 * The plugin starts programs with plugin_spawn(): fork the spawner.
-	 * What it may run comes from the plugin's options "shell" (an
-	 * absolute path; default the options table's, else /bin/sh) and
-	 * "reboot_command" (none: reboot refused), fixed when it is forked.
-	 */
-	bool spawns;
 	/*
 	 * Create or adopt, as root, what the plugin will need as uid:gid
 	 * (e.g. its storage folders). Options are readable; nothing else of
@@ -179,6 +161,20 @@ const char *plugin_instance(struct plugin *p);
 
 /* An option from the profile's function block, or NULL. */
 const char *plugin_option(struct plugin *p, const char *key);
+
+/* The plugin's own ops table (each plugin defines it). */
+extern const struct plugin_ops gadgetd_plugin;
+
+/*
+ * An option from the profile, else the default its
+ * declaration gives (gadgetd_plugin.meta), else NULL: the one lookup
+ * every plugin uses for an option that has a default.
+ */
+static inline const char *plugin_option_or_default(struct plugin *p,
+						   const char *key)
+{
+	return plugin_meta_option(gadgetd_plugin.meta, plugin_option(p, key), key);
+}
 
 /*
  * Queue one IN transfer of len bytes (copied). Each call is one USB
@@ -246,7 +242,7 @@ enum plugin_root plugin_root(struct plugin *p);
 int plugin_request_root(struct plugin *p, bool on);
 
 /*
- * Start a program through the spawner (plugins with .spawns only; see
+ * Start a program through the spawner (plugins whose meta has spawns; see
  * spawner.h): the profile's shell running the command text c->cmd (or
  * with c->reboot, the profile's reboot command) as the worker's user, in
  * its own session, outside the worker's seccomp filter. Asynchronous:

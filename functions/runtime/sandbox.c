@@ -23,7 +23,7 @@
  * endpoint files), gadgetd's socket and the spawner's (messages with
  * fds, poll for a reply), malloc, the log on stderr, and exiting. Nothing
  * here opens a file, makes a socket or starts a program: plugins that do
- * list those calls in their ops table.
+ * list those calls in their declaration (plugin_meta.syscalls).
  */
 const char *const sandbox_runtime_syscalls[] = {
 	"read", "write", "readv", "writev", "pread64", "pwrite64", "lseek",

@@ -10,7 +10,7 @@
  *      spawner first if the plugin starts processes (spawner.h);
  *   3. sandbox_lock(): sets no_new_privs and installs a seccomp filter
  *      that allows the runtime's system calls plus those the plugin's
- *      ops table lists. Any other call kills the whole worker with
+ *      declaration lists (plugin_meta.syscalls). Any other call kills the whole worker with
  *      SIGSYS, which gadgetd logs as "killed by signal 31".
  */
 #ifndef GADGETD_SANDBOX_H

@@ -655,9 +655,7 @@ static int worker_drop(struct plugin *p)
 /* An option from the command line, else the plugin's default. */
 static const char *worker_option(struct plugin *p, const char *key)
 {
-	const char *v = plugin_option(p, key);
-
-	return v && *v ? v : optdesc_default(p->ops->options, key);
+	return plugin_meta_option(p->ops->meta, plugin_option(p, key), key);
 }
 
 /*
@@ -700,7 +698,7 @@ static int worker_start(struct plugin *p)
 		return r;
 	/* Before any USB fd exists and before the filter: the spawner
 	 * must hold neither. */
-	if (p->ops->spawns) {
+	if (p->ops->meta && p->ops->meta->spawns) {
 		r = worker_spawner_start(p, &pid);
 		if (r < 0) {
 			log_warnx("cannot start the spawner: %s", strerror(-r));
@@ -726,7 +724,7 @@ static int worker_start(struct plugin *p)
 	if (r < 0)
 		return r;
 	/* The last step before the host's bytes can arrive. */
-	r = sandbox_lock(p->ops->syscalls);
+	r = sandbox_lock(p->ops->meta ? p->ops->meta->syscalls : NULL);
 	if (r < 0)
 		return r;
 	r = worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf), WORKER_READY));

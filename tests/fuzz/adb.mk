@@ -11,7 +11,7 @@ fuzz_adb_sync_SRCS := tests/fuzz/fuzz_adb_sync.c functions/adb/adb_syncmsg.c
 FUZZERS += fuzz_adb_auth
 fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	tests/unit/adb_testkey.c \
-	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
+	$(adb_META) functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \

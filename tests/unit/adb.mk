@@ -8,7 +8,7 @@ test_adb_auth_SRCS := tests/unit/test_adb_auth.c tests/unit/adb_testkey.c \
 test_adb_auth_LIBS := -lcrypto
 test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
 	tests/unit/adb_testkey.c \
-	functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
+	$(adb_META) functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \

@@ -3,3 +3,10 @@ test_profile_SRCS := tests/unit/test_profile.c $(PROFILE_SRCS)
 test_profile_LIBS := $(PROFILE_LIBS)
 test_config_SRCS := tests/unit/test_config.c gadgetd/config.c gadgetd/cfgtext.c
 test_config_LIBS := -lconfig
+# The plugin declarations and everything derived from their list: option
+# checks, default users, group commands, the sysusers.d file, the manual.
+UNIT_TESTS += test_plugin_list
+test_plugin_list_SRCS := tests/unit/test_plugin_list.c $(PROFILE_SRCS) gadgetd/access.c
+test_plugin_list_LIBS := $(PROFILE_LIBS)
+$(B)/test/tests/unit/test_plugin_list.o: $(B)/gen/gadgetd.sysusers
+$(B)/test/tests/unit/test_plugin_list.o: CPPFLAGS += -DSYSUSERS_FILE='"$(B)/gen/gadgetd.sysusers"'

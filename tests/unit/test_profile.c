@@ -201,7 +201,7 @@ static const struct bad_case bad_cases[] = {
 	  { "functions.acm", "unknown setting \"root\"" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"ext\"; options: { x = 1.5; }; };",
 	  "t.conf:8: ", { "functions.adb.options.x", "string, integer or boolean" } },
-	/* Plugin options, checked against functions/NAME/NAME_opts.h. */
+	/* Plugin options, checked against functions/NAME/NAME_meta.c. */
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auht = false; }; };",
 	  "t.conf:8: ", { "function \"adb\": unknown option \"auht\"", "plugin adb takes auth, keys" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; options: { auth = \"maybe\"; }; };",

@@ -1,0 +1,58 @@
+/*
+ * adb_meta: the adb plugin's declaration (common/plugin_meta.h): what
+ * gadgetd, gadgetctl and the worker know about it without loading it.
+ */
+#include "plugin_meta.h"
+
+static const struct optdesc adb_meta_options[] = {
+	{ .name = "auth", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "require the host's key to be in keys (off: any host gets a shell)" },
+	{ .name = "keys", .type = OPTDESC_PATH, .def = SYSCONFDIR "/gadgetd/adb_keys",
+	  .help = "the trusted public keys, one per line" },
+	{ .name = "shell", .type = OPTDESC_PATH, .def = "/bin/sh",
+	  .help = "the shell that runs adb shell commands" },
+	{ .name = "reboot_command", .type = OPTDESC_STRING,
+	  .help = "what adb reboot runs (absent: refused)" },
+	{ .name = "product", .type = OPTDESC_STRING, .max = 64, .def = "gadgetd",
+	  .help = "ro.product.name in the banner" },
+	{ .name = "model", .type = OPTDESC_STRING, .max = 64, .def = "gadgetd",
+	  .help = "ro.product.model in the banner" },
+	{ .name = "device", .type = OPTDESC_STRING, .max = 64, .def = "gadgetd",
+	  .help = "ro.product.device in the banner" },
+	{ 0 }
+};
+
+/* "adb keys" only lists the pending keys; "adb allow" changes trust. */
+static const char *const adb_meta_group_commands[] = { "keys", NULL };
+
+/*
+ * Every system call the adb worker makes once it runs, beyond the
+ * runtime's (functions/runtime/sandbox.c): files for sync (and the keys file
+ * that `gadgetctl adb allow` rewrites), sockets for forward and reverse,
+ * kill for a shell's session, and what OpenSSL reads when it checks a
+ * signature. fork and execve are not here: the spawner starts programs.
+ */
+static const char *const adb_meta_syscalls[] = {
+	"openat", "open", "stat", "lstat", "getdents64", "mkdir", "mkdirat",
+	"unlink", "unlinkat", "symlink", "symlinkat", "readlink",
+	"readlinkat", "rename", "renameat", "renameat2", "utimensat",
+	"fchmod", "fsync", "fdatasync", "ftruncate", "fadvise64",
+	"access", "faccessat", "faccessat2", "statfs", "fstatfs",
+	"socket", "connect", "bind", "listen", "accept4", "setsockopt",
+	"getsockopt", "getsockname", "getpeername", "shutdown",
+	"kill", "uname", "sysinfo",
+	/* 32-bit ARM's names for some of the above (sandbox.c). */
+	"stat64", "lstat64", "ftruncate64", "fstatfs64", "statfs64",
+	"arm_fadvise64_64", "utimensat_time64",
+	NULL,
+};
+
+const struct plugin_meta adb_meta = {
+	.name = "adb",
+	.options = adb_meta_options,
+	.user = "gadgetd-adb",
+	.user_gecos = "gadgetd adb worker",
+	.group_commands = adb_meta_group_commands,
+	.syscalls = adb_meta_syscalls,
+	.spawns = true,
+};

@@ -1,0 +1,312 @@
+/*
+ * Unit tests for the plugin declarations (common/plugin_meta.h) and what
+ * is derived from their list (common/plugin_list.h): the profile's option
+ * checks, the default user, the group's commands, the sysusers.d file and
+ * man/gadgetd.conf.5's option list. Each test walks the list, so a changed
+ * declaration fails here when the thing derived from it did not follow.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "access.h"
+#include "optcheck.h"
+#include "plugin_list.h"
+#include "profile.h"
+#include "ctl.h"
+
+#ifndef SYSUSERS_FILE
+#define SYSUSERS_FILE "build/gen/gadgetd.sysusers"
+#endif
+#define MAN5_FILE "man/gadgetd.conf.5" /* make unit runs from the root */
+
+/* A declared name as a profile writes it: "storageN_path" as storage0_path. */
+static void key_of(const struct optdesc *d, char *key, size_t size)
+{
+	char *n;
+
+	snprintf(key, size, "%s", d->name);
+	n = strchr(key, 'N');
+	if (n)
+		*n = '0';
+}
+
+/* A profile with one function of plugin name, its required options set,
+ * plus extra (one "key = value;" or ""). */
+static int parse_with(const struct plugin_meta *m, const char *extra,
+		      struct profile **p, char *err, size_t size)
+{
+	char text[4096], opts[2048] = "", key[64];
+	size_t n = 0;
+	const struct optdesc *d;
+
+	for (d = m->options; d && d->name; d++)
+		if (d->required && d->type == OPTDESC_ENUM) {
+			key_of(d, key, sizeof(key));
+			n += snprintf(opts + n, sizeof(opts) - n, "%s = \"%s\"; ", key,
+				      d->choices[0]);
+		}
+	snprintf(text, sizeof(text),
+		 "gadget: { vendor_id = 0x1d6b; product_id = 0x0104;\n"
+		 "  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+		 "functions: { f: { type = \"ffs\"; plugin = \"%s\";\n"
+		 "  options: { %s%s }; }; };\n"
+		 "sets = ( { functions = [ \"f\" ]; product_id = 0x0106; } );\n"
+		 "default = \"f\";\n", m->name, opts, extra);
+	return profile_parse("t.conf", text, p, err, size);
+}
+
+static void test_list(void **state)
+{
+	const struct plugin_meta *const *m;
+	size_t n = 0;
+
+	for (m = plugin_list_metas; *m; m++, n++) {
+		assert_non_null((*m)->name);
+		assert_ptr_equal(plugin_list_find((*m)->name), *m);
+	}
+	assert_true(n >= 4); /* accessory, adb, echo, mtp at least */
+	assert_non_null(plugin_list_find("echo"));
+	assert_null(plugin_list_find("no-such-plugin"));
+	assert_null(plugin_list_find(NULL));
+}
+
+/* The profile checks each plugin's options against its declaration: every
+ * declared default is accepted and kept, anything undeclared refused. */
+static void test_options_checked(void **state)
+{
+	const struct plugin_meta *const *m;
+	const struct optdesc *d;
+	char err[4096], key[64], line[1200];
+	struct profile *p;
+
+	assert_null(optcheck_plugin("no-such-plugin"));
+	for (m = plugin_list_metas; *m; m++) {
+		if ((*m)->options)
+			assert_ptr_equal(optcheck_plugin((*m)->name), (*m)->options);
+		else
+			assert_null(optcheck_plugin((*m)->name)->name);
+		for (d = (*m)->options; d && d->name; d++) {
+			if (!d->def)
+				continue;
+			key_of(d, key, sizeof(key));
+			snprintf(line, sizeof(line), "%s = \"%s\";", key, d->def);
+			if (parse_with(*m, line, &p, err, sizeof(err)) < 0)
+				fail_msg("%s %s: %s", (*m)->name, key, err);
+			assert_string_equal(profile_option(profile_function_find(p, "f"), key),
+					    d->def);
+			profile_free(p);
+		}
+		assert_int_equal(parse_with(*m, "no_such_option = 1;", &p, err,
+					    sizeof(err)), -EINVAL);
+		if (!strstr(err, "unknown option \"no_such_option\" (plugin "))
+			fail_msg("%s: %s", (*m)->name, err);
+	}
+}
+
+static void test_default_user(void **state)
+{
+	const struct plugin_meta *const *m;
+
+	for (m = plugin_list_metas; *m; m++)
+		assert_string_equal(profile_default_user((*m)->name),
+				    (*m)->user ? (*m)->user : PLUGIN_META_FALLBACK_USER);
+	assert_string_equal(profile_default_user("no-such-plugin"),
+			    PLUGIN_META_FALLBACK_USER);
+	assert_string_equal(plugin_meta_user(plugin_list_find("adb")), "gadgetd-adb");
+}
+
+/* The control socket's group runs the commands each declaration lists,
+ * and none other. */
+static void test_group_commands(void **state)
+{
+	const struct access_policy pol = { .group = "gadgetd", .group_gid = 100 };
+	const struct access_peer group = { .uid = 1000, .in_group = true };
+	const struct plugin_meta *const *m;
+	const char *const *c;
+	char why[256], fn[] = "f", cmd[64];
+	char *argv[2] = { fn, cmd };
+
+	for (m = plugin_list_metas; *m; m++) {
+		for (c = (*m)->group_commands; c && *c; c++) {
+			snprintf(cmd, sizeof(cmd), "%s", *c);
+			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
+					 (*m)->name, why, sizeof(why)) < 0)
+				fail_msg("%s %s: %s", (*m)->name, *c, why);
+		}
+		snprintf(cmd, sizeof(cmd), "not-listed");
+		assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
+					      (*m)->name, why, sizeof(why)), -EACCES);
+	}
+	snprintf(cmd, sizeof(cmd), "stats");
+	assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
+				      "no-such-plugin", why, sizeof(why)), -EACCES);
+}
+
+/* The line of user in the sysusers.d file, or NULL; every "u" line
+ * counted in *n_users. */
+static char *sysusers_line(const char *user, unsigned *n_users)
+{
+	static char line[256];
+	char *found = NULL, name[64];
+	FILE *f = fopen(SYSUSERS_FILE, "r");
+
+	if (!f)
+		fail_msg("%s: %s (built by make all)", SYSUSERS_FILE, strerror(errno));
+	*n_users = 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (line[0] != 'u')
+			continue;
+		++*n_users;
+		if (sscanf(line, "u %63s ", name) == 1 && !strcmp(name, user))
+			found = line;
+	}
+	while (fgets(name, sizeof(name), f))
+		*n_users += name[0] == 'u';
+	fclose(f);
+	return found;
+}
+
+static void test_sysusers(void **state)
+{
+	const struct plugin_meta *const *m;
+	const char *gecos, *user;
+	unsigned n, distinct = 1; /* the fallback */
+	char want[160], *l;
+
+	for (m = plugin_list_metas; *m; m++) {
+		user = plugin_meta_user(*m);
+		gecos = (*m)->user ? (*m)->user_gecos : PLUGIN_META_FALLBACK_GECOS;
+		l = sysusers_line(user, &n);
+		if (!l)
+			fail_msg("%s: no line for %s (plugin %s)", SYSUSERS_FILE, user,
+				 (*m)->name);
+		snprintf(want, sizeof(want), "\"%s\"", gecos ? gecos : user);
+		if (!strstr(l, want) || !strstr(l, " - ") ||
+		    !strstr(l, "/nonexistent /usr/sbin/nologin\n"))
+			fail_msg("%s: %s: want %s, - as uid, no home, nologin", SYSUSERS_FILE,
+				 l, want);
+		distinct += strcmp(user, PLUGIN_META_FALLBACK_USER) &&
+			    plugin_list_find((*m)->name) == *m;
+	}
+	assert_non_null(sysusers_line(PLUGIN_META_FALLBACK_USER, &n));
+	assert_int_equal(n, distinct);
+}
+
+/*
+ * man/gadgetd.conf.5's "Plugin options": one ".TP\n.B PLUGIN" paragraph
+ * per plugin, where every bold word (\fBname\fR, \fBstorage\fIN\fB_path\fR)
+ * is one of its options. Fills names (one "plugin.option" per line) and
+ * returns 0, or -1 without the section.
+ */
+static int man_options(char *names, size_t size)
+{
+	char line[4096], plugin[64] = "", word[128], *s, *e;
+	FILE *f = fopen(MAN5_FILE, "r");
+	bool in = false, tp = false;
+	size_t n = 0, i, j;
+
+	if (!f)
+		fail_msg("%s: %s", MAN5_FILE, strerror(errno));
+	names[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, ".SS ", 4) || !strncmp(line, ".SH ", 4)) {
+			if (in)
+				break;
+			in = !strcmp(line, ".SS Plugin options\n");
+			continue;
+		}
+		if (!in)
+			continue;
+		if (tp && sscanf(line, ".B %63s", plugin) == 1) {
+			tp = false;
+			n += snprintf(names + n, size - n, "%s.\n", plugin);
+			continue;
+		}
+		tp = !strcmp(line, ".TP\n");
+		for (s = line; plugin[0] && (s = strstr(s, "\\fB")); s = e) {
+			s += 3;
+			e = strstr(s, "\\fR");
+			if (!e)
+				break;
+			/* \fIN\fB (an italic N) stands for the digit. */
+			for (i = j = 0; s + i < e && j + 1 < sizeof(word); i++) {
+				if (!strncmp(s + i, "\\fIN\\fB", 7)) {
+					word[j++] = 'N';
+					i += 6;
+				} else {
+					word[j++] = s[i];
+				}
+			}
+			word[j] = '\0';
+			if (!islower((unsigned char)word[0]) ||
+			    strspn(word, "abcdefghijklmnopqrstuvwxyzN0123456789_") != j)
+				continue;
+			n += snprintf(names + n, size - n, "%s.%s\n", plugin, word);
+		}
+	}
+	fclose(f);
+	return in ? 0 : -1;
+}
+
+static void test_man_page(void **state)
+{
+	const struct plugin_meta *const *m;
+	const struct optdesc *d;
+	static char names[16384];
+	char want[160], *l, *next;
+
+	assert_int_equal(man_options(names, sizeof(names)), 0);
+	/* Each declared option documented under its plugin... */
+	for (m = plugin_list_metas; *m; m++) {
+		snprintf(want, sizeof(want), "\n%s.\n", (*m)->name);
+		if ((*m)->options && (*m)->options->name &&
+		    strncmp(names, want + 1, strlen(want + 1)) && !strstr(names, want))
+			fail_msg("%s: no paragraph for plugin %s", MAN5_FILE, (*m)->name);
+		for (d = (*m)->options; d && d->name; d++) {
+			snprintf(want, sizeof(want), "\n%s.%s\n", (*m)->name, d->name);
+			if (strncmp(names, want + 1, strlen(want + 1)) && !strstr(names, want))
+				fail_msg("%s: option %s of plugin %s is not documented",
+					 MAN5_FILE, d->name, (*m)->name);
+		}
+	}
+	/* ...and each documented one declared. */
+	for (l = names; *l; l = next) {
+		char plugin[64], opt[128];
+
+		next = strchr(l, '\n') + 1;
+		if (sscanf(l, "%63[^.].%127[^\n]", plugin, opt) != 2)
+			continue;
+		if (!plugin_list_find(plugin))
+			fail_msg("%s: paragraph for plugin %s, which is not built", MAN5_FILE,
+				 plugin);
+		for (d = plugin_list_find(plugin)->options; d && d->name; d++)
+			if (!strcmp(d->name, opt))
+				break;
+		if (!d || !d->name)
+			fail_msg("%s: %s documents option %s, which it does not declare",
+				 MAN5_FILE, plugin, opt);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_options_checked),
+		cmocka_unit_test(test_default_user),
+		cmocka_unit_test(test_group_commands),
+		cmocka_unit_test(test_sysusers),
+		cmocka_unit_test(test_man_page),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
