@@ -89,7 +89,7 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
 	/*
 	 * libmtp (1.1.20) picks its listing path from this string and the
-	 * operations listed (measured: README, "MTP listing"). Listed as
+	 * operations listed (measured: docs/mtp-clients.md, "MTP listing"). Listed as
 	 * now, an uncached client (mtp-files, jmtpfs) costs GetObjectInfo +
 	 * a one-object GetObjectPropList per object and a cached one
 	 * (mtp-folders) one whole-device list. "android.com" would set
