@@ -6,7 +6,12 @@ test_config_LIBS := -lconfig
 # The plugin declarations and everything derived from their list: option
 # checks, default users, group commands, the sysusers.d file, the manual.
 UNIT_TESTS += test_plugin_list
-test_plugin_list_SRCS := tests/unit/test_plugin_list.c $(PROFILE_SRCS) gadgetd/access.c
+test_plugin_list_SRCS := tests/unit/test_plugin_list.c tests/unit/man_section.c \
+	$(PROFILE_SRCS) gadgetd/access.c
 test_plugin_list_LIBS := $(PROFILE_LIBS)
 $(B)/test/tests/unit/test_plugin_list.o: $(B)/gen/gadgetd.sysusers
 $(B)/test/tests/unit/test_plugin_list.o: CPPFLAGS += -DSYSUSERS_FILE='"$(B)/gen/gadgetd.sysusers"'
+# gadgetd/ktype.c's table against man/gadgetd.conf.5's kernel types.
+UNIT_TESTS += test_ktype
+test_ktype_SRCS := tests/unit/test_ktype.c tests/unit/man_section.c $(PROFILE_SRCS)
+test_ktype_LIBS := $(PROFILE_LIBS)

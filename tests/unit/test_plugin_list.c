@@ -5,7 +5,6 @@
  * man/gadgetd.conf.5's option list. Each test walks the list, so a changed
  * declaration fails here when the thing derived from it did not follow.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +17,7 @@
 #include <cmocka.h>
 
 #include "access.h"
+#include "man_section.h"
 #include "optcheck.h"
 #include "plugin_list.h"
 #include "profile.h"
@@ -203,80 +203,27 @@ static void test_sysusers(void **state)
 
 /*
  * man/gadgetd.conf.5's "Plugin options": one ".TP\n.B PLUGIN" paragraph
- * per plugin, where every bold word (\fBname\fR, \fBstorage\fIN\fB_path\fR)
- * is one of its options. Fills names (one "plugin.option" per line) and
- * returns 0, or -1 without the section.
+ * per plugin with options, where every bold word (\fBname\fR,
+ * \fBstorage\fIN\fB_path\fR) is one of its options.
  */
-static int man_options(char *names, size_t size)
-{
-	char line[4096], plugin[64] = "", word[128], *s, *e;
-	FILE *f = fopen(MAN5_FILE, "r");
-	bool in = false, tp = false;
-	size_t n = 0, i, j;
-
-	if (!f)
-		fail_msg("%s: %s", MAN5_FILE, strerror(errno));
-	names[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, ".SS ", 4) || !strncmp(line, ".SH ", 4)) {
-			if (in)
-				break;
-			in = !strcmp(line, ".SS Plugin options\n");
-			continue;
-		}
-		if (!in)
-			continue;
-		if (tp && sscanf(line, ".B %63s", plugin) == 1) {
-			tp = false;
-			n += snprintf(names + n, size - n, "%s.\n", plugin);
-			continue;
-		}
-		tp = !strcmp(line, ".TP\n");
-		for (s = line; plugin[0] && (s = strstr(s, "\\fB")); s = e) {
-			s += 3;
-			e = strstr(s, "\\fR");
-			if (!e)
-				break;
-			/* \fIN\fB (an italic N) stands for the digit. */
-			for (i = j = 0; s + i < e && j + 1 < sizeof(word); i++) {
-				if (!strncmp(s + i, "\\fIN\\fB", 7)) {
-					word[j++] = 'N';
-					i += 6;
-				} else {
-					word[j++] = s[i];
-				}
-			}
-			word[j] = '\0';
-			if (!islower((unsigned char)word[0]) ||
-			    strspn(word, "abcdefghijklmnopqrstuvwxyzN0123456789_") != j)
-				continue;
-			n += snprintf(names + n, size - n, "%s.%s\n", plugin, word);
-		}
-	}
-	fclose(f);
-	return in ? 0 : -1;
-}
-
 static void test_man_page(void **state)
 {
 	const struct plugin_meta *const *m;
 	const struct optdesc *d;
 	static char names[16384];
-	char want[160], *l, *next;
+	char *l, *next;
 
-	assert_int_equal(man_options(names, sizeof(names)), 0);
+	assert_int_equal(man_section_words(MAN5_FILE, "Plugin options", names,
+					   sizeof(names)), 0);
 	/* Each declared option documented under its plugin... */
 	for (m = plugin_list_metas; *m; m++) {
-		snprintf(want, sizeof(want), "\n%s.\n", (*m)->name);
 		if ((*m)->options && (*m)->options->name &&
-		    strncmp(names, want + 1, strlen(want + 1)) && !strstr(names, want))
+		    !man_section_has(names, (*m)->name, ""))
 			fail_msg("%s: no paragraph for plugin %s", MAN5_FILE, (*m)->name);
-		for (d = (*m)->options; d && d->name; d++) {
-			snprintf(want, sizeof(want), "\n%s.%s\n", (*m)->name, d->name);
-			if (strncmp(names, want + 1, strlen(want + 1)) && !strstr(names, want))
+		for (d = (*m)->options; d && d->name; d++)
+			if (!man_section_has(names, (*m)->name, d->name))
 				fail_msg("%s: option %s of plugin %s is not documented",
 					 MAN5_FILE, d->name, (*m)->name);
-		}
 	}
 	/* ...and each documented one declared. */
 	for (l = names; *l; l = next) {
