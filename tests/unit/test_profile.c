@@ -156,7 +156,7 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: ", { "gadget.os_desc.qw_sign", "at most 7" } },
 	{ 8, "  adb: { type = \"ffz\"; plugin = \"adb\"; };", "t.conf:8: ",
 	  { "functions.adb", "unknown type \"ffz\"",
-	    "(expected acm, ecm, " } }, /* all of them: test_ktype */
+	    "(expected acm, " } }, /* all of them: test_ktype */
 	{ 8, "  adb: { type = \"ffs\"; };", "t.conf:8: ", { "functions.adb", "plugin" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"Adb-1\"; };", "t.conf:8: ",
 	  { "functions.adb.plugin", "\"Adb-1\" is not a plugin name" } },
