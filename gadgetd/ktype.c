@@ -221,6 +221,7 @@ static int ktype_uac2_apply(usbg_function *uf, const struct profile_function *f)
 
 static const struct ktype ktype_table[] = {
 	{ .name = "acm", .usbg_type = USBG_F_ACM },
+	{ .name = "gser", .usbg_type = USBG_F_SERIAL },
 	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
 	  .apply = ktype_net_apply },
 	{ .name = "ncm", .usbg_type = USBG_F_NCM, .attrs = ktype_net_attrs,

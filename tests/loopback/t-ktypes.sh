@@ -3,12 +3,15 @@
 # with acm, seen by the host as a MIDI streaming interface with those
 # port counts; uac2 beside it; a bad midi attribute refused by gadgetctl
 # check with file:line:field, and a switch to a profile holding it leaves
-# the running gadget as it was. Runs in the guest (see run-suite.sh).
+# the running gadget as it was; gser (a generic serial port) carrying
+# bytes both ways to the host's usbserial generic driver. Runs in the
+# guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 KDIR=/lib/modules/$(uname -r)
 check "the bed's kernel has usb_f_midi" sh -c "find $KDIR -name 'usb_f_midi.ko*' | grep -q ."
 check "the bed's kernel has usb_f_uac2" sh -c "find $KDIR -name 'usb_f_uac2.ko*' | grep -q ."
+check "the bed's kernel has usb_f_serial" sh -c "find $KDIR -name 'usb_f_serial.ko*' | grep -q ."
 gd_install
 check "audio.conf is installed as an example" test -f "$GD_EXAMPLES/audio.conf"
 gd_start audio
@@ -66,6 +69,37 @@ check "status: still profile audio, set acm,midi" \
 check "ConfigFS still has in_ports 2" [ "$(cat $CFS/in_ports)" = 2 ]
 check "the host kept the same device (devnum $DEVNUM0, no re-enumeration)" \
 	[ -n "$DEVNUM0" ] && [ "$(cat "$DEV/devnum" 2>/dev/null)" = "$DEVNUM0" ]
+
+say "gser, a generic serial port"
+# gser's interface is vendor-specific (ff/00/00): no class driver claims
+# it, so the host binds usbserial's generic driver by id, as the manual says.
+cat > /etc/gadgetd/profiles/serial.conf <<'EOF_CONF'
+gadget: { vendor_id = 0x1d6b; product_id = 0x0104;
+  strings: { manufacturer = "gadgetd"; product = "serial"; serial = "GSER0001"; }; };
+functions: { console: { type = "gser"; }; };
+sets = ( { functions = [ "console" ]; product_id = 0x0112; } );
+default = "console";
+EOF_CONF
+chmod 644 /etc/gadgetd/profiles/serial.conf
+check "gadgetctl check accepts a gser function" gadgetctl check /etc/gadgetd/profiles/serial.conf
+check "the host side loads usbserial for 1d6b:0112" modprobe usbserial vendor=0x1d6b product=0x0112
+check "a switch to profile serial, set console" timeout 60 gadgetctl switch --profile serial console
+check "status: profile serial, set console" gd_status '.profile == "serial" and .set == "console"'
+check "host sees $VID:0112" wait_usb "$VID:0112"
+host_ifaces 0112 > /mnt/out/ifaces-gser.txt
+check "sysfs: one interface, vendor-specific (class ff subclass 00)" [ "$(cat /mnt/out/ifaces-gser.txt)" = ff:00 ]
+GSER=/sys/kernel/config/usb_gadget/gadgetd/functions/gser.console
+check "ConfigFS: gser.console with its port number" test -f "$GSER/port_num"
+GS=/dev/ttyGS$(cat "$GSER/port_num" 2>/dev/null)
+n=0; while [ ! -e /dev/ttyUSB0 ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+check "the board has $GS" test -c "$GS"
+check "the host has /dev/ttyUSB0 (usbserial generic)" test -c /dev/ttyUSB0
+stty -F "$GS" raw -echo clocal 2>/dev/null
+stty -F /dev/ttyUSB0 raw -echo clocal 2>/dev/null
+check "gser: bytes host->gadget arrive intact" serial_send /dev/ttyUSB0 "$GS" 4096 gser-host-to-gadget
+check "gser: bytes gadget->host arrive intact" serial_send "$GS" /dev/ttyUSB0 2048 gser-gadget-to-host
+check "back to profile audio, set acm,midi" timeout 60 gadgetctl switch --profile audio acm,midi
+check "host sees $VID:$MIDI_PID again" wait_usb "$VID:$MIDI_PID"
 
 say "uac2 beside midi"
 # dummy_hcd offers no isochronous endpoints, so on this bed f_uac2 cannot
