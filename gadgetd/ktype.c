@@ -1,6 +1,7 @@
 /*
  * ktype: the table of kernel function types. To add one, add its entry
- * to ktype_table[] (attributes, and apply() when it has any).
+ * to ktype_table[] (attributes, and apply() when it has any) and its
+ * paragraph to man/gadgetd.conf.5, which test_ktype holds to the table.
  */
 #include "ktype.h"
 #include "profile.h"

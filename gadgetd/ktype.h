@@ -5,7 +5,8 @@
  * libusbgx type, its attributes (name, type, range, default, help), a
  * check across attributes and the code that writes them to ConfigFS.
  * The profile parser, its checker and the composer all read this table:
- * a new kernel type is one entry in ktype.c.
+ * a new kernel type is one entry in ktype.c (and its paragraph in
+ * gadgetd.conf(5), checked against the table by test_ktype).
  */
 #ifndef GADGETD_KTYPE_H
 #define GADGETD_KTYPE_H
