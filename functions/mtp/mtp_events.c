@@ -110,7 +110,7 @@ static void mtp_events_one(struct mtp_events *e, const struct inotify_event *ev)
 	} else if (ev->mask & (IN_DELETE | IN_MOVED_FROM)) {
 		if (!h)
 			return;
-		mtp_store_forget(e->store, h);
+		mtp_store_handle_forget(e->store, h);
 		e->fn(e->data, MTP_EV_OBJECT_REMOVED, h);
 	} else if (h && (ev->mask & (IN_CLOSE_WRITE | IN_ATTRIB)) &&
 		   !mtp_events_unmute(e, h)) {

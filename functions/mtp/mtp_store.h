@@ -33,7 +33,7 @@
  * Upper bound on objects known at once, to bound memory whatever the host
  * lists. A handle of a forgotten or deleted object is dead: it is never
  * given to another object until its slot was reused 2048 times, which
- * takes more than 2 million deletions (see mtp_store.c).
+ * takes more than 2 million deletions (see mtp_store_handle.c).
  */
 #define MTP_STORE_MAX_OBJS ((1u << 21) - 1)
 /* Parent value meaning "the storage root" in this API. */
@@ -71,7 +71,7 @@ struct mtp_store *mtp_store_new(void);
 void mtp_store_free(struct mtp_store *s);
 
 /* For tests: hold at most n objects at once (0: MTP_STORE_MAX_OBJS). */
-void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n);
+void mtp_store_handle_set_max_objs(struct mtp_store *s, uint32_t n);
 
 /*
  * Add a storage rooted at path (must be an existing directory). *id gets
@@ -199,7 +199,7 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 uint32_t mtp_store_handle(struct mtp_store *s, uint32_t storage,
 			  uint32_t parent, const char *name);
 /* Forget a handle whose object disappeared behind our back. */
-void mtp_store_forget(struct mtp_store *s, uint32_t handle);
+void mtp_store_handle_forget(struct mtp_store *s, uint32_t handle);
 /* Something may have changed on disk (an inotify batch): forget cached
  * folders. */
 void mtp_store_changed(struct mtp_store *s);

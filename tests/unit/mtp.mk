@@ -4,18 +4,17 @@ test_mtp_container_SRCS := tests/unit/test_mtp_container.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c
 test_mtp_container_LIBS :=
 test_mtp_store_SRCS := tests/unit/test_mtp_store.c tests/unit/fake_statvfs.c \
-	functions/mtp/mtp_store.c \
-	functions/mtp/mtp_fs.c common/log.c
+	$(mtp_STORE) functions/mtp/mtp_fs.c common/log.c
 test_mtp_store_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
 	$(mtp_META) functions/mtp/mtp.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c \
-	functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c functions/mtp/mtp_store.c functions/mtp/mtp_fs.c \
+	functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c $(mtp_STORE) functions/mtp/mtp_fs.c \
 	functions/mtp/mtp_events.c functions/mtp/mtp_prep.c common/loop.c common/log.c common/fsutil.c
 test_mtp_plugin_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
-	functions/mtp/mtp_store.c functions/mtp/mtp_fs.c common/loop.c common/log.c
+	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
 test_mtp_events_LIBS :=
 # functions/mtp/mtp_prep.c alone, in a temporary folder (as root: the
 # storage goes to another user).
@@ -23,6 +22,6 @@ test_mtp_prep_SRCS := tests/unit/test_mtp_prep.c functions/mtp/mtp_prep.c common
 test_mtp_prep_LIBS :=
 # functions/mtp/mtp_edit.c on a real store, with the small fake disk.
 test_mtp_edit_SRCS := tests/unit/test_mtp_edit.c tests/unit/fake_statvfs.c \
-	functions/mtp/mtp_edit.c functions/mtp/mtp_store.c functions/mtp/mtp_fs.c \
+	functions/mtp/mtp_edit.c $(mtp_STORE) functions/mtp/mtp_fs.c \
 	common/log.c
 test_mtp_edit_LIBS := -Wl,--wrap=fstatvfs64

@@ -444,7 +444,7 @@ static void test_lookup_and_forget(void **state)
 	assert_true(h != 0);
 	assert_int_equal(
 	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "late.txt"), h);
-	mtp_store_forget(f->st, h);
+	mtp_store_handle_forget(f->st, h);
 	assert_int_equal(
 	    mtp_store_handle(f->st, f->id0, MTP_STORE_ROOT, "late.txt"), 0);
 	assert_int_equal(
@@ -490,7 +490,7 @@ static void test_handle_reuse(void **state)
 	struct mtp_obj_stat st;
 	uint32_t stale, h, last = 0;
 
-	mtp_store_set_max_objs(f->st, 16);
+	mtp_store_handle_set_max_objs(f->st, 16);
 	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d",
 					 &stale),
 			 0);

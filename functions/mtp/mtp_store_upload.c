@@ -1,0 +1,234 @@
+/*
+ * mtp_store_upload: receiving a file from the host into a hidden temporary
+ * file that replaces the target once complete.
+ */
+#include "mtp_store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct mtp_store_upload {
+	struct mtp_store_upload *next;
+	struct mtp_storage *st;
+	uint32_t handle;
+	int dirfd; /* the target's folder */
+	int fd;	   /* the temporary file */
+	bool made; /* the target did not exist: its placeholder is ours */
+	uint64_t size;
+	uint64_t written;
+	char *name;
+	char tmp[48];
+};
+
+/* True when name is the temporary file of an upload in progress. */
+bool mtp_store_upload_owns(struct mtp_store *s, const char *name)
+{
+	for (struct mtp_store_upload *u = s->uploads; u; u = u->next)
+		if (!strcmp(u->tmp, name))
+			return true;
+	return false;
+}
+
+/* Create the hidden temporary file of an upload in dfd; tmp gets its name. */
+static int mtp_store_upload_tmp_open(struct mtp_store *s, int dfd, char *tmp,
+				     size_t size)
+{
+	/* O_EXCL refuses whatever holds the name, a planted link included. */
+	for (unsigned i = 0; i < 100; i++) {
+		int fd;
+
+		snprintf(tmp, size, MTP_FS_TMP_PREFIX "%ld-%u", (long)getpid(),
+			 s->tmp_seq++);
+		fd = mtp_fs_open(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd != -EEXIST)
+			return fd;
+	}
+	return -EEXIST;
+}
+
+/* Close and remove what an upload holds; drop_new also removes the
+ * placeholder of a new object and forgets its handle. */
+static void mtp_store_upload_free(struct mtp_store *s,
+				  struct mtp_store_upload *up, bool drop_new)
+{
+	struct mtp_fs_stat sb;
+
+	for (struct mtp_store_upload **p = &s->uploads; *p; p = &(*p)->next)
+		if (*p == up) {
+			*p = up->next;
+			break;
+		}
+	if (up->fd >= 0)
+		close(up->fd);
+	if (up->tmp[0])
+		unlinkat(up->dirfd, up->tmp, 0);
+	/* Only an empty file is still the placeholder we made. */
+	if (up->made && drop_new &&
+	    mtp_fs_entry(up->dirfd, up->name, &sb) == 0 && !sb.dir &&
+	    sb.size == 0)
+		unlinkat(up->dirfd, up->name, 0);
+	if (up->made && drop_new && up->handle)
+		mtp_store_handle_forget(s, up->handle);
+	if (up->dirfd >= 0)
+		close(up->dirfd);
+	free(up->name);
+	free(up);
+}
+
+/* Everything mtp_store_upload_begin() checks and creates. */
+static int mtp_store_upload_prepare(struct mtp_store *s,
+				    struct mtp_store_upload *up,
+				    uint32_t parent)
+{
+	struct mtp_fs_stat sb;
+	uint64_t need;
+	int rc, fd;
+
+	rc = mtp_store_walk_open_dir(s, up->st, parent, &up->dirfd);
+	if (rc < 0)
+		return rc;
+	rc = mtp_fs_entry(up->dirfd, up->name, &sb);
+	if (rc == 0 && sb.dir)
+		return -EEXIST;
+	/* -EACCES: a link, a mount point, a hard-linked file... */
+	if (rc < 0 && rc != -ENOENT)
+		return rc;
+	up->made = rc == -ENOENT;
+	/* Replacing is not a way to write a file the worker could not. */
+	if (!up->made && faccessat(up->dirfd, up->name, W_OK,
+				   AT_EACCESS | AT_SYMLINK_NOFOLLOW))
+		return -EACCES;
+	/* Room for all of it, next to the old version while it lasts: the
+	 * temporary file, and a new object's placeholder, are objects of
+	 * their own (an empty file too takes an inode). An ObjectInfo's
+	 * 0xFFFFFFFF says 4 GiB or more. */
+	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
+	rc = mtp_fs_room(up->dirfd, &up->st->reserve, need, up->made ? 2 : 1);
+	if (rc < 0)
+		return rc;
+	if (up->made) {
+		/* Opened read-only: its close is no news for inotify. */
+		fd = mtp_fs_open(up->dirfd, up->name,
+				 O_RDONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0) {
+			up->made = false;
+			return fd;
+		}
+		close(fd);
+	}
+	up->fd =
+	    mtp_store_upload_tmp_open(s, up->dirfd, up->tmp, sizeof(up->tmp));
+	if (up->fd < 0) {
+		up->tmp[0] = 0;
+		return up->fd;
+	}
+	/* The new version keeps the old one's permissions. */
+	if (!up->made && fchmod(up->fd, sb.mode & 0777) < 0)
+		return -errno;
+	return mtp_store_handle_intern(s, up->st->id, parent, up->name,
+				       &up->handle);
+}
+
+int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
+			   uint32_t parent, const char *name, uint64_t size,
+			   uint32_t *handle, struct mtp_store_upload **out)
+{
+	struct mtp_storage *st;
+	struct mtp_store_upload *up;
+	int rc;
+
+	rc = mtp_store_writable(s, storage, name, &st);
+	if (rc < 0)
+		return rc;
+	up = calloc(1, sizeof(*up));
+	if (!up)
+		return -ENOMEM;
+	up->st = st;
+	up->size = size;
+	up->fd = -1;
+	up->dirfd = -1;
+	up->name = strdup(name);
+	rc = up->name ? mtp_store_upload_prepare(s, up, parent) : -ENOMEM;
+	if (rc < 0) {
+		mtp_store_upload_free(s, up, true);
+		return rc;
+	}
+	up->next = s->uploads;
+	s->uploads = up;
+	*handle = up->handle;
+	*out = up;
+	return 0;
+}
+
+int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
+			   size_t n)
+{
+	const uint8_t *p = data;
+	uint64_t room;
+	int rc;
+
+	if (up->size != MTP_STORE_SIZE_UNKNOWN && n > up->size - up->written)
+		return -EFBIG;
+	/* Checked on every write: the announced size may be unknown, and
+	 * the board may fill the disk meanwhile. */
+	rc = mtp_fs_headroom(up->fd, up->st->reserve.bytes, &room);
+	if (rc < 0)
+		return rc;
+	if (room < n)
+		return -ENOSPC;
+	while (n) {
+		ssize_t w = write(up->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= w;
+		up->written += w;
+	}
+	return 0;
+}
+
+int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
+{
+	int rc = 0;
+
+	mtp_store_changed(s);
+	if (up->size != MTP_STORE_SIZE_UNKNOWN && up->written != up->size)
+		rc = -EIO;
+	/* On disk and closed before the rename: the host takes a completed
+	 * SendObject as stored, and a board loses power without warning. A
+	 * failed sync or close fails the upload, and the host is not told
+	 * about a change of its own. */
+	if (rc == 0 && fdatasync(up->fd) < 0)
+		rc = -errno;
+	if (rc == 0) {
+		int fd = up->fd;
+
+		up->fd = -1;
+		if (close(fd) < 0)
+			rc = -errno;
+	}
+	if (rc == 0 && renameat(up->dirfd, up->tmp, up->dirfd, up->name) < 0)
+		rc = -errno;
+	/* The rename itself: a directory that loses it loses the file. */
+	if (rc == 0 && fsync(up->dirfd) < 0)
+		rc = -errno;
+	if (rc == 0)
+		up->tmp[0] = 0;
+	mtp_store_upload_free(s, up, rc < 0);
+	return rc;
+}
+
+void mtp_store_upload_abort(struct mtp_store *s, struct mtp_store_upload *up,
+			    bool keep_new)
+{
+	mtp_store_changed(s);
+	mtp_store_upload_free(s, up, !keep_new);
+}
