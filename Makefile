@@ -1,7 +1,8 @@
 # gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
-#   make check      unit tests (ASan+UBSan), the dummy_hcd loopback suite,
+#   make check      unit tests (ASan+UBSan) and the test-script lint (make
+#                   lint), the dummy_hcd loopback suite,
 #                   and the ARM checks: check-arm64, check-armhf (the
 #                   core on an arm64 kernel), check-cross (qemu-user)
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
@@ -165,10 +166,15 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
-unit: $(UNIT_BINS) exports fuzz-long-selftest
+unit: $(UNIT_BINS) exports fuzz-long-selftest lint
 	@fail=0; for t in $(UNIT_BINS); do \
 		echo "== $$t"; $$t || fail=1; done; \
 	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
+
+# The test scripts' checks count: no `check ... && cmd`, no check in a
+# pipeline or other subshell (tests/lint/checks.sh, with its self-test).
+lint:
+	tests/lint/checks.sh
 
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)
@@ -311,6 +317,6 @@ install-files:
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(BINS)
 
-.PHONY: all unit exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: all unit lint exports bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)
