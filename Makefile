@@ -171,10 +171,11 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
+# UNIT_JOBS tests run at a time (default: one per CPU); each one's output
+# is in $(B)/unit/NAME.log and printed whole when it ends.
+UNIT_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 unit: $(UNIT_BINS) exports fuzz-long-selftest check-cross-selftest lint
-	@fail=0; for t in $(UNIT_BINS); do \
-		echo "== $$t"; $$t || fail=1; done; \
-	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
+	@tests/unit/run-units.sh $(UNIT_JOBS) $(UNIT_BINS)
 
 # The test scripts' checks count: no `check ... && cmd`, no check in a
 # pipeline or other subshell (tests/lint/checks.sh, with its self-test).
@@ -195,8 +196,12 @@ loopback: all bed
 # deps may install packages the build needs, so it runs first and alone:
 # check, demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).
+# Everything is compiled first, on every CPU (CHECK_JOBS); then the
+# tests run one part after the other (a VM uses both CPUs).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check:
 	@CROSS=arm64,armhf tests/vm/deps.sh
+	+$(MAKE) -j$(CHECK_JOBS) WERROR=1 all $(UNIT_BINS) fuzz
 	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf check-cross
 
 # The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
