@@ -5,7 +5,8 @@
 #                   lint), the dummy_hcd loopback suite,
 #                   and the ARM checks: check-arm64, check-armhf (the
 #                   core on an arm64 kernel), check-cross (qemu-user)
-#   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
+#   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round;
+#                   [STRESS_ROUNDS=1000] switches under parallel clients
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      [BENCH=b-switch,...] throughput and latency benchmarks in one VM run
@@ -201,16 +202,20 @@ loopback: all bed
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check:
 	@CROSS=arm64,armhf tests/vm/deps.sh
-	+$(MAKE) -j$(CHECK_JOBS) WERROR=1 all $(UNIT_BINS) fuzz
+	+$(MAKE) -j$(CHECK_JOBS) WERROR=1 all $(UNIT_BINS) $(B)/asan/gadgetd fuzz
 	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf check-cross
 
-# The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
-# (make soak SOAK_SEED=N replays a run whose seed a failure printed).
+# The long variants: t-soak.sh, SOAK_ROUNDS rounds of random faults
+# (make soak SOAK_SEED=N replays a run whose seed a failure printed), and
+# t-stress.sh, STRESS_ROUNDS switches under parallel clients. make check
+# runs the short versions (t-soak: the rounds that start within 90 s;
+# t-stress: 100 switches).
 SOAK_ROUNDS ?= 100
-soak: all bed
+STRESS_ROUNDS ?= 1000
+soak: all bed $(B)/asan/gadgetd
 	GADGETD_TEST_TIMEOUT=$${GADGETD_TEST_TIMEOUT:-10800} \
-	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
-		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh
+	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) STRESS_ROUNDS=$(STRESS_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
+		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh t-stress.sh
 
 demo: deps
 	+$(MAKE) all bed
