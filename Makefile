@@ -1,10 +1,12 @@
 # gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
-#   make check      unit tests (ASan+UBSan), the dummy_hcd loopback suite,
+#   make check      unit tests (ASan+UBSan) and the test-script lint (make
+#                   lint), the dummy_hcd loopback suite,
 #                   and the ARM checks: check-arm64, check-armhf (the
 #                   core on an arm64 kernel), check-cross (qemu-user)
-#   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round
+#   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round;
+#                   [STRESS_ROUNDS=1000] switches under parallel clients
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
 #   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
 #   make bench      [BENCH=b-switch,...] throughput and latency benchmarks in one VM run
@@ -81,6 +83,11 @@ BASE_CFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 check-cross:
 	tests/vm/check-cross.sh $(B)
 
+# check-cross.sh against fake tests (no cross toolchain; part of make
+# unit): a failing test fails the run, once.
+check-cross-selftest:
+	tests/vm/check-cross-selftest.sh
+
 # The unit tests built, not run (check-cross runs them under qemu-user).
 unit-build:
 	$(MAKE) $(UNIT_BINS)
@@ -104,7 +111,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb
 
-.PHONY: check-cross unit-build check-arm64 check-armhf deb deb-for-tests
+.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf deb deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=
@@ -200,10 +207,19 @@ $(B)/unit/%:
 
 UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 
-unit: $(UNIT_BINS) exports names fuzz-long-selftest
-	@fail=0; for t in $(UNIT_BINS); do \
-		echo "== $$t"; $$t || fail=1; done; \
-	test $$fail = 0 || { echo "unit tests FAILED"; exit 1; }
+# UNIT_JOBS tests run at a time (default: one per CPU); each one's output
+# is in $(B)/unit/NAME.log and printed whole when it ends.
+UNIT_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+unit: $(UNIT_BINS) exports names fuzz-long-selftest check-cross-selftest lint
+	@tests/unit/run-units.sh $(UNIT_JOBS) $(UNIT_BINS)
+
+# The test scripts' checks count: no `check ... && cmd`, no check in a
+# pipeline or other subshell (tests/lint/checks.sh, with its self-test);
+# the product's layout holds: no #include "../", no .c over 1000 lines
+# (tests/lint/layout.sh).
+lint:
+	tests/lint/checks.sh
+	tests/lint/layout.sh .
 
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)
@@ -228,17 +244,25 @@ loopback: all bed
 # deps may install packages the build needs, so it runs first and alone:
 # check, demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).
+# Everything is compiled first, on every CPU (CHECK_JOBS); then the
+# tests run one part after the other (a VM uses both CPUs).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check:
 	@CROSS=arm64,armhf tests/vm/deps.sh
+	+$(MAKE) -j$(CHECK_JOBS) WERROR=1 all $(UNIT_BINS) $(B)/asan/gadgetd fuzz
 	+$(MAKE) WERROR=1 unit fuzz-regress loopback check-arm64 check-armhf check-cross
 
-# The long soak: t-soak.sh alone, SOAK_ROUNDS rounds of random faults
-# (make soak SOAK_SEED=N replays a run whose seed a failure printed).
+# The long variants: t-soak.sh, SOAK_ROUNDS rounds of random faults
+# (make soak SOAK_SEED=N replays a run whose seed a failure printed), and
+# t-stress.sh, STRESS_ROUNDS switches under parallel clients. make check
+# runs the short versions (t-soak: the rounds that start within 90 s;
+# t-stress: 100 switches).
 SOAK_ROUNDS ?= 100
-soak: all bed
+STRESS_ROUNDS ?= 1000
+soak: all bed $(B)/asan/gadgetd
 	GADGETD_TEST_TIMEOUT=$${GADGETD_TEST_TIMEOUT:-10800} \
-	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
-		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh
+	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) STRESS_ROUNDS=$(STRESS_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
+		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh t-stress.sh
 
 demo: deps
 	+$(MAKE) all bed
@@ -356,6 +380,6 @@ clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
 		$(B)/host $(BINS)
 
-.PHONY: FORCE all unit exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: FORCE all unit lint exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

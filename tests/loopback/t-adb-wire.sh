@@ -35,7 +35,8 @@ cat wire.txt
 CHECKS=$((CHECKS + $(grep -c '^ok: ' wire.txt)))
 check "every wire check passed (exit $rc)" [ $rc = 0 ]
 check "the driver ran the last check" grep -q '^ok: a window in OPEN without delayed_ack is refused' wire.txt
-check "the adb worker never restarted (same pid $PID0)" [ -n "$PID0" ] && [ "$(adb_pid)" = "$PID0" ]
+check "the adb worker never restarted (same pid $PID0)" \
+	sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$PID0" "$(adb_pid)"
 check "the log names the refused compressed pushes" \
 	grep -q "push to $D/bad failed: truncated zstd data" "$GD_LOG"
 finish

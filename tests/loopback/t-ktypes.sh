@@ -68,7 +68,7 @@ check "status: still profile audio, set acm,midi" \
 	sh -c 'gadgetctl status | grep -q "^profile: audio$" && gadgetctl status | grep -q "^set: acm,midi$"'
 check "ConfigFS still has in_ports 2" [ "$(cat $CFS/in_ports)" = 2 ]
 check "the host kept the same device (devnum $DEVNUM0, no re-enumeration)" \
-	[ -n "$DEVNUM0" ] && [ "$(cat "$DEV/devnum" 2>/dev/null)" = "$DEVNUM0" ]
+	sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$DEVNUM0" "$(cat "$DEV/devnum" 2>/dev/null)"
 
 say "gser, a generic serial port"
 # gser's interface is vendor-specific (ff/00/00): no class driver claims

@@ -99,7 +99,8 @@ timeout 60 $MTP_PY $MTP_T/mtp_host.py rename "$BIG" renamed.bin > $OUT/rename.tx
 check "rename through SetObjectPropValue(ObjectFileName)" \
 	sh -c "test -f $S0/renamed.bin && test ! -e $S0/big.bin"
 timeout 60 mtp-files > $OUT/files2.txt 2>&1
-check "the renamed file keeps its handle" grep -A1 "File ID: $BIG\$" $OUT/files2.txt | grep -q renamed.bin
+check "the renamed file keeps its handle" \
+	sh -c "grep -A1 'File ID: $BIG\$' $OUT/files2.txt | grep -q renamed.bin"
 
 say "changes on the board reach the host"
 echo fromboard > $S0/board.txt

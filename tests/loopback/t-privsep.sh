@@ -49,7 +49,8 @@ sandboxed() {
 	pid=$(worker_pid "$1")
 	u=$(id -u "$2")
 	g=$(id -g "$2")
-	check "$1: worker pid known ($pid)" test "${pid:-0}" -gt 1 || return
+	check "$1: worker pid known ($pid)" test "${pid:-0}" -gt 1
+	[ "${pid:-0}" -gt 1 ] || return
 	grep -E '^(Uid|Gid|NoNewPrivs|Seccomp|CapEff|CapPrm|CapBnd):' "/proc/$pid/status"
 	check "$1: Uid is $2 ($u)" [ "$(field "$pid" Uid)" = "$u $u $u $u" ]
 	check "$1: Gid is $2's group ($g)" [ "$(field "$pid" Gid)" = "$g $g $g $g" ]

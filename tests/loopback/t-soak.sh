@@ -8,6 +8,11 @@
 # dummy_hcd; mtp,adb has no network function, see t-switch.sh), a switch
 # to another set and back. A round injects one or two of them, the second
 # soon after the first, so that faults also land on a recovery.
+# A fault that itself goes wrong (a switch gadgetctl refuses, a UDC that
+# does not come back) fails its round; a run that injected no fault, or
+# none of a kind SOAK_KINDS names, fails. The end prints a summary (SOAK:
+# lines): rounds, faults by kind, recoveries, blocked tasks, and the RSS
+# and fds of gadgetd and the workers before and after.
 #
 #   SOAK_ROUNDS  rounds (default 5: the short version run by make check;
 #                `make soak` runs 100)
@@ -19,7 +24,8 @@
 #                recover, with the stacks of the blocked tasks
 #   SOAK_KINDS, SOAK_XFERS  comma lists that narrow the faults (kill-adb,
 #                kill-mtp, unplug, udc, switch) and the transfers (push,
-#                pull, send, get), to chase one path
+#                pull, send, get), to chase one path; each kind named in
+#                SOAK_KINDS must be injected at least once
 # Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 export HOME=/root LANG=C.UTF-8
@@ -71,8 +77,21 @@ usb_dev() {
 	return 1
 }
 
-gd_rss() { sed -n 's/^VmRSS:[[:space:]]*//p' "/proc/$GD_PID/status"; }
-gd_fds() { ls "/proc/$GD_PID/fd" | wc -l; }
+# rss PID, fds PID: its resident size ("1234 kB") and open fds ("?" if it is gone).
+rss() { sed -n 's/^VmRSS:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null | grep . || echo "?"; }
+fds() { if [ -d "/proc/$1/fd" ]; then ls "/proc/$1/fd" | wc -l; else echo "?"; fi; }
+gd_rss() { rss "$GD_PID"; }
+gd_fds() { fds "$GD_PID"; }
+# procs_usage: "gadgetd RSS, fds; adb worker ...; mtp worker ..." now.
+procs_usage() {
+	local w p
+	printf 'gadgetd (pid %s) RSS %s, %s fds' "$GD_PID" "$(gd_rss)" "$(gd_fds)"
+	for w in adb mtp; do
+		p=$(plugin_pid $w)
+		printf '; %s worker (pid %s) RSS %s, %s fds' $w "${p:-none}" "$(rss "${p:-0}")" "$(fds "${p:-0}")"
+	done
+	echo
+}
 
 # Tasks in D state now: "pid:comm" words.
 dstate() {
@@ -87,10 +106,18 @@ dstate() {
 }
 
 # No task stays in D state through a grace period: a task blocked on
-# every look for 15 s is wedged. Sets STUCK.
+# every look for 15 s is wedged. Sets STUCK; BLOCKED counts the tasks
+# found in D state at the first look (for the summary), BLOCKED_ROUNDS
+# the rounds that had one.
+BLOCKED=0 BLOCKED_ROUNDS=0
 no_stuck_task() {
 	STUCK=$(dstate)
 	local n=0
+	if [ -n "$STUCK" ]; then
+		echo "   in D state after the round: $STUCK"
+		BLOCKED=$((BLOCKED + $(echo $STUCK | wc -w)))
+		BLOCKED_ROUNDS=$((BLOCKED_ROUNDS + 1))
+	fi
 	while [ -n "$STUCK" ] && [ $n -lt 15 ]; do
 		sleep 1
 		now=$(dstate)
@@ -202,44 +229,61 @@ soak_switch() {
 	done
 }
 
-# FAULTS counts what was injected; a worker that was not running (being
-# restarted) or a device that was not enumerated is skipped.
+# Counts per kind of fault: injected_KIND and skipped_KIND (KIND with _
+# for -). FAULTS and SKIPPED are the totals. A worker that was not
+# running (being restarted), a device that was not enumerated or a UDC
+# that would not go away is skipped: nothing was injected.
 FAULTS=0 SKIPPED=0
+tally() {
+	local v
+	v=$1_$(echo "$2" | tr - _)
+	eval "$v=\$((\${$v:-0} + 1))"
+	case $1 in
+	injected) FAULTS=$((FAULTS + 1)) ;;
+	skipped) SKIPPED=$((SKIPPED + 1)) ;;
+	esac
+}
+count() { eval "echo \${$1_$(echo "$2" | tr - _):-0}"; }
+
+# fault KIND: inject it. Status 1 when the fault itself went wrong (a
+# switch that failed, a UDC that did not come back): the round fails.
 fault() {
 	case $1 in
 	kill-adb | kill-mtp)
 		p=$(plugin_pid "${1#kill-}")
-		if [ "${p:-0}" -le 1 ]; then
+		if [ "${p:-0}" -le 1 ] || ! kill -KILL "$p" 2>/dev/null; then
 			echo "   (the ${1#kill-} worker was not running)"
-			SKIPPED=$((SKIPPED + 1))
+			tally skipped "$1"
 			return 0
 		fi
-		FAULTS=$((FAULTS + 1))
-		kill -KILL "$p" ;;
+		tally injected "$1" ;;
 	unplug)
 		d=$(usb_dev) || {
 			echo "   (not enumerated: nothing to unplug)"
-			SKIPPED=$((SKIPPED + 1))
+			tally skipped "$1"
 			return 0
 		}
-		FAULTS=$((FAULTS + 1))
+		tally injected "$1"
 		echo 0 > "$d/authorized"
 		rnd 10
 		sleep "0.$R"
 		echo 1 > "$d/authorized" ;;
 	udc)
-		FAULTS=$((FAULTS + 1))
-		timeout 60 rmmod dummy_hcd || echo "   rmmod dummy_hcd failed"
+		if ! timeout 60 rmmod dummy_hcd; then
+			echo "   (rmmod dummy_hcd failed: the UDC stayed)"
+			tally skipped "$1"
+			return 0
+		fi
+		tally injected "$1"
 		rnd 10
 		sleep "0.$R"
-		timeout 60 modprobe dummy_hcd || echo "   modprobe dummy_hcd failed" ;;
+		timeout 60 modprobe dummy_hcd || { echo "   modprobe dummy_hcd failed"; return 1; } ;;
 	switch)
-		FAULTS=$((FAULTS + 1))
+		tally injected "$1"
 		rnd 3
 		set -- adb mtp acm,adb
 		shift $R
-		soak_switch "$1"
-		soak_switch mtp,adb ;;
+		soak_switch "$1" && soak_switch mtp,adb ;;
 	esac
 }
 
@@ -275,7 +319,8 @@ KINDS=$(echo "${SOAK_KINDS:-kill-adb,kill-mtp,unplug,udc,switch}" | tr , ' ')
 RECOVERIES=0 DONE=0 STUCK=
 check "gadgetd works before the soak" recovered
 RSS0=$(gd_rss) FDS0=$(gd_fds)
-say "before: gadgetd RSS $RSS0, $FDS0 fds"
+USAGE0=$(procs_usage)
+say "before: $USAGE0"
 T_START=$(date +%s)
 ROUND=1
 while [ $ROUND -le "$ROUNDS" ]; do
@@ -298,8 +343,9 @@ while [ $ROUND -le "$ROUNDS" ]; do
 	xfer_for "$1"
 	say "round $ROUND/$ROUNDS: $XWHAT with$what"
 	xfer_point
+	broken=
 	for f in $what; do
-		fault "$f"
+		fault "$f" || broken="$broken $f"
 		rnd 10
 		sleep "0.$R"
 	done
@@ -313,14 +359,34 @@ while [ $ROUND -le "$ROUNDS" ]; do
 		wedge_report
 		[ "${SOAK_STRICT:-1}" = 1 ] && break
 	fi
+	if [ -n "$broken" ]; then
+		fail "round $ROUND ($XWHAT with$what, seed $SEED): the fault itself failed:$broken"
+		[ "${SOAK_STRICT:-1}" = 1 ] && break
+	fi
 	check "gadgetd alive after round $ROUND" kill -0 "$GD_PID"
 	ROUND=$((ROUND + 1))
 done
 T_END=$(date +%s)
 RSS1=$(gd_rss) FDS1=$(gd_fds)
-echo "SOAK: rounds $DONE/$ROUNDS, faults $FAULTS (skipped $SKIPPED), recoveries $RECOVERIES," \
-	"seed $SEED, $((T_END - T_START)) s; gadgetd RSS $RSS0 -> $RSS1, fds $FDS0 -> $FDS1"
+# The summary, one fact a line (the README's soak figures come from it).
+echo "SOAK: rounds $DONE/$ROUNDS, seed $SEED, $((T_END - T_START)) s"
+echo "SOAK: faults injected $FAULTS, skipped $SKIPPED"
+for k in $KINDS; do
+	echo "SOAK: fault $k: injected $(count injected "$k"), skipped $(count skipped "$k")"
+done
+echo "SOAK: recoveries $RECOVERIES of $DONE rounds"
+echo "SOAK: blocked tasks: $BLOCKED in D state after $BLOCKED_ROUNDS rounds, stuck (D for 15 s): ${STUCK:-none}"
+echo "SOAK: before: $USAGE0"
+echo "SOAK: after:  $(procs_usage)"
 check "every round recovered ($RECOVERIES of $DONE)" test "$RECOVERIES" = "$DONE"
 check "at least one round ran" test "$DONE" -gt 0
+check "faults were injected ($FAULTS)" test "$FAULTS" -gt 0
+# A kind asked for by name must have happened at least once.
+if [ -n "${SOAK_KINDS:-}" ]; then
+	for k in $KINDS; do
+		check "fault $k (SOAK_KINDS) was injected ($(count injected "$k") times)" \
+			test "$(count injected "$k")" -gt 0
+	done
+fi
 check "gadgetd keeps its fds ($FDS0 -> $FDS1)" test "$FDS1" -le "$FDS0"
 finish

@@ -5,12 +5,14 @@
 # while an AOA host keeps asking for the accessory set. No request may
 # hang, the sanitizers must stay silent, and gadgetd must end consistent:
 # it answers, and the host sees the set it reports.
+# STRESS_ROUNDS switches (default 100, the short version make check runs,
+# with four 5-s pauses for an AOA handshake; `make soak` runs 1000).
 # Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"
 VID=1d6b
-ROUNDS=${STRESS_ROUNDS:-200}
+ROUNDS=${STRESS_ROUNDS:-100}
 SAN_LOG=/mnt/out/sanitizer
 GD_BIN=$B/asan/gadgetd
 [ -x "$GD_BIN" ] || die "$GD_BIN is missing: run make build/asan/gadgetd first"
