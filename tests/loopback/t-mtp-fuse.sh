@@ -13,7 +13,7 @@
 # TruncateObject, EndEditObject).
 #
 # The worker runs with -v: the operations each client issues for each
-# action go to $OUT/ops-CLIENT.txt (the table in the README).
+# action go to $OUT/ops-CLIENT.txt (the table in docs/mtp-clients.md).
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
