@@ -10,13 +10,13 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src" || exit 1
 n=0 bad=0
-for f in $(find gadgetd functions -name '*.c' | sort); do
+for f in $(find common gadgetd functions -name '*.c' | sort); do
 	n=$((n + 1))
 	clang --target=arm-linux-gnueabihf -std=gnu11 -fsyntax-only -D_GNU_SOURCE \
 		-D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 -DSYSCONFDIR='"/etc"' \
 		-DPLUGINDIR='"/usr/lib/gadgetd"' -DLIBEXECDIR='"/usr/libexec/gadgetd"' \
 		-DRUNDIR='"/run"' -DSTATEDIR='"/var/lib/gadgetd"' \
-		-Igadgetd -Icommon -Ifunctions $(pkg-config --cflags libusbgx 2>/dev/null) \
+		-Igadgetd -Icommon -Ifunctions -Ifunctions/runtime $(pkg-config --cflags libusbgx 2>/dev/null) \
 		-Werror=shorten-64-to-32 "$f" || bad=$((bad + 1))
 done
 echo "shorten: $n files for armhf, $bad with a 64-to-32-bit truncation or an error"
