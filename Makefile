@@ -45,14 +45,14 @@ DEFS := -D_GNU_SOURCE \
 # Each part of the tree sees its own headers and the shared ones only, by
 # plain -I (no "../" in any #include): common/ (loop, log, wmsg, strv, the
 # control protocol, json, the option descriptor, the plugin declaration)
-# sees itself; gadgetd/ (the daemon, gadgetctl) sees gadgetd/ and common/,
-# and functions/ for a plugin's rule it shares by name
-# ("accessory/accessory_opts.h"); functions/ (the worker
+# sees itself; gadgetd/ (the daemon, gadgetctl) sees gadgetd/ and common/
+# (a plugin's rules reach it through its declaration, plugin_meta.h);
+# functions/ (the worker
 # runtime in functions/runtime/, the plugins beside it) sees the runtime
 # (plugin.h) and common/. Tests see everything.
 TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Icommon -Itests/unit -Itests/fuzz
 incs_of = $(if $(filter common/%,$(1)),-Icommon,$\
-	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon -Ifunctions,$\
+	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon,$\
 	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS))))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.

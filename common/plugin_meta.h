@@ -78,6 +78,16 @@ struct plugin_meta {
 	 * (none: reboot refused).
 	 */
 	bool spawns;
+
+	/*
+	 * The one set its worker may ask gadgetd to switch to (besides
+	 * "revert"), from its options: option(key, ctx) gives a profile value
+	 * as written, or NULL when absent (defaults are this function's to
+	 * apply). NULL: its worker may ask for no switch. gadgetd checks the
+	 * worker's requests against it; the worker asks for the same.
+	 */
+	const char *(*switch_set)(const char *(*option)(const char *key, const void *ctx),
+				  const void *ctx);
 };
 
 /*

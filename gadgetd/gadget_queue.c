@@ -2,7 +2,7 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
-#include "accessory/accessory_opts.h"
+#include "plugin_list.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -106,9 +106,16 @@ void gadget_queue_reload(struct gadget *g)
 	gadget_queue_kick(g);
 }
 
+/* profile_option() in the shape plugin_meta's switch_set takes. */
+static const char *gadget_queue_option(const char *key, const void *ctx)
+{
+	return profile_option(ctx, key);
+}
+
 /*
- * Whether function's worker may ask for request: only an accessory plugin
- * of the set that runs, and only for its accessory_set or "revert". The
+ * Whether function's worker may ask for request: only a plugin whose
+ * declaration has a switch_set (the accessory), of the set that runs, and
+ * only for that set or "revert". The
  * worker parses what a USB host sends and may be subverted; what it may
  * ask is read from the profile gadgetd loaded, never from the worker.
  * 0, or -EPERM with why in msg.
@@ -118,13 +125,14 @@ static int gadget_queue_allowed(const struct gadget *g, const char *function,
 {
 	const struct profile_function *f =
 		g->profile ? profile_function_find(g->profile, function) : NULL;
-	const char *set, *adb;
+	const struct plugin_meta *m = f ? plugin_list_find(f->plugin) : NULL;
+	const char *set;
 	char err[256];
 	unsigned i;
 	int want;
 
-	if (!f || !f->plugin || strcmp(f->plugin, "accessory")) {
-		snprintf(msg, size, "only the accessory plugin may ask for a switch");
+	if (!m || !m->switch_set) {
+		snprintf(msg, size, "its plugin may not ask for a switch");
 		return -EPERM;
 	}
 	for (i = 0; g->set >= 0 && i < g->profile->sets[g->set].n_functions; i++)
@@ -136,13 +144,10 @@ static int gadget_queue_allowed(const struct gadget *g, const char *function,
 	}
 	if (!strcmp(request, "revert"))
 		return 0;
-	set = profile_option(f, "accessory_set");
-	adb = profile_option(f, "with_adb");
-	if (!set)
-		set = accessory_opts_default_set(optdesc_bool(adb) == 1);
+	set = m->switch_set(gadget_queue_option, f);
 	want = profile_set_find(g->profile, set, err, sizeof(err));
 	if (want < 0 || profile_set_find(g->profile, request, err, sizeof(err)) != want) {
-		snprintf(msg, size, "it may only ask for its accessory_set (%s) or revert", set);
+		snprintf(msg, size, "it may only ask for %s or revert", set);
 		return -EPERM;
 	}
 	return 0;

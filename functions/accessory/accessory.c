@@ -1,7 +1,6 @@
 #include "accessory.h"
 #include "accessory_ctrl.h"
 #include "accessory_info.h"
-#include "accessory_opts.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
@@ -16,6 +15,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+extern const struct plugin_meta accessory_meta; /* accessory_meta.c */
 
 /* Bytes waiting to be written to the application's socket. */
 struct accessory_buf {
@@ -470,6 +471,12 @@ static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t *out)
 	return 0;
 }
 
+/* plugin_option() in the shape plugin_meta's switch_set takes. */
+static const char *accessory_option(const char *key, const void *ctx)
+{
+	return plugin_option((struct plugin *)ctx, key);
+}
+
 static int accessory_opt_bool(struct plugin *p, const char *key, bool *out)
 {
 	const char *v = plugin_option_or_default(p, key);
@@ -532,8 +539,9 @@ static int accessory_options(struct accessory *a)
 	r = accessory_opt_str(a->p, "state_dir", NULL, a->state_dir,
 			      sizeof(a->state_dir));
 	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
+	/* The set gadgetd lets this worker ask for (the same rule). */
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
-				      accessory_opts_default_set(with_adb),
+				      accessory_meta.switch_set(accessory_option, a->p),
 				      a->switch_set, sizeof(a->switch_set));
 	r = r ? r : accessory_opt_ms(a->p, "claim_timeout_ms", &a->claim_ms);
 	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms", &a->disc_ms);
@@ -744,8 +752,6 @@ static int accessory_command(void *priv, int argc, char **argv, char *reply,
 		 accessory_ctrl_accepted(a->ctrl), accessory_ctrl_stalled(a->ctrl));
 	return -EINVAL;
 }
-
-extern const struct plugin_meta accessory_meta; /* accessory_meta.c */
 
 const struct plugin_ops gadgetd_plugin = {
 	.abi_version = PLUGIN_ABI_VERSION,

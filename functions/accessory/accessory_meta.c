@@ -37,6 +37,21 @@ static const char *const accessory_meta_syscalls[] = {
 	NULL,
 };
 
+/* START switches to accessory_set, or to accessory[,adb] by with_adb. */
+static const char *accessory_meta_switch_set(const char *(*option)(const char *key,
+								   const void *ctx),
+					     const void *ctx)
+{
+	const char *set = option("accessory_set", ctx);
+	const char *adb = option("with_adb", ctx);
+
+	if (set)
+		return set;
+	if (!adb)
+		adb = optdesc_default(accessory_meta_options, "with_adb");
+	return optdesc_bool(adb) == 1 ? "accessory,adb" : "accessory";
+}
+
 /* No group commands: "accessory revert" switches the gadget. */
 const struct plugin_meta accessory_meta = {
 	.name = "accessory",
@@ -44,4 +59,5 @@ const struct plugin_meta accessory_meta = {
 	.user = "gadgetd-aoa",
 	.user_gecos = "gadgetd accessory worker",
 	.syscalls = accessory_meta_syscalls,
+	.switch_set = accessory_meta_switch_set,
 };
