@@ -97,10 +97,12 @@ gd_modules() {
 # machine. Empty (t-install): the real make install.
 gd_install() {
 	gd_modules
+	say "modules loaded"
 	if [ -n "${GD_STAGE:-}" ] && [ -d "$GD_STAGE" ] && command -v systemd-sysusers >/dev/null; then
 		{ cp -a "$GD_STAGE/." / &&
 			timeout 60 systemd-sysusers /usr/lib/sysusers.d/gadgetd.conf; } >/mnt/out/install.log 2>&1 ||
 			{ cat /mnt/out/install.log; die "install from $GD_STAGE failed"; }
+		say "installed"
 		return 0
 	fi
 	timeout 120 make -s -C "$SRC" install-files PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
@@ -158,7 +160,10 @@ gd_start() {
 	# than one switch.
 	while [ $lib_i -lt $((${GD_START_WAIT:-10} * 10)) ]; do
 		# Ready once the start-up switch is over.
-		[ -S "$GADGETD_SOCKET" ] && gd_status '.switching | not' 2>/dev/null && return 0
+		if [ -S "$GADGETD_SOCKET" ] && gd_status '.switching | not' 2>/dev/null; then
+			say "gadgetd up"
+			return 0
+		fi
 		kill -0 "$GD_PID" 2>/dev/null || die "gadgetd exited at start"
 		sleep 0.1
 		lib_i=$((lib_i + 1))

@@ -31,16 +31,19 @@ make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$
 jobs=$(($(nproc) / 2))
 [ "$jobs" -ge 1 ] || jobs=1
 jobs=${GADGETD_TEST_JOBS:-$jobs}
-# The longest tests first, so that two queues end about together.
+# The longest tests first (their times on 2026-12-05), so that the queues
+# end about together; then the rest in name order.
+long="t-stress.sh t-soak.sh t-ep0-stall.sh t-adb-hostile.sh t-mtp-space.sh t-accessory.sh t-hang.sh t-supervise.sh"
 queue=$out/.queue
 : > "$queue"
-for t in $tests; do
-	t=$(basename "$t")
-	case $t in t-stress.sh | t-soak.sh) echo "$t" >> "$queue" ;; esac
+for l in $long; do
+	for t in $tests; do
+		[ "$(basename "$t")" = "$l" ] && echo "$l" >> "$queue"
+	done
 done
 for t in $tests; do
 	t=$(basename "$t")
-	case $t in t-stress.sh | t-soak.sh) ;; *) echo "$t" >> "$queue" ;; esac
+	case " $long " in *" $t "*) ;; *) echo "$t" >> "$queue" ;; esac
 done
 echo 1 > "$out/.next"
 
@@ -71,7 +74,7 @@ run_one() {
 	*) why="FAILED: exit $rc" ;;
 	esac
 	echo "$why" > "$out/$name/result"
-	printf '%-28s %s (%ss)\n' "$name" "$why" "$secs"
+	printf "%-28s %s (%ss, cpu %ss)\n" "$name" "$why" "$secs" "$(cat "$out/$name/cpu" 2>/dev/null)"
 }
 
 worker() {

@@ -1,5 +1,5 @@
 # A hostile host must not take a function down for the next host (issue
-# 21): a host that starts a control request ten times in a row and never
+# 21): a host that starts a control request three times in a row and never
 # sends its data stage (ep0_stall.py) neither hangs the worker's loop
 # (the heartbeat keeps being answered, the worker is never restarted)
 # nor gets the plugin marked failed; an honest host then does the AOA
@@ -34,16 +34,18 @@ p0=$(aoa_pid)
 check "accessory worker pid known ($p0)" test "$p0" -gt 1
 n0=$(usb_enums)
 
-say "ten SETUPs without their data stage, 6 s apart"
+say "three SETUPs without their data stage, 6 s apart"
 # 6 s: longer than the stage's bound (5 s) and the heartbeat (3 s).
+# Three rounds, each of which killed the worker before the fix: enough to
+# see that nothing accumulates (ten took 97 s of make check).
 stalled=0
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for i in 1 2 3; do
 	wait_usb $VID:0110 30 >/dev/null
 	timeout 60 python3 "$SRC/tests/loopback/ep0_stall.py" $VID:0110 aoa &&
 		stalled=$((stalled + 1))
 	sleep 6
 done
-check "every round left a request without its data stage ($stalled of 10)" test "$stalled" = 10
+check "every round left a request without its data stage ($stalled of 3)" test "$stalled" = 3
 check "the worker was never restarted (pid $p0)" test "$(aoa_pid)" = "$p0"
 check "status: aoa not failed, no restart" \
 	gd_status 'plugin("aoa") | .state != "failed" and .restarts == 0'

@@ -8,6 +8,7 @@
 # adb shell tests) died with SIGSEGV, and LeakSanitizer needs ptrace;
 # the native make unit keeps both. A test that fails counts as failed
 # and fails the run: it is not run again, so a flaky test shows as one.
+# CROSS_JOBS: tests run at once (default: one per CPU).
 # CROSS_SKIP names tests to leave out (see below for why the defaults
 # are).
 set -u
@@ -56,6 +57,16 @@ run_test() {
 	UNIT_SELF=$(cd "$out/self" && pwd)/$n LD_LIBRARY_PATH=/lib/$triplet:/usr/$triplet/lib \
 		timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
 }
+# next_test DIR: the next name in DIR/.queue, or nothing once all are taken.
+next_test() {
+	(
+		flock 9
+		i=$(cat "$1/.next")
+		echo $((i + 1)) >"$1/.next"
+		sed -n "${i}p" "$1/.queue"
+	) 9>"$1/.lock"
+}
+jobs=${CROSS_JOBS:-$(nproc 2>/dev/null || echo 1)}
 total_pass=0 total_fail=0 failed=""
 for a in $archs; do
 	triplet=$(cross_triplet "$a") ||
@@ -77,20 +88,41 @@ for a in $archs; do
 	echo "== $a: built in $(($(date +%s) - start)) s"
 	start=$(date +%s)
 	# test_* only: unit/ also holds test_loader's fake_abi_*.so.
+	# CROSS_JOBS tests at a time (default: one per CPU; qemu-user runs
+	# each on one host thread). Workers take the next test from a queue.
+	: >"$out/unit/.queue"
 	for t in "$out"/unit/test_*; do
 		[ -x "$t" ] || continue
 		n=$(basename "$t")
+		rm -f "$out/unit/$n.result"
 		case " $skip $askip " in *" $n "*) echo "== $a $n: skipped (CROSS_SKIP)"; continue ;; esac
-		if run_test "$t" "$out/unit/$n.log"; then
-			total_pass=$((total_pass + 1))
-			echo "== $a $n: ok"
-		else
-			total_fail=$((total_fail + 1))
-			failed="$failed $a/$n"
-			tail -n 30 "$out/unit/$n.log"
-			echo "== $a $n: FAILED (log: $out/unit/$n.log)"
-		fi
+		echo "$n" >>"$out/unit/.queue"
 	done
+	echo 1 >"$out/unit/.next"
+	j=0
+	while [ $j -lt "$jobs" ]; do
+		while n=$(next_test "$out/unit") && [ -n "$n" ]; do
+			if run_test "$out/unit/$n" "$out/unit/$n.log"; then
+				echo ok >"$out/unit/$n.result"
+				echo "== $a $n: ok"
+			else
+				echo FAILED >"$out/unit/$n.result"
+				echo "== $a $n: FAILED (log: $out/unit/$n.log)"
+			fi
+		done &
+		j=$((j + 1))
+	done
+	wait
+	while read -r n; do
+		if [ "$(cat "$out/unit/$n.result" 2>/dev/null)" = ok ]; then
+			total_pass=$((total_pass + 1))
+			continue
+		fi
+		total_fail=$((total_fail + 1))
+		failed="$failed $a/$n"
+		echo "---- $a $n: last lines of $out/unit/$n.log"
+		tail -n 30 "$out/unit/$n.log"
+	done <"$out/unit/.queue"
 	echo "== $a: unit tests ran in $(($(date +%s) - start)) s"
 done
 echo "check-cross: $total_pass passed, $total_fail failed"

@@ -23,7 +23,7 @@ shift 3
 cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
 log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
-timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp 2 \
+timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-2} \
 	-nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
@@ -31,6 +31,12 @@ timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 ${GADGETD_VM_APPEND:-} gadgetd.init=$here/guest-init gadgetd.bed=$bed gadgetd.script=$cmd" \
 	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v '^GADGETD-EXIT='
 st=$?
+# The CPU time QEMU used (user + system, s), beside the wall time
+# run-suite.sh prints: how much of a test is waiting rather than work.
+# (times is a builtin: in a pipeline it would run in a child that has
+# waited for nothing.)
+times > "$out/times"
+awk 'NR == 2 { split($1, u, "m"); split($2, s, "m"); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$out/times" > "$out/cpu"
 rc=$(sed -n 's/^GADGETD-EXIT=\([0-9]*\).*/\1/p' "$log" | tail -n1)
 if [ -z "$rc" ]; then
 	if grep -q 'GADGETD-BED: running' "$log"; then
