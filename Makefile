@@ -162,15 +162,29 @@ $(B)/gen/gadgetd.sysusers: $(B)/host/sysusers_gen
 
 FORCE:
 
-$(B)/obj/%.o: %.c
+# A header that moves or goes away stays named in the dependency files of
+# the objects built with it, and -MP makes that name a target with no
+# rule, so the objects would not be rebuilt: a unit test then linked an
+# object built against the old plugin.h (2026-12-05, a false failure in
+# check-cross). The headers of each build are listed in B/.headers; when
+# one listed there is gone, B/.headers-gone is touched, and every object
+# depends on it.
+HEADERS := $(sort $(wildcard common/*.h gadgetd/*.h functions/*/*.h tests/unit/*.h tests/fuzz/*.h))
+HEADERS_GONE := $(B)/.headers-gone
+$(shell mkdir -p $(B) && { [ -e $(HEADERS_GONE) ] || : >$(HEADERS_GONE); } && \
+	if [ -f $(B)/.headers ]; then for h in $$(cat $(B)/.headers); do \
+		[ -e $$h ] || { touch $(HEADERS_GONE); break; }; done; fi; \
+	echo $(HEADERS) >$(B)/.headers)
+
+$(B)/obj/%.o: %.c $(HEADERS_GONE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/pic/%.o: %.c
+$(B)/pic/%.o: %.c $(HEADERS_GONE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(B)/test/%.o: %.c
+$(B)/test/%.o: %.c $(HEADERS_GONE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CPPFLAGS) $(TEST_CFLAGS) -MMD -MP -c $< -o $@
 
