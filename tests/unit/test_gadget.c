@@ -37,7 +37,8 @@ static const char test_profile[] =
 	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
 	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
 	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
-	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; }\n"
+	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
+	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -819,6 +820,23 @@ static void test_failed_plugin_rebinds_without_it(void **state)
 	assert_true(fake_is_bound());
 }
 
+/* A failed plugin in c.2: the restart links the rest of each
+ * configuration back into that configuration. */
+static void test_failed_plugin_in_second_configuration(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "ecm,acm,adb"), 0);
+	fake_plugin_failed("adb");
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(ecm) "
+					"link(acm@2) bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
 /* An earlier restart left the gadget unbound (its worker died before it
  * was ready, and the kernel refused the bind): the next restart binds. */
 static void test_restart_when_unbound_binds_again(void **state)
@@ -866,6 +884,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_link_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_to_two_configurations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_second_configuration_failure_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_plugin_in_second_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
