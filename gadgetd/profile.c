@@ -672,7 +672,9 @@ static void profile_parse_union(struct cfgtext_err *e, config_setting_t *ss,
 			for (j = 0; j < s->n_functions && s->functions[j] != f; j++)
 				;
 			if (j < s->n_functions) {
-				if (p->functions[f].type->ffs && first[j] != c)
+				/* A function whose own block is broken has no type. */
+				if (p->functions[f].type && p->functions[f].type->ffs &&
+				    first[j] != c)
 					cfgtext_error(e, ss, "%s: function \"%s\" is in configurations %u and %u: a FunctionFS function can be in one configuration only",
 						      path, p->functions[f].name, first[j] + 1, c + 1);
 				continue;

@@ -429,6 +429,27 @@ static void test_configurations(void **state)
 	profile_free(p);
 }
 
+/* A function whose own block is broken (no type), in two configurations
+ * of a set: its own error, and no crash (found by fuzz_profile). */
+static void test_broken_function_in_two_configurations(void **state)
+{
+	struct profile *p;
+	char *text = base_with(8, "  adb: { typen = \"ffs\"; };");
+	char *set = strstr(text, "  { functions = [ \"adb\" ]; product_id = 0x0106; }");
+	char *full;
+
+	assert_non_null(set);
+	*set = '\0';
+	assert_true(asprintf(&full, "%s  { configs = ( { functions = [ \"adb\" ]; },"
+			     " { functions = [ \"adb\", \"acm\" ]; } ); product_id = 0x0106; }\n);\n",
+			     text) > 0);
+	assert_int_equal(parse(full, &p), -EINVAL);
+	assert_null(p);
+	assert_message("t.conf:8: ", "functions.adb.type is missing", NULL);
+	free(full);
+	free(text);
+}
+
 static void test_every_problem_is_reported(void **state)
 {
 	static const char text[] =
@@ -1198,6 +1219,7 @@ int main(void)
 #define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
 	T(test_base_is_valid);
 	T(test_configurations);
+	T(test_broken_function_in_two_configurations);
 	T(test_every_problem_is_reported);
 	T(test_no_follow_on_errors);
 	T(test_missing_groups);
