@@ -1079,6 +1079,14 @@ static void test_android_profile(void **state)
 	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "true");
 	assert_true(profile_set_find(p, "mtp,adb", err, sizeof(err)) >= 0);
 	assert_true(profile_set_find(p, "rndis,adb", err, sizeof(err)) >= 0);
+	/* RNDIS in c.1 for Windows, NCM in c.2, which Linux takes. */
+	i = profile_set_find(p, "ncm,rndis", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].n_configs, 2);
+	profile_set_config_name(p, i, 0, name, sizeof(name));
+	assert_string_equal(name, "rndis");
+	profile_set_config_name(p, i, 1, name, sizeof(name));
+	assert_string_equal(name, "ncm");
 	profile_free(p);
 }
 
