@@ -13,7 +13,8 @@ struct composer {
 	char *name;
 	usbg_state *state;
 	usbg_gadget *gadget;
-	usbg_config *config;
+	/* c.1 ... c.N; NULL past the last one there is. */
+	usbg_config *config[PROFILE_MAX_CONFIGS];
 	char udc[64];
 };
 
@@ -51,11 +52,14 @@ static int composer_fail(int r, const char *what, const char *name)
 	return composer_errno(r);
 }
 
-/* The gadget and its configuration in c->state, when they exist. */
+/* The gadget and its configurations in c->state, when they exist. */
 static void composer_find_gadget(struct composer *c)
 {
+	unsigned i;
+
 	c->gadget = usbg_get_gadget(c->state, c->name);
-	c->config = c->gadget ? usbg_get_config(c->gadget, 1, "c") : NULL;
+	for (i = 0; i < PROFILE_MAX_CONFIGS; i++)
+		c->config[i] = c->gadget ? usbg_get_config(c->gadget, i + 1, "c") : NULL;
 }
 
 int composer_new(const char *gadget_name, struct composer **out)
@@ -167,7 +171,7 @@ int composer_destroy(struct composer *c)
 	if (r != USBG_SUCCESS)
 		return composer_fail(r, "cannot remove gadget", c->name);
 	c->gadget = NULL;
-	c->config = NULL;
+	memset(c->config, 0, sizeof(c->config));
 	return 0;
 }
 
@@ -197,31 +201,73 @@ static int composer_os_desc(struct composer *c, const struct profile *p)
 
 	if (!p->has_os_desc)
 		return 0;
+	/* ConfigFS links one configuration for the OS descriptors, and the
+	 * kernel then reports it first (index 0, the one Windows selects)
+	 * whatever its number: c.1 keeps the order the profile gives. */
 	r = usbg_set_gadget_os_descs(c->gadget, &os);
-	if (r == USBG_SUCCESS && usbg_get_os_desc_binding(c->gadget) != c->config)
-		r = usbg_set_os_desc_config(c->gadget, c->config);
+	if (r == USBG_SUCCESS && usbg_get_os_desc_binding(c->gadget) != c->config[0])
+		r = usbg_set_os_desc_config(c->gadget, c->config[0]);
 	if (r != USBG_SUCCESS)
 		return composer_fail(r, "cannot set OS descriptors of", c->name);
 	return 0;
 }
 
-static int composer_config(struct composer *c, const struct profile *p)
+/* Configuration i (c.i+1) of set s, created or updated. */
+static int composer_config(struct composer *c, const struct profile *p,
+			   unsigned set, unsigned i)
 {
+	const struct profile_set *s = &p->sets[set];
 	struct usbg_config_attrs attrs = {
 		.bmAttributes = 0x80,
 		.bMaxPower = p->max_power / 2,
 	};
-	struct usbg_config_strs strs = { .configuration = "gadgetd" };
+	char name[128];
+	struct usbg_config_strs strs = { .configuration = name };
 	int r;
 
-	if (c->config)
-		r = usbg_set_config_attrs(c->config, &attrs);
+	/* One configuration keeps the string it always had; several are
+	 * told apart by what they hold, unless the profile names them. */
+	if (s->configs[i].name)
+		snprintf(name, sizeof(name), "%s", s->configs[i].name);
+	else if (s->n_configs == 1)
+		snprintf(name, sizeof(name), "gadgetd");
 	else
-		r = usbg_create_config(c->gadget, 1, "c", &attrs, &strs,
-				       &c->config);
-	if (r != USBG_SUCCESS)
-		return composer_fail(r, "cannot set up configuration c.1 of",
-				     c->name);
+		profile_set_config_name(p, set, i, name, sizeof(name));
+	if (c->config[i]) {
+		r = usbg_set_config_attrs(c->config[i], &attrs);
+		if (r == USBG_SUCCESS)
+			r = usbg_set_config_strs(c->config[i], p->lang, &strs);
+	} else {
+		r = usbg_create_config(c->gadget, i + 1, "c", &attrs, NULL,
+				       &c->config[i]);
+		if (r == USBG_SUCCESS)
+			r = usbg_set_config_strs(c->config[i], p->lang, &strs);
+	}
+	if (r != USBG_SUCCESS) {
+		snprintf(name, sizeof(name), "c.%u of", i + 1);
+		return composer_fail(r, "cannot set up configuration", name);
+	}
+	return 0;
+}
+
+/* Configurations past the set's last go; composer_unlink_all() emptied
+ * them. */
+static int composer_config_trim(struct composer *c, unsigned n)
+{
+	char name[32];
+	unsigned i;
+	int r;
+
+	for (i = PROFILE_MAX_CONFIGS; i-- > n;) {
+		if (!c->config[i])
+			continue;
+		r = usbg_rm_config(c->config[i], USBG_RM_RECURSE);
+		if (r != USBG_SUCCESS) {
+			snprintf(name, sizeof(name), "c.%u", i + 1);
+			return composer_fail(r, "cannot remove configuration", name);
+		}
+		c->config[i] = NULL;
+	}
 	return 0;
 }
 
@@ -239,6 +285,7 @@ int composer_identity(struct composer *c, const struct profile *p,
 		.idProduct = s->product_id,
 		.bcdDevice = p->bcd_device,
 	};
+	unsigned i;
 	int r;
 
 	if (!c->gadget) {
@@ -254,7 +301,9 @@ int composer_identity(struct composer *c, const struct profile *p,
 	}
 	r = composer_strings(c, p, s);
 	if (!r)
-		r = composer_config(c, p);
+		r = composer_config_trim(c, s->n_configs);
+	for (i = 0; !r && i < s->n_configs; i++)
+		r = composer_config(c, p, set, i);
 	if (!r)
 		r = composer_os_desc(c, p);
 	return r;
@@ -307,27 +356,27 @@ int composer_remove_function(struct composer *c, const char *name)
 int composer_unlink_all(struct composer *c)
 {
 	usbg_binding *b;
+	unsigned i;
 	int r;
 
-	if (!c->config)
-		return 0;
-	while ((b = usbg_get_first_binding(c->config))) {
-		r = usbg_rm_binding(b);
-		if (r != USBG_SUCCESS)
-			return composer_fail(r, "cannot unlink function",
-					     usbg_get_binding_name(b));
-	}
+	for (i = 0; i < PROFILE_MAX_CONFIGS; i++)
+		while (c->config[i] && (b = usbg_get_first_binding(c->config[i]))) {
+			r = usbg_rm_binding(b);
+			if (r != USBG_SUCCESS)
+				return composer_fail(r, "cannot unlink function",
+						     usbg_get_binding_name(b));
+		}
 	return 0;
 }
 
-int composer_link(struct composer *c, const char *name)
+int composer_link(struct composer *c, unsigned config, const char *name)
 {
 	usbg_function *f = composer_find(c, name);
 	int r;
 
-	if (!f || !c->config)
+	if (!f || config >= PROFILE_MAX_CONFIGS || !c->config[config])
 		return -ENOENT;
-	r = usbg_add_config_function(c->config, name, f);
+	r = usbg_add_config_function(c->config[config], name, f);
 	if (r != USBG_SUCCESS)
 		return composer_fail(r, "cannot link function", name);
 	return 0;

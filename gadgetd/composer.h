@@ -1,9 +1,11 @@
 /*
  * composer: the gadget's ConfigFS tree, through libusbgx.
  *
- * One gadget (config gadget_name) with one configuration "c.1". Functions
- * are named after the profile's catalogue entries (the ConfigFS instance
- * name), so the live tree can be compared with a profile.
+ * One gadget (config gadget_name) with one configuration per
+ * configuration of the set (c.1, c.2, ...; see profile.h). Functions are
+ * named after the profile's catalogue entries (the ConfigFS instance
+ * name), so the live tree can be compared with a profile. A function is
+ * created once and linked into each configuration that lists it.
  */
 #ifndef GADGETD_COMPOSER_H
 #define GADGETD_COMPOSER_H
@@ -23,15 +25,18 @@ void composer_free(struct composer *c);
 /* Remove the whole gadget (unbinding it first); absent is fine. */
 int composer_destroy(struct composer *c);
 /* Create the gadget if needed and set identity, strings, OS descriptors
- * and configuration attributes for the set. */
+ * and configuration attributes for the set: its configurations are
+ * created or updated, those past its last removed (composer_unlink_all()
+ * first). The MS OS descriptors are linked to c.1. */
 int composer_identity(struct composer *c, const struct profile *p,
 		      unsigned set);
 int composer_add_function(struct composer *c, const struct profile_function *f);
 int composer_remove_function(struct composer *c, const char *name);
-/* Remove every function link from the configuration. */
+/* Remove every function link from every configuration. */
 int composer_unlink_all(struct composer *c);
-/* Link functions into the configuration, in this order. */
-int composer_link(struct composer *c, const char *name);
+/* Link a function into configuration config (0-based: c.config+1);
+ * the order of the calls is the order of the interfaces. */
+int composer_link(struct composer *c, unsigned config, const char *name);
 
 int composer_bind(struct composer *c, const char *udc);
 /*

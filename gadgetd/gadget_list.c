@@ -55,6 +55,23 @@ static void gadget_list_profiles(struct gadget *g, FILE *out)
 	config_profile_scan(g->cfg, gadget_list_entry, &c);
 }
 
+/* A set of several USB configurations lists them, c.1 first (the one
+ * Windows takes and the OS descriptors describe). */
+static void gadget_list_configs(const struct profile *p, unsigned set, FILE *out)
+{
+	const struct profile_set *s = &p->sets[set];
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	for (i = 0; s->n_configs > 1 && i < s->n_configs; i++) {
+		profile_set_config_name(p, set, i, name, sizeof(name));
+		fprintf(out, "    c.%u %s%s%s%s\n", i + 1, name,
+			s->configs[i].name ? " (\"" : "",
+			s->configs[i].name ? s->configs[i].name : "",
+			s->configs[i].name ? "\")" : "");
+	}
+}
+
 void gadget_list(struct gadget *g, FILE *out)
 {
 	const struct profile *p = g->profile;
@@ -78,5 +95,6 @@ void gadget_list(struct gadget *g, FILE *out)
 		fprintf(out, "  %-24s %04x:%04x%s%s\n", name, p->sets[i].vendor_id,
 			p->sets[i].product_id, (int)i == p->default_set ? " (default)" : "",
 			(int)i == g->set ? " (active)" : "");
+		gadget_list_configs(p, i, out);
 	}
 }

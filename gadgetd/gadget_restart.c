@@ -29,23 +29,24 @@ static bool gadget_restart_left_out(const struct gadget *g, const char *name)
 static int gadget_restart_link_without_failed(struct gadget *g)
 {
 	const struct profile_set *s = &g->profile->sets[g->set];
-	unsigned i;
+	unsigned c, i;
 	int r;
 
 	r = composer_unlink_all(g->composer);
-	for (i = 0; !r && i < s->n_functions; i++) {
-		const char *name = g->profile->functions[s->functions[i]].name;
+	for (c = 0; c < s->n_configs; c++)
+		for (i = 0; !r && i < s->configs[c].n_functions; i++) {
+			const char *name = g->profile->functions[s->configs[c].functions[i]].name;
 
-		if (supervisor_failed(g->sup, name)) {
-			log_warnx("function %s: left out of the configuration until the "
-				  "next switch: its plugin failed", name);
-			if (!gadget_restart_left_out(g, name) && g->n_left_out < PLAN_MAX)
-				snprintf(g->left_out[g->n_left_out++], PROFILE_NAME_MAX,
-					 "%s", name);
-			continue;
+			if (supervisor_failed(g->sup, name)) {
+				log_warnx("function %s: left out of the configuration until the "
+					  "next switch: its plugin failed", name);
+				if (!gadget_restart_left_out(g, name) && g->n_left_out < PLAN_MAX)
+					snprintf(g->left_out[g->n_left_out++], PROFILE_NAME_MAX,
+						 "%s", name);
+				continue;
+			}
+			r = composer_link(g->composer, c, name);
 		}
-		r = composer_link(g->composer, name);
-	}
 	return r;
 }
 

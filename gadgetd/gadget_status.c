@@ -13,6 +13,8 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 {
 	const char *udc = composer_bound_udc(g->composer);
 	char set[GADGET_SET_MAX], state[64] = "unbound", speed[64] = "-";
+	char configs[PROFILE_MAX_CONFIGS][GADGET_SET_MAX];
+	unsigned i;
 	struct status st = {
 		.profile = g->profile ? g->profile->name : NULL,
 		.switching = g->txn != NULL,
@@ -33,6 +35,12 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	if (g->set >= 0) {
 		profile_set_name(g->profile, g->set, set, sizeof(set));
 		st.set = set;
+		st.n_configs = g->profile->sets[g->set].n_configs;
+		for (i = 0; i < st.n_configs; i++) {
+			profile_set_config_name(g->profile, g->set, i, configs[i],
+						sizeof(configs[i]));
+			st.configs[i] = configs[i];
+		}
 	}
 	if (udc) {
 		udc_state(udc, state, sizeof(state));

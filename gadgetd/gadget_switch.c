@@ -132,6 +132,33 @@ int gadget_switch_bind(struct gadget *g, char *msg, size_t size)
 
 static void gadget_switch_txn_stopped(void *data);
 
+/* Each configuration's functions into it, c.1 first. A failure leaves
+ * links behind; the rollback's teardown unlinks every configuration. */
+static int gadget_switch_link(struct gadget *g, const struct profile_set *s,
+			      const struct profile *p, char *msg, size_t size)
+{
+	unsigned c, i;
+	int r;
+
+	for (c = 0; c < s->n_configs; c++)
+		for (i = 0; i < s->configs[c].n_functions; i++) {
+			const char *name = p->functions[s->configs[c].functions[i]].name;
+
+			r = composer_link(g->composer, c, name);
+			if (r < 0 && s->n_configs == 1) {
+				snprintf(msg, size, "function %s: cannot link it into the configuration: %s",
+					 name, strerror(-r));
+				return r;
+			}
+			if (r < 0) {
+				snprintf(msg, size, "function %s: cannot link it into configuration %u: %s",
+					 name, c + 1, strerror(-r));
+				return r;
+			}
+		}
+	return 0;
+}
+
 /* The first part of one attempt at making set of p live: unbind and stop
  * the workers of the functions that go; gadget_switch_txn_stopped() goes on once
  * they are reaped. Failed plugins of the functions that stay get another
@@ -184,12 +211,9 @@ static int gadget_switch_apply_mid(struct gadget *g, const struct profile *p,
 	}
 	for (i = 0; !r && i < plan.n_create; i++)
 		r = gadget_switch_create(g, plan.create[i], msg, size);
-	for (i = 0; !r && i < s->n_functions; i++) {
-		r = composer_link(g->composer, p->functions[s->functions[i]].name);
-		if (r < 0)
-			snprintf(msg, size, "function %s: cannot link it into the configuration: %s",
-				 p->functions[s->functions[i]].name, strerror(-r));
-	}
+	if (r < 0)
+		return r;
+	r = gadget_switch_link(g, s, p, msg, size);
 	if (r < 0)
 		return r;
 	r = supervisor_wait_ready(g->sup, g->cfg->ready_timeout_ms,

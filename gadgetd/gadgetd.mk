@@ -1,5 +1,5 @@
 # The profile parser and what it checks against (kernel types, options).
-PROFILE_SRCS := gadgetd/profile.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c \
+PROFILE_SRCS := gadgetd/profile.c gadgetd/profile_set.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c \
 	$(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).

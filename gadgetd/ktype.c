@@ -76,6 +76,26 @@ static int ktype_rndis_apply(usbg_function *uf, const struct profile_function *f
 	return r;
 }
 
+/*
+ * Windows 10 (1903) and 11 ship an NCM driver (UsbNcm.sys) but match it
+ * only through the MS OS extended compat ID WINNCM, not through the
+ * 02/0d class code. f_ncm offers interface.ncm for it since Linux 5.x;
+ * like RNDIS above, it is sent only with the gadget's os_desc in use, and
+ * only for the configuration linked to it (c.1).
+ */
+static int ktype_ncm_apply(usbg_function *uf, const struct profile_function *f)
+{
+	struct usbg_function_os_desc os = {
+		.compatible_id = "WINNCM",
+		.sub_compatible_id = "",
+	};
+	int r = ktype_net_apply(uf, f);
+
+	if (r == USBG_SUCCESS)
+		r = usbg_set_interf_os_desc(uf, "ncm", &os);
+	return r;
+}
+
 static const struct optdesc ktype_ms_attrs[] = {
 	{ .name = "file", .type = OPTDESC_PATH, .required = true,
 	  .help = "the backing file or block device" },
@@ -226,7 +246,7 @@ static const struct ktype ktype_table[] = {
 	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
 	  .apply = ktype_net_apply },
 	{ .name = "ncm", .usbg_type = USBG_F_NCM, .attrs = ktype_net_attrs,
-	  .apply = ktype_net_apply },
+	  .apply = ktype_ncm_apply },
 	{ .name = "rndis", .usbg_type = USBG_F_RNDIS, .attrs = ktype_net_attrs,
 	  .apply = ktype_rndis_apply },
 	{ .name = "mass_storage", .usbg_type = USBG_F_MASS_STORAGE,

@@ -18,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* profile_request() copies a request into a buffer of this size. */
-#define PROFILE_REQUEST_MAX 512
-
 const char *profile_ftype_name(const struct ktype *t)
 {
 	return t ? t->name : "?";
@@ -590,65 +587,133 @@ const char *profile_option(const struct profile_function *f, const char *key)
 	return NULL;
 }
 
-/* Sets compare as sorted lists of function indices. */
-static int profile_uint_cmp(const void *a, const void *b)
-{
-	return (int)*(const unsigned *)a - (int)*(const unsigned *)b;
-}
-
-static void profile_set_key(const struct profile_set *s, unsigned *key)
-{
-	memcpy(key, s->functions, s->n_functions * sizeof(*key));
-	qsort(key, s->n_functions, sizeof(*key), profile_uint_cmp);
-}
-
-static bool profile_set_equal(const struct profile_set *a, const struct profile_set *b)
-{
-	unsigned ka[PROFILE_MAX_FUNCTIONS], kb[PROFILE_MAX_FUNCTIONS];
-
-	if (a->n_functions != b->n_functions)
-		return false;
-	profile_set_key(a, ka);
-	profile_set_key(b, kb);
-	return !memcmp(ka, kb, a->n_functions * sizeof(*ka));
-}
-
-static void profile_set_functions(struct cfgtext_err *e, config_setting_t *fl,
-				  struct profile *p, struct profile_set *s, int idx)
+/* The function list of a configuration (what names "set 2" or "set 2:
+ * configuration 1"; what is "a set" or "a configuration"). */
+static void profile_parse_fnlist(struct cfgtext_err *e, config_setting_t *fl,
+				 struct profile *p, struct profile_config *c,
+				 const char *where, const char *what)
 {
 	int i, n = config_setting_length(fl);
 	unsigned j;
 
 	if (n == 0)
-		cfgtext_error(e, fl, "set %d: a set needs at least one function", idx + 1);
+		cfgtext_error(e, fl, "%s: %s needs at least one function", where, what);
 	if (n > PROFILE_MAX_FUNCTIONS)
-		cfgtext_error(e, fl, "set %d: more than %d functions", idx + 1,
+		cfgtext_error(e, fl, "%s: more than %d functions", where,
 			      PROFILE_MAX_FUNCTIONS);
 	for (i = 0; i < n && i < PROFILE_MAX_FUNCTIONS; i++) {
 		config_setting_t *el = config_setting_get_elem(fl, i);
 		const char *name = config_setting_get_string(el);
 		const struct profile_function *f = name ? profile_function_find(p, name) : NULL;
 		if (!name) {
-			cfgtext_error(e, el, "set %d: functions: expected function names", idx + 1);
+			cfgtext_error(e, el, "%s: functions: expected function names", where);
 			continue;
 		}
 		if (!f) {
-			cfgtext_error(e, el, "function \"%s\" in set %d is not in the functions catalogue",
-				      name, idx + 1);
+			cfgtext_error(e, el, "function \"%s\" in %s is not in the functions catalogue",
+				      name, where);
 			continue;
 		}
-		for (j = 0; j < s->n_functions; j++)
-			if (s->functions[j] == (unsigned)(f - p->functions))
-				cfgtext_error(e, el, "set %d: function \"%s\" appears twice",
-					      idx + 1, name);
-		s->functions[s->n_functions++] = f - p->functions;
+		for (j = 0; j < c->n_functions; j++)
+			if (c->functions[j] == (unsigned)(f - p->functions))
+				cfgtext_error(e, el, "%s: function \"%s\" appears twice",
+					      where, name);
+		c->functions[c->n_functions++] = f - p->functions;
 	}
 }
 
-static void profile_set(struct cfgtext_err *e, config_setting_t *ss, struct profile *p,
-			int idx)
+/* `functions = [ ... ]` of a set or a configuration: an array or a list. */
+static config_setting_t *profile_parse_fnlist_member(struct cfgtext_err *e,
+						     config_setting_t *g,
+						     const char *where)
 {
-	static const char *const keys[] = { "functions", "vendor_id", "product_id",
+	config_setting_t *fl = profile_member(e, g, where, "functions", CONFIG_TYPE_ARRAY, false);
+
+	if (!fl && !(fl = profile_member(e, g, where, "functions", CONFIG_TYPE_LIST, false)) &&
+	    !config_setting_get_member(g, "functions"))
+		cfgtext_error(e, g, "%s: functions is missing", where);
+	return fl;
+}
+
+static void profile_parse_config(struct cfgtext_err *e, config_setting_t *cs,
+				 struct profile *p, struct profile_config *c,
+				 const char *where)
+{
+	static const char *const keys[] = { "functions", "name", NULL };
+	config_setting_t *fl;
+
+	if (config_setting_type(cs) != CONFIG_TYPE_GROUP) {
+		cfgtext_error(e, cs, "%s: expected { functions = [ ... ]; name = \"...\"; }", where);
+		return;
+	}
+	profile_known_keys(e, cs, where, keys);
+	fl = profile_parse_fnlist_member(e, cs, where);
+	if (fl)
+		profile_parse_fnlist(e, fl, p, c, where, "a configuration");
+	c->name = profile_str(e, cs, where, "name", 126, false);
+}
+
+/*
+ * The set's functions: each once, in the order of first appearance. A
+ * kernel function may sit in several configurations (ConfigFS links one
+ * instance into each, as g_multi shares its acm); a FunctionFS function
+ * may not, as its one worker serves one set of endpoint files.
+ */
+static void profile_parse_union(struct cfgtext_err *e, config_setting_t *ss,
+				struct profile *p, struct profile_set *s,
+				const char *path)
+{
+	unsigned c, i, j, first[PROFILE_MAX_FUNCTIONS];
+
+	for (c = 0; c < s->n_configs; c++)
+		for (i = 0; i < s->configs[c].n_functions; i++) {
+			unsigned f = s->configs[c].functions[i];
+
+			for (j = 0; j < s->n_functions && s->functions[j] != f; j++)
+				;
+			if (j < s->n_functions) {
+				/* A function whose own block is broken has no type. */
+				if (p->functions[f].type && p->functions[f].type->ffs &&
+				    first[j] != c)
+					cfgtext_error(e, ss, "%s: function \"%s\" is in configurations %u and %u: a FunctionFS function can be in one configuration only",
+						      path, p->functions[f].name, first[j] + 1, c + 1);
+				continue;
+			}
+			first[s->n_functions] = c;
+			s->functions[s->n_functions++] = f;
+		}
+}
+
+/* configs = ( { functions = [ ... ]; name = "..."; }, ... ) */
+static void profile_parse_configs(struct cfgtext_err *e, config_setting_t *ss,
+				  struct profile *p, struct profile_set *s,
+				  const char *path)
+{
+	config_setting_t *cl = profile_member(e, ss, path, "configs", CONFIG_TYPE_LIST, false);
+	char where[64];
+	int i, n;
+
+	if (!cl)
+		return; /* not a list: reported */
+	n = config_setting_length(cl);
+	if (n == 0)
+		cfgtext_error(e, cl, "%s: configs: at least one configuration is required", path);
+	if (n > PROFILE_MAX_CONFIGS)
+		cfgtext_error(e, cl, "%s: configs: more than %d configurations", path,
+			      PROFILE_MAX_CONFIGS);
+	for (i = 0; i < n && i < PROFILE_MAX_CONFIGS; i++) {
+		/* Numbered from 1, as c.1 and bConfigurationValue 1. */
+		snprintf(where, sizeof(where), "%s: configuration %d", path, i + 1);
+		profile_parse_config(e, config_setting_get_elem(cl, i), p,
+				     &s->configs[s->n_configs++], where);
+	}
+	profile_parse_union(e, cl, p, s, path);
+}
+
+static void profile_parse_set(struct cfgtext_err *e, config_setting_t *ss, struct profile *p,
+			      int idx)
+{
+	static const char *const keys[] = { "functions", "configs", "vendor_id", "product_id",
 					    "product", NULL };
 	struct profile_set *s = &p->sets[p->n_sets];
 	config_setting_t *fl;
@@ -663,14 +728,23 @@ static void profile_set(struct cfgtext_err *e, config_setting_t *ss, struct prof
 		return;
 	}
 	profile_known_keys(e, ss, path, keys);
-	fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_ARRAY, false);
-	if (!fl && !(fl = profile_member(e, ss, path, "functions", CONFIG_TYPE_LIST, false))) {
-		if (!config_setting_get_member(ss, "functions"))
-			cfgtext_error(e, ss, "%s: functions is missing", path);
-		return;
-	}
 	before = e->count;
-	profile_set_functions(e, fl, p, s, idx);
+	if (config_setting_get_member(ss, "configs")) {
+		if (config_setting_get_member(ss, "functions"))
+			cfgtext_error(e, config_setting_get_member(ss, "functions"),
+				      "%s: functions and configs: give the functions of each configuration in configs, or functions alone for one configuration",
+				      path);
+		else
+			profile_parse_configs(e, ss, p, s, path);
+	} else {
+		fl = profile_parse_fnlist_member(e, ss, path);
+		if (!fl)
+			return;
+		s->n_configs = 1;
+		profile_parse_fnlist(e, fl, p, &s->configs[0], path, "a set");
+		s->n_functions = s->configs[0].n_functions;
+		memcpy(s->functions, s->configs[0].functions, sizeof(s->functions));
+	}
 	/* A set with a bad function list would look like another set once
 	 * the bad names are left out: keep it out of the comparisons. */
 	if (e->count != before)
@@ -706,7 +780,7 @@ static void profile_sets(struct cfgtext_err *e, config_t *cfg, struct profile *p
 	if (n > PROFILE_MAX_SETS)
 		cfgtext_error(e, ss, "sets: more than %d sets", PROFILE_MAX_SETS);
 	for (i = 0; i < n && i < PROFILE_MAX_SETS; i++)
-		profile_set(e, config_setting_get_elem(ss, i), p, i);
+		profile_parse_set(e, config_setting_get_elem(ss, i), p, i);
 	p->default_set = -1;
 	if (!d)
 		return;
@@ -810,8 +884,11 @@ void profile_free(struct profile *p)
 			free(p->functions[i].options[j].value);
 		}
 	}
-	for (i = 0; i < p->n_sets; i++)
+	for (i = 0; i < p->n_sets; i++) {
 		free(p->sets[i].product);
+		for (j = 0; j < p->sets[i].n_configs; j++)
+			free(p->sets[i].configs[j].name);
+	}
 	free(p->name);
 	free(p->path);
 	free(p->manufacturer);
@@ -819,82 +896,6 @@ void profile_free(struct profile *p)
 	free(p->serial);
 	free(p->os_qw_sign);
 	free(p);
-}
-
-/* Parse "a, b,c" into function indices; returns count or -errno. */
-static int profile_request(const struct profile *p, const char *request,
-			   unsigned *idx, char *err, size_t size)
-{
-	char buf[PROFILE_REQUEST_MAX], *tok, *save = NULL;
-	const struct profile_function *f;
-	int n = 0;
-
-	/* A longer request would be cut and could match a set it does not name. */
-	if (!request || strlen(request) >= sizeof(buf)) {
-		snprintf(err, size, "set request missing or longer than %d characters",
-			 PROFILE_REQUEST_MAX - 1);
-		return -EINVAL;
-	}
-	snprintf(buf, sizeof(buf), "%s", request);
-	for (tok = strtok_r(buf, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-		f = profile_function_find(p, tok);
-		if (!f) {
-			snprintf(err, size, "unknown function \"%s\" (profile %s has no such function)",
-				 tok, p->name);
-			return -ENOENT;
-		}
-		if (n == PROFILE_MAX_FUNCTIONS)
-			break;
-		idx[n++] = f - p->functions;
-	}
-	if (n == 0) {
-		snprintf(err, size, "empty set");
-		return -EINVAL;
-	}
-	return n;
-}
-
-int profile_set_find(const struct profile *p, const char *request, char *err,
-		     size_t err_size)
-{
-	struct profile_set want = { 0 };
-	size_t len;
-	unsigned i;
-	int n;
-
-	n = profile_request(p, request, want.functions, err, err_size);
-	if (n < 0)
-		return n;
-	want.n_functions = n;
-	for (i = 0; i < p->n_sets; i++)
-		if (profile_set_equal(&p->sets[i], &want))
-			return i;
-	len = snprintf(err, err_size, "\"%s\" is not an allowed set of profile %s; allowed sets: ",
-		       request, p->name);
-	/* snprintf answers the length it wanted: once that passes the
-	 * buffer, err + len is outside it, so stop before reading there. */
-	for (i = 0; i < p->n_sets && len < err_size; i++) {
-		len += snprintf(err + len, err_size - len, "%s", i ? "; " : "");
-		if (len >= err_size)
-			break;
-		profile_set_name(p, i, err + len, err_size - len);
-		len += strlen(err + len);
-	}
-	return -EPERM;
-}
-
-void profile_set_name(const struct profile *p, unsigned set, char *buf,
-		      size_t size)
-{
-	const struct profile_set *s = &p->sets[set];
-	size_t n = 0;
-	unsigned i;
-
-	if (size)
-		buf[0] = '\0';
-	for (i = 0; i < s->n_functions && n < size; i++)
-		n += snprintf(buf + n, size - n, "%s%s", i ? "," : "",
-			      p->functions[s->functions[i]].name);
 }
 
 static bool profile_resolve_fn(struct cfgtext_err *e, struct profile_function *f)

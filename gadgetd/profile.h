@@ -23,7 +23,12 @@
  *   };
  *   sets = (
  *     { functions = [ "acm", "ecm" ]; product_id = 0x0105; },
- *     { functions = [ "mtp", "adb" ]; product_id = 0x4ee2; }
+ *     { functions = [ "mtp", "adb" ]; product_id = 0x4ee2; },
+ *     # several USB configurations, each host picks one (the set is
+ *     # "ncm,rndis" for switch requests):
+ *     { configs = ( { functions = [ "ncm" ]; name = "NCM"; },
+ *                   { functions = [ "rndis" ]; name = "RNDIS"; } );
+ *       product_id = 0x0114; }
  *   );
  *   default = "acm,ecm";
  *   # optional: an identity used instead of gadget's for a set
@@ -43,6 +48,8 @@
 #define PROFILE_MAX_SETS 32
 #define PROFILE_MAX_OPTIONS 32
 #define PROFILE_NAME_MAX 32
+/* USB configurations per set (c.1 ... c.4). */
+#define PROFILE_MAX_CONFIGS 4
 
 struct profile_option {
 	char *key;
@@ -75,10 +82,25 @@ struct profile_function {
 	struct profile_option options[PROFILE_MAX_OPTIONS];
 };
 
-struct profile_set {
+/* One USB configuration of a set (ConfigFS c.N, N = its index + 1). */
+struct profile_config {
 	unsigned n_functions;
 	/* Indices into profile.functions, in the order given in the profile. */
 	unsigned functions[PROFILE_MAX_FUNCTIONS];
+	char *name;          /* iConfiguration; NULL: the default (see below) */
+};
+
+struct profile_set {
+	/* Every function of the set, once each, in the order of their first
+	 * appearance: what the set is named and requested by, and what is
+	 * created. With one configuration, that configuration's list. */
+	unsigned n_functions;
+	unsigned functions[PROFILE_MAX_FUNCTIONS];
+	/* 1 for `functions = [ ... ]`, 1..PROFILE_MAX_CONFIGS for
+	 * `configs = ( ... )`. configs[0] is c.1, the configuration whose
+	 * interfaces the MS OS descriptors describe. */
+	unsigned n_configs;
+	struct profile_config configs[PROFILE_MAX_CONFIGS];
 	uint16_t vendor_id;  /* the gadget's unless the set overrides it */
 	uint16_t product_id;
 	char *product;       /* optional override of the product string */
@@ -149,6 +171,12 @@ int profile_set_find(const struct profile *p, const char *request, char *err,
 /* "acm,ecm": the set's functions joined by commas, in profile order. */
 void profile_set_name(const struct profile *p, unsigned set, char *buf,
 		      size_t size);
+/* The same for configuration config (0-based) of set. */
+void profile_set_config_name(const struct profile *p, unsigned set,
+			     unsigned config, char *buf, size_t size);
+/* Whether a and b have the same functions, in any order and
+ * configuration: then a request cannot tell them apart. */
+bool profile_set_equal(const struct profile_set *a, const struct profile_set *b);
 
 /* The type's name as a profile spells it ("acm", "ffs"). */
 const char *profile_ftype_name(const struct ktype *t);

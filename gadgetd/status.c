@@ -69,6 +69,7 @@ static void status_time(time_t t, char *buf, size_t size)
 void status_write_text(const struct status *st, FILE *out)
 {
 	char when[64] = "never";
+	unsigned i;
 
 	if (st->last_switch)
 		status_time(st->last_switch, when, sizeof(when));
@@ -76,6 +77,12 @@ void status_write_text(const struct status *st, FILE *out)
 		st->profile ? st->profile : "-", st->set ? st->set : "off",
 		st->switching ? "switching" : "idle", st->udc ? st->udc : "-",
 		st->udc_state, st->speed);
+	if (st->n_configs) {
+		fprintf(out, "configurations:");
+		for (i = 0; i < st->n_configs; i++)
+			fprintf(out, "%s c.%u %s", i ? ";" : "", i + 1, st->configs[i]);
+		fputc('\n', out);
+	}
 	fprintf(out, "switches: %u\n", st->switches);
 	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
 		when, st->teardown_ms, st->ready_ms, st->bind_ms, st->total_ms);
@@ -90,11 +97,18 @@ void status_write_text(const struct status *st, FILE *out)
 
 void status_write_json(const struct status *st, FILE *out)
 {
+	unsigned i;
+
 	fprintf(out, "{\"profile\":");
 	json_str(out, st->profile ? st->profile : "");
 	fprintf(out, ",\"set\":");
 	json_str(out, st->set ? st->set : "");
-	fprintf(out, ",\"switching\":%s,\"udc\":", st->switching ? "true" : "false");
+	fprintf(out, ",\"configurations\":[");
+	for (i = 0; i < st->n_configs; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		json_str(out, st->configs[i]);
+	}
+	fprintf(out, "],\"switching\":%s,\"udc\":", st->switching ? "true" : "false");
 	json_str(out, st->udc ? st->udc : "");
 	fprintf(out, ",\"udc_state\":");
 	json_str(out, st->udc_state);

@@ -41,6 +41,10 @@ struct status_plugin {
 struct status {
 	const char *profile;     /* NULL: none loaded */
 	const char *set;         /* NULL: the gadget is off */
+	/* The set's USB configurations (c.1 first), each its functions
+	 * joined by commas; none while off. */
+	unsigned n_configs;
+	const char *configs[PROFILE_MAX_CONFIGS];
 	bool switching;
 	const char *udc;         /* NULL: not bound */
 	const char *udc_state;   /* "unbound" when not bound */

@@ -42,6 +42,33 @@ static void fuzz_profile_check_err(const char *err)
 			abort();
 }
 
+/* 1..PROFILE_MAX_CONFIGS configurations, none empty, each function of
+ * each in the set's list, and each of that list in some configuration. */
+static void fuzz_profile_check_configs(const struct profile *p,
+				       const struct profile_set *s)
+{
+	unsigned c, i, j, seen = 0;
+
+	if (s->n_configs == 0 || s->n_configs > PROFILE_MAX_CONFIGS)
+		abort();
+	for (c = 0; c < s->n_configs; c++) {
+		if (s->configs[c].n_functions == 0)
+			abort();
+		for (i = 0; i < s->configs[c].n_functions; i++) {
+			if (s->configs[c].functions[i] >= p->n_functions)
+				abort();
+			for (j = 0; j < s->n_functions &&
+			     s->functions[j] != s->configs[c].functions[i]; j++)
+				;
+			if (j == s->n_functions)
+				abort();
+			seen |= 1u << j;
+		}
+	}
+	if (seen != (1u << s->n_functions) - 1)
+		abort();
+}
+
 static void fuzz_profile_check(const struct profile *p)
 {
 	char err[FUZZ_ERR + 16], name[512];
@@ -57,6 +84,7 @@ static void fuzz_profile_check(const struct profile *p)
 		profile_set_name(p, i, name, sizeof(name));
 		if (profile_set_find(p, name, err, FUZZ_ERR) != (int)i)
 			abort();
+		fuzz_profile_check_configs(p, &p->sets[i]);
 	}
 }
 

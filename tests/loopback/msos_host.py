@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Read a gadget's Microsoft OS 1.0 descriptors the way Windows does.
 
-Usage: msos_host.py VID:PID VENDOR_CODE KIND=COMPAT[/SUB] ...
+Usage: msos_host.py VID:PID VENDOR_CODE [configN=KIND[,KIND]...] KIND=COMPAT[/SUB] ...
 
 KIND names an interface by what the configuration descriptor says it is
-(adb, mtp, rndis, accessory). For each KIND the extended compat ID
+(adb, mtp, rndis, ncm, accessory). For each KIND the extended compat ID
 descriptor must hold exactly one entry, COMPAT (and SUB, the
 sub-compatible ID, or empty), whose bFirstInterfaceNumber is that
-interface; any other entry must be empty. adb must also carry the
+interface in the first configuration descriptor (index 0, the one
+Windows selects); any other entry must be empty. configN=KIND,...: the
+device has as many configurations as configN arguments, and the
+descriptor at index N-1 has bConfigurationValue N and those interfaces. adb must also carry the
 DeviceInterfaceGUID property AOSP's adbd gives it, which Windows' WinUSB
 needs to expose the interface to adb.exe. Exits non-zero naming the
 first field that is wrong.
@@ -26,6 +29,7 @@ KINDS = {
     "adb": (0xFF, 0x42, 0x01),
     "mtp": (0x06, 0x01, 0x01),
     "rndis": (0x02, 0x02, 0xFF),
+    "ncm": (0x02, 0x0D, 0x00),
     "accessory": (0xFF, 0xFF, 0x00),
 }
 
@@ -103,10 +107,10 @@ def properties(dev, code, ifnum):
     return out
 
 
-def interfaces(dev):
-    """{kind: bInterfaceNumber} of the active configuration."""
+def interfaces(cfg):
+    """{kind: bInterfaceNumber} of a configuration."""
     found = {}
-    for intf in dev.get_active_configuration():
+    for intf in cfg:
         if intf.bAlternateSetting:
             continue
         triple = (intf.bInterfaceClass, intf.bInterfaceSubClass, intf.bInterfaceProtocol)
@@ -121,9 +125,12 @@ def main():
         sys.exit(__doc__)
     vid, pid = (int(x, 16) for x in sys.argv[1].split(":"))
     want_code = int(sys.argv[2], 0)
-    want = {}
+    want, configs = {}, {}
     for arg in sys.argv[3:]:
         kind, _, ids = arg.partition("=")
+        if kind.startswith("config"):
+            configs[int(kind[6:])] = ids.split(",")
+            continue
         cid, _, sub = ids.partition("/")
         want[kind] = (cid, sub)
     dev = usb.core.find(idVendor=vid, idProduct=pid)
@@ -132,7 +139,12 @@ def main():
     code = os_string(dev)
     if code != want_code:
         fail("string 0xEE: vendor code 0x%02x, the profile says 0x%02x" % (code, want_code))
-    where = interfaces(dev)
+    if configs:
+        check_configs(dev, configs)
+    # The kernel reports the configuration linked to os_desc at index 0,
+    # and Windows selects index 0: the compat IDs number its interfaces,
+    # whichever configuration the host here has made active.
+    where = interfaces(dev[0])
     got = compat_ids(dev, code)
     for kind, ids in want.items():
         if kind not in where:
@@ -158,6 +170,28 @@ def main():
     for kind in want:
         if kind != "adb":
             check_no_props(dev, code, kind, where[kind])
+
+
+def check_configs(dev, configs):
+    """Each configuration descriptor, by index, as a host reads them."""
+    n = dev.bNumConfigurations
+    if n != len(configs):
+        fail("bNumConfigurations is %d, want %d" % (n, len(configs)))
+    for index in range(n):
+        cfg = dev[index]
+        value = cfg.bConfigurationValue
+        if value != index + 1 or value not in configs:
+            fail("configuration index %d has bConfigurationValue %d" % (index, value))
+        kinds = interfaces(cfg)
+        for kind in configs[value]:
+            if kind not in kinds:
+                fail("configuration %d: no %s interface (%02x/%02x/%02x); it has %s" %
+                     ((value, kind) + KINDS[kind] + (sorted(kinds),)))
+        extra = set(kinds) - set(configs[value])
+        if extra:
+            fail("configuration %d: unexpected %s" % (value, sorted(extra)))
+        print("ok: configuration %d (index %d): %s, %d interfaces" %
+              (value, index, ",".join(configs[value]), cfg.bNumInterfaces))
 
 
 def check_no_props(dev, code, kind, ifnum):

@@ -103,15 +103,18 @@ static void make_function(const char *f, const char *type)
 
 	if (!strcmp(type, "acm"))
 		put(f, "port_num", "0\n");
-	else if (!strcmp(type, "ecm") || !strcmp(type, "ncm"))
+	else if (!strcmp(type, "ecm"))
 		make_net(f);
-	else if (!strcmp(type, "rndis")) {
+	else if (!strcmp(type, "rndis") || !strcmp(type, "ncm")) {
 		make_net(f);
-		put(f, "class", "0xef\n");
-		put(f, "subclass", "0x04\n");
-		put(f, "protocol", "0x01\n");
+		if (!strcmp(type, "rndis")) {
+			put(f, "class", "0xef\n");
+			put(f, "subclass", "0x04\n");
+			put(f, "protocol", "0x01\n");
+		}
+		/* Both offer an MS OS interface, named after the type. */
 		sub(f, "os_desc");
-		snprintf(lun, sizeof(lun), "%s/os_desc/interface.rndis", f);
+		snprintf(lun, sizeof(lun), "%s/os_desc/interface.%s", f, type);
 		sys_mkdir(lun, 0755);
 		put(lun, "compatible_id", "\n");
 		put(lun, "sub_compatible_id", "\n");

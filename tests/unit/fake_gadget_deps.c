@@ -124,9 +124,15 @@ int composer_unlink_all(struct composer *c)
 	return fake_call("unlink_all", NULL);
 }
 
-int composer_link(struct composer *c, const char *name)
+/* link(acm) in c.1, link(rndis@2) in c.2 ... */
+int composer_link(struct composer *c, unsigned config, const char *name)
 {
-	return fake_call("link", name);
+	char arg[64];
+
+	if (!config)
+		return fake_call("link", name);
+	snprintf(arg, sizeof(arg), "%s@%u", name, config + 1);
+	return fake_call("link", arg);
 }
 
 int composer_bind(struct composer *c, const char *udc)

@@ -39,10 +39,15 @@ static const char profile_text[] =
 	"  ecm: { type = \"ecm\"; dev_addr = \"02:11:22:33:44:55\"; host_addr = \"02:11:22:33:44:66\"; };\n"
 	"  disk: { type = \"mass_storage\"; file = \"/tmp/disk.img\"; ro = true; };\n"
 	"  kbd: { type = \"hid\"; report_desc = \"05010906a101\"; };\n"
+	"  ncm: { type = \"ncm\"; };\n"
+	"  rndis: { type = \"rndis\"; };\n"
 	"};\n"
 	"sets = ( { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"         { functions = [ \"acm\", \"disk\" ]; product_id = 0x0106; },\n"
-	"         { functions = [ \"acm\", \"kbd\" ]; product_id = 0x0107; } );\n";
+	"         { functions = [ \"acm\", \"kbd\" ]; product_id = 0x0107; },\n"
+	"         { configs = ( { functions = [ \"ncm\", \"acm\" ]; name = \"NCM\"; },\n"
+	"                       { functions = [ \"rndis\", \"acm\" ]; } );\n"
+	"           product_id = 0x0108; } );\n";
 
 struct fixture {
 	struct profile *p;
@@ -139,8 +144,8 @@ static void apply_set0(struct fixture *f)
 	assert_int_equal(composer_identity(f->c, f->p, 0), 0);
 	assert_int_equal(composer_add_function(f->c, fn(f, "acm")), 0);
 	assert_int_equal(composer_add_function(f->c, fn(f, "ecm")), 0);
-	assert_int_equal(composer_link(f->c, "acm"), 0);
-	assert_int_equal(composer_link(f->c, "ecm"), 0);
+	assert_int_equal(composer_link(f->c, 0, "acm"), 0);
+	assert_int_equal(composer_link(f->c, 0, "ecm"), 0);
 	assert_int_equal(composer_bind(f->c, "dummy_udc.0"), 0);
 }
 
@@ -190,8 +195,8 @@ static void test_unbind_and_switch(void **state)
 	assert_int_equal(composer_identity(f->c, f->p, 2), 0);
 	assert_int_equal(strtol(attr(f, "idProduct"), NULL, 16), 0x0107);
 	assert_int_equal(composer_add_function(f->c, fn(f, "kbd")), 0);
-	assert_int_equal(composer_link(f->c, "acm"), 0);
-	assert_int_equal(composer_link(f->c, "kbd"), 0);
+	assert_int_equal(composer_link(f->c, 0, "acm"), 0);
+	assert_int_equal(composer_link(f->c, 0, "kbd"), 0);
 	assert_int_equal(composer_bind(f->c, "dummy_udc.0"), 0);
 	assert_true(exists(f, "configs/c.1/kbd"));
 	assert_false(exists(f, "configs/c.1/ecm"));
@@ -248,7 +253,7 @@ static void test_failed_function_leaves_nothing(void **state)
 	assert_false(exists(f, "functions/hid.kbd"));
 	assert_int_equal(count(f, "functions"), 1);
 	/* And it cannot be linked. */
-	assert_int_equal(composer_link(f->c, "kbd"), -ENOENT);
+	assert_int_equal(composer_link(f->c, 0, "kbd"), -ENOENT);
 	/* A second try of a function that exists fails, changes nothing. */
 	assert_true(composer_add_function(f->c, fn(f, "acm")) < 0);
 	assert_int_equal(count(f, "functions"), 1);
@@ -301,6 +306,96 @@ static void test_takes_over_a_live_gadget(void **state)
 	composer_free(c2);
 }
 
+/* Windows binds NCM only through the MS OS compat ID WINNCM; RNDIS keeps
+ * its own. */
+static void test_ncm_and_rndis_compat_ids(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(composer_identity(f->c, f->p, 3), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "ncm")), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "rndis")), 0);
+	assert_string_equal(attr(f, "functions/ncm.ncm/os_desc/interface.ncm/compatible_id"),
+			    "WINNCM");
+	assert_string_equal(attr(f, "functions/ncm.ncm/os_desc/interface.ncm/sub_compatible_id"),
+			    "");
+	assert_string_equal(attr(f, "functions/rndis.rndis/os_desc/interface.rndis/compatible_id"),
+			    "RNDIS");
+	assert_string_equal(attr(f, "functions/rndis.rndis/os_desc/interface.rndis/sub_compatible_id"),
+			    "5162001");
+}
+
+/* Set 3: NCM (and acm) in c.1, RNDIS (and the same acm) in c.2; the OS
+ * descriptors link c.1. Then back to a set of one configuration: c.2
+ * goes, c.1 has its old string again. */
+static void test_two_configurations(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(composer_identity(f->c, f->p, 3), 0);
+	assert_true(exists(f, "configs/c.1"));
+	assert_true(exists(f, "configs/c.2"));
+	assert_false(exists(f, "configs/c.3"));
+	assert_string_equal(attr(f, "configs/c.1/strings/0x409/configuration"), "NCM");
+	/* Unnamed: its functions. */
+	assert_string_equal(attr(f, "configs/c.2/strings/0x409/configuration"), "rndis,acm");
+	assert_true(exists(f, "os_desc/c.1"));
+	assert_int_equal(composer_add_function(f->c, fn(f, "ncm")), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "rndis")), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "acm")), 0);
+	assert_int_equal(composer_link(f->c, 0, "ncm"), 0);
+	assert_int_equal(composer_link(f->c, 0, "acm"), 0);
+	assert_int_equal(composer_link(f->c, 1, "rndis"), 0);
+	assert_int_equal(composer_link(f->c, 1, "acm"), 0);
+	/* No c.3 in this set, and none past the most a set may have. */
+	assert_int_equal(composer_link(f->c, 2, "acm"), -ENOENT);
+	assert_int_equal(composer_link(f->c, PROFILE_MAX_CONFIGS, "acm"), -ENOENT);
+	assert_true(exists(f, "configs/c.1/ncm"));
+	assert_true(exists(f, "configs/c.1/acm"));
+	assert_true(exists(f, "configs/c.2/rndis"));
+	assert_true(exists(f, "configs/c.2/acm"));
+	assert_false(exists(f, "configs/c.1/rndis"));
+	assert_int_equal(composer_bind(f->c, "dummy_udc.0"), 0);
+
+	assert_int_equal(composer_unbind(f->c), 0);
+	assert_int_equal(composer_unlink_all(f->c), 0);
+	assert_false(exists(f, "configs/c.2/acm"));
+	assert_false(exists(f, "configs/c.1/ncm"));
+	assert_int_equal(composer_remove_function(f->c, "ncm"), 0);
+	assert_int_equal(composer_remove_function(f->c, "rndis"), 0);
+	assert_int_equal(composer_identity(f->c, f->p, 0), 0);
+	assert_false(exists(f, "configs/c.2"));
+	assert_string_equal(attr(f, "configs/c.1/strings/0x409/configuration"), "gadgetd");
+	assert_true(exists(f, "os_desc/c.1"));
+	assert_int_equal(composer_link(f->c, 1, "acm"), -ENOENT);
+	assert_int_equal(composer_add_function(f->c, fn(f, "ecm")), 0);
+	assert_int_equal(composer_link(f->c, 0, "acm"), 0);
+	assert_int_equal(composer_link(f->c, 0, "ecm"), 0);
+	assert_int_equal(composer_bind(f->c, "dummy_udc.0"), 0);
+	assert_int_equal(count(f, "configs"), 1);
+}
+
+/* gadgetd restarted on a live two-configuration gadget: the new composer
+ * finds both configurations, and a switch to one configuration removes
+ * the second. */
+static void test_takes_over_two_configurations(void **state)
+{
+	struct fixture *f = *state;
+	struct composer *c2;
+
+	assert_int_equal(composer_identity(f->c, f->p, 3), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "rndis")), 0);
+	assert_int_equal(composer_link(f->c, 1, "rndis"), 0);
+	assert_int_equal(composer_new("gadgetd", &c2), 0);
+	assert_int_equal(composer_unlink_all(c2), 0);
+	assert_false(exists(f, "configs/c.2/rndis"));
+	assert_int_equal(composer_identity(c2, f->p, 0), 0);
+	assert_false(exists(f, "configs/c.2"));
+	assert_int_equal(composer_destroy(c2), 0);
+	assert_false(exists(f, ""));
+	composer_free(c2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +406,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bind_needs_a_udc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takes_over_a_live_gadget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ncm_and_rndis_compat_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_configurations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_takes_over_two_configurations, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

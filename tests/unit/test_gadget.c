@@ -35,7 +35,10 @@ static const char test_profile[] =
 	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
 	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
 	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
-	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; }\n"
+	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
+	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
+	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
+	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -262,6 +265,51 @@ static void test_link_failure_rolls_back(void **state)
 	assert_non_null(strstr(f->msg, "rolled back to ncm"));
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
+}
+
+/* A set of two configurations: each function is created once and linked
+ * into each configuration that lists it; status shows both. */
+static void test_switch_to_two_configurations(void **state)
+{
+	struct fixture *f = *state;
+	char set[64], *text;
+
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "ecm,ncm,acm"), 0);
+	assert_string_equal(fake_calls, "unbind() unlink_all() identity(010a) add(ncm) "
+			    "link(ncm) link(acm) link(ecm@2) link(acm@2) bind(dummy_udc.0) ");
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "ncm,acm,ecm");
+	text = status_text(f, false);
+	assert_non_null(strstr(text, "\nconfigurations: c.1 ncm,acm; c.2 ecm,acm\n"));
+	free(text);
+	text = status_text(f, true);
+	assert_non_null(strstr(text, "\"configurations\":[\"ncm,acm\",\"ecm,acm\"]"));
+	free(text);
+	/* Back to one configuration. */
+	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
+	text = status_text(f, false);
+	assert_non_null(strstr(text, "\nconfigurations: c.1 ncm\n"));
+	free(text);
+}
+
+/* A link into c.2 that fails rolls back like any other step: every
+ * configuration is unlinked, and the old set (one configuration) comes
+ * back. */
+static void test_second_configuration_failure_rolls_back(void **state)
+{
+	struct fixture *f = *state;
+	char set[64];
+
+	fake_clear_calls();
+	snprintf(fake_fail_at, sizeof(fake_fail_at), "link(ecm@2)");
+	assert_true(do_switch(f, NULL, "ncm,acm,ecm") < 0);
+	assert_non_null(strstr(f->msg, "function ecm: cannot link it into configuration 2"));
+	assert_non_null(strstr(f->msg, "rolled back to acm,ecm"));
+	assert_non_null(strstr(fake_calls, "link(ecm@2) unlink_all() "));
+	assert_non_null(strstr(fake_calls, "identity(0105) link(acm) link(ecm) bind(dummy_udc.0) "));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "acm,ecm");
 }
 
 static void test_failed_rollback_turns_gadget_off(void **state)
@@ -772,6 +820,23 @@ static void test_failed_plugin_rebinds_without_it(void **state)
 	assert_true(fake_is_bound());
 }
 
+/* A failed plugin in c.2: the restart links the rest of each
+ * configuration back into that configuration. */
+static void test_failed_plugin_in_second_configuration(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(do_switch(f, NULL, "ecm,acm,adb"), 0);
+	fake_plugin_failed("adb");
+	fake_clear_calls();
+	fake_restart_due("adb");
+	run_rounds(f, 2);
+	assert_false(gadget_busy(f->g));
+	assert_string_equal(fake_calls, "unbind() respawn(adb) unlink_all() link(ecm) "
+					"link(acm@2) bind(dummy_udc.0) ");
+	assert_true(fake_is_bound());
+}
+
 /* An earlier restart left the gadget unbound (its worker died before it
  * was ready, and the kernel refused the bind): the next restart binds. */
 static void test_restart_when_unbound_binds_again(void **state)
@@ -817,6 +882,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plugin_not_ready_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_reaches_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_failure_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_switch_to_two_configurations, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_second_configuration_failure_rolls_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_plugin_in_second_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),

@@ -312,6 +312,37 @@ static const struct bad_case bad_cases[] = {
 	{ 12, "  { product_id = 0x0106; }", "t.conf:12: ", { "set 2: functions is missing" } },
 	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x10106; }", "t.conf:12: ",
 	  { "set 2: product_id", "0x10106 out of range" } },
+	/* Several configurations: configs = ( { functions = [ ... ]; }, ... ). */
+	{ 12, "  { configs = ( { functions = [ \"acm\" ]; } ); functions = [ \"adb\" ]; product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2", "functions and configs" } },
+	{ 12, "  { configs = ( ); product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2: configs", "at least one configuration" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2", "\"adb\" is in configurations 1 and 2", "FunctionFS" } },
+	{ 12, "  { configs = ( { functions = [ \"mtpp\" ]; } ); product_id = 0x0106; }", "t.conf:12: ",
+	  { "function \"mtpp\" in set 2: configuration 1 is not in the functions catalogue" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; }, { name = \"x\"; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 2: functions is missing" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; nme = \"x\"; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 1", "unknown setting \"nme\"" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; name = 5; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 1: name", "expected string" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; name = \"a\\tb\"; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 1: name", "printable ASCII" } },
+	{ 12, "  { configs = ( { functions = [ ]; } ); product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2: configuration 1", "a configuration needs at least one function" } },
+	{ 12, "  { configs = ( { functions = [ \"acm\" ]; }, { functions = [ \"adb\", \"adb\" ]; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 2", "\"adb\" appears twice" } },
+	{ 12, "  { configs = [ \"adb\" ]; product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2: configs", "expected list" } },
+	{ 12, "  { configs = ( 5 ); product_id = 0x0106; }", "t.conf:12: ",
+	  { "set 2: configuration 1", "expected {" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; }, { functions = [ \"acm\" ]; }, { functions = [ \"ecm\" ]; }, { functions = [ \"acm\" ]; }, { functions = [ \"ecm\" ]; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configs", "more than 4 configurations" } },
+	/* The same functions as set 1, spread over two configurations: a
+	 * request "acm,ecm" could not tell the two apart. */
+	{ 12, "  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\" ]; } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2", "the same functions as set 1" } },
 	{ 14, "default = \"acm,adb\";", "t.conf:14: ",
 	  { "default", "\"acm,adb\" is not an allowed set", "allowed sets: acm,ecm; adb" } },
 	{ 14, "default = \"mtp\";", "t.conf:14: ", { "default", "unknown function \"mtp\"" } },
@@ -356,6 +387,66 @@ static void test_base_is_valid(void **state)
 	assert_int_equal(p->n_sets, 2);
 	assert_int_equal(p->default_set, 0);
 	profile_free(p);
+	free(text);
+}
+
+/* A set of two configurations: each keeps its functions and name, the set
+ * has each function once (acm is in both), in the order first seen, and
+ * is requested by them in any order. A set of functions alone is one
+ * configuration. */
+static void test_configurations(void **state)
+{
+	struct profile *p;
+	char name[64];
+	char *text = base_with(12, "  { configs = ( { functions = [ \"ecm\", \"acm\" ]; name = \"NCM and serial\"; },"
+			       " { functions = [ \"adb\", \"acm\" ]; } ); product_id = 0x0106; }");
+	const struct profile_set *s;
+
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	s = &p->sets[1];
+	assert_int_equal(s->n_configs, 2);
+	assert_int_equal(s->configs[0].n_functions, 2);
+	assert_string_equal(p->functions[s->configs[0].functions[0]].name, "ecm");
+	assert_string_equal(p->functions[s->configs[0].functions[1]].name, "acm");
+	assert_string_equal(s->configs[0].name, "NCM and serial");
+	assert_null(s->configs[1].name);
+	assert_string_equal(p->functions[s->configs[1].functions[0]].name, "adb");
+	assert_int_equal(s->n_functions, 3);
+	profile_set_name(p, 1, name, sizeof(name));
+	assert_string_equal(name, "ecm,acm,adb");
+	profile_set_config_name(p, 1, 1, name, sizeof(name));
+	assert_string_equal(name, "adb,acm");
+	assert_int_equal(profile_set_find(p, "adb, ecm,acm", err, sizeof(err)), 1);
+	assert_int_equal(profile_set_find(p, "adb,ecm", err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "allowed sets: acm,ecm; ecm,acm,adb"));
+	/* Set 1, given as functions = [ ... ]: one configuration. */
+	assert_int_equal(p->sets[0].n_configs, 1);
+	assert_int_equal(p->sets[0].configs[0].n_functions, 2);
+	assert_null(p->sets[0].configs[0].name);
+	profile_set_config_name(p, 0, 0, name, sizeof(name));
+	assert_string_equal(name, "acm,ecm");
+	profile_free(p);
+}
+
+/* A function whose own block is broken (no type), in two configurations
+ * of a set: its own error, and no crash (found by fuzz_profile). */
+static void test_broken_function_in_two_configurations(void **state)
+{
+	struct profile *p;
+	char *text = base_with(8, "  adb: { typen = \"ffs\"; };");
+	char *set = strstr(text, "  { functions = [ \"adb\" ]; product_id = 0x0106; }");
+	char *full;
+
+	assert_non_null(set);
+	*set = '\0';
+	assert_true(asprintf(&full, "%s  { configs = ( { functions = [ \"adb\" ]; },"
+			     " { functions = [ \"adb\", \"acm\" ]; } ); product_id = 0x0106; }\n);\n",
+			     text) > 0);
+	assert_int_equal(parse(full, &p), -EINVAL);
+	assert_null(p);
+	assert_message("t.conf:8: ", "functions.adb.type is missing", NULL);
+	free(full);
 	free(text);
 }
 
@@ -988,6 +1079,14 @@ static void test_android_profile(void **state)
 	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "true");
 	assert_true(profile_set_find(p, "mtp,adb", err, sizeof(err)) >= 0);
 	assert_true(profile_set_find(p, "rndis,adb", err, sizeof(err)) >= 0);
+	/* RNDIS in c.1 for Windows, NCM in c.2, which Linux takes. */
+	i = profile_set_find(p, "ncm,rndis", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].n_configs, 2);
+	profile_set_config_name(p, i, 0, name, sizeof(name));
+	assert_string_equal(name, "rndis");
+	profile_set_config_name(p, i, 1, name, sizeof(name));
+	assert_string_equal(name, "ncm");
 	profile_free(p);
 }
 
@@ -1127,6 +1226,8 @@ int main(void)
 	}
 #define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
 	T(test_base_is_valid);
+	T(test_configurations);
+	T(test_broken_function_in_two_configurations);
 	T(test_every_problem_is_reported);
 	T(test_no_follow_on_errors);
 	T(test_missing_groups);

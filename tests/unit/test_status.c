@@ -85,6 +85,7 @@ static void fill(struct status *st)
 		.teardown_ms = 1111, .ready_ms = 2222, .bind_ms = 3333, .total_ms = 4444,
 		.boot = "boot-restored", .failed_when = 1700000500,
 		.failed = "failed-switch-to-x", .n_plugins = 2,
+		.n_configs = 2, .configs = { "cfg-ncm,acm", "cfg-rndis" },
 	};
 	st->plugins[0] = running;
 	st->plugins[1] = failed;
@@ -96,6 +97,8 @@ static void test_same_fields(void **state)
 	struct field f[] = {
 		{ "profile", "profile: prof-p\n", "\"profile\":\"prof-p\"" },
 		{ "set", "set: set-s\n", "\"set\":\"set-s\"" },
+		{ "configs", "configurations: c.1 cfg-ncm,acm; c.2 cfg-rndis\n",
+		  "\"configurations\":[\"cfg-ncm,acm\",\"cfg-rndis\"]" },
 		{ "switching", "state: switching\n", "\"switching\":true" },
 		{ "udc", "udc: udc-u\n", "\"udc\":\"udc-u\"" },
 		{ "udc_state", "udc state: ustate-configured\n", "\"udc_state\":\"ustate-configured\"" },
@@ -125,8 +128,8 @@ static void test_same_fields(void **state)
 	};
 
 	fill(&st);
-	when(st.last_switch, f[7].text, sizeof(f[7].text));
-	when(st.failed_when, f[13].text, sizeof(f[13].text));
+	when(st.last_switch, f[8].text, sizeof(f[8].text));
+	when(st.failed_when, f[14].text, sizeof(f[14].text));
 	check_fields(&st, f, sizeof(f) / sizeof(f[0]));
 }
 
@@ -139,6 +142,7 @@ static void test_empty(void **state)
 	const struct field f[] = {
 		{ "profile", "profile: -\n", "\"profile\":\"\"" },
 		{ "set", "set: off\n", "\"set\":\"\"" },
+		{ "configs", "", "\"configurations\":[]" },
 		{ "switching", "state: idle\n", "\"switching\":false" },
 		{ "udc", "udc: -\n", "\"udc\":\"\"" },
 		{ "udc_state", "udc state: unbound\n", "\"udc_state\":\"unbound\"" },
@@ -150,6 +154,7 @@ static void test_empty(void **state)
 
 	check_fields(&st, f, sizeof(f) / sizeof(f[0]));
 	assert_null(strstr(text, "last failure"));
+	assert_null(strstr(text, "configurations"));
 	free(text);
 }
 
