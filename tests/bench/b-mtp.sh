@@ -13,6 +13,8 @@
 #   BENCH mtp_bench_files: the tree's size
 # Runs in the guest (see run-bench.sh); needs SRC and B. MTP_BENCH_FILES
 # sets the tree's size; MTP_BENCH_LIST_ONLY=1 skips the 50 MB transfers.
+# MTP_BENCH_USBMON=1 runs mtp-files once more with usbmon on and prints the
+# median spans of a transaction (usbmon-txn.awk) as BENCH NAME_*_us.
 # MTP_BENCH_BASE=DIR also walks the tree with DIR/gadgetd-worker and
 # DIR/plugins/mtp.so (a build of another commit), as mtpbase_*.
 . "$SRC/tests/loopback/lib.sh"
@@ -113,6 +115,27 @@ list() {
 	t1=$(now)
 	grep -q many $W/$1-folders.txt || echo "FAIL: $1: mtp-folders did not list 'many'"
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
+}
+
+# trace NAME: mtp-files again, under usbmon; the medians of each span.
+trace() {
+	[ -n "${MTP_BENCH_USBMON:-}" ] || return 0
+	modprobe usbmon 2>/dev/null
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	cat /sys/kernel/debug/usb/usbmon/0u > $W/$1-mon.txt &
+	mp=$!
+	sleep 0.5
+	timeout 600 mtp-files > /dev/null 2>&1
+	sleep 0.5
+	kill $mp
+	wait $mp 2>/dev/null
+	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$1-mon.txt > $W/$1-spans.txt
+	for k in txn dev_data dev_resp host_data host_resp host_next; do
+		m=$(awk -v k=$k '$1 == k { print $2 }' $W/$1-spans.txt | sort -n |
+			awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+		echo "BENCH ${1}_${k}_us ${m:-0} us"
+	done
+	rm -f $W/$1-mon.txt
 }
 
 # ls_time NAME CLIENT LABEL DIR PID: time `ls -R DIR` (CLIENT's mount;
@@ -238,6 +261,7 @@ populate /srv/mtpb
 populate /srv/umtpb
 mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
 list mtp $MTP_WPID
+trace mtp
 fuse_ls mtp $MTP_WPID
 mtp_down
 if [ -n "${MTP_BENCH_BASE:-}" ]; then
@@ -245,6 +269,7 @@ if [ -n "${MTP_BENCH_BASE:-}" ]; then
 	B=$MTP_BENCH_BASE
 	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
 		list mtpbase $MTP_WPID
+		trace mtpbase
 		fuse_ls mtpbase $MTP_WPID
 	else
 		echo "FAIL: the base build's mtp gadget did not come up"
@@ -254,6 +279,7 @@ if [ -n "${MTP_BENCH_BASE:-}" ]; then
 fi
 if umtprd_up /srv/umtpb; then
 	list umtprd $UPID
+	trace umtprd
 	fuse_ls umtprd $UPID
 fi
 umtprd_down
