@@ -738,6 +738,15 @@ static void mtp_ops_get_prop_list(struct mtp_ops *o,
 		mtp_ops_rc(r, MTP_RC_INVALID_OBJECT_FORMAT);
 		return;
 	}
+	/* One object (libmtp asks so for every object it walks): built
+	 * whole, like an ObjectInfo, with one stat. */
+	if (c->params[0] != 0 && c->params[0] != MTP_ALL && c->params[4] == 0) {
+		rc = mtp_proplist_one(o->store, c->params[0],
+				      (uint16_t)c->params[1], c->params[2],
+				      &o->buf);
+		mtp_ops_in_buf(o, r, rc);
+		return;
+	}
 	rc = mtp_proplist_new(o->store, c->params[0], (uint16_t)c->params[1],
 			      c->params[2], c->params[4], &pl, &len);
 	if (rc < 0) {

@@ -89,21 +89,29 @@ static int mtp_proplist_collect(struct mtp_store *s, uint32_t handle,
 	return rc;
 }
 
-/* The entries of object h into b (emptied first): 0, 1 when it is not of
- * format fmt (0: any) and is left out, -ENOENT when it is gone. */
-static int mtp_proplist_render(struct mtp_store *s, struct mtp_buf *b,
-			       uint32_t h, uint16_t fmt, uint32_t prop,
-			       uint32_t *count)
+/* The entries of object h appended to b: 0, 1 when it is not of format
+ * fmt (0: any) and is left out, -ENOENT when it is gone. */
+static int mtp_proplist_render_into(struct mtp_store *s, struct mtp_buf *b,
+				    uint32_t h, uint16_t fmt, uint32_t prop,
+				    uint32_t *count)
 {
 	struct mtp_obj_stat st;
 	int rc = mtp_store_stat(s, h, &st);
 
-	mtp_buf_reset(b);
 	if (rc < 0)
 		return rc;
 	if (fmt && fmt != mtp_dataset_format_of(st.name, st.dir))
 		return 1;
 	return mtp_dataset_prop_entries(b, &st, prop, count);
+}
+
+/* The same into b emptied first. */
+static int mtp_proplist_render(struct mtp_store *s, struct mtp_buf *b,
+			       uint32_t h, uint16_t fmt, uint32_t prop,
+			       uint32_t *count)
+{
+	mtp_buf_reset(b);
+	return mtp_proplist_render_into(s, b, h, fmt, prop, count);
 }
 
 /*
@@ -198,6 +206,22 @@ int mtp_proplist_fill(struct mtp_proplist *pl, uint8_t *out, size_t n)
 	/* Zeros keep the framing the host was promised. */
 	memset(out + done, 0, n - done);
 	return pl->err;
+}
+
+int mtp_proplist_one(struct mtp_store *s, uint32_t handle, uint16_t fmt,
+		     uint32_t prop, struct mtp_buf *b)
+{
+	uint32_t count = 0;
+	int rc;
+
+	/* Rendered after the count's place, which is filled in last. */
+	mtp_buf_reset(b);
+	mtp_buf_u32(b, 0);
+	rc = mtp_proplist_render_into(s, b, handle, fmt, prop, &count);
+	if (rc < 0)
+		return rc;
+	mtp_buf_set_u32(b, 0, count);
+	return b->oom ? -ENOMEM : 0;
 }
 
 void mtp_proplist_free(struct mtp_proplist *pl)

@@ -12,6 +12,7 @@
 #ifndef GADGETD_MTP_PROPLIST_H
 #define GADGETD_MTP_PROPLIST_H
 
+#include "mtp_buf.h"
 #include "mtp_store.h"
 
 #include <stddef.h>
@@ -41,6 +42,14 @@ int mtp_proplist_new(struct mtp_store *s, uint32_t handle, uint16_t fmt,
  * framing holds; answer Incomplete_Transfer).
  */
 int mtp_proplist_fill(struct mtp_proplist *pl, uint8_t *out, size_t n);
+/*
+ * The whole dataset of one object (a handle at depth 0, what libmtp asks
+ * for each object it walks) into b, emptied first: a single stat and no
+ * allocation beyond b, so it can go out as one data phase. An object of
+ * another format gives an empty list. -ENOENT when handle does not exist.
+ */
+int mtp_proplist_one(struct mtp_store *s, uint32_t handle, uint16_t fmt,
+		     uint32_t prop, struct mtp_buf *b);
 void mtp_proplist_free(struct mtp_proplist *pl);
 
 #endif

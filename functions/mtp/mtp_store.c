@@ -28,6 +28,7 @@ void mtp_store_changed(struct mtp_store *s)
 	if (s->dc_fd >= 0)
 		close(s->dc_fd);
 	s->dc_fd = -1;
+	s->sc_handle = 0;
 }
 
 struct mtp_store *mtp_store_new(void)
@@ -205,19 +206,18 @@ int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 	struct mtp_obj *o;
 	struct mtp_storage *st;
 	struct mtp_fs_stat sb;
-	bool cached = true;
 	int fd, rc;
 
-	rc = mtp_store_walk_parent_cached(s, handle, &o, &st, &fd);
+	rc = mtp_store_walk_stat_cached(s, handle, &o, &st, &sb);
 	if (rc == -ENOSYS) {
-		cached = false;
 		rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &fd);
-	}
-	if (rc < 0)
-		return rc;
-	rc = mtp_store_lstat(fd, o->name, &sb);
-	if (!cached)
+		if (rc < 0)
+			return rc;
+		rc = mtp_store_lstat(fd, o->name, &sb);
 		close(fd);
+	}
+	if (rc == -EACCES)
+		rc = -ENOENT;
 	if (rc < 0)
 		return rc;
 	out->handle = handle;

@@ -64,6 +64,10 @@ struct mtp_store {
 	int dc_fd;
 	uint32_t dc_storage, dc_parent;
 	uint64_t dc_ms;
+	/* The object last stat'ed in that folder (0: none), valid as long
+	 * as the folder is (see mtp_store_walk_stat_cached). */
+	uint32_t sc_handle;
+	struct mtp_fs_stat sc_sb;
 	struct mtp_store_upload *uploads; /* in progress */
 	unsigned tmp_seq;
 };
@@ -104,6 +108,16 @@ int mtp_store_walk_parent_fd(struct mtp_store *s, uint32_t handle,
 int mtp_store_walk_parent_cached(struct mtp_store *s, uint32_t handle,
 				 struct mtp_obj **o, struct mtp_storage **st,
 				 int *fd);
+
+/*
+ * mtp_fs_entry() of handle in its folder, through the folder cache; the
+ * object last asked for is answered again from memory while that cache
+ * holds (no inotify record pending, no change of ours, the folder walked
+ * under MTP_STORE_DIRCACHE_MS ago). -ENOSYS: no cache without a quiet_fn.
+ */
+int mtp_store_walk_stat_cached(struct mtp_store *s, uint32_t handle,
+			       struct mtp_obj **o, struct mtp_storage **st,
+			       struct mtp_fs_stat *sb);
 
 /* mtp_store_upload.c */
 /* True when name is the temporary file of an upload in progress. */

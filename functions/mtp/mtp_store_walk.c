@@ -1,6 +1,7 @@
 /*
  * mtp_store_walk: from a handle to an fd of its folder, one level at a
- * time from the storage's root, and the one folder kept open for stats.
+ * time from the storage's root, and the one folder kept open for stats
+ * with the last stat made there.
  */
 #include "mtp_store_int.h"
 
@@ -108,4 +109,27 @@ int mtp_store_walk_parent_cached(struct mtp_store *s, uint32_t handle,
 	s->dc_parent = (*o)->parent;
 	s->dc_ms = now;
 	return 0;
+}
+
+int mtp_store_walk_stat_cached(struct mtp_store *s, uint32_t handle,
+			       struct mtp_obj **o, struct mtp_storage **st,
+			       struct mtp_fs_stat *sb)
+{
+	int fd, rc = mtp_store_walk_parent_cached(s, handle, o, st, &fd);
+
+	if (rc < 0)
+		return rc;
+	/* libmtp asks GetObjectInfo, then GetObjectPropList, of each object
+	 * it walks: the second needs no system call. Handles carry a
+	 * generation, so a reused slot never matches. */
+	if (s->sc_handle == handle) {
+		*sb = s->sc_sb;
+		return 0;
+	}
+	rc = mtp_fs_entry(fd, (*o)->name, sb);
+	if (rc == 0) {
+		s->sc_handle = handle;
+		s->sc_sb = *sb;
+	}
+	return rc;
 }

@@ -8,8 +8,15 @@
 #   BENCH mtp_send_net_mbps / mtp_get_net_mbps: the rates less that cost
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount
+#   BENCH mtp_files_obj_ms / *_cpu_us: wall ms per object of mtp-files, and
+#         the responder's CPU time per object (utime + stime) in each walk
+#   BENCH mtp_bench_files: the tree's size
 # Runs in the guest (see run-bench.sh); needs SRC and B. MTP_BENCH_FILES
 # sets the tree's size; MTP_BENCH_LIST_ONLY=1 skips the 50 MB transfers.
+# MTP_BENCH_USBMON=1 runs mtp-files once more with usbmon on and prints the
+# median spans of a transaction (usbmon-txn.awk) as BENCH NAME_*_us.
+# MTP_BENCH_BASE=DIR also walks the tree with DIR/gadgetd-worker and
+# DIR/plugins/mtp.so (a build of another commit), as mtpbase_*.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 export LANG=C.UTF-8
@@ -20,6 +27,15 @@ UFFS=/dev/ffs-mtp
 UPID=
 
 now() { date +%s%N; }
+# cpu_ticks PID: the process's utime + stime in clock ticks (0 if gone).
+cpu_ticks() {
+	sed 's/^.*) //' /proc/$1/stat 2>/dev/null | awk '{ print $12 + $13 }' | grep . || echo 0
+}
+# cpu_us TICKS0 TICKS1: CPU microseconds per object of the tree.
+cpu_us() {
+	awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" -v n="$NFILES" \
+		'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }'
+}
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
 secs() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e9 }'; }
 
@@ -79,15 +95,19 @@ tiny() {
 	echo "BENCH ${1}_tiny_get_ms $((TINY_GET_NS / 1000000)) ms"
 }
 
-# list NAME: time mtp-files over the whole device.
+# list NAME PID: time mtp-files over the whole device (PID: the responder).
 list() {
+	c0=$(cpu_ticks $2)
 	t0=$(now)
 	timeout 600 mtp-files > $W/$1-files.txt 2>&1
 	t1=$(now)
+	c1=$(cpu_ticks $2)
 	n=$(grep -c '^File ID:' $W/$1-files.txt)
 	echo "$1: mtp-files listed $n objects"
 	[ "$n" -ge "$NFILES" ] || { echo "FAIL: $1: mtp-files listed only $n objects"; return 1; }
 	echo "BENCH ${1}_files_s $(secs $((t1 - t0))) s"
+	echo "BENCH ${1}_files_obj_ms $(awk -v ns=$((t1 - t0)) -v n=$NFILES 'BEGIN { printf "%.3f", ns / 1e6 / n }') ms"
+	echo "BENCH ${1}_files_cpu_us $(cpu_us $c0 $c1) us"
 	# mtp-folders opens the device cached: libmtp then asks for every
 	# object at once (GetObjectPropList) when the responder offers it.
 	t0=$(now)
@@ -97,29 +117,53 @@ list() {
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
-# ls_time NAME CLIENT LABEL DIR: time `ls -R DIR` (CLIENT's mount); a
-# listing that failed or timed out gives no figure.
+# trace NAME: mtp-files again, under usbmon; the medians of each span.
+trace() {
+	[ -n "${MTP_BENCH_USBMON:-}" ] || return 0
+	modprobe usbmon 2>/dev/null
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	cat /sys/kernel/debug/usb/usbmon/0u > $W/$1-mon.txt &
+	mp=$!
+	sleep 0.5
+	timeout 600 mtp-files > /dev/null 2>&1
+	sleep 0.5
+	kill $mp
+	wait $mp 2>/dev/null
+	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$1-mon.txt > $W/$1-spans.txt
+	for k in txn dev_data dev_resp host_data host_resp host_next; do
+		m=$(awk -v k=$k '$1 == k { print $2 }' $W/$1-spans.txt | sort -n |
+			awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+		echo "BENCH ${1}_${k}_us ${m:-0} us"
+	done
+	rm -f $W/$1-mon.txt
+}
+
+# ls_time NAME CLIENT LABEL DIR PID: time `ls -R DIR` (CLIENT's mount;
+# PID: the responder); a listing that failed or timed out gives no figure.
 ls_time() {
+	c0=$(cpu_ticks $5)
 	t0=$(now)
 	timeout 600 ls -R "$4" > $W/$1-$2-ls.txt 2>&1
 	t1=$(now)
+	c1=$(cpu_ticks $5)
 	n=$(grep -c '^f[0-9]*\.txt$' $W/$1-$2-ls.txt)
 	if [ "$n" -ge "$NFILES" ]; then
 		echo "BENCH ${1}_${2}_ls_s $(secs $((t1 - t0))) s"
+		echo "BENCH ${1}_${2}_cpu_us $(cpu_us $c0 $c1) us"
 	else
 		echo "FAIL: $1: ls -R through $3 listed $n files in $(secs $((t1 - t0))) s"
 	fi
 	timeout 30 fusermount -u "$4" 2>/dev/null || timeout 30 umount "$4"
 }
 
-# fuse_ls NAME: time `ls -R` of the whole device through jmtpfs (libmtp,
+# fuse_ls NAME PID: time `ls -R` of the whole device through jmtpfs (libmtp,
 # uncached: GetObjectInfo and a one-object GetObjectPropList per object)
 # and through go-mtpfs (its own stack: GetObjectInfo per object).
 fuse_ls() {
 	modprobe fuse 2>/dev/null
 	mkdir -p $W/j $W/g
 	if timeout 60 jmtpfs $W/j > $W/$1-jmtpfs.txt 2>&1; then
-		ls_time $1 jmtpfs jmtpfs $W/j
+		ls_time $1 jmtpfs jmtpfs $W/j $2
 	else
 		echo "FAIL: $1: jmtpfs did not mount"; tail -n 3 $W/$1-jmtpfs.txt
 	fi
@@ -128,7 +172,7 @@ fuse_ls() {
 	local n=0
 	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
 	if mountpoint -q $W/g; then
-		ls_time $1 gomtpfs go-mtpfs $W/g
+		ls_time $1 gomtpfs go-mtpfs $W/g $2
 	else
 		echo "FAIL: $1: go-mtpfs did not mount"; tail -n 3 $W/$1-gomtpfs.txt
 	fi
@@ -212,15 +256,31 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 fi
 
 echo "== $NFILES files"
+echo "BENCH mtp_bench_files $NFILES files"
 populate /srv/mtpb
 populate /srv/umtpb
 mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
-list mtp
-fuse_ls mtp
+list mtp $MTP_WPID
+trace mtp
+fuse_ls mtp $MTP_WPID
 mtp_down
+if [ -n "${MTP_BENCH_BASE:-}" ]; then
+	B0=$B
+	B=$MTP_BENCH_BASE
+	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
+		list mtpbase $MTP_WPID
+		trace mtpbase
+		fuse_ls mtpbase $MTP_WPID
+	else
+		echo "FAIL: the base build's mtp gadget did not come up"
+	fi
+	mtp_down
+	B=$B0
+fi
 if umtprd_up /srv/umtpb; then
-	list umtprd
-	fuse_ls umtprd
+	list umtprd $UPID
+	trace umtprd
+	fuse_ls umtprd $UPID
 fi
 umtprd_down
 cp $W/*.txt $W/umtprd.log /mnt/out/ 2>/dev/null

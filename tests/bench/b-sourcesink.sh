@@ -8,7 +8,11 @@
 # - bulk1m: 1 MiB transfers (adb's largest payload), to /dev/null and from
 #   /dev/zero, so the host does little besides moving the bytes: what the
 #   bus carries. 64 MiB each way.
-# Prints BENCH sync16k_{in,out}_mbps and bulk1m_{in,out}_mbps.
+# - txn: libmtp's listing pattern, one MTP transaction after the other: a
+#   16-byte command out, a 512-byte read (data), a 512-byte read
+#   (response). The floor of one GetObjectInfo on this bed.
+# Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps and
+# mtp_txn_floor_ms.
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -39,6 +43,19 @@ measure() {
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
 	cfs_unlink sourcesink SourceSink.ss
 }
+# measure_txn COUNT: COUNT transactions with 512-byte device requests.
+measure_txn() {
+	echo 512 > $F/bulk_buflen || die "bulk_buflen 512"
+	cfs_link sourcesink SourceSink.ss || die "link"
+	cfs_bind sourcesink || die "bind"
+	wait_usb 1d6b:0102 20 || die "SourceSink gadget not seen"
+	ms=$(timeout 120 "$B/usbsync" 1d6b:0102 txn "$1" 512 -) || die "usbsync txn"
+	echo "BENCH mtp_txn_floor_ms $ms ms"
+	cfs_unbind sourcesink
+	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
+	cfs_unlink sourcesink SourceSink.ss
+}
+measure_txn 2000
 head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
 measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
 measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero

@@ -12,6 +12,8 @@ for line in open(sys.argv[1]):
 # A benchmark measured more than once in the run (the ceiling, first and
 # last) counts with its mean.
 vals = {k: sum(v) / len(v) for k, v in samples.items()}
+# b-mtp says how many files its listings walked (MTP_BENCH_FILES).
+files = f"{vals['mtp_bench_files']:.0f}" if "mtp_bench_files" in vals else "?"
 for k, v in samples.items():
     if len(v) > 1:
         print(f"{k}: {' and '.join(f'{x:g}' for x in v)}, mean {vals[k]:.1f}")
@@ -35,10 +37,12 @@ pairs = [
     ("sync16k_in_mbps", "ceiling_read_mbps", "libmtp-pattern bound in / mass_storage read", None),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
-    ("umtprd_files_s", "mtp_files_s", "mtp-files 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_folders_s", "mtp_folders_s", "mtp-folders 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", "ls -R through jmtpfs, 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", "ls -R through go-mtpfs, 10000 files: umtprd time / gadgetd time", None),
+    ("umtprd_files_s", "mtp_files_s", f"mtp-files {files} files: umtprd time / gadgetd time", 1.0),
+    ("umtprd_folders_s", "mtp_folders_s", f"mtp-folders {files} files: umtprd time / gadgetd time", 8.0),
+    ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", f"ls -R through jmtpfs, {files} files: umtprd time / gadgetd time", 1.0),
+    ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", f"ls -R through go-mtpfs, {files} files: umtprd time / gadgetd time", 1.0),
+    ("mtp_files_obj_ms", "mtp_txn_floor_ms", "mtp-files ms per object (2 transactions) / SourceSink transaction floor", None),
+    ("umtprd_files_obj_ms", "mtp_txn_floor_ms", "umtprd: mtp-files ms per object (1 transaction) / SourceSink transaction floor", None),
 ]
 print("ratios (same VM run):")
 for num, den, what, target in pairs:

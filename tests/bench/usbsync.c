@@ -7,6 +7,11 @@
  *
  * usage: usbsync VID:PID in|out BYTES CHUNK FILE
  * Prints "MB/s" (10^6 bytes) on stdout; exit 1 on any error.
+ *
+ * usbsync VID:PID txn COUNT CHUNK -: COUNT transactions of libmtp's
+ * listing pattern, each a 16-byte command out, then two reads of CHUNK
+ * bytes (data, response), one after the other. Prints the mean time of
+ * one transaction in ms: the floor of an MTP transaction on this bed.
  */
 #include <fcntl.h>
 #include <libusb-1.0/libusb.h>
@@ -58,6 +63,28 @@ static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 	return found;
 }
 
+static int txn(libusb_device_handle *h, unsigned char in, unsigned char out,
+	       long long count, unsigned char *buf, int chunk)
+{
+	double t0 = now();
+	int n, r = 0;
+
+	for (long long i = 0; i < count && r == 0; i++) {
+		memset(buf, 0, 16);
+		r = libusb_bulk_transfer(h, out, buf, 16, &n, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, in, buf, chunk, &n, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, in, buf, chunk, &n, 5000);
+	}
+	if (r < 0) {
+		fprintf(stderr, "usbsync: txn: %s\n", libusb_error_name(r));
+		return 1;
+	}
+	printf("%.3f\n", (now() - t0) * 1e3 / count);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned vid, pid;
@@ -70,15 +97,16 @@ int main(int argc, char **argv)
 	double t0;
 
 	if (argc != 6 || sscanf(argv[1], "%x:%x", &vid, &pid) != 2 ||
-	    (strcmp(argv[2], "in") && strcmp(argv[2], "out"))) {
-		fprintf(stderr, "usage: usbsync VID:PID in|out BYTES CHUNK FILE\n");
+	    (strcmp(argv[2], "in") && strcmp(argv[2], "out") &&
+	     strcmp(argv[2], "txn"))) {
+		fprintf(stderr, "usage: usbsync VID:PID in|out|txn BYTES CHUNK FILE\n");
 		return 2;
 	}
 	to_host = !strcmp(argv[2], "in");
 	total = atoll(argv[3]);
 	chunk = strtoul(argv[4], NULL, 0);
-	buf = malloc(chunk);
-	fd = to_host ? open(argv[5], O_WRONLY | O_CREAT | O_TRUNC, 0644)
+	buf = malloc(chunk < 16 ? 16 : chunk);
+	fd = !strcmp(argv[2], "txn") ? 0 : to_host ? open(argv[5], O_WRONLY | O_CREAT | O_TRUNC, 0644)
 		     : open(argv[5], O_RDONLY);
 	if (!buf || fd < 0 || total <= 0 || !chunk) {
 		perror("usbsync");
@@ -94,6 +122,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbsync: no bulk pair to claim\n");
 		return 1;
 	}
+	if (!strcmp(argv[2], "txn"))
+		return txn(h, in, out, total, buf, (int)chunk);
 	t0 = now();
 	while (done < total) {
 		int want = total - done < (long long)chunk ? (int)(total - done)

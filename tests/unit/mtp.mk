@@ -12,10 +12,10 @@ test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c \
 	functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c $(mtp_STORE) functions/mtp/mtp_fs.c \
 	functions/mtp/mtp_events.c functions/mtp/mtp_prep.c common/loop.c common/log.c common/fsutil.c
-test_mtp_plugin_LIBS := -Wl,--wrap=fstatvfs64
+test_mtp_plugin_LIBS := -Wl,--wrap=fstatvfs64,--wrap=statx
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
 	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
-test_mtp_events_LIBS :=
+test_mtp_events_LIBS := -Wl,--wrap=statx
 # functions/mtp/mtp_prep.c alone, in a temporary folder (as root: the
 # storage goes to another user).
 test_mtp_prep_SRCS := tests/unit/test_mtp_prep.c functions/mtp/mtp_prep.c common/log.c common/fsutil.c

@@ -729,6 +729,20 @@ static uint16_t in_phase(struct fx *f, uint8_t **out, size_t *n)
 	return code;
 }
 
+/* statx() is wrapped (mtp.mk): the stats an operation costs. */
+static unsigned n_statx;
+
+int __real_statx(int dfd, const char *path, int flags, unsigned mask,
+		 struct statx *sx);
+int __wrap_statx(int dfd, const char *path, int flags, unsigned mask,
+		 struct statx *sx);
+int __wrap_statx(int dfd, const char *path, int flags, unsigned mask,
+		 struct statx *sx)
+{
+	n_statx++;
+	return __real_statx(dfd, path, flags, mask, sx);
+}
+
 /* Walk an ObjectPropList, checking every element is whole; its count.
  * handles gets the distinct handles in order (room for max). */
 static uint32_t walk_prop_list(const uint8_t *p, size_t n, uint32_t *handles,
@@ -824,6 +838,44 @@ static void test_prop_list_whole_device(void **state)
 	assert_int_equal(walk_prop_list(data, n, handles, FILES + 8, &nh),
 			 FILES / 2 + 1);
 	free(data);
+}
+
+/* libmtp walks a folder with GetObjectInfo then a one-object
+ * GetObjectPropList of each object: one stat serves both, and the list
+ * is the object's whole one. */
+static void test_walk_one_stat(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h, handles[4];
+	uint8_t *data;
+	size_t n, nh;
+
+	write_file(in_s0(f, "a.txt"), 5);
+	write_file(in_s0(f, "b.txt"), 5);
+	open_session(f);
+	h = handle_of(f, "a.txt");
+	/* The last object asked about is another one. */
+	cmd(f, MTP_OP_GET_OBJECT_INFO, 1, handle_of(f, "b.txt"));
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	free(data);
+	n_statx = 0;
+	cmd(f, MTP_OP_GET_OBJECT_INFO, 1, h);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	free(data);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0xffffffff, 0, 0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_true(walk_prop_list(data, n, handles, 4, &nh) >= 10);
+	assert_int_equal(nh, 1);
+	assert_int_equal(handles[0], h);
+	free(data);
+	assert_int_equal(n_statx, 1);
+	/* Asked again later, the same. */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, MTP_PROP_OBJECT_SIZE, 0,
+	    0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(walk_prop_list(data, n, handles, 4, &nh), 1);
+	free(data);
+	assert_int_equal(n_statx, 1);
 }
 
 /* Parameters a host may get wrong, each answered without a data phase
@@ -2037,6 +2089,7 @@ int main(void)
 	    T(test_rename_and_props),
 	    T(test_prop_list_whole_device),
 	    T(test_prop_list_bad_params),
+	    T(test_walk_one_stat),
 	    T(test_prop_list_changed_meanwhile),
 	    T(test_stray_data_and_disable),
 	    T(test_send_object_4gib_framing),
