@@ -5,8 +5,18 @@
  * the kernel's SourceSink function as the device, it gives the best rate
  * any device could reach with that host pattern on this bed.
  *
- * usage: usbsync VID:PID in|out BYTES CHUNK FILE
- * Prints "MB/s" (10^6 bytes) on stdout; exit 1 on any error.
+ * With adbin and adbout it follows Debian's adb 29 instead (AOSP adb's
+ * client/usb_linux.cpp and its one-WRTE-in-flight streams): each CHUNK of
+ * payload goes with a 24-byte header in a transfer of its own before it,
+ * a ZLP after it when it is a multiple of maxpacket, and then the host
+ * waits for the 24-byte OKAY; a pull reads the header, then the payload,
+ * then sends the OKAY. SourceSink gives any length, so the headers and
+ * OKAYs are dummies of the right size; the header and OKAY read from the
+ * device is a maxpacket buffer (one packet on the bus, like a 24-byte
+ * short one).
+ *
+ * usage: usbsync VID:PID in|out|adbin|adbout BYTES CHUNK FILE
+ * Prints "MB/s" (10^6 bytes of payload) on stdout; exit 1 on any error.
  */
 #include <fcntl.h>
 #include <libusb-1.0/libusb.h>
@@ -24,6 +34,8 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+static int maxpkt = 512;
 
 static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 		    unsigned char *out)
@@ -44,6 +56,7 @@ static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 
 			if ((ep->bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
 				continue;
+			maxpkt = ep->wMaxPacketSize;
 			if (ep->bEndpointAddress & 0x80)
 				*in = *in ? *in : ep->bEndpointAddress;
 			else
@@ -58,6 +71,33 @@ static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 	return found;
 }
 
+/* One adb 29 WRTE of want bytes (buf) and its OKAY; returns the
+ * libusb result. */
+static int adb_wrte(libusb_device_handle *h, unsigned char in,
+		    unsigned char out, bool to_host, unsigned char *buf,
+		    int want, int *n)
+{
+	unsigned char msg[512] = { 0 };
+	int m, r;
+
+	if (to_host) {
+		r = libusb_bulk_transfer(h, in, msg, maxpkt, &m, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, in, buf, want, n, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, out, msg, 24, &m, 5000);
+		return r;
+	}
+	r = libusb_bulk_transfer(h, out, msg, 24, &m, 5000);
+	if (r == 0)
+		r = libusb_bulk_transfer(h, out, buf, want, n, 5000);
+	if (r == 0 && want % maxpkt == 0)
+		r = libusb_bulk_transfer(h, out, msg, 0, &m, 5000);
+	if (r == 0)
+		r = libusb_bulk_transfer(h, in, msg, maxpkt, &m, 5000);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned vid, pid;
@@ -66,15 +106,18 @@ int main(int argc, char **argv)
 	libusb_device_handle *h;
 	unsigned char in, out, *buf;
 	int intf, fd, n = 0, r = 0;
-	bool to_host;
+	bool to_host, adb;
 	double t0;
 
 	if (argc != 6 || sscanf(argv[1], "%x:%x", &vid, &pid) != 2 ||
-	    (strcmp(argv[2], "in") && strcmp(argv[2], "out"))) {
-		fprintf(stderr, "usage: usbsync VID:PID in|out BYTES CHUNK FILE\n");
+	    (strcmp(argv[2], "in") && strcmp(argv[2], "out") &&
+	     strcmp(argv[2], "adbin") && strcmp(argv[2], "adbout"))) {
+		fprintf(stderr, "usage: usbsync VID:PID in|out|adbin|adbout "
+				"BYTES CHUNK FILE\n");
 		return 2;
 	}
-	to_host = !strcmp(argv[2], "in");
+	adb = !strncmp(argv[2], "adb", 3);
+	to_host = !strcmp(argv[2] + (adb ? 3 : 0), "in");
 	total = atoll(argv[3]);
 	chunk = strtoul(argv[4], NULL, 0);
 	buf = malloc(chunk);
@@ -99,7 +142,17 @@ int main(int argc, char **argv)
 		int want = total - done < (long long)chunk ? (int)(total - done)
 							    : (int)chunk;
 
-		if (to_host) {
+		if (adb && to_host) {
+			r = adb_wrte(h, in, out, true, buf, want, &n);
+			if (r < 0 || write(fd, buf, n) != n)
+				break;
+		} else if (adb) {
+			if (read(fd, buf, want) != want)
+				break;
+			r = adb_wrte(h, in, out, false, buf, want, &n);
+			if (r < 0)
+				break;
+		} else if (to_host) {
 			r = libusb_bulk_transfer(h, in, buf, want, &n, 5000);
 			if (r < 0 || write(fd, buf, n) != n)
 				break;
