@@ -3,8 +3,8 @@
 # split; then, in the same run, the bare-kernel floor (switch-floor.sh
 # writing ConfigFS directly) measured the same way, and gadgetd's ratio to
 # it. Also the idle RSS of gadgetd, once started and after the switches,
-# with where it lies (smaps, summed by mapping, in b-switch.log). Prints
-# BENCH lines.
+# with where it lies (smaps, summed by mapping, in b-switch.log), its USS
+# (private pages) and, for comparison, a sleep's. Prints BENCH lines.
 #
 # Both ends are taken from the kernel's clock: a "bench: switch" line the
 # shell's builtin echo writes to /dev/kmsg just before the command, and
@@ -24,9 +24,26 @@ rss_where() {
 		END { for (n in rss) if (rss[n]) printf "  %6d %6d %s\n", rss[n], pd[n], n }' "/proc/$1/smaps" | sort -rn
 	grep -E '^(Rss|Pss|Private_Dirty|Private_Clean|Shared_Clean|Anonymous):' "/proc/$1/smaps_rollup" | sed 's/^/  /'
 }
+# rss_lines PID NAME: BENCH NAME_rss_kib, and NAME_uss_kib, what is the
+# process's own (Private_Clean + Private_Dirty: what ending it would give
+# back), from smaps_rollup.
+rss_lines() {
+	echo "BENCH $2_rss_kib $(awk '/VmRSS/ { print $2 }' /proc/$1/status) KiB"
+	awk -v n="$2" '$1 == "Private_Clean:" || $1 == "Private_Dirty:" { u += $2 }
+		END { printf "BENCH %s_uss_kib %d KiB\n", n, u }' /proc/$1/smaps_rollup
+}
 gd_install
+# What any process linked to libc shows on this bed: the kernel maps the
+# page cache's libc pages around each fault (fault-around), so the RSS of
+# shared libraries grows with how much of them earlier programs read.
+sleep 30 &
+SP=$!
+sleep 0.3
+rss_lines $SP sleep
+rss_where $SP "(sleep, for comparison)"
+kill $SP
 gd_start lab
-echo "BENCH gadgetd_start_rss_kib $(awk '/VmRSS/ { print $2 }' /proc/$GD_PID/status) KiB"
+rss_lines "$GD_PID" gadgetd_start
 rss_where "$GD_PID" "once started"
 gd_switch acm,ecm
 pa=$(set_pid acm,ecm)
@@ -75,7 +92,7 @@ echo "BENCH switch_teardown_ms_median $(awk '{print $1}' phases.txt | med) ms"
 echo "BENCH switch_ready_ms_median $(awk '{print $2}' phases.txt | med) ms"
 echo "BENCH switch_bind_ms_median $(awk '{print $3}' phases.txt | med) ms"
 echo "BENCH switch_gadgetd_total_ms_median $(awk '{print $4}' phases.txt | med) ms"
-echo "BENCH gadgetd_idle_rss_kib $(awk '/VmRSS/ { print $2 }' /proc/$GD_PID/status) KiB"
+rss_lines "$GD_PID" gadgetd_idle
 rss_where "$GD_PID" "after 20 switches"
 gadgetctl off >/dev/null
 gd_stop
