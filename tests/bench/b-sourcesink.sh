@@ -13,8 +13,11 @@
 #   agree on, and the size of the plugin's pull WRTEs), then the wait for
 #   the 24-byte OKAY; from and to a file in tmpfs, as b-adb.sh's adb push
 #   and pull. The bound of any device under adb 29. 64 MiB each way.
-# Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps and
-# adb1m_{in,out}_mbps.
+# - adbhop1m: the same, with the bytes also passing through a local
+#   socket between two processes, as between adb 29's client (the file
+#   side) and its server (the USB side).
+# Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps,
+# adb1m_{in,out}_mbps and adbhop1m_{in,out}_mbps.
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -51,3 +54,4 @@ measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
 rm -f /dev/shm/sync16k.*
 head -c 67108864 /dev/urandom > /dev/shm/adb1m.src
 measure adb1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adb
+measure adbhop1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adbhop

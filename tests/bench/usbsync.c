@@ -15,7 +15,12 @@
  * device is a maxpacket buffer (one packet on the bus, like a 24-byte
  * short one).
  *
- * usage: usbsync VID:PID in|out|adbin|adbout BYTES CHUNK FILE
+ * adbhopin and adbhopout add what adb 29's own design adds on the host:
+ * the bytes pass between the adb client, which reads or writes the file
+ * 64 KiB at a time, and the adb server, which does the USB side, through
+ * a local socket (here a child process and a socketpair).
+ *
+ * usage: usbsync VID:PID in|out|adbin|adbout|adbhopin|adbhopout BYTES CHUNK FILE
  * Prints "MB/s" (10^6 bytes of payload) on stdout; exit 1 on any error.
  */
 #include <fcntl.h>
@@ -25,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static double now(void)
@@ -98,6 +105,57 @@ static int adb_wrte(libusb_device_handle *h, unsigned char in,
 	return r;
 }
 
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static ssize_t read_full(int fd, unsigned char *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, p + got, n - got);
+
+		if (k <= 0)
+			return k < 0 ? -1 : (ssize_t)got;
+		got += k;
+	}
+	return got;
+}
+
+/* The adb client's half: a child moving the file through a socket 64 KiB
+ * at a time. Returns our end of the socket, which replaces fd. */
+static int adb_hop(int fd, bool to_host, pid_t *child)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || (*child = fork()) < 0)
+		return -1;
+	if (*child == 0) {
+		static unsigned char b[65536];
+		int from = to_host ? sv[1] : fd, to = to_host ? fd : sv[1];
+		ssize_t k;
+
+		close(sv[0]);
+		while ((k = read(from, b, sizeof(b))) > 0)
+			if (write_all(to, b, k) < 0)
+				_exit(1);
+		_exit(k < 0);
+	}
+	close(sv[1]);
+	close(fd);
+	return sv[0];
+}
+
 int main(int argc, char **argv)
 {
 	unsigned vid, pid;
@@ -106,18 +164,22 @@ int main(int argc, char **argv)
 	libusb_device_handle *h;
 	unsigned char in, out, *buf;
 	int intf, fd, n = 0, r = 0;
-	bool to_host, adb;
+	bool to_host, adb, hop;
+	pid_t child = -1;
+	int status = 0;
 	double t0;
 
 	if (argc != 6 || sscanf(argv[1], "%x:%x", &vid, &pid) != 2 ||
 	    (strcmp(argv[2], "in") && strcmp(argv[2], "out") &&
-	     strcmp(argv[2], "adbin") && strcmp(argv[2], "adbout"))) {
-		fprintf(stderr, "usage: usbsync VID:PID in|out|adbin|adbout "
-				"BYTES CHUNK FILE\n");
+	     strcmp(argv[2], "adbin") && strcmp(argv[2], "adbout") &&
+	     strcmp(argv[2], "adbhopin") && strcmp(argv[2], "adbhopout"))) {
+		fprintf(stderr, "usage: usbsync VID:PID in|out|adbin|adbout|"
+				"adbhopin|adbhopout BYTES CHUNK FILE\n");
 		return 2;
 	}
 	adb = !strncmp(argv[2], "adb", 3);
-	to_host = !strcmp(argv[2] + (adb ? 3 : 0), "in");
+	hop = !strncmp(argv[2], "adbhop", 6);
+	to_host = !strcmp(argv[2] + (hop ? 6 : adb ? 3 : 0), "in");
 	total = atoll(argv[3]);
 	chunk = strtoul(argv[4], NULL, 0);
 	buf = malloc(chunk);
@@ -137,6 +199,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbsync: no bulk pair to claim\n");
 		return 1;
 	}
+	if (hop && (fd = adb_hop(fd, to_host, &child)) < 0) {
+		perror("usbsync");
+		return 1;
+	}
 	t0 = now();
 	while (done < total) {
 		int want = total - done < (long long)chunk ? (int)(total - done)
@@ -144,10 +210,10 @@ int main(int argc, char **argv)
 
 		if (adb && to_host) {
 			r = adb_wrte(h, in, out, true, buf, want, &n);
-			if (r < 0 || write(fd, buf, n) != n)
+			if (r < 0 || write_all(fd, buf, n) < 0)
 				break;
 		} else if (adb) {
-			if (read(fd, buf, want) != want)
+			if (read_full(fd, buf, want) != want)
 				break;
 			r = adb_wrte(h, in, out, false, buf, want, &n);
 			if (r < 0)
@@ -169,6 +235,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbsync: stopped after %lld bytes: %s\n", done,
 			libusb_error_name(r));
 		return 1;
+	}
+	if (hop) {
+		close(fd);
+		if (waitpid(child, &status, 0) < 0 || status) {
+			fprintf(stderr, "usbsync: the client half failed\n");
+			return 1;
+		}
 	}
 	printf("%.1f\n", total / 1e6 / (now() - t0));
 	libusb_release_interface(h, intf);
