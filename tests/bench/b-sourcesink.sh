@@ -13,8 +13,8 @@
 #   agree on, and the size of the plugin's pull WRTEs), then the wait for
 #   the 24-byte OKAY; from and to a file in tmpfs, as b-adb.sh's adb push
 #   and pull. The bound of any device under adb 29. 64 MiB each way.
-# - adbhop1m: the same, with the bytes also passing through a local
-#   socket between two processes, as between adb 29's client (the file
+# - adbhop1m: the same, with the bytes also passing through TCP over
+#   the loopback between two processes, as between adb 29's client (the file
 #   side) and its server (the USB side).
 # Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps,
 # adb1m_{in,out}_mbps and adbhop1m_{in,out}_mbps.

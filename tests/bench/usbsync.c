@@ -18,7 +18,7 @@
  * adbhopin and adbhopout add what adb 29's own design adds on the host:
  * the bytes pass between the adb client, which reads or writes the file
  * 64 KiB at a time, and the adb server, which does the USB side, through
- * a local socket (here a child process and a socketpair).
+ * TCP over the loopback (here a child process and a TCP connection).
  *
  * usage: usbsync VID:PID in|out|adbin|adbout|adbhopin|adbhopout BYTES CHUNK FILE
  * Prints "MB/s" (10^6 bytes of payload) on stdout; exit 1 on any error.
@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,13 +134,33 @@ static ssize_t read_full(int fd, unsigned char *p, size_t n)
 	return got;
 }
 
-/* The adb client's half: a child moving the file through a socket 64 KiB
- * at a time. Returns our end of the socket, which replaces fd. */
+/* A connected pair of TCP sockets over the loopback, as between the adb
+ * client and its server (localhost:5037). */
+static int tcp_pair(int sv[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&a, &len) < 0)
+		return -1;
+	sv[1] = socket(AF_INET, SOCK_STREAM, 0);
+	if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -1;
+	sv[0] = accept(l, NULL, NULL);
+	close(l);
+	return sv[0] < 0 ? -1 : 0;
+}
+
+/* The adb client's half: a child moving the file through a TCP socket
+ * 64 KiB at a time. Returns our end of the socket, which replaces fd. */
 static int adb_hop(int fd, bool to_host, pid_t *child)
 {
 	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 || (*child = fork()) < 0)
+	if (tcp_pair(sv) < 0 || (*child = fork()) < 0)
 		return -1;
 	if (*child == 0) {
 		static unsigned char b[65536];
