@@ -10,7 +10,9 @@
 # more push and pull: adb29_{push,pull}_payload_bytes_median, the median
 # length of the payload transfers (headers and ZLPs left out).
 # ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
-# more push and one more pull (in b-adb.log).
+# more push and one more pull (in b-adb.log); ADB_BENCH_PERF=1 a `perf
+# record -a` profile of the whole guest over one more of each (the 40
+# busiest process, object and symbol triples).
 # Then the same file size through tests/bench/adbhost.c, a raw-ADB host in
 # C with sendrecv_v2 (no compression), best of 3, MB/s of file bytes:
 #   adbhost_{push,pull}_mbps: delayed_ack on, the device's 2 MiB window
@@ -134,6 +136,22 @@ if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
 		cat "$W/strace.txt"
 	done
 	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+fi
+
+if [ "${ADB_BENCH_PERF:-}" = 1 ]; then
+	for what in push pull; do
+		if [ $what = push ]; then
+			set -- adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev
+		else
+			set -- adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
+		fi
+		timeout 300 perf record -q -e cpu-clock -a -o "$W/perf.data" -- \
+			timeout 120 "$@" >/dev/null 2>&1 || die "adb $what under perf failed"
+		echo "perf record -a over adb 29's $what of 64 MiB:"
+		perf report -i "$W/perf.data" --sort comm,dso,sym --stdio 2>/dev/null |
+			grep -v '^#' | grep . | head -n 40
+	done
+	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back "$W/perf.data"
 fi
 
 timeout 30 adb kill-server >/dev/null 2>&1
