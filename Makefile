@@ -284,7 +284,7 @@ demo: deps
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -292,6 +292,12 @@ bench: deps
 $(B)/usbsync: tests/bench/usbsync.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lusb-1.0
+
+# Host side of the bench's delayed_ack and sendrecv_v2 figures
+# (tests/bench/b-adb.sh): a raw-ADB host in C.
+$(B)/adbhost: tests/bench/adbhost.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lusb-1.0 -lcrypto
 
 deps:
 	@tests/vm/deps.sh

@@ -5,14 +5,30 @@
 #   adb_push_wall_mbps, adb_pull_wall_mbps: the whole adb command, which
 #     also starts the adb client and connects to its server;
 #   adb_tiny_pull_ms: that fixed cost, the wall time of pulling 1 byte.
-# Then sendrecv_v2, which adb 29 lacks, through tests/loopback/adb_wire.py
-# (a raw-ADB host on pyusb, delayed_ack on): push and pull of 16 MiB of
-# text and of random data with each compression (best of 2, MB/s of file
-# bytes, the host's Python compression included):
+# ratios.py compares the first two with adb 29's own bound (adb1m_* of
+# b-sourcesink.sh). What adb 29 puts on the bus, from usbmon during one
+# more push and pull: adb29_{push,pull}_payload_bytes_median, the median
+# length of the payload transfers (headers and ZLPs left out).
+# ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
+# more push and one more pull (in b-adb.log); ADB_BENCH_PERF=1 a `perf
+# record -a` profile of the whole guest over one more of each (the 40
+# busiest process, object and symbol triples).
+# Then the same file size through tests/bench/adbhost.c, a raw-ADB host in
+# C with sendrecv_v2 (no compression), best of 3, MB/s of file bytes:
+#   adbhost_{push,pull}_mbps: delayed_ack on, the device's 2 MiB window
+#     filled without waiting for each OKAY; ratios.py compares it with
+#     the bulk bound (bulk1m_* of b-sourcesink.sh);
+#   adbhost_classic_{push,pull}_mbps: without delayed_ack, one WRTE in
+#     flight as with adb 29.
+# Then sendrecv_v2's compressions through tests/loopback/adb_wire.py (a
+# raw-ADB host on pyusb): push and pull of 16 MiB of text and of random
+# data with each compression (best of 2, MB/s of file bytes, the host's
+# Python compression included, which caps these figures):
 #   adb_v2_{push,pull}_{none,brotli,lz4,zstd}_{text,random}_mbps
 #
 # The gadget is composed by hand (ConfigFS + FunctionFS + gadgetd-worker
-# behind tests/loopback/ffs_worker.py), auth off.
+# behind tests/loopback/ffs_worker.py), with auth on and a key made by
+# `adb keygen` that adb 29 and adbhost both sign with.
 . "$SRC/tests/loopback/lib.sh"
 
 W=/run/b-adb
@@ -20,10 +36,14 @@ FFS=/run/ffs-badb
 SERIAL=GADGETD-BENCH
 export HOME=$W/home
 rm -rf "$W"
-mkdir -p "$W" "$HOME"
+mkdir -p "$W" "$HOME/.android"
+[ -x "$B/adbhost" ] || die "$B/adbhost missing (make bench builds it)"
+timeout 60 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || die "adb keygen failed"
+cp "$HOME/.android/adbkey.pub" "$W/adb_keys"
 
 cleanup() {
 	timeout 10 adb kill-server >/dev/null 2>&1
+	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
 	pkill -KILL -f "gadgetd-worker.*$FFS" 2>/dev/null
 	cfs_unbind badb
 	umount $FFS 2>/dev/null
@@ -37,7 +57,7 @@ cfs_gadget -s $SERIAL badb 18d1 4ee7 ffs.adb || die "configfs"
 mkdir -p $FFS
 mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
 timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS -o auth=off \
+	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS -o auth=on -o keys="$W/adb_keys" \
 	>/dev/null 2>"$W/worker.log" || die "adb worker did not start"
 cfs_bind badb || die "bind"
 timeout 30 adb start-server >/dev/null 2>&1
@@ -73,7 +93,83 @@ echo "BENCH adb_push_wall_mbps $(mbps $wp) MB/s"
 echo "BENCH adb_pull_wall_mbps $(mbps $wl) MB/s"
 echo "BENCH adb_tiny_pull_ms $tiny ms"
 
+# monitored NAME CMD...: run CMD with usbmon recording the bus, then print
+# the median length of its payload transfers: bulk OUT submissions for a
+# push, bulk IN completions for a pull, over 24 bytes (headers, OKAYs and
+# ZLPs are not payload).
+modprobe usbmon 2>/dev/null
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+monitored() {
+	name=$1
+	shift
+	[ -e /sys/kernel/debug/usb/usbmon/0u ] || die "no usbmon"
+	cat /sys/kernel/debug/usb/usbmon/0u > "$W/mon.txt" &
+	MON=$!
+	"$@" >/dev/null 2>&1 || die "$name under usbmon failed"
+	kill $MON
+	wait $MON 2>/dev/null
+	MON=
+	awk -v d="$name" '(d == "push" && $3 == "S" && $4 ~ /^Bo:/) ||
+		(d == "pull" && $3 == "C" && $4 ~ /^Bi:/) {
+			if ($6 + 0 > 24) print $6 }' "$W/mon.txt" | sort -n |
+		awk -v d="$name" '{ v[NR] = $1 } END {
+			if (NR) printf "BENCH adb29_%s_payload_bytes_median %d bytes (%d transfers)\n", d, v[int((NR + 1) / 2)], NR }'
+}
+monitored push timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev
+monitored pull timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
+rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+
+if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
+	wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
+	for what in push pull; do
+		timeout 120 strace -c -f -p "$wpid" -o "$W/strace.txt" &
+		st=$!
+		sleep 1
+		if [ $what = push ]; then
+			timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1
+		else
+			timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back >/dev/null 2>&1
+		fi
+		kill -INT $st
+		wait $st
+		echo "strace -c of the worker, adb 29 $what of 64 MiB:"
+		cat "$W/strace.txt"
+	done
+	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+fi
+
+if [ "${ADB_BENCH_PERF:-}" = 1 ]; then
+	for what in push pull; do
+		if [ $what = push ]; then
+			set -- adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev
+		else
+			set -- adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
+		fi
+		timeout 300 perf record -q -e cpu-clock -a -o "$W/perf.data" -- \
+			timeout 120 "$@" >/dev/null 2>&1 || die "adb $what under perf failed"
+		echo "perf record -a over adb 29's $what of 64 MiB:"
+		perf report -i "$W/perf.data" --sort comm,dso,sym --stdio 2>/dev/null |
+			grep -v '^#' | grep . | head -n 40
+	done
+	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back "$W/perf.data"
+fi
+
 timeout 30 adb kill-server >/dev/null 2>&1
+# adbhost: push then pull, with delayed_ack and without.
+hostbench() {
+	out=$(timeout 300 "$B/adbhost" -k "$HOME/.android/adbkey" -r 3 "$@" \
+		18d1:4ee7 /dev/shm/b-adb.host 64 2>"$W/adbhost.err") ||
+		die "adbhost $*: $(cat "$W/adbhost.err")"
+	rm -f /dev/shm/b-adb.host
+}
+hostbench
+echo "BENCH adbhost_push_mbps $(echo "$out" | awk '$1 == "push" { print $2 }') MB/s"
+echo "BENCH adbhost_pull_mbps $(echo "$out" | awk '$1 == "pull" { print $2 }') MB/s"
+hostbench -c
+echo "BENCH adbhost_classic_push_mbps $(echo "$out" | awk '$1 == "push" { print $2 }') MB/s"
+echo "BENCH adbhost_classic_pull_mbps $(echo "$out" | awk '$1 == "pull" { print $2 }') MB/s"
+
 mkdir -p /dev/shm/b-adb.v2
-timeout 600 python3 "$SRC/tests/loopback/adb_wire.py" bench 18d1:4ee7 /dev/shm/b-adb.v2 16 ||
+timeout 600 python3 "$SRC/tests/loopback/adb_wire.py" --key "$HOME/.android/adbkey" \
+	bench 18d1:4ee7 /dev/shm/b-adb.v2 16 ||
 	die "sendrecv_v2 bench failed"

@@ -11,8 +11,16 @@
 # - txn: libmtp's listing pattern, one MTP transaction after the other: a
 #   16-byte command out, a 512-byte read (data), a 512-byte read
 #   (response). The floor of one GetObjectInfo on this bed.
-# Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps and
-# mtp_txn_floor_ms.
+# - adb1m: Debian's adb 29 (tests/bench/usbsync.c says how): a 24-byte
+#   header, 1 MiB of payload (the max payload adb 29 and the adb plugin
+#   agree on, and the size of the plugin's pull WRTEs), then the wait for
+#   the 24-byte OKAY; from and to a file in tmpfs, as b-adb.sh's adb push
+#   and pull. The bound of any device under adb 29. 64 MiB each way.
+# - adbhop1m: the same, with the bytes also passing through TCP over
+#   the loopback between two processes, as between adb 29's client (the file
+#   side) and its server (the USB side).
+# Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps,
+# adb1m_{in,out}_mbps, adbhop1m_{in,out}_mbps and mtp_txn_floor_ms.
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -20,23 +28,23 @@ modprobe usb_f_ss_lb || die "no usb_f_ss_lb module"
 [ -x "$B/usbsync" ] || die "$B/usbsync missing (make bench builds it)"
 cleanup() {
 	cfs_teardown sourcesink
-	rm -f /dev/shm/sync16k.*
+	rm -f /dev/shm/sync16k.* /dev/shm/adb1m.*
 }
 trap cleanup EXIT
 cfs_gadget -u -p sourcesink sourcesink 1d6b 0102 SourceSink.ss || die "configfs"
 echo 2 > $F/pattern             # no data pattern to generate or check
 [ -e $F/bulk_qlen ] && echo 8 > $F/bulk_qlen
 
-# measure NAME BUFLEN BYTES CHUNK IN_FILE OUT_FILE: bind with the device's
-# requests BUFLEN bytes long (settable only while unlinked), then move
-# BYTES each way.
+# measure NAME BUFLEN BYTES CHUNK IN_FILE OUT_FILE [adb]: bind with the
+# device's requests BUFLEN bytes long (settable only while unlinked), then
+# move BYTES each way (with adb 29's pattern when adb is given).
 measure() {
 	echo "$2" > $F/bulk_buflen || die "bulk_buflen $2"
 	cfs_link sourcesink SourceSink.ss || die "link"
 	cfs_bind sourcesink || die "bind"
 	wait_usb 1d6b:0102 20 || die "SourceSink gadget not seen"
-	in=$(timeout 120 "$B/usbsync" 1d6b:0102 in "$3" "$4" "$5") || die "usbsync in ($1)"
-	out=$(timeout 120 "$B/usbsync" 1d6b:0102 out "$3" "$4" "$6") || die "usbsync out ($1)"
+	in=$(timeout 120 "$B/usbsync" 1d6b:0102 "${7:-}in" "$3" "$4" "$5") || die "usbsync in ($1)"
+	out=$(timeout 120 "$B/usbsync" 1d6b:0102 "${7:-}out" "$3" "$4" "$6") || die "usbsync out ($1)"
 	echo "BENCH $1_in_mbps $in MB/s"
 	echo "BENCH $1_out_mbps $out MB/s"
 	cfs_unbind sourcesink
@@ -59,3 +67,7 @@ measure_txn 2000
 head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
 measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
 measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
+rm -f /dev/shm/sync16k.*
+head -c 67108864 /dev/urandom > /dev/shm/adb1m.src
+measure adb1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adb
+measure adbhop1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adbhop

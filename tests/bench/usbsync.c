@@ -5,8 +5,23 @@
  * the kernel's SourceSink function as the device, it gives the best rate
  * any device could reach with that host pattern on this bed.
  *
- * usage: usbsync VID:PID in|out BYTES CHUNK FILE
- * Prints "MB/s" (10^6 bytes) on stdout; exit 1 on any error.
+ * With adbin and adbout it follows Debian's adb 29 instead (AOSP adb's
+ * client/usb_linux.cpp and its one-WRTE-in-flight streams): each CHUNK of
+ * payload goes with a 24-byte header in a transfer of its own before it,
+ * a ZLP after it when it is a multiple of maxpacket, and then the host
+ * waits for the 24-byte OKAY; a pull reads the header, then the payload,
+ * then sends the OKAY. SourceSink gives any length, so the headers and
+ * OKAYs are dummies of the right size; the header and OKAY read from the
+ * device is a maxpacket buffer (one packet on the bus, like a 24-byte
+ * short one).
+ *
+ * adbhopin and adbhopout add what adb 29's own design adds on the host:
+ * the bytes pass between the adb client, which reads or writes the file
+ * 64 KiB at a time, and the adb server, which does the USB side, through
+ * TCP over the loopback (here a child process and a TCP connection).
+ *
+ * usage: usbsync VID:PID in|out|adbin|adbout|adbhopin|adbhopout BYTES CHUNK FILE
+ * Prints "MB/s" (10^6 bytes of payload) on stdout; exit 1 on any error.
  *
  * usbsync VID:PID txn COUNT CHUNK -: COUNT transactions of libmtp's
  * listing pattern, each a 16-byte command out, then two reads of CHUNK
@@ -20,6 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static double now(void)
@@ -29,6 +48,8 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
+
+static int maxpkt = 512;
 
 static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 		    unsigned char *out)
@@ -49,6 +70,7 @@ static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
 
 			if ((ep->bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
 				continue;
+			maxpkt = ep->wMaxPacketSize;
 			if (ep->bEndpointAddress & 0x80)
 				*in = *in ? *in : ep->bEndpointAddress;
 			else
@@ -85,6 +107,104 @@ static int txn(libusb_device_handle *h, unsigned char in, unsigned char out,
 	return 0;
 }
 
+/* One adb 29 WRTE of want bytes (buf) and its OKAY; returns the
+ * libusb result. */
+static int adb_wrte(libusb_device_handle *h, unsigned char in,
+		    unsigned char out, bool to_host, unsigned char *buf,
+		    int want, int *n)
+{
+	unsigned char msg[512] = { 0 };
+	int m, r;
+
+	if (to_host) {
+		r = libusb_bulk_transfer(h, in, msg, maxpkt, &m, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, in, buf, want, n, 5000);
+		if (r == 0)
+			r = libusb_bulk_transfer(h, out, msg, 24, &m, 5000);
+		return r;
+	}
+	r = libusb_bulk_transfer(h, out, msg, 24, &m, 5000);
+	if (r == 0)
+		r = libusb_bulk_transfer(h, out, buf, want, n, 5000);
+	if (r == 0 && want % maxpkt == 0)
+		r = libusb_bulk_transfer(h, out, msg, 0, &m, 5000);
+	if (r == 0)
+		r = libusb_bulk_transfer(h, in, msg, maxpkt, &m, 5000);
+	return r;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static ssize_t read_full(int fd, unsigned char *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, p + got, n - got);
+
+		if (k <= 0)
+			return k < 0 ? -1 : (ssize_t)got;
+		got += k;
+	}
+	return got;
+}
+
+/* A connected pair of TCP sockets over the loopback, as between the adb
+ * client and its server (localhost:5037). */
+static int tcp_pair(int sv[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&a, &len) < 0)
+		return -1;
+	sv[1] = socket(AF_INET, SOCK_STREAM, 0);
+	if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) < 0)
+		return -1;
+	sv[0] = accept(l, NULL, NULL);
+	close(l);
+	return sv[0] < 0 ? -1 : 0;
+}
+
+/* The adb client's half: a child moving the file through a TCP socket
+ * 64 KiB at a time. Returns our end of the socket, which replaces fd. */
+static int adb_hop(int fd, bool to_host, pid_t *child)
+{
+	int sv[2];
+
+	if (tcp_pair(sv) < 0 || (*child = fork()) < 0)
+		return -1;
+	if (*child == 0) {
+		static unsigned char b[65536];
+		int from = to_host ? sv[1] : fd, to = to_host ? fd : sv[1];
+		ssize_t k;
+
+		close(sv[0]);
+		while ((k = read(from, b, sizeof(b))) > 0)
+			if (write_all(to, b, k) < 0)
+				_exit(1);
+		_exit(k < 0);
+	}
+	close(sv[1]);
+	close(fd);
+	return sv[0];
+}
+
 int main(int argc, char **argv)
 {
 	unsigned vid, pid;
@@ -93,16 +213,23 @@ int main(int argc, char **argv)
 	libusb_device_handle *h;
 	unsigned char in, out, *buf;
 	int intf, fd, n = 0, r = 0;
-	bool to_host;
+	bool to_host, adb, hop;
+	pid_t child = -1;
+	int status = 0;
 	double t0;
 
 	if (argc != 6 || sscanf(argv[1], "%x:%x", &vid, &pid) != 2 ||
 	    (strcmp(argv[2], "in") && strcmp(argv[2], "out") &&
+	     strcmp(argv[2], "adbin") && strcmp(argv[2], "adbout") &&
+	     strcmp(argv[2], "adbhopin") && strcmp(argv[2], "adbhopout") &&
 	     strcmp(argv[2], "txn"))) {
-		fprintf(stderr, "usage: usbsync VID:PID in|out|txn BYTES CHUNK FILE\n");
+		fprintf(stderr, "usage: usbsync VID:PID in|out|adbin|adbout|"
+				"adbhopin|adbhopout|txn BYTES CHUNK FILE\n");
 		return 2;
 	}
-	to_host = !strcmp(argv[2], "in");
+	adb = !strncmp(argv[2], "adb", 3);
+	hop = !strncmp(argv[2], "adbhop", 6);
+	to_host = !strcmp(argv[2] + (hop ? 6 : adb ? 3 : 0), "in");
 	total = atoll(argv[3]);
 	chunk = strtoul(argv[4], NULL, 0);
 	buf = malloc(chunk < 16 ? 16 : chunk);
@@ -124,12 +251,26 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[2], "txn"))
 		return txn(h, in, out, total, buf, (int)chunk);
+	if (hop && (fd = adb_hop(fd, to_host, &child)) < 0) {
+		perror("usbsync");
+		return 1;
+	}
 	t0 = now();
 	while (done < total) {
 		int want = total - done < (long long)chunk ? (int)(total - done)
 							    : (int)chunk;
 
-		if (to_host) {
+		if (adb && to_host) {
+			r = adb_wrte(h, in, out, true, buf, want, &n);
+			if (r < 0 || write_all(fd, buf, n) < 0)
+				break;
+		} else if (adb) {
+			if (read_full(fd, buf, want) != want)
+				break;
+			r = adb_wrte(h, in, out, false, buf, want, &n);
+			if (r < 0)
+				break;
+		} else if (to_host) {
 			r = libusb_bulk_transfer(h, in, buf, want, &n, 5000);
 			if (r < 0 || write(fd, buf, n) != n)
 				break;
@@ -146,6 +287,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbsync: stopped after %lld bytes: %s\n", done,
 			libusb_error_name(r));
 		return 1;
+	}
+	if (hop) {
+		close(fd);
+		if (waitpid(child, &status, 0) < 0 || status) {
+			fprintf(stderr, "usbsync: the client half failed\n");
+			return 1;
+		}
 	}
 	printf("%.1f\n", total / 1e6 / (now() - t0));
 	libusb_release_interface(h, intf);
