@@ -51,7 +51,13 @@ if [ -L "$bed/root/lib" ] && [ -d "$stage/lib" ]; then
 	cp -a "$stage/lib/." "$stage/usr/lib/" && rm -rf "$stage/lib"
 fi
 # The guest's init must be in its root: this tree is mounted by it.
-install -D -m755 "$src/tests/vm/guest-arm64.sh" "$bed/root/usr/local/sbin/gadgetd-guest-init"
+# make check runs check-arm64 and check-armhf at once on the one bed: the
+# file is replaced by a rename, never rewritten in place under the other
+# one's guest.
+init=$bed/root/usr/local/sbin/gadgetd-guest-init
+cmp -s "$src/tests/vm/guest-arm64.sh" "$init" || {
+	install -D -m755 "$src/tests/vm/guest-arm64.sh" "$init.$$" && mv -f "$init.$$" "$init"
+} || { echo "check-arm64: cannot install the guest's init in $bed/root"; exit 1; }
 echo "check-arm64: $(basename "$deb"), unit tests and bed ready in $(($(date +%s) - start)) s; booting"
 # The unit tests qemu-user cannot run (make check-cross runs the rest).
 units=$CROSS_SKIP_DEFAULT
@@ -61,7 +67,7 @@ cmd="SRC=$src B=$b/deb-$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=
 cmd=$(printf '%s' "$cmd" | sed 's/ /\\x20/g')
 boot=$(date +%s)
 timeout -k 5 "$tmo" qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu cortex-a72 \
-	-m 2048 -smp 2 -nographic -no-reboot -net none \
+	-m 2048 -smp ${GADGETD_VM_SMP:-1} -nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path="$bed/root",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$src",mount_tag=src,security_model=none,readonly=on,multidevs=remap \

@@ -6,7 +6,14 @@
 # /mnt/out. The exit code is the guest command's; 124 on time-out, 125 when
 # the bed did not come up.
 # GADGETD_VM_CPU overrides the CPU model, GADGETD_VM_APPEND adds to the
-# kernel command line (both for experiments).
+# kernel command line (both for experiments), GADGETD_VM_SMP the vCPUs.
+#
+# One vCPU by default, so that run-suite.sh can run one VM per host CPU.
+# Under multi-threaded TCG, vCPU threads wait for each other (TLB
+# flushes, exclusive sections), so two 2-vCPU VMs on two CPUs ran every
+# test more than twice as long; two 1-vCPU VMs ran each test about as
+# long as one 2-vCPU VM alone (7 tests, 2026-12-05, same machine: 369 s
+# one after the other at 2 vCPUs, 215 s two at a time at 1 vCPU).
 #
 # The CPU model hides ERMS and FSRM. With them the guest kernel copies with
 # "rep movsb", which TCG runs a byte at a time: copy_to_user ran at about
@@ -23,7 +30,7 @@ shift 3
 cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
 log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
-timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-2} \
+timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
 	-nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
