@@ -75,9 +75,10 @@ static void gadget_listen_one(struct gadget *g, const char *name)
 	port = gadget_listen_plan(g, name, &ifs, what, sizeof(what));
 	if (!supervisor_tcp_due(g->sup, name, what))
 		return;
+	/* Not an error: the function may also be in sets without one. */
 	if (port && !ifs.n)
-		log_warnx("%s: tcp port %u, but the set has no network "
-			  "function to listen on", name, port);
+		log_info("%s: not listening on tcp port %u: the set has no "
+			 "network function", name, port);
 	for (i = 0; i < ifs.n; i++)
 		if (tcplisten_open(ifs.name[i][0] ? ifs.name[i] : NULL, port,
 				   &fds[n]) == 0)
