@@ -65,6 +65,21 @@ static unsigned gadget_listen_plan(struct gadget *g, const char *name,
 	return port;
 }
 
+/*
+ * The hook for the mDNS announcement of "_adb._tcp" (the network module
+ * owns avahi): function name now listens on port on the n interfaces
+ * ifnames (n == 0: it stopped). Called whenever that changes; a
+ * function that leaves the set, the gadget turned off and gadgetd's exit
+ * must withdraw it too (not called from there yet).
+ */
+static void gadget_listen_announce(struct gadget *g, const char *name,
+				   unsigned port, char ifnames[][IF_NAMESIZE],
+				   unsigned n)
+{
+	log_debug("%s: mDNS: _adb._tcp port %u on %u interface%s", name,
+		  n ? port : 0, n, n == 1 ? "" : "s");
+}
+
 static void gadget_listen_one(struct gadget *g, const char *name)
 {
 	struct gadget_listen_ifs ifs;
@@ -86,7 +101,8 @@ static void gadget_listen_one(struct gadget *g, const char *name)
 	if (port && n)
 		log_info("%s: listening on tcp port %u (%s)", name, port,
 			 strchr(what, '@') + 1);
-	supervisor_tcp_listen(g->sup, name, port, fds, n, what);
+	if (supervisor_tcp_listen(g->sup, name, port, fds, n, what) == 0)
+		gadget_listen_announce(g, name, port, ifs.name, n ? ifs.n : 0);
 }
 
 void gadget_listen(struct gadget *g)
