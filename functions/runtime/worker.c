@@ -823,8 +823,12 @@ static void worker_send_error(struct plugin *p, int r)
 static void worker_stop(struct plugin *p)
 {
 	worker_disable(p);
-	/* I/O stops before the plugin's state and the ep0 fd go away. */
+	/* I/O stops before the plugin's state and the ep0 fd go away. A
+	 * runtime buffer the plugin still holds (one queued on a socket, not
+	 * an endpoint) is then left to the exit: plugin_buf_free() of it
+	 * does nothing. */
 	epio_free(p->epio);
+	p->epio = NULL;
 	if (p->have_priv && p->ops->finish)
 		p->ops->finish(p->priv);
 	/* The eventfd is ffs_ep0's, closed with it. */
