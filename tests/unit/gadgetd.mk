@@ -33,7 +33,8 @@ test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+	common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -42,7 +43,8 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+	common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
