@@ -60,3 +60,7 @@ test_notify_LIBS :=
 UNIT_TESTS += test_protocol
 test_protocol_SRCS := tests/unit/test_protocol.c common/ctl.c common/strv.c
 test_protocol_LIBS :=
+# The listening sockets gadgetd hands to workers (adb over TCP).
+UNIT_TESTS += test_tcplisten
+test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/log.c
+test_tcplisten_LIBS :=
