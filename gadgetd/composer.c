@@ -346,8 +346,9 @@ int composer_net_ifname(struct composer *c, const char *name, char *buf,
 	nf = usbg_to_net_function(f);
 	if (!nf)
 		return -EINVAL;
+	/* The length read (as snprintf), or a negative usbg_error. */
 	r = usbg_f_net_get_ifname_s(nf, buf, (int)size);
-	if (r != USBG_SUCCESS)
+	if (r < 0)
 		return composer_errno(r);
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
