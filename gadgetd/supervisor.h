@@ -128,7 +128,8 @@ void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
 unsigned supervisor_tcp_port(struct supervisor *s, const char *name,
 			     const char **iface);
 /* Whether what (a description of the port and interfaces) differs from
- * what the running worker of name last got: only then is it sent again. */
+ * what the running worker of name last got: only then is it sent again.
+ * A worker starts with none: "0@" (no port) is not due for a new one. */
 bool supervisor_tcp_due(struct supervisor *s, const char *name,
 			const char *what);
 /* Hand name's running worker n listening sockets for port (n == 0: stop

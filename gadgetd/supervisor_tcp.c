@@ -95,7 +95,10 @@ bool supervisor_tcp_due(struct supervisor *s, const char *name,
 
 	if (!w || w->pid <= 0 || !w->sock)
 		return false;
-	return w->tcp_sent_pid != w->pid || strcmp(w->tcp_sent, what);
+	/* A worker starts listening on nothing: no need to say so. */
+	if (w->tcp_sent_pid != w->pid)
+		return strncmp(what, "0@", 2) != 0;
+	return strcmp(w->tcp_sent, what) != 0;
 }
 
 static void supervisor_tcp_close(int *fds, unsigned n)

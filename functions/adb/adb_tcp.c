@@ -448,6 +448,7 @@ void adb_tcp_listen(struct adb_tcp *t, const int *fds, unsigned n,
 {
 	char devs[WMSG_MAX_FDS * (IFNAMSIZ + 1) + 1] = "", dev[IFNAMSIZ + 1];
 	struct adb_tcp_peer *pe, *next;
+	bool was = t->n_ls > 0;
 	unsigned i;
 
 	adb_tcp_close_listeners(t);
@@ -469,7 +470,8 @@ void adb_tcp_listen(struct adb_tcp *t, const int *fds, unsigned n,
 		adb_tcp_status(t);
 		return;
 	}
-	log_info("adb: not listening on tcp");
+	if (was)
+		log_info("adb: no longer listening on tcp");
 	for (pe = t->peers; pe; pe = next) {
 		next = pe->next;
 		pe->closing = true;
