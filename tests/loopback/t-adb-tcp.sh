@@ -56,17 +56,18 @@ wait_host_if() {
 	ip link
 	return 1
 }
-# tcp_refused: nothing listens on the board's port 5555 (within 5 s).
+# tcp_refused: nothing listens on the board's port 5555 (within 10 s).
 tcp_refused() {
-	local n=25
-	while [ $n -gt 0 ]; do
-		ip netns exec "$NS" timeout 5 python3 -c "
-import socket
-socket.create_connection(('$BOARDIP', 5555), timeout=3)" 2>/dev/null || return 0
-		sleep 0.2
-		n=$((n - 1))
-	done
-	return 1
+	ip netns exec "$NS" timeout 20 python3 -c "
+import socket, sys, time
+end = time.monotonic() + 10
+while time.monotonic() < end:
+    try:
+        socket.create_connection(('$BOARDIP', 5555), timeout=3).close()
+    except OSError:
+        sys.exit(0)
+    time.sleep(0.2)
+sys.exit(1)"
 }
 # wait_log TEXT [SECS]: gadgetd's log has TEXT (fixed string) within SECS (10).
 wait_log() {
@@ -119,12 +120,13 @@ cat keys.txt
 check "gadgetctl adb keys lists the key" grep -q "^$FP " keys.txt
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 devices_has() { ip netns exec "$NS" timeout 5 adb devices | grep -q "^$1[[:space:]]*device\$"; }
+# wait_device SERIAL: `adb devices` lists it as device within 30 s (by
+# the clock: one adb client takes a second or more on the loaded bed).
 wait_device() {
-	local n=100
-	while [ $n -gt 0 ]; do
+	local end=$(($(date +%s) + 30))
+	while [ "$(date +%s)" -lt $end ]; do
 		devices_has "$1" && return 0
 		sleep 0.2
-		n=$((n - 1))
 	done
 	ip netns exec "$NS" timeout 5 adb devices
 	return 1
@@ -172,8 +174,9 @@ hadb -s ADBTCP1 tcpip 5555 > tcpip.txt 2>&1
 cat tcpip.txt
 check "adb tcpip 5555: restarting in TCP mode" grep -q "restarting in TCP mode port: 5555" tcpip.txt
 hadb disconnect "$ADDR" >/dev/null 2>&1
-n=50
-until hadb connect "$ADDR" 2>&1 | grep -q "connected to" || [ $n = 0 ]; do sleep 0.2; n=$((n - 1)); done
+# adb may reconnect by itself ("already connected"); at most 30 s.
+end=$(($(date +%s) + 30))
+until hadb connect "$ADDR" 2>&1 | grep -q "connected to" || [ "$(date +%s)" -ge $end ]; do sleep 0.2; done
 check "adb connect again" wait_device "$ADDR"
 check "adb shell over TCP again" [ "$(hadb -s "$ADDR" shell echo back)" = back ]
 hadb -s "$ADDR" usb >/dev/null 2>&1
