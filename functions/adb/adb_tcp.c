@@ -5,11 +5,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "adb.h"
@@ -25,6 +27,8 @@
 #define ADB_TCP_LINGER_MS 5000
 #define ADB_TCP_LOG_BURST 10
 #define ADB_TCP_LOG_WINDOW_S 10
+/* Chunks one sendmsg() takes: a header and its payload, and more. */
+#define ADB_TCP_IOV 32
 
 /* One chunk of output: copied bytes, or a runtime buffer (pbuf). */
 struct adb_tcp_out {
@@ -37,13 +41,16 @@ struct adb_tcp_out {
 struct adb_tcp_peer {
 	struct adb_tcp *t;
 	struct loop_watch *io;
+	/* Output is sent once a round, after the round's events: a header
+	 * and its payload leave in one segment. */
+	struct loop_watch *flush_idle;
+	bool out_armed;  /* EPOLLOUT asked for */
 	struct adb *c;
 	struct adb_tcp_out *head, *tail;
 	size_t queued;
 	size_t preauth_bytes;
 	uint64_t accepted_ms, last_ms, closing_ms;
 	bool closing;   /* flush what is queued, then close */
-	bool broken;    /* a send failed: close at the next chance */
 	char name[INET6_ADDRSTRLEN + 8];
 	struct adb_tcp_peer *next;
 };
@@ -114,6 +121,7 @@ static void adb_tcp_peer_free(struct adb_tcp_peer *pe)
 	*pp = pe->next;
 	t->n_peers--;
 	adb_detach(pe->c);
+	loop_watch_remove(pe->flush_idle);
 	while (pe->head) {
 		struct adb_tcp_out *o = pe->head;
 
@@ -137,39 +145,98 @@ static void adb_tcp_peer_drop(struct adb_tcp_peer *pe, const char *why)
 	adb_tcp_peer_free(pe);
 }
 
-/* Send what is queued, as far as the socket takes it. */
+/* Send what is queued, as far as the socket takes it: 0 or -errno. */
 static int adb_tcp_flush(struct adb_tcp_peer *pe)
 {
 	int fd = loop_watch_fd(pe->io);
+	bool want_out;
 
 	while (pe->head) {
-		struct adb_tcp_out *o = pe->head;
-		ssize_t n = send(fd, o->data + o->off, o->len - o->off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		struct iovec iov[ADB_TCP_IOV];
+		struct msghdr mh = { .msg_iov = iov };
+		struct adb_tcp_out *o;
+		ssize_t n;
 
+		for (o = pe->head; o && mh.msg_iovlen < ADB_TCP_IOV; o = o->next)
+			iov[mh.msg_iovlen++] = (struct iovec){
+				.iov_base = o->data + o->off,
+				.iov_len = o->len - o->off };
+		n = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (n < 0)
 			return -errno;
-		o->off += n;
 		pe->queued -= n;
 		pe->last_ms = loop_now_ms();
-		if (o->off < o->len)
-			break;
-		pe->head = o->next;
-		if (!pe->head)
-			pe->tail = NULL;
-		adb_tcp_out_free(pe->t, o);
+		while (n > 0) {
+			size_t left = pe->head->len - pe->head->off;
+
+			if ((size_t)n < left) {
+				pe->head->off += n;
+				break;
+			}
+			n -= left;
+			o = pe->head;
+			pe->head = o->next;
+			adb_tcp_out_free(pe->t, o);
+		}
+		if (pe->head && pe->head->off)
+			break; /* the socket is full */
 	}
-	loop_watch_set_events(pe->io, pe->head ? EPOLLIN | EPOLLOUT : EPOLLIN);
+	if (!pe->head)
+		pe->tail = NULL;
+	want_out = pe->head != NULL;
+	if (want_out != pe->out_armed) {
+		loop_watch_set_events(pe->io, want_out ? EPOLLIN | EPOLLOUT
+						       : EPOLLIN);
+		pe->out_armed = want_out;
+	}
 	return 0;
+}
+
+/* As USB's tx_drained: the queue fell below the low mark, or emptied. */
+static void adb_tcp_drained(struct adb_tcp_peer *pe, size_t before)
+{
+	if ((before >= PLUGIN_TX_LOW && pe->queued < PLUGIN_TX_LOW) ||
+	    (before && !pe->queued))
+		adb_pump(pe->c);
+}
+
+static void adb_tcp_on_flush(struct loop_watch *w, void *data)
+{
+	struct adb_tcp_peer *pe = data;
+	size_t before = pe->queued;
+	int rc;
+
+	pe->flush_idle = NULL;
+	rc = adb_tcp_flush(pe);
+	if (rc < 0) {
+		if (log_burst_ok(&pe->t->log))
+			log_info("adb: tcp peer %s: %s", pe->name, strerror(-rc));
+		adb_tcp_peer_free(pe);
+		return;
+	}
+	if (pe->closing && !pe->head) {
+		adb_tcp_peer_free(pe);
+		return;
+	}
+	adb_tcp_drained(pe, before);
 }
 
 static int adb_tcp_enqueue(struct adb_tcp_peer *pe, uint8_t *data,
 			   size_t len, bool pbuf)
 {
-	struct adb_tcp_out *o = calloc(1, sizeof(*o));
+	struct adb_tcp_out *o;
 
+	/* Sent from the loop, never from inside the adb code that wrote,
+	 * which may not see its peer freed. */
+	if (!pe->flush_idle) {
+		pe->flush_idle = loop_add_idle(plugin_loop(pe->t->p),
+					       adb_tcp_on_flush, pe);
+		if (!pe->flush_idle)
+			return -ENOMEM;
+	}
+	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -ENOMEM;
 	*o = (struct adb_tcp_out){ .data = data, .len = len, .pbuf = pbuf };
@@ -182,55 +249,29 @@ static int adb_tcp_enqueue(struct adb_tcp_peer *pe, uint8_t *data,
 	return 0;
 }
 
-/*
- * A failed send marks the peer broken and makes its fd report; it is
- * freed from its own event, never from inside the adb code that wrote.
- */
-static int adb_tcp_broken(struct adb_tcp_peer *pe, int err)
-{
-	pe->broken = true;
-	shutdown(loop_watch_fd(pe->io), SHUT_RDWR);
-	loop_watch_set_events(pe->io, EPOLLIN | EPOLLOUT);
-	return err;
-}
-
 static int adb_tcp_write(void *data, const void *buf, size_t len)
 {
 	struct adb_tcp_peer *pe = data;
-	uint8_t *copy;
+	uint8_t *copy = malloc(len ? len : 1);
 	int rc;
 
-	if (pe->broken)
-		return -ESHUTDOWN;
-	copy = malloc(len ? len : 1);
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
 	rc = adb_tcp_enqueue(pe, copy, len, false);
-	if (rc < 0) {
+	if (rc < 0)
 		free(copy);
-		return rc;
-	}
-	rc = adb_tcp_flush(pe);
-	return rc < 0 ? adb_tcp_broken(pe, rc) : 0;
+	return rc;
 }
 
 static int adb_tcp_write_buf(void *data, void *buf, size_t len)
 {
 	struct adb_tcp_peer *pe = data;
-	int rc;
+	int rc = adb_tcp_enqueue(pe, buf, len, true);
 
-	if (pe->broken) {
+	if (rc < 0)
 		plugin_buf_free(pe->t->p, buf);
-		return -ESHUTDOWN;
-	}
-	rc = adb_tcp_enqueue(pe, buf, len, true);
-	if (rc < 0) {
-		plugin_buf_free(pe->t->p, buf);
-		return rc;
-	}
-	rc = adb_tcp_flush(pe);
-	return rc < 0 ? adb_tcp_broken(pe, rc) : 0;
+	return rc;
 }
 
 static size_t adb_tcp_queued(void *data)
@@ -257,10 +298,10 @@ static int adb_tcp_peer_read(struct adb_tcp_peer *pe)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n <= 0) {
-		if (n < 0 && !pe->broken && log_burst_ok(&t->log))
+		if (n < 0 && log_burst_ok(&t->log))
 			log_info("adb: tcp peer %s: %s", pe->name,
 				 strerror(errno));
-		else if (!pe->broken && log_burst_ok(&t->log))
+		else if (log_burst_ok(&t->log))
 			log_info("adb: tcp peer %s left", pe->name);
 		adb_tcp_peer_free(pe);
 		return -1;
@@ -295,24 +336,13 @@ static void adb_tcp_peer_io(struct loop_watch *w, int fd, uint32_t events,
 		if (adb_tcp_peer_read(pe) < 0)
 			return;
 	}
-	if (pe->broken) {
+	if (!(events & EPOLLOUT))
+		return;
+	if (adb_tcp_flush(pe) < 0 || (pe->closing && !pe->head)) {
 		adb_tcp_peer_free(pe);
 		return;
 	}
-	if (events & EPOLLOUT) {
-		if (adb_tcp_flush(pe) < 0) {
-			adb_tcp_peer_free(pe);
-			return;
-		}
-		if (pe->closing && !pe->head) {
-			adb_tcp_peer_free(pe);
-			return;
-		}
-		/* As USB's tx_drained: below the low mark, or empty. */
-		if ((before >= PLUGIN_TX_LOW && pe->queued < PLUGIN_TX_LOW) ||
-		    (before && !pe->queued))
-			adb_pump(pe->c);
-	}
+	adb_tcp_drained(pe, before);
 }
 
 /* Deadlines, checked once a second while there are peers. */
@@ -379,6 +409,8 @@ static void adb_tcp_accepted(struct adb_tcp *t, int fd,
 		return;
 	}
 	pe->t = t;
+	/* Small messages (a shell's bytes, OKAYs) must not wait for an ACK. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 	adb_tcp_name(ss, pe->name, sizeof(pe->name));
 	pe->accepted_ms = pe->last_ms = loop_now_ms();
 	pe->io = loop_add_fd(plugin_loop(t->p), fd, EPOLLIN, adb_tcp_peer_io, pe);
