@@ -578,7 +578,7 @@ int adb_tcp_open(struct adb_tcp *t, const char *name,
 			 strerror(-rc));
 		return adb_tcp_reply(reply, ops, svc);
 	}
-	log_info("adb: %s: asked gadgetd to %s", name,
+	log_info("adb: %s asked gadgetd to %s", name,
 		 port ? "listen" : "stop listening");
 	/* What adbd answers; the host prints it. */
 	if (port)
