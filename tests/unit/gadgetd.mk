@@ -64,3 +64,8 @@ test_protocol_LIBS :=
 UNIT_TESTS += test_tcplisten
 test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/log.c
 test_tcplisten_LIBS :=
+# What a worker may ask for TCP, and the hand-over of its sockets.
+UNIT_TESTS += test_supervisor_tcp
+test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
+	common/wmsg.c common/strv.c common/loop.c common/log.c
+test_supervisor_tcp_LIBS :=
