@@ -49,12 +49,26 @@ enum worker_msg {
 	 * for a function whose profile has root = "allowed"; gadgetd checks
 	 * that itself and ignores any other. */
 	WORKER_ROOT = 9,
+	/* u32 port: listen on TCP port (`adb tcpip PORT`), 0: stop (`adb
+	 * usb`). Only for a function whose profile has tcpip = true;
+	 * gadgetd checks that itself and answers with WORKER_LISTEN. */
+	WORKER_TCP = 10,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
 	 * event loop, so a plugin stuck in a callback does not answer. */
 	WORKER_PING = 65,
+	/*
+	 * u32 port, then at most WMSG_MAX_FDS listening TCP sockets as
+	 * SCM_RIGHTS, one per network interface the function listens on
+	 * (none: stop listening). gadgetd made and bound them; the worker
+	 * only accepts. Replaces the sockets of an earlier WORKER_LISTEN.
+	 */
+	WORKER_LISTEN = 66,
 };
+
+/* Most fds one WORKER_LISTEN carries. */
+#define WMSG_MAX_FDS 8
 
 struct wmsg_hdr {
 	uint16_t type;

@@ -32,6 +32,8 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	}
 	g->sup = supervisor_new(l, cfg, gadget_queue_plugin_request,
 				gadget_restart_due, g);
+	if (g->sup)
+		supervisor_tcp_set_fn(g->sup, gadget_listen_request, g);
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */

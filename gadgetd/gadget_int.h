@@ -14,6 +14,7 @@
  *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
  *   gadget_list.c     gadgetctl list
  *   gadget_status.c   gadgetctl status, filled into status.h's structure
+ *   gadget_listen.c   listening TCP sockets for plugins (adb over TCP)
  */
 #ifndef GADGETD_GADGET_INT_H
 #define GADGETD_GADGET_INT_H
@@ -195,6 +196,13 @@ int gadget_restart_begin(struct gadget *g, const char *function);
 void gadget_restart_ready(struct gadget *g, int r, const char *err);
 /* The UDC monitor's callback. */
 void gadget_restart_udc_changed(void *data);
+
+/* gadget_listen.c */
+/* After a bind: hand each function with TCP its listening sockets, bound
+ * to the gadget's network interfaces, if they changed. */
+void gadget_listen(struct gadget *g);
+/* supervisor_tcp_fn: a plugin asked to start or stop listening. */
+void gadget_listen_request(const char *function, void *data);
 
 /* gadget_queue.c */
 /* A plugin asked for a switch (the supervisor's callback). */

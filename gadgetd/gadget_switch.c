@@ -126,6 +126,8 @@ int gadget_switch_bind(struct gadget *g, char *msg, size_t size)
 	} else if (r < 0) {
 		snprintf(msg, size, "cannot bind the gadget to UDC %s: %s", g->udc,
 			 strerror(-r));
+	} else {
+		gadget_listen(g);
 	}
 	return r == -EBUSY && registering ? -EAGAIN : r;
 }

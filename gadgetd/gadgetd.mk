@@ -5,9 +5,11 @@ PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
-	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c
+	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c \
+	gadgetd/gadget_listen.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
+	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
 	gadgetd/control.c gadgetd/access.c \
 	gadgetd/dirs.c \

@@ -112,6 +112,32 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 		       char **argv, char *reply, size_t reply_size,
 		       supervisor_reply_fn fn, void *data);
 
+/*
+ * adb over TCP (supervisor_tcp.c). A function whose profile sets a TCP
+ * port, or whose plugin asked for one (WORKER_TCP, when the profile has
+ * tcpip = true), gets listening sockets from gadgetd once the gadget is
+ * bound and its network interfaces exist (gadget_listen.c).
+ */
+/* The plugin of function asked to start or stop listening. */
+typedef void (*supervisor_tcp_fn)(const char *function, void *data);
+void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
+			   void *data);
+/* The port function's worker should listen on (0: none, or no such
+ * worker) and the interface its profile names (tcp_interface: "" for the
+ * gadget's network functions, "*" for all). */
+unsigned supervisor_tcp_port(struct supervisor *s, const char *name,
+			     const char **iface);
+/* Whether what (a description of the port and interfaces) differs from
+ * what the running worker of name last got: only then is it sent again.
+ * A worker starts with none: "0@" (no port) is not due for a new one. */
+bool supervisor_tcp_due(struct supervisor *s, const char *name,
+			const char *what);
+/* Hand name's running worker n listening sockets for port (n == 0: stop
+ * listening), described by what. The fds are closed here in any case.
+ * 0, -ESRCH (no running worker) or -errno of sendmsg. */
+int supervisor_tcp_listen(struct supervisor *s, const char *name,
+			  unsigned port, int *fds, unsigned n, const char *what);
+
 /* SIGCHLD: reap and schedule restarts. */
 void supervisor_reap(struct supervisor *s);
 

@@ -76,6 +76,17 @@ struct sup_worker {
 	struct loop_watch *kill_timer;
 	unsigned n_status;
 	char *status[SUP_MAX_STATUS][2];
+	/* TCP (supervisor_tcp.c): the port to listen on (the profile's tcp,
+	 * or what the plugin asked for, 0: none), whether the plugin may
+	 * ask (tcpip = true), the interface (tcp_interface; "": the
+	 * gadget's network functions), and what was last handed to which
+	 * run of the worker. */
+	unsigned tcp_port;
+	bool tcpip_allowed;
+	bool tcp_refused_said;
+	char tcp_iface[20];
+	pid_t tcp_sent_pid;
+	char tcp_sent[256];
 	struct sup_worker *next;
 };
 
@@ -117,10 +128,18 @@ struct supervisor {
 	supervisor_stopped_fn stopped_fn;
 	void *stopped_data;
 	struct loop_watch *stopped_check;  /* idle */
+	supervisor_tcp_fn tcp_fn;
+	void *tcp_data;
 };
 
 /* supervisor.c: the live worker of function name, or NULL. */
 struct sup_worker *supervisor_find(struct supervisor *s, const char *name);
+
+/* supervisor_tcp.c */
+/* The TCP options of f into w, at supervisor_start(). */
+void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f);
+/* WORKER_TCP: the plugin asks to listen on port (0: stop). */
+void supervisor_tcp_request(struct sup_worker *w, const uint8_t *p, size_t len);
 
 /* supervisor_command.c */
 /* The reply to command id from w's plugin. */

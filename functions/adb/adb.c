@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adb.h"
 #include "adb_auth.h"
 #include "adb_forward.h"
 #include "adb_packet.h"
@@ -20,6 +21,7 @@
 #include "adb_shell.h"
 #include "adb_stream.h"
 #include "adb_sync.h"
+#include "adb_tcp.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
@@ -55,6 +57,14 @@ enum adb_state {
 
 struct adb {
 	struct plugin *p;
+	/* Where this connection's messages go: the USB endpoints for the
+	 * plugin's own, a socket for adb_tcp's (adb.h). */
+	const struct adb_transport *tr;
+	void *tr_data;
+	/* The plugin's own connection (USB) holds the TCP transport;
+	 * a connection attached by it points back to it. */
+	struct adb_tcp *tcp;
+	struct adb *main;
 	struct adb_packet_reader *reader;
 	struct adb_stream_mux *streams;
 	struct adb_forward *fwd;
@@ -92,9 +102,10 @@ static void adb_set_state(struct adb *a, enum adb_state st)
 	};
 
 	if (a->state != st && adb_host_log_ok(a))
-		log_info("adb: %s", names[st]);
+		log_info("adb: %s%s", a->main ? "tcp peer " : "", names[st]);
 	a->state = st;
-	plugin_set_status(a->p, "state", names[st]);
+	if (!a->main)
+		plugin_set_status(a->p, "state", names[st]);
 }
 
 /* adb expects each header in a transfer of its own: queue it first. */
@@ -105,7 +116,7 @@ static int adb_send_hdr(struct adb *a, uint32_t cmd, uint32_t arg0,
 
 	adb_packet_encode(hdr, cmd, arg0, arg1, payload, len,
 			  a->version < ADB_VERSION_SKIP_CHECKSUM);
-	return plugin_write(a->p, ADB_EP_IN, hdr, sizeof(hdr));
+	return a->tr->write(a->tr_data, hdr, sizeof(hdr));
 }
 
 static int adb_sent(int rc)
@@ -122,7 +133,7 @@ static int adb_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 	int rc = adb_send_hdr(a, cmd, arg0, arg1, payload, len);
 
 	if (rc == 0 && len)
-		rc = plugin_write(a->p, ADB_EP_IN, payload, len);
+		rc = a->tr->write(a->tr_data, payload, len);
 	return adb_sent(rc);
 }
 
@@ -158,7 +169,7 @@ static int adb_send_buf(void *data, uint32_t cmd, uint32_t arg0,
 	}
 	rc = adb_send_hdr(a, cmd, arg0, arg1, buf, len);
 	if (rc == 0)
-		rc = plugin_write_buf(a->p, ADB_EP_IN, buf, len);
+		rc = a->tr->write_buf(a->tr_data, buf, len);
 	else
 		plugin_buf_free(a->p, buf);
 	return adb_sent(rc);
@@ -174,7 +185,7 @@ static int adb_room(void *data)
 {
 	struct adb *a = data;
 
-	return plugin_tx_queued(a->p, ADB_EP_IN) < PLUGIN_TX_HIGH;
+	return a->tr->queued(a->tr_data) < PLUGIN_TX_HIGH;
 }
 
 static void adb_send_cnxn(struct adb *a)
@@ -286,9 +297,11 @@ static void adb_on_cnxn(struct adb *a, const struct adb_hdr *h,
 	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);
 	host[payload ? n : 0] = '\0';
 	host[strcspn(host, "\n")] = '\0';
-	plugin_set_status(a->p, "host", host);
+	if (!a->main)
+		plugin_set_status(a->p, "host", host);
 	if (adb_host_log_ok(a))
-		log_info("adb: host connected: %s", host);
+		log_info("adb: %s connected: %s", a->main ? "tcp peer" : "host",
+			 host);
 	if (!a->auth_on) {
 		adb_send_cnxn(a);
 		return;
@@ -468,6 +481,9 @@ static int adb_open_service(void *data, struct adb_stream *s, const char *name,
 	}
 	if (!strncmp(name, "reboot:", 7))
 		return adb_reboot_open(a, name + 7, ops, svc);
+	rc = adb_tcp_open(a->main ? a->main->tcp : a->tcp, name, ops, svc);
+	if (rc != -ENOENT)
+		return rc;
 	rc = adb_root_open(a->p, ADB_EP_IN, name, ops, svc);
 	if (rc != -ENOENT)
 		return rc;
@@ -537,7 +553,110 @@ static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 	return r;
 }
 
+static int adb_usb_write(void *t, const void *buf, size_t len)
+{
+	struct adb *a = t;
+
+	return plugin_write(a->p, ADB_EP_IN, buf, len);
+}
+
+static int adb_usb_write_buf(void *t, void *buf, size_t len)
+{
+	struct adb *a = t;
+
+	return plugin_write_buf(a->p, ADB_EP_IN, buf, len);
+}
+
+static size_t adb_usb_queued(void *t)
+{
+	struct adb *a = t;
+
+	return plugin_tx_queued(a->p, ADB_EP_IN);
+}
+
+static const struct adb_transport adb_usb_transport = {
+	.write = adb_usb_write,
+	.write_buf = adb_usb_write_buf,
+	.queued = adb_usb_queued,
+};
+
+/* What each connection has of its own: framing, streams, keys. */
+static int adb_setup(struct adb *a)
+{
+	struct plugin *p = a->p;
+
+	a->reader = adb_packet_reader_new(adb_on_message, a);
+	a->streams = adb_stream_mux_new(plugin_loop(p), adb_send, &adb_bufs,
+					adb_room, adb_open_service, a);
+	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
+	a->auth = adb_auth_new(plugin_option_or_default(p, "keys"));
+	if (!a->reader || !a->streams || !a->fwd || !a->auth)
+		return -ENOMEM;
+	adb_auth_reload(a->auth);
+	return 0;
+}
+
 static void adb_finish(void *priv);
+
+struct adb *adb_attach(struct adb *main, const struct adb_transport *tr,
+		       void *tr_data)
+{
+	struct adb *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->p = main->p;
+	c->tr = tr;
+	c->tr_data = tr_data;
+	c->main = main;
+	c->auth_on = main->auth_on;
+	c->shell = main->shell;
+	c->reboot_cmd = main->reboot_cmd;
+	memcpy(c->banner, main->banner, sizeof(c->banner));
+	/* Each peer its own budget: one flooding peer does not silence
+	 * what another's misbehaviour logs. adb_tcp caps the peers. */
+	c->host_log = (struct log_burst)LOG_BURST_INIT(
+		"messages about a tcp peer's behaviour", ADB_HOST_LOG_BURST,
+		ADB_HOST_LOG_WINDOW_S);
+	if (adb_setup(c) < 0) {
+		adb_finish(c);
+		return NULL;
+	}
+	return c;
+}
+
+void adb_detach(struct adb *c)
+{
+	if (c)
+		adb_finish(c);
+}
+
+int adb_feed(struct adb *c, const uint8_t *buf, size_t len)
+{
+	int rc = adb_packet_reader_feed(c->reader, buf, len);
+
+	if (rc < 0) {
+		adb_reset_connection(c);
+		c->version = 0;
+		adb_set_state(c, ADB_STATE_OFFLINE);
+	}
+	return rc;
+}
+
+void adb_pump(struct adb *c)
+{
+	adb_stream_mux_pump(c->streams);
+}
+
+bool adb_online(const struct adb *c)
+{
+	return c->state == ADB_STATE_DEVICE;
+}
+
+unsigned adb_streams(const struct adb *c)
+{
+	return adb_stream_mux_count(c->streams);
+}
 
 static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
@@ -566,16 +685,13 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		 plugin_option_or_default(p, "product"),
 		 plugin_option_or_default(p, "model"),
 		 plugin_option_or_default(p, "device"));
-	a->reader = adb_packet_reader_new(adb_on_message, a);
-	a->streams = adb_stream_mux_new(plugin_loop(p), adb_send, &adb_bufs,
-					adb_room, adb_open_service, a);
-	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;
-	a->auth = adb_auth_new(plugin_option_or_default(p, "keys"));
-	if (!a->reader || !a->streams || !a->fwd || !a->auth) {
+	a->tr = &adb_usb_transport;
+	a->tr_data = a;
+	a->tcp = adb_tcp_new(p, a);
+	if (adb_setup(a) < 0 || !a->tcp) {
 		adb_finish(a);
 		return -ENOMEM;
 	}
-	adb_auth_reload(a->auth);
 	/* A peer closing a pipe or socket must be an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
 	adb_describe(desc);
@@ -588,6 +704,8 @@ static void adb_finish(void *priv)
 {
 	struct adb *a = priv;
 
+	/* The TCP peers' connections first: their streams use the loop. */
+	adb_tcp_free(a->tcp);
 	adb_forward_free(a->fwd);
 	adb_stream_mux_free(a->streams);
 	adb_packet_reader_free(a->reader);
@@ -620,17 +738,11 @@ static void adb_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 
 	if (ep != ADB_EP_OUT || len == 0)
 		return; /* zero-length packets carry nothing in ADB */
-	rc = adb_packet_reader_feed(a->reader, data, len);
-	if (rc < 0) {
-		if (adb_host_log_ok(a))
-			log_warnx("adb: %s from the host; resetting the "
-				  "connection", rc == -EMSGSIZE
-						? "oversized message"
-						: "malformed message header");
-		adb_reset_connection(a);
-		a->version = 0;
-		adb_set_state(a, ADB_STATE_OFFLINE);
-	}
+	rc = adb_feed(a, data, len);
+	if (rc < 0 && adb_host_log_ok(a))
+		log_warnx("adb: %s from the host; resetting the connection",
+			  rc == -EMSGSIZE ? "oversized message"
+					  : "malformed message header");
 }
 
 static void adb_tx_drained(void *priv, unsigned ep)
@@ -659,30 +771,88 @@ static void adb_challenge_allowed(struct adb *a)
 	adb_send_token(a);
 }
 
+/* `adb keys` over every connection: USB's and each TCP peer's. */
+struct adb_keys_walk {
+	char *reply;
+	size_t size, used;
+};
+
+static void adb_keys_one(struct adb *c, void *data)
+{
+	struct adb_keys_walk *k = data;
+
+	if (k->used + 1 >= k->size)
+		return;
+	adb_auth_list_pending(c->auth, k->reply + k->used, k->size - k->used);
+	k->used += strlen(k->reply + k->used);
+}
+
+/*
+ * `adb allow FP` over every connection. The key was offered on one (or
+ * several, the same host over USB and TCP): the first that has it pending
+ * writes it to the keys file, the others read the file again. Each
+ * connection whose host waits with that key gets a fresh token.
+ */
+struct adb_allow_walk {
+	const char *fp;
+	int rc;        /* -ENOENT until one connection allowed it */
+	unsigned challenged;
+};
+
+static void adb_allow_one(struct adb *c, void *data)
+{
+	struct adb_allow_walk *w = data;
+	int rc;
+
+	if (w->rc == 0) {
+		adb_auth_reload(c->auth);
+	} else {
+		rc = adb_auth_allow(c->auth, w->fp);
+		if (rc != -ENOENT)
+			w->rc = rc;
+	}
+}
+
+static void adb_challenge_one(struct adb *c, void *data)
+{
+	struct adb_allow_walk *w = data;
+
+	if (c->state == ADB_STATE_UNAUTHORIZED &&
+	    !strcasecmp(c->waiting_fp, w->fp)) {
+		adb_challenge_allowed(c);
+		w->challenged++;
+	}
+}
+
 static int adb_command(void *priv, int argc, char **argv, char *reply,
 		       size_t size)
 {
 	struct adb *a = priv;
-	int rc;
+	struct adb_keys_walk k = { .reply = reply, .size = size };
+	struct adb_allow_walk w = { .rc = -ENOENT };
 
 	if (argc == 1 && !strcmp(argv[0], "keys")) {
-		adb_auth_list_pending(a->auth, reply, size);
+		reply[0] = '\0';
+		adb_keys_one(a, &k);
+		adb_tcp_foreach(a->tcp, adb_keys_one, &k);
 		if (!reply[0])
 			snprintf(reply, size, "no pending keys\n");
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[0], "allow")) {
-		rc = adb_auth_allow(a->auth, argv[1]);
-		if (rc < 0) {
+		w.fp = argv[1];
+		adb_allow_one(a, &w);
+		adb_tcp_foreach(a->tcp, adb_allow_one, &w);
+		if (w.rc < 0) {
 			snprintf(reply, size, "%s: %s\n", argv[1],
-				 rc == -ENOENT ? "no such pending key"
-					       : strerror(-rc));
-			return rc;
+				 w.rc == -ENOENT ? "no such pending key"
+						 : strerror(-w.rc));
+			return w.rc;
 		}
 		log_info("adb: key %s allowed", argv[1]);
-		if (a->state == ADB_STATE_UNAUTHORIZED &&
-		    !strcasecmp(a->waiting_fp, argv[1])) {
-			adb_challenge_allowed(a);
+		adb_challenge_one(a, &w);
+		adb_tcp_foreach(a->tcp, adb_challenge_one, &w);
+		if (w.challenged) {
 			snprintf(reply, size, "allowed %s; the waiting host "
 				 "gets in once it signs a new token with "
 				 "it\n", argv[1]);
@@ -693,6 +863,13 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 	}
 	snprintf(reply, size, "usage: keys | allow FINGERPRINT\n");
 	return -EINVAL;
+}
+
+static void adb_listen(void *priv, const int *fds, unsigned n, unsigned port)
+{
+	struct adb *a = priv;
+
+	adb_tcp_listen(a->tcp, fds, n, port);
 }
 
 extern const struct plugin_meta adb_meta; /* adb_meta.c */
@@ -709,4 +886,5 @@ const struct plugin_ops gadgetd_plugin = {
 	.rx = adb_rx,
 	.tx_drained = adb_tx_drained,
 	.command = adb_command,
+	.listen = adb_listen,
 };

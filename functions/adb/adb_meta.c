@@ -19,6 +19,14 @@ static const struct optdesc adb_meta_options[] = {
 	  .help = "ro.product.model in the banner" },
 	{ .name = "device", .type = OPTDESC_STRING, .max = 64, .def = "gadgetd",
 	  .help = "ro.product.device in the banner" },
+	{ .name = "tcp", .type = OPTDESC_INT, .min = 0, .max = 65535, .def = "0",
+	  .help = "listen for adb over TCP on this port (0: off; 5555 is adb's)" },
+	{ .name = "tcp_interface", .type = OPTDESC_STRING, .max = 15,
+	  .help = "the interface TCP listens on (absent: the gadget's network functions; \"*\": all)" },
+	{ .name = "tcpip", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "let an authorized host start and stop TCP (adb tcpip PORT, adb usb)" },
+	{ .name = "tcp_auth_timeout", .type = OPTDESC_INT, .min = 1, .max = 3600,
+	  .def = "60", .help = "seconds a TCP peer has to get authorized" },
 	{ 0 }
 };
 

@@ -102,6 +102,16 @@ int plugin_request_switch(struct plugin *p, const char *request)
 	return worker_send_strings(p, WORKER_SWITCH, s, 1);
 }
 
+int plugin_request_tcp(struct plugin *p, unsigned port)
+{
+	uint8_t buf[16];
+
+	if (port > 65535)
+		return -EINVAL;
+	return worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_TCP,
+						  port));
+}
+
 void plugin_set_status(struct plugin *p, const char *key, const char *value)
 {
 	const char *s[] = { key, value };

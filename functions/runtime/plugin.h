@@ -37,7 +37,7 @@ struct plugin;
 
 /* Raised whenever struct plugin_ops, struct plugin_desc or a plugin_*
  * function changes in a way an already built plugin would misread. */
-#define PLUGIN_ABI_VERSION 2
+#define PLUGIN_ABI_VERSION 3
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -145,6 +145,15 @@ struct plugin_ops {
 	 */
 	int (*command)(void *priv, int argc, char **argv, char *reply,
 		       size_t reply_size);
+
+	/*
+	 * gadgetd hands over n (at most WMSG_MAX_FDS) listening TCP sockets
+	 * for port, bound where the profile says (plugin_request_tcp()).
+	 * The plugin takes the fds (non-blocking, close-on-exec) and drops
+	 * those of an earlier call; n == 0: stop listening. NULL: the
+	 * runtime closes them.
+	 */
+	void (*listen)(void *priv, const int *fds, unsigned n, unsigned port);
 };
 
 /* Threshold under which tx_drained fires, and a sensible cap for queueing. */
@@ -216,6 +225,14 @@ void plugin_rx_enable(struct plugin *p, unsigned ep, bool on);
  * function is in the active set (gadget.c); any other is logged and ignored.
  */
 int plugin_request_switch(struct plugin *p, const char *request);
+
+/*
+ * Ask gadgetd to listen on TCP port for this function (0: stop), as
+ * `adb tcpip PORT` and `adb usb` do. gadgetd obeys only a function whose
+ * profile allows it (tcpip = true) and answers through ops->listen.
+ * Asynchronous; 0 or -errno if not sent.
+ */
+int plugin_request_tcp(struct plugin *p, unsigned port);
 
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);

@@ -327,16 +327,86 @@ static void worker_pong(struct plugin *p, const uint8_t *payload, size_t len)
 	worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_PONG, seq));
 }
 
+static void worker_close_fds(const int *fds, unsigned n)
+{
+	while (n--)
+		close(fds[n]);
+}
+
+/*
+ * One datagram from gadgetd, with the fds it carries (only WORKER_LISTEN
+ * has any; at most WMSG_MAX_FDS are taken, MSG_CTRUNC closes the rest).
+ */
+static ssize_t worker_recv(int fd, uint8_t *buf, size_t size, int *fds,
+			   unsigned *n_fds)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(WMSG_MAX_FDS * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl.buf,
+			     .msg_controllen = sizeof(ctl.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*n_fds = 0;
+	n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*n_fds < WMSG_MAX_FDS)
+				fds[(*n_fds)++] = f;
+			else
+				close(f);
+		}
+	}
+	return n;
+}
+
+/* WORKER_LISTEN: the plugin takes the sockets, or they are closed. */
+static void worker_listen(struct plugin *p, const uint8_t *payload,
+			  size_t len, int *fds, unsigned n_fds)
+{
+	uint32_t port;
+	unsigned i;
+
+	if (wmsg_parse_u32(payload, len, &port) < 0 || port > 65535) {
+		log_warnx("malformed listen message from gadgetd");
+		worker_close_fds(fds, n_fds);
+		return;
+	}
+	for (i = 0; i < n_fds; i++)
+		fcntl(fds[i], F_SETFL, O_NONBLOCK);
+	if (!p->ops->listen || !p->have_priv) {
+		worker_close_fds(fds, n_fds);
+		return;
+	}
+	p->ops->listen(p->priv, fds, n_fds, port);
+}
+
 static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 			  void *data)
 {
 	struct plugin *p = data;
 	uint8_t buf[WORKER_MSG_MAX], *payload;
+	int fds[WMSG_MAX_FDS];
+	unsigned n_fds = 0;
 	uint16_t type;
 	size_t len;
 	ssize_t n;
 
-	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	n = worker_recv(fd, buf, sizeof(buf), fds, &n_fds);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
@@ -349,8 +419,14 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 	}
 	if (wmsg_parse(buf, n, &type, &payload, &len) < 0) {
 		log_warnx("malformed message (%zd bytes) from gadgetd", n);
+		worker_close_fds(fds, n_fds);
 		return;
 	}
+	if (type == WORKER_LISTEN) {
+		worker_listen(p, payload, len, fds, n_fds);
+		return;
+	}
+	worker_close_fds(fds, n_fds);
 	if (type == WORKER_COMMAND)
 		worker_command(p, payload, len);
 	else if (type == WORKER_PING)
@@ -747,8 +823,12 @@ static void worker_send_error(struct plugin *p, int r)
 static void worker_stop(struct plugin *p)
 {
 	worker_disable(p);
-	/* I/O stops before the plugin's state and the ep0 fd go away. */
+	/* I/O stops before the plugin's state and the ep0 fd go away. A
+	 * runtime buffer the plugin still holds (one queued on a socket, not
+	 * an endpoint) is then left to the exit: plugin_buf_free() of it
+	 * does nothing. */
 	epio_free(p->epio);
+	p->epio = NULL;
 	if (p->have_priv && p->ops->finish)
 		p->ops->finish(p->priv);
 	/* The eventfd is ffs_ep0's, closed with it. */

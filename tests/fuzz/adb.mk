@@ -15,7 +15,7 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \
 	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
-	tests/unit/fake_spawn.c functions/runtime/spawner.c \
+	functions/adb/adb_tcp.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
 	common/loop.c common/log.c common/fsutil.c
 fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 

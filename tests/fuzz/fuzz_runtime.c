@@ -146,6 +146,11 @@ enum plugin_root plugin_root(struct plugin *p)
 	return PLUGIN_ROOT_REFUSED;
 }
 
+int plugin_request_tcp(struct plugin *p, unsigned port)
+{
+	abort(); /* never asked for: tcpip is off */
+}
+
 int plugin_request_root(struct plugin *p, bool on)
 {
 	abort(); /* never asked for where root is refused */

@@ -12,6 +12,7 @@
 #include "supervisor.h"
 #include "status.h"
 #include "supervisor_exec.h"
+#include "tcplisten.h"
 #include "udc.h"
 
 #include <errno.h>
@@ -158,6 +159,42 @@ int composer_unbind(struct composer *c)
 const char *composer_bound_udc(struct composer *c)
 {
 	return fake_bound ? "dummy_udc.0" : NULL;
+}
+
+/* No network functions and no TCP here: gadget_listen.c finds nothing
+ * to do. */
+int composer_net_ifname(struct composer *c, const char *name, char *buf,
+			size_t size)
+{
+	return -EINVAL;
+}
+
+void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
+			   void *data)
+{
+}
+
+unsigned supervisor_tcp_port(struct supervisor *s, const char *name,
+			     const char **iface)
+{
+	return 0;
+}
+
+bool supervisor_tcp_due(struct supervisor *s, const char *name,
+			const char *what)
+{
+	return false;
+}
+
+int supervisor_tcp_listen(struct supervisor *s, const char *name,
+			  unsigned port, int *fds, unsigned n, const char *what)
+{
+	return -ESRCH;
+}
+
+int tcplisten_open(const char *ifname, unsigned port, int *fd)
+{
+	return -ENOSYS;
 }
 
 struct fake_cmd {

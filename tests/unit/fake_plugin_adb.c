@@ -21,6 +21,7 @@ struct plugin *fake_plugin_new(struct loop *loop)
 	assert_non_null(p);
 	p->f.loop = loop;
 	p->f.root_asked = -1;
+	p->f.tcp_asked = -1;
 	return p;
 }
 
@@ -142,6 +143,12 @@ enum plugin_root plugin_root(struct plugin *p)
 	return p->f.root;
 }
 
+int plugin_request_tcp(struct plugin *p, unsigned port)
+{
+	p->f.tcp_asked = (int)port;
+	return 0;
+}
+
 int plugin_request_root(struct plugin *p, bool on)
 {
 	p->f.root_asked = on ? 1 : 0;
@@ -150,7 +157,9 @@ int plugin_request_root(struct plugin *p, bool on)
 
 void plugin_set_status(struct plugin *p, const char *key, const char *value)
 {
-	if (!strcmp(key, "state"))
+	if (!strcmp(key, "tcp"))
+		snprintf(p->f.status_tcp, sizeof(p->f.status_tcp), "%s", value);
+	else if (!strcmp(key, "state"))
 		snprintf(p->f.status_state, sizeof(p->f.status_state), "%s",
 			 value);
 	else if (!strcmp(key, "host"))

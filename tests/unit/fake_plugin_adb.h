@@ -28,6 +28,8 @@ struct fake_plugin {
 	char status_host[512];
 	enum plugin_root root; /* what plugin_root() answers */
 	int root_asked;        /* -1, or the last plugin_request_root() */
+	int tcp_asked;         /* -1, or the last plugin_request_tcp() */
+	char status_tcp[64];
 };
 
 /* The plugin handle to pass to ops->init. */

@@ -33,7 +33,8 @@ test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+	common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -42,7 +43,8 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c common/wargv.c gadgetd/status.c \
+	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+	common/wargv.c gadgetd/status.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
@@ -58,3 +60,12 @@ test_notify_LIBS :=
 UNIT_TESTS += test_protocol
 test_protocol_SRCS := tests/unit/test_protocol.c common/ctl.c common/strv.c
 test_protocol_LIBS :=
+# The listening sockets gadgetd hands to workers (adb over TCP).
+UNIT_TESTS += test_tcplisten
+test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/log.c
+test_tcplisten_LIBS :=
+# What a worker may ask for TCP, and the hand-over of its sockets.
+UNIT_TESTS += test_supervisor_tcp
+test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
+	common/wmsg.c common/strv.c common/loop.c common/log.c
+test_supervisor_tcp_LIBS :=

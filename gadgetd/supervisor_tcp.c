@@ -1,0 +1,149 @@
+/*
+ * supervisor_tcp: which workers listen on TCP, and handing them the
+ * sockets gadgetd made (supervisor.h). The worker may be subverted: only
+ * the profile says whether it may ask for a port.
+ */
+#include "supervisor.h"
+#include "supervisor_int.h"
+#include "log.h"
+#include "loop.h"
+#include "wmsg.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* f's option key, or NULL (as profile_option(), which the supervisor
+ * does not link). */
+static const char *supervisor_tcp_option(const struct profile_function *f,
+					 const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < f->n_options; i++)
+		if (!strcmp(f->options[i].key, key))
+			return f->options[i].value;
+	return NULL;
+}
+
+void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
+{
+	const char *port = supervisor_tcp_option(f, "tcp");
+	const char *tcpip = supervisor_tcp_option(f, "tcpip");
+	const char *iface = supervisor_tcp_option(f, "tcp_interface");
+
+	w->tcp_port = port ? (unsigned)strtoul(port, NULL, 10) : 0;
+	w->tcpip_allowed = tcpip && !strcmp(tcpip, "true");
+	snprintf(w->tcp_iface, sizeof(w->tcp_iface), "%s", iface ? iface : "");
+}
+
+void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
+			   void *data)
+{
+	s->tcp_fn = fn;
+	s->tcp_data = data;
+}
+
+void supervisor_tcp_request(struct sup_worker *w, const uint8_t *p, size_t len)
+{
+	uint32_t port;
+
+	if (wmsg_parse_u32(p, len, &port) < 0 || port > 65535) {
+		log_warnx("%s: malformed tcp request from worker", w->name);
+		return;
+	}
+	if (!w->tcpip_allowed) {
+		/* Once a worker: a subverted one could ask in a loop. */
+		if (!w->tcp_refused_said)
+			log_warnx("%s: the worker asked to %s TCP, which the "
+				  "profile does not allow (tcpip = true); "
+				  "ignored", w->name, port ? "listen on" : "stop");
+		w->tcp_refused_said = true;
+		return;
+	}
+	if (port == w->tcp_port)
+		return;
+	if (port)
+		log_info("%s: the plugin asks to listen on tcp port %u",
+			 w->name, port);
+	else
+		log_info("%s: the plugin asks to stop listening on tcp",
+			 w->name);
+	w->tcp_port = port;
+	if (w->sup->tcp_fn)
+		w->sup->tcp_fn(w->name, w->sup->tcp_data);
+}
+
+unsigned supervisor_tcp_port(struct supervisor *s, const char *name,
+			     const char **iface)
+{
+	struct sup_worker *w = supervisor_find(s, name);
+
+	if (!w)
+		return 0;
+	*iface = w->tcp_iface;
+	return w->tcp_port;
+}
+
+bool supervisor_tcp_due(struct supervisor *s, const char *name,
+			const char *what)
+{
+	struct sup_worker *w = supervisor_find(s, name);
+
+	if (!w || w->pid <= 0 || !w->sock)
+		return false;
+	/* A worker starts listening on nothing: no need to say so. */
+	if (w->tcp_sent_pid != w->pid)
+		return strncmp(what, "0@", 2) != 0;
+	return strcmp(w->tcp_sent, what) != 0;
+}
+
+static void supervisor_tcp_close(int *fds, unsigned n)
+{
+	while (n--)
+		close(fds[n]);
+}
+
+int supervisor_tcp_listen(struct supervisor *s, const char *name,
+			  unsigned port, int *fds, unsigned n, const char *what)
+{
+	struct sup_worker *w = supervisor_find(s, name);
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(WMSG_MAX_FDS * sizeof(int))];
+	} ctl;
+	uint8_t buf[16];
+	struct iovec iov = { .iov_base = buf };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	int len, r = 0;
+
+	if (!w || w->pid <= 0 || !w->sock || n > WMSG_MAX_FDS) {
+		supervisor_tcp_close(fds, n);
+		return -ESRCH;
+	}
+	len = wmsg_build_u32(buf, sizeof(buf), WORKER_LISTEN, port);
+	iov.iov_len = len;
+	if (n) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, n * sizeof(int));
+	}
+	if (sendmsg(loop_watch_fd(w->sock), &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		r = -errno;
+		log_warn("%s: cannot hand the worker its tcp sockets", w->name);
+	} else {
+		w->tcp_sent_pid = w->pid;
+		snprintf(w->tcp_sent, sizeof(w->tcp_sent), "%s", what);
+	}
+	supervisor_tcp_close(fds, n);
+	return r;
+}

@@ -1,0 +1,453 @@
+/*
+ * adb over TCP (functions/adb/adb_tcp.c): the adb plugin as the runtime
+ * drives it, handed a real listening socket on 127.0.0.1 (ops->listen),
+ * with real clients; USB through the fake plugin_write.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "adb/adb_auth.h"
+#include "adb/adb_packet.h"
+#include "adb/adb_tcp.h"
+#include "adb_testkey.h"
+#include "fake_plugin_adb.h"
+#include "fake_spawn.h"
+#include "log.h"
+#include "loop.h"
+
+extern const struct plugin_ops gadgetd_plugin;
+static const struct plugin_ops *ops = &gadgetd_plugin;
+
+struct t {
+	struct loop *loop;
+	struct plugin *p;
+	struct plugin_desc desc;
+	void *priv;
+	unsigned port;
+	char dir[64];
+	char keys[128];
+};
+
+struct msg {
+	uint32_t cmd, arg0, arg1, len;
+	uint8_t data[4096];
+};
+
+static struct adb_testkey *key;
+
+static int group_setup(void **state)
+{
+	log_init("test_adb_tcp", true, LOG_LEVEL_ERROR);
+	key = adb_testkey_new();
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	adb_testkey_free(key);
+	return 0;
+}
+
+/* A listening socket as gadgetd makes one, on 127.0.0.1 and a free port. */
+static int listen_fd(unsigned *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &sl), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* opts: "key=value" pairs, NULL-terminated. */
+static struct t *start(const char *auth, const char *const *opts)
+{
+	struct t *t = calloc(1, sizeof(*t));
+	int fd;
+
+	strcpy(t->dir, "/tmp/test_adb_tcp.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->keys, sizeof(t->keys), "%s/adb_keys", t->dir);
+	t->loop = loop_new();
+	t->p = fake_plugin_new(t->loop);
+	fake_set_option(t->p, "auth", auth);
+	fake_set_option(t->p, "keys", t->keys);
+	for (; opts && opts[0]; opts += 2)
+		fake_set_option(t->p, opts[0], opts[1]);
+	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
+	ops->enable(t->priv);
+	fd = listen_fd(&t->port);
+	ops->listen(t->priv, &fd, 1, t->port);
+	return t;
+}
+
+static void stop(struct t *t)
+{
+	char cmd[128];
+
+	ops->disable(t->priv);
+	ops->finish(t->priv);
+	fake_plugin_free(t->p);
+	fake_spawn_detach(t->loop);
+	loop_free(t->loop);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
+	assert_int_equal(system(cmd), 0);
+	free(t);
+}
+
+static int client(struct t *t)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons(t->port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	loop_dispatch(t->loop, 20); /* the worker accepts */
+	return fd;
+}
+
+static void csend_raw(int fd, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+
+	while (len) {
+		ssize_t n = send(fd, b, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		assert_true(n > 0);
+		b += n;
+		len -= n;
+	}
+}
+
+static void csend(int fd, uint32_t cmd, uint32_t a0, uint32_t a1,
+		  const void *data, size_t len)
+{
+	uint8_t hdr[ADB_HDR_SIZE];
+
+	adb_packet_encode(hdr, cmd, a0, a1, data, len, 1);
+	csend_raw(fd, hdr, sizeof(hdr));
+	if (len)
+		csend_raw(fd, data, len);
+}
+
+/* n bytes from fd, turning the loop meanwhile: n, 0 at EOF or reset,
+ * -1 when ms passed. */
+static int cread(struct t *t, int fd, uint8_t *buf, size_t n, unsigned ms)
+{
+	uint64_t end = loop_now_ms() + ms;
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = recv(fd, buf + got, n - got, 0);
+
+		if (r == 0 || (r < 0 && errno == ECONNRESET))
+			return 0;
+		if (r > 0) {
+			got += r;
+			continue;
+		}
+		if (loop_now_ms() >= end)
+			return -1;
+		loop_dispatch(t->loop, 10);
+	}
+	return (int)n;
+}
+
+static void cexpect(struct t *t, int fd, struct msg *m, uint32_t cmd)
+{
+	uint8_t hdr[ADB_HDR_SIZE];
+	struct adb_hdr h;
+	char want[5], got[5];
+
+	assert_int_equal(cread(t, fd, hdr, sizeof(hdr), 3000), ADB_HDR_SIZE);
+	adb_packet_decode(hdr, &h);
+	assert_true(h.len <= sizeof(m->data));
+	if (h.len)
+		assert_int_equal(cread(t, fd, m->data, h.len, 3000), (int)h.len);
+	m->cmd = h.cmd;
+	m->arg0 = h.arg0;
+	m->arg1 = h.arg1;
+	m->len = h.len;
+	adb_packet_cmd_name(cmd, want);
+	adb_packet_cmd_name(m->cmd, got);
+	assert_string_equal(got, want);
+}
+
+/* Whether the device closes fd within ms (what it sends is dropped). */
+static bool closed_within(struct t *t, int fd, unsigned ms)
+{
+	uint64_t end = loop_now_ms() + ms;
+	uint8_t buf[4096];
+
+	for (;;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+		if (r == 0 || (r < 0 && errno == ECONNRESET))
+			return true;
+		if (r > 0)
+			continue;
+		if (loop_now_ms() >= end)
+			return false;
+		loop_dispatch(t->loop, 10);
+	}
+}
+
+static void cnxn(struct t *t, int fd, uint32_t reply)
+{
+	static const char banner[] = "host::features=shell_v2";
+	struct msg m;
+
+	csend(fd, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD, banner, sizeof(banner));
+	cexpect(t, fd, &m, reply);
+}
+
+/* A peer gets its own connection: CNXN, a stream, its answer, all over
+ * the socket and none of it on USB; the status shows the port. */
+static void test_tcp_connection(void **state)
+{
+	struct t *t = start("off", NULL);
+	static const char svc[] = "reverse:list-forward";
+	struct msg m;
+	uint32_t id;
+	int fd = client(t);
+	char want[64];
+
+	snprintf(want, sizeof(want), "port %u, 1 peer", t->port);
+	assert_string_equal(fake_of(t->p)->status_tcp, want);
+	cnxn(t, fd, ADB_CNXN);
+	csend(fd, ADB_OPEN, 7, 0, svc, sizeof(svc));
+	cexpect(t, fd, &m, ADB_OKAY);
+	assert_int_equal(m.arg1, 7);
+	id = m.arg0;
+	cexpect(t, fd, &m, ADB_WRTE);
+	assert_memory_equal(m.data, "0000", 4); /* no forwards */
+	csend(fd, ADB_OKAY, 7, id, NULL, 0);
+	cexpect(t, fd, &m, ADB_CLSE);
+	/* USB saw none of it, and is offline still. */
+	assert_int_equal(fake_of(t->p)->n_xfers, 0);
+	assert_string_equal(fake_of(t->p)->status_state, "offline");
+	close(fd);
+	stop(t);
+}
+
+/* Bytes that are no ADB header, or a payload past the limit: cut off. */
+static void test_tcp_bad_framing(void **state)
+{
+	struct t *t = start("off", NULL);
+	uint8_t hdr[ADB_HDR_SIZE];
+	int fd = client(t);
+
+	csend_raw(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+	assert_true(closed_within(t, fd, 2000));
+	close(fd);
+	fd = client(t);
+	adb_packet_encode(hdr, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD,
+			  NULL, 2 * ADB_MAX_PAYLOAD, 0);
+	csend_raw(fd, hdr, sizeof(hdr));
+	assert_true(closed_within(t, fd, 2000));
+	close(fd);
+	stop(t);
+}
+
+/* ADB_TCP_MAX_PEERS at once; one more is closed at once. */
+static void test_tcp_peer_cap(void **state)
+{
+	struct t *t = start("off", NULL);
+	int fds[ADB_TCP_MAX_PEERS + 1];
+	unsigned i, closed = 0;
+
+	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
+		fds[i] = client(t);
+	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
+		closed += closed_within(t, fds[i], 100);
+	assert_int_equal(closed, 1);
+	assert_true(closed_within(t, fds[ADB_TCP_MAX_PEERS], 10));
+	/* The others work. */
+	cnxn(t, fds[0], ADB_CNXN);
+	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
+		close(fds[i]);
+	stop(t);
+}
+
+/* Before authorization: at most ADB_TCP_PREAUTH_BYTES (well-framed
+ * messages that are all ignored), well within the default 60 s. */
+static void test_tcp_preauth_bytes(void **state)
+{
+	struct t *t = start("on", NULL);
+	static uint8_t junk[1000];
+	unsigned sent = 0;
+	int fd = client(t);
+
+	cnxn(t, fd, ADB_AUTH);
+	while (sent + ADB_HDR_SIZE + sizeof(junk) < ADB_TCP_PREAUTH_BYTES) {
+		csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
+		sent += ADB_HDR_SIZE + sizeof(junk);
+	}
+	assert_false(closed_within(t, fd, 200));
+	csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
+	csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
+	assert_true(closed_within(t, fd, 2000));
+	close(fd);
+	stop(t);
+}
+
+/* tcp_auth_timeout: a silent peer goes after it, an authorized one
+ * stays. */
+static void test_tcp_auth_timeout(void **state)
+{
+	static const char *const opts[] = { "tcp_auth_timeout", "1", NULL };
+	struct t *t = start("on", opts);
+	int idle = client(t), authed;
+
+	assert_false(closed_within(t, idle, 500));
+	assert_true(closed_within(t, idle, 2500));
+	close(idle);
+	stop(t);
+	t = start("off", opts);
+	authed = client(t);
+	cnxn(t, authed, ADB_CNXN);
+	assert_false(closed_within(t, authed, 2500));
+	close(authed);
+	stop(t);
+}
+
+/* A key offered over TCP is pending like one over USB: `adb keys` lists
+ * it, `adb allow` sends that peer a new token, and its signature lets
+ * it in. */
+static void test_tcp_allow(void **state)
+{
+	struct t *t = start("on", NULL);
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	const char *pub = adb_testkey_pub(key);
+	uint8_t sig[512];
+	struct msg m;
+	size_t n;
+	int fd = client(t);
+
+	cnxn(t, fd, ADB_AUTH);
+	csend(fd, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	assert_int_equal(cread(t, fd, m.data, 1, 200), -1); /* no answer */
+	assert_int_equal(ops->command(t->priv, 1, argv_keys, reply,
+				      sizeof(reply)), 0);
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_non_null(strstr(reply, fp));
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "waiting host"));
+	cexpect(t, fd, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	n = adb_testkey_sign(key, m.data, sig, sizeof(sig));
+	csend(fd, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	cexpect(t, fd, &m, ADB_CNXN);
+	/* USB, whose host never offered it, is untouched. */
+	assert_int_equal(fake_of(t->p)->n_xfers, 0);
+	close(fd);
+	stop(t);
+}
+
+/* tcpip:PORT and usb: over a connection: refused unless the profile
+ * says tcpip = true; then gadgetd is asked, and the host answered as
+ * adbd answers it. */
+static void open_answer(struct t *t, int fd, uint32_t hid, const char *svc,
+			const char *answer)
+{
+	struct msg m;
+
+	csend(fd, ADB_OPEN, hid, 0, svc, strlen(svc) + 1);
+	cexpect(t, fd, &m, ADB_OKAY);
+	cexpect(t, fd, &m, ADB_WRTE);
+	assert_int_equal(m.len, strlen(answer));
+	assert_memory_equal(m.data, answer, m.len);
+}
+
+static void test_tcpip_service(void **state)
+{
+	static const char *const opts[] = { "tcpip", "true", NULL };
+	struct t *t = start("off", NULL);
+	int fd = client(t);
+
+	cnxn(t, fd, ADB_CNXN);
+	open_answer(t, fd, 1, "tcpip:5555",
+		    "refused: this device's profile does not allow adb tcpip/usb\n");
+	open_answer(t, fd, 2, "usb:",
+		    "refused: this device's profile does not allow adb tcpip/usb\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, -1);
+	close(fd);
+	stop(t);
+
+	t = start("off", opts);
+	fd = client(t);
+	cnxn(t, fd, ADB_CNXN);
+	open_answer(t, fd, 3, "tcpip:0", "invalid port\n");
+	open_answer(t, fd, 4, "tcpip:65536", "invalid port\n");
+	open_answer(t, fd, 5, "tcpip:+55", "invalid port\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, -1);
+	open_answer(t, fd, 6, "tcpip:5556", "restarting in TCP mode port: 5556\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, 5556);
+	open_answer(t, fd, 7, "usb:", "restarting in USB mode\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, 0);
+	close(fd);
+	stop(t);
+}
+
+/* gadgetd's answer to usb: (no sockets): the listener goes, and each
+ * peer once what was queued for it is sent. */
+static void test_tcp_stop(void **state)
+{
+	struct t *t = start("off", NULL);
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				 .sin_port = htons(t->port) };
+	int fd = client(t), c;
+
+	cnxn(t, fd, ADB_CNXN);
+	ops->listen(t->priv, NULL, 0, 0);
+	assert_string_equal(fake_of(t->p)->status_tcp, "off");
+	assert_true(closed_within(t, fd, 1000));
+	close(fd);
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(connect(c, (struct sockaddr *)&a, sizeof(a)), -1);
+	assert_int_equal(errno, ECONNREFUSED);
+	close(c);
+	stop(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tcp_connection),
+		cmocka_unit_test(test_tcp_bad_framing),
+		cmocka_unit_test(test_tcp_peer_cap),
+		cmocka_unit_test(test_tcp_preauth_bytes),
+		cmocka_unit_test(test_tcp_auth_timeout),
+		cmocka_unit_test(test_tcp_allow),
+		cmocka_unit_test(test_tcpip_service),
+		cmocka_unit_test(test_tcp_stop),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
