@@ -1,10 +1,12 @@
 #include "composer.h"
 #include "log.h"
+#include "netcfg.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <usbg/function/net.h>
 #include <usbg/usbg.h>
 
 #define COMPOSER_CONFIGFS "/sys/kernel/config"
@@ -272,6 +274,34 @@ static usbg_function *composer_find(struct composer *c, const char *name)
 	return NULL;
 }
 
+/*
+ * libusbgx keeps ifname read-only, but Linux takes a pattern with one %d
+ * there (gether_set_ifname(), 6.0 and later) until the first bind. An
+ * older kernel refuses it: say so, the profile asked for it.
+ */
+static int composer_set_ifname(struct composer *c, const struct profile_function *f)
+{
+	const char *v = profile_option(f, "ifname");
+	char path[512];
+	FILE *out;
+	int r = 0;
+
+	if (!v || !netcfg_is_net(f->type))
+		return 0;
+	snprintf(path, sizeof(path), "%s/usb_gadget/%s/functions/%s.%s/ifname",
+		 usbg_get_configfs_path(c->state), c->name,
+		 usbg_get_function_type_str(f->type->usbg_type), f->name);
+	out = fopen(path, "we");
+	if (!out || fputs(v, out) < 0)
+		r = -errno;
+	if (out && fclose(out) != 0 && !r)
+		r = -errno;
+	if (r < 0)
+		log_warnx("configfs: function %s: cannot set ifname \"%s\" (%s): %s",
+			  f->name, v, path, strerror(-r));
+	return r;
+}
+
 int composer_add_function(struct composer *c, const struct profile_function *f)
 {
 	usbg_function *uf;
@@ -288,6 +318,29 @@ int composer_add_function(struct composer *c, const struct profile_function *f)
 		return composer_fail(r, "cannot set attributes of function",
 				     f->name);
 	}
+	r = composer_set_ifname(c, f);
+	if (r < 0)
+		usbg_rm_function(uf, USBG_RM_RECURSE);
+	return r;
+}
+
+int composer_net_ifname(struct composer *c, const char *name, char *buf,
+			size_t size)
+{
+	usbg_function *f = composer_find(c, name);
+	char tmp[64];
+
+	if (!f || size == 0)
+		return -ENOENT;
+	if (usbg_f_net_get_ifname_s(usbg_to_net_function(f), tmp, sizeof(tmp)) !=
+	    USBG_SUCCESS)
+		return -EIO;
+	tmp[strcspn(tmp, "\n")] = '\0';
+	/* Before its first bind the kernel answers "(unnamed net_device)"
+	 * or the pattern it was given. */
+	if (!tmp[0] || strchr(tmp, '%') || strchr(tmp, ' ') || strlen(tmp) >= size)
+		return -EAGAIN;
+	snprintf(buf, size, "%s", tmp);
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include <time.h>
 
 struct composer;
+struct netlink;
 struct supervisor;
 struct udc_monitor;
 struct loop_watch;
@@ -96,6 +97,8 @@ struct gadget {
 	struct composer *composer;
 	struct supervisor *sup;
 	struct udc_monitor *udcmon;
+	/* The board's side of the network functions' links (netlink.h). */
+	struct netlink *net;
 	struct profile *profile;
 	int set;
 	char udc[64];
@@ -160,6 +163,15 @@ void gadget_save(struct gadget *g);
  * -ENOENT or -EINVAL with msg saying why. */
 int gadget_load_profile(struct gadget *g, const char *name,
 			struct profile **out, char *msg, size_t size);
+
+/* Make the network links match the gadget: up for the bound set's
+ * network functions while the UDC is there, down otherwise. */
+void gadget_net_sync(struct gadget *g);
+/* Refuse set (-1: every set) of p when a network function's subnet
+ * clashes with another interface of the board: -EADDRINUSE, msg with
+ * FILE:LINE and the other interface. */
+int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
+		     char *msg, size_t size);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */
