@@ -188,10 +188,25 @@ int netcfg_get(const struct profile_function *f, struct netcfg *out)
 	return 0;
 }
 
+/* A USB gadget's own interface (its parent is the gadget device,
+ * ".../dummy_udc.0/gadget.0"): gadgetd's, configured by gadgetd. */
+static bool netcfg_gadget_iface(const char *name)
+{
+	char link[256], path[4096];
+
+	snprintf(link, sizeof(link), "/sys/class/net/%s/device", name);
+	if (!realpath(link, path))
+		return false;
+	return strstr(path, "/gadget/") || strstr(path, "/gadget.") ||
+	       (strlen(path) >= 7 && !strcmp(path + strlen(path) - 7, "/gadget"));
+}
+
 static bool netcfg_ignored(const char *name, const char *const *ignore, unsigned n)
 {
 	unsigned i;
 
+	if (netcfg_gadget_iface(name))
+		return true;
 	for (i = 0; i < n; i++)
 		if (ignore[i] && !strcmp(ignore[i], name))
 			return true;
