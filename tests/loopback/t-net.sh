@@ -1,0 +1,181 @@
+# The board's side of the USB network link, from the installed profile:
+# the host's side of the link goes into its own network namespace, so
+# that its traffic really crosses USB. busybox udhcpc gets the one lease
+# (no router, no DNS), pings go both ways, 64 MiB cross over TCP, the
+# board's name resolves over mDNS (dig to 224.0.0.251:5353, answered by
+# the board's avahi-daemon), and for ncm, ecm and rndis a switch away and
+# back, kill -9 of dnsmasq and the UDC's removal leave nothing stale.
+. "$SRC/tests/loopback/lib.sh"
+
+BOARD=10.77.0.1
+HOST=10.77.0.2
+NS=hostside
+RUN=/run/gadgetd
+export UDHCPC_OUT=/run/udhcpc.env
+
+gd_install
+# mDNS as a board runs it: the system bus and avahi-daemon.
+mkdir -p /run/dbus /run/avahi-daemon
+timeout 10 dbus-daemon --system --fork || die "dbus-daemon"
+timeout 10 avahi-daemon -D --no-chroot --no-rlimits >/mnt/out/avahi.log 2>&1 || die "avahi-daemon"
+ip link set lo up
+timeout 10 ip netns add $NS || die "ip netns add"
+ip -n $NS link set lo up
+ROUTE0=$(ip route show default)
+RESOLV0=$(sha256sum /etc/resolv.conf 2>/dev/null)
+gd_start
+
+# The host side's network interface: under dummy_hcd's host controller,
+# in the root namespace until moved (up to 15 s).
+host_if() {
+	local d n=0
+	while [ $n -lt 150 ]; do
+		for d in /sys/class/net/*; do
+			case $(readlink -f "$d/device" 2>/dev/null) in
+			*dummy_hcd*) basename "$d"; return 0 ;;
+			esac
+		done
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# The host side into $NS, then a lease within 10 s.
+host_lease() {
+	HIF=$(host_if) || { echo "no host-side interface"; return 1; }
+	ip link set "$HIF" netns $NS || return 1
+	ip -n $NS link set "$HIF" up || return 1
+	rm -f "$UDHCPC_OUT"
+	ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" -n -q -t 10 -T 1 \
+		-s "$SRC/tests/loopback/udhcpc.sh" >/mnt/out/udhcpc.log 2>&1 || return 1
+	grep -qx "ip=$HOST" "$UDHCPC_OUT"
+}
+
+# The lease carried neither a router nor a DNS server, and neither
+# namespace's default route nor resolv.conf changed.
+host_untouched() {
+	grep -qx "router=" "$UDHCPC_OUT" && grep -qx "dns=" "$UDHCPC_OUT" &&
+		[ -z "$(ip -n $NS route show default)" ] &&
+		[ "$(ip route show default)" = "$ROUTE0" ] &&
+		[ "$(sha256sum /etc/resolv.conf 2>/dev/null)" = "$RESOLV0" ]
+}
+
+# The board's interface of function $1 carries $BOARD (or not: $2 = no).
+board_addr() {
+	local ifn
+	ifn=$(cat /sys/kernel/config/usb_gadget/gadgetd/functions/*."$1"/ifname 2>/dev/null)
+	if [ "${2:-yes}" = no ]; then
+		! ip -4 -o addr show | grep -q " $BOARD/24"
+	else
+		ip -4 -o addr show dev "$ifn" 2>/dev/null | grep -q " $BOARD/24"
+	fi
+}
+
+# Wait up to 10 s for cmd to succeed.
+within() {
+	local n=0
+	while [ $n -lt 100 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	"$@"
+}
+
+# No dnsmasq, no avahi-publish, no address: nothing left of a link.
+nothing_left() {
+	! pgrep -x dnsmasq >/dev/null && ! pgrep -x avahi-publish >/dev/null &&
+		! ip -4 -o addr show | grep -q " $BOARD/"
+}
+
+helpers_up() {
+	[ -n "$(pgrep -x dnsmasq)" ] && [ -n "$(pgrep -x avahi-publish)" ]
+}
+
+mdns_resolves() {
+	ip -n $NS route replace 224.0.0.251/32 dev "$HIF" || return 1
+	[ "$(ip netns exec $NS timeout 10 dig +short +time=2 +tries=3 -p 5353 @224.0.0.251 gadgetd.local A)" = "$BOARD" ]
+}
+
+tcp_64m() {
+	head -c 67108864 /dev/urandom > /run/net.data
+	rm -f /run/net.recv
+	timeout 120 busybox nc -l -p 5001 > /run/net.recv &
+	local rx=$!
+	sleep 0.5
+	ip netns exec $NS timeout 120 busybox nc $BOARD 5001 < /run/net.data &
+	local tx=$!
+	wait $rx
+	kill $tx 2>/dev/null
+	wait $tx 2>/dev/null
+	[ "$(sha256sum < /run/net.data)" = "$(sha256sum < /run/net.recv)" ]
+}
+
+dnsmasq_pid() { cut -d' ' -f1 "$RUN/net-$1-dnsmasq.pid" 2>/dev/null; }
+
+# A new dnsmasq after kill -9, and a lease from it.
+dnsmasq_restarted() {
+	local old=$1 new
+	new=$(dnsmasq_pid "$2")
+	[ -n "$new" ] && [ "$new" != "$old" ] && [ "$(cat /proc/"$new"/comm 2>/dev/null)" = dnsmasq ]
+}
+
+for fn in ncm ecm rndis; do
+	case $fn in
+	ncm) set=ncm ;;
+	ecm) set=acm,ecm ;;
+	rndis) set=rndis,adb ;;
+	esac
+	say "$fn: $set"
+	check "$fn: switch to $set" gd_switch "$set"
+	check "$fn: the board's interface has $BOARD/24" within board_addr $fn
+	check "$fn: dnsmasq and avahi-publish run" within helpers_up
+	check "$fn: udhcpc gets $HOST within seconds" host_lease
+	check "$fn: no router, no DNS handed out; routes and resolv.conf unchanged" host_untouched
+	check "$fn: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+	check "$fn: the board pings the host" ping -c 1 -W 3 $HOST
+	if [ $fn = ncm ]; then
+		check "$fn: 64 MiB host -> board over TCP, sha256 equal" tcp_64m
+		check "$fn: gadgetd.local resolves over mDNS to $BOARD" mdns_resolves
+	fi
+
+	say "$fn: kill -9 dnsmasq"
+	old=$(dnsmasq_pid $fn)
+	check "$fn: dnsmasq has a pid file" test -n "$old"
+	kill -9 "$old"
+	check "$fn: dnsmasq restarted" within dnsmasq_restarted "$old" $fn
+	check "$fn: one dnsmasq, not two" sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
+	ip netns exec $NS ip -4 addr flush dev "$HIF"
+	rm -f "$UDHCPC_OUT"
+	check "$fn: a lease from the new dnsmasq" ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" \
+		-n -q -t 10 -T 1 -s "$SRC/tests/loopback/udhcpc.sh"
+
+	say "$fn: switch away and back"
+	check "$fn: switch to acm" gd_switch acm
+	check "$fn: away: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: back to $set" gd_switch "$set"
+	check "$fn: back: the address" within board_addr $fn
+	check "$fn: back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: back: a lease" host_lease
+
+	say "$fn: UDC removal and return"
+	check "$fn: rmmod dummy_hcd" timeout 60 rmmod dummy_hcd
+	check "$fn: UDC gone: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: modprobe dummy_hcd" timeout 60 modprobe dummy_hcd
+	check "$fn: UDC back: the address" within board_addr $fn
+	check "$fn: UDC back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: UDC back: a lease" host_lease
+	check "$fn: UDC back: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+done
+
+say "gadgetd killed (-9), then started again"
+kill -9 "$GD_PID"
+GD_PID=
+check "gadgetd gone: its dnsmasq and avahi-publish went with it" within sh -c '! pgrep -x dnsmasq >/dev/null && ! pgrep -x avahi-publish >/dev/null'
+gd_start
+check "the new gadgetd brings the link back" within board_addr rndis
+check "one dnsmasq" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
+check "off: nothing left" sh -c 'timeout 30 gadgetctl off >/dev/null'
+check "off: no address, dnsmasq or avahi-publish" within nothing_left
+finish
