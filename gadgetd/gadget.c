@@ -64,6 +64,7 @@ void gadget_free(struct gadget *g)
 	udc_monitor_free(g->udcmon);
 	loop_watch_remove(g->queue);
 	loop_watch_remove(g->udc_timer);
+	loop_watch_remove(g->net_timer);
 	profile_free(g->profile);
 	free(g);
 }
@@ -201,6 +202,30 @@ void gadget_net_sync(struct gadget *g)
 	if (udc && udc_registered(udc))
 		n = gadget_net_wanted(g, want);
 	netlink_sync(g->net, want, n);
+}
+
+/* 250 ms, doubling: about 4 s in all. */
+#define GADGET_NET_TRIES 4
+
+static void gadget_net_settle(struct loop_watch *w, void *data)
+{
+	struct gadget *g = data;
+
+	loop_watch_remove(w);
+	g->net_timer = NULL;
+	if (!g->txn)
+		gadget_net_sync(g);
+	if (++g->net_tries < GADGET_NET_TRIES)
+		g->net_timer = loop_add_timer(g->loop, 250u << g->net_tries,
+					      gadget_net_settle, g);
+}
+
+void gadget_net_udc(struct gadget *g)
+{
+	gadget_net_sync(g);
+	loop_watch_remove(g->net_timer);
+	g->net_tries = 0;
+	g->net_timer = loop_add_timer(g->loop, 250, gadget_net_settle, g);
 }
 
 int gadget_off(struct gadget *g, char *msg, size_t size)

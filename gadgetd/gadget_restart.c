@@ -151,7 +151,7 @@ void gadget_restart_udc_changed(void *data)
 	if (g->txn)
 		return;
 	/* The UDC went (its links go down) or came back (up again). */
-	gadget_net_sync(g);
+	gadget_net_udc(g);
 	if (g->set < 0)
 		return;
 	bound = composer_bound_udc(g->composer);
