@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <usbg/function/net.h>
 #include <usbg/usbg.h>
 
 #define COMPOSER_CONFIGFS "/sys/kernel/config"
@@ -279,6 +278,14 @@ static usbg_function *composer_find(struct composer *c, const char *name)
  * there (gether_set_ifname(), 6.0 and later) until the first bind. An
  * older kernel refuses it: say so, the profile asked for it.
  */
+static void composer_ifname_path(struct composer *c, int type, const char *name,
+				 char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/usb_gadget/%s/functions/%s.%s/ifname",
+		 usbg_get_configfs_path(c->state), c->name,
+		 usbg_get_function_type_str(type), name);
+}
+
 static int composer_set_ifname(struct composer *c, const struct profile_function *f)
 {
 	const char *v = profile_option(f, "ifname");
@@ -288,9 +295,7 @@ static int composer_set_ifname(struct composer *c, const struct profile_function
 
 	if (!v || !netcfg_is_net(f->type))
 		return 0;
-	snprintf(path, sizeof(path), "%s/usb_gadget/%s/functions/%s.%s/ifname",
-		 usbg_get_configfs_path(c->state), c->name,
-		 usbg_get_function_type_str(f->type->usbg_type), f->name);
+	composer_ifname_path(c, f->type->usbg_type, f->name, path, sizeof(path));
 	out = fopen(path, "we");
 	if (!out || fputs(v, out) < 0)
 		r = -errno;
@@ -328,13 +333,18 @@ int composer_net_ifname(struct composer *c, const char *name, char *buf,
 			size_t size)
 {
 	usbg_function *f = composer_find(c, name);
-	char tmp[64];
+	char path[512], tmp[64];
+	FILE *in;
 
 	if (!f || size == 0)
 		return -ENOENT;
-	if (usbg_f_net_get_ifname_s(usbg_to_net_function(f), tmp, sizeof(tmp)) !=
-	    USBG_SUCCESS)
-		return -EIO;
+	composer_ifname_path(c, usbg_get_function_type(f), name, path, sizeof(path));
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	if (!fgets(tmp, sizeof(tmp), in))
+		tmp[0] = '\0';
+	fclose(in);
 	tmp[strcspn(tmp, "\n")] = '\0';
 	/* Before its first bind the kernel answers "(unnamed net_device)"
 	 * or the pattern it was given. */
