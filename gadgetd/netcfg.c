@@ -271,6 +271,38 @@ static unsigned netcfg_clash_one(const struct profile *p, const struct profile_f
 	return n;
 }
 
+/* Two network functions of one set whose subnets overlap: the board
+ * would route one subnet to two interfaces. */
+static unsigned netcfg_clash_set(const struct profile *p, unsigned set, char *err,
+				 size_t size, size_t *len)
+{
+	const struct profile_set *s = &p->sets[set];
+	const struct profile_function *a, *b;
+	struct netcfg na, nb;
+	unsigned i, j, n = 0;
+
+	for (i = 0; i < s->n_functions; i++) {
+		a = &p->functions[s->functions[i]];
+		if (netcfg_get(a, &na) < 0 || !na.has_addr)
+			continue;
+		for (j = i + 1; j < s->n_functions; j++) {
+			b = &p->functions[s->functions[j]];
+			if (netcfg_get(b, &nb) < 0 || !nb.has_addr ||
+			    !netcfg_overlap(na.addr, na.prefix, nb.addr, nb.prefix))
+				continue;
+			if (*len < size)
+				*len += snprintf(err + *len, size - *len,
+						 "%s:%u: functions.%s.address: %s overlaps functions.%s.address (%s), in set %u with it\n",
+						 p->path ? p->path : p->name,
+						 netcfg_option_line(b, "address"), b->name,
+						 profile_option(b, "address"), a->name,
+						 profile_option(a, "address"), set + 1);
+			n++;
+		}
+	}
+	return n;
+}
+
 int netcfg_clash(const struct profile *p, int set, const char *const *ignore,
 		 unsigned n_ignore, char *err, size_t size)
 {
@@ -280,13 +312,17 @@ int netcfg_clash(const struct profile *p, int set, const char *const *ignore,
 
 	if (size)
 		err[0] = '\0';
+	for (i = 0; i < p->n_sets; i++)
+		if (set < 0 || (unsigned)set == i)
+			n += netcfg_clash_set(p, i, err, size, &len);
 	if (getifaddrs(&ifa) < 0)
-		return 0; /* nothing to compare with: the switch says so later */
-	for (i = 0; i < p->n_functions; i++)
+		ifa = NULL; /* nothing to compare with: the switch says so later */
+	for (i = 0; ifa && i < p->n_functions; i++)
 		if (netcfg_in_set(p, set, i))
 			n += netcfg_clash_one(p, &p->functions[i], ifa, ignore, n_ignore,
 					      err, size, &len);
-	freeifaddrs(ifa);
+	if (ifa)
+		freeifaddrs(ifa);
 	if (len && len <= size && err[len - 1] == '\n')
 		err[len - 1] = '\0';
 	return n ? -EADDRINUSE : 0;

@@ -76,7 +76,8 @@ bool netcfg_overlap(struct in_addr a, unsigned pa, struct in_addr b,
  * Each network function with an address in set (every set's when set is
  * -1) against the IPv4 addresses of the board's interfaces, leaving out
  * those named in ignore (the links gadgetd configured) and every USB
- * gadget interface (whose sysfs parent is a gadget device).
+ * gadget interface (whose sysfs parent is a gadget device), and against
+ * the other network functions of the same set.
  * 0, or -EADDRINUSE with one "FILE:LINE: functions.NAME.address: ..."
  * line per clash in err, naming the other interface and its address.
  */

@@ -209,6 +209,33 @@ static void test_clash(void **state)
 	profile_free(p);
 }
 
+static void test_clash_in_a_set(void **state)
+{
+	struct profile *p = NULL;
+	char err[1024];
+	static const char text[] =
+		"gadget: { vendor_id = 1; product_id = 2;\n"
+		"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+		"functions: {\n"
+		"  ecm: { type = \"ecm\"; address = \"10.12.0.1/24\"; };\n"
+		"  ncm: { type = \"ncm\"; address = \"10.12.0.1/16\"; };\n"
+		"  rndis: { type = \"rndis\"; address = \"10.13.0.1/24\"; };\n"
+		"};\n"
+		"sets = ( { functions = [ \"ecm\", \"rndis\" ]; },\n"
+		"         { functions = [ \"ncm\" ]; product_id = 3; },\n"
+		"         { functions = [ \"ecm\", \"ncm\" ]; product_id = 4; } );\n";
+
+	assert_int_equal(profile_parse("t.conf", text, &p, err, sizeof(err)), 0);
+	test_netcfg_n = 0;
+	/* ecm and ncm share a subnet but only set 3 has both. */
+	assert_int_equal(netcfg_clash(p, 0, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(netcfg_clash(p, 1, NULL, 0, err, sizeof(err)), 0);
+	assert_int_equal(netcfg_clash(p, -1, NULL, 0, err, sizeof(err)), -EADDRINUSE);
+	assert_string_equal(err, "t.conf:5: functions.ncm.address: 10.12.0.1/16 overlaps "
+			    "functions.ecm.address (10.12.0.1/24), in set 3 with it");
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_host_addr),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_clash),
+		cmocka_unit_test(test_clash_in_a_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
