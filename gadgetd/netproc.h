@@ -6,8 +6,9 @@
  *
  * The child is watched through a pidfd owned by the loop, so gadgetd
  * learns of its end even when another waitpid(-1) reaps it first. It
- * gets SIGTERM if gadgetd dies (PR_SET_PDEATHSIG), and its pid file
- * ("PID COMM") lets the next gadgetd kill what a SIGKILLed one left.
+ * gets SIGTERM if gadgetd dies (PR_SET_PDEATHSIG; a program that changes
+ * its user, as dnsmasq does, loses that), and its pid file ("PID COMM")
+ * lets the next gadgetd kill what a SIGKILLed one left.
  */
 #ifndef GADGETD_NETPROC_H
 #define GADGETD_NETPROC_H

@@ -47,9 +47,21 @@ host_lease() {
 	ip link set "$HIF" netns $NS || return 1
 	ip -n $NS link set "$HIF" up || return 1
 	rm -f "$UDHCPC_OUT"
-	ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" -n -q -t 10 -T 1 \
-		-s "$SRC/tests/loopback/udhcpc.sh" >/mnt/out/udhcpc.log 2>&1 || return 1
+	if ! ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" -n -q -t 10 -T 1 \
+		-s "$SRC/tests/loopback/udhcpc.sh" >/mnt/out/udhcpc.log 2>&1; then
+		link_diag
+		return 1
+	fi
 	grep -qx "ip=$HOST" "$UDHCPC_OUT"
+}
+
+# Both ends of the link as the kernel sees them, for a failed lease.
+link_diag() {
+	echo "   host side ($HIF in $NS):"
+	ip -n $NS -s link show dev "$HIF" | sed 's/^/     /'
+	echo "   board side:"
+	ip -s link show | grep -A5 'usb[0-9]' | sed 's/^/     /'
+	dmesg | tail -n 15 | sed 's/^/     /'
 }
 
 # The lease carried neither a router nor a DNS server, and neither
@@ -188,12 +200,16 @@ for fn in ncm ecm rndis; do
 done
 
 say "gadgetd killed (-9), then started again"
+old=$(dnsmasq_pid rndis)
 kill -9 "$GD_PID"
 GD_PID=
-check "gadgetd gone: its dnsmasq and avahi-publish went with it" within sh -c '! pgrep -x dnsmasq >/dev/null && ! pgrep -x avahi-publish >/dev/null'
+# avahi-publish has gadgetd's parent-death signal; dnsmasq drops its
+# privileges, which clears it, and is left to the next gadgetd.
+check "gadgetd gone: its avahi-publish went with it" within sh -c '! pgrep -x avahi-publish >/dev/null'
 gd_start
+check "the new gadgetd killed the old dnsmasq (pid file)" within sh -c "! kill -0 $old 2>/dev/null"
 check "the new gadgetd brings the link back" within board_addr rndis
-check "one dnsmasq" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
+check "one dnsmasq, one avahi-publish" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ] && [ "$(pgrep -cx avahi-publish)" = 1 ]'
 check "off: nothing left" sh -c 'timeout 30 gadgetctl off >/dev/null'
 check "off: no address, dnsmasq or avahi-publish" within nothing_left
 finish
