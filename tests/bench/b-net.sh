@@ -16,13 +16,12 @@ ip -n $NS link set lo up
 gd_start
 timeout 10 iperf3 -s -D || die "iperf3 -s"
 
+# The host side's interface: the one with the function's host_addr.
 host_if() {
 	local d n=0
 	while [ $n -lt 150 ]; do
 		for d in /sys/class/net/*; do
-			case $(readlink -f "$d/device" 2>/dev/null) in
-			*dummy_hcd*) basename "$d"; return 0 ;;
-			esac
+			[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
 		done
 		sleep 0.1
 		n=$((n + 1))
@@ -34,9 +33,13 @@ host_if() {
 rate() { jq '.end.sum_received.bits_per_second / 8000000 | . * 10 | round / 10'; }
 
 for fn in ncm ecm rndis; do
-	case $fn in ncm) set=ncm ;; ecm) set=acm,ecm ;; rndis) set=rndis,adb ;; esac
+	case $fn in
+	ncm) set=ncm mac=02:00:00:00:00:04 ;;
+	ecm) set=acm,ecm mac=02:00:00:00:00:02 ;;
+	rndis) set=rndis,adb mac=02:00:00:00:00:06 ;;
+	esac
 	gd_switch "$set" >/dev/null
-	hif=$(host_if) || die "$fn: no host-side interface"
+	hif=$(host_if $mac) || die "$fn: no host-side interface"
 	ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "$fn: netns"
 	ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
 		-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "$fn: no lease"

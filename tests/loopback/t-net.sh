@@ -25,15 +25,14 @@ ROUTE0=$(ip route show default)
 RESOLV0=$(sha256sum /etc/resolv.conf 2>/dev/null)
 gd_start
 
-# The host side's network interface: under dummy_hcd's host controller,
-# in the root namespace until moved (up to 15 s).
+# The host side's network interface: the one with the function's
+# host_addr (the profile's), in the root namespace until moved (15 s).
 host_if() {
 	local d n=0
 	while [ $n -lt 150 ]; do
 		for d in /sys/class/net/*; do
-			case $(readlink -f "$d/device" 2>/dev/null) in
-			*dummy_hcd*) basename "$d"; return 0 ;;
-			esac
+			[ "$(cat "$d/address" 2>/dev/null)" = "$HOST_MAC" ] &&
+				{ basename "$d"; return 0; }
 		done
 		sleep 0.1
 		n=$((n + 1))
@@ -153,9 +152,9 @@ dnsmasq_restarted() {
 
 for fn in ncm ecm rndis; do
 	case $fn in
-	ncm) set=ncm ;;
-	ecm) set=acm,ecm ;;
-	rndis) set=rndis,adb ;;
+	ncm) set=ncm HOST_MAC=02:00:00:00:00:04 ;;
+	ecm) set=acm,ecm HOST_MAC=02:00:00:00:00:02 ;;
+	rndis) set=rndis,adb HOST_MAC=02:00:00:00:00:06 ;;
 	esac
 	say "$fn: $set"
 	check "$fn: switch to $set" gd_switch "$set"
