@@ -528,10 +528,11 @@ int fake_wait_done(struct loop *l, struct fake_result *res)
 }
 
 /* The network links: each sync that wants links is recorded as
- * "net(FUNCTION@IFNAME,...)"; one that wants none (every teardown) is not,
- * so that sequences of gadgets without addresses stay as they were. */
+ * "net(FUNCTION@IFNAME,...)", one that takes live links down as "net()";
+ * one that changes nothing from none (every teardown of a gadget without
+ * addresses) is not, so that those sequences stay as they were. */
 struct netlink {
-	int unused;
+	unsigned unused; /* the links live now */
 };
 
 struct netlink *netlink_new(struct loop *l, const struct config *cfg)
@@ -550,6 +551,10 @@ void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned 
 	size_t len = 0;
 	unsigned i;
 
+	/* Down is recorded as "net()" only when links were up. */
+	if (!n && nl->unused)
+		fake_call("net", NULL);
+	nl->unused = n;
 	if (!n)
 		return;
 	arg[0] = '\0';

@@ -29,13 +29,15 @@ static const char test_profile[] =
 	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
 	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
 	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
+	"  rndis: { type = \"rndis\"; address = \"10.77.0.1/24\"; dhcp = true; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
 	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
 	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
-	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; }\n"
+	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
+	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010a; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -292,6 +294,38 @@ static void test_off_and_back(void **state)
 	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
+}
+
+/* A network function's link comes up once the gadget is bound and goes
+ * before it is unbound: on a switch away, off, and while its UDC is gone. */
+static void test_network_link_follows_the_gadget(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	assert_non_null(strstr(fake_calls, "bind(dummy_udc.0) net(rndis@usb0) "));
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), 0);
+	assert_string_equal(fake_calls, "net() unbind() stop(adb) reaped() unlink_all() "
+			    "remove(rndis) remove(adb) identity(0105) add(acm) add(ecm) "
+			    "link(acm) link(ecm) bind(dummy_udc.0) ");
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_true(strncmp(fake_calls, "net() unbind() ", 15) == 0);
+	for (int i = 0; i < 100 && gadget_busy(f->g); i++)
+		loop_dispatch(f->loop, 10);
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	/* The UDC goes (its gadget device is gone), then comes back. */
+	fake_clear_calls();
+	fake_udc_registering = 1000;
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "net() ");
+	fake_udc_registering = 0;
+	fake_clear_calls();
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "net(rndis@usb0) ");
 }
 
 static unsigned count(const char *s, const char *what)
@@ -819,6 +853,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_link_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
