@@ -17,7 +17,7 @@ for a in $(echo "${CROSS:-}" | tr ',' ' '); do
 		{ echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
 	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
-	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev \
+	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev \
 		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev; do
 		pkgs="$pkgs $p:$a"
 	done
