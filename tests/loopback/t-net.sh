@@ -3,8 +3,10 @@
 # that its traffic really crosses USB. busybox udhcpc gets the one lease
 # (no router, no DNS), pings go both ways, 64 MiB cross over TCP, the
 # board's name resolves over mDNS (avahi-resolve on the host's side,
-# answered by the board's avahi-daemon for gadgetd's avahi-publish), and for ncm, ecm and rndis a switch away and
-# back, kill -9 of dnsmasq and the UDC's removal leave nothing stale.
+# answered by the board's avahi-daemon for gadgetd's avahi-publish), and
+# for ncm, ecm and rndis a switch away and back, kill -9 of dnsmasq and
+# the UDC's removal leave nothing stale; a gadgetd killed with -9 leaves
+# nothing the next one does not clean.
 . "$SRC/tests/loopback/lib.sh"
 
 BOARD=10.77.0.1
