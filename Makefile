@@ -380,6 +380,9 @@ install-files:
 	# Examples (lab.conf: adb auth off) are documentation, never in /etc.
 	for f in profiles/examples/*.conf; do \
 		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
+	@# For a USB network link left to the board's own network manager.
+	for f in profiles/examples/gadgetd-usb.network profiles/examples/gadgetd-usb.nmconnection; do \
+		install -Dm644 $$f $(DESTDIR)$(DOCDIR)/examples/$$(basename $$f); done
 	for f in udev/*.rules; do install -Dm644 $$f $(DESTDIR)$(UDEVDIR)/$$(basename $$f); done
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/sbin/gadgetd|$(SBINDIR)/gadgetd|g' gadgetd/gadgetd.service \

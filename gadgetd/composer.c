@@ -1,5 +1,6 @@
 #include "composer.h"
 #include "log.h"
+#include "netcfg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -322,6 +323,40 @@ static usbg_function *composer_find(struct composer *c, const char *name)
 	return NULL;
 }
 
+/*
+ * libusbgx keeps ifname read-only, but Linux takes a pattern with one %d
+ * there (gether_set_ifname(), 6.0 and later) until the first bind. An
+ * older kernel refuses it: say so, the profile asked for it.
+ */
+static void composer_ifname_path(struct composer *c, int type, const char *name,
+				 char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/usb_gadget/%s/functions/%s.%s/ifname",
+		 usbg_get_configfs_path(c->state), c->name,
+		 usbg_get_function_type_str(type), name);
+}
+
+static int composer_set_ifname(struct composer *c, const struct profile_function *f)
+{
+	const char *v = profile_option(f, "ifname");
+	char path[512];
+	FILE *out;
+	int r = 0;
+
+	if (!v || !netcfg_is_net(f->type))
+		return 0;
+	composer_ifname_path(c, f->type->usbg_type, f->name, path, sizeof(path));
+	out = fopen(path, "we");
+	if (!out || fputs(v, out) < 0)
+		r = -errno;
+	if (out && fclose(out) != 0 && !r)
+		r = -errno;
+	if (r < 0)
+		log_warnx("configfs: function %s: cannot set ifname \"%s\" (%s): %s",
+			  f->name, v, path, strerror(-r));
+	return r;
+}
+
 int composer_add_function(struct composer *c, const struct profile_function *f)
 {
 	usbg_function *uf;
@@ -338,6 +373,34 @@ int composer_add_function(struct composer *c, const struct profile_function *f)
 		return composer_fail(r, "cannot set attributes of function",
 				     f->name);
 	}
+	r = composer_set_ifname(c, f);
+	if (r < 0)
+		usbg_rm_function(uf, USBG_RM_RECURSE);
+	return r;
+}
+
+int composer_net_ifname(struct composer *c, const char *name, char *buf,
+			size_t size)
+{
+	usbg_function *f = composer_find(c, name);
+	char path[512], tmp[64];
+	FILE *in;
+
+	if (!f || size == 0)
+		return -ENOENT;
+	composer_ifname_path(c, usbg_get_function_type(f), name, path, sizeof(path));
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	if (!fgets(tmp, sizeof(tmp), in))
+		tmp[0] = '\0';
+	fclose(in);
+	tmp[strcspn(tmp, "\n")] = '\0';
+	/* Before its first bind the kernel answers "(unnamed net_device)"
+	 * or the pattern it was given. */
+	if (!tmp[0] || strchr(tmp, '%') || strchr(tmp, ' ') || strlen(tmp) >= size)
+		return -EAGAIN;
+	snprintf(buf, size, "%s", tmp);
 	return 0;
 }
 

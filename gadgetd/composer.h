@@ -32,6 +32,11 @@ int composer_identity(struct composer *c, const struct profile *p,
 		      unsigned set);
 int composer_add_function(struct composer *c, const struct profile_function *f);
 int composer_remove_function(struct composer *c, const char *name);
+/* A network function's interface name, as the kernel reads it back once
+ * the function was bound: 0, -ENOENT (no such function), -EAGAIN (not
+ * named yet) or -errno. */
+int composer_net_ifname(struct composer *c, const char *name, char *buf,
+			size_t size);
 /* Remove every function link from every configuration. */
 int composer_unlink_all(struct composer *c);
 /* Link a function into configuration config (0-based: c.config+1);

@@ -3,6 +3,8 @@
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "netcfg.h"
+#include "netlink.h"
 #include "profile.h"
 #include "state.h"
 #include "supervisor.h"
@@ -35,6 +37,7 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	if (g->sup)
 		supervisor_tcp_set_fn(g->sup, gadget_listen_request, g);
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
+	g->net = netlink_new(l, cfg);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
 	composer_unbind(g->composer);
@@ -54,6 +57,7 @@ void gadget_free(struct gadget *g)
 		return;
 	g->freeing = true;
 	gadget_switch_txn_drop(g);
+	netlink_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
 	supervisor_free(g->sup);
@@ -62,6 +66,7 @@ void gadget_free(struct gadget *g)
 	udc_monitor_free(g->udcmon);
 	loop_watch_remove(g->queue);
 	loop_watch_remove(g->udc_timer);
+	loop_watch_remove(g->net_timer);
 	profile_free(g->profile);
 	free(g);
 }
@@ -130,12 +135,99 @@ int gadget_load_profile(struct gadget *g, const char *name,
 	if (r < 0)
 		return -EINVAL;
 	/* Every worker's user must exist before anything is torn down. */
-	if (profile_resolve_ids(*out, msg, size) < 0) {
+	if (profile_resolve_ids(*out, msg, size) < 0 ||
+	    gadget_net_clash(g, *out, -1, msg, size) < 0) {
 		profile_free(*out);
 		*out = NULL;
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
+		     char *msg, size_t size)
+{
+	const char *own[PROFILE_MAX_FUNCTIONS];
+	unsigned n = netlink_ifaces(g->net, own, PROFILE_MAX_FUNCTIONS);
+
+	return netcfg_clash(p, set, own, n, msg, size);
+}
+
+/* The bound set's network functions with an address, each with the name
+ * the kernel gave its interface. */
+static unsigned gadget_net_wanted(struct gadget *g, struct netlink_want *want)
+{
+	const struct profile_set *s = &g->profile->sets[g->set];
+	unsigned i, n = 0;
+	int r;
+
+	for (i = 0; i < s->n_functions; i++) {
+		const struct profile_function *f = &g->profile->functions[s->functions[i]];
+		struct netlink_want *w = &want[n];
+
+		if (netcfg_get(f, &w->nc) < 0 || !w->nc.has_addr)
+			continue;
+		snprintf(w->function, sizeof(w->function), "%s", f->name);
+		r = composer_net_ifname(g->composer, f->name, w->ifname, sizeof(w->ifname));
+		if (r < 0) {
+			log_warnx("function %s: no network interface to configure: %s",
+				  f->name, r == -EAGAIN ? "not named by the kernel yet" : strerror(-r));
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The set has a network function with an address. */
+static bool gadget_net_any(const struct gadget *g)
+{
+	const struct profile_set *s = &g->profile->sets[g->set];
+	struct netcfg nc;
+	unsigned i;
+
+	for (i = 0; i < s->n_functions; i++)
+		if (!netcfg_get(&g->profile->functions[s->functions[i]], &nc) && nc.has_addr)
+			return true;
+	return false;
+}
+
+void gadget_net_sync(struct gadget *g)
+{
+	struct netlink_want want[PROFILE_MAX_FUNCTIONS];
+	const char *udc = NULL;
+	unsigned n = 0;
+
+	if (g->profile && g->set >= 0 && gadget_net_any(g))
+		udc = composer_bound_udc(g->composer);
+	/* A gadget keeps its UDC's name while the UDC is gone. */
+	if (udc && udc_registered(udc))
+		n = gadget_net_wanted(g, want);
+	netlink_sync(g->net, want, n);
+}
+
+/* 250 ms, doubling: about 4 s in all. */
+#define GADGET_NET_TRIES 4
+
+static void gadget_net_settle(struct loop_watch *w, void *data)
+{
+	struct gadget *g = data;
+
+	loop_watch_remove(w);
+	g->net_timer = NULL;
+	if (!g->txn)
+		gadget_net_sync(g);
+	if (++g->net_tries < GADGET_NET_TRIES)
+		g->net_timer = loop_add_timer(g->loop, 250u << g->net_tries,
+					      gadget_net_settle, g);
+}
+
+void gadget_net_udc(struct gadget *g)
+{
+	gadget_net_sync(g);
+	loop_watch_remove(g->net_timer);
+	g->net_tries = 0;
+	g->net_timer = loop_add_timer(g->loop, 250, gadget_net_settle, g);
 }
 
 int gadget_off(struct gadget *g, char *msg, size_t size)

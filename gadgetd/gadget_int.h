@@ -30,6 +30,7 @@
 #include <time.h>
 
 struct composer;
+struct netlink;
 struct supervisor;
 struct udc_monitor;
 struct loop_watch;
@@ -97,6 +98,11 @@ struct gadget {
 	struct composer *composer;
 	struct supervisor *sup;
 	struct udc_monitor *udcmon;
+	/* The board's side of the network functions' links (netlink.h), and
+	 * the checks again after a UDC came or went (gadget_net_udc()). */
+	struct netlink *net;
+	struct loop_watch *net_timer;
+	unsigned net_tries;
 	struct profile *profile;
 	int set;
 	char udc[64];
@@ -161,6 +167,18 @@ void gadget_save(struct gadget *g);
  * -ENOENT or -EINVAL with msg saying why. */
 int gadget_load_profile(struct gadget *g, const char *name,
 			struct profile **out, char *msg, size_t size);
+
+/* Make the network links match the gadget: up for the bound set's
+ * network functions while the UDC is there, down otherwise. */
+void gadget_net_sync(struct gadget *g);
+/* A UDC came or went: sync now and a few times over the next seconds, as
+ * its uevent comes before its gadget device is there (or gone). */
+void gadget_net_udc(struct gadget *g);
+/* Refuse set (-1: every set) of p when a network function's subnet
+ * clashes with another interface of the board: -EADDRINUSE, msg with
+ * FILE:LINE and the other interface. */
+int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
+		     char *msg, size_t size);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */

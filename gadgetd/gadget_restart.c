@@ -149,7 +149,11 @@ void gadget_restart_udc_changed(void *data)
 	char msg[256];
 	int r;
 
-	if (g->txn || g->set < 0)
+	if (g->txn)
+		return;
+	/* The UDC went (its links go down) or came back (up again). */
+	gadget_net_udc(g);
+	if (g->set < 0)
 		return;
 	bound = composer_bound_udc(g->composer);
 	if (bound) {

@@ -2,6 +2,7 @@
 #include "composer.h"
 #include "log.h"
 #include "loop.h"
+#include "netlink.h"
 #include "plan.h"
 #include "profile.h"
 #include "supervisor.h"
@@ -42,6 +43,8 @@ static int gadget_switch_teardown_begin(struct gadget *g, const struct plan *pla
 	unsigned i;
 	int r;
 
+	/* Addresses, DHCP and mDNS go before the functions do. */
+	netlink_sync(g->net, NULL, 0);
 	r = composer_unbind(g->composer);
 	if (r < 0)
 		return r;
@@ -353,6 +356,7 @@ void gadget_switch_txn_finish(struct gadget *g, int r)
 	if (t->p != g->profile)
 		profile_free(t->p);
 	t->p = NULL;
+	gadget_net_sync(g);
 	g->txn_report = loop_add_idle(g->loop, gadget_switch_txn_report, g);
 	if (!g->txn_report)
 		gadget_switch_txn_report(NULL, g);
@@ -579,6 +583,12 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 		if (p != g->profile)
 			profile_free(p);
 		return idx;
+	}
+	/* The board may have gained an address since the profile was loaded. */
+	if (gadget_net_clash(g, p, idx, msg, size) < 0) {
+		if (p != g->profile)
+			profile_free(p);
+		return -EINVAL;
 	}
 	/* A failed plugin is started again by a switch, even to this set. */
 	if (p == g->profile && idx == g->set && composer_bound_udc(g->composer) &&

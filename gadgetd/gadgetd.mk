@@ -1,5 +1,5 @@
 # The profile parser and what it checks against (kernel types, options).
-PROFILE_SRCS := gadgetd/profile.c gadgetd/profile_set.c gadgetd/ktype.c gadgetd/optcheck.c gadgetd/cfgtext.c \
+PROFILE_SRCS := gadgetd/profile.c gadgetd/profile_set.c gadgetd/ktype.c gadgetd/netcfg.c gadgetd/optcheck.c gadgetd/cfgtext.c \
 	$(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).
@@ -8,6 +8,7 @@ GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c \
 	gadgetd/gadget_listen.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
+	gadgetd/netlink.c gadgetd/netproc.c gadgetd/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
 	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
@@ -16,7 +17,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
-GADGETD_LIBS := -lusbgx -lconfig
+GADGETD_LIBS := -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)

@@ -4,6 +4,7 @@
  * paragraph to man/gadgetd.conf.5, which test_ktype holds to the table.
  */
 #include "ktype.h"
+#include "netcfg.h"
 #include "profile.h"
 
 #include <errno.h>
@@ -37,6 +38,20 @@ static const struct optdesc ktype_net_attrs[] = {
 	  .help = "the host's Ethernet address (default: random)" },
 	{ .name = "qmult", .type = OPTDESC_INT, .min = 1, .max = 255,
 	  .help = "queue length multiplier at high and super speed" },
+	/* The board's side of the link (netcfg.h): checked across keys by
+	 * netcfg_check(), applied by netlink.c once the gadget is bound. */
+	{ .name = "ifname", .type = OPTDESC_STRING, .max = 15,
+	  .help = "the interface's name pattern, such as usb%d" },
+	{ .name = "address", .type = OPTDESC_STRING, .max = 18,
+	  .help = "the board's IPv4 address and prefix, such as 10.12.0.1/24" },
+	{ .name = "dhcp", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "serve the host one address over DHCP (dnsmasq)" },
+	{ .name = "mdns_name", .type = OPTDESC_STRING, .max = 63,
+	  .help = "the board's name, announced as NAME.local over mDNS" },
+	{ .name = "dhcp_router", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "hand out the board as the host's gateway" },
+	{ .name = "dhcp_dns", .type = OPTDESC_STRING, .max = 15,
+	  .help = "hand out this DNS server" },
 	{ 0 }
 };
 
@@ -244,11 +259,11 @@ static const struct ktype ktype_table[] = {
 	{ .name = "acm", .usbg_type = USBG_F_ACM },
 	{ .name = "gser", .usbg_type = USBG_F_SERIAL },
 	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
-	  .apply = ktype_net_apply },
+	  .check = netcfg_check, .apply = ktype_net_apply },
 	{ .name = "ncm", .usbg_type = USBG_F_NCM, .attrs = ktype_net_attrs,
-	  .apply = ktype_ncm_apply },
+	  .check = netcfg_check, .apply = ktype_ncm_apply },
 	{ .name = "rndis", .usbg_type = USBG_F_RNDIS, .attrs = ktype_net_attrs,
-	  .apply = ktype_rndis_apply },
+	  .check = netcfg_check, .apply = ktype_rndis_apply },
 	{ .name = "mass_storage", .usbg_type = USBG_F_MASS_STORAGE,
 	  .attrs = ktype_ms_attrs, .apply = ktype_ms_apply },
 	{ .name = "hid", .usbg_type = USBG_F_HID, .attrs = ktype_hid_attrs,

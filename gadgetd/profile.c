@@ -248,6 +248,7 @@ static void profile_add_option(struct cfgtext_err *e, struct profile_function *f
 	}
 	f->options[f->n_options].key = strdup(key);
 	f->options[f->n_options].value = strdup(v);
+	f->options[f->n_options].line = config_setting_source_line(s);
 	f->n_options++;
 }
 
@@ -271,7 +272,24 @@ static void profile_check_opt(struct cfgtext_err *e, struct profile_function *f,
 	}
 	f->options[f->n_options].key = strdup(key);
 	f->options[f->n_options].value = strdup(value);
+	f->options[f->n_options].line = config_setting_source_line(s);
 	f->n_options++;
+}
+
+/* The setting a type's check names first ("dhcp: ..."), for its line;
+ * else the function's block. */
+static config_setting_t *profile_check_at(config_setting_t *fs, const char *why)
+{
+	char key[64];
+	size_t n = strcspn(why, ":");
+	config_setting_t *s;
+
+	if (n >= sizeof(key))
+		return fs;
+	memcpy(key, why, n);
+	key[n] = '\0';
+	s = config_setting_get_member(fs, key);
+	return s ? s : fs;
 }
 
 /* Required attributes, then the type's own checks across attributes. */
@@ -286,7 +304,7 @@ static void profile_check_type(struct cfgtext_err *e, config_setting_t *fs,
 			cfgtext_error(e, fs, "functions.%s.%s is missing (%s needs %s)",
 				      f->name, d->name, f->type->name, d->help);
 	if (!e->count && f->type->check && f->type->check(f, why, sizeof(why)) < 0)
-		cfgtext_error(e, fs, "functions.%s.%s", f->name, why);
+		cfgtext_error(e, profile_check_at(fs, why), "functions.%s.%s", f->name, why);
 }
 
 /* A declared option that is required and absent. */

@@ -54,6 +54,7 @@
 struct profile_option {
 	char *key;
 	char *value; /* numbers and booleans are stored as their text */
+	unsigned line; /* in the profile, for checks made after parsing */
 };
 
 struct profile_function {

@@ -20,6 +20,14 @@ for k, v in samples.items():
 
 pairs = [
     ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
+    ("net_ncm_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over ncm, host -> board / SourceSink 1 MiB bound", None),
+    ("net_ncm_in_mbps", "bulk1m_in_mbps", "iperf3 TCP over ncm, board -> host / SourceSink 1 MiB bound", None),
+    ("net_ecm_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over ecm, host -> board / SourceSink 1 MiB bound", None),
+    ("net_ecm_in_mbps", "bulk1m_in_mbps", "iperf3 TCP over ecm, board -> host / SourceSink 1 MiB bound", None),
+    ("net_rndis_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over rndis, host -> board / SourceSink 1 MiB bound", None),
+    ("net_rndis_in_mbps", "bulk1m_in_mbps", "iperf3 TCP over rndis, board -> host / SourceSink 1 MiB bound", None),
+    ("net_ncm_out_mbps", "net_ecm_out_mbps", "ncm / ecm, host -> board", None),
+    ("net_ncm_in_mbps", "net_ecm_in_mbps", "ncm / ecm, board -> host", None),
     ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
     ("adb_push_mbps", "adb1m_out_mbps", "adb 29 push / adb-pattern bound (1 MiB WRTE, then OKAY, to SourceSink)", 0.9),
     ("adb_pull_mbps", "adb1m_in_mbps", "adb 29 pull / adb-pattern bound (1 MiB WRTE, then OKAY, from SourceSink)", 0.9),

@@ -39,7 +39,7 @@ static const char profile_text[] =
 	"  ecm: { type = \"ecm\"; dev_addr = \"02:11:22:33:44:55\"; host_addr = \"02:11:22:33:44:66\"; };\n"
 	"  disk: { type = \"mass_storage\"; file = \"/tmp/disk.img\"; ro = true; };\n"
 	"  kbd: { type = \"hid\"; report_desc = \"05010906a101\"; };\n"
-	"  ncm: { type = \"ncm\"; };\n"
+	"  ncm: { type = \"ncm\"; ifname = \"gd%d\"; address = \"10.77.0.1/24\"; };\n"
 	"  rndis: { type = \"rndis\"; };\n"
 	"};\n"
 	"sets = ( { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
@@ -259,6 +259,33 @@ static void test_failed_function_leaves_nothing(void **state)
 	assert_int_equal(count(f, "functions"), 1);
 }
 
+/* ifname goes to ConfigFS as the kernel takes it (a pattern); the name
+ * is read back once the kernel gave one. */
+static void test_net_ifname(void **state)
+{
+	struct fixture *f = *state;
+	char name[16], path[512];
+	FILE *fp;
+
+	assert_int_equal(composer_identity(f->c, f->p, 3), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "ncm")), 0);
+	assert_string_equal(attr(f, "functions/ncm.ncm/ifname"), "gd%d");
+	assert_int_equal(composer_net_ifname(f->c, "ncm", name, sizeof(name)), -EAGAIN);
+	snprintf(path, sizeof(path), "%s/functions/ncm.ncm/ifname", f->g);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs("gd0\n", fp);
+	fclose(fp);
+	assert_int_equal(composer_net_ifname(f->c, "ncm", name, sizeof(name)), 0);
+	assert_string_equal(name, "gd0");
+	assert_int_equal(composer_net_ifname(f->c, "gone", name, sizeof(name)), -ENOENT);
+	/* A kernel that refuses the name: the function is not left behind. */
+	assert_int_equal(composer_remove_function(f->c, "ncm"), 0);
+	fake_configfs_refuse("ncm", "ifname");
+	assert_true(composer_add_function(f->c, fn(f, "ncm")) < 0);
+	assert_false(exists(f, "functions/ncm.ncm"));
+}
+
 static void test_bind_needs_a_udc(void **state)
 {
 	struct fixture *f = *state;
@@ -404,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_function_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mass_storage_lun, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_needs_a_udc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_net_ifname, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_takes_over_a_live_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ncm_and_rndis_compat_ids, setup, teardown),

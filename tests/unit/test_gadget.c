@@ -29,6 +29,7 @@ static const char test_profile[] =
 	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
 	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
 	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
+	"  rndis: { type = \"rndis\"; address = \"10.77.0.1/24\"; dhcp = true; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
@@ -38,7 +39,8 @@ static const char test_profile[] =
 	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
 	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
 	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
-	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; }\n"
+	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; },\n"
+	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010c; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -340,6 +342,38 @@ static void test_off_and_back(void **state)
 	assert_int_equal(do_switch(f, NULL, "ncm"), 0);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "ncm");
+}
+
+/* A network function's link comes up once the gadget is bound and goes
+ * before it is unbound: on a switch away, off, and while its UDC is gone. */
+static void test_network_link_follows_the_gadget(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	assert_non_null(strstr(fake_calls, "bind(dummy_udc.0) net(rndis@usb0) "));
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), 0);
+	assert_string_equal(fake_calls, "net() unbind() stop(adb) reaped() unlink_all() "
+			    "remove(rndis) remove(adb) identity(0105) add(acm) add(ecm) "
+			    "link(acm) link(ecm) bind(dummy_udc.0) ");
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_true(strncmp(fake_calls, "net() unbind() ", 15) == 0);
+	for (int i = 0; i < 100 && gadget_busy(f->g); i++)
+		loop_dispatch(f->loop, 10);
+	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
+	/* The UDC goes (its gadget device is gone), then comes back. */
+	fake_clear_calls();
+	fake_udc_registering = 1000;
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "net() ");
+	fake_udc_registering = 0;
+	fake_clear_calls();
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "net(rndis@usb0) ");
 }
 
 static unsigned count(const char *s, const char *what)
@@ -887,6 +921,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_plugin_in_second_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),

@@ -1,0 +1,307 @@
+/*
+ * netlink: live links, each its address, its dnsmasq and its
+ * avahi-publish; synced to what gadgetd wants, cleaned after a crash.
+ */
+#include "netlink.h"
+#include "config.h"
+#include "log.h"
+#include "netproc.h"
+#include "rtnl.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct netlink_link {
+	struct netlink_want w;
+	bool addr_set;
+	struct netproc *dhcp, *mdns;
+};
+
+struct netlink {
+	struct loop *loop;
+	const struct config *cfg;
+	unsigned n;
+	struct netlink_link links[PROFILE_MAX_FUNCTIONS];
+};
+
+/* run_dir/net-FUNCTION + suffix. */
+static void netlink_path(const struct netlink *nl, const char *function,
+			 const char *suffix, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/net-%s%s", nl->cfg->run_dir, function, suffix);
+}
+
+/* What a crashed gadgetd left in run_dir: helpers and addresses. */
+static void netlink_clean(struct netlink *nl)
+{
+	DIR *d = opendir(nl->cfg->run_dir);
+	struct dirent *de;
+	char path[4200], ifname[NETCFG_IFNAME_MAX], cidr[32];
+	struct in_addr a;
+	unsigned prefix;
+	size_t n;
+	FILE *f;
+
+	while (d && (de = readdir(d))) {
+		n = strlen(de->d_name);
+		if (strncmp(de->d_name, "net-", 4))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", nl->cfg->run_dir, de->d_name);
+		if (n > 4 && !strcmp(de->d_name + n - 4, ".pid")) {
+			netproc_kill_stale(path);
+			continue;
+		}
+		if (n < 5 || strcmp(de->d_name + n - 5, ".addr"))
+			continue;
+		f = fopen(path, "re");
+		if (f && fscanf(f, "%15s %31s", ifname, cidr) == 2) {
+			char why[128];
+
+			if (!netcfg_parse_addr(cidr, &a, &prefix, why, sizeof(why)) &&
+			    rtnl_addr_has(ifname, a, prefix)) {
+				log_info("%s: removing %s, left by an earlier gadgetd", ifname, cidr);
+				rtnl_addr_del(ifname, a, prefix);
+			}
+		}
+		if (f)
+			fclose(f);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+struct netlink *netlink_new(struct loop *l, const struct config *cfg)
+{
+	struct netlink *nl = calloc(1, sizeof(*nl));
+
+	if (!nl)
+		return NULL;
+	nl->loop = l;
+	nl->cfg = cfg;
+	netlink_clean(nl);
+	return nl;
+}
+
+static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
+{
+	const struct netcfg *nc = &k->w.nc;
+	char host[INET_ADDRSTRLEN], mask[INET_ADDRSTRLEN], other[INET_ADDRSTRLEN];
+	char iface[64], range[96], leases[4200], lease_arg[4300], pid[4200];
+	char router[64] = "--dhcp-option=3", dns[64] = "--dhcp-option=6", what[64];
+	struct in_addr m = { htonl(0xffffffffu << (32 - nc->prefix)) };
+	char *argv[] = { "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
+			 "--no-resolv", "--no-hosts", "--port=0", iface,
+			 "--bind-interfaces", range, lease_arg, "--dhcp-authoritative",
+			 router, dns, "--pid-file", "--log-facility=-", NULL };
+
+	inet_ntop(AF_INET, &nc->host, host, sizeof(host));
+	inet_ntop(AF_INET, &m, mask, sizeof(mask));
+	snprintf(iface, sizeof(iface), "--interface=%s", k->w.ifname);
+	snprintf(range, sizeof(range), "--dhcp-range=%s,%s,%s,12h", host, host, mask);
+	netlink_path(nl, k->w.function, ".leases", leases, sizeof(leases));
+	snprintf(lease_arg, sizeof(lease_arg), "--dhcp-leasefile=%s", leases);
+	/* By default neither a gateway nor a DNS server: option 3 and 6
+	 * given empty are not sent, so the host keeps its own routes. */
+	if (nc->router) {
+		inet_ntop(AF_INET, &nc->addr, other, sizeof(other));
+		snprintf(router, sizeof(router), "--dhcp-option=3,%s", other);
+	}
+	if (nc->has_dns) {
+		inet_ntop(AF_INET, &nc->dns, other, sizeof(other));
+		snprintf(dns, sizeof(dns), "--dhcp-option=6,%s", other);
+	}
+	/* A new link may have a new host (host_addr is random per function):
+	 * the single address must not stay leased to the last one. */
+	unlink(leases);
+	netlink_path(nl, k->w.function, "-dnsmasq.pid", pid, sizeof(pid));
+	snprintf(what, sizeof(what), "%s: dhcp", k->w.function);
+	k->dhcp = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+}
+
+static void netlink_start_mdns(struct netlink *nl, struct netlink_link *k)
+{
+	char name[NETCFG_MDNS_MAX + 8], addr[INET_ADDRSTRLEN], pid[4200], what[64];
+	char *argv[] = { "avahi-publish", "--address", "--no-reverse", name, addr, NULL };
+
+	snprintf(name, sizeof(name), "%s.local", k->w.nc.mdns);
+	inet_ntop(AF_INET, &k->w.nc.addr, addr, sizeof(addr));
+	netlink_path(nl, k->w.function, "-avahi.pid", pid, sizeof(pid));
+	snprintf(what, sizeof(what), "%s: mdns", k->w.function);
+	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+}
+
+/* IPv6 link-local comes with the interface unless it is disabled. */
+static void netlink_ipv6_on(const char *ifname)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", ifname);
+	f = fopen(path, "we");
+	if (!f)
+		return; /* no IPv6 in this kernel */
+	fputs("0", f);
+	if (fclose(f) != 0)
+		log_warn("%s: cannot enable IPv6 (%s)", ifname, path);
+}
+
+static void netlink_record(const struct netlink *nl, const struct netlink_link *k)
+{
+	char path[4200], a[INET_ADDRSTRLEN];
+	FILE *f;
+
+	netlink_path(nl, k->w.function, ".addr", path, sizeof(path));
+	f = fopen(path, "we");
+	if (!f) {
+		log_warn("cannot write %s", path);
+		return;
+	}
+	inet_ntop(AF_INET, &k->w.nc.addr, a, sizeof(a));
+	fprintf(f, "%s %s/%u\n", k->w.ifname, a, k->w.nc.prefix);
+	fclose(f);
+}
+
+static void netlink_up(struct netlink *nl, struct netlink_link *k)
+{
+	char a[INET_ADDRSTRLEN];
+	int r;
+
+	inet_ntop(AF_INET, &k->w.nc.addr, a, sizeof(a));
+	netlink_ipv6_on(k->w.ifname);
+	r = rtnl_addr_add(k->w.ifname, k->w.nc.addr, k->w.nc.prefix);
+	if (!r)
+		r = rtnl_link_up(k->w.ifname);
+	if (r < 0) {
+		log_warnx("function %s: cannot set %s/%u on %s: %s", k->w.function, a,
+			  k->w.nc.prefix, k->w.ifname, strerror(-r));
+		return;
+	}
+	k->addr_set = true;
+	netlink_record(nl, k);
+	log_info("function %s: %s has %s/%u%s%s%s", k->w.function, k->w.ifname, a,
+		 k->w.nc.prefix, k->w.nc.dhcp ? ", DHCP for the host" : "",
+		 k->w.nc.mdns[0] ? ", mDNS name " : "", k->w.nc.mdns);
+	if (k->w.nc.dhcp)
+		netlink_start_dhcp(nl, k);
+	if (k->w.nc.mdns[0])
+		netlink_start_mdns(nl, k);
+}
+
+static void netlink_down(struct netlink *nl, struct netlink_link *k, bool now)
+{
+	char path[4200];
+	int r;
+
+	if (now) {
+		netproc_kill(k->dhcp);
+		netproc_kill(k->mdns);
+	} else {
+		netproc_stop(k->dhcp);
+		netproc_stop(k->mdns);
+	}
+	k->dhcp = k->mdns = NULL;
+	if (k->addr_set) {
+		r = rtnl_addr_del(k->w.ifname, k->w.nc.addr, k->w.nc.prefix);
+		if (r < 0)
+			log_warnx("function %s: cannot remove its address from %s: %s",
+				  k->w.function, k->w.ifname, strerror(-r));
+		else
+			log_info("function %s: %s is down", k->w.function, k->w.ifname);
+	}
+	netlink_path(nl, k->w.function, ".addr", path, sizeof(path));
+	unlink(path);
+	netlink_path(nl, k->w.function, ".leases", path, sizeof(path));
+	unlink(path);
+}
+
+static bool netlink_same(const struct netlink_want *a, const struct netlink_want *b)
+{
+	return !strcmp(a->function, b->function) && !strcmp(a->ifname, b->ifname) &&
+	       !memcmp(&a->nc, &b->nc, sizeof(a->nc));
+}
+
+void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n)
+{
+	unsigned i, j;
+
+	for (i = 0; i < nl->n;) {
+		for (j = 0; j < n && !netlink_same(&nl->links[i].w, &want[j]); j++)
+			;
+		if (j < n) {
+			i++;
+			continue;
+		}
+		netlink_down(nl, &nl->links[i], false);
+		nl->links[i] = nl->links[--nl->n];
+	}
+	for (j = 0; j < n && nl->n < PROFILE_MAX_FUNCTIONS; j++) {
+		for (i = 0; i < nl->n && !netlink_same(&nl->links[i].w, &want[j]); i++)
+			;
+		if (i < nl->n)
+			continue;
+		memset(&nl->links[nl->n], 0, sizeof(nl->links[nl->n]));
+		nl->links[nl->n].w = want[j];
+		netlink_up(nl, &nl->links[nl->n++]);
+	}
+}
+
+void netlink_free(struct netlink *nl)
+{
+	unsigned i;
+
+	if (!nl)
+		return;
+	for (i = 0; i < nl->n; i++)
+		netlink_down(nl, &nl->links[i], true);
+	free(nl);
+}
+
+static const struct netlink_link *netlink_find(const struct netlink *nl,
+					       const char *function)
+{
+	unsigned i;
+
+	for (i = 0; nl && i < nl->n; i++)
+		if (nl->links[i].addr_set &&
+		    (!function || !strcmp(nl->links[i].w.function, function)))
+			return &nl->links[i];
+	return NULL;
+}
+
+int netlink_iface_name(const struct netlink *nl, const char *function,
+		       char *buf, size_t size)
+{
+	const struct netlink_link *k = netlink_find(nl, function);
+
+	if (!k)
+		return -ENOENT;
+	snprintf(buf, size, "%s", k->w.ifname);
+	return 0;
+}
+
+int netlink_iface_addr(const struct netlink *nl, const char *function,
+		       struct in_addr *addr, unsigned *prefix)
+{
+	const struct netlink_link *k = netlink_find(nl, function);
+
+	if (!k)
+		return -ENOENT;
+	*addr = k->w.nc.addr;
+	*prefix = k->w.nc.prefix;
+	return 0;
+}
+
+unsigned netlink_ifaces(const struct netlink *nl, const char **names, unsigned max)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; nl && i < nl->n && n < max; i++)
+		names[n++] = nl->links[i].w.ifname;
+	return n;
+}

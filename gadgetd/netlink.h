@@ -1,0 +1,62 @@
+/*
+ * netlink: the board's side of the gadget's USB network links, live.
+ *
+ * For each network function of the bound set that has an address
+ * (netcfg.h), netlink_sync() puts the address on its interface and sets
+ * it up (IPv6 link-local stays on: disable_ipv6 is cleared), starts a
+ * dnsmasq serving the host one lease when dhcp is on, and an
+ * avahi-publish announcing NAME.local when mdns_name is set. Both are
+ * supervised (netproc.h). Whatever is not wanted any more goes: the
+ * helpers are stopped and the address removed. gadgetd calls it after
+ * every transaction, when the UDC comes or goes, and with nothing wanted
+ * before it unbinds the gadget (switch, off) and when it stops.
+ *
+ * Run-time files in run_dir: net-FUNCTION.addr ("IFNAME A.B.C.D/N"),
+ * net-FUNCTION-dnsmasq.pid, net-FUNCTION-avahi.pid and the lease file
+ * net-FUNCTION.leases. netlink_new() cleans what a crashed gadgetd left.
+ */
+#ifndef GADGETD_NETLINK_H
+#define GADGETD_NETLINK_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "netcfg.h"
+#include "profile.h"
+
+struct loop;
+struct config;
+struct netlink;
+
+/* One link as gadgetd wants it now. */
+struct netlink_want {
+	char function[PROFILE_NAME_MAX];
+	char ifname[NETCFG_IFNAME_MAX]; /* the kernel's name, read back */
+	struct netcfg nc;
+};
+
+struct netlink *netlink_new(struct loop *l, const struct config *cfg);
+/* Everything down at once (helpers killed and reaped, addresses gone). */
+void netlink_free(struct netlink *nl);
+
+/* Make want (n entries; NULL when 0) the live links, and nothing else. */
+void netlink_sync(struct netlink *nl, const struct netlink_want *want,
+		  unsigned n);
+
+/*
+ * The interface of a live link by function name ("ecm"), or of the first
+ * live link when function is NULL: 0 with its name in buf, or -ENOENT.
+ * For other modules (adb over TCP listens there).
+ */
+int netlink_iface_name(const struct netlink *nl, const char *function,
+		       char *buf, size_t size);
+/* The board's address and prefix on that link: 0 or -ENOENT. */
+int netlink_iface_addr(const struct netlink *nl, const char *function,
+		       struct in_addr *addr, unsigned *prefix);
+/* The names of the live links' interfaces (up to max), for
+ * netcfg_clash()'s ignore list; returns how many. */
+unsigned netlink_ifaces(const struct netlink *nl, const char **names,
+			unsigned max);
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * netproc: spawn, watch (pidfd), restart with backoff, stop.
+ */
+#include "netproc.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct netproc {
+	struct loop *loop;
+	const struct config *cfg;
+	char what[64];
+	char comm[16];
+	char *pidfile;
+	char *argv[NETPROC_ARGS_MAX + 1];
+	pid_t pid;
+	struct loop_watch *pidfd;   /* the running child */
+	struct loop_watch *timer;   /* a restart, or a SIGKILL when stopping */
+	bool stopping, failed;
+	unsigned n_exits;
+	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
+	unsigned backoff_ms;
+};
+
+static void netproc_free(struct netproc *p)
+{
+	unsigned i;
+
+	loop_watch_remove(p->pidfd);
+	loop_watch_remove(p->timer);
+	for (i = 0; p->argv[i]; i++)
+		free(p->argv[i]);
+	if (p->pidfile)
+		unlink(p->pidfile);
+	free(p->pidfile);
+	free(p);
+}
+
+static void netproc_write_pidfile(const struct netproc *p)
+{
+	char tmp[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p->pidfile);
+	f = fopen(tmp, "we");
+	if (!f) {
+		log_warn("%s: cannot write %s", p->what, tmp);
+		return;
+	}
+	fprintf(f, "%d %s\n", (int)p->pid, p->comm);
+	if (fclose(f) != 0 || rename(tmp, p->pidfile) < 0)
+		log_warn("%s: cannot write %s", p->what, p->pidfile);
+}
+
+/* In the child: nothing of gadgetd's but stdout and stderr. */
+static void netproc_exec(struct netproc *p)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	loop_child_reset_signals();
+	signal(SIGPIPE, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (fd >= 0)
+		dup2(fd, 0);
+	syscall(SYS_close_range, 3, ~0u, 0);
+	execvp(p->argv[0], p->argv);
+	fprintf(stderr, "gadgetd: %s: cannot run %s: %s\n", p->what, p->argv[0],
+		strerror(errno));
+	_exit(127);
+}
+
+static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data);
+
+static int netproc_spawn(struct netproc *p)
+{
+	int fd;
+
+	p->pid = fork();
+	if (p->pid < 0) {
+		p->pid = 0;
+		return -errno;
+	}
+	if (p->pid == 0)
+		netproc_exec(p);
+	fd = syscall(SYS_pidfd_open, p->pid, 0);
+	if (fd < 0 || !(p->pidfd = loop_add_fd(p->loop, fd, EPOLLIN, netproc_exited, p))) {
+		int r = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+		p->pid = 0;
+		return r;
+	}
+	if (p->pidfile)
+		netproc_write_pidfile(p);
+	log_debug("%s: started %s as %d", p->what, p->argv[0], (int)p->pid);
+	return 0;
+}
+
+static void netproc_restart(struct loop_watch *w, void *data)
+{
+	struct netproc *p = data;
+	int r;
+
+	loop_watch_remove(w);
+	p->timer = NULL;
+	r = netproc_spawn(p);
+	if (r < 0)
+		log_warnx("%s: cannot restart %s: %s", p->what, p->argv[0], strerror(-r));
+}
+
+/* Count this exit; true when it makes restart_limit within the window,
+ * as supervisor.c counts a worker's. */
+static bool netproc_too_often(struct netproc *p)
+{
+	uint64_t now = loop_now_ms();
+	unsigned i = 0, j;
+
+	while (i < p->n_exits && now - p->exits_ms[i] >= p->cfg->restart_window_ms)
+		i++;
+	for (j = 0; i < p->n_exits; i++, j++)
+		p->exits_ms[j] = p->exits_ms[i];
+	p->n_exits = j;
+	if (p->n_exits < CONFIG_RESTART_LIMIT_MAX)
+		p->exits_ms[p->n_exits++] = now;
+	return p->n_exits >= p->cfg->restart_limit;
+}
+
+static void netproc_describe(int status, bool known, char *buf, size_t size)
+{
+	if (!known)
+		snprintf(buf, size, "exited");
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+}
+
+static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data)
+{
+	struct netproc *p = data;
+	int status = 0;
+	bool known = waitpid(p->pid, &status, WNOHANG) == p->pid;
+	char how[64];
+
+	loop_watch_remove(w);
+	p->pidfd = NULL;
+	p->pid = 0;
+	if (p->stopping) {
+		netproc_free(p);
+		return;
+	}
+	if (p->pidfile)
+		unlink(p->pidfile);
+	netproc_describe(status, known, how, sizeof(how));
+	if (netproc_too_often(p)) {
+		p->failed = true;
+		log_warnx("%s: %s %s, %u times within %u s: not restarted until the next switch",
+			  p->what, p->argv[0], how, p->n_exits,
+			  (p->cfg->restart_window_ms + 999) / 1000);
+		return;
+	}
+	log_warnx("%s: %s %s; restarting it in %u ms", p->what, p->argv[0], how,
+		  p->backoff_ms);
+	p->timer = loop_add_timer(p->loop, p->backoff_ms, netproc_restart, p);
+	p->backoff_ms = p->backoff_ms < 30000 ? p->backoff_ms * 2 : p->backoff_ms;
+}
+
+struct netproc *netproc_start(struct loop *l, const struct config *cfg,
+			      const char *what, char *const *argv,
+			      const char *pidfile)
+{
+	struct netproc *p = calloc(1, sizeof(*p));
+	const char *base;
+	unsigned i;
+	int r;
+
+	if (!p)
+		return NULL;
+	p->loop = l;
+	p->cfg = cfg;
+	p->backoff_ms = cfg->restart_delay_ms ? cfg->restart_delay_ms : 200;
+	snprintf(p->what, sizeof(p->what), "%s", what);
+	base = strrchr(argv[0], '/');
+	snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : argv[0]);
+	for (i = 0; argv[i] && i < NETPROC_ARGS_MAX; i++)
+		if (!(p->argv[i] = strdup(argv[i])))
+			break;
+	p->pidfile = pidfile ? strdup(pidfile) : NULL;
+	if (argv[i] || (pidfile && !p->pidfile)) {
+		log_warnx("%s: cannot start %s: %s", what, argv[0], strerror(ENOMEM));
+		netproc_free(p);
+		return NULL;
+	}
+	r = netproc_spawn(p);
+	if (r < 0) {
+		log_warnx("%s: cannot start %s: %s", what, argv[0], strerror(-r));
+		netproc_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static void netproc_sigkill(struct loop_watch *w, void *data)
+{
+	struct netproc *p = data;
+
+	loop_watch_remove(w);
+	p->timer = NULL;
+	if (p->pid)
+		kill(p->pid, SIGKILL);
+}
+
+void netproc_stop(struct netproc *p)
+{
+	if (!p)
+		return;
+	loop_watch_remove(p->timer);
+	p->timer = NULL;
+	if (!p->pid) {
+		netproc_free(p);
+		return;
+	}
+	p->stopping = true;
+	kill(p->pid, SIGTERM);
+	p->timer = loop_add_timer(p->loop, NETPROC_KILL_MS, netproc_sigkill, p);
+	if (!p->timer)
+		kill(p->pid, SIGKILL);
+}
+
+void netproc_kill(struct netproc *p)
+{
+	if (!p)
+		return;
+	if (p->pid) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, NULL, 0);
+	}
+	netproc_free(p);
+}
+
+pid_t netproc_pid(const struct netproc *p)
+{
+	return p ? p->pid : 0;
+}
+
+bool netproc_failed(const struct netproc *p)
+{
+	return p && p->failed;
+}
+
+void netproc_kill_stale(const char *pidfile)
+{
+	char comm[32], want[32], path[64];
+	FILE *f = fopen(pidfile, "re");
+	int pid = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d %31s", &pid, want) != 2)
+		pid = 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = pid > 1 ? fopen(path, "re") : NULL;
+	if (f && fgets(comm, sizeof(comm), f)) {
+		comm[strcspn(comm, "\n")] = '\0';
+		/* comm is cut at 15 characters. */
+		if (!strncmp(comm, want, 15)) {
+			log_info("killing %s (%d), left by an earlier gadgetd", comm, pid);
+			kill(pid, SIGKILL);
+		}
+	}
+	if (f)
+		fclose(f);
+	unlink(pidfile);
+}

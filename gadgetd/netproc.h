@@ -1,0 +1,48 @@
+/*
+ * netproc: a helper program gadgetd runs for a network link (dnsmasq,
+ * avahi-publish), supervised like a worker: restarted after a crash with
+ * the same bounded policy (restart_delay doubling; restart_limit exits
+ * within restart_window and it is failed, until the next start).
+ *
+ * The child is watched through a pidfd owned by the loop, so gadgetd
+ * learns of its end even when another waitpid(-1) reaps it first. It
+ * gets SIGTERM if gadgetd dies (PR_SET_PDEATHSIG; a program that changes
+ * its user, as dnsmasq does, loses that), and its pid file ("PID COMM")
+ * lets the next gadgetd kill what a SIGKILLed one left.
+ */
+#ifndef GADGETD_NETPROC_H
+#define GADGETD_NETPROC_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct loop;
+struct config;
+struct netproc;
+
+/* SIGTERM, then SIGKILL after this long. */
+#define NETPROC_KILL_MS 1000
+#define NETPROC_ARGS_MAX 32
+
+/*
+ * Run argv (argv[0] looked up in PATH; at most NETPROC_ARGS_MAX) now;
+ * what names it in messages ("ecm: dnsmasq"). pidfile is written while
+ * it runs. NULL on error, logged.
+ */
+struct netproc *netproc_start(struct loop *l, const struct config *cfg,
+			      const char *what, char *const *argv,
+			      const char *pidfile);
+/* Stop it (SIGTERM, SIGKILL later); the handle is gone for the caller,
+ * the memory once the process is reaped. NULL is fine. */
+void netproc_stop(struct netproc *p);
+/* SIGKILL and reap now (gadgetd is stopping). NULL is fine. */
+void netproc_kill(struct netproc *p);
+/* The running child's pid, 0 between a crash and its restart. */
+pid_t netproc_pid(const struct netproc *p);
+/* Restarted too often: given up on until netproc_start() again. */
+bool netproc_failed(const struct netproc *p);
+/* Another gadgetd's leftover: kill the process pidfile names if its
+ * command is still the one recorded, and remove the file. */
+void netproc_kill_stale(const char *pidfile);
+
+#endif

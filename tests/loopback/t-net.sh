@@ -1,0 +1,216 @@
+# The board's side of the USB network link, from the installed profile:
+# the host's side of the link goes into its own network namespace, so
+# that its traffic really crosses USB. busybox udhcpc gets the one lease
+# (no router, no DNS), pings go both ways, 64 MiB cross over TCP, the
+# board's name resolves over mDNS (avahi-resolve on the host's side,
+# answered by the board's avahi-daemon for gadgetd's avahi-publish), and
+# for ncm, ecm and rndis a switch away and back, kill -9 of dnsmasq and
+# the UDC's removal leave nothing stale; a gadgetd killed with -9 leaves
+# nothing the next one does not clean.
+. "$SRC/tests/loopback/lib.sh"
+
+BOARD=10.77.0.1
+HOST=10.77.0.2
+NS=hostside
+RUN=/run/gadgetd
+export UDHCPC_OUT=/run/udhcpc.env
+
+gd_install
+# mDNS as a board runs it: the system bus and avahi-daemon.
+mkdir -p /run/dbus /run/avahi-daemon
+timeout 10 dbus-daemon --system --fork || die "dbus-daemon"
+timeout 10 avahi-daemon -D --no-chroot --no-rlimits >/mnt/out/avahi.log 2>&1 || die "avahi-daemon"
+ip link set lo up
+timeout 10 ip netns add $NS || die "ip netns add"
+ip -n $NS link set lo up
+ROUTE0=$(ip route show default)
+RESOLV0=$(sha256sum /etc/resolv.conf 2>/dev/null)
+gd_start
+
+# The host side's network interface: the one with the function's
+# host_addr (the profile's), in the root namespace until moved (15 s).
+host_if() {
+	local d n=0
+	while [ $n -lt 150 ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$HOST_MAC" ] &&
+				{ basename "$d"; return 0; }
+		done
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
+# The host side into $NS, then a lease within 10 s.
+host_lease() {
+	HIF=$(host_if) || { echo "no host-side interface"; return 1; }
+	ip link set "$HIF" netns $NS || return 1
+	ip -n $NS link set "$HIF" up || return 1
+	rm -f "$UDHCPC_OUT"
+	if ! ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" -n -q -t 10 -T 1 \
+		-s "$SRC/tests/loopback/udhcpc.sh" >/mnt/out/udhcpc.log 2>&1; then
+		link_diag
+		return 1
+	fi
+	grep -qx "ip=$HOST" "$UDHCPC_OUT"
+}
+
+# Both ends of the link as the kernel sees them, for a failed lease.
+link_diag() {
+	echo "   host side ($HIF in $NS):"
+	ip -n $NS -s link show dev "$HIF" | sed 's/^/     /'
+	echo "   board side:"
+	ip -s link show | grep -A5 'usb[0-9]' | sed 's/^/     /'
+	dmesg | tail -n 15 | sed 's/^/     /'
+}
+
+# The lease carried neither a router nor a DNS server, and neither
+# namespace's default route nor resolv.conf changed.
+host_untouched() {
+	grep -qx "router=" "$UDHCPC_OUT" && grep -qx "dns=" "$UDHCPC_OUT" &&
+		[ -z "$(ip -n $NS route show default)" ] &&
+		[ "$(ip route show default)" = "$ROUTE0" ] &&
+		[ "$(sha256sum /etc/resolv.conf 2>/dev/null)" = "$RESOLV0" ]
+}
+
+# The board's interface of function $1 carries $BOARD (or not: $2 = no).
+board_addr() {
+	local ifn
+	ifn=$(cat /sys/kernel/config/usb_gadget/gadgetd/functions/*."$1"/ifname 2>/dev/null)
+	if [ "${2:-yes}" = no ]; then
+		! ip -4 -o addr show | grep -q " $BOARD/24"
+	else
+		ip -4 -o addr show dev "$ifn" 2>/dev/null | grep -q " $BOARD/24"
+	fi
+}
+
+# Wait up to 10 s for cmd to succeed.
+within() {
+	local n=0
+	while [ $n -lt 100 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	"$@"
+}
+
+# No dnsmasq, no avahi-publish, no address: nothing left of a link.
+nothing_left() {
+	! pgrep -x dnsmasq >/dev/null && ! pgrep -x avahi-publish >/dev/null &&
+		! ip -4 -o addr show | grep -q " $BOARD/"
+}
+
+helpers_up() {
+	[ -n "$(pgrep -x dnsmasq)" ] && [ -n "$(pgrep -x avahi-publish)" ]
+}
+
+# A Linux host's own mDNS resolver: a D-Bus and avahi-daemon of its own
+# (a private /run) in the host side's namespace, asked with avahi-resolve.
+mdns_resolves() {
+	local got
+	got=$(ip netns exec $NS unshare -m sh -c '
+		mount -t tmpfs none /run && mkdir -p /run/dbus /run/avahi-daemon &&
+		timeout 10 dbus-daemon --system --fork &&
+		timeout 10 avahi-daemon -D --no-chroot --no-rlimits || exit 1
+		timeout 20 avahi-resolve -4 -n gadgetd.local; r=$?
+		avahi-daemon -k; kill "$(cat /run/dbus/pid)"; exit $r' 2>/mnt/out/avahi-resolve.log)
+	echo "   avahi-resolve: $got"
+	[ "$(echo "$got" | awk '{ print $2 }')" = "$BOARD" ]
+}
+
+# busybox nc -l ends at the end of its stdin, not of the connection: it
+# reads a pipe that stays open, and the copy is done when all 64 MiB are
+# there (120 s at most).
+tcp_64m() {
+	local rx tx n=0 size=67108864
+	head -c $size /dev/urandom > /run/net.data
+	: > /run/net.recv
+	(sleep 300 | busybox nc -l -p 5001 > /run/net.recv) &
+	rx=$!
+	sleep 0.5
+	ip netns exec $NS busybox nc $BOARD 5001 < /run/net.data >/dev/null &
+	tx=$!
+	while [ "$(stat -c %s /run/net.recv)" != $size ] && [ $n -lt 1200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "   64 MiB in $((n / 10)).$((n % 10)) s"
+	kill $tx 2>/dev/null
+	pkill -P $rx 2>/dev/null
+	wait $rx 2>/dev/null
+	[ "$(sha256sum < /run/net.data)" = "$(sha256sum < /run/net.recv)" ]
+}
+
+dnsmasq_pid() { cut -d' ' -f1 "$RUN/net-$1-dnsmasq.pid" 2>/dev/null; }
+
+# A new dnsmasq after kill -9, and a lease from it.
+dnsmasq_restarted() {
+	local old=$1 new
+	new=$(dnsmasq_pid "$2")
+	[ -n "$new" ] && [ "$new" != "$old" ] && [ "$(cat /proc/"$new"/comm 2>/dev/null)" = dnsmasq ]
+}
+
+for fn in ncm ecm rndis; do
+	case $fn in
+	ncm) set=ncm HOST_MAC=02:00:00:00:00:04 ;;
+	ecm) set=acm,ecm HOST_MAC=02:00:00:00:00:02 ;;
+	rndis) set=rndis,adb HOST_MAC=02:00:00:00:00:06 ;;
+	esac
+	say "$fn: $set"
+	check "$fn: switch to $set" gd_switch "$set"
+	check "$fn: the board's interface has $BOARD/24" within board_addr $fn
+	check "$fn: dnsmasq and avahi-publish run" within helpers_up
+	check "$fn: udhcpc gets $HOST within seconds" host_lease
+	check "$fn: no router, no DNS handed out; routes and resolv.conf unchanged" host_untouched
+	check "$fn: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+	check "$fn: the board pings the host" ping -c 1 -W 3 $HOST
+	if [ $fn = ncm ]; then
+		check "$fn: 64 MiB host -> board over TCP, sha256 equal" tcp_64m
+		check "$fn: gadgetd.local resolves over mDNS to $BOARD" mdns_resolves
+	fi
+
+	say "$fn: kill -9 dnsmasq"
+	old=$(dnsmasq_pid $fn)
+	check "$fn: dnsmasq has a pid file" test -n "$old"
+	kill -9 "$old"
+	check "$fn: dnsmasq restarted" within dnsmasq_restarted "$old" $fn
+	check "$fn: one dnsmasq, not two" sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
+	ip netns exec $NS ip -4 addr flush dev "$HIF"
+	rm -f "$UDHCPC_OUT"
+	check "$fn: a lease from the new dnsmasq" ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" \
+		-n -q -t 10 -T 1 -s "$SRC/tests/loopback/udhcpc.sh"
+
+	say "$fn: switch away and back"
+	check "$fn: switch to acm" gd_switch acm
+	check "$fn: away: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: back to $set" gd_switch "$set"
+	check "$fn: back: the address" within board_addr $fn
+	check "$fn: back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: back: a lease" host_lease
+
+	say "$fn: UDC removal and return"
+	check "$fn: rmmod dummy_hcd" timeout 60 rmmod dummy_hcd
+	check "$fn: UDC gone: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: modprobe dummy_hcd" timeout 60 modprobe dummy_hcd
+	check "$fn: UDC back: the address" within board_addr $fn
+	check "$fn: UDC back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: UDC back: a lease" host_lease
+	check "$fn: UDC back: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+done
+
+say "gadgetd killed (-9), then started again"
+old=$(dnsmasq_pid rndis)
+kill -9 "$GD_PID"
+GD_PID=
+# avahi-publish has gadgetd's parent-death signal; dnsmasq drops its
+# privileges, which clears it, and is left to the next gadgetd.
+check "gadgetd gone: its avahi-publish went with it" within sh -c '! pgrep -x avahi-publish >/dev/null'
+gd_start
+check "the new gadgetd killed the old dnsmasq (pid file)" within sh -c "! kill -0 $old 2>/dev/null"
+check "the new gadgetd brings the link back" within board_addr rndis
+check "one dnsmasq, one avahi-publish" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ] && [ "$(pgrep -cx avahi-publish)" = 1 ]'
+check "off: nothing left" sh -c 'timeout 30 gadgetctl off >/dev/null'
+check "off: no address, dnsmasq or avahi-publish" within nothing_left
+finish

@@ -1,0 +1,172 @@
+/*
+ * Unit tests for gadgetd/netproc.c with real children: a helper killed
+ * with SIGKILL comes back with a new pid and its pid file follows; one
+ * that keeps dying is given up on after restart_limit exits; stopping
+ * ends it and removes its pid file; a stale pid file's process is killed
+ * only when its command still matches.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "loop.h"
+#include "netproc.h"
+
+static char test_netproc_pidfile[64];
+
+static struct config test_netproc_cfg = {
+	.restart_delay_ms = 10,
+	.restart_limit = 3,
+	.restart_window_ms = 60000,
+};
+
+/* Run the loop until cond() or about 5 s. */
+static bool test_netproc_until(struct loop *l, bool (*cond)(void *), void *arg)
+{
+	int i;
+
+	for (i = 0; i < 500 && !cond(arg); i++)
+		loop_dispatch(l, 10);
+	return cond(arg);
+}
+
+static pid_t test_netproc_filepid(void)
+{
+	FILE *f = fopen(test_netproc_pidfile, "r");
+	int pid = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	return pid;
+}
+
+static pid_t test_netproc_old;
+
+static bool test_netproc_new_pid(void *arg)
+{
+	pid_t p = netproc_pid(arg);
+
+	return p && p != test_netproc_old && test_netproc_filepid() == p;
+}
+
+static bool test_netproc_failed(void *arg)
+{
+	return netproc_failed(arg);
+}
+
+static int test_netproc_setup(void **state)
+{
+	snprintf(test_netproc_pidfile, sizeof(test_netproc_pidfile),
+		 "/tmp/test_netproc.%d.pid", (int)getpid());
+	return 0;
+}
+
+static void test_restart_after_kill(void **state)
+{
+	struct loop *l = loop_new();
+	char *argv[] = { "sleep", "30", NULL };
+	struct netproc *p;
+	int i;
+
+	assert_non_null(l);
+	p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, test_netproc_pidfile);
+	assert_non_null(p);
+	for (i = 0; i < 2; i++) {
+		test_netproc_old = netproc_pid(p);
+		assert_true(test_netproc_old > 0);
+		assert_int_equal(test_netproc_filepid(), test_netproc_old);
+		kill(test_netproc_old, SIGKILL);
+		assert_true(test_netproc_until(l, test_netproc_new_pid, p));
+		assert_false(netproc_failed(p));
+	}
+	test_netproc_old = netproc_pid(p);
+	netproc_stop(p);
+	/* The process is gone and so is its pid file, from the loop. */
+	for (i = 0; i < 300 && (kill(test_netproc_old, 0) == 0 ||
+				 access(test_netproc_pidfile, F_OK) == 0); i++)
+		loop_dispatch(l, 10);
+	assert_int_equal(kill(test_netproc_old, 0), -1);
+	assert_int_equal(access(test_netproc_pidfile, F_OK), -1);
+	loop_free(l);
+}
+
+static void test_gives_up(void **state)
+{
+	struct loop *l = loop_new();
+	char *argv[] = { "sh", "-c", "exit 3", NULL };
+	struct netproc *p;
+
+	p = netproc_start(l, &test_netproc_cfg, "t: exit", argv, NULL);
+	assert_non_null(p);
+	assert_true(test_netproc_until(l, test_netproc_failed, p));
+	assert_int_equal(netproc_pid(p), 0);
+	netproc_stop(p);
+	loop_free(l);
+}
+
+static void test_kill_now(void **state)
+{
+	struct loop *l = loop_new();
+	char *argv[] = { "sleep", "30", NULL };
+	struct netproc *p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, NULL);
+	pid_t pid = netproc_pid(p);
+
+	assert_true(pid > 0);
+	netproc_kill(p);
+	assert_int_equal(kill(pid, 0), -1);
+	loop_free(l);
+}
+
+static void test_stale_pidfile(void **state)
+{
+	pid_t child = fork();
+	FILE *f;
+	int status;
+
+	if (child == 0) {
+		execlp("sleep", "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	usleep(100000);
+	/* Another command's pid: left alone, the file removed. */
+	f = fopen(test_netproc_pidfile, "w");
+	fprintf(f, "%d dnsmasq\n", (int)child);
+	fclose(f);
+	netproc_kill_stale(test_netproc_pidfile);
+	assert_int_equal(access(test_netproc_pidfile, F_OK), -1);
+	assert_int_equal(waitpid(child, &status, WNOHANG), 0);
+	/* Its own command: killed. */
+	f = fopen(test_netproc_pidfile, "w");
+	fprintf(f, "%d sleep\n", (int)child);
+	fclose(f);
+	netproc_kill_stale(test_netproc_pidfile);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_int_equal(access(test_netproc_pidfile, F_OK), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_restart_after_kill),
+		cmocka_unit_test(test_gives_up),
+		cmocka_unit_test(test_kill_now),
+		cmocka_unit_test(test_stale_pidfile),
+	};
+
+	return cmocka_run_group_tests(tests, test_netproc_setup, NULL);
+}
