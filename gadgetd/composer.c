@@ -445,23 +445,3 @@ int composer_link(struct composer *c, unsigned config, const char *name)
 		return composer_fail(r, "cannot link function", name);
 	return 0;
 }
-
-int composer_net_ifname(struct composer *c, const char *name, char *buf,
-			size_t size)
-{
-	usbg_function *f = composer_find(c, name);
-	usbg_f_net *nf;
-	int r;
-
-	if (!f)
-		return -ENOENT;
-	nf = usbg_to_net_function(f);
-	if (!nf)
-		return -EINVAL;
-	/* The length read (as snprintf), or a negative usbg_error. */
-	r = usbg_f_net_get_ifname_s(nf, buf, (int)size);
-	if (r < 0)
-		return composer_errno(r);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}

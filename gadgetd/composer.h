@@ -56,12 +56,5 @@ int composer_bind(struct composer *c, const char *udc);
 int composer_unbind(struct composer *c);
 /* The UDC the gadget is bound to, or NULL. */
 const char *composer_bound_udc(struct composer *c);
-/*
- * The kernel's name of network function name's interface (ncm, ecm,
- * rndis...), as ConfigFS reads it back: real once the gadget has been
- * bound. -ENOENT: no such function; -EINVAL: not a network function.
- */
-int composer_net_ifname(struct composer *c, const char *name, char *buf,
-			size_t size);
 
 #endif

@@ -22,7 +22,8 @@ gadget: {
   strings: { lang = 0x409; manufacturer = "gadgetd"; product = "adb tcp test"; serial = "ADBTCP1"; };
 };
 functions: {
-  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04"; };
+  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04";
+         address = "$BOARDIP/24"; };
   adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "on"; keys = "$KEYS"; tcp = 5555; tcpip = true;
                     tcp_auth_timeout = $AUTH_S; }; };
@@ -100,8 +101,7 @@ ip link set "$HIF" netns "$NS"
 ip -n "$NS" link set lo up
 ip -n "$NS" addr add "$HOSTIP/24" dev "$HIF"
 ip -n "$NS" link set "$HIF" up
-ip addr add "$BOARDIP/24" dev "$GIF" # NETLINK: until gadgetd configures the link (h4)
-ip link set "$GIF" up # NETLINK: until gadgetd configures the link (h4)
+check "gadgetd gave the board's side $BOARDIP" sh -c "ip -4 addr show dev '$GIF' | grep -q 'inet $BOARDIP/24'"
 check "the host pings the board across USB" ip netns exec "$NS" ping -c 1 -W 5 "$BOARDIP"
 
 say "adb connect with auth"

@@ -162,14 +162,7 @@ const char *composer_bound_udc(struct composer *c)
 	return fake_bound ? "dummy_udc.0" : NULL;
 }
 
-/* No network functions and no TCP here: gadget_listen.c finds nothing
- * to do. */
-int composer_net_ifname(struct composer *c, const char *name, char *buf,
-			size_t size)
-{
-	return -EINVAL;
-}
-
+/* No TCP here: gadget_listen.c finds nothing to do. */
 void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
 			   void *data)
 {

@@ -50,7 +50,7 @@ static void setup_worker(const char *const *opts)
 	for (i = 0; opts && opts[2 * i]; i++) {
 		strcpy(keys[i], opts[2 * i]);
 		strcpy(values[i], opts[2 * i + 1]);
-		f.options[i] = (struct profile_option){ keys[i], values[i] };
+		f.options[i] = (struct profile_option){ .key = keys[i], .value = values[i] };
 	}
 	f.n_options = i;
 	memset(&sup, 0, sizeof(sup));
