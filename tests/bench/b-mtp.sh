@@ -8,6 +8,7 @@
 #   BENCH mtp_send_net_mbps / mtp_get_net_mbps: the rates less that cost
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount
+#   BENCH mtp_list_files: the tree's size (MTP_BENCH_FILES), for the labels
 # Runs in the guest (see run-bench.sh); needs SRC and B. MTP_BENCH_FILES
 # sets the tree's size; MTP_BENCH_LIST_ONLY=1 skips the 50 MB transfers.
 . "$SRC/tests/loopback/lib.sh"
@@ -212,6 +213,8 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 fi
 
 echo "== $NFILES files"
+# The ratio lines name the tree size from this (ratios.py).
+echo "BENCH mtp_list_files $NFILES files"
 populate /srv/mtpb
 populate /srv/umtpb
 mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"

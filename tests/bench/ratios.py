@@ -35,13 +35,16 @@ pairs = [
     ("sync16k_in_mbps", "ceiling_read_mbps", "libmtp-pattern bound in / mass_storage read", None),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
-    ("umtprd_files_s", "mtp_files_s", "mtp-files 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_folders_s", "mtp_folders_s", "mtp-folders 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", "ls -R through jmtpfs, 10000 files: umtprd time / gadgetd time", None),
-    ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", "ls -R through go-mtpfs, 10000 files: umtprd time / gadgetd time", None),
+    ("umtprd_files_s", "mtp_files_s", "mtp-files {files} files: umtprd time / gadgetd time", None),
+    ("umtprd_folders_s", "mtp_folders_s", "mtp-folders {files} files: umtprd time / gadgetd time", None),
+    ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", "ls -R through jmtpfs, {files} files: umtprd time / gadgetd time", None),
+    ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", "ls -R through go-mtpfs, {files} files: umtprd time / gadgetd time", None),
 ]
+# The listing's tree size, as b-mtp.sh made it (MTP_BENCH_FILES).
+files = f"{vals['mtp_list_files']:g}" if "mtp_list_files" in vals else "?"
 print("ratios (same VM run):")
 for num, den, what, target in pairs:
+    what = what.format(files=files)
     if num in vals and den in vals and vals[den] > 0:
         r = vals[num] / vals[den]
         tgt = "" if target is None else f"  (target >= {target}: {'met' if r >= target else 'NOT met'})"
