@@ -9,6 +9,8 @@
 #   /dev/zero, so the host does little besides moving the bytes: what the
 #   bus carries. 64 MiB each way.
 # Prints BENCH sync16k_{in,out}_mbps and bulk1m_{in,out}_mbps.
+# SS_ONLY_SYNC=1 measures sync16k only, SS_PREFIX=P names it P_sync16k_*
+# (b-mtp.sh takes the bound so, right before and after its transfers).
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -33,12 +35,12 @@ measure() {
 	wait_usb 1d6b:0102 20 || die "SourceSink gadget not seen"
 	in=$(timeout 120 "$B/usbsync" 1d6b:0102 in "$3" "$4" "$5") || die "usbsync in ($1)"
 	out=$(timeout 120 "$B/usbsync" 1d6b:0102 out "$3" "$4" "$6") || die "usbsync out ($1)"
-	echo "BENCH $1_in_mbps $in MB/s"
-	echo "BENCH $1_out_mbps $out MB/s"
+	echo "BENCH ${SS_PREFIX:-}$1_in_mbps $in MB/s"
+	echo "BENCH ${SS_PREFIX:-}$1_out_mbps $out MB/s"
 	cfs_unbind sourcesink
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
 	cfs_unlink sourcesink SourceSink.ss
 }
 head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
 measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
-measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
+[ -n "${SS_ONLY_SYNC:-}" ] || measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
