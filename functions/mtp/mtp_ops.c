@@ -521,6 +521,11 @@ static void mtp_ops_send_props_data(struct mtp_ops *o,
 	}
 	mtp_ops_announce(o, r, c->params[0], c->params[1], name,
 			 c->params[2] == MTP_FMT_ASSOCIATION, size);
+	/* MTP 1.1 E.2.4: a fourth parameter, the index of the property that
+	 * failed (0 when none did). libmtp reads three; android-file-transfer
+	 * reads all four and fails on a 3-parameter answer. */
+	if (r->code == MTP_RC_OK)
+		mtp_ops_param(r, 0);
 }
 
 static void mtp_ops_send_object(struct mtp_ops *o,

@@ -156,8 +156,16 @@ struct plugin_ops {
 	void (*listen)(void *priv, const int *fds, unsigned n, unsigned port);
 };
 
-/* Threshold under which tx_drained fires, and a sensible cap for queueing. */
-#define PLUGIN_TX_LOW (256 * 1024)
+/*
+ * Threshold under which tx_drained fires, and a sensible cap for queueing.
+ * The low mark is three quarters of the cap, so a streaming plugin tops
+ * the queue up a piece at a time and the host always finds 768 KiB or more
+ * waiting, even when the worker's CPU is taken for a while: with 256 KiB,
+ * MTP's GetObject refilled only once the last piece was in flight, and got
+ * 13 MB/s where 768 KiB got 24.5 (50 MB, a loaded bed, 2026-12-05,
+ * docs/benchmarks.md).
+ */
+#define PLUGIN_TX_LOW (768 * 1024)
 #define PLUGIN_TX_HIGH (1024 * 1024)
 /* Largest single transfer plugin_write() accepts. */
 #define PLUGIN_MAX_XFER (1024 * 1024)

@@ -6,6 +6,9 @@
 #   BENCH umtprd_send_mbps / umtprd_get_mbps / umtprd_files_s / umtprd_folders_s
 #   BENCH mtp_tiny_send_ms / mtp_tiny_get_ms: the tools' fixed cost
 #   BENCH mtp_send_net_mbps / mtp_get_net_mbps: the rates less that cost
+#   BENCH near_sync16k_{in,out}_mbps: the libmtp-pattern bound
+#         (b-sourcesink.sh) measured right before and right after
+#         gadgetd's transfers, which ratios.py compares them with
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount
 #   BENCH mtp_files_obj_ms / *_cpu_us: wall ms per object of mtp-files, and
@@ -188,6 +191,12 @@ populate() {
 	done)
 }
 
+# near_bound: the libmtp-pattern bound, now (BENCH near_sync16k_*).
+near_bound() {
+	SS_ONLY_SYNC=1 SS_PREFIX=near_ sh "$SRC/tests/bench/b-sourcesink.sh" 2>&1 |
+		grep '^BENCH\|FATAL'
+}
+
 umtprd_up() {
 	mkdir -p /etc/umtprd $UFFS
 	cat > /etc/umtprd/umtprd.conf <<CONF
@@ -240,11 +249,17 @@ timeout 30 head -c $SIZE /dev/urandom > $W/big.bin
 
 if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	echo "== gadgetd mtp: 50 MB send/get"
+	# The bound taken apart from the transfers (b-sourcesink) swings
+	# with the machine's load, which can change several-fold within a
+	# run on a shared machine: measured on both sides of them, its
+	# mean compares like with like.
+	near_bound
 	mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
 	tiny mtp
 	xfer mtp /srv/mtpb
 	TINY_SEND_NS= TINY_GET_NS=
 	mtp_down
+	near_bound
 
 	echo "== umtprd: 50 MB send/get"
 	if umtprd_up /srv/umtpb; then

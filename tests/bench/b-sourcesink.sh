@@ -21,6 +21,8 @@
 #   side) and its server (the USB side).
 # Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps,
 # adb1m_{in,out}_mbps, adbhop1m_{in,out}_mbps and mtp_txn_floor_ms.
+# SS_ONLY_SYNC=1 measures sync16k only, SS_PREFIX=P names it P_sync16k_*
+# (b-mtp.sh takes the bound so, right before and after its transfers).
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -45,8 +47,8 @@ measure() {
 	wait_usb 1d6b:0102 20 || die "SourceSink gadget not seen"
 	in=$(timeout 120 "$B/usbsync" 1d6b:0102 "${7:-}in" "$3" "$4" "$5") || die "usbsync in ($1)"
 	out=$(timeout 120 "$B/usbsync" 1d6b:0102 "${7:-}out" "$3" "$4" "$6") || die "usbsync out ($1)"
-	echo "BENCH $1_in_mbps $in MB/s"
-	echo "BENCH $1_out_mbps $out MB/s"
+	echo "BENCH ${SS_PREFIX:-}$1_in_mbps $in MB/s"
+	echo "BENCH ${SS_PREFIX:-}$1_out_mbps $out MB/s"
 	cfs_unbind sourcesink
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
 	cfs_unlink sourcesink SourceSink.ss
@@ -63,11 +65,13 @@ measure_txn() {
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
 	cfs_unlink sourcesink SourceSink.ss
 }
-measure_txn 2000
+[ -n "${SS_ONLY_SYNC:-}" ] || measure_txn 2000
 head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
 measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
-measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
-rm -f /dev/shm/sync16k.*
-head -c 67108864 /dev/urandom > /dev/shm/adb1m.src
-measure adb1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adb
-measure adbhop1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adbhop
+if [ -z "${SS_ONLY_SYNC:-}" ]; then
+	measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
+	rm -f /dev/shm/sync16k.*
+	head -c 67108864 /dev/urandom > /dev/shm/adb1m.src
+	measure adb1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adb
+	measure adbhop1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adbhop
+fi

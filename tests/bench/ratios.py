@@ -53,6 +53,8 @@ pairs = [
     ("mtp_get_mbps", "sync16k_in_mbps", "mtp-getfile / libmtp-pattern bound (sync 16 KiB from SourceSink)", None),
     ("mtp_send_net_mbps", "sync16k_out_mbps", "mtp-sendfile less the tool's fixed cost / libmtp-pattern bound", None),
     ("mtp_get_net_mbps", "sync16k_in_mbps", "mtp-getfile less the tool's fixed cost / libmtp-pattern bound", None),
+    ("mtp_send_net_mbps", "near_sync16k_out_mbps", "mtp-sendfile less the tool's fixed cost / libmtp-pattern bound taken before and after it", 0.9),
+    ("mtp_get_net_mbps", "near_sync16k_in_mbps", "mtp-getfile less the tool's fixed cost / libmtp-pattern bound taken before and after it", 0.9),
     ("sync16k_out_mbps", "ceiling_write_mbps", "libmtp-pattern bound out / mass_storage write", None),
     ("sync16k_in_mbps", "ceiling_read_mbps", "libmtp-pattern bound in / mass_storage read", None),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),

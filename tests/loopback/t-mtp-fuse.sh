@@ -14,6 +14,9 @@
 #
 # The worker runs with -v: the operations each client issues for each
 # action go to $OUT/ops-CLIENT.txt (the table in docs/mtp-clients.md).
+#
+# Then android-file-transfer's aft-mtp-cli (a third MTP stack, in batch
+# mode): mkdir, put, ls, get and rm, compared byte for byte.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
@@ -213,12 +216,62 @@ client_mv_rm() {
 		sh -c "! test -e $S0/tree/zero.bin && ! test -e $S0/tree/sub/deeper && test -e $S0/tree/sub/512.bin"
 }
 
+# aft CMD...: one aft-mtp-cli session (android-file-transfer's own MTP
+# stack) running CMDs in batch mode; its output goes to $OUT/aft-N.txt.
+# It goes on after a failed command and exits 0 whatever happened, so
+# every step is checked on the board's side and in its output.
+AFT_N=0
+aft() {
+	AFT_N=$((AFT_N + 1))
+	AFT_OUT=$OUT/aft-$AFT_N.txt
+	printf '%s\n' "$@" | timeout 60 aft-mtp-cli -b > $AFT_OUT 2>&1
+}
+
+# aft_and CMD...: the last session printed no error (a failed command
+# prints "error: ...", as the answer that broke put did:
+# "vector::_M_range_check"), and CMD succeeds.
+aft_and() {
+	! grep -qi 'error\|exception\|terminate' $AFT_OUT && "$@"
+}
+
+# aft_client: mkdir, put, ls, get and rm through aft-mtp-cli,
+# byte-compared with the board's side.
+aft_client() {
+	head -c 300000 /dev/urandom > $HOST/aft.bin
+	head -c 16372 /dev/urandom > $HOST/aft-small.bin
+	mark aft mkdir
+	aft "mkdir aftdir"
+	check "aft: mkdir makes the folder on the board" aft_and test -d $S0/aftdir
+	mark aft put
+	aft "put $HOST/aft.bin aftdir" "put $HOST/aft-small.bin aftdir"
+	check "aft: put sends the bytes (SendObjectPropList + SendObject)" \
+		aft_and sh -c "cmp $HOST/aft.bin $S0/aftdir/aft.bin && cmp $HOST/aft-small.bin $S0/aftdir/aft-small.bin"
+	mark aft ls
+	aft "ls aftdir"
+	check "aft: ls lists what put sent" \
+		aft_and sh -c "grep -q ' aft.bin\$' $AFT_OUT && grep -q ' aft-small.bin\$' $AFT_OUT"
+	mark aft get
+	rm -f $HOST/aft.back
+	aft "get aftdir/aft.bin $HOST/aft.back"
+	check "aft: get brings back the same bytes" aft_and cmp $HOST/aft.bin $HOST/aft.back
+	mark aft rm
+	aft "rm aftdir/aft-small.bin"
+	check "aft: rm removes a file on the board" \
+		aft_and sh -c "! test -e $S0/aftdir/aft-small.bin && test -e $S0/aftdir/aft.bin"
+	aft "rm aftdir"
+	check "aft: rm removes a folder and what it holds" aft_and test ! -e $S0/aftdir
+	ops_table aft > $OUT/ops-aft.txt
+	echo "---- operations aft"
+	cat $OUT/ops-aft.txt
+}
+
 mktree $S0/board
 say "start the MTP function"
 mtp_up storage0_path=$S0 storage0_description=Internal ||
 	die "the MTP gadget did not come up"
 client jmtpfs
 client go-mtpfs
+aft_client
 mtp_down
 
 say "again with android.com in DeviceInfo"

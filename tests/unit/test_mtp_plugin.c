@@ -1095,8 +1095,14 @@ static void test_send_object_prop_list(void **state)
 		  MTP_FMT_UNDEFINED, 0, 5);
 	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, n, whole);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
+	/* Storage, parent, handle and the failed property's index (MTP 1.1
+	 * E.2.4): android-file-transfer reads all four. */
+	assert_int_equal(fake_mtp_xfer(0)->len, MTP_HDR_LEN + 16);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12),
+			 0x10001);
 	h = le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 20);
 	assert_true(h != 0);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 24), 0);
 	fake_mtp_clear();
 	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
 	data_phase(f, MTP_OP_SEND_OBJECT, tid, (const uint8_t *)"hello", 5,
@@ -1129,6 +1135,8 @@ static void test_send_object_prop_list(void **state)
 		  MTP_FMT_ASSOCIATION, 0, 0);
 	data_phase(f, MTP_OP_SEND_OBJECT_PROP_LIST, tid, props, n, whole);
 	assert_int_equal(resp(NULL), MTP_RC_OK);
+	assert_int_equal(fake_mtp_xfer(fake_mtp_n_xfers() - 1)->len,
+			 MTP_HDR_LEN + 16);
 	assert_int_equal(stat(in_s0(f, "pl.bin"), &sb), 0);
 	assert_true(S_ISDIR(sb.st_mode));
 	fake_mtp_clear();

@@ -4,7 +4,7 @@
 set -eu
 pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev qemu-system-x86 busybox-static kmod cpio
-adb mtp-tools umtp-responder jmtpfs go-mtpfs fuse python3 python3-usb python3-cryptography usbutils iproute2
+adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3 python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf clang libclang-rt-14-dev
 libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandard jq
 libmnl-dev dnsmasq-base avahi-daemon avahi-utils iperf3"
