@@ -67,7 +67,7 @@ cmd="SRC=$src B=$b/deb-$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=
 cmd=$(printf '%s' "$cmd" | sed 's/ /\\x20/g')
 boot=$(date +%s)
 timeout -k 5 "$tmo" qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu cortex-a72 \
-	-m 2048 -smp ${GADGETD_VM_SMP:-1} -nographic -no-reboot -net none \
+	-m 2048 -smp ${GADGETD_ARM_SMP:-2} -nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path="$bed/root",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$src",mount_tag=src,security_model=none,readonly=on,multidevs=remap \
