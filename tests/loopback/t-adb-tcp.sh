@@ -22,8 +22,7 @@ gadget: {
   strings: { lang = 0x409; manufacturer = "gadgetd"; product = "adb tcp test"; serial = "ADBTCP1"; };
 };
 functions: {
-  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04";
-         address = "$BOARDIP/24"; };
+  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04"; };
   adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "on"; keys = "$KEYS"; tcp = 5555; tcpip = true;
                     tcp_auth_timeout = $AUTH_S; }; };
@@ -101,7 +100,13 @@ ip link set "$HIF" netns "$NS"
 ip -n "$NS" link set lo up
 ip -n "$NS" addr add "$HOSTIP/24" dev "$HIF"
 ip -n "$NS" link set "$HIF" up
-check "gadgetd gave the board's side $BOARDIP" sh -c "ip -4 addr show dev '$GIF' | grep -q 'inet $BOARDIP/24'"
+# The board's side as a network manager would set it (the profile gives
+# no address, so gadgetd leaves the interface alone): gadgetd bringing
+# the link up itself right after the bind sometimes left the host side
+# without carrier (2026-12-05; t-net, ecm), which is not this test's
+# subject.
+ip addr add "$BOARDIP/24" dev "$GIF"
+ip link set "$GIF" up
 check "the host pings the board across USB" ip netns exec "$NS" ping -c 1 -W 5 "$BOARDIP"
 
 say "adb connect with auth"
