@@ -90,9 +90,12 @@ select_config() {
 	d=$(usb_dir "$1") && echo "$2" > "$d/bConfigurationValue"
 }
 
-# The shipped rndis,ncm: RNDIS in c.1 for Windows (its compat ID, on the
-# configuration Windows selects), NCM in c.2, which Linux picks because
-# it passes over a first configuration that is RNDIS.
+# The example devboard.conf's rndis,ncm: RNDIS in c.1 for Windows (its
+# compat ID, on the configuration Windows selects), NCM in c.2, which
+# Linux picks because it passes over a first configuration that is RNDIS.
+gd_example devboard
+check "devboard.conf has the same vendor code" grep -q "vendor_code = $CODE" /etc/gadgetd/profiles/devboard.conf
+check "switch to devboard's ncm" gd_switch --profile devboard ncm
 msos rndis,ncm config1=rndis config2=ncm rndis=RNDIS/5162001
 ID=$(set_pid rndis,ncm)
 check "ConfigFS has c.1 and c.2, os_desc linked to c.1" sh -c "[ -L $G/configs/c.1/rndis ] && [ -L $G/configs/c.2/ncm ] && [ -L $G/os_desc/c.1 ]"
