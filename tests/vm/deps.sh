@@ -41,7 +41,12 @@ export DEBIAN_FRONTEND=noninteractive
 for a in $cross_pkgs; do
 	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
 done
-apt-get update -qq >&2
+# A mirror in the middle of a sync fails an index or two ("File has
+# unexpected size", 2026-12-05): try again, then go on with the lists
+# there are; the install below still fails loudly if a package is not
+# found.
+apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
+	echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
 # dpkg without an fsync per unpacked file (what Debian's own image builds
 # do): a fresh machine's install is most of make check's setup time, and
 # a crash half-way is repaired by running this again.
