@@ -103,7 +103,7 @@ ip -n "$NS" link set "$HIF" up
 # The board's side as a network manager would set it (the profile gives
 # no address, so gadgetd leaves the interface alone): gadgetd bringing
 # the link up itself right after the bind sometimes left the host side
-# without carrier (2026-12-05; t-net, ecm), which is not this test's
+# without carrier (2026-12-05; net-link.sh, ecm), which is not this test's
 # subject.
 ip addr add "$BOARDIP/24" dev "$GIF"
 ip link set "$GIF" up

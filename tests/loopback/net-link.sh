@@ -7,6 +7,11 @@
 # for ncm and rndis (ecm: see below) a switch away and back, kill -9 of dnsmasq and
 # the UDC's removal leave nothing stale; a gadgetd killed with -9 leaves
 # nothing the next one does not clean.
+#
+# Not in make check yet (make check-net runs it): the host side sometimes
+# keeps NO-CARRIER after gadgetd brings the board's interface up (ecm
+# after a bind, rndis after the UDC's return; 2026-12-05, issue 24), so
+# it fails one run in a few until that is fixed.
 . "$SRC/tests/loopback/lib.sh"
 
 BOARD=10.77.0.1
