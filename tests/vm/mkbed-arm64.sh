@@ -33,7 +33,9 @@ armhf="libc6 libgcc-s1 libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libbrotl
 libzstd1 libcmocka0 libubsan1 libmnl0"
 pkgs="$pkgs $(for p in $armhf; do printf '%s:armhf ' "$p"; done)"
 root="$out/root"
+# A root made before a library joined the list is made again.
 if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
+	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libmnl.so.0" ] ||
 	[ ! -d "$root/usr/lib/python3/dist-packages/zstandard" ]; then
 	rm -rf "$root"
 	src=/etc/apt/sources.list.d/debian.sources
