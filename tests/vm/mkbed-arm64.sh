@@ -41,8 +41,21 @@ if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
 	src=/etc/apt/sources.list.d/debian.sources
 	[ -f "$src" ] || src=/etc/apt/sources.list
 	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
-	mmdebstrap --quiet --architectures=arm64,armhf --variant=extract \
-		--include="$(echo $pkgs | tr ' ' ',')" bookworm "$root" "$src"
+	strap() {
+		rm -rf "$root"
+		mmdebstrap --quiet --architectures=arm64,armhf --variant=extract \
+			--include="$(echo $pkgs | tr ' ' ',')" bookworm "$root" "$@"
+	}
+	# mmdebstrap stops on any index that fails, and a mirror in the
+	# middle of a sync fails one for hours (debian-security's armhf
+	# Packages, 2026-12-04/05). A test bed needs no security updates:
+	# after two tries the bed is unpacked from the main archive alone.
+	mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$src" | head -n1)
+	strap "$src" || { sleep 20; strap "$src"; } || {
+		echo "mkbed-arm64: the mirrors in $src failed twice; unpacking from ${mirror:-http://deb.debian.org/debian} bookworm and bookworm-updates only" >&2
+		strap "deb ${mirror:-http://deb.debian.org/debian} bookworm main" \
+			"deb ${mirror:-http://deb.debian.org/debian} bookworm-updates main"
+	}
 fi
 # No postinst ran: the accounts base-passwd would have made.
 [ -s "$root/etc/passwd" ] || cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
