@@ -13,7 +13,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
 	gadgetd/control.c gadgetd/access.c \
-	gadgetd/dirs.c \
+	gadgetd/dirs.c gadgetd/event.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
