@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -131,6 +132,23 @@ static void test_kill_now(void **state)
 	loop_free(l);
 }
 
+/* /proc/PID/comm is name. */
+static bool comm_is(pid_t pid, const char *name)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, name);
+}
+
 static void test_stale_pidfile(void **state)
 {
 	pid_t child = fork();
@@ -141,7 +159,11 @@ static void test_stale_pidfile(void **state)
 		execlp("sleep", "sleep", "30", (char *)NULL);
 		_exit(127);
 	}
-	usleep(100000);
+	/* Until the child is sleep (exec done), bounded: under load or
+	 * qemu-user a fixed pause was not always enough. */
+	for (int i = 0; i < 500 && !comm_is(child, "sleep"); i++)
+		usleep(10000);
+	assert_true(comm_is(child, "sleep"));
 	/* Another command's pid: left alone, the file removed. */
 	f = fopen(test_netproc_pidfile, "w");
 	fprintf(f, "%d dnsmasq\n", (int)child);

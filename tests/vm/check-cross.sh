@@ -21,6 +21,7 @@ archs=${*:-arm64 armhf}
 #   test installs to qemu's own x86-64 calls, and qemu dies;
 # - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin:
 #   openat2, which confines MTP storages, is not emulated (ENOSYS);
+# - test_tcplisten: getsockopt(SO_BINDTODEVICE) is not emulated;
 # test_sup_argv and test_supervisor run their workers as the test binary
 # again, execv of /proc/self/exe: qemu-user does not follow execve, it
 # hands the host the guest binary's path, and with no binfmt_misc
