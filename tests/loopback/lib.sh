@@ -213,11 +213,27 @@ adb_state() {
 	return 1
 }
 
+# serial_raw TTY: raw, no echo, no carrier wait, and no output
+# processing left (stty -a shows -opost).
+serial_raw() {
+	stty -F "$1" raw -echo clocal 2>/dev/null &&
+		stty -F "$1" -a 2>/dev/null | grep -q -- '-opost'
+}
+
 # serial_send FROM TO BYTES NAME [SECS]: random text written to FROM must
 # be read back intact from TO within SECS (10); NAME.sent and NAME.got
 # keep both sides.
 serial_send() {
-	local lib_rd lib_s=${5:-10}
+	local lib_rd lib_s=${5:-10} lib_n=0
+	# Both ends raw right before the transfer, and seen to be: a tty
+	# the host made again after the caller's stty (or a stty that came
+	# too early) turned the host's \n into \r\n (check-arm64, loaded
+	# machine, 2026-12-05).
+	until serial_raw "$1" && serial_raw "$2"; do
+		lib_n=$((lib_n + 1))
+		[ $lib_n -lt 50 ] || { echo "serial_send: cannot make $1 and $2 raw" >&2; return 1; }
+		sleep 0.1
+	done
 	head -c "$3" /dev/urandom | base64 -w 64 > "$4.sent"
 	(timeout "$lib_s" head -c "$(wc -c < "$4.sent")" "$2" > "$4.got") &
 	lib_rd=$!
