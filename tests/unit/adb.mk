@@ -6,7 +6,7 @@ test_adb_syncmsg_LIBS :=
 test_adb_auth_SRCS := tests/unit/test_adb_auth.c tests/unit/adb_testkey.c \
 	functions/adb/adb_auth.c common/log.c
 test_adb_auth_LIBS := -lcrypto
-test_adb_SRCS := tests/unit/test_adb.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
+test_adb_SRCS := tests/unit/test_adb.c tests/unit/adb_fixture.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
 	tests/unit/adb_testkey.c \
 	$(adb_META) functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c \

@@ -22,6 +22,7 @@
 #include "adb/adb_packet.h"
 #include "adb/adb_stream.h"
 #include "adb/adb_syncmsg.h"
+#include "adb_fixture.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
 #include "fake_spawn.h"
@@ -30,15 +31,6 @@
 
 extern const struct plugin_ops gadgetd_plugin;
 static const struct plugin_ops *ops = &gadgetd_plugin;
-
-struct t {
-	struct loop *loop;
-	struct plugin *p;
-	struct plugin_desc desc;
-	void *priv;
-	char dir[64];
-	char keys[128];
-};
 
 struct msg {
 	uint32_t cmd, arg0, arg1, len;
@@ -60,39 +52,14 @@ static int group_teardown(void **state)
 	return 0;
 }
 
-static struct t *start(const char *auth)
+static struct adb_fixture *start(const char *auth)
 {
-	struct t *t = calloc(1, sizeof(*t));
+	static const char *const opts[] = { "product", "prod", "model", "mod", NULL };
 
-	strcpy(t->dir, "/tmp/test_adb.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->keys, sizeof(t->keys), "%s/adb_keys", t->dir);
-	t->loop = loop_new();
-	t->p = fake_plugin_new(t->loop);
-	fake_set_option(t->p, "auth", auth);
-	fake_set_option(t->p, "keys", t->keys);
-	fake_set_option(t->p, "product", "prod");
-	fake_set_option(t->p, "model", "mod");
-	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
-	ops->enable(t->priv);
-	return t;
+	return adb_fixture_start(auth, opts);
 }
 
-static void stop(struct t *t)
-{
-	char cmd[128];
-
-	ops->disable(t->priv);
-	ops->finish(t->priv);
-	fake_plugin_free(t->p);
-	fake_spawn_detach(t->loop);
-	loop_free(t->loop);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
-	assert_int_equal(system(cmd), 0);
-	free(t);
-}
-
-static void send_msg(struct t *t, uint32_t cmd, uint32_t a0, uint32_t a1,
+static void send_msg(struct adb_fixture *t, uint32_t cmd, uint32_t a0, uint32_t a1,
 		     const void *data, size_t len)
 {
 	uint8_t *buf = malloc(ADB_HDR_SIZE + len);
@@ -106,17 +73,17 @@ static void send_msg(struct t *t, uint32_t cmd, uint32_t a0, uint32_t a1,
 	free(buf);
 }
 
-static int next(struct t *t, struct msg *m)
+static int next(struct adb_fixture *t, struct msg *m)
 {
 	return fake_next_msg(t->p, &m->cmd, &m->arg0, &m->arg1, &m->data,
 			     &m->len);
 }
 
-static void pump_until_sent(struct t *t);
+static void pump_until_sent(struct adb_fixture *t);
 
 /* The next message is cmd; what waits for the loop (a shell's child, which
  * the spawner starts asynchronously) is given the loop first. */
-static void expect(struct t *t, struct msg *m, uint32_t cmd)
+static void expect(struct adb_fixture *t, struct msg *m, uint32_t cmd)
 {
 	char want[5], got[5];
 
@@ -129,14 +96,14 @@ static void expect(struct t *t, struct msg *m, uint32_t cmd)
 	assert_string_equal(got, want);
 }
 
-static void expect_nothing(struct t *t)
+static void expect_nothing(struct adb_fixture *t)
 {
 	struct msg m;
 
 	assert_false(next(t, &m));
 }
 
-static void connect_host(struct t *t, uint32_t max)
+static void connect_host(struct adb_fixture *t, uint32_t max)
 {
 	static const char banner[] = "host::features=shell_v2,stat_v2";
 	struct msg m;
@@ -147,7 +114,7 @@ static void connect_host(struct t *t, uint32_t max)
 }
 
 /* OPEN name as host stream hid; returns our id from the OKAY. */
-static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
+static uint32_t open_stream(struct adb_fixture *t, uint32_t hid, const char *name)
 {
 	struct msg m;
 
@@ -159,7 +126,7 @@ static uint32_t open_stream(struct t *t, uint32_t hid, const char *name)
 }
 
 /* OPEN name as host stream hid: refused with CLSE(0, hid). */
-static void open_refused(struct t *t, uint32_t hid, const char *name)
+static void open_refused(struct adb_fixture *t, uint32_t hid, const char *name)
 {
 	struct msg m;
 
@@ -173,7 +140,7 @@ static void open_refused(struct t *t, uint32_t hid, const char *name)
  * work; empty, NUL-only, NUL-inside and overlong names are refused. */
 static void test_open_names(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static char longname[4098];
 	struct msg m;
 
@@ -220,12 +187,12 @@ static void test_open_names(void **state)
 	/* The streams opened above still work. */
 	send_msg(t, ADB_OPEN, 10, 0, "sync:", 5);
 	expect(t, &m, ADB_OKAY);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_descriptors_and_banner(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	struct msg m;
 
 	assert_int_equal(t->desc.cls, 0xff);
@@ -250,7 +217,7 @@ static void test_descriptors_and_banner(void **state)
 	assert_int_equal(m.data[m.len - 1], '\0');
 	assert_string_equal(fake_of(t->p)->status_state, "device");
 	assert_string_equal(fake_of(t->p)->status_host, "host::x");
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_bad_option(void **state)
@@ -275,7 +242,7 @@ static void test_bad_option(void **state)
 
 static void test_malformed_messages(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	uint8_t hdr[ADB_HDR_SIZE];
 	struct msg m;
 
@@ -323,11 +290,11 @@ static void test_malformed_messages(void **state)
 	assert_string_equal(fake_of(t->p)->status_state, "offline");
 	/* Zero-length reads are ignored. */
 	ops->rx(t->priv, 0, hdr, 0);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Run the loop until the plugin has sent something (or 5 s passed). */
-static void pump_until_sent(struct t *t)
+static void pump_until_sent(struct adb_fixture *t)
 {
 	struct fake_plugin *f = fake_of(t->p);
 	uint64_t end = loop_now_ms() + 5000;
@@ -345,7 +312,7 @@ struct shell_out {
 };
 
 /* Collect a v2 shell's packets until CLSE, acknowledging each WRTE. */
-static void read_shell_v2(struct t *t, uint32_t hid, uint32_t id,
+static void read_shell_v2(struct adb_fixture *t, uint32_t hid, uint32_t id,
 			  struct shell_out *o)
 {
 	uint8_t buf[65536];
@@ -391,7 +358,7 @@ static void read_shell_v2(struct t *t, uint32_t hid, uint32_t id,
 
 static void test_shell_v2_raw(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	struct shell_out o;
 	uint32_t id;
 
@@ -403,12 +370,12 @@ static void test_shell_v2_raw(void **state)
 	assert_int_equal(o.err_len, 5);
 	assert_memory_equal(o.err, "oops\n", 5);
 	assert_int_equal(o.exit_code, 3);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_shell_v2_stdin_and_close(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	uint8_t pkt[64] = { 0, 6, 0, 0, 0, 'p', 'i', 'p', 'e', 'd', '\n',
 			    4, 0, 0, 0, 0 };
 	struct shell_out o;
@@ -426,7 +393,7 @@ static void test_shell_v2_stdin_and_close(void **state)
 	assert_int_equal(o.out_len, 6);
 	assert_memory_equal(o.out, "PIPED\n", 6);
 	assert_int_equal(o.exit_code, 0);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static size_t put_v2(uint8_t *b, uint8_t id, const char *data, uint32_t len)
@@ -442,7 +409,7 @@ static size_t put_v2(uint8_t *b, uint8_t id, const char *data, uint32_t len)
 
 static void test_shell_pty_term_and_winsize(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static const char ws[] = "33x101,0x0";
 	static const char cmd[] = "echo T=$TERM; stty size; tty; exit 5\n";
 	uint8_t pkt[128];
@@ -463,12 +430,12 @@ static void test_shell_pty_term_and_winsize(void **state)
 	assert_non_null(strstr(o.out, "33 101"));
 	assert_non_null(strstr(o.out, "/dev/pts/"));
 	assert_int_equal(o.exit_code, 5);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_exec_raw_bytes(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	char out[64] = "";
 	uint32_t id;
 	struct msg m;
@@ -488,11 +455,11 @@ static void test_exec_raw_bytes(void **state)
 		}
 	}
 	assert_memory_equal(out, "a", 2); /* "a\0b" with no framing */
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Sync over one stream: write a request, gather the reply bytes. */
-static size_t sync_call(struct t *t, uint32_t hid, uint32_t id,
+static size_t sync_call(struct adb_fixture *t, uint32_t hid, uint32_t id,
 			const uint8_t *req, size_t len, uint8_t *out,
 			size_t want)
 {
@@ -532,7 +499,7 @@ static uint32_t get32(const uint8_t *p)
 
 static void test_sync_push_pull_stat(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[3 * 65544], out[4 * 1024 * 1024];
 	static uint8_t data[180000];
 	char path[128], spec[160];
@@ -596,7 +563,7 @@ static void test_sync_push_pull_stat(void **state)
 	assert_int_equal(n, sizeof(data));
 	assert_int_equal(got, off + 8);
 	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Compress (or copy, type < 0) data into *z; returns its length. */
@@ -630,7 +597,7 @@ static size_t squeeze(int type, const uint8_t *data, size_t len, uint8_t **z)
 
 /* SND2 path with mode and flags, z[0..zlen) in DATA of 64 KiB, DONE;
  * returns the first 8 bytes of the reply (OKAY, or FAIL + message). */
-static uint32_t push_v2(struct t *t, uint32_t hid, uint32_t id,
+static uint32_t push_v2(struct adb_fixture *t, uint32_t hid, uint32_t id,
 			const char *path, uint32_t flags, const uint8_t *z,
 			size_t zlen, char *msg, size_t msg_size)
 {
@@ -666,7 +633,7 @@ static uint32_t push_v2(struct t *t, uint32_t hid, uint32_t id,
 }
 
 /* RCV2 path with flags; decode what comes into *res; returns its length. */
-static size_t pull_v2(struct t *t, uint32_t hid, uint32_t id, const char *path,
+static size_t pull_v2(struct adb_fixture *t, uint32_t hid, uint32_t id, const char *path,
 		      int type, uint32_t flags, uint8_t *res, size_t cap)
 {
 	static uint8_t req[2048], out[8 << 20];
@@ -718,7 +685,7 @@ static void test_sync_v2(void **state)
 					  ADB_SYNC_FLAG_ZSTD };
 	static const int types[] = {-1, ADB_COMPRESS_BROTLI, ADB_COMPRESS_LZ4,
 				    ADB_COMPRESS_ZSTD};
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t back[1 << 20];
 	size_t len = 700000, zlen;
 	uint8_t *data = malloc(len), *z;
@@ -836,12 +803,12 @@ static void test_sync_v2(void **state)
 		expect(t, &m, ADB_CLSE);
 	}
 	free(data);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_sync_errors(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[2048], out[4096];
 	char longpath[1100];
 	size_t n, got;
@@ -899,11 +866,11 @@ static void test_sync_errors(void **state)
 	send_msg(t, ADB_WRTE, 32, id, req, n);
 	expect(t, &m, ADB_OKAY);
 	expect(t, &m, ADB_CLSE);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* A sparse file "big" of size bytes in the test's folder; its path in path. */
-static void big_file(struct t *t, char *path, size_t size_of_path, off_t size)
+static void big_file(struct adb_fixture *t, char *path, size_t size_of_path, off_t size)
 {
 	int fd;
 
@@ -916,7 +883,7 @@ static void big_file(struct t *t, char *path, size_t size_of_path, off_t size)
 
 static void test_sync_pipelined_and_stash_limit(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[512], out[4 << 20], junk[1 << 20];
 	char path[128];
 	size_t n, got, off = 0, data = 0;
@@ -954,12 +921,12 @@ static void test_sync_pipelined_and_stash_limit(void **state)
 		}
 	}
 	assert_true(i >= 3 && i < 8);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_sync_list(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[256], out[65536];
 	char path[128];
 	size_t n, got, off = 0;
@@ -985,12 +952,12 @@ static void test_sync_list(void **state)
 	}
 	assert_true(seen);
 	assert_true(done);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_flow_control_and_fairness(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[256];
 	char path[128];
 	uint32_t a, b;
@@ -1035,10 +1002,10 @@ static void test_flow_control_and_fairness(void **state)
 	expect(t, &m, ADB_WRTE);
 	assert_int_equal(m.arg1, 50);
 	expect_nothing(t);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
-static void connect_delayed_ack(struct t *t)
+static void connect_delayed_ack(struct adb_fixture *t)
 {
 	static const char banner[] =
 		"host::features=shell_v2,made_up_feature,delayed_ack,stat_v2";
@@ -1058,7 +1025,7 @@ static int32_t okay_delta(const struct msg *m)
 	return (int32_t)get32(m->data);
 }
 
-static void send_okay_delta(struct t *t, uint32_t hid, uint32_t id,
+static void send_okay_delta(struct adb_fixture *t, uint32_t hid, uint32_t id,
 			    int32_t delta)
 {
 	uint8_t p[4];
@@ -1074,7 +1041,7 @@ static void send_okay_delta(struct t *t, uint32_t hid, uint32_t id,
  * within the host's window; OKAY deltas, signed; malformed OKAYs. */
 static void test_delayed_ack_send_window(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t req[256];
 	char path[128];
 	uint32_t a, b;
@@ -1150,14 +1117,14 @@ static void test_delayed_ack_send_window(void **state)
 	send_msg(t, ADB_OPEN, 60, 0, "sync:", 5);
 	expect(t, &m, ADB_OKAY);
 	assert_int_equal(m.len, 0);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Under delayed_ack: host WRTEs queue behind one the service holds, in
  * order, within our window; one past the spent window closes the stream. */
 static void test_delayed_ack_recv_window(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	static uint8_t chunk[ADB_MAX_PAYLOAD];
 	char name[256], path[128];
 	int64_t acked = 0;
@@ -1230,12 +1197,12 @@ static void test_delayed_ack_recv_window(void **state)
 	assert_int_equal(pread(fd, chunk, 1, (2 << 20) - 1), 1);
 	assert_int_equal(chunk[0], 'b');
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_auth_flow(void **state)
 {
-	struct t *t = start("on");
+	struct adb_fixture *t = start("on");
 	static const char banner[] = "host::features=shell_v2";
 	uint8_t sig[512], bad_sig[256] = { 0 };
 	char reply[512], fp[ADB_AUTH_FP_SIZE];
@@ -1289,11 +1256,11 @@ static void test_auth_flow(void **state)
 				      sizeof(reply)), -ENOENT);
 	assert_int_equal(ops->command(t->priv, 1, argv_allow, reply,
 				      sizeof(reply)), -EINVAL);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Sends CNXN and returns the token the device answers with. */
-static void hostile_cnxn(struct t *t, uint8_t token[ADB_AUTH_TOKEN_SIZE])
+static void hostile_cnxn(struct adb_fixture *t, uint8_t token[ADB_AUTH_TOKEN_SIZE])
 {
 	static const char banner[] = "host::features=shell_v2";
 	struct msg m;
@@ -1307,7 +1274,7 @@ static void hostile_cnxn(struct t *t, uint8_t token[ADB_AUTH_TOKEN_SIZE])
 	expect_nothing(t);
 }
 
-static void assert_no_stream(struct t *t)
+static void assert_no_stream(struct adb_fixture *t)
 {
 	send_msg(t, ADB_OPEN, 7, 0, "shell:id", 9);
 	expect_nothing(t);
@@ -1317,7 +1284,7 @@ static void assert_no_stream(struct t *t)
 /* Attacks on authentication, each of which must not bring the host online. */
 static void test_auth_hostile(void **state)
 {
-	struct t *t = start("on");
+	struct adb_fixture *t = start("on");
 	struct adb_testkey *other = adb_testkey_new();
 	uint8_t token[ADB_AUTH_TOKEN_SIZE], sig[512], old_sig[512];
 	char keys[1024], reply[256], fp[ADB_AUTH_FP_SIZE];
@@ -1403,7 +1370,7 @@ static void test_auth_hostile(void **state)
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
 	adb_testkey_free(other);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /*
@@ -1413,7 +1380,7 @@ static void test_auth_hostile(void **state)
  */
 static void test_allow_needs_signature(void **state)
 {
-	struct t *t = start("on");
+	struct adb_fixture *t = start("on");
 	struct adb_testkey *other = adb_testkey_new();
 	uint8_t first[ADB_AUTH_TOKEN_SIZE], second[ADB_AUTH_TOKEN_SIZE];
 	uint8_t fresh[ADB_AUTH_TOKEN_SIZE];
@@ -1483,12 +1450,12 @@ static void test_allow_needs_signature(void **state)
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
 	adb_testkey_free(other);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_reverse_and_reboot(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	struct msg m;
 	uint32_t id;
 
@@ -1517,12 +1484,12 @@ static void test_reverse_and_reboot(void **state)
 	id = open_stream(t, 64, "reboot:");
 	expect(t, &m, ADB_WRTE);
 	assert_non_null(memmem(m.data, m.len, "refused", 7));
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 static void test_reboot_command(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 	char script[160], path[128];
 	struct stat st;
 	uint64_t end;
@@ -1553,11 +1520,11 @@ static void test_reboot_command(void **state)
 	snprintf(path, sizeof(path), "%s/rebooted-", t->dir);
 	assert_int_equal(stat(path, &st), -1);
 	fake_spawn_config("/bin/sh", NULL);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* service's whole answer, then the stream closes. */
-static void expect_answer(struct t *t, uint32_t hid, const char *service,
+static void expect_answer(struct adb_fixture *t, uint32_t hid, const char *service,
 			  const char *answer)
 {
 	struct msg m;
@@ -1574,21 +1541,21 @@ static void expect_answer(struct t *t, uint32_t hid, const char *service,
 /* As on a production Android build: root: is refused and nothing changes. */
 static void test_root_refused(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 
 	connect_host(t, ADB_MAX_PAYLOAD);
 	expect_answer(t, 90, "root:", "adbd cannot run as root in production builds\n");
 	assert_int_equal(fake_of(t->p)->root_asked, -1);
 	expect_answer(t, 91, "unroot:", "adbd not running as root\n");
 	assert_int_equal(fake_of(t->p)->root_asked, -1);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Where the profile allows it: the answer, then (only once the host has
  * it) the request to gadgetd; and back. */
 static void test_root_allowed(void **state)
 {
-	struct t *t = start("off");
+	struct adb_fixture *t = start("off");
 
 	fake_of(t->p)->root = PLUGIN_ROOT_ALLOWED;
 	connect_host(t, ADB_MAX_PAYLOAD);
@@ -1622,7 +1589,7 @@ static void test_root_allowed(void **state)
 	expect_answer(t, 97, "unroot:",
 		      "adbd runs as root by its profile's user, not by adb root\n");
 	assert_int_equal(fake_of(t->p)->root_asked, -1);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 int main(void)

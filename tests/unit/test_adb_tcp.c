@@ -22,6 +22,7 @@
 #include "adb/adb_auth.h"
 #include "adb/adb_packet.h"
 #include "adb/adb_tcp.h"
+#include "adb_fixture.h"
 #include "adb_testkey.h"
 #include "fake_plugin_adb.h"
 #include "fake_spawn.h"
@@ -30,16 +31,6 @@
 
 extern const struct plugin_ops gadgetd_plugin;
 static const struct plugin_ops *ops = &gadgetd_plugin;
-
-struct t {
-	struct loop *loop;
-	struct plugin *p;
-	struct plugin_desc desc;
-	void *priv;
-	unsigned port;
-	char dir[64];
-	char keys[128];
-};
 
 struct msg {
 	uint32_t cmd, arg0, arg1, len;
@@ -77,43 +68,17 @@ static int listen_fd(unsigned *port)
 	return fd;
 }
 
-/* opts: "key=value" pairs, NULL-terminated. */
-static struct t *start(const char *auth, const char *const *opts)
+/* opts: "key", "value" pairs, NULL-terminated. */
+static struct adb_fixture *start(const char *auth, const char *const *opts)
 {
-	struct t *t = calloc(1, sizeof(*t));
-	int fd;
+	struct adb_fixture *t = adb_fixture_start(auth, opts);
+	int fd = listen_fd(&t->port);
 
-	strcpy(t->dir, "/tmp/test_adb_tcp.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->keys, sizeof(t->keys), "%s/adb_keys", t->dir);
-	t->loop = loop_new();
-	t->p = fake_plugin_new(t->loop);
-	fake_set_option(t->p, "auth", auth);
-	fake_set_option(t->p, "keys", t->keys);
-	for (; opts && opts[0]; opts += 2)
-		fake_set_option(t->p, opts[0], opts[1]);
-	assert_int_equal(ops->init(t->p, &t->desc, &t->priv), 0);
-	ops->enable(t->priv);
-	fd = listen_fd(&t->port);
 	ops->listen(t->priv, &fd, 1, t->port);
 	return t;
 }
 
-static void stop(struct t *t)
-{
-	char cmd[128];
-
-	ops->disable(t->priv);
-	ops->finish(t->priv);
-	fake_plugin_free(t->p);
-	fake_spawn_detach(t->loop);
-	loop_free(t->loop);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
-	assert_int_equal(system(cmd), 0);
-	free(t);
-}
-
-static int client(struct t *t)
+static int client(struct adb_fixture *t)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
@@ -155,7 +120,7 @@ static void csend(int fd, uint32_t cmd, uint32_t a0, uint32_t a1,
 
 /* n bytes from fd, turning the loop meanwhile: n, 0 at EOF or reset,
  * -1 when ms passed. */
-static int cread(struct t *t, int fd, uint8_t *buf, size_t n, unsigned ms)
+static int cread(struct adb_fixture *t, int fd, uint8_t *buf, size_t n, unsigned ms)
 {
 	uint64_t end = loop_now_ms() + ms;
 	size_t got = 0;
@@ -176,7 +141,7 @@ static int cread(struct t *t, int fd, uint8_t *buf, size_t n, unsigned ms)
 	return (int)n;
 }
 
-static void cexpect(struct t *t, int fd, struct msg *m, uint32_t cmd)
+static void cexpect(struct adb_fixture *t, int fd, struct msg *m, uint32_t cmd)
 {
 	uint8_t hdr[ADB_HDR_SIZE];
 	struct adb_hdr h;
@@ -197,7 +162,7 @@ static void cexpect(struct t *t, int fd, struct msg *m, uint32_t cmd)
 }
 
 /* Whether the device closes fd within ms (what it sends is dropped). */
-static bool closed_within(struct t *t, int fd, unsigned ms)
+static bool closed_within(struct adb_fixture *t, int fd, unsigned ms)
 {
 	uint64_t end = loop_now_ms() + ms;
 	uint8_t buf[4096];
@@ -215,7 +180,7 @@ static bool closed_within(struct t *t, int fd, unsigned ms)
 	}
 }
 
-static void cnxn(struct t *t, int fd, uint32_t reply)
+static void cnxn(struct adb_fixture *t, int fd, uint32_t reply)
 {
 	static const char banner[] = "host::features=shell_v2";
 	struct msg m;
@@ -228,7 +193,7 @@ static void cnxn(struct t *t, int fd, uint32_t reply)
  * the socket and none of it on USB; the status shows the port. */
 static void test_tcp_connection(void **state)
 {
-	struct t *t = start("off", NULL);
+	struct adb_fixture *t = start("off", NULL);
 	static const char svc[] = "reverse:list-forward";
 	struct msg m;
 	uint32_t id;
@@ -250,13 +215,13 @@ static void test_tcp_connection(void **state)
 	assert_int_equal(fake_of(t->p)->n_xfers, 0);
 	assert_string_equal(fake_of(t->p)->status_state, "offline");
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Bytes that are no ADB header, or a payload past the limit: cut off. */
 static void test_tcp_bad_framing(void **state)
 {
-	struct t *t = start("off", NULL);
+	struct adb_fixture *t = start("off", NULL);
 	uint8_t hdr[ADB_HDR_SIZE];
 	int fd = client(t);
 
@@ -269,13 +234,13 @@ static void test_tcp_bad_framing(void **state)
 	csend_raw(fd, hdr, sizeof(hdr));
 	assert_true(closed_within(t, fd, 2000));
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* ADB_TCP_MAX_PEERS at once; one more is closed at once. */
 static void test_tcp_peer_cap(void **state)
 {
-	struct t *t = start("off", NULL);
+	struct adb_fixture *t = start("off", NULL);
 	int fds[ADB_TCP_MAX_PEERS + 1];
 	unsigned i, closed = 0;
 
@@ -289,14 +254,14 @@ static void test_tcp_peer_cap(void **state)
 	cnxn(t, fds[0], ADB_CNXN);
 	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
 		close(fds[i]);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* Before authorization: at most ADB_TCP_PREAUTH_BYTES (well-framed
  * messages that are all ignored), well within the default 60 s. */
 static void test_tcp_preauth_bytes(void **state)
 {
-	struct t *t = start("on", NULL);
+	struct adb_fixture *t = start("on", NULL);
 	static uint8_t junk[1000];
 	unsigned sent = 0;
 	int fd = client(t);
@@ -311,7 +276,7 @@ static void test_tcp_preauth_bytes(void **state)
 	csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
 	assert_true(closed_within(t, fd, 2000));
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* tcp_auth_timeout: a silent peer goes after it, an authorized one
@@ -319,19 +284,19 @@ static void test_tcp_preauth_bytes(void **state)
 static void test_tcp_auth_timeout(void **state)
 {
 	static const char *const opts[] = { "tcp_auth_timeout", "1", NULL };
-	struct t *t = start("on", opts);
+	struct adb_fixture *t = start("on", opts);
 	int idle = client(t), authed;
 
 	assert_false(closed_within(t, idle, 500));
 	assert_true(closed_within(t, idle, 2500));
 	close(idle);
-	stop(t);
+	adb_fixture_stop(t);
 	t = start("off", opts);
 	authed = client(t);
 	cnxn(t, authed, ADB_CNXN);
 	assert_false(closed_within(t, authed, 2500));
 	close(authed);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* A key offered over TCP is pending like one over USB: `adb keys` lists
@@ -339,7 +304,7 @@ static void test_tcp_auth_timeout(void **state)
  * it in. */
 static void test_tcp_allow(void **state)
 {
-	struct t *t = start("on", NULL);
+	struct adb_fixture *t = start("on", NULL);
 	char reply[512], fp[ADB_AUTH_FP_SIZE];
 	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
 	const char *pub = adb_testkey_pub(key);
@@ -366,13 +331,13 @@ static void test_tcp_allow(void **state)
 	/* USB, whose host never offered it, is untouched. */
 	assert_int_equal(fake_of(t->p)->n_xfers, 0);
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* tcpip:PORT and usb: over a connection: refused unless the profile
  * says tcpip = true; then gadgetd is asked, and the host answered as
  * adbd answers it. */
-static void open_answer(struct t *t, int fd, uint32_t hid, const char *svc,
+static void open_answer(struct adb_fixture *t, int fd, uint32_t hid, const char *svc,
 			const char *answer)
 {
 	struct msg m;
@@ -387,7 +352,7 @@ static void open_answer(struct t *t, int fd, uint32_t hid, const char *svc,
 static void test_tcpip_service(void **state)
 {
 	static const char *const opts[] = { "tcpip", "true", NULL };
-	struct t *t = start("off", NULL);
+	struct adb_fixture *t = start("off", NULL);
 	int fd = client(t);
 
 	cnxn(t, fd, ADB_CNXN);
@@ -397,7 +362,7 @@ static void test_tcpip_service(void **state)
 		    "refused: this device's profile does not allow adb tcpip/usb\n");
 	assert_int_equal(fake_of(t->p)->tcp_asked, -1);
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 
 	t = start("off", opts);
 	fd = client(t);
@@ -411,14 +376,14 @@ static void test_tcpip_service(void **state)
 	open_answer(t, fd, 7, "usb:", "restarting in USB mode\n");
 	assert_int_equal(fake_of(t->p)->tcp_asked, 0);
 	close(fd);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 /* gadgetd's answer to usb: (no sockets): the listener goes, and each
  * peer once what was queued for it is sent. */
 static void test_tcp_stop(void **state)
 {
-	struct t *t = start("off", NULL);
+	struct adb_fixture *t = start("off", NULL);
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 				 .sin_port = htons(t->port) };
@@ -433,7 +398,7 @@ static void test_tcp_stop(void **state)
 	assert_int_equal(connect(c, (struct sockaddr *)&a, sizeof(a)), -1);
 	assert_int_equal(errno, ECONNREFUSED);
 	close(c);
-	stop(t);
+	adb_fixture_stop(t);
 }
 
 int main(void)
