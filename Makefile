@@ -300,15 +300,15 @@ bench: deps
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
-$(B)/usbsync: tests/bench/usbsync.c
+$(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lusb-1.0
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -lusb-1.0
 
 # Host side of the bench's delayed_ack and sendrecv_v2 figures
 # (tests/bench/b-adb.sh): a raw-ADB host in C.
-$(B)/adbhost: tests/bench/adbhost.c
+$(B)/adbhost: tests/bench/adbhost.c tests/bench/usbfind.c tests/bench/usbfind.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $< -lusb-1.0 -lcrypto
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -lusb-1.0 -lcrypto
 
 deps:
 	@tests/vm/deps.sh

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "usbfind.h"
+
 #define A_CNXN 0x4e584e43u
 #define A_AUTH 0x48545541u
 #define A_OPEN 0x4e45504fu
@@ -503,47 +505,20 @@ static void pull(struct stream *s, const char *path, const uint8_t *data,
 }
 
 
-static int find_eps(libusb_device *dev, int *intf)
-{
-	struct libusb_config_descriptor *cfg;
-	int found = -1;
-
-	if (libusb_get_active_config_descriptor(dev, &cfg) < 0)
-		return -1;
-	for (int i = 0; i < cfg->bNumInterfaces && found < 0; i++) {
-		const struct libusb_interface_descriptor *d =
-		    &cfg->interface[i].altsetting[0];
-
-		if (d->bInterfaceClass != 0xff || d->bInterfaceSubClass != 0x42 ||
-		    d->bInterfaceProtocol != 1 || d->bNumEndpoints != 2)
-			continue;
-		for (int e = 0; e < 2; e++) {
-			const struct libusb_endpoint_descriptor *ep =
-			    &d->endpoint[e];
-
-			if (ep->bEndpointAddress & 0x80)
-				H.ep_in = ep->bEndpointAddress;
-			else
-				H.ep_out = ep->bEndpointAddress;
-			H.maxpkt = ep->wMaxPacketSize;
-		}
-		*intf = d->bInterfaceNumber;
-		found = 0;
-	}
-	libusb_free_config_descriptor(cfg);
-	return H.ep_in && H.ep_out && H.maxpkt ? found : -1;
-}
-
 static void usb_open(unsigned vid, unsigned pid)
 {
-	int intf = -1;
+	/* adb's interface: vendor class, subclass 0x42, protocol 1. */
+	struct usbfind f = { .cls = 0xff, .subclass = 0x42, .protocol = 1 };
 
 	if (libusb_init(NULL) < 0 ||
 	    !(H.h = libusb_open_device_with_vid_pid(NULL, vid, pid)))
 		die("no device %04x:%04x", vid, pid);
-	if (find_eps(libusb_get_device(H.h), &intf) < 0 ||
-	    libusb_claim_interface(H.h, intf) < 0)
+	if (usbfind_bulk(libusb_get_device(H.h), &f) < 0 ||
+	    libusb_claim_interface(H.h, f.intf) < 0)
 		die("no adb interface to claim");
+	H.ep_in = f.in;
+	H.ep_out = f.out;
+	H.maxpkt = f.maxpkt;
 	for (int i = 0; i < RX_XFERS; i++) {
 		H.rx[i] = libusb_alloc_transfer(0);
 		uint8_t *b = malloc(RX_SIZE);

@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "usbfind.h"
+
 static double now(void)
 {
 	struct timespec ts;
@@ -50,40 +52,6 @@ static double now(void)
 }
 
 static int maxpkt = 512;
-
-static int find_eps(libusb_device *dev, int *intf, unsigned char *in,
-		    unsigned char *out)
-{
-	struct libusb_config_descriptor *cfg;
-	int found = -1;
-
-	if (libusb_get_active_config_descriptor(dev, &cfg) < 0)
-		return -1;
-	for (int i = 0; i < cfg->bNumInterfaces && found < 0; i++) {
-		const struct libusb_interface_descriptor *d =
-		    &cfg->interface[i].altsetting[0];
-
-		*in = *out = 0;
-		for (int e = 0; e < d->bNumEndpoints; e++) {
-			const struct libusb_endpoint_descriptor *ep =
-			    &d->endpoint[e];
-
-			if ((ep->bmAttributes & 3) != LIBUSB_TRANSFER_TYPE_BULK)
-				continue;
-			maxpkt = ep->wMaxPacketSize;
-			if (ep->bEndpointAddress & 0x80)
-				*in = *in ? *in : ep->bEndpointAddress;
-			else
-				*out = *out ? *out : ep->bEndpointAddress;
-		}
-		if (*in && *out) {
-			*intf = d->bInterfaceNumber;
-			found = 0;
-		}
-	}
-	libusb_free_config_descriptor(cfg);
-	return found;
-}
 
 static int txn(libusb_device_handle *h, unsigned char in, unsigned char out,
 	       long long count, unsigned char *buf, int chunk)
@@ -212,7 +180,8 @@ int main(int argc, char **argv)
 	size_t chunk;
 	libusb_device_handle *h;
 	unsigned char in, out, *buf;
-	int intf, fd, n = 0, r = 0;
+	struct usbfind f = { .cls = -1, .subclass = -1, .protocol = -1 };
+	int fd, n = 0, r = 0;
 	bool to_host, adb, hop;
 	pid_t child = -1;
 	int status = 0;
@@ -244,11 +213,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usbsync: no device %04x:%04x\n", vid, pid);
 		return 1;
 	}
-	if (find_eps(libusb_get_device(h), &intf, &in, &out) < 0 ||
-	    libusb_claim_interface(h, intf) < 0) {
+	if (usbfind_bulk(libusb_get_device(h), &f) < 0 ||
+	    libusb_claim_interface(h, f.intf) < 0) {
 		fprintf(stderr, "usbsync: no bulk pair to claim\n");
 		return 1;
 	}
+	in = f.in;
+	out = f.out;
+	maxpkt = f.maxpkt;
 	if (!strcmp(argv[2], "txn"))
 		return txn(h, in, out, total, buf, (int)chunk);
 	if (hop && (fd = adb_hop(fd, to_host, &child)) < 0) {
@@ -296,7 +268,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("%.1f\n", total / 1e6 / (now() - t0));
-	libusb_release_interface(h, intf);
+	libusb_release_interface(h, f.intf);
 	libusb_close(h);
 	libusb_exit(NULL);
 	return 0;
