@@ -66,18 +66,19 @@ static unsigned gadget_listen_plan(struct gadget *g, const char *name,
 }
 
 /*
- * The hook for the mDNS announcement of "_adb._tcp" (the network module
- * owns avahi): function name now listens on port on the n interfaces
- * ifnames (n == 0: it stopped). Called whenever that changes; a
- * function that leaves the set, the gadget turned off and gadgetd's exit
- * must withdraw it too (not called from there yet).
+ * Function name now listens on port on the n interfaces ifnames (n == 0:
+ * it stopped): its mDNS announcement follows (gadget_net_sync() asks the
+ * supervisor what each worker listens on; a set without the function, the
+ * gadget off or gone, and gadgetd's exit withdraw it there). A switch
+ * under way syncs once it is over.
  */
 static void gadget_listen_announce(struct gadget *g, const char *name,
-				   unsigned port, char ifnames[][IF_NAMESIZE],
-				   unsigned n)
+				   unsigned port, unsigned n)
 {
-	log_debug("%s: mDNS: _adb._tcp port %u on %u interface%s", name,
-		  n ? port : 0, n, n == 1 ? "" : "s");
+	log_debug("%s: tcp port %u on %u interface%s", name, n ? port : 0, n,
+		  n == 1 ? "" : "s");
+	if (!g->txn)
+		gadget_net_sync(g);
 }
 
 static void gadget_listen_one(struct gadget *g, const char *name)
@@ -102,7 +103,7 @@ static void gadget_listen_one(struct gadget *g, const char *name)
 		log_info("%s: listening on tcp port %u (%s)", name, port,
 			 strchr(what, '@') + 1);
 	if (supervisor_tcp_listen(g->sup, name, port, fds, n, what) == 0)
-		gadget_listen_announce(g, name, port, ifs.name, n ? ifs.n : 0);
+		gadget_listen_announce(g, name, port, n);
 }
 
 void gadget_listen(struct gadget *g)

@@ -22,11 +22,19 @@ struct netlink_link {
 	struct netproc *dhcp, *mdns;
 };
 
+/* An announced service: what it is, the host name it points at. */
+struct netlink_announced {
+	struct netlink_service s;
+	char host[NETCFG_MDNS_MAX + 8];
+	struct netproc *proc;
+};
+
 struct netlink {
 	struct loop *loop;
 	const struct config *cfg;
-	unsigned n;
+	unsigned n, n_svc;
 	struct netlink_link links[PROFILE_MAX_FUNCTIONS];
+	struct netlink_announced svc[PROFILE_MAX_FUNCTIONS];
 };
 
 /* run_dir/net-FUNCTION + suffix. */
@@ -226,7 +234,76 @@ static bool netlink_same(const struct netlink_want *a, const struct netlink_want
 	       !memcmp(&a->nc, &b->nc, sizeof(a->nc));
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n)
+/* The host name services point at: the first live link's mDNS name. */
+static bool netlink_mdns_host(const struct netlink *nl, char *buf, size_t size)
+{
+	unsigned i;
+
+	for (i = 0; i < nl->n; i++)
+		if (nl->links[i].addr_set && nl->links[i].w.nc.mdns[0]) {
+			snprintf(buf, size, "%s.local", nl->links[i].w.nc.mdns);
+			return true;
+		}
+	return false;
+}
+
+static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
+{
+	char name[PROFILE_NAME_MAX + NETCFG_MDNS_MAX + 2], port[16], pid[4200], what[96];
+	char *argv[] = { "avahi-publish", "--service", "--host", a->host, name,
+			 a->s.type, port, NULL };
+	size_t n = strcspn(a->host, ".");
+
+	/* "adb-gadgetd": the function on that board, unique on the link. */
+	snprintf(name, sizeof(name), "%s-%.*s", a->s.function, (int)n, a->host);
+	snprintf(port, sizeof(port), "%u", a->s.port);
+	snprintf(pid, sizeof(pid), "%s/net-service-%s.pid", nl->cfg->run_dir, a->s.function);
+	snprintf(what, sizeof(what), "%s: mdns %s", a->s.function, a->s.type);
+	log_info("%s: announcing %s on port %u as %s over mDNS", a->s.function,
+		 a->s.type, a->s.port, a->host);
+	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+}
+
+static bool netlink_service_same(const struct netlink_service *a,
+				 const struct netlink_service *b)
+{
+	return !strcmp(a->function, b->function) && !strcmp(a->type, b->type) &&
+	       a->port == b->port;
+}
+
+/* The services wanted, each announced while a live link has a name. */
+static void netlink_sync_services(struct netlink *nl, const struct netlink_service *svc,
+				  unsigned n)
+{
+	char host[NETCFG_MDNS_MAX + 8];
+	bool named = netlink_mdns_host(nl, host, sizeof(host));
+	unsigned i, j;
+
+	for (i = 0; i < nl->n_svc;) {
+		for (j = 0; named && j < n && !netlink_service_same(&nl->svc[i].s, &svc[j]); j++)
+			;
+		if (named && j < n && !strcmp(nl->svc[i].host, host)) {
+			i++;
+			continue;
+		}
+		log_info("%s: %s no longer announced", nl->svc[i].s.function, nl->svc[i].s.type);
+		netproc_stop(nl->svc[i].proc);
+		nl->svc[i] = nl->svc[--nl->n_svc];
+	}
+	for (j = 0; named && j < n && nl->n_svc < PROFILE_MAX_FUNCTIONS; j++) {
+		for (i = 0; i < nl->n_svc && !netlink_service_same(&nl->svc[i].s, &svc[j]); i++)
+			;
+		if (i < nl->n_svc)
+			continue;
+		memset(&nl->svc[nl->n_svc], 0, sizeof(nl->svc[nl->n_svc]));
+		nl->svc[nl->n_svc].s = svc[j];
+		snprintf(nl->svc[nl->n_svc].host, sizeof(nl->svc[nl->n_svc].host), "%s", host);
+		netlink_announce(nl, &nl->svc[nl->n_svc++]);
+	}
+}
+
+void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
+		  const struct netlink_service *svc, unsigned n_svc)
 {
 	unsigned i, j;
 
@@ -249,6 +326,7 @@ void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned 
 		nl->links[nl->n].w = want[j];
 		netlink_up(nl, &nl->links[nl->n++]);
 	}
+	netlink_sync_services(nl, svc, n_svc);
 }
 
 void netlink_free(struct netlink *nl)
@@ -257,6 +335,8 @@ void netlink_free(struct netlink *nl)
 
 	if (!nl)
 		return;
+	for (i = 0; i < nl->n_svc; i++)
+		netproc_kill(nl->svc[i].proc);
 	for (i = 0; i < nl->n; i++)
 		netlink_down(nl, &nl->links[i], true);
 	free(nl);

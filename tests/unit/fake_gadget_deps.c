@@ -186,6 +186,11 @@ int supervisor_tcp_listen(struct supervisor *s, const char *name,
 	return -ESRCH;
 }
 
+unsigned supervisor_tcp_listening(struct supervisor *s, const char *name)
+{
+	return 0;
+}
+
 int tcplisten_open(const char *ifname, unsigned port, int *fd)
 {
 	return -ENOSYS;
@@ -581,7 +586,8 @@ void netlink_free(struct netlink *nl)
 	free(nl);
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n)
+void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
+		  const struct netlink_service *svc, unsigned n_svc)
 {
 	char arg[256];
 	size_t len = 0;
