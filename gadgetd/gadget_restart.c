@@ -140,7 +140,10 @@ void gadget_restart_due(const char *function, void *data)
  * ENOENT ("udc dummy_udc.0: failed to start gadgetd: -2"), leaving the
  * gadget waiting for a UDC that is there. A UDC whose gadget device has
  * joined the bus and still drives nothing some 300 ms later (the kernel
- * binds as the device joins) was stranded so: bind again.
+ * binds as the device joins) was stranded so: bind again, and say why.
+ * On 6.1.192 that bind fails the same way until the UDC's next return
+ * (the failure follows the new gadget device, not the function: a fresh
+ * instance fails too); the warning then names the kernel's line.
  */
 static bool gadget_restart_udc_stranded(struct gadget *g, const char *udc)
 {
