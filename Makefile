@@ -255,13 +255,6 @@ bed:
 loopback: all bed
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
-# The USB network link's test (tests/loopback/net-link.sh), out of make
-# check until the host side's carrier race after the link comes up is
-# fixed (issue 24).
-check-net: all bed
-	tests/loopback/run-suite.sh $(BED) $(B)/loopback-net net-link.sh
-.PHONY: check-net
-
 # deps may install packages the build needs, so it runs first and alone:
 # check, demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).

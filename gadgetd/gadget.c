@@ -192,18 +192,42 @@ static bool gadget_net_any(const struct gadget *g)
 	return false;
 }
 
+/* The services the live functions offer over TCP now: each plugin's
+ * "_PLUGIN._tcp" on the port its worker listens on. */
+static unsigned gadget_net_services(struct gadget *g, struct netlink_service *svc)
+{
+	const struct profile_function *f;
+	unsigned i, port, n = 0;
+
+	for (i = 0; i < g->n_live && n < PROFILE_MAX_FUNCTIONS; i++) {
+		if (!g->live[i].fn.type->ffs)
+			continue;
+		port = supervisor_tcp_listening(g->sup, g->live[i].fn.name);
+		f = profile_function_find(g->profile, g->live[i].fn.name);
+		if (!port || !f || !f->plugin)
+			continue;
+		snprintf(svc[n].function, sizeof(svc[n].function), "%s", f->name);
+		snprintf(svc[n].type, sizeof(svc[n].type), "_%s._tcp", f->plugin);
+		svc[n++].port = port;
+	}
+	return n;
+}
+
 void gadget_net_sync(struct gadget *g)
 {
 	struct netlink_want want[PROFILE_MAX_FUNCTIONS];
+	struct netlink_service svc[PROFILE_MAX_FUNCTIONS];
 	const char *udc = NULL;
-	unsigned n = 0;
+	unsigned n = 0, n_svc = 0;
 
 	if (g->profile && g->set >= 0 && gadget_net_any(g))
 		udc = composer_bound_udc(g->composer);
 	/* A gadget keeps its UDC's name while the UDC is gone. */
-	if (udc && udc_registered(udc))
+	if (udc && udc_registered(udc)) {
 		n = gadget_net_wanted(g, want);
-	netlink_sync(g->net, want, n);
+		n_svc = gadget_net_services(g, svc);
+	}
+	netlink_sync(g->net, want, n, svc, n_svc);
 }
 
 /* 250 ms, doubling: about 4 s in all. */

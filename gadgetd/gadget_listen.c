@@ -38,7 +38,10 @@ static void gadget_listen_ifnames(struct gadget *g, struct gadget_listen_ifs *if
 	}
 }
 
-/* Where function name listens, as "PORT@if1,if2" (what), into ifs. */
+/* Where function name listens, as "PORT@if1,if2|IDX1,IDX2" (what), into
+ * ifs. The indexes tell a new interface from a gone one of the same name
+ * (rndis,adb to ncm,adb: usb0 both times, adb's worker kept), whose
+ * sockets no longer receive anything. */
 static unsigned gadget_listen_plan(struct gadget *g, const char *name,
 				   struct gadget_listen_ifs *ifs, char *what,
 				   size_t size)
@@ -62,22 +65,26 @@ static unsigned gadget_listen_plan(struct gadget *g, const char *name,
 	for (i = 0; i < ifs->n && n > 0 && (size_t)n < size; i++)
 		n += snprintf(what + n, size - n, "%s%s", i ? "," : "",
 			      ifs->name[i][0] ? ifs->name[i] : "*");
+	for (i = 0; i < ifs->n && n > 0 && (size_t)n < size; i++)
+		n += snprintf(what + n, size - n, "%s%u", i ? "," : "|",
+			      ifs->name[i][0] ? if_nametoindex(ifs->name[i]) : 0);
 	return port;
 }
 
 /*
- * The hook for the mDNS announcement of "_adb._tcp" (the network module
- * owns avahi): function name now listens on port on the n interfaces
- * ifnames (n == 0: it stopped). Called whenever that changes; a
- * function that leaves the set, the gadget turned off and gadgetd's exit
- * must withdraw it too (not called from there yet).
+ * Function name now listens on port on the n interfaces ifnames (n == 0:
+ * it stopped): its mDNS announcement follows (gadget_net_sync() asks the
+ * supervisor what each worker listens on; a set without the function, the
+ * gadget off or gone, and gadgetd's exit withdraw it there). A switch
+ * under way syncs once it is over.
  */
 static void gadget_listen_announce(struct gadget *g, const char *name,
-				   unsigned port, char ifnames[][IF_NAMESIZE],
-				   unsigned n)
+				   unsigned port, unsigned n)
 {
-	log_debug("%s: mDNS: _adb._tcp port %u on %u interface%s", name,
-		  n ? port : 0, n, n == 1 ? "" : "s");
+	log_debug("%s: tcp port %u on %u interface%s", name, n ? port : 0, n,
+		  n == 1 ? "" : "s");
+	if (!g->txn)
+		gadget_net_sync(g);
 }
 
 static void gadget_listen_one(struct gadget *g, const char *name)
@@ -99,10 +106,10 @@ static void gadget_listen_one(struct gadget *g, const char *name)
 				   &fds[n]) == 0)
 			n++;
 	if (port && n)
-		log_info("%s: listening on tcp port %u (%s)", name, port,
-			 strchr(what, '@') + 1);
+		log_info("%s: listening on tcp port %u (%.*s)", name, port,
+			 (int)strcspn(strchr(what, '@') + 1, "|"), strchr(what, '@') + 1);
 	if (supervisor_tcp_listen(g->sup, name, port, fds, n, what) == 0)
-		gadget_listen_announce(g, name, port, ifs.name, n ? ifs.n : 0);
+		gadget_listen_announce(g, name, port, n);
 }
 
 void gadget_listen(struct gadget *g)

@@ -133,6 +133,42 @@ void gadget_restart_due(const char *function, void *data)
  * whose UDC vanished stays bound to it by name, and the kernel binds it
  * again by itself when the UDC returns. */
 
+/*
+ * That bind by the kernel can fail where a fresh one works: Linux
+ * 6.1.192's ecm, ncm and rndis move their network device back under the
+ * new gadget device, and every other return of a UDC that fails with
+ * ENOENT ("udc dummy_udc.0: failed to start gadgetd: -2"), leaving the
+ * gadget waiting for a UDC that is there. A UDC whose gadget device has
+ * joined the bus and still drives nothing some 300 ms later (the kernel
+ * binds as the device joins) was stranded so: bind again, and say why.
+ * On 6.1.192 that bind fails the same way until the UDC's next return
+ * (the failure follows the new gadget device, not the function: a fresh
+ * instance fails too); the warning then names the kernel's line.
+ */
+static bool gadget_restart_udc_stranded(struct gadget *g, const char *udc)
+{
+	char who[128];
+
+	if (!udc_registered(udc))
+		return false;
+	udc_function(udc, who, sizeof(who));
+	if (who[0])
+		return false;
+	/* Two looks before giving up on the kernel's own bind. */
+	return g->udc_tries >= 2;
+}
+
+/* The UDC is there (its gadget device may still be joining) and drives
+ * no gadget. */
+static bool gadget_restart_udc_idle(const char *udc)
+{
+	char state[64], who[128];
+
+	udc_state(udc, state, sizeof(state));
+	udc_function(udc, who, sizeof(who));
+	return strcmp(state, "absent") != 0 && !who[0];
+}
+
 static void gadget_restart_udc_retry(struct loop_watch *t, void *data)
 {
 	struct gadget *g = data;
@@ -156,7 +192,18 @@ void gadget_restart_udc_changed(void *data)
 	if (g->set < 0)
 		return;
 	bound = composer_bound_udc(g->composer);
-	if (bound) {
+	if (bound && gadget_restart_udc_stranded(g, bound)) {
+		log_warnx("UDC %s is back but the kernel could not bind the gadget "
+			  "to it again (its log's \"udc %s: failed to start\" line); "
+			  "binding it afresh", bound, bound);
+		composer_unbind(g->composer);
+	} else if (bound && gadget_restart_udc_idle(bound) &&
+		   g->udc_tries < GADGET_UDC_TRIES) {
+		if (!g->udc_timer)
+			g->udc_timer = loop_add_timer(g->loop, 100u << g->udc_tries++,
+						      gadget_restart_udc_retry, g);
+		return;
+	} else if (bound) {
 		g->udc_tries = 0;
 		return;
 	}

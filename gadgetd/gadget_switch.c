@@ -44,7 +44,7 @@ static int gadget_switch_teardown_begin(struct gadget *g, const struct plan *pla
 	int r;
 
 	/* Addresses, DHCP and mDNS go before the functions do. */
-	netlink_sync(g->net, NULL, 0);
+	netlink_sync(g->net, NULL, 0, NULL, 0);
 	r = composer_unbind(g->composer);
 	if (r < 0)
 		return r;

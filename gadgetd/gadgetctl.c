@@ -1,6 +1,7 @@
 /* gadgetctl: send one request to gadgetd and print its reply. */
 #include "profile.h"
 #include "ctl.h"
+#include "netcfg.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -73,6 +74,14 @@ static int gadgetctl_check(int argc, char **argv)
 		if (profile_load(argv[i], &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
 			bad = 1;
+			continue;
+		}
+		/* What gadgetd refuses at load that needs no board: the
+		 * board's own interfaces are gadgetd -n's to compare with. */
+		if (netcfg_clash_sets(p, err, sizeof(err)) < 0) {
+			fprintf(stderr, "%s\n", err);
+			bad = 1;
+			profile_free(p);
 			continue;
 		}
 		printf("%s: OK (%u functions, %u sets)\n", argv[i], p->n_functions,

@@ -303,6 +303,26 @@ static unsigned netcfg_clash_set(const struct profile *p, unsigned set, char *er
 	return n;
 }
 
+/* err without its last newline. */
+static void netcfg_clash_end(char *err, size_t len, size_t size)
+{
+	if (len && len <= size && err[len - 1] == '\n')
+		err[len - 1] = '\0';
+}
+
+int netcfg_clash_sets(const struct profile *p, char *err, size_t size)
+{
+	size_t len = 0;
+	unsigned i, n = 0;
+
+	if (size)
+		err[0] = '\0';
+	for (i = 0; i < p->n_sets; i++)
+		n += netcfg_clash_set(p, i, err, size, &len);
+	netcfg_clash_end(err, len, size);
+	return n ? -EADDRINUSE : 0;
+}
+
 int netcfg_clash(const struct profile *p, int set, const char *const *ignore,
 		 unsigned n_ignore, char *err, size_t size)
 {
@@ -323,7 +343,6 @@ int netcfg_clash(const struct profile *p, int set, const char *const *ignore,
 					      err, size, &len);
 	if (ifa)
 		freeifaddrs(ifa);
-	if (len && len <= size && err[len - 1] == '\n')
-		err[len - 1] = '\0';
+	netcfg_clash_end(err, len, size);
 	return n ? -EADDRINUSE : 0;
 }

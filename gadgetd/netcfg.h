@@ -84,4 +84,11 @@ bool netcfg_overlap(struct in_addr a, unsigned pa, struct in_addr b,
 int netcfg_clash(const struct profile *p, int set, const char *const *ignore,
 		 unsigned n_ignore, char *err, size_t size);
 
+/*
+ * Only the check within each set of p (two network functions of one set
+ * whose subnets overlap), which needs no board: what `gadgetctl check`
+ * runs, with netcfg_clash()'s messages. 0 or -EADDRINUSE.
+ */
+int netcfg_clash_sets(const struct profile *p, char *err, size_t size);
+
 #endif

@@ -5,6 +5,7 @@
 #include "netlink.h"
 #include "config.h"
 #include "log.h"
+#include "loop.h"
 #include "netproc.h"
 #include "rtnl.h"
 
@@ -16,17 +17,38 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The host's carrier watch (netlink_watch_link): a tick, the ticks of
+ * silence before the first poke (doubling after each), and how many. */
+#define NETLINK_TICK_MS 300
+#define NETLINK_QUIET_TICKS 7u
+#define NETLINK_POKES 3
+
 struct netlink_link {
 	struct netlink_want w;
 	bool addr_set;
 	struct netproc *dhcp, *mdns;
+	/* The host's connect notification (netlink_watch): watched until
+	 * the host sends a packet; rx_packets at the start, ticks since the
+	 * last look or poke, pokes so far, and down for one tick. */
+	bool watched, down;
+	unsigned long long rx0;
+	unsigned ticks, pokes;
+};
+
+/* An announced service: what it is, the host name it points at. */
+struct netlink_announced {
+	struct netlink_service s;
+	char host[NETCFG_MDNS_MAX + 8];
+	struct netproc *proc;
 };
 
 struct netlink {
 	struct loop *loop;
 	const struct config *cfg;
-	unsigned n;
+	struct loop_watch *watch_timer;
+	unsigned n, n_svc;
 	struct netlink_link links[PROFILE_MAX_FUNCTIONS];
+	struct netlink_announced svc[PROFILE_MAX_FUNCTIONS];
 };
 
 /* run_dir/net-FUNCTION + suffix. */
@@ -167,6 +189,91 @@ static void netlink_record(const struct netlink *nl, const struct netlink_link *
 	fclose(f);
 }
 
+/*
+ * The host's side may keep NO-CARRIER after a bind. f_ecm and f_ncm queue
+ * a "disconnected" notification when the host configures the gadget (the
+ * board's side is not open to the function yet) and "connected" right
+ * behind it once the host selects the data interface; the host reads both
+ * back to back when it opens its interface. Linux 6.1.150 and later (the
+ * stable backports of "usbnet: Avoid potential RCU stall on LINK_CHANGE
+ * event" and its fix) turn the carrier on from a work item that drops a
+ * "connected" arriving while the previous change is being handled, or
+ * before the interface counts as open: the host then stays without
+ * carrier until the next notification. The board can tell: the host has
+ * selected the data interface (the board's carrier is on) and sends
+ * nothing, not even IPv6's first packets. Then the board's side is set
+ * down and, a tick later, up again: "disconnected" and "connected" reach
+ * the host NETLINK_TICK_MS apart, which it handles. A host that has not
+ * opened its interface yet costs nothing: the notifications wait for it.
+ */
+static unsigned long long netlink_sysfs_ull(const char *ifname, const char *attr)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static void netlink_watch_arm(struct netlink *nl);
+
+/* One link's tick: true while it stays watched. */
+static bool netlink_watch_link(struct netlink_link *k)
+{
+	const char *ifn = k->w.ifname;
+
+	if (k->down) {
+		k->down = false;
+		if (rtnl_link_up(ifn) < 0)
+			log_warnx("function %s: cannot set %s up again", k->w.function, ifn);
+		return true;
+	}
+	if (netlink_sysfs_ull(ifn, "statistics/rx_packets") != k->rx0)
+		return false; /* the host talks: its carrier is on */
+	if (!netlink_sysfs_ull(ifn, "carrier") ||
+	    ++k->ticks < NETLINK_QUIET_TICKS << k->pokes)
+		return true;
+	if (k->pokes == NETLINK_POKES)
+		return false;
+	k->ticks = 0;
+	k->pokes++;
+	log_info("function %s: the host selected %s's link but sends nothing: "
+		 "telling it the link again", k->w.function, ifn);
+	k->down = rtnl_link_down(ifn) == 0;
+	return true;
+}
+
+static void netlink_watch_tick(struct loop_watch *w, void *data)
+{
+	struct netlink *nl = data;
+	unsigned i;
+
+	loop_watch_remove(w);
+	nl->watch_timer = NULL;
+	for (i = 0; i < nl->n; i++)
+		if (nl->links[i].watched)
+			nl->links[i].watched = netlink_watch_link(&nl->links[i]);
+	netlink_watch_arm(nl);
+}
+
+static void netlink_watch_arm(struct netlink *nl)
+{
+	unsigned i;
+
+	for (i = 0; i < nl->n && !nl->links[i].watched; i++)
+		;
+	if (i < nl->n && !nl->watch_timer)
+		nl->watch_timer = loop_add_timer(nl->loop, NETLINK_TICK_MS,
+						 netlink_watch_tick, nl);
+}
+
 static void netlink_up(struct netlink *nl, struct netlink_link *k)
 {
 	char a[INET_ADDRSTRLEN];
@@ -183,6 +290,9 @@ static void netlink_up(struct netlink *nl, struct netlink_link *k)
 		return;
 	}
 	k->addr_set = true;
+	k->watched = true;
+	k->rx0 = netlink_sysfs_ull(k->w.ifname, "statistics/rx_packets");
+	netlink_watch_arm(nl);
 	netlink_record(nl, k);
 	log_info("function %s: %s has %s/%u%s%s%s", k->w.function, k->w.ifname, a,
 		 k->w.nc.prefix, k->w.nc.dhcp ? ", DHCP for the host" : "",
@@ -226,7 +336,76 @@ static bool netlink_same(const struct netlink_want *a, const struct netlink_want
 	       !memcmp(&a->nc, &b->nc, sizeof(a->nc));
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n)
+/* The host name services point at: the first live link's mDNS name. */
+static bool netlink_mdns_host(const struct netlink *nl, char *buf, size_t size)
+{
+	unsigned i;
+
+	for (i = 0; i < nl->n; i++)
+		if (nl->links[i].addr_set && nl->links[i].w.nc.mdns[0]) {
+			snprintf(buf, size, "%s.local", nl->links[i].w.nc.mdns);
+			return true;
+		}
+	return false;
+}
+
+static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
+{
+	char name[PROFILE_NAME_MAX + NETCFG_MDNS_MAX + 2], port[16], pid[4200], what[96];
+	char *argv[] = { "avahi-publish", "--service", "--host", a->host, name,
+			 a->s.type, port, NULL };
+	size_t n = strcspn(a->host, ".");
+
+	/* "adb-gadgetd": the function on that board, unique on the link. */
+	snprintf(name, sizeof(name), "%s-%.*s", a->s.function, (int)n, a->host);
+	snprintf(port, sizeof(port), "%u", a->s.port);
+	snprintf(pid, sizeof(pid), "%s/net-service-%s.pid", nl->cfg->run_dir, a->s.function);
+	snprintf(what, sizeof(what), "%s: mdns %s", a->s.function, a->s.type);
+	log_info("%s: announcing %s on port %u as %s over mDNS", a->s.function,
+		 a->s.type, a->s.port, a->host);
+	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+}
+
+static bool netlink_service_same(const struct netlink_service *a,
+				 const struct netlink_service *b)
+{
+	return !strcmp(a->function, b->function) && !strcmp(a->type, b->type) &&
+	       a->port == b->port;
+}
+
+/* The services wanted, each announced while a live link has a name. */
+static void netlink_sync_services(struct netlink *nl, const struct netlink_service *svc,
+				  unsigned n)
+{
+	char host[NETCFG_MDNS_MAX + 8];
+	bool named = netlink_mdns_host(nl, host, sizeof(host));
+	unsigned i, j;
+
+	for (i = 0; i < nl->n_svc;) {
+		for (j = 0; named && j < n && !netlink_service_same(&nl->svc[i].s, &svc[j]); j++)
+			;
+		if (named && j < n && !strcmp(nl->svc[i].host, host)) {
+			i++;
+			continue;
+		}
+		log_info("%s: %s no longer announced", nl->svc[i].s.function, nl->svc[i].s.type);
+		netproc_stop(nl->svc[i].proc);
+		nl->svc[i] = nl->svc[--nl->n_svc];
+	}
+	for (j = 0; named && j < n && nl->n_svc < PROFILE_MAX_FUNCTIONS; j++) {
+		for (i = 0; i < nl->n_svc && !netlink_service_same(&nl->svc[i].s, &svc[j]); i++)
+			;
+		if (i < nl->n_svc)
+			continue;
+		memset(&nl->svc[nl->n_svc], 0, sizeof(nl->svc[nl->n_svc]));
+		nl->svc[nl->n_svc].s = svc[j];
+		snprintf(nl->svc[nl->n_svc].host, sizeof(nl->svc[nl->n_svc].host), "%s", host);
+		netlink_announce(nl, &nl->svc[nl->n_svc++]);
+	}
+}
+
+void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
+		  const struct netlink_service *svc, unsigned n_svc)
 {
 	unsigned i, j;
 
@@ -249,6 +428,7 @@ void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned 
 		nl->links[nl->n].w = want[j];
 		netlink_up(nl, &nl->links[nl->n++]);
 	}
+	netlink_sync_services(nl, svc, n_svc);
 }
 
 void netlink_free(struct netlink *nl)
@@ -257,6 +437,9 @@ void netlink_free(struct netlink *nl)
 
 	if (!nl)
 		return;
+	loop_watch_remove(nl->watch_timer);
+	for (i = 0; i < nl->n_svc; i++)
+		netproc_kill(nl->svc[i].proc);
 	for (i = 0; i < nl->n; i++)
 		netlink_down(nl, &nl->links[i], true);
 	free(nl);

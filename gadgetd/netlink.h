@@ -7,13 +7,16 @@
  * dnsmasq serving the host one lease when dhcp is on, and an
  * avahi-publish announcing NAME.local when mdns_name is set. Both are
  * supervised (netproc.h). Whatever is not wanted any more goes: the
- * helpers are stopped and the address removed. gadgetd calls it after
+ * helpers are stopped and the address removed. A service a function
+ * offers over TCP (adb's "_adb._tcp") is announced with avahi-publish -s
+ * on the first live link's mDNS name, while it is wanted and such a name
+ * is live. gadgetd calls it after
  * every transaction, when the UDC comes or goes, and with nothing wanted
  * before it unbinds the gadget (switch, off) and when it stops.
  *
  * Run-time files in run_dir: net-FUNCTION.addr ("IFNAME A.B.C.D/N"),
- * net-FUNCTION-dnsmasq.pid, net-FUNCTION-avahi.pid and the lease file
- * net-FUNCTION.leases. netlink_new() cleans what a crashed gadgetd left.
+ * net-FUNCTION-dnsmasq.pid, net-FUNCTION-avahi.pid, the lease file
+ * net-FUNCTION.leases and net-service-FUNCTION.pid for a service. netlink_new() cleans what a crashed gadgetd left.
  */
 #ifndef GADGETD_NETLINK_H
 #define GADGETD_NETLINK_H
@@ -40,9 +43,18 @@ struct netlink *netlink_new(struct loop *l, const struct config *cfg);
 /* Everything down at once (helpers killed and reaped, addresses gone). */
 void netlink_free(struct netlink *nl);
 
-/* Make want (n entries; NULL when 0) the live links, and nothing else. */
+/* A service a function offers on TCP, for mDNS. */
+struct netlink_service {
+	char function[PROFILE_NAME_MAX];
+	char type[PROFILE_NAME_MAX + 8]; /* "_adb._tcp" */
+	unsigned port;
+};
+
+/* Make want (n entries; NULL when 0) the live links, and nothing else;
+ * then the same for the announced services (svc, n_svc). */
 void netlink_sync(struct netlink *nl, const struct netlink_want *want,
-		  unsigned n);
+		  unsigned n, const struct netlink_service *svc,
+		  unsigned n_svc);
 
 /*
  * The interface of a live link by function name ("ecm"), or of the first

@@ -150,7 +150,7 @@ bool rtnl_addr_has(const char *ifname, struct in_addr addr, unsigned prefix)
 	return rtnl_talk(nlh, rtnl_addr_cb, &f) == 0 && f.found;
 }
 
-int rtnl_link_up(const char *ifname)
+static int rtnl_link_flags(const char *ifname, unsigned flags)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
@@ -164,7 +164,17 @@ int rtnl_link_up(const char *ifname)
 	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = idx;
-	ifm->ifi_flags = IFF_UP;
+	ifm->ifi_flags = flags;
 	ifm->ifi_change = IFF_UP;
 	return rtnl_talk(nlh, NULL, NULL);
+}
+
+int rtnl_link_up(const char *ifname)
+{
+	return rtnl_link_flags(ifname, IFF_UP);
+}
+
+int rtnl_link_down(const char *ifname)
+{
+	return rtnl_link_flags(ifname, 0);
 }

@@ -24,7 +24,8 @@ int rtnl_addr_add(const char *ifname, struct in_addr addr, unsigned prefix);
 int rtnl_addr_del(const char *ifname, struct in_addr addr, unsigned prefix);
 /* Whether ifname carries addr/prefix now (false also on any error). */
 bool rtnl_addr_has(const char *ifname, struct in_addr addr, unsigned prefix);
-/* Set ifname up (IFF_UP). */
+/* Set ifname up (IFF_UP), or down. */
 int rtnl_link_up(const char *ifname);
+int rtnl_link_down(const char *ifname);
 
 #endif

@@ -132,6 +132,9 @@ unsigned supervisor_tcp_port(struct supervisor *s, const char *name,
  * A worker starts with none: "0@" (no port) is not due for a new one. */
 bool supervisor_tcp_due(struct supervisor *s, const char *name,
 			const char *what);
+/* The port name's running worker was last handed sockets for (0: none,
+ * or none since it started): what it listens on now. */
+unsigned supervisor_tcp_listening(struct supervisor *s, const char *name);
 /* Hand name's running worker n listening sockets for port (n == 0: stop
  * listening), described by what. The fds are closed here in any case.
  * 0, -ESRCH (no running worker) or -errno of sendmsg. */

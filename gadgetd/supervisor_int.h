@@ -87,6 +87,7 @@ struct sup_worker {
 	char tcp_iface[20];
 	pid_t tcp_sent_pid;
 	char tcp_sent[256];
+	unsigned tcp_sent_n; /* how many sockets it got */
 	struct sup_worker *next;
 };
 

@@ -101,6 +101,15 @@ bool supervisor_tcp_due(struct supervisor *s, const char *name,
 	return strcmp(w->tcp_sent, what) != 0;
 }
 
+unsigned supervisor_tcp_listening(struct supervisor *s, const char *name)
+{
+	struct sup_worker *w = supervisor_find(s, name);
+
+	if (!w || w->pid <= 0 || w->tcp_sent_pid != w->pid || !w->tcp_sent_n)
+		return 0;
+	return (unsigned)strtoul(w->tcp_sent, NULL, 10);
+}
+
 static void supervisor_tcp_close(int *fds, unsigned n)
 {
 	while (n--)
@@ -142,6 +151,7 @@ int supervisor_tcp_listen(struct supervisor *s, const char *name,
 		log_warn("%s: cannot hand the worker its tcp sockets", w->name);
 	} else {
 		w->tcp_sent_pid = w->pid;
+		w->tcp_sent_n = n;
 		snprintf(w->tcp_sent, sizeof(w->tcp_sent), "%s", what);
 	}
 	supervisor_tcp_close(fds, n);

@@ -5,11 +5,20 @@
 # each way. Run it with b-sourcesink (make bench BENCH=b-net,b-sourcesink)
 # to read it next to the SourceSink bound of the same VM run.
 # Prints BENCH net_FN_{out,in}_mbps (MB/s; out: host -> board).
+# Then adb over TCP next to adb over USB, in the same run and through the
+# same adb function (set ncm,adb of the installed profile, auth on, the
+# host's key in its keys file): push and pull of 64 MiB between tmpfs on
+# both ends, best of 2, as adb reports it: BENCH adb_tcp_{push,pull}_mbps
+# (TCP over ncm) and adb_usb_{push,pull}_mbps (adb's own USB transport).
 . "$SRC/tests/loopback/lib.sh"
 BOARD=10.77.0.1
 NS=benchnet
 export UDHCPC_OUT=/run/udhcpc.env
 gd_install
+export HOME=/run/b-net-home
+mkdir -p "$HOME/.android"
+timeout 60 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || die "adb keygen"
+cat "$HOME/.android/adbkey.pub" >> /etc/gadgetd/adb_keys
 ip link set lo up
 timeout 10 ip netns add $NS || die "ip netns add"
 ip -n $NS link set lo up
@@ -49,3 +58,55 @@ for fn in ncm ecm rndis; do
 	echo "BENCH net_${fn}_in_mbps $in MB/s"
 done
 pkill -x iperf3
+
+# adb in the host's namespace: one server there sees the board over USB
+# (not namespaced) and over TCP.
+hadb() { ip netns exec $NS timeout 120 adb "$@"; }
+# The figure adb prints ("... 123.4 MB/s (67108864 bytes in 0.5s)").
+adb_rate() { sed -n 's/.* \([0-9.]*\) MB\/s (.*/\1/p' | tail -n 1; }
+best() { printf '%s\n%s\n' "$1" "$2" | sort -g | tail -n 1; }
+# adb_xfer SERIAL push|pull: best of 2, MB/s.
+adb_xfer() {
+	local a b
+	if [ "$2" = push ]; then
+		a=$(hadb -s "$1" push $D/src.bin $D/got.bin 2>&1 | adb_rate)
+		b=$(hadb -s "$1" push $D/src.bin $D/got.bin 2>&1 | adb_rate)
+		cmp -s $D/src.bin $D/got.bin || die "adb push over $1: bytes differ"
+	else
+		a=$(hadb -s "$1" pull $D/src.bin $D/pulled.bin 2>&1 | adb_rate)
+		b=$(hadb -s "$1" pull $D/src.bin $D/pulled.bin 2>&1 | adb_rate)
+		cmp -s $D/src.bin $D/pulled.bin || die "adb pull over $1: bytes differ"
+	fi
+	[ -n "$a" ] && [ -n "$b" ] || die "adb $2 over $1 failed"
+	best "$a" "$b"
+}
+wait_adb() {
+	local end=$(($(date +%s) + 30))
+	while [ "$(date +%s)" -lt $end ]; do
+		hadb devices | grep -q "^$1[[:space:]]*device\$" && return 0
+		hadb connect "$1" >/dev/null 2>&1
+		sleep 0.5
+	done
+	hadb devices
+	return 1
+}
+gd_switch ncm,adb >/dev/null
+hif=$(host_if 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
+ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "ncm,adb: netns"
+ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
+	-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "ncm,adb: no lease"
+usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }')
+[ -n "$usb" ] || { sleep 3; usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }'); }
+[ -n "$usb" ] || { hadb devices; die "adb: no USB device"; }
+wait_adb $BOARD:5555 || die "adb connect $BOARD:5555"
+D=/run/b-net
+# The board's adb runs as gadgetd-adb: a folder it may write.
+mkdir -p $D && chown gadgetd-adb $D || die "$D"
+head -c 67108864 /dev/urandom > $D/src.bin
+for t in tcp usb; do
+	[ $t = tcp ] && s=$BOARD:5555 || s=$usb
+	echo "BENCH adb_${t}_push_mbps $(adb_xfer "$s" push) MB/s"
+	echo "BENCH adb_${t}_pull_mbps $(adb_xfer "$s" pull) MB/s"
+done
+hadb kill-server >/dev/null 2>&1
+rm -rf $D

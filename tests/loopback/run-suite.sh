@@ -29,7 +29,7 @@ make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$
 jobs=${GADGETD_TEST_JOBS:-$(nproc)}
 # The longest tests first (their times on 2026-12-05), so that the queues
 # end about together; then the rest in name order.
-long="t-stress.sh t-soak.sh t-ep0-stall.sh t-adb-hostile.sh t-mtp-space.sh t-accessory.sh t-hang.sh t-supervise.sh"
+long="t-stress.sh t-soak.sh t-ep0-stall.sh t-adb-hostile.sh t-mtp-space.sh t-accessory.sh t-hang.sh t-supervise.sh t-net.sh"
 queue=$out/.queue
 : > "$queue"
 for l in $long; do

@@ -22,7 +22,8 @@ gadget: {
   strings: { lang = 0x409; manufacturer = "gadgetd"; product = "adb tcp test"; serial = "ADBTCP1"; };
 };
 functions: {
-  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04"; };
+  ncm: { type = "ncm"; dev_addr = "02:00:00:00:00:03"; host_addr = "02:00:00:00:00:04";
+         address = "$BOARDIP/24"; };
   adb: { type = "ffs"; plugin = "adb"; user = "root";
          options: { auth = "on"; keys = "$KEYS"; tcp = 5555; tcpip = true;
                     tcp_auth_timeout = $AUTH_S; }; };
@@ -100,13 +101,11 @@ ip link set "$HIF" netns "$NS"
 ip -n "$NS" link set lo up
 ip -n "$NS" addr add "$HOSTIP/24" dev "$HIF"
 ip -n "$NS" link set "$HIF" up
-# The board's side as a network manager would set it (the profile gives
-# no address, so gadgetd leaves the interface alone): gadgetd bringing
-# the link up itself right after the bind sometimes left the host side
-# without carrier (2026-12-05; net-link.sh, ecm), which is not this test's
-# subject.
-ip addr add "$BOARDIP/24" dev "$GIF"
-ip link set "$GIF" up
+# The board's side from the profile's address key: gadgetd sets it and
+# brings the link up after the bind.
+board_addr() { ip -4 -o addr show dev "$GIF" | grep -q " $BOARDIP/24" && ip link show "$GIF" | grep -q "UP"; }
+within10() { local n=0; until "$@" || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done; "$@"; }
+check "gadgetd put $BOARDIP/24 on $GIF and set it up" within10 board_addr
 check "the host pings the board across USB" ip netns exec "$NS" ping -c 1 -W 5 "$BOARDIP"
 
 say "adb connect with auth"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# busybox udhcpc's script for net-link.sh: applies the lease to the
+# busybox udhcpc's script for t-net.sh: applies the lease to the
 # interface, as a host's DHCP client would, and records the options the
 # board handed out (router, dns) in $UDHCPC_OUT. A router or DNS server
 # would be applied too, so the test sees whether they were offered.

@@ -37,6 +37,7 @@ int fake_bind_busy;
 /* How many udc_registered() calls answer false: a UDC still registering. */
 int fake_udc_registering;
 const char *fake_udc_holder;
+bool fake_udc_stranded;
 void (*fake_udc_fn)(void *data);
 void *fake_udc_data;
 static bool fake_bound;
@@ -55,6 +56,7 @@ void fake_reset(void)
 	fake_bind_busy = 0;
 	fake_udc_registering = 0;
 	fake_udc_holder = NULL;
+	fake_udc_stranded = false;
 	fake_hold_ready = false;
 	fake_hold_stop = false;
 }
@@ -184,6 +186,11 @@ int supervisor_tcp_listen(struct supervisor *s, const char *name,
 			  unsigned port, int *fds, unsigned n, const char *what)
 {
 	return -ESRCH;
+}
+
+unsigned supervisor_tcp_listening(struct supervisor *s, const char *name)
+{
+	return 0;
 }
 
 int tcplisten_open(const char *ifname, unsigned port, int *fd)
@@ -510,7 +517,9 @@ void udc_speed(const char *name, char *buf, size_t size)
 
 void udc_function(const char *name, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s", fake_udc_holder ? fake_udc_holder : "");
+	const char *who = fake_bound && !fake_udc_stranded ? "gadgetd" : "";
+
+	snprintf(buf, size, "%s", fake_udc_holder ? fake_udc_holder : who);
 }
 
 struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data)
@@ -581,7 +590,8 @@ void netlink_free(struct netlink *nl)
 	free(nl);
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n)
+void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
+		  const struct netlink_service *svc, unsigned n_svc)
 {
 	char arg[256];
 	size_t len = 0;

@@ -419,6 +419,31 @@ static void run_rounds(struct fixture *f, int n)
 		loop_dispatch(f->loop, 10);
 }
 
+/* The UDC came back and the kernel's own bind of the gadget waiting for
+ * it failed (Linux 6.1.192, ecm/ncm/rndis): still bound by name, the UDC
+ * drives nothing. After two looks gadgetd unbinds and binds afresh; a
+ * UDC that drives the gadget is left alone. */
+static void test_udc_stranded_bound_afresh(void **state)
+{
+	struct fixture *f = *state;
+	int i;
+
+	fake_clear_calls();
+	fake_udc_fn(fake_udc_data);
+	run_rounds(f, 30);
+	assert_string_equal(fake_calls, "");
+
+	fake_udc_stranded = true;
+	fake_udc_fn(fake_udc_data);
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 0);
+	for (i = 0; i < 20 && !strstr(fake_calls, "bind(dummy_udc.0)"); i++)
+		loop_dispatch(f->loop, 100);
+	fake_udc_stranded = false; /* the fresh bind holds */
+	assert_non_null(strstr(fake_calls, "unbind() bind(dummy_udc.0)"));
+	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
+	assert_true(fake_is_bound());
+}
+
 /* A switch whose bind the kernel refuses as busy (a UDC still
  * registering) tries again and commits; refused every time, it rolls back. */
 static void test_switch_bind_retried_while_busy(void **state)
@@ -923,6 +948,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_udc_stranded_bound_afresh,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_retried_while_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_bind_busy_registered_not_retried, setup, teardown),

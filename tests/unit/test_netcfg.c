@@ -233,6 +233,28 @@ static void test_clash_in_a_set(void **state)
 	assert_int_equal(netcfg_clash(p, -1, NULL, 0, err, sizeof(err)), -EADDRINUSE);
 	assert_string_equal(err, "t.conf:5: functions.ncm.address: 10.12.0.1/16 overlaps "
 			    "functions.ecm.address (10.12.0.1/24), in set 3 with it");
+	/* gadgetctl check's half: the same refusal, with no board to ask. */
+	assert_int_equal(netcfg_clash_sets(p, err, sizeof(err)), -EADDRINUSE);
+	assert_string_equal(err, "t.conf:5: functions.ncm.address: 10.12.0.1/16 overlaps "
+			    "functions.ecm.address (10.12.0.1/24), in set 3 with it");
+	profile_free(p);
+}
+
+/* netcfg_clash_sets() leaves the board's interfaces to gadgetd -n: a
+ * profile checked on another machine does not depend on its addresses. */
+static void test_clash_sets_only(void **state)
+{
+	struct profile *p = NULL;
+	char err[1024];
+
+	assert_int_equal(test_netcfg_parse("address = \"10.12.0.1/24\";", &p, err,
+					   sizeof(err)), 0);
+	test_netcfg_n = 0;
+	test_netcfg_iface("wlan0", "10.12.3.4", "255.255.0.0");
+	assert_int_equal(netcfg_clash(p, -1, NULL, 0, err, sizeof(err)), -EADDRINUSE);
+	assert_int_equal(netcfg_clash_sets(p, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+	test_netcfg_n = 0;
 	profile_free(p);
 }
 
@@ -245,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_clash),
 		cmocka_unit_test(test_clash_in_a_set),
+		cmocka_unit_test(test_clash_sets_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,6 +147,7 @@ static void test_listen_handover(void **state)
 
 	setup_worker(opts);
 	/* A new worker with no port is told nothing. */
+	assert_int_equal(supervisor_tcp_listening(&sup, "adb"), 0);
 	assert_false(supervisor_tcp_due(&sup, "adb", "0@"));
 	assert_true(supervisor_tcp_due(&sup, "adb", "5555@usb0"));
 	assert_false(supervisor_tcp_due(&sup, "nope", "5555@usb0"));
@@ -171,8 +172,12 @@ static void test_listen_handover(void **state)
 	close(got[1]);
 	assert_false(supervisor_tcp_due(&sup, "adb", "5555@usb0,usb1"));
 	assert_true(supervisor_tcp_due(&sup, "adb", "0@"));
+	/* What it listens on, for mDNS: the port, while this run has it. */
+	assert_int_equal(supervisor_tcp_listening(&sup, "adb"), 5555);
+	assert_int_equal(supervisor_tcp_listening(&sup, "nope"), 0);
 	/* A new run of the worker gets them again. */
 	wk.pid = 4321;
+	assert_int_equal(supervisor_tcp_listening(&sup, "adb"), 0);
 	assert_true(supervisor_tcp_due(&sup, "adb", "5555@usb0,usb1"));
 	/* No running worker: the fds are closed all the same. */
 	wk.pid = 0;
