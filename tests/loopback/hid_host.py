@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""The host side of t-hid.sh: read the gadget's input devices with evdev.
+
+hid_host.py text LAYOUT TEXT READY      decode key presses back to text
+hid_host.py keys KIND N READY           print N key events "CODE VALUE" of KIND
+                                        (keyboard or consumer)
+hid_host.py ptr KIND N READY            print N pointer events of KIND
+                                        (mouse or tablet) "TYPE CODE VALUE"
+hid_host.py led LED VALUE               set the keyboard's LED (host to device)
+hid_host.py unplug AFTER READY          count key presses; after AFTER of
+                                        them, disconnect the gadget (dummy_hcd's
+                                        soft_connect) and count until the device
+                                        is gone; print the count
+
+Each reader opens its device, then creates READY, so that the test sends
+only once the host listens. The layouts are this script's own tables of
+what a US or German keyboard prints, written apart from the gadget's
+libxkbcommon walk, so a wrong key code or modifier shows as a wrong text.
+Every wait is bounded (30 s).
+"""
+import os
+import select
+import sys
+import time
+
+import evdev
+from evdev import ecodes as E
+
+NAME = "gadgetd"
+SOFT = "/sys/class/udc/dummy_udc.0/soft_connect"
+
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "1234567890"
+
+
+def layout(name):
+    """(keycode, shift, altgr) -> character."""
+    t = {}
+    for c in LOWER:
+        t[(getattr(E, "KEY_" + c.upper()), False, False)] = c
+        t[(getattr(E, "KEY_" + c.upper()), True, False)] = c.upper()
+    for c in DIGITS:
+        t[(getattr(E, "KEY_" + c), False, False)] = c
+    t[(E.KEY_SPACE, False, False)] = " "
+    t[(E.KEY_COMMA, False, False)] = ","
+    t[(E.KEY_DOT, False, False)] = "."
+    if name == "us":
+        for k, c in zip(DIGITS, "!@#$%^&*()"):
+            t[(getattr(E, "KEY_" + k), True, False)] = c
+        t[(E.KEY_MINUS, False, False)] = "-"
+        t[(E.KEY_SLASH, True, False)] = "?"
+        t[(E.KEY_SEMICOLON, True, False)] = ":"
+    elif name == "de":
+        for s in (False, True):  # QWERTZ: Y and Z trade places
+            t[(E.KEY_Y, s, False)] = "Z" if s else "z"
+            t[(E.KEY_Z, s, False)] = "Y" if s else "y"
+        for k, c in zip("1234567890", '!"§$%&/()='):
+            t[(getattr(E, "KEY_" + k), True, False)] = c
+        t[(E.KEY_Q, False, True)] = "@"
+        t[(E.KEY_SLASH, False, False)] = "-"
+        t[(E.KEY_MINUS, True, False)] = "?"
+        t[(E.KEY_DOT, True, False)] = ":"
+    return t
+
+
+def find(kind, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        for path in evdev.list_devices():
+            try:
+                d = evdev.InputDevice(path)
+            except OSError:
+                continue
+            caps = d.capabilities()
+            if NAME not in d.name:
+                d.close()
+                continue
+            keys = caps.get(E.EV_KEY, [])
+            if kind == "keyboard" and E.EV_LED in caps:
+                return d
+            if kind == "tablet" and E.EV_ABS in caps:
+                return d
+            if kind == "mouse" and E.EV_REL in caps and E.EV_ABS not in caps:
+                return d
+            if kind == "consumer" and E.KEY_VOLUMEUP in keys and E.EV_LED not in caps:
+                return d
+            d.close()
+        time.sleep(0.2)
+    sys.exit("no %s input device named %s" % (kind, NAME))
+
+
+def events(d, timeout=30):
+    end = time.time() + timeout
+    while True:
+        left = end - time.time()
+        if left <= 0:
+            return
+        r, _, _ = select.select([d.fd], [], [], left)
+        if not r:
+            return
+        try:
+            for ev in d.read():
+                yield ev
+        except OSError:
+            return  # the device went away
+
+
+def ready(path):
+    with open(path, "w") as f:
+        f.write("ready\n")
+
+
+def cmd_text(lay, text, rdy):
+    table = layout(lay)
+    d = find("keyboard")
+    ready(rdy)
+    shift = altgr = False
+    out = ""
+    for ev in events(d):
+        if ev.type != E.EV_KEY:
+            continue
+        if ev.code in (E.KEY_LEFTSHIFT, E.KEY_RIGHTSHIFT):
+            shift = ev.value != 0
+        elif ev.code == E.KEY_RIGHTALT:
+            altgr = ev.value != 0
+        elif ev.value == 1:
+            out += table.get((ev.code, shift, altgr), "<%d%s%s>" % (
+                ev.code, "+shift" if shift else "", "+altgr" if altgr else ""))
+            if len(out) >= len(text):
+                break
+    print(out)
+    return 0 if out == text else 1
+
+
+def cmd_keys(kind, n, rdy):
+    d = find(kind)
+    ready(rdy)
+    got = 0
+    for ev in events(d):
+        if ev.type == E.EV_KEY:
+            print(ev.code, ev.value)
+            got += 1
+            if got == n:
+                return 0
+    return 1
+
+
+def cmd_ptr(kind, n, rdy):
+    d = find(kind)
+    ready(rdy)
+    got = 0
+    for ev in events(d):
+        # Linux 6.1 reports each wheel step twice, as REL_WHEEL and
+        # REL_WHEEL_HI_RES (120 a step): the test counts the first.
+        if ev.type == E.EV_REL and ev.code in (E.REL_WHEEL_HI_RES, E.REL_HWHEEL_HI_RES):
+            continue
+        if ev.type in (E.EV_KEY, E.EV_REL, E.EV_ABS):
+            print(E.EV[ev.type], ev.code, ev.value)
+            got += 1
+            if got == n:
+                return 0
+    return 1
+
+
+def cmd_led(led, value):
+    d = find("keyboard")
+    d.set_led(getattr(E, led), int(value))
+    d.close()
+    return 0
+
+
+def cmd_unplug(after, rdy):
+    d = find("keyboard")
+    ready(rdy)
+    presses = 0
+    for ev in events(d):
+        if ev.type == E.EV_KEY and ev.value == 1 and ev.code != E.KEY_LEFTSHIFT:
+            presses += 1
+            if presses == after:
+                with open(SOFT, "w") as f:
+                    f.write("disconnect")
+    print(presses)
+    return 0 if presses >= after else 1
+
+
+def main(a):
+    if a[0] == "text":
+        return cmd_text(a[1], a[2], a[3])
+    if a[0] == "keys":
+        return cmd_keys(a[1], int(a[2]), a[3])
+    if a[0] == "ptr":
+        return cmd_ptr(a[1], int(a[2]), a[3])
+    if a[0] == "led":
+        return cmd_led(a[1], a[2])
+    if a[0] == "unplug":
+        return cmd_unplug(int(a[1]), a[2])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
