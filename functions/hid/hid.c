@@ -9,9 +9,10 @@
  * has taken the last one (tx_result), so typing runs at the host's
  * polling rate and nothing is dropped or sent twice. A command's reply
  * counts what arrived. It ends early, saying so, when the host
- * disconnects (disable), suspends the bus, stops polling for
- * HID_POLL_MS, or the command has run HID_JOB_MS (gadgetd waits 5 s for a
- * reply): a unit half sent then (a key pressed, not yet released) is
+ * disconnects (disable), suspends the bus or stops polling for
+ * HID_POLL_MS (a host with the device closed does not poll it), or the
+ * command has run HID_JOB_MS (gadgetd waits 5 s for a reply): a unit
+ * half sent then (a key pressed, not yet released) is
  * completed in the queue, so that a host that polls again gets whole
  * characters.
  *
@@ -58,6 +59,7 @@ struct hid {
 	size_t report_len;       /* in report protocol */
 	uint8_t idle;
 	bool enabled;
+	bool suspended;
 	uint8_t last[HID_DESC_REPORT_MAX]; /* the last report the host took */
 	size_t last_len;
 
@@ -122,8 +124,11 @@ static void hid_job_timeout(struct loop_watch *w, void *data)
 	h->timer = NULL;
 	loop_watch_remove(w);
 	if (h->active && h->inflight)
-		hid_job_stop(h, "the host took no report for 1 s (suspended? remote "
-			     "wakeup is not available through FunctionFS)");
+		hid_job_stop(h, h->suspended ?
+			     "the host suspended the bus (Linux 6.1's FunctionFS "
+			     "cannot wake it: no remote wakeup)" :
+			     "the host took no report for 1 s (is the device open "
+			     "on the host?)");
 }
 
 /* Write job.r[next]: 0, or -errno of plugin_write (the caller ends). */
@@ -181,6 +186,7 @@ static void hid_enable(void *priv)
 	struct hid *h = priv;
 
 	h->enabled = true;
+	h->suspended = false;
 	h->stale = 0;
 	/* A new host starts in report protocol (HID 1.11, 7.2.6). */
 	h->ctx.boot = false;
@@ -199,13 +205,13 @@ static void hid_disable(void *priv)
 	h->ctx.buttons = 0;
 }
 
+/* A suspend may be the start of a disconnect: the poll timeout or the
+ * disable that follows ends the command, and says which it was. */
 static void hid_suspend(void *priv, bool suspended)
 {
 	struct hid *h = priv;
 
-	if (suspended && h->active && h->inflight)
-		hid_job_stop(h, "the host suspended the bus (remote wakeup is not "
-			     "available through FunctionFS)");
+	h->suspended = suspended;
 }
 
 static int hid_command(void *priv, int argc, char **argv, char *reply, size_t size)

@@ -12,6 +12,8 @@
 #include <xkbcommon/xkbcommon.h>
 
 #define HID_KEYMAP_LAYOUTS 8
+/* Groups in one XKB keymap (XKB_MAX_GROUPS). */
+#define HID_KEYMAP_GROUPS 4
 #define HID_KEYMAP_NAME_MAX 64
 
 /* XKB keycodes are Linux evdev codes plus 8. */
@@ -116,14 +118,14 @@ static int hid_keymap_put(struct hid_keymap_layout *l, struct hid_keymap_entry e
 /* The HID modifiers of the first mask of level that needs only Shift and
  * AltGr (Mod5 in XKB's evdev rules); -1 if none does. */
 static int hid_keymap_level_mods(struct xkb_keymap *km, xkb_keycode_t kc,
-				 xkb_level_index_t level)
+				 xkb_layout_index_t group, xkb_level_index_t level)
 {
 	xkb_mod_mask_t masks[8], shift, altgr;
 	size_t n, i;
 
 	shift = 1u << xkb_keymap_mod_get_index(km, XKB_MOD_NAME_SHIFT);
 	altgr = 1u << xkb_keymap_mod_get_index(km, "Mod5");
-	n = xkb_keymap_key_get_mods_for_level(km, kc, 0, level, masks, 8);
+	n = xkb_keymap_key_get_mods_for_level(km, kc, group, level, masks, 8);
 	if (!n && level == 0)
 		return 0;
 	for (i = 0; i < n; i++)
@@ -140,14 +142,15 @@ static uint32_t hid_keymap_cp(xkb_keysym_t sym)
 	return xkb_keysym_to_utf32(sym);
 }
 
-static int hid_keymap_walk(struct xkb_keymap *km, struct hid_keymap_layout *l)
+static int hid_keymap_walk(struct xkb_keymap *km, xkb_layout_index_t group,
+			   struct hid_keymap_layout *l)
 {
 	xkb_keycode_t kc;
 
 	for (kc = xkb_keymap_min_keycode(km); kc <= xkb_keymap_max_keycode(km); kc++) {
 		unsigned evdev = kc >= HID_KEYMAP_EVDEV_OFFSET ? kc - HID_KEYMAP_EVDEV_OFFSET : 0;
 		uint8_t usage = hid_keymap_usage(evdev);
-		xkb_level_index_t lv, nlv = xkb_keymap_num_levels_for_key(km, kc, 0);
+		xkb_level_index_t lv, nlv = xkb_keymap_num_levels_for_key(km, kc, group);
 
 		if (!usage || (usage >= 0xe0 && usage <= 0xe7))
 			continue;
@@ -156,10 +159,10 @@ static int hid_keymap_walk(struct xkb_keymap *km, struct hid_keymap_layout *l)
 			int mods, r;
 			uint32_t cp;
 
-			if (xkb_keymap_key_get_syms_by_level(km, kc, 0, lv, &syms) != 1)
+			if (xkb_keymap_key_get_syms_by_level(km, kc, group, lv, &syms) != 1)
 				continue;
 			cp = hid_keymap_cp(syms[0]);
-			mods = hid_keymap_level_mods(km, kc, lv);
+			mods = hid_keymap_level_mods(km, kc, group, lv);
 			if (!cp || mods < 0)
 				continue;
 			r = hid_keymap_put(l, (struct hid_keymap_entry){
@@ -196,51 +199,67 @@ static int hid_keymap_split(const char *spec, char *layout, char *variant)
 	return 0;
 }
 
-static struct xkb_keymap *hid_keymap_compile(struct hid_keymap *m, const char *spec,
-					     char *why, size_t size)
+/*
+ * Compile specs[0..n) (n <= HID_KEYMAP_GROUPS) as the groups of one
+ * keymap: XKB then reads its keycodes, types and compat once, where
+ * separate keymaps cost four times the start-up on a slow board.
+ */
+static struct xkb_keymap *hid_keymap_compile(struct hid_keymap *m, char *const *specs,
+					     unsigned n, char *why, size_t size)
 {
+	char layouts[HID_KEYMAP_GROUPS * HID_KEYMAP_NAME_MAX];
+	char variants[HID_KEYMAP_GROUPS * HID_KEYMAP_NAME_MAX];
 	char layout[HID_KEYMAP_NAME_MAX], variant[HID_KEYMAP_NAME_MAX];
-	struct xkb_rule_names names = { .model = "pc105" };
-	struct xkb_keymap *km;
+	struct xkb_rule_names names = { .model = "pc105", .layout = layouts,
+					.variant = variants };
+	size_t ln = 0, vn = 0;
+	unsigned i;
 
-	if (hid_keymap_split(spec, layout, variant) < 0) {
-		snprintf(why, size, "layout %s: not LAYOUT or LAYOUT(VARIANT)", spec);
-		return NULL;
+	for (i = 0; i < n; i++) {
+		if (hid_keymap_split(specs[i], layout, variant) < 0) {
+			snprintf(why, size, "layout %s: not LAYOUT or LAYOUT(VARIANT)", specs[i]);
+			return NULL;
+		}
+		ln += (size_t)snprintf(layouts + ln, sizeof(layouts) - ln, "%s%s", i ? "," : "", layout);
+		vn += (size_t)snprintf(variants + vn, sizeof(variants) - vn, "%s%s", i ? "," : "", variant);
 	}
-	names.layout = layout;
-	names.variant = variant;
-	km = xkb_keymap_new_from_names(m->ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
-	if (!km)
-		snprintf(why, size, "layout %s: XKB has no such layout (or variant)", spec);
-	return km;
+	return xkb_keymap_new_from_names(m->ctx, &names, XKB_KEYMAP_COMPILE_NO_FLAGS);
 }
 
-static int hid_keymap_add(struct hid_keymap *m, const char *spec, char *why, size_t size)
+/* Compile and walk specs[0..n) into m's next layouts. */
+static int hid_keymap_add(struct hid_keymap *m, char *const *specs, unsigned n,
+			  char *why, size_t size)
 {
-	struct hid_keymap_layout *l;
-	struct xkb_keymap *km;
+	struct xkb_keymap *km = hid_keymap_compile(m, specs, n, why, size);
 	unsigned i;
-	int r;
+	int r = 0;
 
-	for (i = 0; i < m->n; i++)
-		if (!strcmp(m->layouts[i].name, spec))
-			return 0;
-	if (m->n == HID_KEYMAP_LAYOUTS) {
-		snprintf(why, size, "layout %s: at most %d layouts", spec, HID_KEYMAP_LAYOUTS);
-		return -E2BIG;
-	}
-	km = hid_keymap_compile(m, spec, why, size);
-	if (!km)
+	if (!km) {
+		if (!why[0] && n == 1)
+			snprintf(why, size, "layout %s: XKB has no such layout (or variant)", specs[0]);
+		/* Which one: XKB's error names no group. */
+		for (i = 0; i < n && !why[0] && n > 1; i++)
+			hid_keymap_add(m, specs + i, 1, why, size);
 		return -ENOENT;
-	l = &m->layouts[m->n++];
-	snprintf(l->name, sizeof(l->name), "%s", spec);
-	r = hid_keymap_walk(km, l);
-	if (!strcmp(spec, "us") && !m->us)
-		m->us = km;
+	}
+	if (xkb_keymap_num_layouts(km) != n) {
+		snprintf(why, size, "layouts %s...: XKB made %u groups of %u", specs[0],
+			 xkb_keymap_num_layouts(km), n);
+		xkb_keymap_unref(km);
+		return -EINVAL;
+	}
+	for (i = 0; i < n && !r; i++) {
+		struct hid_keymap_layout *l = &m->layouts[m->n++];
+
+		snprintf(l->name, sizeof(l->name), "%s", specs[i]);
+		r = hid_keymap_walk(km, i, l);
+	}
+	if (!m->us)
+		m->us = km; /* its group 0 is "us" */
 	else
 		xkb_keymap_unref(km);
 	if (r < 0)
-		snprintf(why, size, "layout %s: %s", spec, strerror(-r));
+		snprintf(why, size, "layouts: %s", strerror(-r));
 	return r;
 }
 
@@ -248,17 +267,32 @@ struct hid_keymap *hid_keymap_new(const char *list, char *why, size_t size)
 {
 	struct hid_keymap *m = calloc(1, sizeof(*m));
 	char *copy = strdup(list), *save = NULL, *tok;
+	char *specs[HID_KEYMAP_LAYOUTS] = { "us" };
+	unsigned n = 1, i;
 	int r = 0;
 
+	why[0] = '\0';
 	if (!m || !copy || !(m->ctx = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES))) {
 		snprintf(why, size, "%s", strerror(ENOMEM));
 		free(copy);
 		hid_keymap_free(m);
 		return NULL;
 	}
-	r = hid_keymap_add(m, "us", why, size);
-	for (tok = strtok_r(copy, ", ", &save); tok && !r; tok = strtok_r(NULL, ", ", &save))
-		r = hid_keymap_add(m, tok, why, size);
+	for (tok = strtok_r(copy, ", ", &save); tok && !r; tok = strtok_r(NULL, ", ", &save)) {
+		for (i = 0; i < n && strcmp(specs[i], tok); i++)
+			;
+		if (i < n)
+			continue;
+		if (n == HID_KEYMAP_LAYOUTS) {
+			snprintf(why, size, "layouts: at most %d", HID_KEYMAP_LAYOUTS);
+			r = -E2BIG;
+		} else {
+			specs[n++] = tok;
+		}
+	}
+	for (i = 0; i < n && !r; i += HID_KEYMAP_GROUPS)
+		r = hid_keymap_add(m, specs + i, n - i < HID_KEYMAP_GROUPS ? n - i : HID_KEYMAP_GROUPS,
+				   why, size);
 	free(copy);
 	if (r < 0) {
 		hid_keymap_free(m);
@@ -345,6 +379,7 @@ int hid_keymap_key(const struct hid_keymap *m, const char *name, uint8_t *usage)
 		return -ENOENT;
 	for (kc = xkb_keymap_min_keycode(m->us); kc <= xkb_keymap_max_keycode(m->us); kc++) {
 		xkb_level_index_t lv, nlv = xkb_keymap_num_levels_for_key(m->us, kc, 0);
+
 
 		for (lv = 0; lv < nlv; lv++) {
 			const xkb_keysym_t *syms;

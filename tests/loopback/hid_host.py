@@ -7,10 +7,11 @@ hid_host.py keys KIND N READY           print N key events "CODE VALUE" of KIND
 hid_host.py ptr KIND N READY            print N pointer events of KIND
                                         (mouse or tablet) "TYPE CODE VALUE"
 hid_host.py led LED VALUE               set the keyboard's LED (host to device)
-hid_host.py unplug AFTER READY          count key presses; after AFTER of
-                                        them, disconnect the gadget (dummy_hcd's
-                                        soft_connect) and count until the device
-                                        is gone; print the count
+hid_host.py unplug AFTER VID:PID READY  count key presses; after AFTER of
+                                        them, unplug the device as far as the
+                                        gadget can tell (deauthorize it: the
+                                        host deconfigures it) and count until
+                                        the input device is gone; print the count
 
 Each reader opens its device, then creates READY, so that the test sends
 only once the host listens. The layouts are this script's own tables of
@@ -27,7 +28,22 @@ import evdev
 from evdev import ecodes as E
 
 NAME = "gadgetd"
-SOFT = "/sys/class/udc/dummy_udc.0/soft_connect"
+
+
+def usb_dir(vidpid):
+    vid, pid = vidpid.split(":")
+    base = "/sys/bus/usb/devices"
+    for n in os.listdir(base):
+        try:
+            with open(os.path.join(base, n, "idVendor")) as f:
+                v = f.read().strip()
+            with open(os.path.join(base, n, "idProduct")) as f:
+                p = f.read().strip()
+        except OSError:
+            continue
+        if (v, p) == (vid, pid):
+            return os.path.join(base, n)
+    sys.exit("no USB device " + vidpid)
 
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 DIGITS = "1234567890"
@@ -78,11 +94,14 @@ def find(kind, timeout=30):
             keys = caps.get(E.EV_KEY, [])
             if kind == "keyboard" and E.EV_LED in caps:
                 return d
-            if kind == "tablet" and E.EV_ABS in caps:
+            axes = [a[0] if isinstance(a, tuple) else a for a in caps.get(E.EV_ABS, [])]
+            if kind == "tablet" and E.ABS_X in axes:
                 return d
-            if kind == "mouse" and E.EV_REL in caps and E.EV_ABS not in caps:
+            if kind == "mouse" and E.EV_REL in caps and E.ABS_X not in axes:
                 return d
-            if kind == "consumer" and E.KEY_VOLUMEUP in keys and E.EV_LED not in caps:
+            # Consumer control has ABS_VOLUME (usage 0xe0), not ABS_X.
+            if kind == "consumer" and E.KEY_VOLUMEUP in keys and E.EV_LED not in caps \
+                    and E.ABS_X not in axes:
                 return d
             d.close()
         time.sleep(0.2)
@@ -137,7 +156,8 @@ def cmd_keys(kind, n, rdy):
     ready(rdy)
     got = 0
     for ev in events(d):
-        if ev.type == E.EV_KEY:
+        # Autorepeat (value 2) is the host's own: only presses and releases.
+        if ev.type == E.EV_KEY and ev.value != 2:
             print(ev.code, ev.value)
             got += 1
             if got == n:
@@ -169,7 +189,8 @@ def cmd_led(led, value):
     return 0
 
 
-def cmd_unplug(after, rdy):
+def cmd_unplug(after, vidpid, rdy):
+    auth = os.path.join(usb_dir(vidpid), "authorized")
     d = find("keyboard")
     ready(rdy)
     presses = 0
@@ -177,8 +198,8 @@ def cmd_unplug(after, rdy):
         if ev.type == E.EV_KEY and ev.value == 1 and ev.code != E.KEY_LEFTSHIFT:
             presses += 1
             if presses == after:
-                with open(SOFT, "w") as f:
-                    f.write("disconnect")
+                with open(auth, "w") as f:
+                    f.write("0")
     print(presses)
     return 0 if presses >= after else 1
 
@@ -193,7 +214,7 @@ def main(a):
     if a[0] == "led":
         return cmd_led(a[1], a[2])
     if a[0] == "unplug":
-        return cmd_unplug(int(a[1]), a[2])
+        return cmd_unplug(int(a[1]), a[2], a[3])
     sys.exit(__doc__)
 
 
