@@ -1,17 +1,22 @@
 #!/usr/bin/python3
 """The host side of t-hid.sh: read the gadget's input devices with evdev.
 
-hid_host.py text LAYOUT TEXT READY      decode key presses back to text
+hid_host.py text LAYOUT TEXT PROG READY decode key presses back to text,
+                                        writing how many characters so far
+                                        to PROG (evdev keeps only 64 events
+                                        for a reader: the test sends a few
+                                        characters at a time and waits)
 hid_host.py keys KIND N READY           print N key events "CODE VALUE" of KIND
                                         (keyboard or consumer)
 hid_host.py ptr KIND N READY            print N pointer events of KIND
                                         (mouse or tablet) "TYPE CODE VALUE"
 hid_host.py led LED VALUE               set the keyboard's LED (host to device)
-hid_host.py unplug AFTER VID:PID READY  count key presses; after AFTER of
-                                        them, unplug the device as far as the
-                                        gadget can tell (deauthorize it: the
-                                        host deconfigures it) and count until
-                                        the input device is gone; print the count
+hid_host.py unplug AFTER VID:PID READY  after AFTER key presses, unplug the
+                                        device as far as the gadget can tell
+                                        (deauthorize it: the host deconfigures
+                                        it); wait until its input device is
+                                        gone (the test counts what arrived on
+                                        the console, which drops nothing)
 
 Each reader opens its device, then creates READY, so that the test sends
 only once the host listens. The layouts are this script's own tables of
@@ -97,11 +102,12 @@ def find(kind, timeout=30):
             axes = [a[0] if isinstance(a, tuple) else a for a in caps.get(E.EV_ABS, [])]
             if kind == "tablet" and E.ABS_X in axes:
                 return d
-            if kind == "mouse" and E.EV_REL in caps and E.ABS_X not in axes:
+            rels = caps.get(E.EV_REL, [])
+            if kind == "mouse" and E.REL_X in rels and E.ABS_X not in axes:
                 return d
-            # Consumer control has ABS_VOLUME (usage 0xe0), not ABS_X.
+            # Consumer control has ABS_VOLUME and REL_HWHEEL (AC Pan), no X.
             if kind == "consumer" and E.KEY_VOLUMEUP in keys and E.EV_LED not in caps \
-                    and E.ABS_X not in axes:
+                    and E.ABS_X not in axes and E.REL_X not in rels:
                 return d
             d.close()
         time.sleep(0.2)
@@ -129,9 +135,16 @@ def ready(path):
         f.write("ready\n")
 
 
-def cmd_text(lay, text, rdy):
+def norepeat(d):
+    """No autorepeat (for every reader, the console too): a key the host
+    holds while the loaded bed stalls must not type twice."""
+    d.repeat = (0, 60000)
+
+
+def cmd_text(lay, text, prog, rdy):
     table = layout(lay)
     d = find("keyboard")
+    norepeat(d)
     ready(rdy)
     shift = altgr = False
     out = ""
@@ -145,14 +158,21 @@ def cmd_text(lay, text, rdy):
         elif ev.value == 1:
             out += table.get((ev.code, shift, altgr), "<%d%s%s>" % (
                 ev.code, "+shift" if shift else "", "+altgr" if altgr else ""))
+            with open(prog + ".new", "w") as f:
+                f.write("%d\n" % len(out))
+            os.rename(prog + ".new", prog)
             if len(out) >= len(text):
                 break
+        elif ev.type == E.EV_SYN and ev.code == E.SYN_DROPPED:
+            print("evdev dropped events (the reader fell behind)", file=sys.stderr)
     print(out)
     return 0 if out == text else 1
 
 
 def cmd_keys(kind, n, rdy):
     d = find(kind)
+    if kind == "keyboard":
+        norepeat(d)
     ready(rdy)
     got = 0
     for ev in events(d):
@@ -192,6 +212,7 @@ def cmd_led(led, value):
 def cmd_unplug(after, vidpid, rdy):
     auth = os.path.join(usb_dir(vidpid), "authorized")
     d = find("keyboard")
+    norepeat(d)
     ready(rdy)
     presses = 0
     for ev in events(d):
@@ -200,13 +221,12 @@ def cmd_unplug(after, vidpid, rdy):
             if presses == after:
                 with open(auth, "w") as f:
                     f.write("0")
-    print(presses)
     return 0 if presses >= after else 1
 
 
 def main(a):
     if a[0] == "text":
-        return cmd_text(a[1], a[2], a[3])
+        return cmd_text(a[1], a[2], a[3], a[4])
     if a[0] == "keys":
         return cmd_keys(a[1], int(a[2]), a[3])
     if a[0] == "ptr":
