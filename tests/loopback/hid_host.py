@@ -22,7 +22,7 @@ Each reader opens its device, then creates READY, so that the test sends
 only once the host listens. The layouts are this script's own tables of
 what a US or German keyboard prints, written apart from the gadget's
 libxkbcommon walk, so a wrong key code or modifier shows as a wrong text.
-Every wait is bounded (30 s).
+Every wait is bounded (30 s without an event).
 """
 import os
 import select
@@ -114,13 +114,10 @@ def find(kind, timeout=30):
     sys.exit("no %s input device named %s" % (kind, NAME))
 
 
-def events(d, timeout=30):
-    end = time.time() + timeout
+def events(d, idle=30):
+    """The device's events until it goes away or is quiet for idle s."""
     while True:
-        left = end - time.time()
-        if left <= 0:
-            return
-        r, _, _ = select.select([d.fd], [], [], left)
+        r, _, _ = select.select([d.fd], [], [], idle)
         if not r:
             return
         try:
