@@ -11,12 +11,14 @@ hid_host.py keys KIND N READY           print N key events "CODE VALUE" of KIND
 hid_host.py ptr KIND N READY            print N pointer events of KIND
                                         (mouse or tablet) "TYPE CODE VALUE"
 hid_host.py led LED VALUE               set the keyboard's LED (host to device)
-hid_host.py unplug AFTER VID:PID READY  after AFTER key presses, unplug the
-                                        device as far as the gadget can tell
-                                        (deauthorize it: the host deconfigures
-                                        it); wait until its input device is
-                                        gone (the test counts what arrived on
-                                        the console, which drops nothing)
+hid_host.py unplug AFTER VID:PID READY  count the keyboard's key presses as
+                                        reports on its hidraw node (which
+                                        keeps 64 reports, where evdev keeps
+                                        64 events); after AFTER of them,
+                                        unplug the device as far as the
+                                        gadget can tell (deauthorize it: the
+                                        host deconfigures it); count until
+                                        the node is gone; print the count
 
 Each reader opens its device, then creates READY, so that the test sends
 only once the host listens. The layouts are this script's own tables of
@@ -206,18 +208,46 @@ def cmd_led(led, value):
     return 0
 
 
+def hidraw_keyboard(usb):
+    """The /dev/hidrawN of the boot keyboard interface under usb."""
+    end = time.time() + 30
+    while time.time() < end:
+        for n in sorted(os.listdir("/sys/class/hidraw")):
+            dev = os.path.realpath("/sys/class/hidraw/%s/device" % n)
+            intf = os.path.dirname(dev)
+            if not intf.startswith(os.path.realpath(usb) + "/"):
+                continue
+            try:
+                with open(os.path.join(intf, "bInterfaceProtocol")) as f:
+                    if f.read().strip() == "01":
+                        return "/dev/" + n
+            except OSError:
+                continue
+        time.sleep(0.2)
+    sys.exit("no hidraw node for the keyboard")
+
+
 def cmd_unplug(after, vidpid, rdy):
-    auth = os.path.join(usb_dir(vidpid), "authorized")
-    d = find("keyboard")
-    norepeat(d)
+    usb = usb_dir(vidpid)
+    fd = os.open(hidraw_keyboard(usb), os.O_RDONLY)
     ready(rdy)
     presses = 0
-    for ev in events(d):
-        if ev.type == E.EV_KEY and ev.value == 1 and ev.code != E.KEY_LEFTSHIFT:
+    while True:
+        r, _, _ = select.select([fd], [], [], 30)
+        if not r:
+            break
+        try:
+            rep = os.read(fd, 64)
+        except OSError:
+            break  # the device went away
+        if not rep:
+            break
+        if len(rep) >= 3 and rep[2]:
             presses += 1
             if presses == after:
-                with open(auth, "w") as f:
+                with open(os.path.join(usb, "authorized"), "w") as f:
                     f.write("0")
+    print(presses)
     return 0 if presses >= after else 1
 
 

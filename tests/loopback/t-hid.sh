@@ -143,29 +143,18 @@ check "the host clears Caps Lock" timeout 30 $PY "$T/hid_host.py" led LED_CAPSL 
 check "gadgetctl hid leds shows that" leds_say "num off caps off scroll off"
 
 say "unplugged mid-text"
-# What arrived is counted on the console (tty1): the kernel's keyboard
-# handler hands each key press to it, and its tty buffer drops nothing.
 LONG=$(printf 'abcdefghij%.0s' $(seq 30))
-# Raw, and drained of what the earlier sections typed there.
-stty -F /dev/tty1 raw -echo
-timeout 2 cat /dev/tty1 > /dev/null
-timeout 60 cat /dev/tty1 > "$OUT/tty1.out" &
-CATPID=$!
 check "the host listens (unplug)" host_start unplug unplug 10 "1d6b:$PID"
 REPLY=$(timeout 10 gadgetctl hid type "$LONG" 2>&1)
 RC=$?
 echo "reply ($RC): $REPLY"
-check "host_done: the reader saw the device go" host_done unplug
-sleep 1
-kill $CATPID 2>/dev/null
-GOT=$(wc -c < "$OUT/tty1.out")
-echo "the console got $GOT characters: $(cat "$OUT/tty1.out")"
+check "the host counted key presses until the device went" host_done unplug
+GOT=$(cat "$OUT/unplug.out")
 check "the command fails (exit $RC)" [ "$RC" != 0 ]
 # says WANT: REPLY holds WANT.
 says() { case $REPLY in *"$1"*) return 0 ;; esac; return 1; }
 check "the reply counts what arrived ($GOT)" \
 	says "typed $GOT of 300 characters: the host disconnected"
-check "what arrived is the text's start" [ "$(cat "$OUT/tty1.out")" = "$(printf '%s' "$LONG" | cut -c1-"$GOT")" ]
 # plugged back: authorized again, the host configures it anew.
 replug() {
 	local d
