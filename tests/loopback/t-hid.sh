@@ -153,8 +153,15 @@ GOT=$(cat "$OUT/unplug.out")
 check "the command fails (exit $RC)" [ "$RC" != 0 ]
 # says WANT: REPLY holds WANT.
 says() { case $REPLY in *"$1"*) return 0 ;; esac; return 1; }
-check "the reply counts what arrived ($GOT)" \
-	says "typed $GOT of 300 characters: the host disconnected"
+# The gadget counts a press the host's controller acknowledged. The host
+# deconfigures the device from within the reader, and its HID layer
+# drops a report that completes during that teardown: so the reply may
+# count one press more than hidraw delivered, never fewer, never two more.
+counted() {
+	says "typed $GOT of 300 characters: the host disconnected" ||
+		says "typed $((GOT + 1)) of 300 characters: the host disconnected"
+}
+check "the reply counts what arrived ($GOT, or one more in the teardown)" counted
 # plugged back: authorized again, the host configures it anew.
 replug() {
 	local d
