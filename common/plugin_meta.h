@@ -58,7 +58,8 @@ struct plugin_meta {
 	/*
 	 * The plugin commands (`gadgetctl NAME COMMAND ...`) a member of the
 	 * control socket's group may run, NULL-terminated, may be NULL: only
-	 * commands that read. Any other needs root or admin_group, so a
+	 * commands that read, or that drive what the group is for (typing on
+	 * hid's keyboard). Any other needs root or admin_group, so a
 	 * command added to a plugin later is closed until it is listed here.
 	 */
 	const char *const *group_commands;

@@ -20,7 +20,8 @@ enum access_role access_role(const struct access_peer *peer)
 
 /*
  * Plugin commands a member of group may run: those the plugin's
- * declaration lists (plugin_meta.group_commands), which only read.
+ * declaration lists (plugin_meta.group_commands): commands that only
+ * read, and those that drive what the group is for (hid's keyboard).
  * Anything else needs an administrator, so a command added to a plugin
  * later is closed until its declaration lists it.
  */

@@ -325,7 +325,7 @@ static void epio_complete_tx(struct epio_ep *ep, struct epio_slot *s, long res)
 			  res, s->len);
 	epio_tx_pump(ep);
 	if (ep->io->ops->tx_done)
-		ep->io->ops->tx_done(ep->io->data, ep->idx, before,
+		ep->io->ops->tx_done(ep->io->data, ep->idx, res, before,
 				     ep->backlog + ep->inflight);
 }
 

@@ -46,9 +46,10 @@ struct io_context;
 struct epio_ops {
 	/* Data read on OUT endpoint ep (len 0: a zero-length packet). */
 	void (*rx)(void *data, unsigned ep, const uint8_t *buf, size_t len);
-	/* A transfer piece on IN endpoint ep completed; queued is what is
-	 * left (backlog and in flight). */
-	void (*tx_done)(void *data, unsigned ep, size_t before, size_t queued);
+	/* A transfer piece on IN endpoint ep completed with res (bytes sent
+	 * or -errno); queued is what is left (backlog and in flight). */
+	void (*tx_done)(void *data, unsigned ep, long res, size_t before,
+			size_t queued);
 };
 
 struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data);

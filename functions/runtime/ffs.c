@@ -178,6 +178,13 @@ static int ffs_check(const struct plugin_desc *d)
 			  FFS_STRING_MAX_LEN);
 		return -EINVAL;
 	}
+	if (d->class_desc &&
+	    (d->class_desc_len < 2 || d->class_desc_len > PLUGIN_CLASS_DESC_MAX ||
+	     d->class_desc[0] != d->class_desc_len)) {
+		log_warnx("ffs: class descriptor of %u bytes says %u",
+			  d->class_desc_len, d->class_desc[0]);
+		return -EINVAL;
+	}
 	r = ffs_check_eps(d);
 	if (r < 0)
 		return r;
@@ -245,9 +252,11 @@ static unsigned ffs_put_speed(struct ffs_out *o, const struct plugin_desc *d,
 	unsigned i;
 
 	ffs_put_intf(o, d);
+	if (d->class_desc)
+		ffs_out_bytes(o, d->class_desc, d->class_desc_len);
 	for (i = 0; i < d->n_eps; i++)
 		ffs_put_ep(o, i, &d->eps[i], speed);
-	return 1 + d->n_eps * (speed == FFS_SS ? 2 : 1);
+	return 1 + !!d->class_desc + d->n_eps * (speed == FFS_SS ? 2 : 1);
 }
 
 /* OS descriptor header: interface, dwLength, bcdVersion 1, wIndex, count. */

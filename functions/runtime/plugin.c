@@ -42,6 +42,17 @@ static bool plugin_ep_in(const struct plugin *p, unsigned ep)
 	return ep < p->desc.n_eps && ffs_ep_is_in(p->desc.eps[ep].type);
 }
 
+int plugin_command_reply(struct plugin *p, int rc, const char *reply)
+{
+	uint8_t buf[WORKER_MSG_MAX];
+
+	if (!p->cmd_waiting)
+		return -EALREADY;
+	p->cmd_waiting = false;
+	return worker_send(p, buf, wmsg_build_reply(buf, sizeof(buf), p->cmd_id,
+						    rc, reply));
+}
+
 int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 {
 	if (!plugin_ep_in(p, ep) || len > PLUGIN_MAX_XFER)

@@ -37,7 +37,7 @@ struct plugin;
 
 /* Raised whenever struct plugin_ops, struct plugin_desc or a plugin_*
  * function changes in a way an already built plugin would misread. */
-#define PLUGIN_ABI_VERSION 3
+#define PLUGIN_ABI_VERSION 4
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -79,7 +79,19 @@ struct plugin_desc {
 	struct plugin_ms_prop props[PLUGIN_MAX_PROPS];
 	/* Receive every control request addressed to the device (AOA). */
 	bool all_ctrl_recip;
+	/*
+	 * A class-specific descriptor written right after the interface
+	 * descriptor at every speed (HID's 0x21), or NULL. Its first byte
+	 * is its length (2..PLUGIN_CLASS_DESC_MAX, equal to class_desc_len).
+	 */
+	const uint8_t *class_desc;
+	uint8_t class_desc_len;
 };
+
+#define PLUGIN_CLASS_DESC_MAX 64
+
+/* A command's return: the reply comes later, from plugin_command_reply(). */
+#define PLUGIN_COMMAND_LATER 1
 
 struct plugin_ops {
 	/* PLUGIN_ABI_VERSION; first, so that any version can read it. */
@@ -142,6 +154,10 @@ struct plugin_ops {
 	 * A command from `gadgetctl <function> ARGS...` relayed by gadgetd.
 	 * Write a human-readable reply (NUL-terminated) into reply; return 0
 	 * or -errno (the reply then says what was wrong). NULL: unsupported.
+	 * Or return PLUGIN_COMMAND_LATER to answer later, once, with
+	 * plugin_command_reply() (before gadgetd's 5 s command timeout): one
+	 * such command at a time; while one waits, the runtime answers
+	 * another that returns PLUGIN_COMMAND_LATER with -EBUSY.
 	 */
 	int (*command)(void *priv, int argc, char **argv, char *reply,
 		       size_t reply_size);
@@ -154,6 +170,19 @@ struct plugin_ops {
 	 * runtime closes them.
 	 */
 	void (*listen)(void *priv, const int *fds, unsigned n, unsigned port);
+
+	/*
+	 * An IN transfer piece on ep ended (optional): res is the bytes the
+	 * host took, or -errno (-ESHUTDOWN and the like: the host went away
+	 * and the piece was not sent). Called before tx_drained. A plugin
+	 * that writes small transfers (at most EPIO_TX_PIECE, 256 KiB) gets
+	 * one call per plugin_write(), in order, so it knows what arrived.
+	 * Pieces cut short by a disable are not reported: disable says so.
+	 */
+	void (*tx_result)(void *priv, unsigned ep, long res);
+
+	/* The bus was suspended (true) or resumed (false) (optional). */
+	void (*suspend)(void *priv, bool suspended);
 };
 
 /*
@@ -241,6 +270,12 @@ int plugin_request_switch(struct plugin *p, const char *request);
  * Asynchronous; 0 or -errno if not sent.
  */
 int plugin_request_tcp(struct plugin *p, unsigned port);
+
+/*
+ * Answer the command whose ops->command returned PLUGIN_COMMAND_LATER:
+ * rc 0 or -errno, and the reply text. -EALREADY if none is waiting.
+ */
+int plugin_command_reply(struct plugin *p, int rc, const char *reply);
 
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);

@@ -101,10 +101,14 @@ static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
 }
 
 /* tx_drained fires when the queue crosses PLUGIN_TX_LOW or runs empty. */
-static void worker_tx_done(void *data, unsigned ep, size_t before, size_t queued)
+static void worker_tx_done(void *data, unsigned ep, long res, size_t before,
+			   size_t queued)
 {
 	struct plugin *p = data;
 	bool crossed = before >= PLUGIN_TX_LOW && queued < PLUGIN_TX_LOW;
+
+	if (p->ops->tx_result)
+		p->ops->tx_result(p->priv, ep, res);
 
 	if (p->ops->tx_drained && (crossed || (before && !queued)))
 		p->ops->tx_drained(p->priv, ep);
@@ -187,6 +191,8 @@ static void worker_ep0_event(void *data, enum usb_functionfs_event_type type)
 	case FUNCTIONFS_SUSPEND:
 	case FUNCTIONFS_RESUME:
 		log_debug("bus %s", type == FUNCTIONFS_SUSPEND ? "suspended" : "resumed");
+		if (p->ops->suspend)
+			p->ops->suspend(p->priv, type == FUNCTIONFS_SUSPEND);
 		return;
 	case FUNCTIONFS_SETUP:
 		return;
@@ -307,6 +313,15 @@ static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
 	} else {
 		rc = p->ops->command(p->priv, argc, argv, reply, sizeof(reply));
 		reply[sizeof(reply) - 1] = '\0';
+		if (rc == PLUGIN_COMMAND_LATER && !p->cmd_waiting) {
+			p->cmd_waiting = true;
+			p->cmd_id = id;
+			return;
+		}
+		if (rc == PLUGIN_COMMAND_LATER) {
+			rc = -EBUSY;
+			snprintf(reply, sizeof(reply), "another command is still running");
+		}
 	}
 	if (rc < 0 && !reply[0])
 		snprintf(reply, sizeof(reply), "%s", strerror(-rc));

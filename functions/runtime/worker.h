@@ -41,6 +41,8 @@ struct plugin {
 	bool enabled;
 	bool refused_bound;
 	bool host_seen;  /* WORKER_HOST_SEEN sent */
+	bool cmd_waiting; /* a command answers later (PLUGIN_COMMAND_LATER) */
+	uint32_t cmd_id;
 };
 
 /*

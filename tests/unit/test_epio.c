@@ -149,7 +149,7 @@ static void on_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
 		epio_rx_enable(the_io, ep, false);
 }
 
-static void on_tx(void *data, unsigned ep, size_t before, size_t after)
+static void on_tx(void *data, unsigned ep, long res, size_t before, size_t after)
 {
 	tx_calls++;
 	tx_last_before = before;

@@ -136,6 +136,39 @@ static void test_descs_intr_and_compat(void **state)
 	assert_blob(want, sizeof(want));
 }
 
+/* HID's shape: the class descriptor follows the interface at each
+ * speed and counts as a descriptor; a length that lies is refused. */
+static void test_descs_class_desc(void **state)
+{
+	static const uint8_t hid[9] = { 9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0 };
+	struct plugin_desc d = {
+		.cls = 3, .subcls = 1, .proto = 1,
+		.n_eps = 1,
+		.eps = { { .type = PLUGIN_EP_INTR_IN, .intr_max_packet = 8,
+			   .intr_interval = 4 } },
+		.class_desc = hid, .class_desc_len = sizeof(hid),
+	};
+	static const uint8_t want[] = {
+		0x03, 0, 0, 0, 105, 0, 0, 0, 0x07, 0, 0, 0,
+		3, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0,
+		0x09, 0x04, 0x00, 0x00, 0x01, 0x03, 0x01, 0x01, 0x00,
+		9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0,
+		0x07, 0x05, 0x81, 0x03, 0x08, 0x00, 0x01,
+		0x09, 0x04, 0x00, 0x00, 0x01, 0x03, 0x01, 0x01, 0x00,
+		9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0,
+		0x07, 0x05, 0x81, 0x03, 0x08, 0x00, 0x04,
+		0x09, 0x04, 0x00, 0x00, 0x01, 0x03, 0x01, 0x01, 0x00,
+		9, 0x21, 0x11, 0x01, 0, 1, 0x22, 63, 0,
+		0x07, 0x05, 0x81, 0x03, 0x08, 0x00, 0x04,
+		0x06, 0x30, 0x00, 0x00, 0x08, 0x00,
+	};
+
+	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_blob(want, sizeof(want));
+	d.class_desc_len = 8;
+	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), -EINVAL);
+}
+
 /* Interrupt intervals at full speed: 1 ms floor, 255 ms ceiling. */
 static void test_descs_fs_interval(void **state)
 {
@@ -675,6 +708,7 @@ int main(void)
 		cmocka_unit_test(test_descs_bulk_pair),
 		cmocka_unit_test(test_descs_intr_and_compat),
 		cmocka_unit_test(test_descs_fs_interval),
+		cmocka_unit_test(test_descs_class_desc),
 		cmocka_unit_test(test_descs_props_and_recip),
 		cmocka_unit_test(test_descs_malformed),
 		cmocka_unit_test(test_strings),

@@ -1,0 +1,438 @@
+/*
+ * hid: a USB HID keyboard, mouse, tablet or consumer-key device on
+ * FunctionFS, driven by commands (hid_cmd.h). One interface, class 3,
+ * with the HID class descriptor and one interrupt IN endpoint; the host's
+ * output reports (keyboard LEDs) come as SET_REPORT on ep0, as Linux's
+ * usbhid and BIOSes send them to a device without an interrupt OUT one.
+ *
+ * Reports go out one at a time: the next is written only when the host
+ * has taken the last one (tx_result), so typing runs at the host's
+ * polling rate and nothing is dropped or sent twice. A command's reply
+ * counts what arrived. It ends early, saying so, when the host
+ * disconnects (disable), suspends the bus or stops polling for
+ * HID_POLL_MS (a host with the device closed does not poll it), or the
+ * command has run HID_JOB_MS (gadgetd waits 5 s for a reply): a unit
+ * half sent then (a key pressed, not yet released) is
+ * completed in the queue, so that a host that polls again gets whole
+ * characters.
+ *
+ * Remote wakeup: Linux 6.1's FunctionFS offers a function no way to
+ * signal it (nor does its f_hid), so a suspended host is not woken; the
+ * command says so.
+ */
+#include "hid_cmd.h"
+#include "hid_desc.h"
+#include "hid_keymap.h"
+#include "log.h"
+#include "loop.h"
+#include "plugin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HID_EP_IN 0
+/* A host polls at bInterval (1 ms here); one that takes no report for
+ * this long has stopped (suspended, or gone without a disconnect). */
+#define HID_POLL_MS 1000
+/* A command's time: under gadgetd's 5 s command timeout. */
+#define HID_JOB_MS 4000
+/* bInterval at high speed: 2^(4-1) microframes, 1 ms. */
+#define HID_INTERVAL_HS 4
+
+/* Class requests (HID 1.11, 7.2). */
+#define HID_GET_REPORT 0x01
+#define HID_GET_IDLE 0x02
+#define HID_GET_PROTOCOL 0x03
+#define HID_SET_REPORT 0x09
+#define HID_SET_IDLE 0x0a
+#define HID_SET_PROTOCOL 0x0b
+#define HID_DT_REPORT 0x22
+
+struct hid {
+	struct plugin *p;
+	struct hid_cmd_ctx ctx;
+	uint8_t report_desc[512];
+	size_t report_desc_len;
+	uint8_t class_desc[HID_DESC_CLASS_LEN];
+	size_t report_len;       /* in report protocol */
+	uint8_t idle;
+	bool enabled;
+	bool suspended;
+	uint8_t last[HID_DESC_REPORT_MAX]; /* the last report the host took */
+	size_t last_len;
+
+	/* The command being sent. */
+	struct hid_cmd_job job;
+	bool active;
+	size_t next;             /* job.r[next] is in flight or next to go */
+	bool inflight;
+	unsigned arrived;        /* units whose first report arrived */
+	unsigned stale;          /* reports of an ended job still queued */
+	uint64_t deadline;
+	struct loop_watch *timer;
+	char layout[64];
+};
+
+static void hid_job_end(struct hid *h, int rc, const char *why)
+{
+	char reply[512];
+
+	if (!rc)
+		snprintf(reply, sizeof(reply), "%s %u %s", h->job.verb, h->job.units,
+			 h->job.noun);
+	else
+		snprintf(reply, sizeof(reply), "%s %u of %u %s: %s", h->job.verb,
+			 h->arrived, h->job.units, h->job.noun, why);
+	if (h->timer)
+		loop_watch_remove(h->timer);
+	h->timer = NULL;
+	h->active = false;
+	h->inflight = false;
+	hid_cmd_job_finish(&h->job);
+	plugin_command_reply(h->p, rc, reply);
+}
+
+/*
+ * The host stopped taking reports with job.r[next] in flight: queue the
+ * rest of its unit behind it (a pressed key gets its release), count
+ * those as stale, and end.
+ */
+static void hid_job_stop(struct hid *h, const char *why)
+{
+	char text[256];
+	size_t i = h->next + 1;
+	bool partial = h->job.r[h->next].unit;
+
+	h->stale++;
+	for (; i < h->job.n && !h->job.r[i].unit; i++)
+		if (plugin_write(h->p, HID_EP_IN, h->job.r[i].data, h->job.r[i].len) == 0)
+			h->stale++;
+	if (partial)
+		snprintf(text, sizeof(text), "%s; the next one is queued and arrives "
+			 "if the host polls again; the rest was not sent", why);
+	else
+		snprintf(text, sizeof(text), "%s; the rest was not sent", why);
+	hid_job_end(h, -ETIMEDOUT, text);
+}
+
+static void hid_job_timeout(struct loop_watch *w, void *data)
+{
+	struct hid *h = data;
+
+	h->timer = NULL;
+	loop_watch_remove(w);
+	if (h->active && h->inflight)
+		hid_job_stop(h, h->suspended ?
+			     "the host suspended the bus (Linux 6.1's FunctionFS "
+			     "cannot wake it: no remote wakeup)" :
+			     "the host took no report for 1 s (is the device open "
+			     "on the host?)");
+}
+
+/* Write job.r[next]: 0, or -errno of plugin_write (the caller ends). */
+static int hid_job_send(struct hid *h)
+{
+	const struct hid_cmd_report *r = &h->job.r[h->next];
+	int rc = plugin_write(h->p, HID_EP_IN, r->data, r->len);
+
+	if (rc < 0)
+		return rc;
+	h->inflight = true;
+	if (h->timer)
+		loop_timer_rearm(h->timer, HID_POLL_MS);
+	else
+		h->timer = loop_add_timer(plugin_loop(h->p), HID_POLL_MS, hid_job_timeout, h);
+	return 0;
+}
+
+static void hid_tx_result(void *priv, unsigned ep, long res)
+{
+	struct hid *h = priv;
+	const struct hid_cmd_report *r;
+
+	if (h->stale) {
+		h->stale--;
+		return;
+	}
+	if (!h->active || !h->inflight)
+		return;
+	h->inflight = false;
+	r = &h->job.r[h->next];
+	if (res != r->len) {
+		hid_job_end(h, -ENOTCONN, "the host disconnected");
+		return;
+	}
+	memcpy(h->last, r->data, r->len);
+	h->last_len = r->len;
+	if (r->unit)
+		h->arrived++;
+	if (++h->next == h->job.n) {
+		hid_job_end(h, 0, NULL);
+		return;
+	}
+	/* Stop only between units, so that no key stays pressed. */
+	if (h->job.r[h->next].unit && loop_now_ms() >= h->deadline) {
+		hid_job_end(h, -ETIMEDOUT, "time is up (4 s a command): send the rest again");
+		return;
+	}
+	if (hid_job_send(h) < 0)
+		hid_job_end(h, -ENOTCONN, "the host disconnected");
+}
+
+static void hid_enable(void *priv)
+{
+	struct hid *h = priv;
+
+	h->enabled = true;
+	h->suspended = false;
+	h->stale = 0;
+	/* A new host starts in report protocol (HID 1.11, 7.2.6). */
+	h->ctx.boot = false;
+}
+
+static void hid_disable(void *priv)
+{
+	struct hid *h = priv;
+
+	h->enabled = false;
+	h->stale = 0;
+	if (h->active)
+		hid_job_end(h, -ENOTCONN, "the host disconnected");
+	/* A new connection starts with nothing pressed. */
+	memset(&h->ctx.keys, 0, sizeof(h->ctx.keys));
+	h->ctx.buttons = 0;
+}
+
+/* A suspend may be the start of a disconnect: the poll timeout or the
+ * disable that follows ends the command, and says which it was. */
+static void hid_suspend(void *priv, bool suspended)
+{
+	struct hid *h = priv;
+
+	h->suspended = suspended;
+}
+
+static int hid_command(void *priv, int argc, char **argv, char *reply, size_t size)
+{
+	struct hid *h = priv;
+	struct hid_cmd_job job;
+	int r;
+
+	if (h->active && !(argc == 1 && !strcmp(argv[0], "leds"))) {
+		snprintf(reply, size, "busy: still sending the last command (%u of %u %s)",
+			 h->arrived, h->job.units, h->job.noun);
+		return -EBUSY;
+	}
+	r = hid_cmd_parse(&h->ctx, argc, argv, &job, reply, size);
+	if (r <= 0)
+		return r;
+	if (!h->enabled) {
+		snprintf(reply, size, "%s 0 of %u %s: no host has configured the device",
+			 job.verb, job.units, job.noun);
+		hid_cmd_job_finish(&job);
+		return -ENOTCONN;
+	}
+	h->job = job;
+	h->next = 0;
+	h->arrived = 0;
+	h->deadline = loop_now_ms() + HID_JOB_MS;
+	if (hid_job_send(h) < 0) {
+		snprintf(reply, size, "%s 0 of %u %s: the host disconnected",
+			 job.verb, job.units, job.noun);
+		hid_cmd_job_finish(&h->job);
+		return -ENOTCONN;
+	}
+	h->active = true;
+	return PLUGIN_COMMAND_LATER;
+}
+
+/* The current input report, for GET_REPORT: the last one sent, or an
+ * idle one of the right length before any. */
+static int hid_get_report(struct hid *h, uint16_t wlength, uint8_t *in)
+{
+	uint8_t idle[HID_DESC_REPORT_MAX] = { 0 };
+	size_t n = h->ctx.boot && h->ctx.kind != HID_DESC_TABLET ?
+		   (h->ctx.kind == HID_DESC_KEYBOARD ? 8 : 3) : h->report_len;
+	const uint8_t *src = h->last_len == n ? h->last : idle;
+
+	if (h->ctx.kind == HID_DESC_KEYBOARD && !h->ctx.custom_len && h->last_len != n)
+		hid_desc_keys_report(&h->ctx.keys, h->ctx.nkro, h->ctx.boot, idle);
+	n = n < wlength ? n : wlength;
+	memcpy(in, src, n);
+	return (int)n;
+}
+
+static int hid_setup_class(struct hid *h, const struct usb_ctrlrequest *req, uint8_t *in)
+{
+	bool dir_in = req->bRequestType & USB_DIR_IN;
+
+	switch (req->bRequest) {
+	case HID_GET_REPORT:
+		return dir_in ? hid_get_report(h, req->wLength, in) : -EOPNOTSUPP;
+	case HID_GET_IDLE:
+		if (!dir_in || req->wLength < 1)
+			return -EOPNOTSUPP;
+		in[0] = h->idle;
+		return 1;
+	case HID_GET_PROTOCOL:
+		if (!dir_in || req->wLength < 1)
+			return -EOPNOTSUPP;
+		in[0] = h->ctx.boot ? 0 : 1;
+		return 1;
+	case HID_SET_REPORT:
+		/* Output reports: the keyboard's LEDs (one byte). */
+		return !dir_in && req->wLength >= 1 && req->wLength <= HID_DESC_REPORT_MAX ?
+		       0 : -EOPNOTSUPP;
+	case HID_SET_IDLE:
+		/* Reports go out on change only; the idle rate is kept for
+		 * GET_IDLE (Linux and BIOSes set 0, "never repeat"). */
+		if (dir_in)
+			return -EOPNOTSUPP;
+		h->idle = req->wValue >> 8;
+		return 0;
+	case HID_SET_PROTOCOL:
+		if (dir_in || req->wValue > 1 || !hid_desc_subclass(h->ctx.kind))
+			return -EOPNOTSUPP;
+		h->ctx.boot = req->wValue == 0;
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+
+static int hid_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
+{
+	struct hid *h = priv;
+	unsigned type = req->bRequestType & USB_TYPE_MASK;
+	size_t n;
+
+	if (type == USB_TYPE_CLASS)
+		return hid_setup_class(h, req, in);
+	/* GET_DESCRIPTOR to the interface: f_fs passes it on, the
+	 * composite driver answers only the device's own. */
+	if (type != USB_TYPE_STANDARD || req->bRequest != USB_REQ_GET_DESCRIPTOR ||
+	    !(req->bRequestType & USB_DIR_IN))
+		return -EOPNOTSUPP;
+	switch (req->wValue >> 8) {
+	case HID_DT_REPORT:
+		n = h->report_desc_len;
+		memcpy(in, h->report_desc, n < req->wLength ? n : req->wLength);
+		return (int)(n < req->wLength ? n : req->wLength);
+	case 0x21:
+		n = sizeof(h->class_desc);
+		memcpy(in, h->class_desc, n < req->wLength ? n : req->wLength);
+		return (int)(n < req->wLength ? n : req->wLength);
+	}
+	return -EOPNOTSUPP;
+}
+
+static void hid_setup_data(void *priv, const struct usb_ctrlrequest *req,
+			   const uint8_t *data, size_t len)
+{
+	struct hid *h = priv;
+
+	/* Output report 0 (no report IDs here): the LED bits. */
+	if (req->bRequest == HID_SET_REPORT && len >= 1 && (req->wValue >> 8) == 2)
+		h->ctx.leds = data[0];
+	else if (req->bRequest == HID_SET_REPORT && len >= 1 && h->ctx.kind == HID_DESC_KEYBOARD)
+		h->ctx.leds = data[0];
+}
+
+/* The profile's own descriptor, or the kind's. */
+static int hid_init_desc(struct hid *h, struct plugin *p)
+{
+	const char *own = plugin_option(p, "report_desc");
+	const char *len = plugin_option(p, "report_length");
+	const uint8_t *d;
+	int n;
+
+	if (own) {
+		n = optdesc_hex(own, h->report_desc, sizeof(h->report_desc));
+		if (n <= 0 || !len) {
+			log_warnx("hid: report_desc needs report_length (the input report's bytes)");
+			return -EINVAL;
+		}
+		h->report_desc_len = (size_t)n;
+		h->report_len = h->ctx.custom_len = (size_t)atoi(len);
+		return 0;
+	}
+	d = hid_desc_report(h->ctx.kind, h->ctx.nkro, &h->report_desc_len);
+	memcpy(h->report_desc, d, h->report_desc_len);
+	h->report_len = hid_desc_report_len(h->ctx.kind, h->ctx.nkro);
+	return 0;
+}
+
+static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
+{
+	struct hid *h = calloc(1, sizeof(*h));
+	const char *kind = plugin_option_or_default(p, "kind");
+	const char *layout = plugin_option_or_default(p, "layout");
+	int nkro = optdesc_bool(plugin_option_or_default(p, "nkro"));
+	char why[256], layouts[512];
+
+	if (!h)
+		return -ENOMEM;
+	h->p = p;
+	if (hid_desc_kind(kind, &h->ctx.kind) < 0 || nkro < 0 ||
+	    hid_init_desc(h, p) < 0) {
+		free(h);
+		return -EINVAL;
+	}
+	h->ctx.nkro = nkro && h->ctx.kind == HID_DESC_KEYBOARD;
+	if (h->ctx.kind == HID_DESC_KEYBOARD) {
+		snprintf(layouts, sizeof(layouts), "%s,%s", layout,
+			 plugin_option_or_default(p, "layouts"));
+		h->ctx.keymap = hid_keymap_new(layouts, why, sizeof(why));
+		if (!h->ctx.keymap) {
+			log_warnx("hid: %s", why);
+			free(h);
+			return -EINVAL;
+		}
+	}
+	snprintf(h->layout, sizeof(h->layout), "%s", layout);
+	h->ctx.layout = h->layout;
+	hid_desc_class(h->class_desc, h->report_desc_len);
+	desc->cls = 3;
+	desc->subcls = hid_desc_subclass(h->ctx.kind);
+	desc->proto = hid_desc_protocol(h->ctx.kind);
+	if (h->ctx.custom_len)
+		desc->subcls = desc->proto = 0;
+	desc->interface_string = "gadgetd HID";
+	desc->class_desc = h->class_desc;
+	desc->class_desc_len = sizeof(h->class_desc);
+	desc->n_eps = 1;
+	desc->eps[HID_EP_IN].type = PLUGIN_EP_INTR_IN;
+	desc->eps[HID_EP_IN].intr_max_packet = h->report_len <= 8 ? 8 : HID_DESC_REPORT_MAX;
+	desc->eps[HID_EP_IN].intr_interval = HID_INTERVAL_HS;
+	*priv = h;
+	return 0;
+}
+
+static void hid_finish(void *priv)
+{
+	struct hid *h = priv;
+
+	if (h->timer)
+		loop_watch_remove(h->timer);
+	hid_cmd_job_finish(&h->job);
+	hid_keymap_free((struct hid_keymap *)h->ctx.keymap);
+	free(h);
+}
+
+extern const struct plugin_meta hid_meta; /* hid_meta.c */
+
+const struct plugin_ops gadgetd_plugin = {
+	.abi_version = PLUGIN_ABI_VERSION,
+	.name = "hid",
+	.meta = &hid_meta,
+	.init = hid_init,
+	.finish = hid_finish,
+	.enable = hid_enable,
+	.disable = hid_disable,
+	.setup = hid_setup,
+	.setup_data = hid_setup_data,
+	.tx_result = hid_tx_result,
+	.suspend = hid_suspend,
+	.command = hid_command,
+};

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""The host side of t-hid.sh: read the gadget's input devices with evdev.
+
+hid_host.py text LAYOUT TEXT PROG READY decode key presses back to text,
+                                        writing how many characters so far
+                                        to PROG (evdev keeps only 64 events
+                                        for a reader: the test sends a few
+                                        characters at a time and waits)
+hid_host.py keys KIND N READY           print N key events "CODE VALUE" of KIND
+                                        (keyboard or consumer)
+hid_host.py ptr KIND N READY            print N pointer events of KIND
+                                        (mouse or tablet) "TYPE CODE VALUE"
+hid_host.py led LED VALUE               set the keyboard's LED (host to device)
+hid_host.py unplug AFTER VID:PID READY  count the keyboard's key presses as
+                                        reports on its hidraw node (which
+                                        keeps 64 reports, where evdev keeps
+                                        64 events); after AFTER of them,
+                                        unplug the device as far as the
+                                        gadget can tell (deauthorize it: the
+                                        host deconfigures it); count until
+                                        the node is gone; print the count
+
+Each reader opens its device, then creates READY, so that the test sends
+only once the host listens. The layouts are this script's own tables of
+what a US or German keyboard prints, written apart from the gadget's
+libxkbcommon walk, so a wrong key code or modifier shows as a wrong text.
+Every wait is bounded (30 s without an event).
+"""
+import os
+import select
+import sys
+import time
+
+import evdev
+from evdev import ecodes as E
+
+NAME = "gadgetd"
+
+
+def usb_dir(vidpid):
+    vid, pid = vidpid.split(":")
+    base = "/sys/bus/usb/devices"
+    for n in os.listdir(base):
+        try:
+            with open(os.path.join(base, n, "idVendor")) as f:
+                v = f.read().strip()
+            with open(os.path.join(base, n, "idProduct")) as f:
+                p = f.read().strip()
+        except OSError:
+            continue
+        if (v, p) == (vid, pid):
+            return os.path.join(base, n)
+    sys.exit("no USB device " + vidpid)
+
+LOWER = "abcdefghijklmnopqrstuvwxyz"
+DIGITS = "1234567890"
+
+
+def layout(name):
+    """(keycode, shift, altgr) -> character."""
+    t = {}
+    for c in LOWER:
+        t[(getattr(E, "KEY_" + c.upper()), False, False)] = c
+        t[(getattr(E, "KEY_" + c.upper()), True, False)] = c.upper()
+    for c in DIGITS:
+        t[(getattr(E, "KEY_" + c), False, False)] = c
+    t[(E.KEY_SPACE, False, False)] = " "
+    t[(E.KEY_COMMA, False, False)] = ","
+    t[(E.KEY_DOT, False, False)] = "."
+    if name == "us":
+        for k, c in zip(DIGITS, "!@#$%^&*()"):
+            t[(getattr(E, "KEY_" + k), True, False)] = c
+        t[(E.KEY_MINUS, False, False)] = "-"
+        t[(E.KEY_SLASH, True, False)] = "?"
+        t[(E.KEY_SEMICOLON, True, False)] = ":"
+    elif name == "de":
+        for s in (False, True):  # QWERTZ: Y and Z trade places
+            t[(E.KEY_Y, s, False)] = "Z" if s else "z"
+            t[(E.KEY_Z, s, False)] = "Y" if s else "y"
+        for k, c in zip("1234567890", '!"§$%&/()='):
+            t[(getattr(E, "KEY_" + k), True, False)] = c
+        t[(E.KEY_Q, False, True)] = "@"
+        t[(E.KEY_SLASH, False, False)] = "-"
+        t[(E.KEY_MINUS, True, False)] = "?"
+        t[(E.KEY_DOT, True, False)] = ":"
+    return t
+
+
+def find(kind, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        for path in evdev.list_devices():
+            try:
+                d = evdev.InputDevice(path)
+            except OSError:
+                continue
+            caps = d.capabilities()
+            if NAME not in d.name:
+                d.close()
+                continue
+            keys = caps.get(E.EV_KEY, [])
+            if kind == "keyboard" and E.EV_LED in caps:
+                return d
+            axes = [a[0] if isinstance(a, tuple) else a for a in caps.get(E.EV_ABS, [])]
+            if kind == "tablet" and E.ABS_X in axes:
+                return d
+            rels = caps.get(E.EV_REL, [])
+            if kind == "mouse" and E.REL_X in rels and E.ABS_X not in axes:
+                return d
+            # Consumer control has ABS_VOLUME and REL_HWHEEL (AC Pan), no X.
+            if kind == "consumer" and E.KEY_VOLUMEUP in keys and E.EV_LED not in caps \
+                    and E.ABS_X not in axes and E.REL_X not in rels:
+                return d
+            d.close()
+        time.sleep(0.2)
+    sys.exit("no %s input device named %s" % (kind, NAME))
+
+
+def events(d, idle=30):
+    """The device's events until it goes away or is quiet for idle s."""
+    while True:
+        r, _, _ = select.select([d.fd], [], [], idle)
+        if not r:
+            return
+        try:
+            for ev in d.read():
+                yield ev
+        except OSError:
+            return  # the device went away
+
+
+def ready(path):
+    with open(path, "w") as f:
+        f.write("ready\n")
+
+
+def norepeat(d):
+    """No autorepeat (for every reader, the console too): a key the host
+    holds while the loaded bed stalls must not type twice."""
+    d.repeat = (0, 60000)
+
+
+def cmd_text(lay, text, prog, rdy):
+    table = layout(lay)
+    d = find("keyboard")
+    norepeat(d)
+    ready(rdy)
+    shift = altgr = False
+    out = ""
+    for ev in events(d):
+        if ev.type != E.EV_KEY:
+            continue
+        if ev.code in (E.KEY_LEFTSHIFT, E.KEY_RIGHTSHIFT):
+            shift = ev.value != 0
+        elif ev.code == E.KEY_RIGHTALT:
+            altgr = ev.value != 0
+        elif ev.value == 1:
+            out += table.get((ev.code, shift, altgr), "<%d%s%s>" % (
+                ev.code, "+shift" if shift else "", "+altgr" if altgr else ""))
+            with open(prog + ".new", "w") as f:
+                f.write("%d\n" % len(out))
+            os.rename(prog + ".new", prog)
+            if len(out) >= len(text):
+                break
+        elif ev.type == E.EV_SYN and ev.code == E.SYN_DROPPED:
+            print("evdev dropped events (the reader fell behind)", file=sys.stderr)
+    print(out)
+    return 0 if out == text else 1
+
+
+def cmd_keys(kind, n, rdy):
+    d = find(kind)
+    if kind == "keyboard":
+        norepeat(d)
+    ready(rdy)
+    got = 0
+    for ev in events(d):
+        # Autorepeat (value 2) is the host's own: only presses and releases.
+        if ev.type == E.EV_KEY and ev.value != 2:
+            print(ev.code, ev.value)
+            got += 1
+            if got == n:
+                return 0
+    return 1
+
+
+def cmd_ptr(kind, n, rdy):
+    d = find(kind)
+    ready(rdy)
+    got = 0
+    for ev in events(d):
+        # Linux 6.1 reports each wheel step twice, as REL_WHEEL and
+        # REL_WHEEL_HI_RES (120 a step): the test counts the first.
+        if ev.type == E.EV_REL and ev.code in (E.REL_WHEEL_HI_RES, E.REL_HWHEEL_HI_RES):
+            continue
+        if ev.type in (E.EV_KEY, E.EV_REL, E.EV_ABS):
+            print(E.EV[ev.type], ev.code, ev.value)
+            got += 1
+            if got == n:
+                return 0
+    return 1
+
+
+def cmd_led(led, value):
+    d = find("keyboard")
+    d.set_led(getattr(E, led), int(value))
+    d.close()
+    return 0
+
+
+def hidraw_keyboard(usb):
+    """The /dev/hidrawN of the boot keyboard interface under usb."""
+    end = time.time() + 30
+    while time.time() < end:
+        for n in sorted(os.listdir("/sys/class/hidraw")):
+            dev = os.path.realpath("/sys/class/hidraw/%s/device" % n)
+            intf = os.path.dirname(dev)
+            if not intf.startswith(os.path.realpath(usb) + "/"):
+                continue
+            try:
+                with open(os.path.join(intf, "bInterfaceProtocol")) as f:
+                    if f.read().strip() == "01":
+                        return "/dev/" + n
+            except OSError:
+                continue
+        time.sleep(0.2)
+    sys.exit("no hidraw node for the keyboard")
+
+
+def cmd_unplug(after, vidpid, rdy):
+    usb = usb_dir(vidpid)
+    fd = os.open(hidraw_keyboard(usb), os.O_RDONLY)
+    ready(rdy)
+    presses = 0
+    while True:
+        r, _, _ = select.select([fd], [], [], 30)
+        if not r:
+            break
+        try:
+            rep = os.read(fd, 64)
+        except OSError:
+            break  # the device went away
+        if not rep:
+            break
+        if len(rep) >= 3 and rep[2]:
+            presses += 1
+            if presses == after:
+                with open(os.path.join(usb, "authorized"), "w") as f:
+                    f.write("0")
+    print(presses)
+    return 0 if presses >= after else 1
+
+
+def main(a):
+    if a[0] == "text":
+        return cmd_text(a[1], a[2], a[3], a[4])
+    if a[0] == "keys":
+        return cmd_keys(a[1], int(a[2]), a[3])
+    if a[0] == "ptr":
+        return cmd_ptr(a[1], int(a[2]), a[3])
+    if a[0] == "led":
+        return cmd_led(a[1], a[2])
+    if a[0] == "unplug":
+        return cmd_unplug(int(a[1]), a[2], a[3])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

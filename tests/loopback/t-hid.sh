@@ -1,0 +1,179 @@
+#!/bin/sh
+# The hid plugin under gadgetd: kvm.conf's keyboard, tablet, mouse and
+# media keys as the same kernel's usbhid and evdev see them (hid_host.py,
+# python3-evdev): typed text in US and German layouts decoded back to the
+# same text (key codes and Shift/AltGr exact), key combinations and
+# key --down/--up, relative and absolute pointer values and clicks, a
+# consumer key, Caps Lock set by the host seen by `gadgetctl hid leds`,
+# and an unplug mid-text (the host deconfigures the device, as far as the
+# gadget can tell an unplug): the count the command reports is the count
+# that arrived, and typing works again once plugged back.
+# Runs in the guest (see run-suite.sh); needs SRC and B.
+. "$SRC/tests/loopback/lib.sh"
+export LANG=C.UTF-8
+PY=/usr/bin/python3
+T=$SRC/tests/loopback
+OUT=/mnt/out
+HPID=
+
+# host_start NAME ARGS...: hid_host.py ARGS... NAME.ready in the
+# background, into NAME.out; returns once it listens (or has failed).
+host_start() {
+	local name=$1 n=300
+	shift
+	rm -f "$OUT/$name.ready"
+	timeout 120 $PY "$T/hid_host.py" "$@" "$OUT/$name.ready" >"$OUT/$name.out" 2>&1 &
+	HPID=$!
+	while [ $n -gt 0 ] && [ ! -e "$OUT/$name.ready" ] && kill -0 $HPID 2>/dev/null; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	[ -e "$OUT/$name.ready" ]
+}
+
+# host_done NAME: the reader's exit status; its output is shown.
+host_done() {
+	wait $HPID
+	local rc=$?
+	sed "s/^/  $1: /" "$OUT/$1.out"
+	return $rc
+}
+
+# same FILE TEXT: FILE holds exactly TEXT (lines as printf %b gives them).
+same() {
+	printf '%b\n' "$2" | cmp -s - "$1" || { echo "want:"; printf '%b\n' "$2"; return 1; }
+}
+
+# leds_say TEXT: `gadgetctl hid leds` says TEXT within 5 s.
+leds_say() {
+	local n=50 got
+	while [ $n -gt 0 ]; do
+		got=$(timeout 10 gadgetctl hid leds)
+		[ "$got" = "$1" ] && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	echo "gadgetctl hid leds: \"$got\", want \"$1\""
+	return 1
+}
+
+gd_install
+# No udevd: the HID driver and evdev are not loaded on enumeration.
+timeout 30 modprobe -a hid_generic evdev || die "modprobe hid_generic evdev"
+gd_start kvm
+SET=hid,mouse,rmouse,media
+gd_switch $SET
+PID=$(set_pid $SET)
+check "host sees 1d6b:$PID" wait_usb "1d6b:$PID"
+
+# type_text LAYOUT TEXT: TEXT five characters a command, each once the
+# host has decoded the last (text.prog), so that its reader never falls
+# more than 64 events behind (evdev's buffer; ten events a shifted
+# character) on a loaded bed.
+type_text() {
+	local rest=$2 chunk done=0 n
+	while [ -n "$rest" ]; do
+		chunk=$(printf '%s' "$rest" | cut -c1-5)
+		rest=$(printf '%s' "$rest" | cut -c6-)
+		done=$((done + ${#chunk}))
+		timeout 10 gadgetctl hid type --layout "$1" "$chunk" || return 1
+		n=200
+		while [ "$(cat "$OUT/text.prog" 2>/dev/null)" != "$done" ] && [ $n -gt 0 ]; do
+			sleep 0.1
+			n=$((n - 1))
+		done
+		[ $n -gt 0 ] || { echo "the host decoded $(cat "$OUT/text.prog" 2>/dev/null) of $done"; return 1; }
+	done
+}
+
+say "type, US layout"
+TXT='Hello, World! 123 y@z?-:'
+rm -f "$OUT/text.prog"
+host_start us text us "$TXT" "$OUT/text.prog" || { host_done us; die "no keyboard on the host side"; }
+check "gadgetctl hid type (us), 5 characters at a time" type_text us "$TXT"
+check "the host decodes the same text (us)" host_done us
+check "gadgetctl hid type: all at once, one reply" timeout 10 gadgetctl hid type "$TXT"
+
+say "type, German layout"
+TXT='Hallo, Welt! 123 zy@?-:"'
+rm -f "$OUT/text.prog"
+check "the host listens (de)" host_start de text de "$TXT" "$OUT/text.prog"
+check "gadgetctl hid type --layout de, 5 at a time" type_text de "$TXT"
+check "the host decodes the same text (de)" host_done de
+check_exit 5 "a character with no key in the layout is refused" \
+	timeout 10 gadgetctl hid type --layout de 'a^b'
+
+say "key combinations"
+check "the host listens (keys)" host_start keys keys keyboard 8
+check "gadgetctl hid key ctrl+alt+bksp" timeout 10 gadgetctl hid key ctrl+alt+bksp
+check "gadgetctl hid key --down shift" timeout 10 gadgetctl hid key --down shift
+check "gadgetctl hid key --up" timeout 10 gadgetctl hid key --up
+check "the host reads the keys" host_done keys
+check "ctrl and alt go down before backspace, all come up, then shift" \
+	same "$OUT/keys.out" "29 1\n56 1\n14 1\n29 0\n56 0\n14 0\n42 1\n42 0"
+
+say "relative mouse"
+check "the host listens (mouse)" host_start rel ptr mouse 8
+check "gadgetctl rmouse move 10 -5" timeout 10 gadgetctl rmouse move 10 -5
+check "gadgetctl rmouse move 300 0" timeout 10 gadgetctl rmouse mouse move 300 0
+check "gadgetctl rmouse click right" timeout 10 gadgetctl rmouse click right
+check "gadgetctl rmouse scroll 2" timeout 10 gadgetctl rmouse scroll 2
+check "the host reads the mouse" host_done rel
+check "relative moves split at 127, right click, wheel" same "$OUT/rel.out" \
+	"EV_REL 0 10\nEV_REL 1 -5\nEV_REL 0 127\nEV_REL 0 127\nEV_REL 0 46\nEV_KEY 273 1\nEV_KEY 273 0\nEV_REL 8 2"
+
+say "tablet"
+check "the host listens (tablet)" host_start abs ptr tablet 4
+check "gadgetctl mouse abs 1000 20000" timeout 10 gadgetctl mouse abs 1000 20000
+check "gadgetctl mouse click" timeout 10 gadgetctl mouse click
+check "the host reads the tablet" host_done abs
+check "absolute X and Y, then a left click" same "$OUT/abs.out" \
+	"EV_ABS 0 1000\nEV_ABS 1 20000\nEV_KEY 272 1\nEV_KEY 272 0"
+
+say "consumer key"
+check "the host listens (media)" host_start media keys consumer 2
+check "gadgetctl media key volume_up" timeout 10 gadgetctl media key volume_up
+check "the host reads KEY_VOLUMEUP down and up" host_done media
+check "KEY_VOLUMEUP (115) down and up" same "$OUT/media.out" "115 1\n115 0"
+
+say "LEDs set by the host"
+check "the host sets Caps Lock" timeout 30 $PY "$T/hid_host.py" led LED_CAPSL 1
+check "gadgetctl hid leds shows it" leds_say "num off caps on scroll off"
+check "the host clears Caps Lock" timeout 30 $PY "$T/hid_host.py" led LED_CAPSL 0
+check "gadgetctl hid leds shows that" leds_say "num off caps off scroll off"
+
+say "unplugged mid-text"
+LONG=$(printf 'abcdefghij%.0s' $(seq 30))
+check "the host listens (unplug)" host_start unplug unplug 10 "1d6b:$PID"
+REPLY=$(timeout 10 gadgetctl hid type "$LONG" 2>&1)
+RC=$?
+echo "reply ($RC): $REPLY"
+check "the host counted key presses until the device went" host_done unplug
+GOT=$(cat "$OUT/unplug.out")
+check "the command fails (exit $RC)" [ "$RC" != 0 ]
+# says WANT: REPLY holds WANT.
+says() { case $REPLY in *"$1"*) return 0 ;; esac; return 1; }
+# The gadget counts a press the host's controller acknowledged. The host
+# deconfigures the device from within the reader, and its HID layer
+# drops a report that completes during that teardown: so the reply may
+# count one press more than hidraw delivered, never fewer, never two more.
+counted() {
+	says "typed $GOT of 300 characters: the host disconnected" ||
+		says "typed $((GOT + 1)) of 300 characters: the host disconnected"
+}
+check "the reply counts what arrived ($GOT, or one more in the teardown)" counted
+# plugged back: authorized again, the host configures it anew.
+replug() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		[ "$(cat "$d/idVendor" 2>/dev/null):$(cat "$d/idProduct" 2>/dev/null)" = "1d6b:$PID" ] &&
+			{ echo 1 > "$d/authorized"; return; }
+	done
+	return 1
+}
+check "the host authorizes the device again" replug
+rm -f "$OUT/text.prog"
+check "the host listens (again)" host_start again text us "again" "$OUT/text.prog"
+check "typing works after the re-plug" timeout 10 gadgetctl hid type "again"
+check "the host decodes it" host_done again
+finish
