@@ -33,6 +33,7 @@ struct composer;
 struct netlink;
 struct supervisor;
 struct udc_monitor;
+struct udc_watch;
 struct loop_watch;
 
 #define GADGET_SET_MAX 256
@@ -106,6 +107,9 @@ struct gadget {
 	struct profile *profile;
 	int set;
 	char udc[64];
+	/* The host's side: the bound UDC's state, told as EVENT_HOST while
+	 * the gadget is on and its UDC is there (gadget_host_sync()). */
+	struct udc_watch *host;
 	struct gadget_txn *txn;
 	struct loop_watch *txn_report;
 	struct gadget_cmd *cmds;
@@ -179,6 +183,11 @@ void gadget_net_udc(struct gadget *g);
  * FILE:LINE and the other interface. */
 int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
 		     char *msg, size_t size);
+
+/* Watch the state of the UDC the gadget is bound to (EVENT_HOST), or
+ * stop watching when it is off or its UDC went: the last state told is
+ * then "not attached". */
+void gadget_host_sync(struct gadget *g);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */
