@@ -58,6 +58,7 @@ void gadget_free(struct gadget *g)
 		return;
 	g->freeing = true;
 	gadget_switch_txn_drop(g);
+	gadget_boot_cancel(g, NULL);
 	netlink_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
@@ -314,6 +315,7 @@ void gadget_cancel(struct gadget *g, void *data)
 
 	if (g->txn && g->txn->data == data)
 		g->txn->fn = NULL;
+	gadget_boot_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

@@ -39,6 +39,13 @@ void gadget_free(struct gadget *g);
 int gadget_boot_start(struct gadget *g, char *msg, size_t size,
 		      gadget_done_fn fn, void *data);
 
+/* gadget_boot.c: the start-up is over (gadget_boot_start()'s result:
+ * 0 when a set is up, the one it fell back to included, or the gadget
+ * stayed off as it was) or not yet (-EINPROGRESS: fn follows, once, when
+ * it is; -ECANCELED from gadget_free()). */
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data);
+
 /*
  * gadget_switch.c: switch to set (NULL: the profile's default) of
  * profile (NULL: keep the current one; otherwise the name of a profile in

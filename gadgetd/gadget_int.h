@@ -84,8 +84,20 @@ enum gadget_boot_step {
 	GADGET_BOOT_DONE,
 };
 
+/* A client waiting for the start-up to be over (gadget_boot_wait()). */
+struct gadget_boot_waiter {
+	gadget_done_fn fn;
+	void *data;
+	struct gadget_boot_waiter *next;
+};
+
 struct gadget_boot {
 	enum gadget_boot_step step;
+	/* The start-up is over, with r and result (its message). */
+	bool over;
+	int r;
+	char result[1024];
+	struct gadget_boot_waiter *waiters;
 	char saved[STATE_SET_MAX];
 	char note[2048];
 	bool fell;            /* a step failed */
@@ -188,6 +200,11 @@ int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
  * stop watching when it is off or its UDC went: the last state told is
  * then "not attached". */
 void gadget_host_sync(struct gadget *g);
+
+/* gadget_boot.c */
+/* Forget data's wait, or answer every wait (-ECANCELED, data NULL):
+ * gadget_cancel() and gadget_free(). */
+void gadget_boot_cancel(struct gadget *g, void *data);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */

@@ -19,7 +19,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS := -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
-	common/strv.c common/log.c
+	common/strv.c common/json.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)

@@ -18,7 +18,7 @@ test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadg
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c gadgetd/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
