@@ -59,6 +59,7 @@ void gadget_free(struct gadget *g)
 	g->freeing = true;
 	gadget_switch_txn_drop(g);
 	gadget_boot_cancel(g, NULL);
+	gadget_queue_cancel(g, NULL);
 	netlink_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
@@ -283,6 +284,14 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data)
 {
+	if ((gadget_busy(g) || g->queued) && fn)
+		return gadget_queue_client(g, true, NULL, NULL, msg, size, fn, data);
+	return gadget_reload_now(g, msg, size, fn, data);
+}
+
+int gadget_reload_now(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data)
+{
 	struct profile *p;
 	char name[GADGET_SET_MAX];
 	int r, idx;
@@ -316,6 +325,7 @@ void gadget_cancel(struct gadget *g, void *data)
 	if (g->txn && g->txn->data == data)
 		g->txn->fn = NULL;
 	gadget_boot_cancel(g, data);
+	gadget_queue_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

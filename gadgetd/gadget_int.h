@@ -70,6 +70,20 @@ struct gadget_txn {
 	void *data;
 };
 
+/* A client's switch or reload waiting for the one in progress
+ * (gadget_queue.c), in the order they came. */
+struct gadget_queued {
+	struct gadget *g;
+	bool reload;
+	bool has_profile, has_set;
+	char profile[64];
+	char set[GADGET_SET_MAX];
+	gadget_done_fn fn;
+	void *data;
+	struct loop_watch *timer;   /* switch_queue_timeout */
+	struct gadget_queued *next;
+};
+
 /* A plugin command waiting for its reply. */
 struct gadget_cmd {
 	struct gadget *g;
@@ -155,6 +169,9 @@ struct gadget {
 	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
 	struct loop_watch *queue;
 	char queued_what[PROFILE_NAME_MAX + 32];
+	/* Clients' switches and reloads, behind what the above wait for. */
+	struct gadget_queued *queued;
+	unsigned n_queued;
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
@@ -175,6 +192,9 @@ struct gadget {
 #define GADGET_OFF_NOTE "; the gadget is off"
 
 /* gadget.c */
+/* gadget_reload() now, the gadget idle. */
+int gadget_reload_now(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data);
 /* -EBUSY, msg saying what the gadget is busy with. */
 int gadget_refuse_busy(struct gadget *g, char *msg, size_t size);
 /* The state file records the active profile and set (or off). */
@@ -256,5 +276,16 @@ void gadget_queue_plugin_request(const char *function, const char *request,
 void gadget_queue_kick(struct gadget *g);
 /* Run what waits now, when a transaction or command has ended. */
 void gadget_queue_run_now(struct gadget *g);
+/* A client's switch (profile, set as gadget_switch() takes them) or
+ * reload, while another runs or others wait: -EINPROGRESS (fn follows
+ * once it ran, or with -ETIME after switch_queue_timeout), -EBUSY when
+ * switch_queue wait already, or a request refused at once (an unknown
+ * set of the profile that will be active). */
+int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
+			const char *set, char *msg, size_t size,
+			gadget_done_fn fn, void *data);
+/* Forget data's queued requests, or (data NULL, gadget_free()) answer
+ * every one with -ECANCELED. */
+void gadget_queue_cancel(struct gadget *g, void *data);
 
 #endif

@@ -622,5 +622,8 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
+	/* A client waits its turn; nobody overtakes the queue. */
+	if ((gadget_busy(g) || g->queued) && fn)
+		return gadget_queue_client(g, false, profile, set, msg, size, fn, data);
 	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
 }

@@ -114,8 +114,6 @@ static int gadgetctl_exit(int32_t status)
 		return CTL_EXIT_INVALID;
 	case EBUSY:
 		return CTL_EXIT_BUSY;
-	case ETIMEDOUT:
-		return CTL_EXIT_TIMEOUT;
 	}
 	return CTL_EXIT_FAILED;
 }
