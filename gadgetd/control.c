@@ -261,8 +261,14 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
 	case CTL_LIST:
-		gadget_list(c->gadget, out);
-		return 0;
+		if (!argc) {
+			gadget_list(c->gadget, out);
+			return 0;
+		}
+		r = argc == 1 ? gadget_list_names(c->gadget, out, argv[0]) : -EINVAL;
+		if (r < 0)
+			snprintf(msg, sizeof(msg), "list takes sets, profiles or functions");
+		break;
 	case CTL_STATUS:
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;

@@ -69,6 +69,13 @@ void gadget_queue_reload(struct gadget *g);
 void gadget_status(struct gadget *g, FILE *out, bool json);
 /* gadget_list.c: `gadgetctl list`. */
 void gadget_list(struct gadget *g, FILE *out);
+/* `gadgetctl list --sets|--profiles|--functions`, for scripts and shell
+ * completion: what ("sets", "profiles" or "functions") one a line: the
+ * active profile's sets (functions joined by commas), the profiles that
+ * `switch --profile` may name, or the active profile's functions, each
+ * with its plugin ("-" for a kernel function) after a tab. -EINVAL for
+ * another what. */
+int gadget_list_names(struct gadget *g, FILE *out, const char *what);
 /* gadget_command.c: argv[0] is the function. Refused (-EBUSY) during a
  * switch; a switch waits (-EBUSY for clients, queued for plugins) until
  * it is answered. */

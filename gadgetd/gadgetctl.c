@@ -40,7 +40,9 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  CTL_SWITCH, 1, 3, NULL },
 	{ "off", "", "unbind and remove the gadget (root or admin_group)", CTL_OFF,
 	  0, 0, NULL },
-	{ "list", "", "list the profile's functions and allowed sets", CTL_LIST, 0, 0, NULL },
+	{ "list", "[--sets|--profiles|--functions]", "list the profile's functions and\n"
+	  "allowed sets; with an option only those names, one a line (functions:\n"
+	  "NAME, a tab, PLUGIN or -)", CTL_LIST, 0, 1, NULL },
 	{ "status", "[--json]", "show profile, set, UDC, speed, plugins and the\n"
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
 	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
@@ -432,6 +434,16 @@ static int gadgetctl_run(const char *sock, const struct gadgetctl_cmd *c,
 	}
 	if (c->local)
 		return c->local(argc, argv);
+	if (c->type == CTL_LIST && argc == 1) {
+		char *what[] = { argv[0] + 2 };
+
+		if (strcmp(argv[0], "--sets") && strcmp(argv[0], "--profiles") &&
+		    strcmp(argv[0], "--functions")) {
+			fprintf(stderr, "Usage: gadgetctl list %s\n", c->args);
+			return CTL_EXIT_USAGE;
+		}
+		return gadgetctl_request(sock, CTL_LIST, 1, what);
+	}
 	if (c->type == CTL_STATUS && argc == 1) {
 		if (strcmp(argv[0], "--json")) {
 			fprintf(stderr, "Usage: gadgetctl status [--json]\n");

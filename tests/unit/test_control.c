@@ -78,6 +78,14 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	fprintf(out, json ? "{\"set\":\"acm\"}\n" : "set: acm\n");
 }
 
+int gadget_list_names(struct gadget *g, FILE *out, const char *what)
+{
+	if (strcmp(what, "sets"))
+		return -EINVAL;
+	fprintf(out, "acm\nmtp,adb\n");
+	return 0;
+}
+
 void gadget_list(struct gadget *g, FILE *out)
 {
 	fprintf(out, "sets:\n");
@@ -1068,6 +1076,21 @@ static void test_monitor_bye(void **state)
 	event_emit(EVENT_HOST, NULL, "not attached", 0);
 }
 
+/* list sets: for a member of group too; an unknown list is invalid. */
+static void test_list_names(void **state)
+{
+	struct fixture *f = *state;
+	char req[32], text[256];
+	size_t n = request(req, CTL_LIST, "sets", 5);
+
+	fake_peer = peer_group;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_string_equal(text, "acm\nmtp,adb\n");
+	n = request(req, CTL_LIST, "keys", 5);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EINVAL);
+	assert_string_equal(text, "list takes sets, profiles or functions\n");
+}
+
 /* wait: at once when the start-up is over, else when it ends; a member
  * of group may ask. */
 static void test_wait(void **state)
@@ -1143,6 +1166,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_monitor_slow_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_bye, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_pending, setup, teardown),
 	};
 

@@ -1015,6 +1015,27 @@ static void test_queue_cancel_and_expiry(void **state)
 	assert_int_equal(b.r, -ECANCELED);
 }
 
+/* The names shell completion asks for. */
+static void test_list_names(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(gadget_list_names(f->g, out, "sets"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "profiles"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "functions"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "set"), -EINVAL);
+	fclose(out);
+	assert_string_equal(text, "acm,ecm\nncm\nacm,adb\nmtp,adb\nmtp,adb,aoa\n"
+			    "ncm,acm,ecm\necm,acm,adb\nrndis,adb\n"
+			    "t\n"
+			    "acm\t-\necm\t-\nncm\t-\nadb\tadb\nmtp\tmtp\naoa\taccessory\n"
+			    "rndis\t-\n");
+	free(text);
+}
+
 /* Off: begun and done at once, and the host is told it is detached. */
 static void test_off_events(void **state)
 {
@@ -1036,6 +1057,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue_cancel_and_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_replaces_functions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_keeps_common_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_function_touches_nothing, setup, teardown),
