@@ -1,0 +1,145 @@
+# Events and the queue of switches: `gadgetctl wait` before and after the
+# start-up, `gadgetctl monitor --json` lines matching what happened (switches
+# begun and done, the host configured and detached with its UDC, a worker
+# killed and restarted, gadgetd stopping), two switches asked at once both
+# done in order, and a burst of 50 on a queue of 2: the overflow exits 6,
+# the rest are each answered with their own switch. Runs in the guest (see
+# run-suite.sh). Only acm and adb: a network function bound before its UDC
+# vanishes may not bind again on this kernel (t-switch.sh).
+. "$SRC/tests/loopback/lib.sh"
+
+gd_install
+gd_config switch_queue 2
+gd_example lab
+gd_config profile '"lab"'
+
+say "wait: no gadgetd"
+check_exit 3 "wait --timeout 0.5 without gadgetd: not reachable" \
+	timeout 10 gadgetctl wait --timeout 0.5
+check_exit 2 "wait --timeout x: usage" gadgetctl wait --timeout x
+
+say "wait, asked before gadgetd starts"
+(timeout 60 gadgetctl wait --timeout 50 >wait.out 2>&1; echo $? >wait.rc) &
+WAITER=$!
+gd_start
+# gd_start returns once the start-up switch is over: the waiter follows.
+n=0; while [ ! -s wait.rc ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "wait exited 0 once the start-up was over" test "$(cat wait.rc 2>/dev/null)" = 0
+check "wait said what came up" grep -q "acm,ecm" wait.out
+wait $WAITER 2>/dev/null
+check_exit 0 "wait after the start-up: at once" timeout 5 gadgetctl wait --timeout 1
+
+say "monitors"
+gadgetctl monitor --json >mon.json 2>mon.err &
+MON=$!
+gadgetctl monitor >mon.txt 2>mon-text.err &
+MONT=$!
+# Subscribed once a switch is heard: the switch that proves it is ours.
+n=0
+until [ $n -ge 3 ] || { gd_switch acm >/dev/null; grep -q '"switch-done".*"detail":"acm"' mon.json; }; do
+	gd_switch acm,adb >/dev/null
+	n=$((n + 1))
+done
+check "the monitor heard a switch" grep -q '"event":"switch-begun"' mon.json
+
+# jq over all lines so far.
+mon() { jq -se "$1" mon.json >/dev/null; }
+# Every switch-begun followed by its switch-done before the next begins.
+in_order() {
+	jq -se '[.[] | select(.event == "switch-begun" or .event == "switch-done")] as $e |
+		($e | length) % 2 == 0 and
+		all(range(0; $e | length); $e[.].event == (if . % 2 == 0 then "switch-begun" else "switch-done" end)) and
+		all(range(0; $e | length; 2); $e[. + 1].code != 0 or $e[. + 1].detail == $e[.].detail)' mon.json >/dev/null
+}
+
+say "two switches asked at once"
+B0=$(wc -l <mon.json)
+(timeout 60 gadgetctl switch acm,adb >two1.out 2>&1; echo $? >two1.rc) &
+P1=$!
+(timeout 60 gadgetctl switch acm >two2.out 2>&1; echo $? >two2.rc) &
+P2=$!
+wait $P1 $P2
+check "the first exits 0" test "$(cat two1.rc)" = 0
+check "the second exits 0 (queued, not busy)" test "$(cat two2.rc)" = 0
+cat two1.out two2.out
+check "each was answered with its own set" sh -c 'grep -q acm,adb two1.out && grep -q "to acm \|^acm is" two2.out'
+check "both switches were begun and done, one after the other" \
+	sh -c "tail -n +$((B0 + 1)) mon.json | jq -se '[.[] | select(.event == \"switch-done\" and .code == 0)] | length == 2' >/dev/null"
+check "switch events in order" in_order
+
+say "a burst of 50 on a queue of 2"
+B0=$(wc -l <mon.json)
+i=0
+while [ $i -lt 50 ]; do
+	if [ $((i % 2)) = 0 ]; then set=acm; else set=acm,adb; fi
+	(timeout 120 gadgetctl switch $set >burst.$i.out 2>&1; echo $? >burst.$i.rc) &
+	i=$((i + 1))
+done
+# Every one answers: each of ours was queued (exit 0 once done) or refused
+# (exit 6); none waits for ever.
+n=0
+while [ "$(ls burst.*.rc 2>/dev/null | wc -l)" -lt 50 ] && [ $n -lt 900 ]; do sleep 0.1; n=$((n + 1)); done
+ok=0 busy=0 other=0 mine=1
+i=0
+while [ $i -lt 50 ]; do
+	if [ $((i % 2)) = 0 ]; then set=acm; else set=acm,adb; fi
+	case $(cat burst.$i.rc 2>/dev/null) in
+	0)
+		ok=$((ok + 1))
+		grep -Eq "(to |^)$set( \(| is already)" burst.$i.out || { echo "burst $i ($set): $(cat burst.$i.out)"; mine=0; } ;;
+	6) busy=$((busy + 1)) ;;
+	*) other=$((other + 1)); echo "burst $i: exit $(cat burst.$i.rc 2>/dev/null): $(cat burst.$i.out)" ;;
+	esac
+	i=$((i + 1))
+done
+echo "burst: $ok done, $busy busy, $other other"
+check "every request of the burst was answered 0 or 6" test $other = 0
+check "the overflow was refused as busy" test $busy -gt 0
+check "at least the running one and the queue's 2 were done" test $ok -ge 3
+check "each done request was answered with its own set" test $mine = 1
+check "a refusal names the full queue or the client limit" \
+	sh -c 'cat burst.*.out | grep -Eq "switch_queue = 2|too many clients"'
+check "switch events still in order" in_order
+check "as many successful switch-done events as switches that were not already active" \
+	sh -c "test \"\$(tail -n +$((B0 + 1)) mon.json | jq -s '[.[] | select(.event == \"switch-done\" and .code == 0)] | length')\" = \
+	\"\$(grep -l '^switched to' burst.*.out | wc -l)\""
+
+say "the host: configured, then detached with the UDC"
+gd_switch acm >/dev/null
+check "host configured" wait_usb 1d6b:0106
+n=0; until mon 'any(.[]; .event == "host" and .detail == "configured")' || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "monitor: host configured" mon 'any(.[]; .event == "host" and .detail == "configured")'
+B0=$(wc -l <mon.json)
+timeout 30 rmmod dummy_hcd
+n=0; until tail -n +$((B0 + 1)) mon.json | grep -q '"detail":"not attached"' || [ $n -ge 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "monitor: host not attached once the UDC went" \
+	sh -c "tail -n +$((B0 + 1)) mon.json | grep -q '\"event\":\"host\".*\"detail\":\"not attached\"'"
+B0=$(wc -l <mon.json)
+timeout 30 modprobe dummy_hcd
+check "the gadget is back on the returning UDC" wait_usb 1d6b:0106 20
+n=0; until tail -n +$((B0 + 1)) mon.json | grep -q '"detail":"configured"' || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+check "monitor: host configured again" \
+	sh -c "tail -n +$((B0 + 1)) mon.json | grep -q '\"event\":\"host\".*\"detail\":\"configured\"'"
+
+say "a worker killed and restarted"
+gd_switch acm,adb >/dev/null
+apid=$(gd_status 'plugin("adb").pid')
+check "the adb worker runs" test -n "$apid" -a "$apid" != 0
+kill -KILL "$apid"
+n=0; until mon 'any(.[]; .event == "plugin-restarted" and .function == "adb")' || [ $n -ge 150 ]; do sleep 0.1; n=$((n + 1)); done
+check "monitor: plugin-restarted adb, restarts 1" \
+	mon 'any(.[]; .event == "plugin-restarted" and .function == "adb" and .code == 1)'
+check "status agrees: adb restarted once" gd_status 'plugin("adb").restarts == 1'
+
+say "text and the end"
+check "the text monitor printed the same switches" grep -q ' switch-done acm,adb$' mon.txt
+check "the text monitor printed the host" grep -q ' host configured$' mon.txt
+cp mon.json mon.txt /mnt/out/ 2>/dev/null
+gd_stop
+n=0; while kill -0 $MON 2>/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+wait $MON
+check "monitor exits 0 when gadgetd stops" test $? = 0
+wait $MONT
+check "the text monitor too" test $? = 0
+check "and says why on stderr" grep -q "gadgetd is stopping" mon.err
+finish
