@@ -260,9 +260,11 @@ static void gadgetctl_event_print(const struct ctl_event *ev, bool json)
 		putchar(' ');
 		gadgetctl_text(ev->function);
 	}
-	putchar(' ');
 	/* A switch to "" is off. */
-	gadgetctl_text(ev->detail[0] || strncmp(ev->kind, "switch-", 7) ? ev->detail : "off");
+	if (ev->detail[0] || !strncmp(ev->kind, "switch-", 7)) {
+		putchar(' ');
+		gadgetctl_text(ev->detail[0] ? ev->detail : "off");
+	}
 	if (ev->code)
 		printf(" (%s %" PRId32 ")", strcmp(ev->kind, "plugin-restarted") &&
 		       strcmp(ev->kind, "plugin-failed") ? "code" : "restarts", ev->code);
