@@ -1015,6 +1015,43 @@ static void test_queue_cancel_and_expiry(void **state)
 	assert_int_equal(b.r, -ECANCELED);
 }
 
+/* gadgetctl wait: asked before the start-up began, answered when it is
+ * over, in order; at once afterwards; a cancelled waiter hears nothing. */
+static void test_boot_wait(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result w1 = { 0 }, w2 = { 0 }, gone = { 0 }, boot = { 0 };
+
+	gadget_free(f->g);
+	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w1),
+			 -EINPROGRESS);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &gone),
+			 -EINPROGRESS);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w2),
+			 -EINPROGRESS);
+	gadget_cancel(f->g, &gone);
+	assert_int_equal(finish(f, gadget_boot_start(f->g, f->msg, sizeof(f->msg),
+						     fake_on_done, &boot), &boot), 0);
+	assert_int_equal(fake_wait_done(f->loop, &w2), 0);
+	assert_true(w1.done);
+	assert_int_equal(w1.r, 0);
+	assert_non_null(strstr(w1.msg, "acm,ecm"));
+	assert_false(gone.done);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &gone), 0);
+	assert_non_null(strstr(f->msg, "acm,ecm"));
+	/* Waiting at gadget_free(): told gadgetd stops. */
+	gadget_free(f->g);
+	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
+	memset(&w1, 0, sizeof(w1));
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w1),
+			 -EINPROGRESS);
+	gadget_free(f->g);
+	f->g = NULL;
+	assert_true(w1.done);
+	assert_int_equal(w1.r, -ECANCELED);
+}
+
 /* The names shell completion asks for. */
 static void test_list_names(void **state)
 {
@@ -1058,6 +1095,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_cancel_and_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_replaces_functions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_keeps_common_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_function_touches_nothing, setup, teardown),
