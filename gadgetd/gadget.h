@@ -51,9 +51,13 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
  * profile (NULL: keep the current one; otherwise the name of a profile in
  * profile_dir, loaded and validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
- * request (nothing touched), -EBUSY during another switch, other codes for
- * a failure after which the gadget was rolled back. -EBUSY also while a
- * plugin command waits for its reply.
+ * request (nothing touched), other codes for a failure after which the
+ * gadget was rolled back. Asked with fn while another switch, a plugin
+ * command or an off is in progress (or others wait), it waits its turn
+ * in the clients' queue (gadget_queue.c): -EINPROGRESS, fn follows once
+ * its own switch is done (-ETIME when it waited switch_queue_timeout);
+ * -EBUSY when switch_queue requests wait already. gadget_reload() queues
+ * the same way; gadget_off() and gadget_command() are refused (-EBUSY).
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data);
