@@ -129,7 +129,8 @@ check "a successful switch-done for each of the $switched switches (the rest wer
 check "switch events still in order" in_order
 
 say "the host: configured, then detached with the UDC"
-B0=$(wc -l <mon.json)
+# acm may be active already, configured since the burst: any line counts.
+B0=0
 gd_switch acm >/dev/null
 check "host configured" wait_usb 1d6b:0106
 check "monitor: host configured" wait_lines '"event":"host".*"detail":"configured"'
