@@ -29,6 +29,7 @@ DOCDIR ?= $(PREFIX)/share/doc/gadgetd
 UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
 SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 RUNDIR ?= /run
 STATEDIR ?= /var/lib/gadgetd
 
@@ -402,6 +403,7 @@ install-files:
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
+	install -Dm644 gadgetd/gadgetctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/gadgetctl
 
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \

@@ -24,7 +24,17 @@ enum ctl_type {
 	CTL_STATUS = 4,    /* optional "json" */
 	CTL_RELOAD = 5,    /* no arguments */
 	CTL_FUNCTION = 6,  /* function name, then its command's arguments */
+	/* No arguments. Answered with a CTL_REPLY (0: subscribed), then one
+	 * CTL_EVENT per event for as long as the connection stays open; a
+	 * later CTL_REPLY ends it: 0 when gadgetd stops, -ENOBUFS when the
+	 * client fell behind and was dropped. */
+	CTL_MONITOR = 7,
+	/* No arguments: the reply comes once the start-up is over (its
+	 * result: 0 when the start-up set, or the one it fell back to, is
+	 * up). */
+	CTL_WAIT = 8,
 	CTL_REPLY = 128,
+	CTL_EVENT = 129,   /* see struct ctl_event */
 };
 
 /* Reply status: 0 or a positive errno value, and how gadgetctl exits. */
@@ -46,7 +56,8 @@ enum ctl_exit {
 	CTL_EXIT_NO_DAEMON = 3,   /* cannot reach gadgetd */
 	CTL_EXIT_DENIED = 4,      /* not root and not in the configured group */
 	CTL_EXIT_INVALID = 5,     /* unknown function, set not allowed, bad file */
-	CTL_EXIT_BUSY = 6,        /* another switch is running */
+	CTL_EXIT_BUSY = 6,        /* the queue of switches is full */
+	CTL_EXIT_TIMEOUT = 7,     /* wait --timeout ran out */
 };
 
 /*
@@ -80,5 +91,24 @@ int ctl_build_reply(char *buf, size_t size, int32_t status, const char *text,
  * into buf). -EBADMSG when it is not a well-formed CTL_REPLY. */
 int ctl_parse_reply(const char *buf, size_t n, int32_t *status,
 		    const char **text);
+
+/*
+ * An event (gadgetd/event.h) as a monitor receives it: its payload is
+ * five NUL-terminated strings: kind ("switch-done"...), function ("" for
+ * none), detail, code and the time in milliseconds since the epoch (both
+ * decimal). The pointers point into the datagram.
+ */
+struct ctl_event {
+	const char *kind;
+	const char *function;
+	const char *detail;
+	int32_t code;
+	int64_t time_ms;
+};
+
+/* -E2BIG when it does not fit in size (a detail is cut to fit first). */
+int ctl_build_event(char *buf, size_t size, const struct ctl_event *ev);
+/* -EBADMSG when buf is not a well-formed CTL_EVENT. */
+int ctl_parse_event(char *buf, size_t n, struct ctl_event *ev);
 
 #endif

@@ -74,6 +74,8 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(heartbeat_timeout, CONFIG_KEY_MS, heartbeat_timeout_ms),
 	CONFIG_KEY(restart_limit, CONFIG_KEY_COUNT, restart_limit),
 	CONFIG_KEY(restart_window, CONFIG_KEY_MS, restart_window_ms),
+	CONFIG_KEY(switch_queue, CONFIG_KEY_COUNT, switch_queue),
+	CONFIG_KEY(switch_queue_timeout, CONFIG_KEY_MS, switch_queue_timeout_ms),
 };
 
 /*
@@ -140,6 +142,8 @@ static void config_defaults(struct config *c, const char *file)
 	c->heartbeat_timeout_ms = 6000;
 	c->restart_limit = 5;
 	c->restart_window_ms = 60000;
+	c->switch_queue = 8;
+	c->switch_queue_timeout_ms = 60000;
 }
 
 static int config_set(struct config *c, const struct config_key *k,

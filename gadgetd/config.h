@@ -21,6 +21,9 @@
  *   heartbeat_timeout = 6000;                # ms without an answer: killed
  *   restart_limit = 5;                       # crashes within restart_window
  *   restart_window = 60000;                  #   (ms) that mark a plugin failed
+ *   switch_queue = 8;                        # switches and reloads that may
+ *                                            #   wait behind the one running
+ *   switch_queue_timeout = 60000;            # ms one may wait for its turn
  *
  * Relative paths are taken relative to the directory of the file.
  */
@@ -55,6 +58,11 @@ struct config {
 	/* restart_limit exits within restart_window_ms: no more restarts. */
 	unsigned restart_limit;
 	unsigned restart_window_ms;
+	/* Clients' switches and reloads waiting for the one in progress: at
+	 * most switch_queue (1..CONFIG_RESTART_LIMIT_MAX), each for at most
+	 * switch_queue_timeout_ms. */
+	unsigned switch_queue;
+	unsigned switch_queue_timeout_ms;
 };
 
 /* The most restart_limit may be: the supervisor keeps that many exit times. */

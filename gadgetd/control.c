@@ -1,5 +1,6 @@
 #include "control.h"
 #include "access.h"
+#include "event.h"
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
@@ -12,9 +13,17 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CONTROL_MAX_ARGS 64
+
+/* One datagram waiting for a monitor that does not read fast enough. */
+struct control_out {
+	struct control_out *next;
+	size_t len;
+	char buf[];
+};
 
 struct control_client {
 	struct control *ctl;
@@ -26,6 +35,14 @@ struct control_client {
 	 * waits for plugins): the reply comes from control_client_done(). */
 	bool pending;
 	char *early;              /* text printed before the request went on */
+	/* A monitor (CTL_MONITOR): its subscription, and what the socket
+	 * did not take yet, at most CONTROL_MONITOR_QUEUE datagrams. */
+	struct event_sub *monitor;
+	struct control_out *out_head, **out_tail;
+	unsigned n_out;
+	/* Fell behind (or its socket failed): the last datagram queued says
+	 * so, and the client goes once it is sent (or after idle_ms). */
+	bool dropping;
 };
 
 struct control {
@@ -40,7 +57,7 @@ struct control {
 	unsigned n_clients;
 	unsigned max_clients, idle_ms, retry_ms;
 	unsigned per_uid, reserved;
-	struct log_burst full_log, accept_log, denied_log;
+	struct log_burst full_log, accept_log, denied_log, monitor_log;
 };
 
 static void control_client_done(int r, const char *msg, void *data);
@@ -69,6 +86,164 @@ static int control_switch(struct control *c, struct control_client *cl,
 			     control_client_done, cl);
 }
 
+static void control_client_free(struct control_client *cl);
+
+static void control_out_clear(struct control_client *cl)
+{
+	while (cl->out_head) {
+		struct control_out *o = cl->out_head;
+
+		cl->out_head = o->next;
+		free(o);
+	}
+	cl->out_tail = &cl->out_head;
+	cl->n_out = 0;
+}
+
+static int control_out_push(struct control_client *cl, const char *buf, size_t len)
+{
+	struct control_out *o = malloc(sizeof(*o) + len);
+
+	if (!o)
+		return -ENOMEM;
+	o->next = NULL;
+	o->len = len;
+	memcpy(o->buf, buf, len);
+	if (!cl->out_tail)
+		cl->out_tail = &cl->out_head;
+	*cl->out_tail = o;
+	cl->out_tail = &o->next;
+	cl->n_out++;
+	return 0;
+}
+
+/* Send what waits: 0 once all is sent, -EAGAIN while the socket is
+ * full, another -errno when the client is gone. */
+static int control_out_flush(struct control_client *cl)
+{
+	int fd = loop_watch_fd(cl->io);
+
+	while (cl->out_head) {
+		struct control_out *o = cl->out_head;
+
+		if (send(fd, o->buf, o->len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+			       ? -EAGAIN : -errno;
+		cl->out_head = o->next;
+		if (!cl->out_head)
+			cl->out_tail = &cl->out_head;
+		cl->n_out--;
+		free(o);
+	}
+	return 0;
+}
+
+/*
+ * A monitor that fell behind is dropped, not allowed to grow gadgetd's
+ * memory: it hears no more events, its queue ends with a reply saying
+ * why (-ENOBUFS), and it is closed once that is sent, or after idle_ms
+ * if it never reads. A monitor whose socket failed (err) just goes, from
+ * the loop rather than from inside the event's delivery.
+ */
+static void control_monitor_drop(struct control_client *cl, int err)
+{
+	struct control *c = cl->ctl;
+	char buf[256], text[160];
+	int n;
+
+	cl->dropping = true;
+	event_unsubscribe(cl->monitor);
+	cl->monitor = NULL;
+	if (err) {
+		control_out_clear(cl);
+	} else {
+		snprintf(text, sizeof(text), "gadgetd: this monitor fell behind by %u "
+			 "events and was dropped\n", cl->n_out);
+		n = ctl_build_reply(buf, sizeof(buf), -ENOBUFS, text, strlen(text));
+		if (n > 0)
+			control_out_push(cl, buf, n);
+		if (log_burst_ok(&c->monitor_log))
+			log_warnx("control: dropped the monitor of uid %u (pid %d): it fell "
+				  "behind by %u events", (unsigned)cl->peer.uid,
+				  (int)cl->peer.pid, CONTROL_MONITOR_QUEUE);
+	}
+	loop_watch_set_events(cl->io, EPOLLIN | EPOLLOUT);
+	loop_timer_rearm(cl->idle, c->idle_ms);
+}
+
+static void control_monitor_event(const struct event *ev, void *data)
+{
+	static char buf[8192];
+	struct control_client *cl = data;
+	struct timespec now;
+	struct ctl_event ce = {
+		.kind = event_kind_name(ev->kind),
+		.function = ev->function ? ev->function : "",
+		.detail = ev->detail, .code = ev->code,
+	};
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	ce.time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	n = ctl_build_event(buf, sizeof(buf), &ce);
+	if (n < 0 || cl->dropping)
+		return;
+	if (!cl->out_head) {
+		if (send(loop_watch_fd(cl->io), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
+			return;
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+			control_monitor_drop(cl, errno);
+			return;
+		}
+	}
+	if (cl->n_out >= CONTROL_MONITOR_QUEUE || control_out_push(cl, buf, n) < 0) {
+		control_monitor_drop(cl, 0);
+		return;
+	}
+	loop_watch_set_events(cl->io, EPOLLIN | EPOLLOUT);
+}
+
+/* From now on cl hears every event; it sends nothing more. */
+static int control_monitor_start(struct control_client *cl, FILE *out)
+{
+	cl->monitor = event_subscribe(control_monitor_event, cl);
+	if (!cl->monitor) {
+		fprintf(out, "%s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	cl->out_tail = &cl->out_head;
+	return 0;
+}
+
+/* A monitor's socket: its queue drains, and a hang-up ends it. Whatever
+ * it sends is read and ignored. */
+static void control_monitor_io(struct control_client *cl, int fd, uint32_t events)
+{
+	char buf[256];
+	ssize_t n;
+	int r;
+
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		control_client_free(cl);
+		return;
+	}
+	if (events & EPOLLIN) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			control_client_free(cl);
+			return;
+		}
+	}
+	r = control_out_flush(cl);
+	if (r == -EAGAIN)
+		return;
+	if (r < 0 || cl->dropping) {
+		control_client_free(cl);
+		return;
+	}
+	loop_watch_set_events(cl->io, EPOLLIN);
+}
+
 static int control_dispatch(struct control *c, struct control_client *cl,
 			    uint16_t type, int argc, char **argv, FILE *out)
 {
@@ -86,14 +261,25 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
 	case CTL_LIST:
-		gadget_list(c->gadget, out);
-		return 0;
+		if (!argc) {
+			gadget_list(c->gadget, out);
+			return 0;
+		}
+		r = argc == 1 ? gadget_list_names(c->gadget, out, argv[0]) : -EINVAL;
+		if (r < 0)
+			snprintf(msg, sizeof(msg), "list takes sets, profiles or functions");
+		break;
 	case CTL_STATUS:
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
 	case CTL_FUNCTION:
 		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),
 					    control_client_done, cl);
+		break;
+	case CTL_MONITOR:
+		return control_monitor_start(cl, out);
+	case CTL_WAIT:
+		r = gadget_boot_wait(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
 	default:
 		snprintf(msg, sizeof(msg), "unknown request type %u", type);
@@ -115,9 +301,18 @@ static void control_reply(int fd, int32_t status, const char *text, size_t len)
 		log_debug("control: cannot send reply: %s", strerror(errno));
 }
 
+/* What only reads: allowed during a switch. */
 static bool control_mutates(uint16_t type)
 {
-	return type != CTL_STATUS && type != CTL_LIST;
+	return type != CTL_STATUS && type != CTL_LIST && type != CTL_MONITOR &&
+	       type != CTL_WAIT;
+}
+
+/* What waits its turn behind a switch in progress (gadget.h's queue)
+ * rather than being refused as busy. */
+static bool control_queues(uint16_t type)
+{
+	return type == CTL_SWITCH || type == CTL_RELOAD;
 }
 
 static int control_authorize(struct control *c, struct control_client *cl,
@@ -164,7 +359,7 @@ static int control_request(struct control *c, struct control_client *cl,
 	r = control_authorize(c, cl, h.type, argc, argv, out);
 	if (r < 0)
 		return r;
-	if (control_mutates(h.type) && gadget_busy(c->gadget)) {
+	if (control_mutates(h.type) && !control_queues(h.type) && gadget_busy(c->gadget)) {
 		fprintf(out, "another switch is in progress\n");
 		return -EBUSY;
 	}
@@ -193,6 +388,8 @@ static void control_client_free(struct control_client *cl)
 	/* The request goes on without it. */
 	if (cl->pending)
 		gadget_cancel(c->gadget, cl);
+	event_unsubscribe(cl->monitor);
+	control_out_clear(cl);
 	loop_watch_remove(cl->io);
 	loop_watch_remove(cl->idle);
 	c->n_clients--;
@@ -221,7 +418,8 @@ static void control_client_rearm(struct control_client *cl)
 		control_client_free(cl);
 		return;
 	}
-	loop_timer_rearm(cl->idle, c->idle_ms);
+	/* A monitor says nothing and stays. */
+	loop_timer_rearm(cl->idle, cl->monitor ? 0 : c->idle_ms);
 }
 
 static void control_client_done(int r, const char *msg, void *data)
@@ -254,6 +452,10 @@ static void control_client_io(struct loop_watch *w, int fd, uint32_t events,
 	ssize_t n;
 	int r;
 
+	if (cl->monitor || cl->dropping) {
+		control_monitor_io(cl, fd, events);
+		return;
+	}
 	/* Waiting for its reply, a client is not read (it is not watched for
 	 * input); only a hang-up or an error arrives, and ends it. */
 	if (cl->pending) {
@@ -488,6 +690,8 @@ struct control *control_new(struct loop *l, const char *path,
 							 CONTROL_LOG_S);
 	c->denied_log = (struct log_burst)LOG_BURST_INIT("lines about denied requests", 1,
 							 CONTROL_LOG_S);
+	c->monitor_log = (struct log_burst)LOG_BURST_INIT("lines about dropped monitors", 1,
+							  CONTROL_LOG_S);
 	c->policy = *policy;
 	c->policy.group = control_strdup(policy->group);
 	c->policy.admin_group = control_strdup(policy->admin_group);
@@ -526,12 +730,29 @@ void control_set_shares(struct control *c, unsigned per_uid, unsigned reserved)
 	c->reserved = reserved;
 }
 
+/* gadgetd stops: each monitor gets what waits and a last reply (0), so
+ * that it can tell a stop from a drop or a crash. */
+static void control_monitor_bye(struct control_client *cl)
+{
+	static const char text[] = "gadgetd is stopping\n";
+	char buf[128];
+	int n;
+
+	if (!cl->monitor)
+		return;
+	n = ctl_build_reply(buf, sizeof(buf), 0, text, sizeof(text) - 1);
+	if (control_out_flush(cl) == 0 && n > 0)
+		send(loop_watch_fd(cl->io), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 void control_free(struct control *c)
 {
 	if (!c)
 		return;
-	while (c->clients)
+	while (c->clients) {
+		control_monitor_bye(c->clients);
 		control_client_free(c->clients);
+	}
 	loop_watch_remove(c->listen);
 	loop_watch_remove(c->retry);
 	unlink(c->path);

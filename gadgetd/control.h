@@ -16,6 +16,13 @@
  * plugins, a plugin command) keeps its client pending: nothing more is
  * read from it until the reply is sent, and a client that hangs up
  * meanwhile is forgotten (gadget_cancel()).
+ *
+ * A monitor (CTL_MONITOR, `gadgetctl monitor`) stays connected, takes one
+ * of the max_clients slots and is never idle; it gets one CTL_EVENT per
+ * event (event.h). What its socket does not take at once waits in a
+ * queue of at most CONTROL_MONITOR_QUEUE datagrams; a monitor that falls
+ * further behind is sent a last reply (-ENOBUFS) and closed. When
+ * gadgetd stops, each monitor gets a last reply 0.
  */
 #ifndef GADGETD_CONTROL_H
 #define GADGETD_CONTROL_H
@@ -30,6 +37,7 @@ struct access_policy;
 #define CONTROL_RESERVED_CLIENTS 4
 #define CONTROL_IDLE_MS 10000
 #define CONTROL_RETRY_MS 1000
+#define CONTROL_MONITOR_QUEUE 64
 /* At most one log line per this many seconds for each kind of refusal a
  * peer can provoke at will; the next line after such a window says how
  * many were not logged. */

@@ -1,6 +1,7 @@
 #include "gadget_int.h"
 #include "composer.h"
 #include "config.h"
+#include "event.h"
 #include "log.h"
 #include "loop.h"
 #include "netcfg.h"
@@ -57,6 +58,8 @@ void gadget_free(struct gadget *g)
 		return;
 	g->freeing = true;
 	gadget_switch_txn_drop(g);
+	gadget_boot_cancel(g, NULL);
+	gadget_queue_cancel(g, NULL);
 	netlink_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
@@ -64,6 +67,7 @@ void gadget_free(struct gadget *g)
 	composer_destroy(g->composer);
 	composer_free(g->composer);
 	udc_monitor_free(g->udcmon);
+	udc_watch_free(g->host);
 	loop_watch_remove(g->queue);
 	loop_watch_remove(g->udc_timer);
 	loop_watch_remove(g->net_timer);
@@ -254,20 +258,63 @@ void gadget_net_udc(struct gadget *g)
 	g->net_timer = loop_add_timer(g->loop, 250, gadget_net_settle, g);
 }
 
+static void gadget_host_changed(const char *state, void *data)
+{
+	event_emit(EVENT_HOST, NULL, state, 0);
+}
+
+void gadget_host_sync(struct gadget *g)
+{
+	const char *udc = g->set >= 0 ? composer_bound_udc(g->composer) : NULL;
+	char state[32];
+
+	if (udc) {
+		udc_state(udc, state, sizeof(state));
+		if (!strcmp(state, "absent"))
+			udc = NULL;
+	}
+	if (g->host && (!udc || strcmp(udc_watch_name(g->host), udc))) {
+		/* Off, or the UDC went: detached as far as the host can tell. */
+		bool told = !strcmp(udc_watch_state(g->host), "not attached");
+
+		udc_watch_free(g->host);
+		g->host = NULL;
+		if (!told)
+			event_emit(EVENT_HOST, NULL, "not attached", 0);
+	}
+	if (udc && !g->host) {
+		g->host = udc_watch_new(g->loop, udc, gadget_host_changed, g);
+		if (!g->host)
+			log_warnx("cannot watch the state of UDC %s: %s", udc,
+				  strerror(errno));
+	}
+}
+
 int gadget_off(struct gadget *g, char *msg, size_t size)
 {
 	if (gadget_busy(g))
 		return gadget_refuse_busy(g, msg, size);
+	event_emit(EVENT_SWITCH_BEGUN, NULL, "", 0);
 	gadget_switch_down(g);
+	gadget_host_sync(g);
 	g->keep_state = false;
 	if (g->profile)
 		gadget_save(g);
 	snprintf(msg, size, "gadget is off");
+	event_emit(EVENT_SWITCH_DONE, NULL, "", 0);
 	return 0;
 }
 
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data)
+{
+	if ((gadget_busy(g) || g->queued) && fn)
+		return gadget_queue_client(g, true, NULL, NULL, msg, size, fn, data);
+	return gadget_reload_now(g, msg, size, fn, data);
+}
+
+int gadget_reload_now(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data)
 {
 	struct profile *p;
 	char name[GADGET_SET_MAX];
@@ -283,6 +330,7 @@ int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		profile_free(g->profile);
 		g->profile = p;
 		snprintf(msg, size, "profile %s reloaded; gadget is off", p->name);
+		event_emit(EVENT_STATE, NULL, msg, 0);
 		return 0;
 	}
 	profile_set_name(g->profile, g->set, name, sizeof(name));
@@ -300,6 +348,8 @@ void gadget_cancel(struct gadget *g, void *data)
 
 	if (g->txn && g->txn->data == data)
 		g->txn->fn = NULL;
+	gadget_boot_cancel(g, data);
+	gadget_queue_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

@@ -39,14 +39,25 @@ void gadget_free(struct gadget *g);
 int gadget_boot_start(struct gadget *g, char *msg, size_t size,
 		      gadget_done_fn fn, void *data);
 
+/* gadget_boot.c: the start-up is over (gadget_boot_start()'s result:
+ * 0 when a set is up, the one it fell back to included, or the gadget
+ * stayed off as it was) or not yet (-EINPROGRESS: fn follows, once, when
+ * it is; -ECANCELED from gadget_free()). */
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data);
+
 /*
  * gadget_switch.c: switch to set (NULL: the profile's default) of
  * profile (NULL: keep the current one; otherwise the name of a profile in
  * profile_dir, loaded and validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
- * request (nothing touched), -EBUSY during another switch, other codes for
- * a failure after which the gadget was rolled back. -EBUSY also while a
- * plugin command waits for its reply.
+ * request (nothing touched), other codes for a failure after which the
+ * gadget was rolled back. Asked with fn while another switch, a plugin
+ * command or an off is in progress (or others wait), it waits its turn
+ * in the clients' queue (gadget_queue.c): -EINPROGRESS, fn follows once
+ * its own switch is done (-ETIME when it waited switch_queue_timeout);
+ * -EBUSY when switch_queue requests wait already. gadget_reload() queues
+ * the same way; gadget_off() and gadget_command() are refused (-EBUSY).
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data);
@@ -62,6 +73,13 @@ void gadget_queue_reload(struct gadget *g);
 void gadget_status(struct gadget *g, FILE *out, bool json);
 /* gadget_list.c: `gadgetctl list`. */
 void gadget_list(struct gadget *g, FILE *out);
+/* `gadgetctl list --sets|--profiles|--functions`, for scripts and shell
+ * completion: what ("sets", "profiles" or "functions") one a line: the
+ * active profile's sets (functions joined by commas), the profiles that
+ * `switch --profile` may name, or the active profile's functions, each
+ * with its plugin ("-" for a kernel function) after a tab. -EINVAL for
+ * another what. */
+int gadget_list_names(struct gadget *g, FILE *out, const char *what);
 /* gadget_command.c: argv[0] is the function. Refused (-EBUSY) during a
  * switch; a switch waits (-EBUSY for clients, queued for plugins) until
  * it is answered. */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Append to the start-up's story: one line for status, whatever the
@@ -132,6 +133,62 @@ static int gadget_boot_result(struct gadget *g, int r, char *msg, size_t size)
 	return r;
 }
 
+/* The start-up is over: whoever waits for it hears, in the order they
+ * asked. */
+static void gadget_boot_over(struct gadget *g, int r, const char *msg)
+{
+	struct gadget_boot_waiter *w;
+
+	g->boot.over = true;
+	g->boot.r = r;
+	snprintf(g->boot.result, sizeof(g->boot.result), "%s", msg);
+	while ((w = g->boot.waiters)) {
+		g->boot.waiters = w->next;
+		w->fn(r, g->boot.result, w->data);
+		free(w);
+	}
+}
+
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data)
+{
+	struct gadget_boot_waiter *w, **p = &g->boot.waiters;
+
+	if (g->boot.over) {
+		snprintf(msg, size, "%s", g->boot.result);
+		return g->boot.r;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		snprintf(msg, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	w->fn = fn;
+	w->data = data;
+	while (*p)
+		p = &(*p)->next;
+	*p = w;
+	return -EINPROGRESS;
+}
+
+void gadget_boot_cancel(struct gadget *g, void *data)
+{
+	struct gadget_boot_waiter **p = &g->boot.waiters;
+
+	while (*p) {
+		struct gadget_boot_waiter *w = *p;
+
+		if (data && w->data != data) {
+			p = &w->next;
+			continue;
+		}
+		*p = w->next;
+		if (!data)
+			w->fn(-ECANCELED, "gadgetd is stopping", w->data);
+		free(w);
+	}
+}
+
 static void gadget_boot_done(int r, const char *msg, void *data)
 {
 	struct gadget *g = data;
@@ -142,7 +199,10 @@ static void gadget_boot_done(int r, const char *msg, void *data)
 	if (g->freeing)
 		g->boot.step = GADGET_BOOT_DONE;
 	r = gadget_boot_result(g, r, buf, sizeof(buf));
-	if (r != -EINPROGRESS && g->boot.fn)
+	if (r == -EINPROGRESS)
+		return;
+	gadget_boot_over(g, r, buf);
+	if (g->boot.fn)
 		g->boot.fn(r, buf, g->boot.data);
 }
 
@@ -179,14 +239,12 @@ static const char *gadget_boot_state(struct gadget *g, struct state *st)
 	return st->profile;
 }
 
-int gadget_boot_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		 void *data)
+static int gadget_boot_begin(struct gadget *g, char *msg, size_t size)
 {
 	const char *conf = g->cfg->profile, *saved;
 	struct state st;
 	int r;
 
-	g->boot = (struct gadget_boot){ .fn = fn, .data = data };
 	saved = gadget_boot_state(g, &st);
 	r = gadget_load_profile(g, saved ? saved : conf, &g->profile, msg, size);
 	if (r < 0 && saved && strcmp(saved, conf)) {
@@ -214,4 +272,18 @@ int gadget_boot_start(struct gadget *g, char *msg, size_t size, gadget_done_fn f
 	g->boot.step = saved ? GADGET_BOOT_SAVED : GADGET_BOOT_DEFAULT;
 	r = gadget_boot_step(g, msg, size);
 	return gadget_boot_result(g, r, msg, size);
+}
+
+int gadget_boot_start(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		 void *data)
+{
+	/* Clients may wait from before the start-up began. */
+	struct gadget_boot_waiter *waiters = g->boot.waiters;
+	int r;
+
+	g->boot = (struct gadget_boot){ .fn = fn, .data = data, .waiters = waiters };
+	r = gadget_boot_begin(g, msg, size);
+	if (r != -EINPROGRESS)
+		gadget_boot_over(g, r, msg);
+	return r;
 }

@@ -33,6 +33,7 @@ struct composer;
 struct netlink;
 struct supervisor;
 struct udc_monitor;
+struct udc_watch;
 struct loop_watch;
 
 #define GADGET_SET_MAX 256
@@ -69,6 +70,20 @@ struct gadget_txn {
 	void *data;
 };
 
+/* A client's switch or reload waiting for the one in progress
+ * (gadget_queue.c), in the order they came. */
+struct gadget_queued {
+	struct gadget *g;
+	bool reload;
+	bool has_profile, has_set;
+	char profile[64];
+	char set[GADGET_SET_MAX];
+	gadget_done_fn fn;
+	void *data;
+	struct loop_watch *timer;   /* switch_queue_timeout */
+	struct gadget_queued *next;
+};
+
 /* A plugin command waiting for its reply. */
 struct gadget_cmd {
 	struct gadget *g;
@@ -83,8 +98,20 @@ enum gadget_boot_step {
 	GADGET_BOOT_DONE,
 };
 
+/* A client waiting for the start-up to be over (gadget_boot_wait()). */
+struct gadget_boot_waiter {
+	gadget_done_fn fn;
+	void *data;
+	struct gadget_boot_waiter *next;
+};
+
 struct gadget_boot {
 	enum gadget_boot_step step;
+	/* The start-up is over, with r and result (its message). */
+	bool over;
+	int r;
+	char result[1024];
+	struct gadget_boot_waiter *waiters;
 	char saved[STATE_SET_MAX];
 	char note[2048];
 	bool fell;            /* a step failed */
@@ -106,6 +133,9 @@ struct gadget {
 	struct profile *profile;
 	int set;
 	char udc[64];
+	/* The host's side: the bound UDC's state, told as EVENT_HOST while
+	 * the gadget is on and its UDC is there (gadget_host_sync()). */
+	struct udc_watch *host;
 	struct gadget_txn *txn;
 	struct loop_watch *txn_report;
 	struct gadget_cmd *cmds;
@@ -139,6 +169,9 @@ struct gadget {
 	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
 	struct loop_watch *queue;
 	char queued_what[PROFILE_NAME_MAX + 32];
+	/* Clients' switches and reloads, behind what the above wait for. */
+	struct gadget_queued *queued;
+	unsigned n_queued;
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
@@ -159,6 +192,9 @@ struct gadget {
 #define GADGET_OFF_NOTE "; the gadget is off"
 
 /* gadget.c */
+/* gadget_reload() now, the gadget idle. */
+int gadget_reload_now(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data);
 /* -EBUSY, msg saying what the gadget is busy with. */
 int gadget_refuse_busy(struct gadget *g, char *msg, size_t size);
 /* The state file records the active profile and set (or off). */
@@ -179,6 +215,16 @@ void gadget_net_udc(struct gadget *g);
  * FILE:LINE and the other interface. */
 int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
 		     char *msg, size_t size);
+
+/* Watch the state of the UDC the gadget is bound to (EVENT_HOST), or
+ * stop watching when it is off or its UDC went: the last state told is
+ * then "not attached". */
+void gadget_host_sync(struct gadget *g);
+
+/* gadget_boot.c */
+/* Forget data's wait, or answer every wait (-ECANCELED, data NULL):
+ * gadget_cancel() and gadget_free(). */
+void gadget_boot_cancel(struct gadget *g, void *data);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */
@@ -230,5 +276,16 @@ void gadget_queue_plugin_request(const char *function, const char *request,
 void gadget_queue_kick(struct gadget *g);
 /* Run what waits now, when a transaction or command has ended. */
 void gadget_queue_run_now(struct gadget *g);
+/* A client's switch (profile, set as gadget_switch() takes them) or
+ * reload, while another runs or others wait: -EINPROGRESS (fn follows
+ * once it ran, or with -ETIME after switch_queue_timeout), -EBUSY when
+ * switch_queue wait already, or a request refused at once (an unknown
+ * set of the profile that will be active). */
+int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
+			const char *set, char *msg, size_t size,
+			gadget_done_fn fn, void *data);
+/* Forget data's queued requests, or (data NULL, gadget_free()) answer
+ * every one with -ECANCELED. */
+void gadget_queue_cancel(struct gadget *g, void *data);
 
 #endif

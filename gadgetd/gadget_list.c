@@ -2,6 +2,7 @@
 #include "config.h"
 #include "profile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,4 +98,32 @@ void gadget_list(struct gadget *g, FILE *out)
 			(int)i == g->set ? " (active)" : "");
 		gadget_list_configs(p, i, out);
 	}
+}
+
+static void gadget_list_name(const struct config_profile_entry *e, void *data)
+{
+	if (e->name && e->regular)
+		fprintf(data, "%s\n", e->name);
+}
+
+int gadget_list_names(struct gadget *g, FILE *out, const char *what)
+{
+	const struct profile *p = g->profile;
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	if (!strcmp(what, "profiles")) {
+		config_profile_scan(g->cfg, gadget_list_name, out);
+		return 0;
+	}
+	if (strcmp(what, "sets") && strcmp(what, "functions"))
+		return -EINVAL;
+	for (i = 0; p && what[0] == 's' && i < p->n_sets; i++) {
+		profile_set_name(p, i, name, sizeof(name));
+		fprintf(out, "%s\n", name);
+	}
+	for (i = 0; p && what[0] == 'f' && i < p->n_functions; i++)
+		fprintf(out, "%s\t%s\n", p->functions[i].name,
+			p->functions[i].plugin ? p->functions[i].plugin : "-");
+	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What runs from the queue reports to the log; data names who asked. */
@@ -37,8 +38,150 @@ static int gadget_queue_request(struct gadget *g, char *msg, size_t size)
 			 g->profile->name);
 		snprintf(g->revert_set, sizeof(g->revert_set), "%s", cur);
 	}
-	return gadget_switch(g, prof[0] ? prof : NULL, req, msg, size,
-			     gadget_queue_log_done, g->queued_what);
+	/* Ahead of the clients' queue: an accessory waits on the host. */
+	return gadget_switch_save(g, prof[0] ? prof : NULL, req, true, msg, size,
+				  gadget_queue_log_done, g->queued_what);
+}
+
+static void gadget_queue_client_free(struct gadget_queued *q)
+{
+	loop_watch_remove(q->timer);
+	free(q);
+}
+
+/* The head of the clients' queue, run now: on until one goes on (a
+ * transaction) or none is left. Each is answered from here when it ends
+ * at once, as gadget.h promises (never from inside the call that queued
+ * it). */
+static void gadget_queue_client_next(struct gadget *g)
+{
+	char msg[4096];
+	int r;
+
+	while (g->queued && !gadget_busy(g) && !g->freeing) {
+		struct gadget_queued *q = g->queued;
+		gadget_done_fn fn = q->fn;
+		void *data = q->data;
+
+		g->queued = q->next;
+		g->n_queued--;
+		msg[0] = '\0';
+		if (q->reload)
+			r = gadget_reload_now(g, msg, sizeof(msg), fn, data);
+		else
+			r = gadget_switch_save(g, q->has_profile ? q->profile : NULL,
+					       q->has_set ? q->set : NULL, true, msg,
+					       sizeof(msg), fn, data);
+		gadget_queue_client_free(q);
+		if (r == -EINPROGRESS)
+			return;
+		fn(r, msg, data);
+	}
+}
+
+static void gadget_queue_client_expired(struct loop_watch *w, void *data)
+{
+	struct gadget_queued *q = data, **p;
+	struct gadget *g = q->g;
+	char msg[256];
+
+	for (p = &g->queued; *p && *p != q; p = &(*p)->next)
+		;
+	*p = q->next;
+	g->n_queued--;
+	snprintf(msg, sizeof(msg), "waited %u s for the switches before it; "
+		 "nothing was changed (switch_queue_timeout)",
+		 g->cfg->switch_queue_timeout_ms / 1000);
+	log_warnx("a queued %s %s", q->reload ? "reload" : "switch", msg);
+	q->fn(-ETIME, msg, q->data);
+	gadget_queue_client_free(q);
+}
+
+/* Would set be refused at once? Only when no request ahead of it may
+ * change the profile: then it is the active profile's. */
+static int gadget_queue_check(struct gadget *g, const char *profile,
+			      const char *set, char *msg, size_t size)
+{
+	const struct gadget_queued *q;
+
+	if (profile || !set || !g->profile)
+		return 0;
+	for (q = g->queued; q; q = q->next)
+		if (q->reload || q->has_profile)
+			return 0;
+	if (g->txn && g->txn->p && g->txn->p != g->profile)
+		return 0;
+	return profile_set_find(g->profile, set, msg, size) < 0 ? -EINVAL : 0;
+}
+
+int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
+			const char *set, char *msg, size_t size,
+			gadget_done_fn fn, void *data)
+{
+	struct gadget_queued *q, **p;
+	int r;
+
+	r = gadget_queue_check(g, profile, set, msg, size);
+	if (r < 0)
+		return r;
+	if (g->n_queued >= g->cfg->switch_queue) {
+		size_t n;
+
+		if (gadget_busy(g))
+			gadget_refuse_busy(g, msg, size);
+		else
+			snprintf(msg, size, "another switch is waiting; try again");
+		n = strlen(msg);
+		snprintf(msg + n, size - n, " (%u more wait, switch_queue = %u)",
+			 g->n_queued, g->cfg->switch_queue);
+		return -EBUSY;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q) {
+		snprintf(msg, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	q->g = g;
+	q->reload = reload;
+	q->has_profile = profile != NULL;
+	q->has_set = set != NULL;
+	snprintf(q->profile, sizeof(q->profile), "%s", profile ? profile : "");
+	snprintf(q->set, sizeof(q->set), "%s", set ? set : "");
+	q->fn = fn;
+	q->data = data;
+	q->timer = loop_add_timer(g->loop, g->cfg->switch_queue_timeout_ms,
+				  gadget_queue_client_expired, q);
+	if (!q->timer) {
+		free(q);
+		snprintf(msg, size, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (p = &g->queued; *p; p = &(*p)->next)
+		;
+	*p = q;
+	g->n_queued++;
+	gadget_queue_kick(g);
+	return -EINPROGRESS;
+}
+
+void gadget_queue_cancel(struct gadget *g, void *data)
+{
+	struct gadget_queued **p = &g->queued;
+
+	while (*p) {
+		struct gadget_queued *q = *p;
+
+		if (data && q->data != data) {
+			p = &q->next;
+			continue;
+		}
+		*p = q->next;
+		g->n_queued--;
+		if (!data)
+			q->fn(-ECANCELED, "gadgetd is stopping; the request did not run",
+			      q->data);
+		gadget_queue_client_free(q);
+	}
 }
 
 /* Start what was queued, one transaction at a time. A crashed worker
@@ -62,12 +205,14 @@ static void gadget_queue_run(struct loop_watch *w, void *data)
 	if (g->reload_pending) {
 		g->reload_pending = false;
 		snprintf(g->queued_what, sizeof(g->queued_what), "reload");
-		r = gadget_reload(g, msg, sizeof(msg), gadget_queue_log_done, g->queued_what);
+		r = gadget_reload_now(g, msg, sizeof(msg), gadget_queue_log_done,
+				      g->queued_what);
 	} else if (g->pending[0]) {
 		snprintf(g->queued_what, sizeof(g->queued_what), "switch requested by %s",
 			 g->pending_from);
 		r = gadget_queue_request(g, msg, sizeof(msg));
 	} else {
+		gadget_queue_client_next(g);
 		return;
 	}
 	if (r != -EINPROGRESS) {
@@ -81,7 +226,7 @@ void gadget_queue_kick(struct gadget *g)
 {
 	if (g->queue || g->freeing)
 		return;
-	if (!g->n_restarts && !g->reload_pending && !g->pending[0])
+	if (!g->n_restarts && !g->reload_pending && !g->pending[0] && !g->queued)
 		return;
 	g->queue = loop_add_idle(g->loop, gadget_queue_run, g);
 	if (!g->queue)

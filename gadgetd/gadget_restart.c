@@ -1,5 +1,6 @@
 #include "gadget_int.h"
 #include "composer.h"
+#include "event.h"
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
@@ -53,6 +54,7 @@ static int gadget_restart_link_without_failed(struct gadget *g)
 void gadget_restart_ready(struct gadget *g, int r, const char *err)
 {
 	struct gadget_txn *t = g->txn;
+	const char *why = r < 0 ? err : "";
 
 	if (r < 0)
 		log_warnx("%s: restart: %s", t->function, err);
@@ -64,6 +66,10 @@ void gadget_restart_ready(struct gadget *g, int r, const char *err)
 		log_warnx("%s: restart: %s", t->function, t->msg);
 	else
 		log_info("%s: plugin restarted; gadget bound again", t->function);
+	/* A failed plugin is told by the supervisor, once, when it fails. */
+	if (!supervisor_failed(g->sup, t->function))
+		event_emit(EVENT_PLUGIN_RESTARTED, t->function, why,
+			   (int)supervisor_restarts(g->sup, t->function));
 	gadget_switch_txn_finish(g, 0);
 }
 
@@ -185,6 +191,7 @@ void gadget_restart_udc_changed(void *data)
 	char msg[256];
 	int r;
 
+	gadget_host_sync(g);
 	if (g->txn)
 		return;
 	/* The UDC went (its links go down) or came back (up again). */
@@ -219,4 +226,5 @@ void gadget_restart_udc_changed(void *data)
 		log_warnx("%s", msg);
 	else if (g->udc[0])
 		log_info("bound to UDC %s", g->udc);
+	gadget_host_sync(g);
 }

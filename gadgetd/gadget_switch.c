@@ -1,5 +1,6 @@
 #include "gadget_int.h"
 #include "composer.h"
+#include "event.h"
 #include "log.h"
 #include "loop.h"
 #include "netlink.h"
@@ -308,6 +309,18 @@ void gadget_switch_down(struct gadget *g)
 	g->down_wait = true;
 }
 
+/* A switch's end, for monitors and D-Bus: the set now up, or why not. */
+static void gadget_switch_txn_told(const struct gadget_txn *t)
+{
+	switch (t->kind) {
+	case GADGET_TXN_SWITCH:
+		event_emit(EVENT_SWITCH_DONE, NULL, t->r ? t->msg : t->name, t->r);
+		return;
+	case GADGET_TXN_RESTART:
+		return;
+	}
+}
+
 static void gadget_switch_txn_report(struct loop_watch *w, void *data)
 {
 	struct gadget *g = data;
@@ -320,6 +333,7 @@ static void gadget_switch_txn_report(struct loop_watch *w, void *data)
 	if (g->down_wait)
 		return;
 	g->txn = NULL;
+	gadget_switch_txn_told(t);
 	if (t->fn)
 		t->fn(t->r, t->msg, t->data);
 	free(t);
@@ -357,6 +371,7 @@ void gadget_switch_txn_finish(struct gadget *g, int r)
 		profile_free(t->p);
 	t->p = NULL;
 	gadget_net_sync(g);
+	gadget_host_sync(g);
 	g->txn_report = loop_add_idle(g->loop, gadget_switch_txn_report, g);
 	if (!g->txn_report)
 		gadget_switch_txn_report(NULL, g);
@@ -383,6 +398,7 @@ void gadget_switch_txn_drop(struct gadget *g)
 			 "did not finish", t->name);
 	}
 	g->txn = NULL;
+	gadget_switch_txn_told(t);
 	if (t->fn)
 		t->fn(t->r, t->msg, t->data);
 	free(t);
@@ -552,6 +568,7 @@ int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
 	t->save = save;
 	profile_set_name(p, set, t->name, sizeof(t->name));
 	log_info("switching to %s (profile %s)", t->name, p->name);
+	event_emit(EVENT_SWITCH_BEGUN, NULL, t->name, 0);
 	gadget_switch_txn_attempt(g);
 	return -EINPROGRESS;
 }
@@ -605,5 +622,8 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
+	/* A client waits its turn; nobody overtakes the queue. */
+	if ((gadget_busy(g) || g->queued) && fn)
+		return gadget_queue_client(g, false, profile, set, msg, size, fn, data);
 	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
 }

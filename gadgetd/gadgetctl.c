@@ -3,9 +3,13 @@
 #include "ctl.h"
 #include "netcfg.h"
 
+#include "json.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
+#include <inttypes.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 struct gadgetctl_cmd {
@@ -25,6 +30,8 @@ struct gadgetctl_cmd {
 };
 
 static int gadgetctl_check(int argc, char **argv);
+static int gadgetctl_monitor(int argc, char **argv);
+static int gadgetctl_wait(int argc, char **argv);
 
 static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	{ "switch", "[--profile NAME] [SET]",
@@ -34,13 +41,22 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  CTL_SWITCH, 1, 3, NULL },
 	{ "off", "", "unbind and remove the gadget (root or admin_group)", CTL_OFF,
 	  0, 0, NULL },
-	{ "list", "", "list the profile's functions and allowed sets", CTL_LIST, 0, 0, NULL },
+	{ "list", "[--sets|--profiles|--functions]", "list the profile's functions and\n"
+	  "allowed sets; with an option only those names, one a line (functions:\n"
+	  "NAME, a tab, PLUGIN or -)", CTL_LIST, 0, 1, NULL },
 	{ "status", "[--json]", "show profile, set, UDC, speed, plugins and the\n"
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
 	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
 	  "(root or admin_group)", CTL_RELOAD, 0, 0, NULL },
 	{ "check", "FILE...", "validate profiles without touching anything", 0, 1,
 	  64, gadgetctl_check },
+	{ "monitor", "[--json]", "print events as they happen (the host attached,\n"
+	  "configured, suspended, detached; switches begun and done; plugins\n"
+	  "restarted or failed; adb keys waiting), one a line, until gadgetd stops",
+	  CTL_MONITOR, 0, 1, gadgetctl_monitor },
+	{ "wait", "[--timeout S]", "wait until gadgetd's start-up is over (the saved or\n"
+	  "default set is up); exits 7 when S seconds pass first, 3 when\n"
+	  "gadgetd is not there by then", CTL_WAIT, 0, 2, gadgetctl_wait },
 };
 
 #define GADGETCTL_NCMDS (sizeof(gadgetctl_cmds) / sizeof(gadgetctl_cmds[0]))
@@ -58,7 +74,8 @@ static void gadgetctl_usage(FILE *out)
 	fprintf(out, "  FUNCTION ARGS...  a plugin's own command, e.g. \"adb keys\"\n\n"
 		     "The socket is $GADGETD_SOCKET, else " CTL_DEFAULT_SOCKET ".\n"
 		     "Exit codes: 0 done, 1 failed (rolled back), 2 usage, 3 gadgetd\n"
-		     "not reachable, 4 permission denied, 5 invalid request, 6 busy.\n"
+		     "not reachable, 4 permission denied, 5 invalid request, 6 busy\n"
+		     "(the queue of switches is full), 7 timed out (wait).\n"
 		     "Root and admin_group may do everything; group (gadgetd.conf) may\n"
 		     "read status and switch among the active profile's sets.\n"
 		     "`gadgetctl COMMAND --help` describes one command.\n");
@@ -90,6 +107,9 @@ static int gadgetctl_check(int argc, char **argv)
 	}
 	return bad ? CTL_EXIT_INVALID : CTL_EXIT_OK;
 }
+
+/* The socket, for the commands that talk to gadgetd themselves. */
+static const char *gadgetctl_sock;
 
 static int gadgetctl_exit(int32_t status)
 {
@@ -191,6 +211,215 @@ static int gadgetctl_request(const char *sock, uint16_t type, int argc,
 	return gadgetctl_exit(status);
 }
 
+/* Connect to sock and send a request: the socket, or -1 with *code the
+ * exit code (the reason printed). */
+static int gadgetctl_open(const char *sock, uint16_t type, int argc, char **argv,
+			  int *code)
+{
+	char buf[CTL_MSG_MAX];
+	int fd, n;
+
+	n = ctl_build_request(buf, sizeof(buf), type, argc, argv);
+	fd = n < 0 ? -E2BIG : gadgetctl_connect(sock);
+	if (fd == -EACCES || fd == -EPERM) {
+		*code = gadgetctl_denied(sock);
+		return -1;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "gadgetctl: cannot reach gadgetd at %s: %s\n", sock,
+			strerror(-fd));
+		*code = CTL_EXIT_NO_DAEMON;
+		return -1;
+	}
+	if (send(fd, buf, n, MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "gadgetctl: %s: %s\n", sock, strerror(errno));
+		close(fd);
+		*code = CTL_EXIT_NO_DAEMON;
+		return -1;
+	}
+	return fd;
+}
+
+/* The text of an event is gadgetd's, but a plugin's words may be in it:
+ * a terminal gets no control characters. */
+static void gadgetctl_text(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static void gadgetctl_event_print(const struct ctl_event *ev, bool json)
+{
+	time_t t = (time_t)(ev->time_ms / 1000);
+	char when[32];
+
+	if (json) {
+		printf("{\"time_ms\":%" PRId64 ",\"event\":", ev->time_ms);
+		json_str(stdout, ev->kind);
+		fputs(",\"function\":", stdout);
+		json_str(stdout, ev->function[0] ? ev->function : NULL);
+		fputs(",\"detail\":", stdout);
+		json_str(stdout, ev->detail);
+		printf(",\"code\":%" PRId32 "}\n", ev->code);
+		return;
+	}
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
+	printf("%s.%03d %s", when, (int)(ev->time_ms % 1000), ev->kind);
+	if (ev->function[0]) {
+		putchar(' ');
+		gadgetctl_text(ev->function);
+	}
+	/* A switch to "" is off. */
+	if (ev->detail[0] || !strncmp(ev->kind, "switch-", 7)) {
+		putchar(' ');
+		gadgetctl_text(ev->detail[0] ? ev->detail : "off");
+	}
+	if (ev->code)
+		printf(" (%s %" PRId32 ")", strcmp(ev->kind, "plugin-restarted") &&
+		       strcmp(ev->kind, "plugin-failed") ? "code" : "restarts", ev->code);
+	putchar('\n');
+}
+
+/* After the first reply (subscribed), events until a last reply: 0 when
+ * gadgetd stops, -ENOBUFS when this monitor fell behind. */
+static int gadgetctl_monitor(int argc, char **argv)
+{
+	static char buf[CTL_MSG_MAX];
+	bool json = false, subscribed = false;
+	struct ctl_event ev;
+	const char *text;
+	int32_t status;
+	ssize_t got;
+	int fd, code;
+
+	if (argc == 1 && strcmp(argv[0], "--json")) {
+		fprintf(stderr, "Usage: gadgetctl monitor [--json]\n");
+		return CTL_EXIT_USAGE;
+	}
+	json = argc == 1;
+	fd = gadgetctl_open(gadgetctl_sock, CTL_MONITOR, 0, NULL, &code);
+	if (fd < 0)
+		return code;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (;;) {
+		got = recv(fd, buf, sizeof(buf), 0);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			fprintf(stderr, "gadgetctl: %s: %s\n", gadgetctl_sock,
+				got ? strerror(errno) : "gadgetd closed the connection");
+			close(fd);
+			return CTL_EXIT_NO_DAEMON;
+		}
+		if (subscribed && ctl_parse_event(buf, got, &ev) == 0) {
+			gadgetctl_event_print(&ev, json);
+			continue;
+		}
+		if (ctl_parse_reply(buf, got, &status, &text) < 0) {
+			fprintf(stderr, "gadgetctl: malformed message from gadgetd\n");
+			close(fd);
+			return CTL_EXIT_FAILED;
+		}
+		if (!subscribed && !status) {
+			subscribed = true;
+			continue;
+		}
+		/* The end: gadgetd stops (0), or dropped this monitor. */
+		fputs(text, stderr);
+		close(fd);
+		return gadgetctl_exit(status);
+	}
+}
+
+static int64_t gadgetctl_now_ms(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+/* Milliseconds left until deadline (gadgetctl_now_ms()), -1: none. */
+static int gadgetctl_left(int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - gadgetctl_now_ms();
+	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
+}
+
+/* gadgetd may not be listening yet (just started): try again until the
+ * deadline, every 100 ms. */
+static int gadgetctl_wait_open(int64_t deadline, int *code)
+{
+	int fd, r;
+
+	for (;;) {
+		r = gadgetctl_connect(gadgetctl_sock);
+		if (r >= 0)
+			close(r);
+		if ((r == -ENOENT || r == -ECONNREFUSED) && gadgetctl_left(deadline) != 0) {
+			usleep(100 * 1000);
+			continue;
+		}
+		fd = gadgetctl_open(gadgetctl_sock, CTL_WAIT, 0, NULL, code);
+		return fd;
+	}
+}
+
+static int gadgetctl_wait(int argc, char **argv)
+{
+	static char buf[CTL_MSG_MAX];
+	int64_t deadline = -1;
+	struct pollfd pfd = { .events = POLLIN };
+	const char *text;
+	int32_t status;
+	double secs = 0;
+	char *end;
+	ssize_t got;
+	int r, code;
+
+	if (argc == 2 && !strcmp(argv[0], "--timeout")) {
+		errno = 0;
+		secs = strtod(argv[1], &end);
+		if (!argv[1][0] || *end || errno || !(secs >= 0 && secs <= 86400)) {
+			fprintf(stderr, "gadgetctl: wait: --timeout takes 0 to 86400 seconds\n");
+			return CTL_EXIT_USAGE;
+		}
+		deadline = gadgetctl_now_ms() + (int64_t)(secs * 1000);
+	} else if (argc) {
+		fprintf(stderr, "Usage: gadgetctl wait [--timeout S]\n");
+		return CTL_EXIT_USAGE;
+	}
+	pfd.fd = gadgetctl_wait_open(deadline, &code);
+	if (pfd.fd < 0)
+		return code;
+	do
+		r = poll(&pfd, 1, gadgetctl_left(deadline));
+	while (r < 0 && errno == EINTR);
+	if (r == 0) {
+		fprintf(stderr, "gadgetctl: wait: gadgetd's start-up is not over after %g s\n",
+			secs);
+		close(pfd.fd);
+		return CTL_EXIT_TIMEOUT;
+	}
+	got = recv(pfd.fd, buf, sizeof(buf), 0);
+	close(pfd.fd);
+	if (got <= 0) {
+		fprintf(stderr, "gadgetctl: %s: %s\n", gadgetctl_sock,
+			got ? strerror(errno) : "gadgetd closed the connection");
+		return CTL_EXIT_NO_DAEMON;
+	}
+	if (ctl_parse_reply(buf, got, &status, &text) < 0) {
+		fprintf(stderr, "gadgetctl: malformed reply from gadgetd\n");
+		return CTL_EXIT_FAILED;
+	}
+	fputs(text, status ? stderr : stdout);
+	return gadgetctl_exit(status);
+}
+
 static bool gadgetctl_wants_help(int argc, char **argv)
 {
 	int i;
@@ -216,6 +445,16 @@ static int gadgetctl_run(const char *sock, const struct gadgetctl_cmd *c,
 	}
 	if (c->local)
 		return c->local(argc, argv);
+	if (c->type == CTL_LIST && argc == 1) {
+		char *what[] = { argv[0] + 2 };
+
+		if (strcmp(argv[0], "--sets") && strcmp(argv[0], "--profiles") &&
+		    strcmp(argv[0], "--functions")) {
+			fprintf(stderr, "Usage: gadgetctl list %s\n", c->args);
+			return CTL_EXIT_USAGE;
+		}
+		return gadgetctl_request(sock, CTL_LIST, 1, what);
+	}
 	if (c->type == CTL_STATUS && argc == 1) {
 		if (strcmp(argv[0], "--json")) {
 			fprintf(stderr, "Usage: gadgetctl status [--json]\n");
@@ -247,6 +486,7 @@ int main(int argc, char **argv)
 	}
 	if (!sock)
 		sock = CTL_DEFAULT_SOCKET;
+	gadgetctl_sock = sock;
 	argc -= optind;
 	argv += optind;
 	if (argc < 1) {

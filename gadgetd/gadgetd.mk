@@ -6,20 +6,20 @@ PROFILE_LIBS := -lconfig -lusbgx
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c \
-	gadgetd/gadget_listen.c
+	gadgetd/gadget_listen.c gadgetd/event.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/netlink.c gadgetd/netproc.c gadgetd/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
 	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
 	gadgetd/control.c gadgetd/access.c \
-	gadgetd/dirs.c gadgetd/event.c \
+	gadgetd/dirs.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS := -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
-	common/strv.c common/log.c
+	common/strv.c common/json.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).
 ASAN_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)

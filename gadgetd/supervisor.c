@@ -1,4 +1,5 @@
 #include "supervisor.h"
+#include "event.h"
 #include "supervisor_int.h"
 #include "config.h"
 #include "log.h"
@@ -70,6 +71,29 @@ const char *supervisor_start_error(struct supervisor *s)
 	return s->start_err;
 }
 
+/* The status key under which adb publishes the fingerprint of a host key
+ * that waits for `gadgetctl FUNCTION allow` ("" once none waits). */
+#define SUP_KEY_WAITING "waiting_key"
+
+/*
+ * What a plugin reported that listeners care about: its state, and (adb)
+ * a host key waiting for `adb allow`. Only changes are told, so a worker
+ * repeating itself costs nothing; a subverted one that alternates is
+ * bounded by the monitors' queues (control.h).
+ */
+static void sup_status_told(struct sup_worker *w, const char *key,
+			    const char *value)
+{
+	char kv[sizeof("state=") + 64];
+
+	if (!strcmp(key, SUP_KEY_WAITING) && value[0]) {
+		event_emit(EVENT_ADB_KEY, w->name, value, 0);
+	} else if (!strcmp(key, "state")) {
+		snprintf(kv, sizeof(kv), "state=%.64s", value);
+		event_emit(EVENT_STATE, w->name, kv, 0);
+	}
+}
+
 static void sup_status_set(struct sup_worker *w, const char *raw_key,
 			   const char *raw)
 {
@@ -83,8 +107,12 @@ static void sup_status_set(struct sup_worker *w, const char *raw_key,
 	log_printable(value, sizeof(value), raw, strlen(raw));
 	for (i = 0; i < w->n_status; i++) {
 		if (!strcmp(w->status[i][0], key)) {
+			bool same = w->status[i][1] && !strcmp(w->status[i][1], value);
+
 			free(w->status[i][1]);
 			w->status[i][1] = strdup(value);
+			if (!same)
+				sup_status_told(w, key, value);
 			return;
 		}
 	}
@@ -93,6 +121,7 @@ static void sup_status_set(struct sup_worker *w, const char *raw_key,
 	w->status[w->n_status][0] = strdup(key);
 	w->status[w->n_status][1] = strdup(value);
 	w->n_status++;
+	sup_status_told(w, key, value);
 }
 
 static void sup_status_clear(struct sup_worker *w)
@@ -568,6 +597,7 @@ static void sup_exited(struct sup_worker *w, int status)
 			 (cfg->restart_window_ms + 999) / 1000, w->last_exit);
 		log_warnx("function %s: failed: %s; not restarting it until the "
 			  "next switch", w->name, w->failed_why);
+		event_emit(EVENT_PLUGIN_FAILED, w->name, w->failed_why, (int)w->restarts);
 		sup_ready_changed(w->sup);
 		/* One last call of on_restart, from the loop: the gadget binds
 		 * again without this function (supervisor_respawn() refuses). */
@@ -698,6 +728,13 @@ bool supervisor_failed(struct supervisor *s, const char *name)
 	struct sup_worker *w = supervisor_find(s, name);
 
 	return w && w->failed;
+}
+
+unsigned supervisor_restarts(struct supervisor *s, const char *name)
+{
+	struct sup_worker *w = supervisor_find(s, name);
+
+	return w ? w->restarts : 0;
 }
 
 bool supervisor_any_failed(struct supervisor *s)

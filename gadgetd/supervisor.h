@@ -78,6 +78,8 @@ void supervisor_wait_stopped_cancel(struct supervisor *s);
  * switch (the gadget unbound) gives them another chance. */
 int supervisor_revive(struct supervisor *s);
 bool supervisor_any_failed(struct supervisor *s);
+/* How many times name's worker was restarted after it died. */
+unsigned supervisor_restarts(struct supervisor *s, const char *name);
 bool supervisor_failed(struct supervisor *s, const char *name);
 /* Start the worker of a live function again if it is not running;
  * -ENOTRECOVERABLE if it failed (supervisor_revive()). */

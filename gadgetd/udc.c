@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,4 +184,114 @@ void udc_monitor_free(struct udc_monitor *m)
 		return;
 	loop_watch_remove(m->watch);
 	free(m);
+}
+
+struct udc_watch {
+	struct loop *loop;
+	struct loop_watch *attr;   /* the state file, for POLLPRI */
+	struct loop_watch *timer;
+	char name[64];
+	char last[32];
+	udc_state_fn fn;
+	void *data;
+};
+
+/* A sysfs attribute is read from offset 0 each time: that also clears
+ * the notification poll() reported. */
+static void udc_watch_read(struct udc_watch *w, char *buf, size_t size)
+{
+	int fd = w->attr ? loop_watch_fd(w->attr) : -1;
+	ssize_t n = fd >= 0 ? pread(fd, buf, size - 1, 0) : -1;
+
+	if (n <= 0) {
+		snprintf(buf, size, "not attached");
+		return;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+void udc_watch_check(struct udc_watch *w)
+{
+	char state[32];
+
+	udc_watch_read(w, state, sizeof(state));
+	if (!strcmp(state, w->last))
+		return;
+	snprintf(w->last, sizeof(w->last), "%s", state);
+	w->fn(state, w->data);
+}
+
+static void udc_watch_notified(struct loop_watch *lw, int fd, uint32_t events,
+			       void *data)
+{
+	struct udc_watch *w = data;
+
+	udc_watch_check(w);
+	/* The file of a UDC that went away polls ready for ever: the timer
+	 * alone goes on, until the watch is freed. */
+	if (events & EPOLLERR) {
+		char path[256];
+
+		snprintf(path, sizeof(path), UDC_SYSFS "/%s", w->name);
+		if (access(path, F_OK) < 0)
+			loop_watch_set_events(lw, 0);
+	}
+}
+
+static void udc_watch_tick(struct loop_watch *t, void *data)
+{
+	struct udc_watch *w = data;
+
+	udc_watch_check(w);
+	loop_timer_rearm(t, UDC_WATCH_POLL_MS);
+}
+
+struct udc_watch *udc_watch_new(struct loop *l, const char *name,
+				udc_state_fn fn, void *data)
+{
+	struct udc_watch *w = calloc(1, sizeof(*w));
+	char path[256];
+	int fd;
+
+	if (!w)
+		return NULL;
+	w->loop = l;
+	w->fn = fn;
+	w->data = data;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	snprintf(path, sizeof(path), UDC_SYSFS "/%s/state", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		w->attr = loop_add_fd(l, fd, EPOLLPRI, udc_watch_notified, w);
+		if (!w->attr)
+			close(fd);
+	}
+	w->timer = loop_add_timer(l, UDC_WATCH_POLL_MS, udc_watch_tick, w);
+	if (!w->timer) {
+		loop_watch_remove(w->attr);
+		free(w);
+		return NULL;
+	}
+	udc_watch_check(w);
+	return w;
+}
+
+const char *udc_watch_name(const struct udc_watch *w)
+{
+	return w->name;
+}
+
+const char *udc_watch_state(const struct udc_watch *w)
+{
+	return w->last;
+}
+
+void udc_watch_free(struct udc_watch *w)
+{
+	if (!w)
+		return;
+	loop_watch_remove(w->attr);
+	loop_watch_remove(w->timer);
+	free(w);
 }

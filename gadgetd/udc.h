@@ -35,4 +35,24 @@ typedef void (*udc_change_fn)(void *data);
 struct udc_monitor *udc_monitor_new(struct loop *l, udc_change_fn fn, void *data);
 void udc_monitor_free(struct udc_monitor *m);
 
+/*
+ * Watch NAME's state attribute (/sys/class/udc/NAME/state): fn gets the
+ * new state whenever it differs from the last one told, the first time at
+ * once (from inside udc_watch_new()). The kernel notifies the attribute
+ * (sysfs_notify from usb_gadget_set_state(), a POLLPRI), but not every UDC
+ * driver sets every state, so it is read again every UDC_WATCH_POLL_MS as
+ * well. A state that cannot be read (the UDC went away) is "not attached".
+ */
+#define UDC_WATCH_POLL_MS 500
+typedef void (*udc_state_fn)(const char *state, void *data);
+struct udc_watch;
+struct udc_watch *udc_watch_new(struct loop *l, const char *name,
+				udc_state_fn fn, void *data);
+/* Read the state now (a uevent said the UDC came or went). */
+void udc_watch_check(struct udc_watch *w);
+/* The UDC watched, and the last state told. */
+const char *udc_watch_name(const struct udc_watch *w);
+const char *udc_watch_state(const struct udc_watch *w);
+void udc_watch_free(struct udc_watch *w);
+
 #endif

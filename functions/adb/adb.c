@@ -188,12 +188,20 @@ static int adb_room(void *data)
 	return a->tr->queued(a->tr_data) < PLUGIN_TX_HIGH;
 }
 
+/* No host key waits any more: status (and monitors) say so. */
+static void adb_waiting_clear(struct adb *a)
+{
+	if (a->waiting_fp[0])
+		plugin_set_status(a->p, "waiting_key", "");
+	a->waiting_fp[0] = '\0';
+}
+
 static void adb_send_cnxn(struct adb *a)
 {
 	adb_send(a, ADB_CNXN, a->version, a->max_payload, a->banner,
 		 strlen(a->banner) + 1);
 	adb_set_state(a, ADB_STATE_DEVICE);
-	a->waiting_fp[0] = '\0';
+	adb_waiting_clear(a);
 }
 
 static void adb_send_token(struct adb *a)
@@ -227,7 +235,7 @@ static void adb_reset_connection(struct adb *a)
 	adb_packet_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
 	/* Nothing proven or offered on the old connection carries over. */
 	adb_auth_forget_token(a->auth);
-	a->waiting_fp[0] = '\0';
+	adb_waiting_clear(a);
 	a->tokens_sent = 0;
 	a->known_offered = false;
 }
@@ -334,6 +342,8 @@ static void adb_on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 		return;
 	}
 	memcpy(a->waiting_fp, fp, sizeof(fp));
+	/* gadgetd tells `gadgetctl monitor` (an adb-key event). */
+	plugin_set_status(a->p, "waiting_key", fp);
 	adb_set_state(a, ADB_STATE_UNAUTHORIZED);
 	if (adb_host_log_ok(a))
 		log_warnx("adb: unknown host key %s; allow it with "
@@ -765,7 +775,7 @@ static void adb_challenge_allowed(struct adb *a)
 {
 	log_info("adb: sent the waiting host a new token to sign with the "
 		 "allowed key");
-	a->waiting_fp[0] = '\0';
+	adb_waiting_clear(a);
 	a->tokens_sent = 0;
 	a->known_offered = false;
 	adb_send_token(a);

@@ -27,6 +27,7 @@ static void fuzz_ctl(const uint8_t *data, size_t size)
 	static char buf[CTL_MSG_MAX], again[CTL_MSG_MAX];
 	char *argv[64];
 	struct ctl_hdr h;
+	struct ctl_event ev;
 	const char *text;
 	int32_t status;
 	int n, i;
@@ -42,6 +43,12 @@ static void fuzz_ctl(const uint8_t *data, size_t size)
 		abort();
 	if (ctl_parse_reply(buf, size, &status, &text) == 0)
 		fuzz_inside(text, buf, size);
+	memcpy(buf, data, size);
+	if (ctl_parse_event(buf, size, &ev) == 0) {
+		fuzz_inside(ev.kind, buf, size);
+		fuzz_inside(ev.function, buf, size);
+		fuzz_inside(ev.detail, buf, size);
+	}
 }
 
 static void fuzz_wmsg(const uint8_t *data, size_t size)

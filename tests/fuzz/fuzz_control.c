@@ -123,6 +123,20 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 		fprintf(out, json ? "{\"line\":%d}\n" : "line %d\n", i);
 }
 
+int gadget_list_names(struct gadget *g, FILE *out, const char *what)
+{
+	if (strcmp(what, "sets"))
+		return -EINVAL;
+	fprintf(out, "acm\n");
+	return 0;
+}
+
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data)
+{
+	return fake_msg(msg, size, "up", NULL, fn, data);
+}
+
 void gadget_list(struct gadget *g, FILE *out)
 {
 	fprintf(out, "sets:\n  acm\n");

@@ -480,6 +480,7 @@ void fake_restart_due(const char *function)
 }
 
 void supervisor_reap(struct supervisor *s) {}
+unsigned supervisor_restarts(struct supervisor *s, const char *name) { return 1; }
 
 int supervisor_respawn(struct supervisor *s, const char *name)
 {
@@ -619,4 +620,56 @@ int composer_net_ifname(struct composer *c, const char *name, char *buf, size_t 
 {
 	snprintf(buf, size, "usb0");
 	return 0;
+}
+
+/* The host's side of the UDC: fake_host_state() tells the gadget's watch
+ * a new state, as the kernel's notification would. */
+struct udc_watch {
+	char name[64];
+	char last[32];
+	udc_state_fn fn;
+	void *data;
+};
+static struct udc_watch *fake_watch;
+
+struct udc_watch *udc_watch_new(struct loop *l, const char *name,
+				udc_state_fn fn, void *data)
+{
+	struct udc_watch *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	w->fn = fn;
+	w->data = data;
+	fake_watch = w;
+	fake_host_state("default");
+	return w;
+}
+
+void fake_host_state(const char *state)
+{
+	if (!fake_watch || !strcmp(fake_watch->last, state))
+		return;
+	snprintf(fake_watch->last, sizeof(fake_watch->last), "%s", state);
+	fake_watch->fn(state, fake_watch->data);
+}
+
+void udc_watch_check(struct udc_watch *w) {}
+
+const char *udc_watch_name(const struct udc_watch *w)
+{
+	return w->name;
+}
+
+const char *udc_watch_state(const struct udc_watch *w)
+{
+	return w->last;
+}
+
+void udc_watch_free(struct udc_watch *w)
+{
+	if (w == fake_watch)
+		fake_watch = NULL;
+	free(w);
 }

@@ -58,6 +58,8 @@ void fake_worker_dies(const char *name);             /* its commands fail */
 /* What a worker sends to gadgetd: a switch request, a restart due. */
 void fake_plugin_request(const char *function, const char *request);
 void fake_restart_due(const char *function);
+/* The bound UDC's state changes, as the kernel tells it. */
+void fake_host_state(const char *state);
 
 void fake_reset(void);
 void fake_clear_calls(void);

@@ -18,7 +18,7 @@ test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadg
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c \
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c gadgetd/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
@@ -34,7 +34,7 @@ test_loop_LIBS :=
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	common/wargv.c gadgetd/status.c \
+	common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -44,7 +44,7 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	common/wargv.c gadgetd/status.c \
+	common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
@@ -69,3 +69,7 @@ UNIT_TESTS += test_supervisor_tcp
 test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
+# gadgetd/event.c alone: delivery order, unsubscribing during delivery.
+UNIT_TESTS += test_event
+test_event_SRCS := tests/unit/test_event.c gadgetd/event.c common/log.c
+test_event_LIBS :=

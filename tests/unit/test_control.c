@@ -13,6 +13,7 @@
 #include "gadget.h"
 #include "loop.h"
 #include "ctl.h"
+#include "event.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +78,14 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	fprintf(out, json ? "{\"set\":\"acm\"}\n" : "set: acm\n");
 }
 
+int gadget_list_names(struct gadget *g, FILE *out, const char *what)
+{
+	if (strcmp(what, "sets"))
+		return -EINVAL;
+	fprintf(out, "acm\nmtp,adb\n");
+	return 0;
+}
+
 void gadget_list(struct gadget *g, FILE *out)
 {
 	fprintf(out, "sets:\n");
@@ -89,6 +98,24 @@ int gadget_command(struct gadget *g, int argc, char **argv,
 	gadget_calls++;
 	snprintf(reply, size, "%s said %s", argv[0], argc > 1 ? argv[1] : "");
 	return 0;
+}
+
+/* The start-up: over (fake_boot_over) or waited for, answered by
+ * boot_fn. */
+static bool fake_boot_over;
+static gadget_done_fn boot_fn;
+static void *boot_data;
+
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data)
+{
+	if (fake_boot_over) {
+		snprintf(msg, size, "default set acm");
+		return 0;
+	}
+	boot_fn = fn;
+	boot_data = data;
+	return -EINPROGRESS;
 }
 
 bool gadget_busy(const struct gadget *g)
@@ -198,6 +225,8 @@ static int setup(void **state)
 	later_fn = NULL;
 	later_data = NULL;
 	cancels = 0;
+	fake_boot_over = false;
+	boot_fn = NULL;
 	*state = f;
 	return 0;
 }
@@ -928,6 +957,185 @@ static void test_enfile_resume_on_close(void **state)
 	close(fd);
 }
 
+static int monitor_connect(struct fixture *f, bool root)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[16], buf[256];
+	size_t n = request(req, CTL_MONITOR, "", 0);
+	const char *text;
+	int32_t status;
+	ssize_t got = -1;
+	int fd, i;
+
+	fake_peer = root ? peer_root : peer_group;
+	strcpy(sa.sun_path, f->path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	for (i = 0; i < 20 && got < 0; i++) {
+		loop_dispatch(f->loop, 50);
+		got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	}
+	assert_int_equal(ctl_parse_reply(buf, got, &status, &text), 0);
+	assert_int_equal(status, 0);
+	return fd;
+}
+
+/* Events reach every monitor, in order, a member of group's too; a
+ * monitor is not closed as idle, and its hang-up frees it. */
+static void test_monitor_events(void **state)
+{
+	struct fixture *f = *state;
+	int a = monitor_connect(f, true), b = monitor_connect(f, false);
+	char buf[1024];
+	struct ctl_event ev;
+	ssize_t n;
+
+	control_set_limits(f->ctl, CONTROL_MAX_CLIENTS, 50, CONTROL_RETRY_MS);
+	event_emit(EVENT_SWITCH_BEGUN, NULL, "mtp,adb", 0);
+	event_emit(EVENT_PLUGIN_RESTARTED, "adb", "", 3);
+	loop_dispatch(f->loop, 100);
+	loop_dispatch(f->loop, 100);
+	for (int fd = a; fd >= 0; fd = fd == a ? b : -1) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		assert_int_equal(ctl_parse_event(buf, n, &ev), 0);
+		assert_string_equal(ev.kind, "switch-begun");
+		assert_string_equal(ev.function, "");
+		assert_string_equal(ev.detail, "mtp,adb");
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		assert_int_equal(ctl_parse_event(buf, n, &ev), 0);
+		assert_string_equal(ev.kind, "plugin-restarted");
+		assert_string_equal(ev.function, "adb");
+		assert_int_equal(ev.code, 3);
+		assert_true(ev.time_ms > 0);
+	}
+	close(a);
+	close(b);
+	loop_dispatch(f->loop, 10);
+	loop_dispatch(f->loop, 10);
+	/* Both slots are free again: 16 more clients fit. */
+	event_emit(EVENT_HOST, NULL, "configured", 0);
+}
+
+/* A monitor that does not read is dropped once CONTROL_MONITOR_QUEUE
+ * events wait beyond what its socket holds; it then reads what waited
+ * and a last reply, -ENOBUFS, and gadgetd's memory did not grow. */
+static void test_monitor_slow_dropped(void **state)
+{
+	struct fixture *f = *state;
+	int fd = monitor_connect(f, false), sndbuf = 4096, i, events = 0;
+	static char detail[2048];
+	char buf[4096];
+	struct ctl_event ev;
+	const char *text;
+	int32_t status = 0;
+	ssize_t n;
+
+	memset(detail, 'x', sizeof(detail) - 1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sndbuf, sizeof(sndbuf));
+	for (i = 0; i < 2000; i++)
+		event_emit(EVENT_STATE, "mtp", detail, i);
+	for (i = 0; i < 200; i++) {
+		loop_dispatch(f->loop, 5);
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0)
+			continue;
+		if (n == 0)
+			break;
+		if (ctl_parse_event(buf, n, &ev) == 0) {
+			/* In order, none lost before the drop. */
+			assert_int_equal(ev.code, events);
+			events++;
+			continue;
+		}
+		assert_int_equal(ctl_parse_reply(buf, n, &status, &text), 0);
+		break;
+	}
+	assert_int_equal(status, -ENOBUFS);
+	assert_non_null(strstr(text, "fell behind"));
+	assert_true(events < 2000);
+	close(fd);
+}
+
+/* gadgetd stops: a monitor's last reply is 0. */
+static void test_monitor_bye(void **state)
+{
+	struct fixture *f = *state;
+	int fd = monitor_connect(f, true);
+	char buf[256];
+	const char *text;
+	int32_t status;
+	ssize_t n;
+
+	control_free(f->ctl);
+	f->ctl = NULL;
+	n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_int_equal(ctl_parse_reply(buf, n, &status, &text), 0);
+	assert_int_equal(status, 0);
+	assert_string_equal(text, "gadgetd is stopping\n");
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	close(fd);
+	/* Nothing listens any more. */
+	event_emit(EVENT_HOST, NULL, "not attached", 0);
+}
+
+/* list sets: for a member of group too; an unknown list is invalid. */
+static void test_list_names(void **state)
+{
+	struct fixture *f = *state;
+	char req[32], text[256];
+	size_t n = request(req, CTL_LIST, "sets", 5);
+
+	fake_peer = peer_group;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_string_equal(text, "acm\nmtp,adb\n");
+	n = request(req, CTL_LIST, "keys", 5);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EINVAL);
+	assert_string_equal(text, "list takes sets, profiles or functions\n");
+}
+
+/* wait: at once when the start-up is over, else when it ends; a member
+ * of group may ask. */
+static void test_wait(void **state)
+{
+	struct fixture *f = *state;
+	char req[16], text[256];
+	size_t n = request(req, CTL_WAIT, "", 0);
+
+	fake_peer = peer_group;
+	fake_boot_over = true;
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_string_equal(text, "default set acm\n");
+}
+
+static void test_wait_pending(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[16], buf[256];
+	size_t n = request(req, CTL_WAIT, "", 0);
+	const char *text;
+	int32_t status;
+	ssize_t got;
+	int fd, i;
+
+	strcpy(sa.sun_path, f->path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	for (i = 0; i < 5 && !boot_fn; i++)
+		loop_dispatch(f->loop, 20);
+	assert_non_null(boot_fn);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	boot_fn(-EIO, "start: default acm failed", boot_data);
+	got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_int_equal(ctl_parse_reply(buf, got, &status, &text), 0);
+	assert_int_equal(status, -EIO);
+	assert_string_equal(text, "start: default acm failed\n");
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -958,6 +1166,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idle_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_emfile_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_enfile_resume_on_close, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor_slow_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor_bye, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_pending, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("control", tests, NULL, NULL);

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "fake_gadget_deps.h"
+#include "event.h"
 #include "gadget.h"
 #include "loop.h"
 
@@ -931,10 +932,195 @@ static void test_restart_after_kernel_unbind(void **state)
 	assert_true(fake_is_bound());
 }
 
+/* What monitors hear (event.h), one "kind:detail:code;" each. */
+static char heard[4096];
+
+static void hear(const struct event *ev, void *data)
+{
+	size_t n = strlen(heard);
+
+	snprintf(heard + n, sizeof(heard) - n, "%s%s%s:%s:%d;", event_kind_name(ev->kind),
+		 ev->function ? "/" : "", ev->function ? ev->function : "",
+		 ev->detail, ev->code);
+}
+
+/* Switches asked while one runs wait their turn, in order, each answered
+ * when its own is done; one more than switch_queue is refused as busy,
+ * and a set the active profile lacks is refused at once. */
+static void test_queue_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
+	struct event_sub *sub = event_subscribe(hear, NULL);
+	char set[64];
+
+	f->cfg.switch_queue = 2;
+	f->cfg.switch_queue_timeout_ms = 60000;
+	heard[0] = '\0';
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
+				       fake_on_done, &a), -EINPROGRESS);
+	run_rounds(f, 3);
+	assert_true(fake_waiting_ready());
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &b), -EINPROGRESS);
+	assert_int_equal(gadget_switch(f->g, NULL, "nosuch", f->msg, sizeof(f->msg),
+				       fake_on_done, &e), -EINVAL);
+	assert_int_equal(gadget_reload(f->g, f->msg, sizeof(f->msg), fake_on_done, &c),
+			 -EINPROGRESS);
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &d), -EBUSY);
+	assert_non_null(strstr(f->msg, "another switch is in progress (2 more wait"));
+	fake_release_ready(0, "");
+	assert_int_equal(fake_wait_done(f->loop, &a), 0);
+	assert_false(b.done);
+	run_rounds(f, 3);
+	assert_true(fake_waiting_ready());
+	fake_release_ready(0, "");
+	assert_int_equal(fake_wait_done(f->loop, &b), 0);
+	assert_non_null(strstr(b.msg, "switched to acm,adb (profile t)"));
+	assert_false(c.done);
+	fake_hold_ready = false;
+	assert_int_equal(fake_wait_done(f->loop, &c), 0);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "acm,adb");
+	assert_false(d.done);
+	assert_false(e.done);
+	/* Each begun after the one before was done. */
+	assert_string_equal(heard, "switch-begun:ncm:0;switch-done:ncm:0;"
+			    "switch-begun:acm,adb:0;switch-done:acm,adb:0;"
+			    "switch-begun:acm,adb:0;switch-done:acm,adb:0;");
+	event_unsubscribe(sub);
+}
+
+/* A client that hangs up is forgotten, its switch not run; one that
+ * waited longer than switch_queue_timeout is told so, nothing changed;
+ * gadgetd stopping answers the rest. */
+static void test_queue_cancel_and_expiry(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
+	char set[64];
+
+	f->cfg.switch_queue = 8;
+	f->cfg.switch_queue_timeout_ms = 50;
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
+				       fake_on_done, &a), -EINPROGRESS);
+	run_rounds(f, 3);
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &b), -EINPROGRESS);
+	gadget_cancel(f->g, &b);
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &c), -EINPROGRESS);
+	assert_int_equal(fake_wait_done(f->loop, &c), -ETIME);
+	assert_non_null(strstr(c.msg, "switch_queue_timeout"));
+	f->cfg.switch_queue_timeout_ms = 60000;
+	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &d), -EINPROGRESS);
+	fake_release_ready(0, "");
+	assert_int_equal(fake_wait_done(f->loop, &a), 0);
+	fake_hold_ready = false;
+	assert_int_equal(fake_wait_done(f->loop, &d), 0);
+	assert_false(b.done);
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "mtp,adb");
+	/* Queued at gadget_free(): answered, -ECANCELED. */
+	fake_hold_ready = true;
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
+				       fake_on_done, &a), -EINPROGRESS);
+	run_rounds(f, 3);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
+				       fake_on_done, &b), -EINPROGRESS);
+	gadget_free(f->g);
+	f->g = NULL;
+	assert_true(b.done);
+	assert_int_equal(b.r, -ECANCELED);
+}
+
+/* gadgetctl wait: asked before the start-up began, answered when it is
+ * over, in order; at once afterwards; a cancelled waiter hears nothing. */
+static void test_boot_wait(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result w1 = { 0 }, w2 = { 0 }, gone = { 0 }, boot = { 0 };
+
+	gadget_free(f->g);
+	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w1),
+			 -EINPROGRESS);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &gone),
+			 -EINPROGRESS);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w2),
+			 -EINPROGRESS);
+	gadget_cancel(f->g, &gone);
+	assert_int_equal(finish(f, gadget_boot_start(f->g, f->msg, sizeof(f->msg),
+						     fake_on_done, &boot), &boot), 0);
+	assert_int_equal(fake_wait_done(f->loop, &w2), 0);
+	assert_true(w1.done);
+	assert_int_equal(w1.r, 0);
+	assert_non_null(strstr(w1.msg, "acm,ecm"));
+	assert_false(gone.done);
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &gone), 0);
+	assert_non_null(strstr(f->msg, "acm,ecm"));
+	/* Waiting at gadget_free(): told gadgetd stops. */
+	gadget_free(f->g);
+	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
+	memset(&w1, 0, sizeof(w1));
+	assert_int_equal(gadget_boot_wait(f->g, f->msg, sizeof(f->msg), fake_on_done, &w1),
+			 -EINPROGRESS);
+	gadget_free(f->g);
+	f->g = NULL;
+	assert_true(w1.done);
+	assert_int_equal(w1.r, -ECANCELED);
+}
+
+/* The names shell completion asks for. */
+static void test_list_names(void **state)
+{
+	struct fixture *f = *state;
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_int_equal(gadget_list_names(f->g, out, "sets"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "profiles"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "functions"), 0);
+	assert_int_equal(gadget_list_names(f->g, out, "set"), -EINVAL);
+	fclose(out);
+	assert_string_equal(text, "acm,ecm\nncm\nacm,adb\nmtp,adb\nmtp,adb,aoa\n"
+			    "ncm,acm,ecm\necm,acm,adb\nrndis,adb\n"
+			    "t\n"
+			    "acm\t-\necm\t-\nncm\t-\nadb\tadb\nmtp\tmtp\naoa\taccessory\n"
+			    "rndis\t-\n");
+	free(text);
+}
+
+/* Off: begun and done at once, and the host is told it is detached. */
+static void test_off_events(void **state)
+{
+	struct fixture *f = *state;
+	struct event_sub *sub = event_subscribe(hear, NULL);
+
+	heard[0] = '\0';
+	fake_host_state("configured");
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_string_equal(heard, "host:configured:0;switch-begun::0;"
+			    "host:not attached:0;switch-done::0;");
+	event_unsubscribe(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_start_applies_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_cancel_and_expiry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_off_events, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_replaces_functions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_keeps_common_function, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_function_touches_nothing, setup, teardown),

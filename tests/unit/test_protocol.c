@@ -119,6 +119,55 @@ static void test_reply_malformed(void **state)
 	assert_int_equal(ctl_parse_reply(buf, n, &status, &text), -EBADMSG);
 }
 
+static void test_event_roundtrip(void **state)
+{
+	struct ctl_event in = { .kind = "switch-done", .function = "",
+				.detail = "switched to mtp,adb", .code = -5,
+				.time_ms = 1796464000123LL }, out;
+	int n = ctl_build_event(buf, sizeof(buf), &in);
+
+	assert_true(n > 0);
+	assert_int_equal(ctl_parse_event(buf, n, &out), 0);
+	assert_string_equal(out.kind, "switch-done");
+	assert_string_equal(out.function, "");
+	assert_string_equal(out.detail, "switched to mtp,adb");
+	assert_int_equal(out.code, -5);
+	assert_true(out.time_ms == 1796464000123LL);
+	/* A reply is no event, and a cut datagram no event either. */
+	assert_int_equal(ctl_parse_event(buf, n - 1, &out), -EBADMSG);
+	n = ctl_build_reply(buf, sizeof(buf), 0, "x", 1);
+	assert_int_equal(ctl_parse_event(buf, n, &out), -EBADMSG);
+	assert_int_equal(ctl_build_event(buf, 4, &in), -E2BIG);
+}
+
+/* Codes and times that are not plain decimal numbers in range. */
+static void test_event_malformed(void **state)
+{
+	static const char *bad[][2] = {
+		{ "x", "1" }, { "", "1" }, { "1", "-1" }, { "2147483648", "1" },
+		{ "1", "99999999999999999999" }, { "1 ", "1" },
+	};
+	struct ctl_event out;
+	struct ctl_hdr h = { .type = CTL_EVENT };
+	unsigned i;
+	int n;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *argv[5] = { "host", "", "configured", (char *)bad[i][0],
+				  (char *)bad[i][1] };
+
+		n = ctl_build_request(buf, sizeof(buf), CTL_EVENT, 5, argv);
+		assert_true(n > 0);
+		assert_int_equal(ctl_parse_event(buf, n, &out), -EBADMSG);
+	}
+	/* Four strings only. */
+	n = ctl_build_request(buf, sizeof(buf), CTL_EVENT, 4,
+			      (char *[]){ "host", "", "x", "0" });
+	assert_int_equal(ctl_parse_event(buf, n, &out), -EBADMSG);
+	memcpy(buf, &h, sizeof(h));
+	assert_int_equal(ctl_parse_event(buf, sizeof(h), &out), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +176,8 @@ int main(void)
 		cmocka_unit_test(test_request_too_big),
 		cmocka_unit_test(test_reply_roundtrip),
 		cmocka_unit_test(test_reply_malformed),
+		cmocka_unit_test(test_event_roundtrip),
+		cmocka_unit_test(test_event_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

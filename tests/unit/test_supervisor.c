@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "status.h"
 #include "supervisor.h"
+#include "event.h"
 #include "unit_self.h"
 #include "wmsg.h"
 
@@ -81,6 +82,15 @@ static int worker_main(int argc, char **argv)
 	if (!strcmp(name, "slow"))
 		sleep(3);
 	worker_send(WORKER_READY, NULL, 0);
+	/* "keyed" reports a waiting adb key twice and its state, as adb
+	 * does when a host offers an unknown key. */
+	if (!strcmp(name, "keyed")) {
+		static const char key[] = "waiting_key\0aa:bb", st[] = "state\0unauthorized";
+
+		worker_send(WORKER_STATUS, key, sizeof(key));
+		worker_send(WORKER_STATUS, key, sizeof(key));
+		worker_send(WORKER_STATUS, st, sizeof(st));
+	}
 	/* A host reached them: "hostcrash" then dies of SIGSEGV, "hostmute"
 	 * stops answering its heartbeat (a host stalled it). */
 	if (!strcmp(name, "hostcrash") || !strcmp(name, "hostmute")) {
@@ -612,6 +622,43 @@ static unsigned restarts_of(struct fixture *f, const char *function)
 	return n;
 }
 
+static char heard[1024];
+
+static void hear(const struct event *ev, void *data)
+{
+	size_t n = strlen(heard);
+
+	snprintf(heard + n, sizeof(heard) - n, "%s/%s:%s:%d;", event_kind_name(ev->kind),
+		 ev->function ? ev->function : "", ev->detail, ev->code);
+}
+
+/* What a worker reports that monitors care about: a waiting adb key,
+ * told once however often repeated, and its state; a crash loop's
+ * failure, told once. */
+static void test_events(void **state)
+{
+	struct fixture *f = *state;
+	struct event_sub *sub = event_subscribe(hear, NULL);
+	struct profile_function fn = f->fn;
+
+	heard[0] = '\0';
+	start_ready(f, "keyed");
+	run_ms(f, 300);
+	assert_string_equal(heard, "adb-key/keyed:aa:bb:0;state/keyed:state=unauthorized:0;");
+	heard[0] = '\0';
+	f->cfg.restart_delay_ms = 20;
+	f->cfg.restart_limit = 2;
+	f->cfg.restart_window_ms = 60000;
+	use_restart_counter(f);
+	snprintf(fn.name, sizeof(fn.name), "crash");
+	assert_int_equal(supervisor_start(f->sup, &fn), 0);
+	run_ms(f, 1500);
+	assert_non_null(strstr(heard, "plugin-failed/crash:crashed 2 times in 60 s; last: "
+			       "killed by signal 11 (Segmentation fault):1;"));
+	assert_int_equal(supervisor_restarts(f->sup, "crash"), 1);
+	event_unsubscribe(sub);
+}
+
 /* Exits that follow a host's doing are never a crash loop: restart_limit
  * of them and more within the window, and the plugin is restarted for
  * the next host each time, never marked failed. */
@@ -887,6 +934,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_heartbeat_timeout_kills_and_restarts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_heartbeat_gadgetd_stall_is_not_the_workers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_loop_marks_failed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crashes_outside_window_restart, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_caused_exits_never_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_is_asynchronous, setup, teardown),
