@@ -98,3 +98,15 @@ void gadget_list(struct gadget *g, FILE *out)
 		gadget_list_configs(p, i, out);
 	}
 }
+
+void gadget_list_sets(struct gadget *g, gadget_list_fn fn, void *data)
+{
+	const struct profile *p = g->profile;
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	for (i = 0; p && i < p->n_sets; i++) {
+		profile_set_name(p, i, name, sizeof(name));
+		fn(name, (int)i == p->default_set, (int)i == g->set, data);
+	}
+}
