@@ -69,3 +69,12 @@ UNIT_TESTS += test_supervisor_tcp
 test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
+# gadgetd/dbus*.c on a private dbus-daemon, the gadget faked as in
+# test_gadget; a fake polkit and a caller that is not root.
+UNIT_TESTS += test_dbus
+test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c \
+	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/access.c \
+	gadgetd/event.c common/ctl.c common/strv.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	common/loop.c common/log.c
+test_dbus_LIBS := $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
