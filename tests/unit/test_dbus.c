@@ -599,6 +599,83 @@ static void test_no_bus(void **state)
 	assert_non_null(strstr(text, "dbus: no system bus"));
 }
 
+/* XML without comments, each line trimmed, empty lines dropped; only
+ * the org.gadgetd1 interfaces. Appended to out. */
+static void xml_ours(const char *xml, char *out, size_t size)
+{
+	const char *p = xml, *e, *end;
+	bool in = false;
+	size_t n;
+
+	while (*p) {
+		e = strchr(p, '\n');
+		end = e ? e : p + strlen(p);
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (!strncmp(p, "<!--", 4)) {
+			p = strstr(p, "-->");
+			assert_non_null(p);
+			p += 3;
+			continue;
+		}
+		if (!strncmp(p, "<interface name=\"org.gadgetd1.",
+			     strlen("<interface name=\"org.gadgetd1.")))
+			in = true;
+		if (in && p < end) {
+			n = strlen(out);
+			snprintf(out + n, size - n, "%.*s\n", (int)(end - p), p);
+		}
+		if (!strncmp(p, "</interface>", 12))
+			in = false;
+		p = e ? e + 1 : end;
+	}
+}
+
+static void introspect(struct fixture *f, const char *path, char *out, size_t size)
+{
+	struct test_reply r = { 0 };
+	uint64_t t0 = loop_now_ms();
+	const char *xml;
+
+	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, path,
+					     "org.freedesktop.DBus.Introspectable",
+					     "Introspect", on_reply, &r, "") >= 0);
+	while (!r.done && loop_now_ms() - t0 < 10000)
+		pump(f);
+	assert_true(r.done);
+	assert_true(sd_bus_message_read(r.m, "s", &xml) >= 0);
+	xml_ours(xml, out, size);
+	sd_bus_message_unref(r.m);
+}
+
+/* The committed interface (gadgetd/org.gadgetd1.xml, installed, and
+ * documented in gadgetd-dbus(7)) is what the objects say they are. */
+static void test_introspect(void **state)
+{
+	static char want[32768], got[32768], file[32768];
+	struct fixture *f = *state;
+	FILE *fp = fopen("gadgetd/org.gadgetd1.xml", "r");
+	size_t n;
+
+	assert_non_null(fp);
+	n = fread(file, 1, sizeof(file) - 1, fp);
+	fclose(fp);
+	file[n] = '\0';
+	want[0] = got[0] = '\0';
+	xml_ours(file, want, sizeof(want));
+	introspect(f, "/org/gadgetd1", got, sizeof(got));
+	introspect(f, "/org/gadgetd1/function/acm", got, sizeof(got));
+	introspect(f, "/org/gadgetd1/udc/dummy_5fudc_2e0", got, sizeof(got));
+	assert_non_null(strstr(got, "org.gadgetd1.Manager"));
+	assert_non_null(strstr(got, "org.gadgetd1.Function"));
+	assert_non_null(strstr(got, "org.gadgetd1.UDC"));
+	if (strcmp(want, got)) {
+		fprintf(stderr, "---- gadgetd/org.gadgetd1.xml\n%s---- what the objects "
+			"say\n%s----\n", want, got);
+		fail_msg("gadgetd/org.gadgetd1.xml differs from what the objects say");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +687,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_polkit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bus_lost, setup, teardown),
 		cmocka_unit_test(test_no_bus),
+		cmocka_unit_test_setup_teardown(test_introspect, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
