@@ -35,11 +35,14 @@ RULE
 check "dbus-daemon --system starts" timeout 20 dbus-daemon --system --fork
 /usr/lib/polkit-1/polkitd --no-debug >/mnt/out/polkitd.log 2>&1 &
 POLKIT_PID=$!
-# until NAME is on the bus (at most 20 s)
+# on_bus NAME: until NAME is on the bus (at most 20 s).
 on_bus() {
 	local lib_i=0
 	while [ $lib_i -lt 200 ]; do
-		timeout 5 busctl --system status "$1" >/dev/null 2>&1 && return 0
+		timeout 5 gdbus call --system --dest org.freedesktop.DBus \
+			--object-path /org/freedesktop/DBus \
+			--method org.freedesktop.DBus.NameHasOwner "$1" 2>/dev/null |
+			grep -q true && return 0
 		sleep 0.1
 		lib_i=$((lib_i + 1))
 	done
@@ -121,14 +124,15 @@ say "a group the polkit rule grants"
 check "gdpk: Switch is refused (polkit: no active session, no rule)" denied gdpk Switch "'acm'"
 check "gdpk: Off (the rule)" call gdpk Off
 check "State is off" is State off
-check "gdpk: SwitchProfile lab adb (the rule)" call gdpk SwitchProfile "'lab'" "'adb'"
+check "gdpk: SwitchProfile android adb (the rule)" call gdpk SwitchProfile "'android'" "'adb'"
+check "Profile is android" is Profile android
 check "Set is adb" is Set adb
 check "gdpk: adb allow reaches the plugin" plugin_said gdpk Command "'adb'" "['allow', '00:11']"
 check "root: adb allow reaches the plugin" plugin_said root Command "'adb'" "['allow', '00:11']"
 
 say "root changes profile and turns off"
-check "root: SwitchProfile android (its default)" call root SwitchProfile "'android'" "''"
-check "Profile is android" is Profile android
+check "root: SwitchProfile lab ncm" call root SwitchProfile "'lab'" "'ncm'"
+check "Profile is lab" is Profile lab
 check "root: Off" call root Off
 check "State is off" is State off
 check "root: SwitchProfile lab acm,ecm" call root SwitchProfile "'lab'" "'acm,ecm'"
