@@ -252,7 +252,7 @@ static int dbus_command_args(struct dbus_req *q, sd_bus_message *m,
 		return r;
 	while ((r = sd_bus_message_read(m, "s", &s)) > 0) {
 		bytes += strlen(s) + 1;
-		if (q->argc >= DBUS_MAX_ARGS + 1 || bytes > DBUS_MAX_ARG_BYTES)
+		if (q->argc >= DBUS_MAX_ARGS || bytes > DBUS_MAX_ARG_BYTES)
 			return sd_bus_error_setf(err, SD_BUS_ERROR_INVALID_ARGS,
 						 "a command takes at most %d arguments of "
 						 "%d bytes together", DBUS_MAX_ARGS - 1,

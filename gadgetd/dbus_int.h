@@ -29,8 +29,8 @@
 #define DBUS_ERROR_NOT_FOUND "org.gadgetd1.Error.NotFound"
 #define DBUS_ERROR_FAILED "org.gadgetd1.Error.Failed"
 
-/* A plugin command's arguments, as many as the control socket takes,
- * and their bytes together. */
+/* A plugin command: the function and its arguments, fewer than the
+ * control socket takes (64), and the arguments' bytes together. */
 #define DBUS_MAX_ARGS 62
 #define DBUS_MAX_ARG_BYTES 4096
 
