@@ -421,7 +421,9 @@ static void dbus_process(struct dbus *d)
 		r = sd_bus_process(d->bus, NULL);
 		if (r < 0) {
 			log_warnx("dbus: lost the system bus (%s); trying again every "
-				  "%u s", strerror(-r), DBUS_RETRY_MS / 1000);
+				  "%u s", strerror(-r), d->retry_ms / 1000);
+			/* The tries until it is back say nothing more. */
+			d->absent_logged = true;
 			dbus_drop(d);
 			return;
 		}
@@ -464,7 +466,7 @@ static void dbus_drop(struct dbus *d)
 		d->bus = sd_bus_unref(d->bus);
 	}
 	d->named = false;
-	loop_timer_rearm(d->retry, DBUS_RETRY_MS);
+	loop_timer_rearm(d->retry, d->retry_ms);
 }
 
 static int dbus_named(sd_bus_message *m, void *data, sd_bus_error *err)
@@ -516,7 +518,7 @@ static void dbus_connect(struct dbus *d)
 	if (r < 0) {
 		if (!d->absent_logged)
 			log_info("dbus: no system bus (%s); D-Bus API off, trying again "
-				 "every %u s", strerror(-r), DBUS_RETRY_MS / 1000);
+				 "every %u s", strerror(-r), d->retry_ms / 1000);
 		d->absent_logged = true;
 		dbus_drop(d);
 		return;
@@ -547,6 +549,7 @@ struct dbus *dbus_new(struct loop *l, const struct config *cfg,
 		return NULL;
 	d->loop = l;
 	d->cfg = cfg;
+	d->retry_ms = DBUS_RETRY_MS;
 	d->denied_log = (struct log_burst)LOG_BURST_INIT("lines about denied D-Bus calls",
 							 1, DBUS_LOG_S);
 	d->gadget = g;
@@ -564,6 +567,13 @@ struct dbus *dbus_new(struct loop *l, const struct config *cfg,
 	}
 	dbus_connect(d);
 	return d;
+}
+
+void dbus_set_retry_ms(struct dbus *d, unsigned ms)
+{
+	d->retry_ms = ms;
+	if (!d->bus)
+		loop_timer_rearm(d->retry, ms);
 }
 
 void dbus_free(struct dbus *d)

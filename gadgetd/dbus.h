@@ -33,6 +33,8 @@ struct config;
  * outlive it. NULL only when out of memory: no bus is no error. */
 struct dbus *dbus_new(struct loop *l, const struct config *cfg,
 		      const struct access_policy *policy, struct gadget *g);
+/* Try again after ms instead of DBUS_RETRY_MS (tests). */
+void dbus_set_retry_ms(struct dbus *d, unsigned ms);
 /* Pending callers get an error reply; the bus is closed without waiting. */
 void dbus_free(struct dbus *d);
 

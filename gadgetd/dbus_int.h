@@ -92,6 +92,7 @@ struct dbus {
 	struct event_sub *sub;
 	struct dbus_req *reqs;
 	bool absent_logged;
+	unsigned retry_ms;
 	struct log_burst denied_log;
 	struct dbus_snap snap;
 };

@@ -239,6 +239,7 @@ static void start_daemon(struct fixture *f)
 	assert_non_null(realpath("gadgetd/org.gadgetd1.conf", policy));
 	snprintf(conf, sizeof(conf), "%s/bus.conf", f->dir);
 	snprintf(bus, sizeof(bus), "%s/bus", f->dir);
+	unlink(bus);
 	snprintf(text, sizeof(text),
 		 "<busconfig><type>system</type><listen>unix:path=%s</listen>"
 		 "<auth>EXTERNAL</auth><policy context=\"default\"><allow user=\"*\"/>"
@@ -550,7 +551,8 @@ static void test_polkit(void **state)
 	assert_int_equal(f->polkit_asked, 3);
 }
 
-/* The bus goes away: logged once, and the gadget goes on. */
+/* The bus goes away: logged once, and the gadget goes on; when the bus
+ * is back, so is gadgetd on it. */
 static void test_bus_lost(void **state)
 {
 	struct fixture *f = *state;
@@ -558,6 +560,7 @@ static void test_bus_lost(void **state)
 	char msg[256];
 	int r;
 
+	dbus_set_retry_ms(f->d, 50);
 	stop_daemon(f);
 	sd_bus_flush_close_unref(f->cli);
 	f->cli = NULL;
@@ -568,6 +571,15 @@ static void test_bus_lost(void **state)
 	if (r == -EINPROGRESS)
 		r = fake_wait_done(f->loop, &res);
 	assert_int_equal(r, 0);
+	/* Tries in the meantime fail without a line each. */
+	for (r = 0; r < 20; r++)
+		pump(f);
+	assert_null(strstr(strstr(test_log, "lost the system bus") + 1, "dbus:"));
+	start_daemon(f);
+	assert_int_equal(sd_bus_open_system(&f->cli), 0);
+	wait_named(f);
+	get_mgr(f, "Set", msg, sizeof(msg));
+	assert_string_equal(msg, "ncm");
 }
 
 /* No bus at all: one line (at info level, on stderr), and gadgetd goes
