@@ -42,6 +42,15 @@ struct dbus_function {
 	char host[256];                  /* "" unless the plugin says */
 };
 
+/* A UDC of /sys/class/udc: the one the gadget is bound to first, then
+ * at most DBUS_MAX_UDCS - 1 others. */
+#define DBUS_MAX_UDCS 8
+struct dbus_udc {
+	char name[64];
+	char state[64];
+	char speed[64];
+};
+
 /* What the properties show; compared with the next one to tell what
  * changed. */
 struct dbus_snap {
@@ -55,6 +64,8 @@ struct dbus_snap {
 	char speed[64];
 	unsigned n_functions;
 	struct dbus_function functions[PROFILE_MAX_FUNCTIONS];
+	unsigned n_udcs;
+	struct dbus_udc udcs[DBUS_MAX_UDCS];
 };
 
 enum dbus_op {

@@ -9,12 +9,16 @@
 #include "gadget.h"
 #include "log.h"
 #include "status.h"
+#include "udc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DBUS_PROPS_UDC_DIR "/sys/class/udc"
 
 int dbus_props_get_str(sd_bus *bus, const char *path, const char *iface,
 		       const char *prop, sd_bus_message *reply, void *data,
@@ -63,8 +67,10 @@ int dbus_props_get_udcs(sd_bus *bus, const char *path, const char *iface,
 	const struct dbus_snap *s = data;
 	int r = sd_bus_message_open_container(reply, 'a', "o");
 
-	if (r >= 0 && s->udc[0])
-		r = dbus_props_append_path(reply, DBUS_UDC_PATH, s->udc);
+	unsigned i;
+
+	for (i = 0; r >= 0 && i < s->n_udcs; i++)
+		r = dbus_props_append_path(reply, DBUS_UDC_PATH, s->udcs[i].name);
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
@@ -85,15 +91,15 @@ static const sd_bus_vtable dbus_props_function[] = {
 	SD_BUS_VTABLE_END
 };
 
-#define DBUS_PROPS_SNAP(field) offsetof(struct dbus_snap, field)
+#define DBUS_PROPS_UDC(field) offsetof(struct dbus_udc, field)
 
 static const sd_bus_vtable dbus_props_udc[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Name", "s", dbus_props_get_str, DBUS_PROPS_SNAP(udc),
+	SD_BUS_PROPERTY("Name", "s", dbus_props_get_str, DBUS_PROPS_UDC(name),
 			SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("State", "s", dbus_props_get_str, DBUS_PROPS_SNAP(udc_state),
+	SD_BUS_PROPERTY("State", "s", dbus_props_get_str, DBUS_PROPS_UDC(state),
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-	SD_BUS_PROPERTY("Speed", "s", dbus_props_get_str, DBUS_PROPS_SNAP(speed),
+	SD_BUS_PROPERTY("Speed", "s", dbus_props_get_str, DBUS_PROPS_UDC(speed),
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_VTABLE_END
 };
@@ -125,13 +131,18 @@ static int dbus_props_find_udc(sd_bus *bus, const char *path, const char *iface,
 {
 	struct dbus *d = data;
 	char *name = NULL;
+	unsigned i;
 	int r = sd_bus_path_decode(path, DBUS_UDC_PATH, &name);
 
 	if (r <= 0)
 		return r;
-	r = d->snap.udc[0] && !strcmp(d->snap.udc, name);
-	if (r)
-		*found = &d->snap;
+	r = 0;
+	for (i = 0; i < d->snap.n_udcs; i++)
+		if (!strcmp(d->snap.udcs[i].name, name)) {
+			*found = &d->snap.udcs[i];
+			r = 1;
+			break;
+		}
 	free(name);
 	return r;
 }
@@ -140,7 +151,7 @@ static int dbus_props_nodes(sd_bus *bus, const char *prefix, void *data,
 			    char ***nodes, sd_bus_error *err)
 {
 	struct dbus *d = data;
-	char **v = calloc(d->snap.n_functions + 2, sizeof(*v));
+	char **v = calloc(d->snap.n_functions + d->snap.n_udcs + 1, sizeof(*v));
 	unsigned i, n = 0;
 	int r = 0;
 
@@ -149,8 +160,8 @@ static int dbus_props_nodes(sd_bus *bus, const char *prefix, void *data,
 	for (i = 0; r >= 0 && i < d->snap.n_functions; i++)
 		r = sd_bus_path_encode(DBUS_FUNCTION_PATH, d->snap.functions[i].name,
 				       &v[n++]);
-	if (r >= 0 && d->snap.udc[0])
-		r = sd_bus_path_encode(DBUS_UDC_PATH, d->snap.udc, &v[n++]);
+	for (i = 0; r >= 0 && i < d->snap.n_udcs; i++)
+		r = sd_bus_path_encode(DBUS_UDC_PATH, d->snap.udcs[i].name, &v[n++]);
 	if (r < 0) {
 		for (i = 0; i < n; i++)
 			free(v[i]);
@@ -237,6 +248,32 @@ static void dbus_props_functions(struct dbus *d, const struct status *st,
 	}
 }
 
+/* The bound UDC as the status says, then the others the kernel has. */
+static void dbus_props_udcs(struct dbus_snap *s)
+{
+	DIR *dir = opendir(DBUS_PROPS_UDC_DIR);
+	struct dbus_udc *u;
+	struct dirent *e;
+
+	if (s->udc[0]) {
+		u = &s->udcs[s->n_udcs++];
+		snprintf(u->name, sizeof(u->name), "%s", s->udc);
+		snprintf(u->state, sizeof(u->state), "%s", s->udc_state);
+		snprintf(u->speed, sizeof(u->speed), "%s", s->speed);
+	}
+	while (dir && s->n_udcs < DBUS_MAX_UDCS && (e = readdir(dir))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, s->udc) ||
+		    strlen(e->d_name) >= sizeof(u->name))
+			continue;
+		u = &s->udcs[s->n_udcs++];
+		memcpy(u->name, e->d_name, strlen(e->d_name) + 1); /* fits: checked */
+		udc_state(u->name, u->state, sizeof(u->state));
+		udc_speed(u->name, u->speed, sizeof(u->speed));
+	}
+	if (dir)
+		closedir(dir);
+}
+
 static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 {
 	struct gadget_status_buf buf;
@@ -254,6 +291,7 @@ static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 	snprintf(s->udc_state, sizeof(s->udc_state), "%s", st.udc_state);
 	snprintf(s->speed, sizeof(s->speed), "%s", st.speed);
 	dbus_props_functions(d, &st, s);
+	dbus_props_udcs(s);
 }
 
 /* Up to n names of what differs; returns how many. */
@@ -324,6 +362,41 @@ static void dbus_props_emit_functions(struct dbus *d, const struct dbus_snap *ol
 	}
 }
 
+static bool dbus_props_same_udcs(const struct dbus_snap *a,
+				 const struct dbus_snap *b)
+{
+	unsigned i;
+
+	if (a->n_udcs != b->n_udcs)
+		return false;
+	for (i = 0; i < a->n_udcs; i++)
+		if (strcmp(a->udcs[i].name, b->udcs[i].name))
+			return false;
+	return true;
+}
+
+static void dbus_props_emit_udcs(struct dbus *d, const struct dbus_snap *old)
+{
+	const struct dbus_udc *a, *b;
+	char *names[3];
+	unsigned i, j, n;
+
+	for (i = 0; i < d->snap.n_udcs; i++) {
+		b = &d->snap.udcs[i];
+		for (j = 0; j < old->n_udcs; j++)
+			if (!strcmp(old->udcs[j].name, b->name))
+				break;
+		if (j == old->n_udcs)
+			continue;
+		a = &old->udcs[j];
+		n = 0;
+		DBUS_PROPS_DIFF(names, n, a, b, state, "State");
+		DBUS_PROPS_DIFF(names, n, a, b, speed, "Speed");
+		names[n] = NULL;
+		dbus_props_emit_encoded(d, DBUS_UDC_PATH, b->name, DBUS_UDC_IFACE, names);
+	}
+}
+
 void dbus_props_refresh(struct dbus *d)
 {
 	struct dbus_snap *old = malloc(sizeof(*old));
@@ -350,17 +423,11 @@ void dbus_props_refresh(struct dbus *d)
 	DBUS_PROPS_DIFF(names, n, old, s, speed, "Speed");
 	if (!dbus_props_same_functions(old, s))
 		names[n++] = "Functions";
-	if (strcmp(old->udc, s->udc))
+	if (!dbus_props_same_udcs(old, s))
 		names[n++] = "UDCs";
 	names[n] = NULL;
 	dbus_props_emit(d, DBUS_PATH, DBUS_MANAGER_IFACE, names);
 	dbus_props_emit_functions(d, old);
-	if (s->udc[0] && !strcmp(old->udc, s->udc)) {
-		n = 0;
-		DBUS_PROPS_DIFF(names, n, old, s, udc_state, "State");
-		DBUS_PROPS_DIFF(names, n, old, s, speed, "Speed");
-		names[n] = NULL;
-		dbus_props_emit_encoded(d, DBUS_UDC_PATH, s->udc, DBUS_UDC_IFACE, names);
-	}
+	dbus_props_emit_udcs(d, old);
 	free(old);
 }
