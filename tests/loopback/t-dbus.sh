@@ -130,6 +130,17 @@ check "Set is adb" is Set adb
 check "gdpk: adb allow reaches the plugin" plugin_said gdpk Command "'adb'" "['allow', '00:11']"
 check "root: adb allow reaches the plugin" plugin_said root Command "'adb'" "['allow', '00:11']"
 
+say "the host unplugs"
+UDC=/org/gadgetd1/udc/dummy_5fudc_2e0
+check "the UDC's object says configured" \
+	sh -c "[ \"\$(busctl --system get-property org.gadgetd1 $UDC org.gadgetd1.UDC State)\" = 's \"configured\"' ]"
+echo disconnect > /sys/class/udc/dummy_udc.0/soft_connect
+check "UDCState is not attached" is UDCState "not attached"
+n=0
+while ! grep -q 'string "UDCState"' monitor.txt && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+check "PropertiesChanged named UDCState" grep -q 'string "UDCState"' monitor.txt
+echo connect > /sys/class/udc/dummy_udc.0/soft_connect
+
 say "root changes profile and turns off"
 check "root: SwitchProfile lab ncm" call root SwitchProfile "'lab'" "'ncm'"
 check "Profile is lab" is Profile lab
