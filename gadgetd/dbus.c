@@ -43,6 +43,7 @@ static void dbus_req_free(struct dbus_req *q)
 	for (pp = &q->d->reqs; *pp; pp = &(*pp)->next)
 		if (*pp == q) {
 			*pp = q->next;
+			q->d->n_reqs--;
 			break;
 		}
 	if (q->in_gadget)
@@ -134,8 +135,13 @@ static int dbus_req_arg(struct dbus_req *q, const char *s)
 static struct dbus_req *dbus_req_new(struct dbus *d, sd_bus_message *m,
 				     enum dbus_op op, uint16_t type)
 {
-	struct dbus_req *q = calloc(1, sizeof(*q));
+	struct dbus_req *q;
 
+	if (d->n_reqs >= DBUS_MAX_REQS) {
+		errno = EBUSY;
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
 	if (!q)
 		return NULL;
 	q->d = d;
@@ -144,7 +150,17 @@ static struct dbus_req *dbus_req_new(struct dbus *d, sd_bus_message *m,
 	q->type = type;
 	q->next = d->reqs;
 	d->reqs = q;
+	d->n_reqs++;
 	return q;
+}
+
+/* No request made: too many in progress, or no memory. */
+static int dbus_req_none(sd_bus_error *err)
+{
+	if (errno == EBUSY)
+		return sd_bus_error_setf(err, DBUS_ERROR_BUSY, "gadgetd is serving %d "
+					 "calls already; try again", DBUS_MAX_REQS);
+	return -ENOMEM;
 }
 
 /* Asked, now authorize it; the reply comes later (1: sd-bus sends none). */
@@ -187,13 +203,13 @@ static int dbus_method_switch(sd_bus_message *m, void *data, sd_bus_error *err)
 	if (r < 0)
 		return r;
 	q = dbus_req_new(data, m, DBUS_OP_SWITCH, CTL_SWITCH);
-	if (!q || dbus_req_arg(q, set) < 0)
-		goto nomem;
-	return dbus_req_begin(q, err);
-nomem:
-	if (q)
+	if (!q)
+		return dbus_req_none(err);
+	if (dbus_req_arg(q, set) < 0) {
 		dbus_req_free(q);
-	return -ENOMEM;
+		return -ENOMEM;
+	}
+	return dbus_req_begin(q, err);
 }
 
 static int dbus_method_switch_profile(sd_bus_message *m, void *data,
@@ -209,10 +225,11 @@ static int dbus_method_switch_profile(sd_bus_message *m, void *data,
 	    dbus_check_name("set", set, 256, err) < 0)
 		return -EINVAL;
 	q = dbus_req_new(data, m, DBUS_OP_SWITCH, CTL_SWITCH);
-	if (!q || dbus_req_arg(q, "--profile") < 0 || dbus_req_arg(q, profile) < 0 ||
+	if (!q)
+		return dbus_req_none(err);
+	if (dbus_req_arg(q, "--profile") < 0 || dbus_req_arg(q, profile) < 0 ||
 	    dbus_req_arg(q, set) < 0) {
-		if (q)
-			dbus_req_free(q);
+		dbus_req_free(q);
 		return -ENOMEM;
 	}
 	return dbus_req_begin(q, err);
@@ -224,7 +241,7 @@ static int dbus_method_plain(sd_bus_message *m, void *data, sd_bus_error *err,
 	struct dbus_req *q = dbus_req_new(data, m, op, type);
 
 	if (!q)
-		return -ENOMEM;
+		return dbus_req_none(err);
 	return dbus_req_begin(q, err);
 }
 
@@ -278,7 +295,7 @@ static int dbus_method_command(sd_bus_message *m, void *data, sd_bus_error *err)
 		return r;
 	q = dbus_req_new(data, m, DBUS_OP_COMMAND, CTL_FUNCTION);
 	if (!q)
-		return -ENOMEM;
+		return dbus_req_none(err);
 	r = dbus_req_arg(q, fn);
 	if (r >= 0)
 		r = dbus_command_args(q, m, err);

@@ -33,6 +33,10 @@
  * control socket takes (64), and the arguments' bytes together. */
 #define DBUS_MAX_ARGS 62
 #define DBUS_MAX_ARG_BYTES 4096
+/* Calls in progress at once (waiting for the bus, polkit or the gadget):
+ * any user on the bus can make them, and each of gadgetd's own questions
+ * takes one of the few replies the bus lets a connection wait for. */
+#define DBUS_MAX_REQS 32
 
 struct dbus_function {
 	char name[PROFILE_NAME_MAX];
@@ -102,6 +106,7 @@ struct dbus {
 	struct loop_watch *io, *timer, *retry;
 	struct event_sub *sub;
 	struct dbus_req *reqs;
+	unsigned n_reqs;
 	bool absent_logged;
 	unsigned retry_ms;
 	struct log_burst denied_log;

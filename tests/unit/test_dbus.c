@@ -65,6 +65,10 @@ struct fixture {
 	int polkit_yes;       /* the fake polkit's answer; -1: not asked */
 	char polkit_action[64];
 	unsigned polkit_asked;
+	/* Held questions, answered by polkit_release(). */
+	bool polkit_hold;
+	unsigned n_held;
+	sd_bus_message *held[64];
 };
 
 static char test_log[8192];
@@ -124,7 +128,21 @@ static int on_polkit(sd_bus_message *m, void *data, sd_bus_error *err)
 	assert_string_equal(kind, "system-bus-name");
 	snprintf(f->polkit_action, sizeof(f->polkit_action), "%s", action);
 	f->polkit_asked++;
+	if (f->polkit_hold && f->n_held < 64) {
+		f->held[f->n_held++] = sd_bus_message_ref(m);
+		return 1;
+	}
 	return sd_bus_reply_method_return(m, "(bba{ss})", f->polkit_yes, 0, 0);
+}
+
+static void polkit_release(struct fixture *f)
+{
+	while (f->n_held) {
+		sd_bus_message *m = f->held[--f->n_held];
+
+		sd_bus_reply_method_return(m, "(bba{ss})", f->polkit_yes, 0, 0);
+		sd_bus_message_unref(m);
+	}
 }
 
 static const sd_bus_vtable test_polkit_vtable[] = {
@@ -503,7 +521,8 @@ static pid_t as_nobody(const char *method, const char *arg)
 		r = sd_bus_call_method(b, TEST_DEST, TEST_PATH, TEST_IFACE, method, &e, &m, "");
 	if (r < 0)
 		fprintf(stderr, "as nobody: %s: %s\n", e.name, e.message);
-	_exit(r >= 0 ? 0 : sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED) ? 1 : 2);
+	_exit(r >= 0 ? 0 : sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED) ? 1 :
+	      sd_bus_error_has_name(&e, "org.gadgetd1.Error.Busy") ? 3 : 2);
 }
 
 static int wait_child(struct fixture *f, pid_t pid)
@@ -549,6 +568,39 @@ static void test_polkit(void **state)
 	get_mgr(f, "State", buf, sizeof(buf));
 	assert_string_equal(buf, "off");
 	assert_int_equal(f->polkit_asked, 3);
+}
+
+/* Callers that wait (here for polkit) are bounded: one more is told to
+ * try again, and the others are answered once polkit is. */
+static void test_limit(void **state)
+{
+	struct fixture *f = *state;
+	pid_t pids[40];
+	int i, busy = 0, denied = 0, st;
+	uint64_t t0;
+
+	assert_true(sd_bus_add_object_vtable(f->cli, NULL, "/org/freedesktop/PolicyKit1/Authority",
+					     "org.freedesktop.PolicyKit1.Authority",
+					     test_polkit_vtable, f) >= 0);
+	assert_true(sd_bus_request_name(f->cli, "org.freedesktop.PolicyKit1", 0) >= 0);
+	f->polkit_hold = true;
+	for (i = 0; i < 32; i++)
+		pids[i] = as_nobody("Off", NULL);
+	for (t0 = loop_now_ms(); f->polkit_asked < 32 && loop_now_ms() - t0 < 20000;)
+		pump(f);
+	assert_int_equal(f->polkit_asked, 32);
+	for (i = 32; i < 40; i++)
+		pids[i] = as_nobody("Off", NULL);
+	for (i = 32; i < 40; i++)
+		busy += wait_child(f, pids[i]) == 3;
+	assert_int_equal(busy, 8);
+	f->polkit_hold = false;
+	polkit_release(f);
+	for (i = 0; i < 32; i++) {
+		st = wait_child(f, pids[i]);
+		denied += st == 1;
+	}
+	assert_int_equal(denied, 32);
 }
 
 /* The bus goes away: logged once, and the gadget goes on; when the bus
@@ -697,6 +749,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polkit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bus_lost, setup, teardown),
 		cmocka_unit_test(test_no_bus),
 		cmocka_unit_test_setup_teardown(test_introspect, setup, teardown),
