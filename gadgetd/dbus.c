@@ -55,6 +55,28 @@ static void dbus_req_free(struct dbus_req *q)
 	free(q);
 }
 
+static int dbus_req_reply(struct dbus_req *q, int r, const char *msg)
+{
+	if (r >= 0)
+		return sd_bus_reply_method_return(q->m, "s", msg);
+	return sd_bus_reply_method_errorf(q->m, dbus_error_name(r), "%s", msg);
+}
+
+static int dbus_req_reply_ascii(struct dbus_req *q, int r, const char *msg)
+{
+	char *copy = strdup(msg), *p;
+	int rr;
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	rr = dbus_req_reply(q, r, copy);
+	free(copy);
+	return rr;
+}
+
 /* The answer to the caller, whatever the outcome; then the properties
  * tell what the call changed. */
 static void dbus_req_done(int r, const char *msg, void *data)
@@ -64,11 +86,13 @@ static void dbus_req_done(int r, const char *msg, void *data)
 	int rr;
 
 	q->in_gadget = false;
-	if (r >= 0)
-		rr = sd_bus_reply_method_return(q->m, "s", msg);
-	else
-		rr = sd_bus_reply_method_errorf(q->m, dbus_error_name(r), "%s",
-						msg[0] ? msg : strerror(-r));
+	if (!msg[0] && r < 0)
+		msg = strerror(-r);
+	rr = dbus_req_reply(q, r, msg);
+	/* D-Bus strings are UTF-8, and a message may quote a file or a
+	 * plugin that is not: the caller gets it with such bytes as '?'. */
+	if (rr == -EINVAL)
+		rr = dbus_req_reply_ascii(q, r, msg);
 	if (rr < 0)
 		log_debug("dbus: cannot answer a call: %s", strerror(-rr));
 	dbus_req_free(q);
