@@ -134,16 +134,26 @@ say "the host unplugs"
 UDC=/org/gadgetd1/udc/dummy_5fudc_2e0
 check "the UDC's object says configured" \
 	sh -c "[ \"\$(busctl --system get-property org.gadgetd1 $UDC org.gadgetd1.UDC State)\" = 's \"configured\"' ]"
+lines=$(wc -l < monitor.txt)
 echo disconnect > /sys/class/udc/dummy_udc.0/soft_connect
-# dummy_hcd says "not attached" or "powered" after a soft disconnect.
-state=$(prop UDCState)
+# not_configured: UDCState leaves "configured" (at most 5 s); dummy_hcd
+# says "not attached" or "powered" after a soft disconnect.
+not_configured() {
+	local lib_i=0
+	while [ $lib_i -lt 50 ]; do
+		state=$(prop UDCState)
+		[ "$state" != 's "configured"' ] && return 0
+		sleep 0.1
+		lib_i=$((lib_i + 1))
+	done
+	return 1
+}
+check "UDCState is no longer configured" not_configured
 echo "UDCState: $state"
-check "UDCState is no longer configured" [ "$state" != 's "configured"' ]
 check "the UDC's object agrees" \
 	sh -c "[ \"\$(busctl --system get-property org.gadgetd1 $UDC org.gadgetd1.UDC State)\" = '$state' ]"
-n=0
-while ! grep -q 'string "UDCState"' monitor.txt && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
-check "PropertiesChanged named UDCState" grep -q 'string "UDCState"' monitor.txt
+check "PropertiesChanged named UDCState after the unplug" \
+	sh -c "tail -n +$((lines + 1)) monitor.txt | grep -q 'string \"UDCState\"'"
 echo connect > /sys/class/udc/dummy_udc.0/soft_connect
 
 say "root changes profile and turns off"
