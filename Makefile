@@ -26,6 +26,7 @@ PLUGINDIR ?= $(LIBDIR)/gadgetd
 LIBEXECDIR ?= $(PREFIX)/libexec/gadgetd
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/gadgetd
+DATADIR ?= $(PREFIX)/share
 UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
 SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
@@ -404,6 +405,11 @@ install-files:
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
 	install -Dm644 gadgetd/gadgetctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/gadgetctl
+	install -Dm644 man/gadgetd-dbus.7 $(DESTDIR)$(MANDIR)/man7/gadgetd-dbus.7
+	@# The D-Bus API: who may own the name, polkit's actions, the interface.
+	install -Dm644 gadgetd/org.gadgetd1.conf $(DESTDIR)$(DATADIR)/dbus-1/system.d/org.gadgetd1.conf
+	install -Dm644 gadgetd/org.gadgetd1.policy $(DESTDIR)$(DATADIR)/polkit-1/actions/org.gadgetd1.policy
+	install -Dm644 gadgetd/org.gadgetd1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.gadgetd1.xml
 
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \

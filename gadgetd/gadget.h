@@ -13,6 +13,8 @@
 #ifndef GADGETD_GADGET_H
 #define GADGETD_GADGET_H
 
+#include "profile.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -71,6 +73,25 @@ void gadget_queue_reload(struct gadget *g);
 
 /* gadget_status.c: `gadgetctl status`, as text or JSON (status.h). */
 void gadget_status(struct gadget *g, FILE *out, bool json);
+
+/* Where gadget_status_fill() puts the strings it makes; the others are
+ * borrowed from the gadget and live until it next changes. */
+struct gadget_status_buf {
+	char set[256];
+	char configs[PROFILE_MAX_CONFIGS][256];
+	char udc_state[64];
+	char speed[64];
+};
+struct status;
+/* gadget_status.c: the status structure alone, for renderers that are
+ * not a FILE (the D-Bus properties). */
+void gadget_status_fill(struct gadget *g, struct status *st,
+			struct gadget_status_buf *buf);
+/* gadget_list.c: the sets of the active profile, in the profile's order;
+ * nothing when none is loaded. */
+typedef void (*gadget_list_fn)(const char *set, bool is_default, bool active,
+			       void *data);
+void gadget_list_sets(struct gadget *g, gadget_list_fn fn, void *data);
 /* gadget_list.c: `gadgetctl list`. */
 void gadget_list(struct gadget *g, FILE *out);
 /* `gadgetctl list --sets|--profiles|--functions`, for scripts and shell

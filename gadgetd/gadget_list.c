@@ -127,3 +127,15 @@ int gadget_list_names(struct gadget *g, FILE *out, const char *what)
 			p->functions[i].plugin ? p->functions[i].plugin : "-");
 	return 0;
 }
+
+void gadget_list_sets(struct gadget *g, gadget_list_fn fn, void *data)
+{
+	const struct profile *p = g->profile;
+	char name[GADGET_SET_MAX];
+	unsigned i;
+
+	for (i = 0; p && i < p->n_sets; i++) {
+		profile_set_name(p, i, name, sizeof(name));
+		fn(name, (int)i == p->default_set, (int)i == g->set, data);
+	}
+}

@@ -7,20 +7,19 @@
 
 #include <stdio.h>
 
-/* One structure for both renderings (status.h), so that text and JSON
- * show the same. */
-void gadget_status(struct gadget *g, FILE *out, bool json)
+/* One structure for every rendering (status.h): text, JSON and the
+ * D-Bus properties show the same. */
+void gadget_status_fill(struct gadget *g, struct status *out,
+			struct gadget_status_buf *buf)
 {
 	const char *udc = composer_bound_udc(g->composer);
-	char set[GADGET_SET_MAX], state[64] = "unbound", speed[64] = "-";
-	char configs[PROFILE_MAX_CONFIGS][GADGET_SET_MAX];
 	unsigned i;
 	struct status st = {
 		.profile = g->profile ? g->profile->name : NULL,
 		.switching = g->txn != NULL,
 		.udc = udc,
-		.udc_state = state,
-		.speed = speed,
+		.udc_state = buf->udc_state,
+		.speed = buf->speed,
 		.switches = g->switches,
 		.last_switch = g->timing.when,
 		.teardown_ms = g->timing.teardown_ms,
@@ -32,21 +31,35 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 		.failed = g->failed,
 	};
 
+	snprintf(buf->udc_state, sizeof(buf->udc_state), "unbound");
+	snprintf(buf->speed, sizeof(buf->speed), "-");
 	if (g->set >= 0) {
-		profile_set_name(g->profile, g->set, set, sizeof(set));
-		st.set = set;
+		profile_set_name(g->profile, g->set, buf->set, sizeof(buf->set));
+		st.set = buf->set;
 		st.n_configs = g->profile->sets[g->set].n_configs;
 		for (i = 0; i < st.n_configs; i++) {
-			profile_set_config_name(g->profile, g->set, i, configs[i],
-						sizeof(configs[i]));
-			st.configs[i] = configs[i];
+			profile_set_config_name(g->profile, g->set, i, buf->configs[i],
+						sizeof(buf->configs[i]));
+			st.configs[i] = buf->configs[i];
 		}
 	}
 	if (udc) {
-		udc_state(udc, state, sizeof(state));
-		udc_speed(udc, speed, sizeof(speed));
+		udc_state(udc, buf->udc_state, sizeof(buf->udc_state));
+		udc_speed(udc, buf->speed, sizeof(buf->speed));
 	}
 	supervisor_status(g->sup, &st);
+	*out = st;
+}
+
+_Static_assert(sizeof(((struct gadget_status_buf *)0)->set) == GADGET_SET_MAX,
+	       "a set name fits gadget_status_buf");
+
+void gadget_status(struct gadget *g, FILE *out, bool json)
+{
+	struct gadget_status_buf buf;
+	struct status st;
+
+	gadget_status_fill(g, &st, &buf);
 	if (json)
 		status_write_json(&st, out);
 	else

@@ -2,6 +2,7 @@
 #include "access.h"
 #include "config.h"
 #include "control.h"
+#include "dbus.h"
 #include "dirs.h"
 #include "gadget.h"
 #include "log.h"
@@ -198,6 +199,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	struct notify_watchdog *wd;
 	struct gadget *g = NULL;
 	struct control *ctl;
+	struct dbus *bus;
 	char msg[4096];
 	struct loop *l;
 	int r;
@@ -224,6 +226,8 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 		loop_free(l);
 		return 1;
 	}
+	/* Optional: without a system bus it only logs (dbus.h). */
+	bus = dbus_new(l, cfg, &policy, g);
 	/* Fed from the loop: a loop that blocks starves it. */
 	wd = notify_watchdog_new(l);
 	r = gadget_boot_start(g, msg, sizeof(msg), gadgetd_started, NULL);
@@ -232,6 +236,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	r = loop_run(l);
 	notify_send("STOPPING=1");
 	notify_watchdog_free(wd);
+	dbus_free(bus);
 	control_free(ctl);
 	gadget_free(g);
 	loop_free(l);

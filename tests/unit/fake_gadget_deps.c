@@ -57,6 +57,7 @@ void fake_reset(void)
 	fake_udc_registering = 0;
 	fake_udc_holder = NULL;
 	fake_udc_stranded = false;
+	fake_udc_state = "configured";
 	fake_hold_ready = false;
 	fake_hold_stop = false;
 }
@@ -506,9 +507,11 @@ bool udc_registered(const char *name)
 	return true;
 }
 
+const char *fake_udc_state = "configured";
+
 void udc_state(const char *name, char *buf, size_t size)
 {
-	snprintf(buf, size, "configured");
+	snprintf(buf, size, "%s", fake_udc_state);
 }
 
 void udc_speed(const char *name, char *buf, size_t size)

@@ -30,6 +30,7 @@ extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
 extern int fake_udc_registering; /* this many udc_registered() say false */
 extern const char *fake_udc_holder; /* udc_function(): ours when bound, unless set */
 extern bool fake_udc_stranded;       /* bound by name, yet the UDC drives nothing */
+extern const char *fake_udc_state;  /* udc_state(): "configured" */
 /* What gadget.c gave udc_monitor_new(): call it for "a UDC appeared". */
 extern void (*fake_udc_fn)(void *data);
 extern void *fake_udc_data;

@@ -8,6 +8,7 @@ adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3 
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf clang libclang-rt-14-dev
 libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandard jq
 libmnl-dev dnsmasq-base avahi-daemon avahi-utils iperf3 bash-completion
+libsystemd-dev dbus-daemon dbus-bin polkitd libglib2.0-bin
 libxkbcommon-dev xkb-data python3-evdev evtest"
 # CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
 # check-cross need, the target's -dev packages through multiarch.
@@ -18,7 +19,7 @@ for a in $(echo "${CROSS:-}" | tr ',' ' '); do
 		{ echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
 	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
-	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev \
+	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev libsystemd-dev \
 		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev; do
 		pkgs="$pkgs $p:$a"
 	done
