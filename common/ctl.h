@@ -24,6 +24,7 @@ enum ctl_type {
 	CTL_STATUS = 4,    /* optional "json" */
 	CTL_RELOAD = 5,    /* no arguments */
 	CTL_FUNCTION = 6,  /* function name, then its command's arguments */
+	CTL_STORAGE = 8,   /* "insert"|"eject"|"status", then options (storage.h) */
 	CTL_REPLY = 128,
 };
 

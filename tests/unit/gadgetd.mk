@@ -69,3 +69,8 @@ UNIT_TESTS += test_supervisor_tcp
 test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
+# gadgetd/storage.c alone: media_dir confinement and LUN attributes, in
+# a temporary folder laid out like a mass_storage function's.
+UNIT_TESTS += test_storage
+test_storage_SRCS := tests/unit/test_storage.c gadgetd/storage.c
+test_storage_LIBS :=
