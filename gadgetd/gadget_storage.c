@@ -106,8 +106,10 @@ static int gadget_storage_run(struct gadget *g, const struct storage_req *req,
 	if (req->op == STORAGE_INSERT) {
 		img = storage_open_image(ktype_attr(f, "media_dir"), req->image,
 					 confined, msg, size);
+		/* A refused image is a bad request (gadgetctl exits 5), not a
+		 * refused client: the client may insert, just not that. */
 		if (img < 0)
-			return img;
+			return img == -ENOENT ? img : -EINVAL;
 	}
 	dfd = gadget_storage_dir(g, f, msg, size);
 	if (dfd < 0) {
