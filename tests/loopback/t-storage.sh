@@ -48,10 +48,11 @@ gd_start media
 DEV=1d6b:0130
 check "host sees $DEV" wait_usb "$DEV"
 
-# host_blk LUN: the host's block device of LUN (sdX or srX), once there.
+# host_blk LUN: the host's block device of LUN (sdX or srX), once there
+# (its SCSI address H:C:T:L ends in :LUN; ours is the only SCSI host).
 host_blk() {
 	local lib_i=0 lib_b
-	while [ $lib_i -lt 100 ]; do
+	while [ $lib_i -lt 300 ]; do
 		for lib_b in /sys/block/sd* /sys/block/sr*; do
 			[ -e "$lib_b/device" ] || continue
 			case $(basename "$(readlink "$lib_b/device")") in
@@ -94,8 +95,8 @@ no_medium() {
 # as_member CMD...: run as gdmedia, a member of plugdev; stderr in bad.txt.
 as_member() { setpriv --reuid=gdmedia --regid=nogroup --init-groups "$@" 2>bad.txt; }
 
-DISK=$(host_blk 0:0:0:0) || die "no host block device for LUN 0"
-CD=$(host_blk 0:0:0:1) || die "no host block device for LUN 1"
+DISK=$(host_blk 0) || die "no host block device for LUN 0"
+CD=$(host_blk 1) || die "no host block device for LUN 1"
 say "LUN 0 is $DISK, LUN 1 is $CD"
 check "LUN 1 is a CD-ROM on the host (sr)" sh -c "case $CD in /dev/sr*) ;; *) false ;; esac"
 check "the host reads the profile's image from $DISK" same "$MEDIA/one.img" "$DISK"
