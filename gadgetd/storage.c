@@ -10,6 +10,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The kernel's ETOOSMALL (include/linux/errno.h), which f_mass_storage
+ * returns for an image smaller than a medium of its kind; no libc names
+ * it. */
+#define STORAGE_ETOOSMALL 525
+
 static const char storage_usage[] =
 	"usage: gadgetctl storage insert [--cdrom] [--ro] [--lun N] [FUNCTION] IMAGE\n"
 	"       gadgetctl storage eject [--force] [--lun N] [FUNCTION]\n"
@@ -327,11 +332,17 @@ int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro, char *msg,
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (r == 0)
 		r = storage_attr_write(fdir, lun, "file", proc);
-	if (r < 0) {
+	if (r == -STORAGE_ETOOSMALL) {
+		snprintf(msg, size, "storage: LUN %d: the image is too small for the "
+			 "kernel (a CD-ROM needs 300 sectors of 2048 bytes, 600 KiB)%s", lun,
+			 old[0] ? "; the previous medium is back" : "");
+		r = -EINVAL;
+	} else if (r < 0) {
 		snprintf(msg, size, "storage: LUN %d: cannot insert the image: %s%s", lun,
 			 strerror(-r), old[0] ? "; the previous medium is back" : "");
-		storage_restore(fdir, lun, was_cdrom, was_ro, old);
 	}
+	if (r < 0)
+		storage_restore(fdir, lun, was_cdrom, was_ro, old);
 	return r;
 }
 

@@ -26,7 +26,8 @@ head -c 1048576 /dev/urandom > "$MEDIA/one.img"
 head -c 1048576 /dev/urandom > "$MEDIA/two.img"
 head -c 1048576 /dev/urandom > "$TOP/secret.img"
 ln -s ../secret.img "$MEDIA/link.img"
-head -c 200000 /dev/urandom > iso/payload.bin
+# f_mass_storage refuses a CD-ROM image under 300 sectors of 2048 bytes.
+head -c 800000 /dev/urandom > iso/payload.bin
 timeout 30 genisoimage -quiet -R -o "$MEDIA/cd.iso" iso || die "genisoimage"
 truncate -s 4M "$MEDIA/fat.img"
 timeout 30 mkfs.vfat "$MEDIA/fat.img" >/dev/null || die "mkfs.vfat"
