@@ -33,6 +33,7 @@ enum ctl_type {
 	 * result: 0 when the start-up set, or the one it fell back to, is
 	 * up). */
 	CTL_WAIT = 8,
+	CTL_STORAGE = 9,   /* "insert"|"eject"|"status", then options (storage.h) */
 	CTL_REPLY = 128,
 	CTL_EVENT = 129,   /* see struct ctl_event */
 };

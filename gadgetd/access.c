@@ -60,6 +60,19 @@ static const char *access_admin_only(uint16_t type, int argc, char **argv,
 		snprintf(buf, size, "the plugin command \"%s%s%s\"", argc > 0 ? argv[0] : "",
 			 argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
 		return buf;
+	case CTL_STORAGE:
+		/*
+		 * Inserting makes gadgetd (root) serve a file to the USB host,
+		 * read and written: naming any file would hand group every
+		 * file of the board. So changing media is for administrators,
+		 * unless the profile opens it to group (group_media), whose
+		 * images are then confined to media_dir (gadget_storage()).
+		 */
+		if (argc > 0 && !strcmp(argv[0], "status"))
+			return NULL;
+		if (plugin && !strcmp(plugin, ACCESS_GROUP_MEDIA))
+			return NULL;
+		return "changing media (storage insert/eject) without group_media in the profile";
 	}
 	return NULL; /* status, list, and unknown types the dispatcher refuses */
 }

@@ -4,7 +4,10 @@
  *   root            everything
  *   admin_group     everything (gadgetd.conf; unset by default)
  *   group           status, list, switch among the active profile's sets,
- *                   read-only plugin commands (e.g. "adb keys")
+ *                   read-only plugin commands (e.g. "adb keys"),
+ *                   storage status; storage insert/eject only where the
+ *                   profile sets group_media, and then only with images
+ *                   beneath the function's media_dir (storage.h)
  *   anyone else     nothing (the socket is 0660 root:group anyway)
  *
  * Choosing another profile, reload, off and every plugin command not
@@ -49,9 +52,12 @@ enum access_role access_role(const struct access_peer *peer);
  * May peer make this request? type is an enum ctl_type, argv its
  * arguments; active is the active profile's name (NULL if none) and
  * plugin the plugin behind argv[0] for CTL_FUNCTION (NULL if the
- * function is unknown). Returns 0, or -EACCES with why saying what is
+ * function is unknown); for CTL_STORAGE, ACCESS_GROUP_MEDIA when the
+ * profile lets group change the named function's media, else NULL. Returns 0, or -EACCES with why saying what is
  * refused and who may do it.
  */
+#define ACCESS_GROUP_MEDIA "group_media"
+
 int access_check(const struct access_policy *p, const struct access_peer *peer,
 		 uint16_t type, int argc, char **argv, const char *active,
 		 const char *plugin, char *why, size_t size);

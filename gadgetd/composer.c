@@ -3,9 +3,11 @@
 #include "netcfg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <usbg/usbg.h>
 #include <usbg/function/net.h>
 
@@ -336,6 +338,16 @@ static void composer_ifname_path(struct composer *c, int type, const char *name,
 		 usbg_get_function_type_str(type), name);
 }
 
+int composer_function_dir(struct composer *c, const struct ktype *type,
+			  const char *name, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/usb_gadget/%s/functions/%s.%s",
+			 usbg_get_configfs_path(c->state), c->name,
+			 usbg_get_function_type_str(type->usbg_type), name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 static int composer_set_ifname(struct composer *c, const struct profile_function *f)
 {
 	const char *v = profile_option(f, "ifname");
@@ -357,6 +369,24 @@ static int composer_set_ifname(struct composer *c, const struct profile_function
 	return r;
 }
 
+static int composer_apply_dir(struct composer *c, const struct profile_function *f)
+{
+	char path[512];
+	int fd, r = composer_function_dir(c, f->type, f->name, path, sizeof(path));
+
+	fd = r < 0 ? r : open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = fd == -1 ? -errno : fd;
+	} else {
+		r = f->type->apply_dir(fd, f);
+		close(fd);
+	}
+	if (r < 0)
+		log_warnx("configfs: function %s: cannot set attributes (%s): %s",
+			  f->name, path, strerror(-r));
+	return r;
+}
+
 int composer_add_function(struct composer *c, const struct profile_function *f)
 {
 	usbg_function *uf;
@@ -374,6 +404,8 @@ int composer_add_function(struct composer *c, const struct profile_function *f)
 				     f->name);
 	}
 	r = composer_set_ifname(c, f);
+	if (r == 0 && f->type->apply_dir)
+		r = composer_apply_dir(c, f);
 	if (r < 0)
 		usbg_rm_function(uf, USBG_RM_RECURSE);
 	return r;

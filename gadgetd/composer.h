@@ -37,6 +37,11 @@ int composer_remove_function(struct composer *c, const char *name);
  * named yet) or -errno. */
 int composer_net_ifname(struct composer *c, const char *name, char *buf,
 			size_t size);
+/* The ConfigFS folder of function name of type (whose attributes
+ * libusbgx does not all know, such as mass_storage's forced_eject):
+ * 0 or -ENAMETOOLONG. */
+int composer_function_dir(struct composer *c, const struct ktype *type,
+			  const char *name, char *buf, size_t size);
 /* Remove every function link from every configuration. */
 int composer_unlink_all(struct composer *c);
 /* Link a function into configuration config (0-based: c.config+1);

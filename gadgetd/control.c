@@ -272,6 +272,10 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 	case CTL_STATUS:
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
+	case CTL_STORAGE:
+		r = gadget_storage(c->gadget, access_role(&cl->peer) == ACCESS_GROUP,
+				   argc, argv, msg, sizeof(msg), out);
+		break;
 	case CTL_FUNCTION:
 		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),
 					    control_client_done, cl);
@@ -324,6 +328,8 @@ static int control_authorize(struct control *c, struct control_client *cl,
 
 	if (type == CTL_FUNCTION && argc > 0)
 		plugin = gadget_function_plugin(c->gadget, argv[0]);
+	if (type == CTL_STORAGE && gadget_storage_group_open(c->gadget, argc, argv))
+		plugin = ACCESS_GROUP_MEDIA;
 	r = access_check(&c->policy, &cl->peer, type, argc, argv,
 			 gadget_profile_name(c->gadget), plugin, why, sizeof(why));
 	if (!r)

@@ -106,6 +106,18 @@ int gadget_list_names(struct gadget *g, FILE *out, const char *what);
  * it is answered. */
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
 		   size_t size, gadget_done_fn fn, void *data);
+/*
+ * gadget_storage.c: `gadgetctl storage ...` (argv[0] is insert, eject or
+ * status; storage.h) on the active set's mass_storage functions, at once
+ * (ConfigFS only, no worker). confined: the client is a member of group,
+ * whose images must lie beneath the function's media_dir. 0 or -errno
+ * with msg; status prints to out.
+ */
+int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
+		   char *msg, size_t size, FILE *out);
+/* Whether the profile lets group change the media of the function the
+ * request names (its group_media attribute). */
+bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv);
 /* The caller behind data went away: its requests go on, but their fn is
  * not called. */
 void gadget_cancel(struct gadget *g, void *data);

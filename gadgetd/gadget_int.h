@@ -13,6 +13,7 @@
  *   gadget_restart.c  a crashed worker again, a UDC that appeared
  *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
  *   gadget_list.c     gadgetctl list
+ *   gadget_storage.c  gadgetctl storage: media of mass_storage LUNs
  *   gadget_status.c   gadgetctl status, filled into status.h's structure
  *   gadget_listen.c   listening TCP sockets for plugins (adb over TCP)
  */

@@ -48,6 +48,18 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
 	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
 	  "(root or admin_group)", CTL_RELOAD, 0, 0, NULL },
+	{ "storage", "insert|eject|status [OPTIONS] [FUNCTION] [IMAGE]",
+	  "  insert [--cdrom] [--ro] [--lun N] [FUNCTION] IMAGE\n"
+	  "  eject [--force] [--lun N] [FUNCTION]\n"
+	  "  status [FUNCTION]\n"
+	  "change the medium of a mass_storage LUN (0 unless --lun) without a\n"
+	  "re-enumeration: the host sees a media change. FUNCTION may be left out\n"
+	  "when the active set has one mass_storage function. A relative IMAGE is\n"
+	  "looked up in the function's media_dir; root and admin_group may name\n"
+	  "any file, group (where the profile sets group_media) only files beneath\n"
+	  "media_dir, reached without a symbolic link. eject --force takes the\n"
+	  "medium away even while the host holds it",
+	  CTL_STORAGE, 1, 8, NULL },
 	{ "check", "FILE...", "validate profiles without touching anything", 0, 1,
 	  64, gadgetctl_check },
 	{ "monitor", "[--json]", "print events as they happen (the host attached,\n"

@@ -8,6 +8,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/ether.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <usbg/function/ms.h>
 #include <usbg/function/net.h>
 #include <usbg/function/uac2.h>
+#include <unistd.h>
 #include <usbg/usbg.h>
 
 static int ktype_int(const struct profile_function *f, const char *key)
@@ -111,32 +113,140 @@ static int ktype_ncm_apply(usbg_function *uf, const struct profile_function *f)
 	return r;
 }
 
+/* LUNs 1 .. KTYPE_MS_LUNS-1 are lunN_*; LUN 0 keeps the plain names. */
+#define KTYPE_MS_LUNS 8
+/* SCSI INQUIRY: vendor (8), product (16) and revision (4). */
+#define KTYPE_MS_INQUIRY_MAX 28
+
 static const struct optdesc ktype_ms_attrs[] = {
-	{ .name = "file", .type = OPTDESC_PATH, .required = true,
-	  .help = "the backing file or block device" },
+	{ .name = "file", .type = OPTDESC_PATH,
+	  .help = "LUN 0's backing file or block device (none: no medium)" },
 	{ .name = "ro", .type = OPTDESC_BOOL, .def = "false",
-	  .help = "read-only" },
+	  .help = "LUN 0 is read-only" },
 	{ .name = "removable", .type = OPTDESC_BOOL, .def = "false",
-	  .help = "a removable medium" },
+	  .help = "LUN 0's medium is removable (gadgetctl storage)" },
 	{ .name = "cdrom", .type = OPTDESC_BOOL, .def = "false",
-	  .help = "a CD-ROM" },
+	  .help = "LUN 0 is a CD-ROM" },
+	{ .name = "nofua", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "LUN 0 ignores the FUA (force unit access) bit of writes" },
+	{ .name = "lunN_file", .type = OPTDESC_PATH, .count = KTYPE_MS_LUNS,
+	  .help = "LUN N's (1..7) backing file; the highest N named sets the LUNs" },
+	{ .name = "lunN_ro", .type = OPTDESC_BOOL, .count = KTYPE_MS_LUNS, .def = "false",
+	  .help = "LUN N is read-only" },
+	{ .name = "lunN_removable", .type = OPTDESC_BOOL, .count = KTYPE_MS_LUNS,
+	  .def = "false", .help = "LUN N's medium is removable" },
+	{ .name = "lunN_cdrom", .type = OPTDESC_BOOL, .count = KTYPE_MS_LUNS,
+	  .def = "false", .help = "LUN N is a CD-ROM" },
+	{ .name = "lunN_nofua", .type = OPTDESC_BOOL, .count = KTYPE_MS_LUNS,
+	  .def = "false", .help = "LUN N ignores the FUA bit" },
+	{ .name = "stall", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "halt bulk endpoints to end a short transfer (false for picky BIOSes)" },
+	{ .name = "inquiry_string", .type = OPTDESC_STRING, .max = KTYPE_MS_INQUIRY_MAX,
+	  .help = "every LUN's SCSI INQUIRY vendor, product and revision" },
+	{ .name = "media_dir", .type = OPTDESC_PATH,
+	  .help = "the folder gadgetctl storage insert takes images from" },
+	{ .name = "group_media", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "group may insert and eject (images beneath media_dir only)" },
 	{ 0 }
 };
 
+/* LUN lun's attribute key ("ro" for LUN 0, "lun3_ro" for LUN 3). */
+static const char *ktype_ms_attr(const struct profile_function *f, int lun,
+				 const char *key)
+{
+	char name[32];
+
+	if (lun == 0)
+		return ktype_attr(f, key);
+	snprintf(name, sizeof(name), "lun%d_%s", lun, key);
+	return ktype_attr(f, name);
+}
+
+/* 1 + the highest N of the lunN_ keys. */
+static int ktype_ms_luns(const struct profile_function *f)
+{
+	unsigned i;
+	int n = 1;
+
+	for (i = 0; i < f->n_options; i++) {
+		const char *k = f->options[i].key;
+
+		if (!strncmp(k, "lun", 3) && k[3] >= '1' && k[3] <= '9' && k[4] == '_' &&
+		    k[3] - '0' + 1 > n)
+			n = k[3] - '0' + 1;
+	}
+	return n;
+}
+
+static int ktype_ms_check(const struct profile_function *f, char *why, size_t size)
+{
+	unsigned i;
+	char key[16];
+	int lun;
+
+	for (i = 0; i < f->n_options; i++)
+		if (!strncmp(f->options[i].key, "lun0_", 5)) {
+			snprintf(why, size, "%s: LUN 0 is set by file, ro, removable, cdrom "
+				 "and nofua", f->options[i].key);
+			return -EINVAL;
+		}
+	for (lun = 0; lun < ktype_ms_luns(f); lun++)
+		if (!ktype_ms_attr(f, lun, "file") &&
+		    optdesc_bool(ktype_ms_attr(f, lun, "removable")) != 1) {
+			snprintf(key, sizeof(key), lun ? "lun%d_file" : "file", lun);
+			snprintf(why, size, "%s: LUN %d has no file and is not removable "
+				 "(a fixed disk needs its medium)", key, lun);
+			return -EINVAL;
+		}
+	if (ktype_bool(f, "group_media") && !ktype_attr(f, "media_dir")) {
+		snprintf(why, size, "group_media: group may insert images only from a "
+			 "media_dir, and none is set");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ktype_ms_apply(usbg_function *uf, const struct profile_function *f)
 {
-	struct usbg_f_ms_lun_attrs lun = {
-		.id = 0,
-		.cdrom = ktype_bool(f, "cdrom"),
-		.ro = ktype_bool(f, "ro"),
-		.removable = ktype_bool(f, "removable"),
-		.file = ktype_attr(f, "file"),
-	};
+	struct usbg_f_ms_lun_attrs lun[KTYPE_MS_LUNS];
 	/* libusbgx walks the LUN array up to its NULL entry. */
-	struct usbg_f_ms_lun_attrs *luns[] = { &lun, NULL };
-	struct usbg_f_ms_attrs attrs = { .stall = true, .nluns = 1, .luns = luns };
+	struct usbg_f_ms_lun_attrs *luns[KTYPE_MS_LUNS + 1] = { NULL };
+	struct usbg_f_ms_attrs attrs = { .stall = ktype_bool(f, "stall"),
+					 .nluns = ktype_ms_luns(f), .luns = luns };
+	int i;
 
+	for (i = 0; i < attrs.nluns; i++) {
+		const char *file = ktype_ms_attr(f, i, "file");
+
+		lun[i] = (struct usbg_f_ms_lun_attrs){
+			.id = i,
+			.cdrom = optdesc_bool(ktype_ms_attr(f, i, "cdrom")) == 1,
+			.ro = optdesc_bool(ktype_ms_attr(f, i, "ro")) == 1,
+			.nofua = optdesc_bool(ktype_ms_attr(f, i, "nofua")) == 1,
+			.removable = optdesc_bool(ktype_ms_attr(f, i, "removable")) == 1,
+			.file = file ? file : "",
+		};
+		luns[i] = &lun[i];
+	}
 	return usbg_f_ms_set_attrs(usbg_to_ms_function(uf), &attrs);
+}
+
+/* inquiry_string, which libusbgx does not know, for every LUN. */
+static int ktype_ms_apply_dir(int dirfd, const struct profile_function *f)
+{
+	const char *v = ktype_attr(f, "inquiry_string");
+	char path[32];
+	int i, fd, r = 0;
+
+	for (i = 0; v && r == 0 && i < ktype_ms_luns(f); i++) {
+		snprintf(path, sizeof(path), "lun.%d/inquiry_string", i);
+		fd = openat(dirfd, path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (fd < 0 || write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+			r = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	return r;
 }
 
 /* A report descriptor is at most 512 bytes here (HEX max). */
@@ -265,7 +375,8 @@ static const struct ktype ktype_table[] = {
 	{ .name = "rndis", .usbg_type = USBG_F_RNDIS, .attrs = ktype_net_attrs,
 	  .check = netcfg_check, .apply = ktype_rndis_apply },
 	{ .name = "mass_storage", .usbg_type = USBG_F_MASS_STORAGE,
-	  .attrs = ktype_ms_attrs, .apply = ktype_ms_apply },
+	  .attrs = ktype_ms_attrs, .check = ktype_ms_check, .apply = ktype_ms_apply,
+	  .apply_dir = ktype_ms_apply_dir },
 	{ .name = "hid", .usbg_type = USBG_F_HID, .attrs = ktype_hid_attrs,
 	  .apply = ktype_hid_apply },
 	{ .name = "midi", .usbg_type = USBG_F_MIDI, .attrs = ktype_midi_attrs,

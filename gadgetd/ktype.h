@@ -34,6 +34,9 @@ struct ktype {
 	/* Write the attributes to the new ConfigFS function (optional):
 	 * 0 or a libusbgx error code. */
 	int (*apply)(struct usbg_function *uf, const struct profile_function *f);
+	/* Then the attributes libusbgx does not know, into the function's
+	 * ConfigFS folder open on dirfd (optional): 0 or -errno. */
+	int (*apply_dir)(int dirfd, const struct profile_function *f);
 };
 
 /* The entry named name, or NULL. */

@@ -97,6 +97,18 @@ static void make_net(const char *f)
 	put(f, "qmult", "5\n");
 }
 
+/* A LUN's attributes, as f_mass_storage makes them in lun.N. */
+static void make_lun(const char *lun)
+{
+	put(lun, "cdrom", "0\n");
+	put(lun, "ro", "0\n");
+	put(lun, "nofua", "0\n");
+	put(lun, "removable", "1\n");
+	put(lun, "file", "\n");
+	put(lun, "inquiry_string", "\n");
+	put(lun, "forced_eject", "");
+}
+
 static void make_function(const char *f, const char *type)
 {
 	char lun[1024];
@@ -122,12 +134,7 @@ static void make_function(const char *f, const char *type)
 		put(f, "stall", "1\n");
 		snprintf(lun, sizeof(lun), "%s/lun.0", f);
 		sys_mkdir(lun, 0755);
-		put(lun, "cdrom", "0\n");
-		put(lun, "ro", "0\n");
-		put(lun, "nofua", "0\n");
-		put(lun, "removable", "1\n");
-		put(lun, "file", "\n");
-		put(lun, "inquiry_string", "\n");
+		make_lun(lun);
 	} else if (!strcmp(type, "hid")) {
 		put(f, "protocol", "0\n");
 		put(f, "subclass", "0\n");
@@ -171,6 +178,9 @@ int mkdir(const char *path, mode_t mode)
 	} else if (!strncmp(s, "/functions/", 11) && !strchr(s + 11, '/')) {
 		snprintf(type, sizeof(type), "%.*s", (int)strcspn(s + 11, "."), s + 11);
 		make_function(path, type);
+	} else if (!strncmp(s, "/functions/mass_storage.", 24) && strchr(s + 24, '/') &&
+		   !strncmp(strchr(s + 24, '/'), "/lun.", 5)) {
+		make_lun(path);
 	}
 	return 0;
 }

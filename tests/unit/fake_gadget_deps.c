@@ -124,6 +124,14 @@ int composer_remove_function(struct composer *c, const char *name)
 	return fake_call("remove", name);
 }
 
+/* No ConfigFS here: gadget_storage.c finds no folder. */
+int composer_function_dir(struct composer *c, const struct ktype *type,
+			  const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "/nonexistent/%s.%s", type->name, name);
+	return 0;
+}
+
 int composer_unlink_all(struct composer *c)
 {
 	return fake_call("unlink_all", NULL);

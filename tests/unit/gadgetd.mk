@@ -82,3 +82,8 @@ test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS := $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
+# gadgetd/storage.c alone: media_dir confinement and LUN attributes, in
+# a temporary folder laid out like a mass_storage function's.
+UNIT_TESTS += test_storage
+test_storage_SRCS := tests/unit/test_storage.c gadgetd/storage.c
+test_storage_LIBS :=

@@ -38,6 +38,9 @@ static const char profile_text[] =
 	"  acm: { type = \"acm\"; };\n"
 	"  ecm: { type = \"ecm\"; dev_addr = \"02:11:22:33:44:55\"; host_addr = \"02:11:22:33:44:66\"; };\n"
 	"  disk: { type = \"mass_storage\"; file = \"/tmp/disk.img\"; ro = true; };\n"
+	"  cd: { type = \"mass_storage\"; removable = true; stall = false;\n"
+	"        lun1_file = \"/tmp/cd.iso\"; lun1_cdrom = true; lun1_removable = true;\n"
+	"        inquiry_string = \"gadgetd Virtual Media 0100\"; };\n"
 	"  kbd: { type = \"hid\"; report_desc = \"05010906a101\"; };\n"
 	"  ncm: { type = \"ncm\"; ifname = \"gd%d\"; address = \"10.77.0.1/24\"; };\n"
 	"  rndis: { type = \"rndis\"; };\n"
@@ -47,7 +50,8 @@ static const char profile_text[] =
 	"         { functions = [ \"acm\", \"kbd\" ]; product_id = 0x0107; },\n"
 	"         { configs = ( { functions = [ \"ncm\", \"acm\" ]; name = \"NCM\"; },\n"
 	"                       { functions = [ \"rndis\", \"acm\" ]; } );\n"
-	"           product_id = 0x0108; } );\n";
+	"           product_id = 0x0108; },\n"
+	"         { functions = [ \"acm\", \"cd\" ]; product_id = 0x0109; } );\n";
 
 struct fixture {
 	struct profile *p;
@@ -241,6 +245,27 @@ static void test_mass_storage_lun(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* Several LUNs from lunN_ keys, an empty removable LUN 0, stall and the
+ * inquiry string libusbgx does not know (ktype's apply_dir). */
+static void test_mass_storage_luns(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(composer_identity(f->c, f->p, 4), 0);
+	assert_int_equal(composer_add_function(f->c, fn(f, "cd")), 0);
+	assert_string_equal(attr(f, "functions/mass_storage.cd/stall"), "0");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.0/file"), "");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.0/removable"), "1");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.0/cdrom"), "0");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.1/file"), "/tmp/cd.iso");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.1/cdrom"), "1");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.0/inquiry_string"),
+			    "gadgetd Virtual Media 0100");
+	assert_string_equal(attr(f, "functions/mass_storage.cd/lun.1/inquiry_string"),
+			    "gadgetd Virtual Media 0100");
+	assert_false(exists(f, "functions/mass_storage.cd/lun.2"));
+}
+
 /* A function whose attributes the kernel refuses is not left behind. */
 static void test_failed_function_leaves_nothing(void **state)
 {
@@ -430,6 +455,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unbind_and_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_function_leaves_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mass_storage_lun, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mass_storage_luns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bind_needs_a_udc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_net_ifname, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_destroy_leaves_nothing, setup, teardown),

@@ -118,6 +118,29 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
 	return -EINPROGRESS;
 }
 
+/* gadget_storage(): the last call's confinement, -1 before any. */
+static int storage_confined = -1;
+
+int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
+		   char *msg, size_t size, FILE *out)
+{
+	gadget_calls++;
+	storage_confined = confined;
+	snprintf(msg, size, "storage %s", argc > 0 ? argv[0] : "");
+	return 0;
+}
+
+/* The profile opens the media of "kvmdisk" to group, not of "disk". */
+bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "kvmdisk"))
+			return true;
+	return false;
+}
+
 bool gadget_busy(const struct gadget *g)
 {
 	return fake_busy;
@@ -608,6 +631,39 @@ static void test_matrix_other(void **state)
 	fake_peer = peer_other;
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EACCES);
 	assert_non_null(strstr(text, "uid 1003 is neither root nor a member of group plugdev"));
+}
+
+/* storage: group reads the status; it changes media only of a function
+ * whose profile entry sets group_media, and then confined to media_dir;
+ * root and admin_group change any, unconfined. */
+static void test_storage_authority(void **state)
+{
+	struct fixture *f = *state;
+	char req[128], text[512];
+	size_t st = request(req, CTL_STORAGE, "status", 7);
+
+	fake_peer = peer_group;
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), 0);
+	assert_int_equal(gadget_calls, 1);
+	st = request(req, CTL_STORAGE, "insert\0disk\0a.img", 18);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EACCES);
+	assert_non_null(strstr(text, "changing media (storage insert/eject) without "
+			       "group_media in the profile is for root and group gadgetadm"));
+	st = request(req, CTL_STORAGE, "eject\0--force", 14);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EACCES);
+	assert_int_equal(gadget_calls, 1);
+	st = request(req, CTL_STORAGE, "insert\0kvmdisk\0a.img", 21);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), 0);
+	assert_int_equal(gadget_calls, 2);
+	assert_int_equal(storage_confined, 1);
+	fake_peer = peer_admin;
+	st = request(req, CTL_STORAGE, "insert\0disk\0/x.img", 19);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), 0);
+	assert_int_equal(storage_confined, 0);
+	fake_peer = peer_other;
+	st = request(req, CTL_STORAGE, "status", 7);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EACCES);
+	assert_int_equal(gadget_calls, 3);
 }
 
 /* A member of both groups is an administrator. */
@@ -1158,6 +1214,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_matrix_group, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_other, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_admin_and_group, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_storage_authority, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusal_without_admin_group, setup_no_admin, teardown),
 		cmocka_unit_test_setup_teardown(test_client_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slots_per_uid_and_reserved, setup, teardown),

@@ -64,6 +64,18 @@ static void test_ktype_documented(const struct ktype *t, const char *words)
 				 t->name, d->name);
 }
 
+/* word is a declaration's name as written ("lunN_file", whose N the
+ * manual keeps). */
+static bool test_ktype_declared(const struct ktype *t, const char *word)
+{
+	const struct optdesc *d;
+
+	for (d = t->attrs; d && d->name; d++)
+		if (!strcmp(d->name, word))
+			return true;
+	return false;
+}
+
 /* Each kernel type, and each of its attributes, in the manual. */
 static void test_table_in_man_page(void **state)
 {
@@ -98,7 +110,7 @@ static void test_man_page_in_table(void **state)
 			heads++;
 			continue;
 		}
-		if (!optdesc_find(t->attrs, word))
+		if (!optdesc_find(t->attrs, word) && !test_ktype_declared(t, word))
 			fail_msg("%s: type %s documents attribute %s, which ktype.c does not "
 				 "declare for it", MAN5_FILE, head, word);
 	}
