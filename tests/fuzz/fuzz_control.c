@@ -150,6 +150,20 @@ int gadget_command(struct gadget *g, int argc, char **argv,
 	return fake_msg(reply, size, "function", argc ? argv[0] : NULL, fn, data);
 }
 
+int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
+		   char *msg, size_t size, FILE *out)
+{
+	check_args(argc, argv);
+	snprintf(msg, size, "storage %s", argc ? argv[0] : "");
+	return 0;
+}
+
+bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+{
+	check_args(argc, argv);
+	return argc > 1 && !strcmp(argv[1], "media");
+}
+
 bool gadget_busy(const struct gadget *g)
 {
 	return false;
