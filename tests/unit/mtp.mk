@@ -25,3 +25,11 @@ test_mtp_edit_SRCS := tests/unit/test_mtp_edit.c tests/unit/fake_statvfs.c \
 	functions/mtp/mtp_edit.c $(mtp_STORE) functions/mtp/mtp_fs.c \
 	common/log.c
 test_mtp_edit_LIBS := -Wl,--wrap=fstatvfs64
+# The ptp plugin (functions/ptp/ptp.c on the mtp plugin's code), with
+# JPEG files made by tests/unit/ptp_jpeg.c.
+UNIT_TESTS += test_ptp
+test_ptp_SRCS := tests/unit/test_ptp.c tests/unit/ptp_jpeg.c \
+	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
+	$(ptp_META) functions/ptp/ptp.c $(filter-out common/fsutil.c,$(mtp_CORE)) \
+	common/loop.c common/log.c common/fsutil.c
+test_ptp_LIBS := -Wl,--wrap=fstatvfs64 $(MTP_EXIF_LIBS)
