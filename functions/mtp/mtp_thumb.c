@@ -143,6 +143,8 @@ int mtp_thumb_parse(const uint8_t *p, size_t n, struct mtp_thumb *t,
 		}
 	}
 	exif_data_free(ed);
+	if (rc < 0)
+		memset(t, 0, sizeof(*t));
 	return rc;
 }
 
