@@ -6,8 +6,12 @@
                                 unique), and in DIR/DCIM/NOTHUMB three
                                 without one (EXIF without IFD1, no EXIF, a
                                 PNG); DIR/thumbs/NAME holds each photo's
-                                embedded thumbnail, byte for byte
-  ptp_photos.py one FILE SEED   one photo with a thumbnail
+                                embedded thumbnail, byte for byte, and
+                                DIR/new two more photos (IMG_9999.JPG,
+                                UP_4242.JPG) for the board and the host
+                                to add later
+  ptp_photos.py one FILE SEED...  one photo with a thumbnail for each SEED,
+                                FILE's name with the seed in it (%d)
 
 A photo is SOI, APP1 "Exif" (IFD0 -> EXIF IFD with PixelX/YDimension,
 IFD1 with JPEGInterchangeFormat/Length), the thumbnail (a JPEG with a SOF0
@@ -45,7 +49,9 @@ def photo(seed, with_thumb=True, exif=True):
     if exif:
         seg = b"Exif\x00\x00" + tiff
         out += b"\xff\xe1" + struct.pack(">H", len(seg) + 2) + seg
-    data = bytes((seed * 7 + i * 13) % 251 for i in range(3000 + (seed * 37) % 2000))
+    # Unique per seed, cheap to make (a Python loop per byte is slow on
+    # the emulated bed).
+    data = (b"%08d" % seed + bytes(range(0, 250, 3))) * (40 + seed % 25)
     out += b"\xff\xdb\x00\x03\x00\xff\xda\x00\x02" + data + b"\xff\xd9"
     return out, t
 
@@ -69,13 +75,17 @@ def tree(top, n):
     write(os.path.join(nothumb, "bare.jpg"), photo(9001, with_thumb=False)[0])
     write(os.path.join(nothumb, "noexif.jpg"), photo(9002, with_thumb=False, exif=False)[0])
     write(os.path.join(nothumb, "shot.png"), b"\x89PNG\r\n\x1a\n" + bytes(200))
+    os.makedirs(os.path.join(top, "new"), exist_ok=True)
+    for name, seed in (("IMG_9999.JPG", 9999), ("UP_4242.JPG", 4242)):
+        write(os.path.join(top, "new", name), photo(seed)[0])
 
 
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "tree":
         tree(sys.argv[2], int(sys.argv[3]))
-    elif len(sys.argv) == 4 and sys.argv[1] == "one":
-        write(sys.argv[2], photo(int(sys.argv[3]))[0])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "one":
+        for seed in sys.argv[3:]:
+            write(sys.argv[2].replace("%d", seed), photo(int(seed))[0])
     else:
         sys.exit(__doc__)
 
