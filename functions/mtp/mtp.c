@@ -610,7 +610,7 @@ int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
 }
 
 void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
-			   const uint8_t *data, size_t len)
+		    const uint8_t *data, size_t len)
 {
 	if ((req->bRequestType & USB_TYPE_MASK) == USB_TYPE_CLASS &&
 	    req->bRequest == MTP_REQ_CANCEL)
@@ -618,7 +618,7 @@ void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
 }
 
 int mtp_command_op(void *priv, int argc, char **argv, char *reply,
-			  size_t size)
+		   size_t size)
 {
 	struct mtp *m = priv;
 
