@@ -1,12 +1,20 @@
 #!/usr/bin/python3
 """Raw PTP from the USB host (pyusb), for what gphoto2 cannot show or send.
 
-  ptp_host.py VID:PID CMD...    each CMD in turn, in one claim:
+  ptp_host.py VID:PID CMD...    each CMD (and its argument) in turn, in
+                                one claim:
 
   info                          the interface is still image 6/1/1 with
                                 three endpoints; DeviceInfo names no vendor
                                 extension (ID 0, version 0, no string), and
                                 lists GetThumb and no MTP operation
+  thumb DIR                     GetThumb of DIR/100GADGT/IMG_0000.JPG is
+                                DIR/thumbs/IMG_0000.JPG byte for byte, as
+                                its ObjectInfo's ThumbFormat and
+                                ThumbCompressedSize say; NOTHUMB/bare.jpg
+                                has ThumbFormat 0 and No_Thumbnail_Present
+                                (gphoto2 would take a thumbnail out of the
+                                file's EXIF itself, so it cannot tell)
   hostile                       hostile containers: a command longer than
                                 its transfer, one claiming 4 GiB, runts,
                                 a data phase nobody asked for, MTP
@@ -123,6 +131,45 @@ def info(p):
     ok("no MTP operation listed", not [o for o in ops if o >= 0x9000])
 
 
+def find(p, path):
+    """The handle of a storage-relative path, listing folder by folder."""
+    parent = 0xFFFFFFFF
+    for part in path.split("/"):
+        rc, d = p.op(0x1007, 0x00010001, 0, parent)
+        ok("GetObjectHandles of %s's folder" % part, rc == 0x2001)
+        n = struct.unpack_from("<I", d)[0]
+        for h in struct.unpack_from("<%dI" % n, d, 4):
+            rc, oi = p.op(0x1008, h)
+            nlen = oi[52]
+            if oi[53:53 + 2 * nlen - 2].decode("utf-16-le") == part:
+                parent = h
+                break
+        else:
+            ok("%s found" % path, False)
+    return parent
+
+
+def thumb(p, want_dir):
+    rc, _ = p.op(0x1002, 1)
+    ok("OpenSession", rc in (0x2001, 0x201E))
+    h = find(p, "100GADGT/IMG_0000.JPG")
+    want = open(want_dir + "/IMG_0000.JPG", "rb").read()
+    rc, oi = p.op(0x1008, h)
+    tfmt, tsize = struct.unpack_from("<HI", oi, 12)
+    ok("ObjectInfo: ThumbFormat EXIF/JPEG, ThumbCompressedSize %d" % len(want),
+       (tfmt, tsize) == (0x3801, len(want)))
+    rc, d = p.op(0x100A, h)
+    ok("GetThumb: the embedded thumbnail, byte for byte", rc == 0x2001 and d == want)
+    h = find(p, "NOTHUMB/bare.jpg")
+    rc, oi = p.op(0x1008, h)
+    ok("ObjectInfo of a JPEG without thumbnail: ThumbFormat 0, size 0",
+       struct.unpack_from("<HI", oi, 12) == (0, 0))
+    rc, d = p.op(0x100A, h)
+    ok("GetThumb of it: No_Thumbnail_Present", rc == 0x2010 and d is None)
+    rc, _ = p.op(0x1003)
+    ok("CloseSession", rc == 0x2001)
+
+
 def alive(p, what):
     p.drain()
     rc, d = p.op(0x1001)
@@ -164,13 +211,17 @@ def hostile(p):
 
 
 def main():
-    cmds = {"info": info, "hostile": hostile}
-    if len(sys.argv) < 3 or [c for c in sys.argv[2:] if c not in cmds]:
+    cmds = {"info": info, "hostile": hostile, "thumb": thumb}
+    args = sys.argv[2:]
+    if not args or [c for c in args if c not in cmds and not c.startswith("/")]:
         sys.exit(__doc__)
     vid, pid = (int(x, 16) for x in sys.argv[1].split(":"))
     p = Ptp(vid, pid)
-    for c in sys.argv[2:]:
-        cmds[c](p)
+    for i, c in enumerate(args):
+        if c == "thumb":
+            thumb(p, args[i + 1])
+        elif c in cmds:
+            cmds[c](p)
     usb.util.release_interface(p.dev, p.intf.bInterfaceNumber)
 
 

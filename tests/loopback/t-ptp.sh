@@ -65,9 +65,12 @@ check_exit 1 "the upload is refused" sh -c "$G --folder $STORE/NOTHUMB \
 check "gphoto2 says why" grep -q "PTP Store Read Only" $OUT/ro-upload.txt
 check "the upload made nothing" test ! -e $DCIM/NOTHUMB/UP_4242.JPG
 check "no temporary file left" test -z "$(ls -A $DCIM/NOTHUMB | grep '^\.')"
-timeout 60 python3 $T/ptp_host.py "1d6b:$PID" info hostile > $OUT/ptp_host.txt 2>&1
+timeout 60 python3 $T/ptp_host.py "1d6b:$PID" info thumb /tmp/want-thumbs hostile \
+	> $OUT/ptp_host.txt 2>&1
 check "interface 6/1/1, DeviceInfo with no vendor extension and no MTP op" \
 	grep -q "^ok no MTP operation listed" $OUT/ptp_host.txt
+check "GetThumb gives the embedded thumbnail, No_Thumbnail_Present without one" \
+	grep -q "^ok GetThumb of it: No_Thumbnail_Present" $OUT/ptp_host.txt
 check "hostile containers: refused, and the function still answers" \
 	grep -q "^ok GetDeviceInfo after a refused upload" $OUT/ptp_host.txt
 
