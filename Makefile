@@ -52,10 +52,13 @@ DEFS := -D_GNU_SOURCE \
 # functions/ (the worker
 # runtime in functions/runtime/, the plugins beside it) sees the runtime
 # (plugin.h) and common/. Tests see everything.
-TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Icommon -Itests/unit -Itests/fuzz
+TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Ifunctions/mtp -Icommon -Itests/unit -Itests/fuzz
+# The ptp plugin is the mtp plugin's code in another flavour: functions/ptp/
+# sees functions/mtp/ too.
 incs_of = $(if $(filter common/%,$(1)),-Icommon,$\
 	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon,$\
-	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS))))
+	$(if $(filter functions/ptp/%,$(1)),-Ifunctions/mtp -Ifunctions/runtime -Icommon,$\
+	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS)))))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.
 ALL_CPPFLAGS = $(DEFS) $(call incs_of,$<) $(CPPFLAGS)
@@ -157,7 +160,7 @@ HOSTCC ?= cc
 $(B)/host/sysusers_gen: gadgetd/sysusers_gen.c $(PLUGIN_LIST_SRCS) common/plugin_list.h \
 		common/plugin_meta.h common/optdesc.h
 	@mkdir -p $(@D)
-	$(HOSTCC) -std=gnu11 $(WARN) $(DEFS) -Icommon -o $@ gadgetd/sysusers_gen.c $(PLUGIN_LIST_SRCS)
+	$(HOSTCC) -std=gnu11 $(WARN) $(DEFS) -Icommon -Ifunctions/mtp -o $@ gadgetd/sysusers_gen.c $(PLUGIN_LIST_SRCS)
 $(B)/gen/gadgetd.sysusers: $(B)/host/sysusers_gen
 	@mkdir -p $(@D)
 	$< >$@.tmp && mv $@.tmp $@

@@ -30,6 +30,7 @@ struct mtp {
 	struct mtp_store *store;
 	struct mtp_ops *ops;
 	struct mtp_events *events;
+	const struct mtp_flavour *flavour;
 	struct mtp_ops_info info;
 	char *strings[5]; /* owned copies behind info */
 	bool enabled;
@@ -490,7 +491,7 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 		mtp_out_done(m);
 }
 
-static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
+void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 {
 	struct mtp *m = priv;
 	struct mtp_container h;
@@ -520,7 +521,7 @@ static void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	mtp_command(m, data, len);
 }
 
-static void mtp_tx_drained(void *priv, unsigned ep)
+void mtp_tx_drained(void *priv, unsigned ep)
 {
 	struct mtp *m = priv;
 
@@ -547,7 +548,7 @@ static void mtp_abort(struct mtp *m)
 	m->state = MTP_IDLE;
 }
 
-static void mtp_enable(void *priv)
+void mtp_enable(void *priv)
 {
 	struct mtp *m = priv;
 
@@ -558,7 +559,7 @@ static void mtp_enable(void *priv)
 	plugin_set_status(m->p, "host", "connected");
 }
 
-static void mtp_disable(void *priv)
+void mtp_disable(void *priv)
 {
 	struct mtp *m = priv;
 
@@ -583,7 +584,7 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 	mtp_abort(m);
 }
 
-static int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
+int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
 {
 	struct mtp *m = priv;
 	uint16_t status;
@@ -608,16 +609,16 @@ static int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
 	return -EOPNOTSUPP;
 }
 
-static void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
-			   const uint8_t *data, size_t len)
+void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
+		    const uint8_t *data, size_t len)
 {
 	if ((req->bRequestType & USB_TYPE_MASK) == USB_TYPE_CLASS &&
 	    req->bRequest == MTP_REQ_CANCEL)
 		mtp_cancel(priv, data, len);
 }
 
-static int mtp_command_op(void *priv, int argc, char **argv, char *reply,
-			  size_t size)
+int mtp_command_op(void *priv, int argc, char **argv, char *reply,
+		   size_t size)
 {
 	struct mtp *m = priv;
 
@@ -751,9 +752,12 @@ static int mtp_add_storages(struct mtp *m)
 			continue;
 		snprintf(key, sizeof(key), "storage%u_description", i);
 		desc = plugin_option(m->p, key);
+		/* PTP serves its storages read-only unless `writable`. */
 		snprintf(key, sizeof(key), "storage%u_readonly", i);
-		if (mtp_opt_bool(m->p, key, &ro) < 0)
+		if (mtp_opt_bool(m->p, m->flavour->ptp ? "writable" : key, &ro) < 0)
 			return -EINVAL;
+		if (m->flavour->ptp)
+			ro = !ro;
 		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
 		if (rc == -ENOSYS) {
 			log_warnx("mtp: option storage%u_path: %s: confining a "
@@ -794,7 +798,7 @@ static int mtp_add_storages(struct mtp *m)
  * handed to the worker's user, or made for it when storageN_create asks
  * (mtp_prep.h).
  */
-static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
+int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
 	char key[64];
 	bool create;
@@ -822,7 +826,7 @@ static int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 	return 0;
 }
 
-static void mtp_finish(void *priv)
+void mtp_finish(void *priv)
 {
 	struct mtp *m = priv;
 
@@ -838,13 +842,13 @@ static void mtp_finish(void *priv)
 	free(m);
 }
 
-static void mtp_fill_desc(struct plugin_desc *d)
+static void mtp_fill_desc(struct plugin_desc *d, const struct mtp_flavour *f)
 {
 	memset(d, 0, sizeof(*d));
-	d->cls = 6; /* still image: what MTP hosts look for */
+	d->cls = 6; /* still image: what MTP and PTP hosts look for */
 	d->subcls = 1;
 	d->proto = 1;
-	d->interface_string = "MTP";
+	d->interface_string = f->interface_string;
 	d->n_eps = 3;
 	d->eps[MTP_EP_IN].type = PLUGIN_EP_BULK_IN;
 	d->eps[MTP_EP_OUT].type = PLUGIN_EP_BULK_OUT;
@@ -857,10 +861,11 @@ static void mtp_fill_desc(struct plugin_desc *d)
 	d->eps[MTP_EP_EVENT].type = PLUGIN_EP_INTR_IN;
 	d->eps[MTP_EP_EVENT].intr_max_packet = 28;
 	d->eps[MTP_EP_EVENT].intr_interval = 6;
-	d->ms_compat_id = "MTP";
+	d->ms_compat_id = f->ms_compat_id;
 }
 
-static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
+int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
+		const struct mtp_flavour *f)
 {
 	struct mtp *m = calloc(1, sizeof(*m));
 	int rc;
@@ -868,6 +873,7 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	if (!m)
 		return -ENOMEM;
 	m->p = p;
+	m->flavour = f;
 	m->mps = 512;
 	m->host_log = (struct log_burst)LOG_BURST_INIT(
 	    "MTP messages about the host's behaviour", MTP_HOST_LOG_BURST,
@@ -878,7 +884,9 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	m->info.serial = mtp_opt(m, "serial", NULL, 2);
 	m->info.version = mtp_opt(m, "version", NULL, 3);
 	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
-	rc = mtp_opt_bool(p, "android_extension", &m->info.android_extension);
+	m->info.ptp = f->ptp;
+	rc = f->ptp ? 0 : mtp_opt_bool(p, "android_extension",
+				       &m->info.android_extension);
 	if (rc < 0)
 		goto fail;
 	m->iobuf = malloc(MTP_XFER);
@@ -900,28 +908,10 @@ static int mtp_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	if (!m->events)
 		log_warn(
 		    "mtp: no inotify; the host will not see board changes");
-	mtp_fill_desc(desc);
+	mtp_fill_desc(desc, f);
 	*priv = m;
 	return 0;
 fail:
 	mtp_finish(m);
 	return rc;
 }
-
-extern const struct plugin_meta mtp_meta; /* mtp_meta.c */
-
-const struct plugin_ops gadgetd_plugin = {
-	.abi_version = PLUGIN_ABI_VERSION,
-	.name = "mtp",
-	.meta = &mtp_meta,
-	.prepare = mtp_prepare,
-	.init = mtp_init,
-	.finish = mtp_finish,
-	.enable = mtp_enable,
-	.disable = mtp_disable,
-	.setup = mtp_setup,
-	.setup_data = mtp_setup_data,
-	.rx = mtp_rx,
-	.tx_drained = mtp_tx_drained,
-	.command = mtp_command_op,
-};

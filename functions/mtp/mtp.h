@@ -10,6 +10,10 @@
  * storageN_description, storageN_readonly ("true"/"false"),
  * storageN_reserve_mb (MiB writes must leave free, digits only),
  * manufacturer, model, serial, version, friendly_name.
+ *
+ * The ops table itself (gadgetd_plugin) is in mtp_plugin.c, so that the
+ * ptp plugin (functions/ptp/ptp.c) links this module with a table of its
+ * own.
  */
 #ifndef GADGETD_MTP_H
 #define GADGETD_MTP_H
@@ -24,6 +28,52 @@
 /* Size of the transfers a file is streamed in: a multiple of every
  * wMaxPacketSize, large enough to keep the IN queue busy. */
 #define MTP_XFER (256 * 1024)
+
+/*
+ * What tells the MTP responder from its PTP sibling (functions/ptp/): the
+ * same transport, operations and store, with these differences only.
+ */
+struct mtp_flavour {
+	/*
+	 * PTP (ISO 15740) as a camera: DeviceInfo names no vendor
+	 * extension, only PTP's operations (with GetThumb) are served, image
+	 * formats alone get codes (mtp_ptp.h), and the storages are read-only
+	 * unless the option `writable` is true (instead of storageN_readonly).
+	 */
+	bool ptp;
+	const char *interface_string; /* iInterface: "MTP" (libmtp looks for it) */
+	const char *ms_compat_id;     /* "MTP" for Windows, or NULL */
+};
+
+/*
+ * The plugin's callbacks, shared by the mtp and ptp plugins: each defines
+ * its gadgetd_plugin with MTP_PLUGIN_OPS, naming its declaration (meta)
+ * and an init that calls mtp_init_as() with its flavour. f must outlive
+ * the plugin.
+ */
+int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
+		const struct mtp_flavour *f);
+int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid);
+void mtp_finish(void *priv);
+void mtp_enable(void *priv);
+void mtp_disable(void *priv);
+int mtp_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in);
+void mtp_setup_data(void *priv, const struct usb_ctrlrequest *req,
+		    const uint8_t *data, size_t len);
+void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len);
+void mtp_tx_drained(void *priv, unsigned ep);
+int mtp_command_op(void *priv, int argc, char **argv, char *reply,
+		   size_t size);
+
+#define MTP_PLUGIN_OPS(name_, meta_, init_)                                   \
+	{                                                                     \
+		.abi_version = PLUGIN_ABI_VERSION, .name = (name_),           \
+		.meta = (meta_), .prepare = mtp_prepare, .init = (init_),     \
+		.finish = mtp_finish, .enable = mtp_enable,                   \
+		.disable = mtp_disable, .setup = mtp_setup,                   \
+		.setup_data = mtp_setup_data, .rx = mtp_rx,                   \
+		.tx_drained = mtp_tx_drained, .command = mtp_command_op,      \
+	}
 
 extern const struct plugin_ops gadgetd_plugin;
 

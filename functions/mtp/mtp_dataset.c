@@ -85,8 +85,9 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	int rc = 0;
 
 	mtp_buf_u16(b, 100); /* StandardVersion */
-	mtp_buf_u32(b, 6);   /* VendorExtensionID: Microsoft, i.e. MTP */
-	mtp_buf_u16(b, 100); /* VendorExtensionVersion */
+	/* VendorExtensionID: Microsoft, i.e. MTP; PTP names none. */
+	mtp_buf_u32(b, d->ptp ? 0 : 6);
+	mtp_buf_u16(b, d->ptp ? 0 : 100); /* VendorExtensionVersion */
 	/*
 	 * libmtp (1.1.20) picks its listing path from this string and the
 	 * operations listed (measured: docs/mtp-clients.md, "MTP listing"). Listed as
@@ -98,8 +99,11 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d)
 	 * and the per-object walk stays as it is. It is said only when the
 	 * mtp option android_extension asks (go-mtpfs edits in place then).
 	 */
-	rc = mtp_dataset_str(
-	    b, d->extensions ? d->extensions : "microsoft.com: 1.0;", rc);
+	if (d->ptp)
+		rc = mtp_dataset_str(b, "", rc);
+	else
+		rc = mtp_dataset_str(
+		    b, d->extensions ? d->extensions : "microsoft.com: 1.0;", rc);
 	mtp_buf_u16(b, 0); /* FunctionalMode */
 	mtp_buf_u16_array(b, d->ops, d->n_ops);
 	mtp_buf_u16_array(b, d->events, d->n_events);
@@ -132,17 +136,31 @@ int mtp_dataset_storage_info(struct mtp_buf *b,
 
 int mtp_dataset_object_info(struct mtp_buf *b, const struct mtp_obj_stat *st)
 {
+	struct mtp_dataset_image im = {
+	    .format = mtp_dataset_format_of(st->name, st->dir)};
+
+	return mtp_dataset_object_info_image(b, st, &im);
+}
+
+int mtp_dataset_object_info_image(struct mtp_buf *b,
+				  const struct mtp_obj_stat *st,
+				  const struct mtp_dataset_image *im)
+{
 	char date[16];
 	int rc = 0;
 
 	mtp_buf_u32(b, st->storage);
-	mtp_buf_u16(b, mtp_dataset_format_of(st->name, st->dir));
+	mtp_buf_u16(b, im->format);
 	mtp_buf_u16(b, st->readonly ? 0x8002 : 0x0000); /* ProtectionStatus */
 	mtp_buf_u32(b, st->size >= 0xFFFFFFFFull ? 0xFFFFFFFF
 						 : (uint32_t)st->size);
-	mtp_buf_u16(b, 0); /* ThumbFormat */
-	for (int i = 0; i < 6; i++)
-		mtp_buf_u32(b, 0); /* thumb and image sizes, bit depth */
+	mtp_buf_u16(b, im->thumb_format);
+	mtp_buf_u32(b, im->thumb_size);
+	mtp_buf_u32(b, im->thumb_width);
+	mtp_buf_u32(b, im->thumb_height);
+	mtp_buf_u32(b, im->width);
+	mtp_buf_u32(b, im->height);
+	mtp_buf_u32(b, 0); /* ImageBitDepth */
 	mtp_buf_u32(b, st->parent);
 	mtp_buf_u16(b, st->dir ? MTP_ASSOC_GENERIC_FOLDER : 0);
 	mtp_buf_u32(b, 0); /* AssociationDesc */

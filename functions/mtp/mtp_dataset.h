@@ -16,6 +16,8 @@ struct mtp_devinfo {
 	const char *serial;
 	/* The vendor extension string; NULL for "microsoft.com: 1.0;". */
 	const char *extensions;
+	/* PTP: VendorExtensionID and version 0, no extension string. */
+	bool ptp;
 	const uint16_t *ops;
 	size_t n_ops;
 	const uint16_t *events;
@@ -48,6 +50,20 @@ int mtp_dataset_device_info(struct mtp_buf *b, const struct mtp_devinfo *d);
 int mtp_dataset_storage_info(struct mtp_buf *b,
 			     const struct mtp_storage_stat *st);
 int mtp_dataset_object_info(struct mtp_buf *b, const struct mtp_obj_stat *st);
+
+/* ObjectInfo's image fields, as PTP fills them (0: unknown, none). */
+struct mtp_dataset_image {
+	uint16_t format;       /* ObjectFormat */
+	uint16_t thumb_format; /* 0: no thumbnail */
+	uint32_t thumb_size;
+	uint32_t thumb_width, thumb_height;
+	uint32_t width, height;
+};
+
+/* ObjectInfo with the format and image fields of im. */
+int mtp_dataset_object_info_image(struct mtp_buf *b,
+				  const struct mtp_obj_stat *st,
+				  const struct mtp_dataset_image *im);
 /* -EBADMSG for a truncated or malformed dataset. */
 int mtp_dataset_parse_object_info(const uint8_t *p, size_t len,
 				  struct mtp_objinfo *oi);

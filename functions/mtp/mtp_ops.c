@@ -3,6 +3,7 @@
 #include "mtp_edit.h"
 #include "mtp_proplist.h"
 #include "mtp_proto.h"
+#include "mtp_ptp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,7 +44,7 @@ struct mtp_ops_entry {
 };
 
 /* The operation codes of the table at the end, for DeviceInfo. */
-static size_t mtp_ops_codes(uint16_t *out, size_t max);
+static size_t mtp_ops_codes(const struct mtp_ops *o, uint16_t *out, size_t max);
 
 static const uint16_t mtp_ops_events[] = {
     MTP_EV_OBJECT_ADDED,
@@ -164,7 +165,7 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 				    struct mtp_reply *r)
 {
 	uint16_t ops[64];
-	size_t n_ops = mtp_ops_codes(ops, 64);
+	size_t n_ops = mtp_ops_codes(o, ops, 64);
 	struct mtp_devinfo d = {
 	    .manufacturer = o->info.manufacturer,
 	    .model = o->info.model,
@@ -183,6 +184,11 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 	    .n_formats = mtp_dataset_n_formats,
 	};
 
+	if (o->info.ptp) { /* PTP's events and formats; no device property */
+		d.ptp = true, d.n_dprops = 0;
+		d.events = mtp_ptp_events, d.n_events = mtp_ptp_n_events;
+		d.formats = mtp_ptp_formats, d.n_formats = mtp_ptp_n_formats;
+	}
 	mtp_ops_in_buf(o, r, mtp_dataset_device_info(&o->buf, &d));
 }
 
@@ -253,7 +259,8 @@ static void mtp_ops_filter(struct mtp_ops *o, uint16_t fmt, uint32_t *h,
 		struct mtp_obj_stat st;
 
 		if (mtp_store_stat(o->store, h[i], &st) == 0 &&
-		    mtp_dataset_format_of(st.name, st.dir) == fmt)
+		    (o->info.ptp ? mtp_ptp_format_of : mtp_dataset_format_of)(
+			st.name, st.dir) == fmt)
 			h[k++] = h[i];
 	}
 	*n = k;
@@ -328,9 +335,19 @@ static void mtp_ops_get_object_info(struct mtp_ops *o,
 	struct mtp_obj_stat st;
 	int rc = mtp_store_stat(o->store, c->params[0], &st);
 
-	if (rc == 0)
+	if (rc == 0 && o->info.ptp)
+		rc = mtp_ptp_object_info(o->store, &o->buf, &st);
+	else if (rc == 0)
 		rc = mtp_dataset_object_info(&o->buf, &st);
 	mtp_ops_in_buf(o, r, rc);
+}
+
+static void mtp_ops_get_thumb(struct mtp_ops *o, const struct mtp_container *c,
+			      struct mtp_reply *r)
+{
+	mtp_ops_rc(r, mtp_ptp_get_thumb(o->store, &o->buf, c->params[0]));
+	if (r->code == MTP_RC_OK)
+		mtp_ops_in_buf(o, r, 0);
 }
 
 /* Stream [offset, offset + max) of a file, clipped to its size. */
@@ -887,6 +904,7 @@ static const struct mtp_ops_entry mtp_ops_table[] = {
     {MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles},
     {MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info},
     {MTP_OP_GET_OBJECT, mtp_ops_get_object},
+    {MTP_OP_GET_THUMB, mtp_ops_get_thumb},
     {MTP_OP_DELETE_OBJECT, mtp_ops_delete_object},
     {MTP_OP_SEND_OBJECT_INFO, mtp_ops_want_dataset},
     {MTP_OP_SEND_OBJECT, mtp_ops_send_object},
@@ -910,13 +928,14 @@ static const struct mtp_ops_entry mtp_ops_table[] = {
 static const size_t mtp_ops_n =
     sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
 
-static size_t mtp_ops_codes(uint16_t *out, size_t max)
+static size_t mtp_ops_codes(const struct mtp_ops *o, uint16_t *out, size_t max)
 {
-	size_t i;
+	size_t n = 0;
 
-	for (i = 0; i < mtp_ops_n && i < max; i++)
-		out[i] = mtp_ops_table[i].code;
-	return i;
+	for (size_t i = 0; i < mtp_ops_n && n < max; i++)
+		if (mtp_ptp_op_ok(o->info.ptp, mtp_ops_table[i].code))
+			out[n++] = mtp_ops_table[i].code;
+	return n;
 }
 
 void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
@@ -932,7 +951,8 @@ void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
 	for (unsigned i = cmd.nparams; i < MTP_MAX_PARAMS; i++)
 		cmd.params[i] = 0;
 	for (size_t i = 0; i < mtp_ops_n; i++) {
-		if (mtp_ops_table[i].code != c->code)
+		if (mtp_ops_table[i].code != c->code ||
+		    !mtp_ptp_op_ok(o->info.ptp, c->code))
 			continue;
 		if (!o->session && c->code != MTP_OP_GET_DEVICE_INFO &&
 		    c->code != MTP_OP_OPEN_SESSION) {

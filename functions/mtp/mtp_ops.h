@@ -59,6 +59,9 @@ struct mtp_ops_info {
 	 * does: go-mtpfs then edits in place, and libmtp applies its
 	 * Android quirks (no GetObjectPropList, a reset on close). */
 	bool android_extension;
+	/* PTP's flavour (mtp.h, struct mtp_flavour): mtp_ptp.h says what
+	 * changes. */
+	bool ptp;
 };
 
 struct mtp_ops;

@@ -22,7 +22,9 @@
 # Prints BENCH sync16k_{in,out}_mbps, bulk1m_{in,out}_mbps,
 # adb1m_{in,out}_mbps, adbhop1m_{in,out}_mbps and mtp_txn_floor_ms.
 # SS_ONLY_SYNC=1 measures sync16k only, SS_PREFIX=P names it P_sync16k_*
-# (b-mtp.sh takes the bound so, right before and after its transfers).
+# (b-mtp.sh takes the bound so, right before and after its transfers), and
+# SS_SYNC_BYTES moves that many bytes instead of 50 MB (b-ptp.sh: the size
+# of its photos).
 . "$SRC/tests/loopback/lib.sh"
 F=$CFS/sourcesink/functions/SourceSink.ss
 gd_modules
@@ -66,8 +68,9 @@ measure_txn() {
 	cfs_unlink sourcesink SourceSink.ss
 }
 [ -n "${SS_ONLY_SYNC:-}" ] || measure_txn 2000
-head -c 52428800 /dev/urandom > /dev/shm/sync16k.src
-measure sync16k 16384 52428800 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
+SYNC_BYTES=${SS_SYNC_BYTES:-52428800}
+head -c $SYNC_BYTES /dev/urandom > /dev/shm/sync16k.src
+measure sync16k 16384 $SYNC_BYTES 16384 /dev/shm/sync16k.in /dev/shm/sync16k.src
 if [ -z "${SS_ONLY_SYNC:-}" ]; then
 	measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
 	rm -f /dev/shm/sync16k.*

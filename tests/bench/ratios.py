@@ -53,6 +53,8 @@ pairs = [
     ("adb_pull_wall_mbps", "ceiling_read_mbps", "adb pull, whole command / mass_storage read", None),
     ("mtp_send_mbps", "ceiling_write_mbps", "mtp-sendfile / mass_storage write", 0.8),
     ("mtp_get_mbps", "ceiling_read_mbps", "mtp-getfile / mass_storage read", 0.8),
+    ("ptp_get_mbps", "ptp_near_sync16k_in_mbps", "gphoto2 --get-all-files of the photos / libmtp-pattern bound for their size", None),
+    ("ptp_get_net_mbps", "ptp_near_sync16k_in_mbps", "the same less gphoto2's listing / libmtp-pattern bound for their size", None),
     ("mtp_send_mbps", "sync16k_out_mbps", "mtp-sendfile / libmtp-pattern bound (sync 16 KiB to SourceSink)", None),
     ("mtp_get_mbps", "sync16k_in_mbps", "mtp-getfile / libmtp-pattern bound (sync 16 KiB from SourceSink)", None),
     ("mtp_send_net_mbps", "sync16k_out_mbps", "mtp-sendfile less the tool's fixed cost / libmtp-pattern bound", None),

@@ -14,6 +14,8 @@
 #                    container header, so what a cancelled host still
 #                    sends is dropped as garbage)
 
+# MTP_PLUGIN=ptp serves the ptp plugin (the same code, PTP's flavour).
+MTP_PLUGIN=${MTP_PLUGIN:-mtp}
 MTP_PY=/usr/bin/python3
 MTP_T=$SRC/tests/loopback
 MTP_FFS=/run/ffs-mtp
@@ -36,7 +38,7 @@ mtp_up() {
 	opts=""
 	for o in "$@"; do opts="$opts -o $o"; done
 	out=$(timeout 30 $MTP_PY "$MTP_T/ffs_worker.py" start "$MTP_CTL" --timeout 20 -- \
-		"$B/gadgetd-worker" -P "$B/plugins/mtp.so" -i mtp -d "$MTP_FFS" \
+		"$B/gadgetd-worker" -P "$B/plugins/$MTP_PLUGIN.so" -i $MTP_PLUGIN -d "$MTP_FFS" \
 		${MTP_WFLAGS:-} $opts 2>>"$MTP_WLOG")
 	rc=$?
 	set +f

@@ -175,6 +175,16 @@ static char *sysusers_line(const char *user, unsigned *n_users)
 	return found;
 }
 
+/* Whether *m is the first plugin to run as user (ptp shares mtp's). */
+static bool test_plugin_list_first_of(const struct plugin_meta *const *m,
+				      const char *user)
+{
+	for (const struct plugin_meta *const *p = plugin_list_metas; p != m; p++)
+		if (!strcmp(plugin_meta_user(*p), user))
+			return false;
+	return true;
+}
+
 static void test_sysusers(void **state)
 {
 	const struct plugin_meta *const *m;
@@ -195,7 +205,8 @@ static void test_sysusers(void **state)
 			fail_msg("%s: %s: want %s, - as uid, no home, nologin", SYSUSERS_FILE,
 				 l, want);
 		distinct += strcmp(user, PLUGIN_META_FALLBACK_USER) &&
-			    plugin_list_find((*m)->name) == *m;
+			    plugin_list_find((*m)->name) == *m &&
+			    test_plugin_list_first_of(m, user);
 	}
 	assert_non_null(sysusers_line(PLUGIN_META_FALLBACK_USER, &n));
 	assert_int_equal(n, distinct);

@@ -1091,6 +1091,14 @@ static void test_android_profile(void **state)
 	assert_int_equal(p->sets[i].product_id, 0x2d01);
 	assert_string_equal(profile_option(profile_function_find(p, "adb"), "auth"), "true");
 	assert_true(profile_set_find(p, "mtp,adb", err, sizeof(err)) >= 0);
+	/* The camera sets, each with its own product id. */
+	i = profile_set_find(p, "ptp", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].product_id, 0x010f);
+	i = profile_set_find(p, "ptp,adb", err, sizeof(err));
+	assert_true(i >= 0);
+	assert_int_equal(p->sets[i].product_id, 0x0112);
+	assert_string_equal(profile_function_find(p, "ptp")->user, "gadgetd-mtp");
 	assert_true(profile_set_find(p, "rndis,adb", err, sizeof(err)) >= 0);
 	profile_free(p);
 	/* The example devboard.conf: RNDIS in c.1 for Windows, NCM in c.2,

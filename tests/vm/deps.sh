@@ -7,7 +7,7 @@ libssl-dev libusb-1.0-0-dev libseccomp-dev qemu-system-x86 busybox-static kmod c
 adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3 python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf clang libclang-rt-14-dev
 libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandard jq
-libmnl-dev dnsmasq-base avahi-daemon avahi-utils iperf3 bash-completion genisoimage dosfstools
+libmnl-dev dnsmasq-base avahi-daemon avahi-utils iperf3 bash-completion genisoimage dosfstools libexif-dev gphoto2
 libsystemd-dev dbus-daemon dbus-bin polkitd libglib2.0-bin
 libxkbcommon-dev xkb-data python3-evdev evtest"
 # CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
@@ -20,7 +20,7 @@ for a in $(echo "${CROSS:-}" | tr ',' ' '); do
 	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
 	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
 	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev libsystemd-dev \
-		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev; do
+		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev libexif-dev; do
 		pkgs="$pkgs $p:$a"
 	done
 	cross_pkgs="$cross_pkgs $a"
