@@ -18,7 +18,7 @@ med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 gd_install
 timeout 30 modprobe -a hid_generic evdev usb_f_hid || die "modprobe hid_generic evdev usb_f_hid"
 gd_start kvm
-check "host sees the kvm gadget" wait_usb 1d6b:0110
+check "host sees the kvm gadget" wait_usb 1d6b:0120
 
 TXT=$(printf 'abcdefghij%.0s' $(seq $((N / 10))))
 t0=$(now_ms)
