@@ -49,9 +49,13 @@ expect()
 	fi
 }
 
-expect "gadgetctl " "adb aoa check help list monitor mtp off reload status switch wait"
-expect "gadgetctl s" "status switch"
+expect "gadgetctl " "adb aoa check help list monitor mtp off reload status storage switch wait"
+expect "gadgetctl s" "status storage switch"
 expect "gadgetctl -" "--help --socket -h -s"
+expect "gadgetctl storage " "--help eject insert status"
+expect "gadgetctl storage eject -" "--force --lun"
+expect "gadgetctl storage insert --" "--cdrom --lun --ro"
+expect "gadgetctl storage insert --lun " "0 1 2 3 4 5 6 7"
 expect "gadgetctl switch " "acm,ecm mtp,adb mtp,adb,aoa ncm"
 expect "gadgetctl switch mtp" "mtp,adb mtp,adb,aoa"
 expect "gadgetctl switch --profile " "android lab"
@@ -72,7 +76,7 @@ expect "gadgetctl adb allow a1:b" "b2:c3:d4"
 expect "gadgetctl -s /run/x.sock switch " "viasock"
 # Without gadgetd: the commands alone.
 gadgetctl() { return 3; }
-expect "gadgetctl " "check help list monitor off reload status switch wait"
+expect "gadgetctl " "check help list monitor off reload status storage switch wait"
 expect "gadgetctl switch " ""
 [ $fails = 0 ] || { echo "completion: $fails failed"; exit 1; }
 echo "completion: all passed"
