@@ -106,7 +106,9 @@ check "no request hung" sh -c "! grep -q '^124 ' codes.txt"
 check "some switches went through" grep -q '^0 switch' codes.txt
 check "some plugin commands were answered" grep -q '^0 adb' codes.txt
 check "some reloads went through" grep -q '^0 reload' codes.txt
-check "some switches were refused as busy" grep -q '^6 switch' codes.txt
+# Switches queue behind one another now (switch_queue, t-events tests
+# the queue); a plugin command or off during a switch is still busy.
+check "some requests were refused as busy" grep -q '^6 ' codes.txt
 check "every request reached gadgetd" sh -c "! grep -q '^3 ' codes.txt"
 check "the AOA host got through at least once" test "$(cat aoa.count)" -gt 0
 check "no nested loop_dispatch()" sh -c "! grep -q 'called from inside a callback' $GD_LOG"
