@@ -5,9 +5,10 @@
 # same text (key codes and Shift/AltGr exact), key combinations and
 # key --down/--up, relative and absolute pointer values and clicks, a
 # consumer key, Caps Lock set by the host seen by `gadgetctl hid leds`,
-# and an unplug mid-text (the host deconfigures the device, as far as the
+# an unplug mid-text (the host deconfigures the device, as far as the
 # gadget can tell an unplug): the count the command reports is the count
-# that arrived, and typing works again once plugged back.
+# that arrived, and typing works again once plugged back; and typing
+# while the host reads 64 MiB from kvm.conf's virtual CD.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 . "$SRC/tests/loopback/lib.sh"
 export LANG=C.UTF-8
@@ -176,4 +177,54 @@ rm -f "$OUT/text.prog"
 check "the host listens (again)" host_start again text us "again" "$OUT/text.prog"
 check "typing works after the re-plug" timeout 10 gadgetctl hid type "again"
 check "the host decodes it" host_done again
+say "typing while the host reads the virtual CD"
+# kvm.conf's set with virtual media: HID must keep working while the
+# host reads the disk. The host reads the 64 MiB image again and again
+# (each pass checked) until the text is typed.
+MEDIA=/srv/gadgetd/media
+mkdir -p "$MEDIA"
+head -c 67108864 /dev/urandom > "$MEDIA/big.iso"
+WANT=$(sha256sum < "$MEDIA/big.iso")
+timeout 30 modprobe -a usb-storage sr_mod || die "modprobe usb-storage sr_mod"
+SET=hid,mouse,disk
+check "gadgetctl switch $SET" gd_switch $SET
+PID=$(set_pid $SET)
+check "host sees 1d6b:$PID" wait_usb "1d6b:$PID"
+check "storage insert --cdrom big.iso (from kvm.conf's media_dir)" \
+	timeout 10 gadgetctl storage insert --cdrom big.iso
+# cd_ready: the host's CD device reads (the first read after the media
+# change may fail once with the unit attention); CD names it.
+cd_ready() {
+	local n=150 b
+	while [ $n -gt 0 ]; do
+		for b in /sys/block/sr*; do
+			[ -e "$b" ] || continue
+			CD=/dev/${b##*/}
+			timeout 10 dd if="$CD" iflag=direct bs=2048 count=1 of=/dev/null 2>/dev/null && return 0
+		done
+		sleep 0.2
+		n=$((n - 1))
+	done
+	return 1
+}
+check "the host reads the CD" cd_ready
+rm -f "$OUT/typed" "$OUT/cd.sha"
+(while [ ! -e "$OUT/typed" ]; do
+	timeout 120 dd if="$CD" iflag=direct bs=65536 count=1024 2>/dev/null | sha256sum >> "$OUT/cd.sha"
+done) &
+RD=$!
+# The first pass is under way before the typing starts.
+sleep 1
+TXT='Typed while the disk is read: 42!'
+rm -f "$OUT/text.prog"
+check "the host listens (during the read)" host_start during text us "$TXT" "$OUT/text.prog"
+check "the read is in progress when the typing starts" kill -0 $RD
+check "gadgetctl hid type during the read" type_text us "$TXT"
+check "the host decodes the same text during the read" host_done during
+check "the read was still in progress when the typing ended" kill -0 $RD
+touch "$OUT/typed"
+wait $RD
+echo "passes over the 64 MiB image: $(wc -l < "$OUT/cd.sha")"
+check "every pass read the image byte for byte" \
+	sh -c "[ -s '$OUT/cd.sha' ] && ! grep -v -x -F '$WANT' '$OUT/cd.sha'"
 finish
