@@ -2,7 +2,8 @@
 # polkitd, started here (the bed has no systemd as PID 1 and no logind,
 # so "the active local session" cannot be tested: root, gadgetd.conf's
 # group, a group a polkit rule grants, and anyone else are). Also: gadgetd
-# with no bus at all, malformed calls, PropertiesChanged during a switch.
+# with no bus at all, malformed calls, PropertiesChanged during a switch,
+# a host unplug (the UDC removed) and a worker restart.
 # Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
@@ -143,6 +144,49 @@ check "Profile is lab" is Profile lab
 check "root: Off" call root Off
 check "State is off" is State off
 check "root: SwitchProfile lab acm,ecm" call root SwitchProfile "'lab'" "'acm,ecm'"
+
+say "signals for a host unplug and a worker restart"
+dbus-monitor --system "type='signal',member='PropertiesChanged'" >sig.txt 2>&1 &
+SIG=$!
+sleep 0.5
+# sig_after N PATTERN...: within 10 s, the lines of sig.txt after the
+# first N hold each PATTERN (fixed strings), in any order.
+sig_after() {
+	local lib_n=100 lib_from=$(($1 + 1)) lib_p lib_ok
+	shift
+	while [ $lib_n -gt 0 ]; do
+		lib_ok=1
+		for lib_p in "$@"; do
+			tail -n +$lib_from sig.txt | grep -q -F -- "$lib_p" || lib_ok=
+		done
+		[ -n "$lib_ok" ] && return 0
+		sleep 0.1
+		lib_n=$((lib_n - 1))
+	done
+	tail -n +$lib_from sig.txt
+	return 1
+}
+B0=$(wc -l <sig.txt)
+timeout 30 rmmod dummy_hcd
+check "PropertiesChanged: UDCState once the host (the UDC) is gone" \
+	sig_after "$B0" 'string "UDCState"'
+isnt() { ! is "$@"; }
+check "UDCState is no longer configured" isnt UDCState configured
+B0=$(wc -l <sig.txt)
+timeout 30 modprobe dummy_hcd
+check "the gadget is back on the returning UDC" wait_usb "1d6b:$(set_pid acm,ecm)" 20
+check "PropertiesChanged: UDCState configured again" \
+	sig_after "$B0" 'string "UDCState"' 'string "configured"'
+check "root: Switch acm,adb" call root Switch "'acm,adb'"
+APID=$(gd_status 'plugin("adb").pid')
+check "the adb worker runs" test -n "$APID" -a "$APID" != 0
+B0=$(wc -l <sig.txt)
+kill -KILL "$APID"
+check "PropertiesChanged: adb's Restarts on its object" \
+	sig_after "$B0" 'path=/org/gadgetd1/function/adb' 'string "Restarts"'
+check "adb's Restarts is 1" sh -c "[ \"\$(busctl --system get-property org.gadgetd1 /org/gadgetd1/function/adb org.gadgetd1.Function Restarts)\" = 'u 1' ]"
+check "root: Switch acm,ecm" call root Switch "'acm,ecm'"
+kill "$SIG" 2>/dev/null
 
 say "malformed calls"
 bc() {
