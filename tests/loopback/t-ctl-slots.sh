@@ -20,15 +20,29 @@ as() {
 	shift
 	setpriv --reuid="$lib_u" --regid=nogroup --init-groups "$@"
 }
-# hold USER N: USER opens N connections and says nothing for 8 s (gadgetd
-# closes a silent client after 10 s); $! is its pid.
+# hold USER N: USER opens N connections, says "held" on hold-USER.txt,
+# and says nothing to gadgetd for 8 s (gadgetd closes a silent client
+# after 10 s); $! is its pid.
 hold() {
 	as "$1" python3 -c '
 import socket, sys, time
 s = [socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(int(sys.argv[1]))]
 for c in s:
     c.connect("/run/gadgetd.sock")
-time.sleep(8)' "$2" &
+print("held", flush=True)
+time.sleep(8)' "$2" >"hold-$1.txt" &
+}
+# held USER...: each USER's connections are open (within 30 s: python's
+# start on a loaded bed took more than the 2 s once waited here).
+held() {
+	local lib_n=300 lib_u
+	for lib_u in "$@"; do
+		while ! grep -q held "hold-$lib_u.txt" 2>/dev/null; do
+			lib_n=$((lib_n - 1))
+			[ $lib_n -gt 0 ] || return 1
+			sleep 0.1
+		done
+	done
 }
 
 say "three members hold 4 connections each (12 of 16)"
@@ -38,7 +52,7 @@ hold gdslot2 4
 P2=$!
 hold gdslot3 4
 P3=$!
-sleep 2
+check "the three hold their connections" held gdslot1 gdslot2 gdslot3
 check_exit 6 "a fifth connection of gdslot1 is refused" \
 	sh -c 'setpriv --reuid=gdslot1 --regid=nogroup --init-groups timeout 5 gadgetctl status 2>uid.txt'
 cat uid.txt
