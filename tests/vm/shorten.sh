@@ -16,7 +16,7 @@ for f in $(find common gadgetd functions -name '*.c' | sort); do
 		-D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 -DSYSCONFDIR='"/etc"' \
 		-DPLUGINDIR='"/usr/lib/gadgetd"' -DLIBEXECDIR='"/usr/libexec/gadgetd"' \
 		-DRUNDIR='"/run"' -DSTATEDIR='"/var/lib/gadgetd"' \
-		-Igadgetd -Icommon -Ifunctions -Ifunctions/runtime $(pkg-config --cflags libusbgx 2>/dev/null) \
+		-Igadgetd -Icommon -Ifunctions -Ifunctions/runtime -Ifunctions/mtp $(pkg-config --cflags libusbgx 2>/dev/null) \
 		-Werror=shorten-64-to-32 "$f" || bad=$((bad + 1))
 done
 echo "shorten: $n files for armhf, $bad with a 64-to-32-bit truncation or an error"
