@@ -19,8 +19,8 @@ archs=${*:-arm64 armhf}
 # What Debian 12's qemu-user (7.2) cannot run, and so left out:
 # - test_sandbox, test_aioguard: the kernel applies the seccomp filter a
 #   test installs to qemu's own x86-64 calls, and qemu dies;
-# - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin:
-#   openat2, which confines MTP storages, is not emulated (ENOSYS);
+# - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin,
+#   test_ptp, test_storage: openat2, which confines MTP storages, is not emulated (ENOSYS);
 # - test_tcplisten: getsockopt(SO_BINDTODEVICE) is not emulated;
 # test_sup_argv and test_supervisor run their workers as the test binary
 # again, execv of /proc/self/exe: qemu-user does not follow execve, it
