@@ -20,6 +20,8 @@ for k, v in samples.items():
 
 pairs = [
     ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
+    ("storage_write_mbps", "ceiling_write_mbps", "virtual media (gadgetctl storage insert) write / mass_storage composed by hand", 0.9),
+    ("storage_read_mbps", "ceiling_read_mbps", "virtual media (gadgetctl storage insert) read / mass_storage composed by hand", 0.9),
     ("net_ncm_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over ncm, host -> board / SourceSink 1 MiB bound", None),
     ("net_ncm_in_mbps", "bulk1m_in_mbps", "iperf3 TCP over ncm, board -> host / SourceSink 1 MiB bound", None),
     ("net_ecm_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over ecm, host -> board / SourceSink 1 MiB bound", None),

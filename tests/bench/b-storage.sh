@@ -1,0 +1,47 @@
+# Virtual media through gadgetd: an image inserted with `gadgetctl
+# storage insert` into a removable LUN, written and read from the host
+# side with 64 MiB O_DIRECT, as b-ceiling measures the kernel's
+# mass_storage composed by hand in the same VM (the ceiling, and the
+# bound: gadgetd only composes the function and names its file).
+# Prints BENCH lines.
+. "$SRC/tests/loopback/lib.sh"
+gd_install
+MEDIA=/srv/gadgetd/media
+mkdir -p "$MEDIA"
+truncate -s 80M "$MEDIA/bench.img"
+cat > /etc/gadgetd/profiles/media.conf <<EOC
+gadget: { vendor_id = 0x1d6b; product_id = 0x0104;
+  strings: { manufacturer = "gadgetd"; product = "media bench"; serial = "MEDIA2"; }; };
+functions: {
+  media: { type = "mass_storage"; removable = true; media_dir = "$MEDIA"; };
+};
+sets = ( { functions = [ "media" ]; product_id = 0x0131; } );
+default = "media";
+EOC
+chmod 644 /etc/gadgetd/profiles/media.conf
+gd_start media
+wait_usb 1d6b:0131 20 || die "the media gadget not seen"
+timeout 10 gadgetctl storage insert bench.img || die "storage insert"
+dev=
+n=0
+while [ -z "$dev" ] && [ $n -lt 100 ]; do
+	for b in /sys/block/sd*; do
+		[ -e "$b" ] && dev=/dev/$(basename "$b")
+	done
+	sleep 0.1; n=$((n+1))
+done
+[ -n "$dev" ] || die "no host block device for the media gadget"
+# The first access after the media change meets the unit attention.
+n=0
+until timeout 10 dd if="$dev" of=/dev/null bs=512 count=1 iflag=direct 2>/dev/null; do
+	n=$((n + 1)); [ $n -lt 30 ] || die "the host cannot read the inserted image"; sleep 0.2
+done
+mbps() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ms / 1000) }'; }
+t0=$(date +%s%N)
+timeout 120 dd if=/dev/zero of="$dev" bs=1M count=64 oflag=direct 2>/dev/null || die "dd write"
+t1=$(date +%s%N)
+timeout 120 dd if="$dev" of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null || die "dd read"
+t2=$(date +%s%N)
+echo "BENCH storage_write_mbps $(mbps 67108864 $(((t1 - t0) / 1000000))) MB/s"
+echo "BENCH storage_read_mbps $(mbps 67108864 $(((t2 - t1) / 1000000))) MB/s"
+gd_stop
