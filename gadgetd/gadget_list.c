@@ -106,25 +106,28 @@ static void gadget_list_name(const struct config_profile_entry *e, void *data)
 		fprintf(data, "%s\n", e->name);
 }
 
+static void gadget_list_set_name(const char *name, bool is_default, bool active,
+				 void *data)
+{
+	fprintf(data, "%s\n", name);
+}
+
 int gadget_list_names(struct gadget *g, FILE *out, const char *what)
 {
 	const struct profile *p = g->profile;
-	char name[GADGET_SET_MAX];
 	unsigned i;
 
 	if (!strcmp(what, "profiles")) {
 		config_profile_scan(g->cfg, gadget_list_name, out);
-		return 0;
-	}
-	if (strcmp(what, "sets") && strcmp(what, "functions"))
+	} else if (!strcmp(what, "sets")) {
+		gadget_list_sets(g, gadget_list_set_name, out);
+	} else if (!strcmp(what, "functions")) {
+		for (i = 0; p && i < p->n_functions; i++)
+			fprintf(out, "%s\t%s\n", p->functions[i].name,
+				p->functions[i].plugin ? p->functions[i].plugin : "-");
+	} else {
 		return -EINVAL;
-	for (i = 0; p && what[0] == 's' && i < p->n_sets; i++) {
-		profile_set_name(p, i, name, sizeof(name));
-		fprintf(out, "%s\n", name);
 	}
-	for (i = 0; p && what[0] == 'f' && i < p->n_functions; i++)
-		fprintf(out, "%s\t%s\n", p->functions[i].name,
-			p->functions[i].plugin ? p->functions[i].plugin : "-");
 	return 0;
 }
 

@@ -8,15 +8,7 @@ cfs_gadget -p ceiling ceiling 1d6b 01ff mass_storage.ms || die "configfs"
 echo "$img" > $CFS/ceiling/functions/mass_storage.ms/lun.0/file || die "lun.0/file"
 cfs_bind ceiling || die "bind"
 wait_usb 1d6b:01ff 20 || die "mass_storage gadget not seen"
-dev=
-n=0
-while [ -z "$dev" ] && [ $n -lt 100 ]; do
-	for b in /sys/block/sd*; do
-		[ -e "$b" ] && dev=/dev/$(basename "$b")
-	done
-	sleep 0.1; n=$((n+1))
-done
-[ -n "$dev" ] || die "no host block device for the mass_storage gadget"
+dev=$(host_blk 0) || die "no host block device for the mass_storage gadget"
 mbps() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ms / 1000) }'; }
 t0=$(date +%s%N)
 timeout 120 dd if=/dev/zero of="$dev" bs=1M count=64 oflag=direct 2>/dev/null || die "dd write"

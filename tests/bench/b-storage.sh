@@ -22,15 +22,7 @@ chmod 644 /etc/gadgetd/profiles/media.conf
 gd_start media
 wait_usb 1d6b:0131 20 || die "the media gadget not seen"
 timeout 10 gadgetctl storage insert bench.img || die "storage insert"
-dev=
-n=0
-while [ -z "$dev" ] && [ $n -lt 100 ]; do
-	for b in /sys/block/sd*; do
-		[ -e "$b" ] && dev=/dev/$(basename "$b")
-	done
-	sleep 0.1; n=$((n+1))
-done
-[ -n "$dev" ] || die "no host block device for the media gadget"
+dev=$(host_blk 0) || die "no host block device for the media gadget"
 # The first access after the media change meets the unit attention.
 n=0
 until timeout 10 dd if="$dev" of=/dev/null bs=512 count=1 iflag=direct 2>/dev/null; do

@@ -213,6 +213,22 @@ adb_state() {
 	return 1
 }
 
+# host_blk LUN: the host's block device of LUN (sdX or srX), once there
+# (its SCSI address H:C:T:L ends in :LUN; ours is the only SCSI host).
+host_blk() {
+	local lib_i=0 lib_b
+	while [ $lib_i -lt 300 ]; do
+		for lib_b in /sys/block/sd* /sys/block/sr*; do
+			[ -e "$lib_b/device" ] || continue
+			case $(basename "$(readlink "$lib_b/device")") in
+			*:"$1") echo "/dev/$(basename "$lib_b")"; return 0 ;;
+			esac
+		done
+		sleep 0.1
+		lib_i=$((lib_i + 1))
+	done
+	return 1
+}
 # serial_raw TTY: raw, no echo, no carrier wait, and no output
 # processing left (stty -a shows -opost).
 serial_raw() {

@@ -49,22 +49,6 @@ gd_start media
 DEV=1d6b:0130
 check "host sees $DEV" wait_usb "$DEV"
 
-# host_blk LUN: the host's block device of LUN (sdX or srX), once there
-# (its SCSI address H:C:T:L ends in :LUN; ours is the only SCSI host).
-host_blk() {
-	local lib_i=0 lib_b
-	while [ $lib_i -lt 300 ]; do
-		for lib_b in /sys/block/sd* /sys/block/sr*; do
-			[ -e "$lib_b/device" ] || continue
-			case $(basename "$(readlink "$lib_b/device")") in
-			*:"$1") echo "/dev/$(basename "$lib_b")"; return 0 ;;
-			esac
-		done
-		sleep 0.1
-		lib_i=$((lib_i + 1))
-	done
-	return 1
-}
 # same FILE DEV: DEV reads as FILE (O_DIRECT, the first access after a
 # media change may fail once with the unit attention).
 same() {
