@@ -21,6 +21,10 @@ else
 	tests=$(cd "$here" && ls t-*.sh)
 fi
 mkdir -p "$out"
+# Absolute: the guest runs the tests from /mnt/out/scratch, where a
+# relative GD_STAGE is not there and gd_install fell back to a make
+# install of its own (10 s a test instead of 1).
+out=$(cd "$out" && pwd)
 # One install tree for every test's gd_install (tests/loopback/lib.sh).
 stage=$out/.stage
 rm -rf "$stage"

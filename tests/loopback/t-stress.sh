@@ -5,14 +5,15 @@
 # while an AOA host keeps asking for the accessory set. No request may
 # hang, the sanitizers must stay silent, and gadgetd must end consistent:
 # it answers, and the host sees the set it reports.
-# STRESS_ROUNDS switches (default 100, the short version make check runs,
-# with four 5-s pauses for an AOA handshake; `make soak` runs 1000).
+# STRESS_ROUNDS switches (default 60, the short version make check runs,
+# with a pause of up to 5 s for an AOA handshake every 25; `make soak`
+# runs 1000).
 # Runs in the guest (see run-suite.sh).
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"
 VID=1d6b
-ROUNDS=${STRESS_ROUNDS:-100}
+ROUNDS=${STRESS_ROUNDS:-60}
 SAN_LOG=/mnt/out/sanitizer
 GD_BIN=$B/asan/gadgetd
 [ -x "$GD_BIN" ] || die "$GD_BIN is missing: run make build/asan/gadgetd first"
@@ -104,7 +105,7 @@ check "gadgetd ran all $ROUNDS rounds" test "$i" = "$ROUNDS"
 check "gadgetd is alive" kill -0 "$GD_PID"
 check "no request hung" sh -c "! grep -q '^124 ' codes.txt"
 check "some switches went through" grep -q '^0 switch' codes.txt
-check "some plugin commands were answered" grep -q '^0 adb' codes.txt
+check "some plugin commands were answered" grep -Eq '^0 (adb|mtp|accessory)$' codes.txt
 check "some reloads went through" grep -q '^0 reload' codes.txt
 # Switches queue behind one another now (switch_queue, t-events tests
 # the queue); a plugin command or off during a switch is still busy.

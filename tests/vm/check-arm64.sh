@@ -8,10 +8,19 @@
 # with a UDC to spare, and the compat path is the one 32-bit boards
 # with arm64 SoCs run. The same boot runs the unit tests qemu-user
 # cannot (check-cross.sh says why) on that real kernel.
-# Usage: check-arm64.sh BUILDDIR [ARCH]   (the package: BUILDDIR/deb-ARCH)
+# Usage: check-arm64.sh BUILDDIR [ARCH [prepare|run]]
+# (the package: BUILDDIR/deb-ARCH). prepare makes the bed, the package
+# and the unit tests and stops; run boots what an earlier prepare of this
+# ARCH made (tests/check-run.sh prepares beside the loopback suite);
+# neither: both, one after the other.
 set -u
-b=${1:?usage: check-arm64.sh BUILDDIR [arm64|armhf]}
+b=${1:?usage: check-arm64.sh BUILDDIR [arm64|armhf [prepare|run]]}
 arch=${2:-arm64}
+phase=${3:-all}
+case $phase in
+all | prepare | run) ;;
+*) echo "check-arm64: $phase: prepare or run" >&2; exit 2 ;;
+esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/vm/cross.sh"
 triplet=$(cross_triplet "$arch") ||
@@ -22,23 +31,34 @@ tmo=${GADGETD_TEST_TIMEOUT:-1500}
 start=$(date +%s)
 command -v "$triplet-gcc" >/dev/null ||
 	{ echo "check-arm64: $triplet-gcc missing: make deps CROSS=$arch" >&2; exit 1; }
-"$src/tests/vm/mkbed-arm64.sh" "$b/vm-arm64" || exit 1
-# gadgetd as the board gets it: the package cross-built for ARCH
-# (dpkg-buildpackage -a ARCH), its files unpacked into the guest.
-DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no "$src/tests/vm/mkdeb.sh" "$b/deb-$arch" "$arch" >"$b/deb-$arch.log" 2>&1 ||
-	{ tail -n 30 "$b/deb-$arch.log"; echo "check-arm64: the $arch package failed to build"; exit 1; }
-deb=$(ls "$b/deb-$arch"/gadgetd_*_"$arch".deb)
-[ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] ||
-	{ echo "check-arm64: $deb is not for $arch"; exit 1; }
-# The unit tests as check-cross.sh builds them (UBSan only), in its
-# directory: one build serves both.
-make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
-	SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$b/cross-$arch.log" 2>&1 ||
-	{ tail -n 30 "$b/cross-$arch.log"; echo "check-arm64: the $arch unit test build failed"; exit 1; }
-# On 32-bit ARM, clang finds every implicit 64-to-32-bit truncation.
-if [ "$arch" = armhf ]; then
-	"$src/tests/vm/shorten.sh" || { echo "check-arm64: armhf: tests/vm/shorten.sh failed"; exit 1; }
+# prepare: the bed, the package and the unit tests; a run after a
+# prepare finds them in BUILDDIR (the stamp says this ARCH's are done).
+prepared=$b/prepared-$arch
+if [ "$phase" != run ]; then
+	rm -f "$prepared"
+	"$src/tests/vm/mkbed-arm64.sh" "$b/vm-arm64" || exit 1
+	# gadgetd as the board gets it: the package cross-built for ARCH
+	# (dpkg-buildpackage -a ARCH), its files unpacked into the guest.
+	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no "$src/tests/vm/mkdeb.sh" "$b/deb-$arch" "$arch" >"$b/deb-$arch.log" 2>&1 ||
+		{ tail -n 30 "$b/deb-$arch.log"; echo "check-arm64: the $arch package failed to build"; exit 1; }
+	deb=$(ls "$b/deb-$arch"/gadgetd_*_"$arch".deb)
+	[ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] ||
+		{ echo "check-arm64: $deb is not for $arch"; exit 1; }
+	# The build check-cross.sh makes (UBSan only), in its directory: one
+	# build serves both.
+	make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
+		SAN="-fsanitize=undefined -fno-sanitize-recover=all" all unit-build >"$b/cross-$arch.log" 2>&1 ||
+		{ tail -n 30 "$b/cross-$arch.log"; echo "check-arm64: the $arch unit test build failed"; exit 1; }
+	# On 32-bit ARM, clang finds every implicit 64-to-32-bit truncation.
+	if [ "$arch" = armhf ]; then
+		"$src/tests/vm/shorten.sh" || { echo "check-arm64: armhf: tests/vm/shorten.sh failed"; exit 1; }
+	fi
+	touch "$prepared"
+	echo "check-arm64: $arch: package, unit tests and bed ready in $(($(date +%s) - start)) s"
+	[ "$phase" = prepare ] && exit 0
 fi
+[ -e "$prepared" ] || { echo "check-arm64: $arch: nothing prepared in $b (check-arm64.sh $b $arch prepare)"; exit 1; }
+deb=$(ls "$b/deb-$arch"/gadgetd_*_"$arch".deb)
 out=$b/loopback-$arch
 rm -rf "$out"
 mkdir -p "$out"
@@ -63,7 +83,7 @@ echo "check-arm64: $(basename "$deb"), unit tests and bed ready in $(($(date +%s
 units=$CROSS_SKIP_DEFAULT
 [ "$arch" = armhf ] && units="$units $CROSS_SKIP_ARMHF_DEFAULT"
 units=${ARM_UNIT_TESTS-$units}
-cmd="SRC=$src B=$b/deb-$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=$(echo $units | tr ' ' ,) GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $src/tests/vm/arm64-core.sh"
+cmd="SRC=$src B=$b/deb-$arch ARCH=$arch UNIT=$b/cross-$arch/unit ARM_UNIT_TESTS=$(echo $units | tr ' ' ,) GD_STAGE=/mnt/out/.stage ${GADGETD_TEST_ENV:-} sh $src/tests/vm/arm64-core.sh"
 cmd=$(printf '%s' "$cmd" | sed 's/ /\\x20/g')
 boot=$(date +%s)
 timeout -k 5 "$tmo" qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu cortex-a72 \

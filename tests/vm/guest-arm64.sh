@@ -23,8 +23,9 @@ mount -t configfs none /sys/kernel/config
 ip link set lo up
 echo gadgetd-arm64 > /proc/sys/kernel/hostname
 # No postinst ran in this root: the linker cache, where pyusb's
-# find_library looks for libusb, is made here.
-ldconfig
+# find_library looks for libusb, is made here unless mkbed-arm64.sh made
+# it (with qemu-user, much faster).
+[ -s /etc/ld.so.cache ] || ldconfig
 script=$(arg gadgetd.script | sed 's/\\x20/ /g')
 echo "GADGETD-BED: running $script"
 rc=125
