@@ -260,27 +260,25 @@ bed:
 loopback: all bed
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
-# deps may install packages the build needs, so it runs first and alone:
-# check, demo and bench do the rest in a make of their own, after it
-# (prerequisites of one rule may run in any order under -j).
-# Everything is compiled first, on every CPU (CHECK_JOBS); then the
-# tests run one part after the other, each on every CPU: the unit tests
-# (UNIT_JOBS), the loopback suite (one 1-vCPU VM per CPU), the ARM beds,
-# check-cross (CROSS_JOBS); the ARM side's preparation (its bed, the
-# cross-built packages and unit tests) runs beside the first three at
-# the lowest CPU priority (tests/vm/check-run.sh). The ARM beds run one
-# after the other with two vCPUs each: at once, with one vCPU each,
-# they took 403 s against 247 s (2026-12-05, a loaded machine).
+# make check (tests/vm/check-run.sh): the build's packages first, then
+# the test tools' and cross toolchains' in the background while
+# everything is compiled on every CPU (check-build, CHECK_JOBS) and the
+# unit tests run (UNIT_JOBS); then the loopback suite (one 1-vCPU VM per
+# CPU) with the ARM side's preparation (its bed, the cross-built
+# packages and unit tests) beside it at the lowest CPU priority; then
+# the ARM beds and check-cross (CROSS_JOBS). The ARM beds run one after
+# the other with two vCPUs each: at once, with one vCPU each, they took
+# 403 s against 247 s (2026-12-05, a loaded machine).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check:
-	@CROSS=arm64,armhf tests/vm/deps.sh
-	+$(MAKE) -j$(CHECK_JOBS) WERROR=1 all $(UNIT_BINS) $(B)/asan/gadgetd fuzz
-	+MAKE="$(MAKE)" tests/vm/check-run.sh $(B)
+	+MAKE="$(MAKE)" CHECK_JOBS=$(CHECK_JOBS) tests/vm/check-run.sh $(B)
+
+check-build: all $(UNIT_BINS) $(B)/asan/gadgetd fuzz
 
 # The long variants: t-soak.sh, SOAK_ROUNDS rounds of random faults
 # (make soak SOAK_SEED=N replays a run whose seed a failure printed), and
 # t-stress.sh, STRESS_ROUNDS switches under parallel clients. make check
-# runs the short versions (t-soak: the rounds that start within 90 s;
+# runs the short versions (t-soak: the rounds that start within 45 s;
 # t-stress: 60 switches).
 SOAK_ROUNDS ?= 100
 STRESS_ROUNDS ?= 1000
@@ -289,6 +287,9 @@ soak: all bed $(B)/asan/gadgetd
 	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) STRESS_ROUNDS=$(STRESS_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
 		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh t-stress.sh
 
+# deps may install packages the build needs, so it runs first and alone:
+# demo and bench do the rest in a make of their own, after it
+# (prerequisites of one rule may run in any order under -j).
 demo: deps
 	+$(MAKE) all bed
 	tests/loopback/demo.sh $(BED) $(B)/demo
@@ -420,6 +421,6 @@ clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
 		$(B)/host $(BINS)
 
-.PHONY: FORCE all unit lint exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

@@ -1,44 +1,65 @@
 #!/bin/sh
-# make check once everything is built: the unit tests, the fuzz corpora,
-# the loopback suite, the arm64 and armhf beds and check-cross, one part
-# after the other, each on every CPU; the first part that fails ends the
-# run. Beside them from the start, at the lowest CPU priority: the ARM
-# side's preparation (check-arm64.sh ARCH prepare: the arm64 bed, which
-# mmdebstrap mostly downloads, and the arm64 and armhf packages and unit
-# tests, cross-built). It takes what the others leave: the network, the
-# CPU while VMs wait, the loopback suite's last test alone. The tests in
-# front keep their CPU (nice 19 weighs 15 against 1024). Run one after
-# the other on a nearly idle two-CPU machine, the preparation cost about
-# 4 min of the 30 (2026-12-05).
-# Usage: check-run.sh BUILDDIR   (MAKE: the make to call)
+# make check: the packages, the build, the unit tests, the fuzz corpora,
+# the loopback suite, the arm64 and armhf beds and check-cross. The first
+# part that fails ends the run. What only waits on the network or on
+# another part runs beside the parts in front:
+# - the build's packages are installed first (deps.sh build); the test
+#   tools' and the cross toolchains' (deps.sh test cross) while the tree
+#   compiles and the unit tests run: on a fresh machine the install was
+#   8 of make check's 35 minutes (2026-12-04);
+# - the ARM side's preparation (check-arm64.sh ARCH prepare: the arm64
+#   bed, which mmdebstrap mostly downloads, and the arm64 and armhf
+#   packages and unit tests, cross-built) beside the loopback suite, at
+#   the lowest CPU priority: it takes what the VMs leave while they wait,
+#   and the suite's last test alone (nice 19 weighs 15 against 1024, so
+#   the VMs keep their CPU).
+# Usage: check-run.sh BUILDDIR   (MAKE: the make to call; CHECK_JOBS:
+# compile jobs, default one per CPU; CROSS: default arm64,armhf)
 set -u
 b=${1:?usage: check-run.sh BUILDDIR}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 make=${MAKE:-make}
+jobs=${CHECK_JOBS:-$(nproc 2>/dev/null || echo 1)}
+export CROSS=${CROSS:-arm64,armhf}
 mkdir -p "$b"
 b=$(cd "$b" && pwd)
-log=$b/arm-prepare.log
 start=$(date +%s)
-
-# The preparation runs in a process group of its own (setsid: a child
-# in the background is no group leader, so setsid needs no fork and $!
-# is the group), so that a failure in front takes all of it down,
-# builds and downloads too.
-setsid nice -n 19 sh -c '"$1" "$2" arm64 prepare && "$1" "$2" armhf prepare' sh \
-	"$src/tests/vm/check-arm64.sh" "$b" >"$log" 2>&1 &
-prep=$!
-trap 'kill -TERM -$prep 2>/dev/null' EXIT
-trap 'exit 130' INT TERM
-
 step() {
 	echo "check: $* ($(($(date +%s) - start)) s in)"
 }
-step "unit tests, fuzz corpora, loopback suite; the ARM preparation beside them (log: $log)"
-$make WERROR=1 unit fuzz-regress loopback || exit 1
+
+step "packages to build"
+"$src/tests/vm/deps.sh" build || exit 1
+# The other packages, in a process group of its own (setsid: a child in
+# the background is no group leader, so setsid needs no fork and $! is
+# the group). A failure in front waits for it: dpkg stopped half-way
+# leaves the machine needing `dpkg --configure -a`.
+deps_log=$b/deps.log
+setsid "$src/tests/vm/deps.sh" test cross >"$deps_log" 2>&1 &
+deps=$!
+prep=
+trap '[ -n "$prep" ] && kill -TERM -$prep 2>/dev/null; wait $deps 2>/dev/null' EXIT
+trap 'exit 130' INT TERM
+step "compile ($jobs jobs); the test and cross packages beside it (log: $deps_log)"
+$make -j"$jobs" WERROR=1 check-build || exit 1
+step "unit tests, fuzz corpora"
+$make WERROR=1 unit fuzz-regress || exit 1
+step "waiting for the test and cross packages"
+wait $deps
+rc=$?
+cat "$deps_log"
+[ $rc = 0 ] || { echo "check: installing the test and cross packages failed (exit $rc)"; exit 1; }
+
+log=$b/arm-prepare.log
+setsid nice -n 19 sh -c '"$1" "$2" arm64 prepare && "$1" "$2" armhf prepare' sh \
+	"$src/tests/vm/check-arm64.sh" "$b" >"$log" 2>&1 &
+prep=$!
+step "loopback suite; the ARM preparation beside it (log: $log)"
+$make WERROR=1 loopback || exit 1
 step "waiting for the ARM preparation"
 wait $prep
 rc=$?
-trap - EXIT
+prep=
 cat "$log"
 [ $rc = 0 ] || { echo "check: the ARM preparation failed (exit $rc)"; exit 1; }
 for arch in arm64 armhf; do

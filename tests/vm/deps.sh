@@ -1,20 +1,43 @@
 #!/bin/sh
 # Install what building and testing gadgetd needs (Debian packages), when
 # running as root; otherwise name what is missing and fail.
+# Usage: deps.sh [GROUP...]   (default: build test, and cross with CROSS)
+#   build  compiling, the unit tests and lints, the fuzz targets, the
+#          package (make all, unit, fuzz-regress, deb)
+#   test   the test beds and the host-side tools the loopback suite and
+#          make bench drive
+#   cross  with CROSS=arm64,armhf: cross toolchains, the targets' -dev
+#          packages through multiarch, qemu-user and the arm64 bed's tools
+# make check installs build first and the rest in the background while
+# it compiles and tests (tests/vm/check-run.sh): on a fresh machine the
+# install was 8 of make check's 35 minutes (2026-12-04).
 set -eu
-pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
-libssl-dev libusb-1.0-0-dev libseccomp-dev qemu-system-x86 busybox-static kmod cpio
-adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3 python3-usb python3-cryptography usbutils iproute2
-iputils-ping bsdutils util-linux procps psmisc strace linux-perf clang libclang-rt-14-dev
-libbrotli-dev liblz4-dev libzstd-dev python3-brotli python3-lz4 python3-zstandard jq
-libmnl-dev dnsmasq-base avahi-daemon avahi-utils iperf3 bash-completion genisoimage dosfstools libexif-dev gphoto2
-libsystemd-dev dbus-daemon dbus-bin polkitd libglib2.0-bin
-libxkbcommon-dev xkb-data python3-evdev evtest"
+build_pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
+libssl-dev libusb-1.0-0-dev libseccomp-dev clang libclang-rt-14-dev
+libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libexif-dev libsystemd-dev libxkbcommon-dev
+python3 bash-completion dbus-daemon"
+test_pkgs="qemu-system-x86 busybox-static kmod cpio
+adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3-usb python3-cryptography usbutils iproute2
+iputils-ping bsdutils util-linux procps psmisc strace linux-perf
+python3-brotli python3-lz4 python3-zstandard jq
+dnsmasq-base avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
+dbus-bin polkitd libglib2.0-bin xkb-data python3-evdev evtest"
+groups=${*:-build test${CROSS:+ cross}}
+pkgs=""
+for g in $groups; do
+	case $g in
+	build) pkgs="$pkgs $build_pkgs" ;;
+	test) pkgs="$pkgs $test_pkgs" ;;
+	cross) ;;
+	*) echo "deps: $g: build, test or cross" >&2; exit 2 ;;
+	esac
+done
 # CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
 # check-cross need, the target's -dev packages through multiarch.
 cross_pkgs=""
 . "$(dirname "$0")/cross.sh"
-for a in $(echo "${CROSS:-}" | tr ',' ' '); do
+case " $groups " in *" cross "*) cross=${CROSS:-} ;; *) cross= ;; esac
+for a in $(echo "$cross" | tr ',' ' '); do
 	triplet=$(cross_triplet "$a") ||
 		{ echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
@@ -40,15 +63,22 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+update=""
 for a in $cross_pkgs; do
-	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+	dpkg --print-foreign-architectures | grep -qx "$a" || { dpkg --add-architecture "$a"; update=yes; }
 done
 # A mirror in the middle of a sync fails an index or two ("File has
 # unexpected size", 2026-12-05): try again, then go on with the lists
 # there are; the install below still fails loudly if a package is not
 # found.
-apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
-	echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
+# Lists fetched within the hour (an earlier group of this make check)
+# are not fetched again, unless an architecture was just added.
+[ -n "$update" ] || [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -n1)" ] ||
+	update=yes
+if [ -n "$update" ]; then
+	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
+		echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
+fi
 # dpkg without an fsync per unpacked file (what Debian's own image builds
 # do): a fresh machine's install is most of make check's setup time, and
 # a crash half-way is repaired by running this again.

@@ -30,7 +30,7 @@ shift 3
 cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
 log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
-timeout -k 5 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
+timeout -k 5 "$tmo" qemu-system-x86_64 -accel ${GADGETD_VM_ACCEL:-tcg,thread=multi} -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
 	-nographic -no-reboot -net none \
 	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
