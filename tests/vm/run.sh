@@ -5,7 +5,9 @@
 # bed's kernel modules, and OUTDIR writable as its working directory
 # /mnt/out. The exit code is the guest command's; 124 on time-out, 125 when
 # the bed did not come up.
-# GADGETD_VM_CPU overrides the CPU model, GADGETD_VM_APPEND adds to the
+# GADGETD_VM_CPU overrides the CPU model, GADGETD_VM_ACCEL the accelerator
+# (tcg,thread=single ran t-adb and t-mtp within 5 % of the default, a
+# loaded machine, 2026-12-05), GADGETD_VM_APPEND adds to the
 # kernel command line (both for experiments), GADGETD_VM_SMP the vCPUs.
 #
 # One vCPU by default, so that run-suite.sh can run one VM per host CPU.
