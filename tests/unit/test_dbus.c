@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <systemd/sd-bus.h>
 #include <unistd.h>
@@ -248,6 +250,21 @@ static void write_file(const char *path, const char *text)
 
 /* A system-bus-like daemon: everyone may call; root owns org.gadgetd1 as
  * the shipped policy file says, and the test may own polkit's name. */
+/* Whether the bus at PATH accepts a connection. */
+static bool bus_accepts(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, r;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return r == 0;
+}
+
 static void start_daemon(struct fixture *f)
 {
 	char conf[128], bus[128], text[2048], policy[1024];
@@ -279,6 +296,11 @@ static void start_daemon(struct fixture *f)
 	for (i = 0; i < 500 && stat(bus, &st) < 0; i++)
 		usleep(10000);
 	assert_int_equal(stat(bus, &st), 0);
+	/* The socket's file appears at bind(), before listen(): a client
+	 * then is refused (ECONNREFUSED, seen on a loaded machine). */
+	for (i = 0; i < 500 && !bus_accepts(bus); i++)
+		usleep(10000);
+	assert_true(bus_accepts(bus));
 	snprintf(text, sizeof(text), "unix:path=%s", bus);
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", text, 1);
 }
