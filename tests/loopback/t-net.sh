@@ -9,10 +9,12 @@
 # ncm and rndis: kill -9 of dnsmasq (restarted, a new lease), a switch
 # away and back, and the UDC's removal and return (rmmod and modprobe
 # dummy_hcd) each leave nothing stale and bring the link back. Linux
-# 6.1.192 fails to bind a network function at every other return of a
-# UDC in a boot (docs/kernel.md): a return whose link does not come back
-# must show gadgetd's warning naming the kernel's failure and nothing
-# left, and the next removal and return must bring the whole link back.
+# 6.1.192 fails to bind a network function at some returns of a UDC
+# (docs/kernel.md): a return whose link does not come back must show
+# gadgetd's warning naming the kernel's failure and nothing left, and a
+# later removal and return (the next, mostly; at most the third) must
+# bring the whole link back. On a kernel without that bug the first
+# return brings it back.
 # (Unbinding and binding the dummy_udc platform device is cheaper, but on
 # that kernel a network function never binds to the UDC again after it:
 # docs/kernel.md.) A gadgetd killed with -9 leaves nothing the next one
@@ -221,7 +223,7 @@ udc_cycle() {
 # net_cycles FN SET: with FN's link up in SET, kill -9 of dnsmasq, a
 # switch away and back, and the UDC's removal and return.
 net_cycles() {
-	local fn=$1 set=$2 old n0 got
+	local fn=$1 set=$2 old n0 got try
 	say "$fn: kill -9 dnsmasq"
 	old=$(dnsmasq_pid $fn)
 	check "$fn: dnsmasq has a pid file" test -n "$old"
@@ -242,33 +244,35 @@ net_cycles() {
 	check "$fn: back: a lease" host_lease
 
 	say "$fn: UDC removal and return"
-	n0=$(stranded_n)
-	udc_cycle $fn
-	got=$(udc_outcome "$n0")
-	echo "   $fn: after the return: $got"
-	case $got in
-	link)
-		link_back $fn ;;
-	stranded)
-		# The kernel failed this return (every other one on 6.1.192):
-		# gadgetd must have said so, and left nothing behind; the next
-		# return must bring the whole link back.
+	try=1
+	while :; do
+		n0=$(stranded_n)
+		udc_cycle $fn
+		got=$(udc_outcome "$n0")
+		echo "   $fn: after return $try: $got"
+		case $got in
+		link)
+			link_back $fn
+			return ;;
+		none)
+			fail "$fn: after the UDC's return neither the link nor gadgetd's warning within 20 s"
+			dump_logs 20
+			return ;;
+		stranded) ;;
+		esac
+		# The kernel failed this return: gadgetd must have said so and
+		# left nothing behind, and a later return must bring the whole
+		# link back (the next one, mostly; up to 3 returns).
 		check "$fn: gadgetd warns that the kernel could not bind the gadget again" \
 			test "$(stranded_n)" -gt "$n0"
 		check "$fn: the kernel's own line: \"udc dummy_udc.0: failed to start gadgetd\"" \
 			sh -c 'dmesg | grep -q "udc dummy_udc.0: failed to start gadgetd"'
 		check "$fn: stranded: no address, dnsmasq or avahi-publish left" within nothing_left
-		dmesg | grep -e 'failed to start' -e 'kobject_add' -e 'device_move' | tail -n 3 | sed 's/^/   kernel: /'
+		dmesg | grep -e 'failed to start' -e 'kobject_add' | tail -n 2 | sed 's/^/   kernel: /'
+		[ $try -lt 3 ] || { fail "$fn: the link did not come back in 3 returns of the UDC"; return; }
+		try=$((try + 1))
 		say "$fn: UDC removal and return again"
-		n0=$(stranded_n)
-		udc_cycle $fn
-		check "$fn: the second return binds (no new warning)" \
-			test "$(udc_outcome "$n0")" = link
-		link_back $fn ;;
-	*)
-		fail "$fn: after the UDC's return neither the link nor gadgetd's warning within 20 s"
-		dump_logs 20 ;;
-	esac
+	done
 }
 
 say "ecm: acm,ecm, bound at gadgetd's start"
