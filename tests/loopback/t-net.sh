@@ -175,7 +175,6 @@ dnsmasq_restarted() {
 	[ -n "$new" ] && [ "$new" != "$old" ] && [ "$(cat /proc/"$new"/comm 2>/dev/null)" = dnsmasq ]
 }
 
-
 # gadgetd's warnings that the kernel could not bind the gadget to the
 # UDC, counted over its whole log: both name the kernel's line. A gadget
 # still bound to the UDC by name when it returns gets "UDC dummy_udc.0 is
