@@ -1,11 +1,12 @@
 # What limits TCP over NCM on the bed (issue 24; docs/benchmarks.md).
-# Not a b-* bench: one guest with b-net's setup (2 vCPUs, the host's side
-# of the link in its own namespace), then iperf3 over ncm and ecm with
-# the guest's CPU time (/proc/stat, /proc/softirqs) taken around each
-# run, the host's cdc_ncm knobs, qmult, iperf3 variants and a perf
-# profile. Prints "PROBE case rate busy% ..." lines; PROBE_REPS (2)
-# rounds of the cases that decide (ncm, ecm, each way) so that a drift in the
-# machine's load hits each alike. Run from the tree:
+# Not a b-* bench: one guest with b-net's setup (2 vCPUs, the host's
+# side of the link in its own namespace), then iperf3 over ncm, ecm and
+# rndis with the guest's CPU time (/proc/stat, all vCPUs and each),
+# /proc/softirqs, packet counts, backlog drops and UDP receive-buffer
+# errors taken around each run; MTU 576, UDP and qmult 20 too. No perf
+# profile: `perf record -a` hung this TCG guest. Prints "PROBE case rate
+# busy% ..." lines; PROBE_REPS (2) rounds of ncm and ecm each way. Run
+# from the tree:
 #   make -s install-files DESTDIR=$PWD/build/probe-stage PREFIX=/usr SYSCONFDIR=/etc
 #   GADGETD_VM_SMP=2 /work/vmslot tests/vm/run.sh BED build/probe 1500 \
 #     "SRC=$PWD B=$PWD/build GD_STAGE=$PWD/build/probe-stage sh $PWD/tests/bench/probe-net.sh"
@@ -93,21 +94,6 @@ run() {
 	echo "$d0 $d1" | awk -v n="$name" '{ printf "PROBE   %s: backlog drops %d, UDP rcvbuf errors board %d host %d\n", n, $4 - $1, $5 - $2, $6 - $3 }'
 }
 
-# perf_top NAME: where the guest's CPU goes (perf's cpu-clock at 499 Hz
-# on all vCPUs, 5 s) during an iperf3 from the host's side. Last, and
-# killed if it hangs (perf report hung twice in this guest, 2026-12-05).
-perf_top() {
-	command -v perf >/dev/null || { echo "PROBE perf: not installed"; return 0; }
-	ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 8 >/dev/null &
-	sleep 1
-	DEBUGINFOD_URLS= timeout -s KILL 20 perf record -q -a -F 499 -e cpu-clock -o /run/perf.$1 -- sleep 5 2>>/mnt/out/perf.err
-	echo "PROBE perf $1 record: exit $?"
-	wait
-	DEBUGINFOD_URLS= timeout -s KILL 90 perf report -i /run/perf.$1 --no-demangle --sort sym --stdio 2>>/mnt/out/perf.err |
-		grep '%' | grep -v '^#' | head -n 30 > /mnt/out/perf-$1.txt
-	sed "s/^/PROBE perf $1 /" /mnt/out/perf-$1.txt | head -n 25
-}
-
 REPS=${PROBE_REPS:-2}
 say "ncm"
 up ncm 02:00:00:00:00:04
@@ -158,8 +144,4 @@ run ncm_in_qmult20 -R
 sed -i "s/ qmult = 20;//" /etc/gadgetd/profiles/android.conf
 gd_switch acm >/dev/null
 timeout 30 gadgetctl reload >/dev/null || die "gadgetctl reload"
-up ncm 02:00:00:00:00:04
-perf_top ncm
-up acm,ecm 02:00:00:00:00:02
-perf_top ecm
 gd_stop
