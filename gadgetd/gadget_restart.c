@@ -142,14 +142,14 @@ void gadget_restart_due(const char *function, void *data)
 /*
  * That bind by the kernel can fail where a fresh one works: Linux
  * 6.1.192's ecm, ncm and rndis move their network device back under the
- * new gadget device, and every other return of a UDC that fails with
- * ENOENT ("udc dummy_udc.0: failed to start gadgetd: -2"), leaving the
- * gadget waiting for a UDC that is there. A UDC whose gadget device has
- * joined the bus and still drives nothing some 300 ms later (the kernel
- * binds as the device joins) was stranded so: bind again, and say why.
- * On 6.1.192 that bind fails the same way until the UDC's next return
- * (the failure follows the new gadget device, not the function: a fresh
- * instance fails too); the warning then names the kernel's line.
+ * new gadget device, and some returns of a UDC fail that with ENOENT
+ * ("udc dummy_udc.0: failed to start gadgetd: -2"; docs/kernel.md),
+ * leaving the gadget waiting for a UDC that is there. A UDC whose gadget
+ * device has joined the bus and still drives nothing some 300 ms later
+ * (the kernel binds as the device joins) was stranded so: bind again,
+ * and say why. On 6.1.192 that bind fails the same way until a later
+ * return (the failure follows the new gadget device, not the function:
+ * a fresh instance fails too); the warning then names the kernel's line.
  */
 static bool gadget_restart_udc_stranded(struct gadget *g, const char *udc)
 {

@@ -4,7 +4,11 @@
 # lease from gadgetd's dnsmasq, so the traffic crosses dummy_hcd). 5 s
 # each way. Run it with b-sourcesink (make bench BENCH=b-net,b-sourcesink)
 # to read it next to the SourceSink bound of the same VM run.
-# Prints BENCH net_FN_{out,in}_mbps (MB/s; out: host -> board).
+# Prints BENCH net_FN_{out,in}_mbps (MB/s; out: host -> board), and for
+# each the busiest vCPU's busy share and its softirq part while iperf3
+# ran, net_FN_{out,in}_vcpu_pct: both stacks share the guest, and one
+# vCPU running nearly all the softirq work is what bounds the rate
+# (docs/benchmarks.md, "USB networking").
 # Then adb over TCP next to adb over USB, in the same run and through the
 # same adb function (set ncm,adb of the installed profile, auth on, the
 # host's key in its keys file): push and pull of 64 MiB between tmpfs on
@@ -40,6 +44,19 @@ host_if() {
 
 # iperf3 -J's received rate in MB/s.
 rate() { jq '.end.sum_received.bits_per_second / 8000000 | . * 10 | round / 10'; }
+# Each vCPU's busy and softirq ticks (/proc/stat cpuN lines).
+vcpus() { awk '/^cpu[0-9]/ { printf "%d %d %d ", $2 + $3 + $4 + $7 + $8, $5 + $6, $8 }' /proc/stat; }
+# busiest BEFORE AFTER: "busy% (softirq N%)" of the busiest vCPU.
+busiest() {
+	echo "$1 | $2" | awk '{
+		n = (NF - 1) / 2
+		for (i = 1; i <= n; i += 3) {
+			b = $(n + 1 + i) - $i; id = $(n + 2 + i) - $(i + 1); si = $(n + 3 + i) - $(i + 2)
+			t = b + id
+			if (t > 0 && b / t >= best) { best = b / t; bs = si / t }
+		}
+		printf "%.0f %% (softirq %.0f %%)", 100 * best, 100 * bs }'
+}
 
 for fn in ncm ecm rndis; do
 	case $fn in
@@ -52,10 +69,15 @@ for fn in ncm ecm rndis; do
 	ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "$fn: netns"
 	ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
 		-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "$fn: no lease"
+	c0=$(vcpus)
 	out=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -J | rate) || die "$fn: iperf3 out"
+	c1=$(vcpus)
 	in=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -R -J | rate) || die "$fn: iperf3 in"
+	c2=$(vcpus)
 	echo "BENCH net_${fn}_out_mbps $out MB/s"
 	echo "BENCH net_${fn}_in_mbps $in MB/s"
+	echo "BENCH net_${fn}_out_vcpu_pct $(busiest "$c0" "$c1")"
+	echo "BENCH net_${fn}_in_vcpu_pct $(busiest "$c1" "$c2")"
 done
 pkill -x iperf3
 

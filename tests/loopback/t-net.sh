@@ -5,12 +5,20 @@
 # over ncm 64 MiB cross over TCP; with rndis,adb the board's name
 # resolves over mDNS and adb's "_adb._tcp" is announced there
 # (avahi-resolve and avahi-browse on the host's side, answered by the
-# board's avahi-daemon for gadgetd's avahi-publish). A switch away and
-# back leaves nothing stale and brings the link back (ecm, ncm, rndis);
-# kill -9 of dnsmasq and the UDC's removal and return too (ncm, rndis:
-# the second return in a boot is the one Linux 6.1.192 fails to bind by
-# itself, and gadgetd binds again); a gadgetd killed with -9 leaves
-# nothing the next one does not clean.
+# board's avahi-daemon for gadgetd's avahi-publish). For each of ecm,
+# ncm and rndis: kill -9 of dnsmasq (restarted, a new lease), a switch
+# away and back, and the UDC's removal and return (rmmod and modprobe
+# dummy_hcd) each leave nothing stale and bring the link back. Linux
+# 6.1.192 fails to bind a network function at some returns of a UDC
+# (docs/kernel.md): a return whose link does not come back must show
+# gadgetd's warning naming the kernel's failure and nothing left, and a
+# later removal and return (the next, mostly; at most the sixth) must
+# bring the whole link back. On a kernel without that bug the first
+# return brings it back.
+# (Unbinding and binding the dummy_udc platform device is cheaper, but on
+# that kernel a network function never binds to the UDC again after it:
+# docs/kernel.md.) A gadgetd killed with -9 leaves nothing the next one
+# does not clean.
 . "$SRC/tests/loopback/lib.sh"
 
 BOARD=10.77.0.1
@@ -167,6 +175,110 @@ dnsmasq_restarted() {
 	[ -n "$new" ] && [ "$new" != "$old" ] && [ "$(cat /proc/"$new"/comm 2>/dev/null)" = dnsmasq ]
 }
 
+# gadgetd's warnings that the kernel could not bind the gadget to the
+# UDC, counted over its whole log: both name the kernel's line. A gadget
+# still bound to the UDC by name when it returns gets "UDC dummy_udc.0 is
+# back but the kernel could not bind the gadget to it again (its log's
+# ...)" (gadget_restart.c); one whose fresh bind failed at an earlier
+# return gets "cannot bind the gadget to UDC dummy_udc.0: a function
+# failed to bind to it (the kernel log's ...)" (gadget_switch.c).
+stranded_n() { grep -c '^gadgetd: .*"udc dummy_udc.0: failed to start"' "$GD_LOG"; }
+
+# After a return, up to 20 s for one of: the host's side enumerates the
+# link (its interface appears: "link"), or gadgetd warns that the kernel
+# could not bind (the count passes $1: "stranded"). Neither is "none".
+udc_outcome() {
+	local n=0 d
+	while [ $n -lt 200 ]; do
+		[ "$(stranded_n)" -gt "$1" ] && { echo stranded; return; }
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$HOST_MAC" ] && { echo link; return; }
+		done
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo none
+}
+
+# The link of function $1 back after a return: address, helpers, a
+# lease, a ping.
+link_back() {
+	check "$1: UDC back: the address" within board_addr $1
+	check "$1: UDC back: dnsmasq and avahi-publish" within helpers_up
+	check "$1: UDC back: a lease" host_lease
+	check "$1: UDC back: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+}
+
+# ms since the epoch, for the cost of a removal and return.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# udc_cycle FN: the UDC (and the host controller with it) removed and
+# returned once.
+udc_cycle() {
+	local t0
+	t0=$(now_ms)
+	check "$1: rmmod dummy_hcd" timeout 60 rmmod dummy_hcd
+	check "$1: UDC gone: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$1: modprobe dummy_hcd" timeout 60 modprobe dummy_hcd
+	echo "   $1: removal and return in $(($(now_ms) - t0)) ms"
+}
+
+# net_cycles FN SET: with FN's link up in SET, kill -9 of dnsmasq, a
+# switch away and back, and the UDC's removal and return.
+net_cycles() {
+	local fn=$1 set=$2 old n0 got try
+	say "$fn: kill -9 dnsmasq"
+	old=$(dnsmasq_pid $fn)
+	check "$fn: dnsmasq has a pid file" test -n "$old"
+	kill -9 "$old"
+	check "$fn: dnsmasq restarted" within dnsmasq_restarted "$old" $fn
+	check "$fn: one dnsmasq, not two" sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
+	ip netns exec $NS ip -4 addr flush dev "$HIF"
+	rm -f "$UDHCPC_OUT"
+	check "$fn: a lease from the new dnsmasq" ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" \
+		-n -q -t 10 -T 1 -s "$SRC/tests/loopback/udhcpc.sh"
+
+	say "$fn: switch away and back"
+	check "$fn: switch to acm" gd_switch acm
+	check "$fn: away: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: back to $set" gd_switch "$set"
+	check "$fn: back: the address" within board_addr $fn
+	check "$fn: back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: back: a lease" host_lease
+
+	say "$fn: UDC removal and return"
+	try=1
+	while :; do
+		n0=$(stranded_n)
+		udc_cycle $fn
+		got=$(udc_outcome "$n0")
+		echo "   $fn: after return $try: $got"
+		case $got in
+		link)
+			link_back $fn
+			return ;;
+		none)
+			fail "$fn: after the UDC's return neither the link nor gadgetd's warning within 20 s"
+			dump_logs 20
+			return ;;
+		stranded) ;;
+		esac
+		# The kernel failed this return: gadgetd must have said so and
+		# left nothing behind, and a later return must bring the whole
+		# link back (the next one, mostly; at most the sixth, see
+		# docs/kernel.md for how often 6.1.192 fails).
+		check "$fn: gadgetd warns that the kernel could not bind the gadget (its \"failed to start\" line)" \
+			test "$(stranded_n)" -gt "$n0"
+		check "$fn: the kernel's own line: \"udc dummy_udc.0: failed to start gadgetd\"" \
+			sh -c 'dmesg | grep -q "udc dummy_udc.0: failed to start gadgetd"'
+		check "$fn: stranded: no address, dnsmasq or avahi-publish left" within nothing_left
+		dmesg | grep -e 'failed to start' -e 'kobject_add' | tail -n 2 | sed 's/^/   kernel: /'
+		[ $try -lt 6 ] || { fail "$fn: the link did not come back in 6 returns of the UDC"; return; }
+		try=$((try + 1))
+		say "$fn: UDC removal and return again"
+	done
+}
+
 say "ecm: acm,ecm, bound at gadgetd's start"
 HOST_MAC=02:00:00:00:00:02
 check "ecm: the board's interface has $BOARD/24" within board_addr ecm
@@ -180,11 +292,7 @@ check "ecm: udhcpc gets $HOST within seconds" host_lease
 check "ecm: no router, no DNS handed out; routes and resolv.conf unchanged" host_untouched
 check "ecm: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
 check "ecm: the board pings the host" ping -c 1 -W 3 $HOST
-check "ecm: switch to acm" gd_switch acm
-check "ecm: away: no address, dnsmasq or avahi-publish left" within nothing_left
-check "ecm: back to acm,ecm" gd_switch acm,ecm
-check "ecm: back: the address" within board_addr ecm
-check "ecm: back: a lease" host_lease
+net_cycles ecm acm,ecm
 
 for fn in ncm rndis; do
 	case $fn in
@@ -206,40 +314,7 @@ for fn in ncm rndis; do
 		check "$fn: gadgetd.local resolves over mDNS to $BOARD" mdns_name
 		check "$fn: _adb._tcp is announced: adb-gadgetd on gadgetd.local ($BOARD) port 5555" mdns_adb
 	fi
-
-	if [ $fn = ncm ]; then
-	say "$fn: kill -9 dnsmasq"
-	old=$(dnsmasq_pid $fn)
-	check "$fn: dnsmasq has a pid file" test -n "$old"
-	kill -9 "$old"
-	check "$fn: dnsmasq restarted" within dnsmasq_restarted "$old" $fn
-	check "$fn: one dnsmasq, not two" sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ]'
-	ip netns exec $NS ip -4 addr flush dev "$HIF"
-	rm -f "$UDHCPC_OUT"
-	check "$fn: a lease from the new dnsmasq" ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" \
-		-n -q -t 10 -T 1 -s "$SRC/tests/loopback/udhcpc.sh"
-	fi
-
-	say "$fn: switch away and back"
-	check "$fn: switch to acm" gd_switch acm
-	check "$fn: away: no address, dnsmasq or avahi-publish left" within nothing_left
-	check "$fn: back to $set" gd_switch "$set"
-	check "$fn: back: the address" within board_addr $fn
-	check "$fn: back: dnsmasq and avahi-publish" within helpers_up
-	check "$fn: back: a lease" host_lease
-
-	# One removal and return per boot: Linux 6.1.192 cannot bind ecm, ncm
-	# or rndis again at the second (ENOENT; gadgetd says so, see
-	# gadget_restart.c), which no gadget daemon can mend.
-	[ $fn = rndis ] || continue
-	say "$fn: UDC removal and return"
-	check "$fn: rmmod dummy_hcd" timeout 60 rmmod dummy_hcd
-	check "$fn: UDC gone: no address, dnsmasq or avahi-publish left" within nothing_left
-	check "$fn: modprobe dummy_hcd" timeout 60 modprobe dummy_hcd
-	check "$fn: UDC back: the address" within board_addr $fn
-	check "$fn: UDC back: dnsmasq and avahi-publish" within helpers_up
-	check "$fn: UDC back: a lease" host_lease
-	check "$fn: UDC back: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
+	net_cycles $fn $set
 done
 
 say "gadgetd killed (-9), then started again"
