@@ -29,7 +29,10 @@
 # MTP_BENCH_XFER_BASES="NAME=DIR ..." also sends and gets the 50 MB file
 # with each DIR's worker and mtp.so, right after gadgetd's own transfers
 # and between the same bounds (BENCH mtpNAME_*): builds compared side by
-# side in one boot. MTP_BENCH_STRACE=1 sends and gets once more with
+# side in one boot. MTP_BENCH_ROUNDS=N repeats the ffs-file bound and
+# those transfers N times, interleaved (ratios.py takes the means).
+# MTP_BENCH_FFS_SHAPES="OUT_KIB:IN_KIB ..." adds ffs-file bounds with other
+# request sizes. MTP_BENCH_STRACE=1 sends and gets once more with
 # `strace -c -f` on the worker (b-mtp/mtp-strace-{send,get}.txt).
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
@@ -208,27 +211,28 @@ near_bound() {
 		grep '^BENCH\|FATAL'
 }
 
-# ffs_bound: the ffs-file bound, now (BENCH near_ffsfile_*): SIZE bytes
-# sent into ffsfile, which writes them to the storage's file system, and
-# got back from that file.
+# ffs_bound [OUT_KIB IN_KIB]: the ffs-file bound, now (BENCH
+# near_ffsfile_*): SIZE bytes sent into ffsfile, which writes them to the
+# storage's file system, and got back from that file, with the mtp
+# plugin's request sizes or those given (BENCH near_ffsfileOUT_IN_*).
 FFS_DIR=/dev/ffs-bench
 FFS_ID=1d6b:0105
 ffs_bound() {
-	local fp n=0 out in
+	local fp n=0 out in name=near_ffsfile${1:+$1_$2}
 	cfs_gadget -p ffsfile gffs 1d6b 0105 ffs.bench || return 1
 	mkdir -p $FFS_DIR
 	timeout 10 mount -t functionfs bench $FFS_DIR || return 1
-	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin > $W/ffsfile.txt 2>&1 &
+	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin "$@" > $W/ffsfile.txt 2>&1 &
 	fp=$!
 	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 	if cfs_bind gffs && wait_usb $FFS_ID 15 &&
 		out=$(timeout 120 "$B/usbsync" $FFS_ID out $SIZE 16384 $W/big.bin) &&
 		in=$(timeout 120 "$B/usbsync" $FFS_ID in $SIZE 16384 $W/back.bin) &&
 		wait $fp && cmp -s $W/big.bin $W/back.bin; then
-		echo "BENCH near_ffsfile_out_mbps $out MB/s"
-		echo "BENCH near_ffsfile_in_mbps $in MB/s"
+		echo "BENCH ${name}_out_mbps $out MB/s"
+		echo "BENCH ${name}_in_mbps $in MB/s"
 	else
-		echo "FAIL: ffs-file bound: $(cat $W/ffsfile.txt)"
+		echo "FAIL: ffs-file bound $*: $(cat $W/ffsfile.txt)"
 	fi
 	kill $fp 2>/dev/null
 	wait $fp 2>/dev/null
@@ -236,6 +240,21 @@ ffs_bound() {
 	timeout 10 umount $FFS_DIR
 	cfs_teardown gffs
 	rm -f /srv/mtpb/ffsfile.bin $W/back.bin
+}
+
+# xfer_build NAME DIR: tiny and xfer with DIR's worker and mtp.so.
+xfer_build() {
+	local b0=$B
+	B=$2
+	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
+		tiny $1 && xfer $1 /srv/mtpb
+		TINY_SEND_NS= TINY_GET_NS=
+		[ "$1" != mtp ] || [ "$r" != 0 ] || strace_xfer
+	else
+		echo "FAIL: the mtp gadget of $2 did not come up"
+	fi
+	mtp_down
+	B=$b0
 }
 
 # strace_xfer: one more send and get with strace -c -f on the worker.
@@ -317,26 +336,14 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	# run on a shared machine: measured on both sides of them, its
 	# mean compares like with like.
 	near_bound
-	ffs_bound
-	mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
-	tiny mtp
-	xfer mtp /srv/mtpb
-	TINY_SEND_NS= TINY_GET_NS=
-	strace_xfer
-	mtp_down
-	B0=$B
-	for v in ${MTP_BENCH_XFER_BASES:-}; do
-		B=${v#*=}
-		if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
-			tiny mtp${v%%=*}
-			xfer mtp${v%%=*} /srv/mtpb
-			TINY_SEND_NS= TINY_GET_NS=
-		else
-			echo "FAIL: the mtp gadget of $B did not come up"
-		fi
-		mtp_down
+	r=0
+	while [ $r -lt "${MTP_BENCH_ROUNDS:-1}" ]; do
+		ffs_bound
+		for s in ${MTP_BENCH_FFS_SHAPES:-}; do ffs_bound ${s%:*} ${s#*:}; done
+		xfer_build mtp $B
+		for v in ${MTP_BENCH_XFER_BASES:-}; do xfer_build mtp${v%%=*} ${v#*=}; done
+		r=$((r + 1))
 	done
-	B=$B0
 	ffs_bound
 	near_bound
 

@@ -1,20 +1,22 @@
 /*
  * ffsfile: the device side of the bench's ffs-file bound. A FunctionFS
  * function with one bulk pair that does, per byte, only what any MTP
- * responder in user space must: for the host's OUT data, 64 KiB AIO
- * reads out of f_fs into user memory, each written to a file; for IN
- * data, 64 KiB pread from that file, each queued as an AIO write. No
+ * responder in user space must: for the host's OUT data, AIO reads out
+ * of f_fs into user memory, each written to a file; for IN data, pread
+ * from that file, each piece queued as an AIO write. No
  * MTP containers, no event loop, no seccomp, no space check, no
  * temporary file: the bytes' own cost on the device, which SourceSink
  * (whose requests never leave the kernel) does not pay. Driven from the
  * host by tests/bench/usbsync with libmtp's pattern (b-mtp.sh).
  *
- * usage: ffsfile FFSDIR BYTES FILE
+ * usage: ffsfile FFSDIR BYTES FILE [OUT_KIB [IN_KIB]]
  * Writes the descriptors to FFSDIR/ep0 and prints "ready" once they are
  * in (the gadget may be bound then), waits for ENABLE, receives BYTES
  * from the host into FILE (created or truncated), then sends FILE's
  * first BYTES back; exit 0 when all went through, 1 on any error.
- * BYTES must be a multiple of 64 KiB.
+ * Requests are the mtp plugin's unless told: OUT_KIB (64) per read, 8
+ * reads queued (epio); IN_KIB (256) per write, at most 1 MiB queued
+ * (PLUGIN_TX_HIGH). BYTES must be a multiple of both sizes.
  */
 #include <endian.h>
 #include <errno.h>
@@ -27,10 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FFSFILE_XFER (64 * 1024)
-/* As deep as the mtp plugin's queues: 8 reads of 64 KiB queued on OUT
- * (epio), 512 KiB of writes on IN. */
 #define FFSFILE_QUEUE 8
+#define FFSFILE_IN_MAX (1024 * 1024)
 
 struct ffsfile_descs {
 	struct usb_functionfs_descs_head_v2 head;
@@ -128,33 +128,35 @@ static int ffsfile_open_ep(const char *dir, int n)
 
 /*
  * Moves total bytes through ep: host to file (in false: AIO reads, then
- * write) or file to host (in true: pread, then AIO write), with up to
- * FFSFILE_QUEUE requests in flight.
+ * write) or file to host (in true: pread, then AIO write), xfer bytes a
+ * request, each refilled as soon as it completes.
  */
 static int ffsfile_move(io_context_t ctx, int ep, int fd, bool in,
-			long long total, unsigned char **bufs)
+			long long total, unsigned char **bufs, long xfer)
 {
+	int depth = in && FFSFILE_IN_MAX / xfer < FFSFILE_QUEUE
+			    ? FFSFILE_IN_MAX / xfer : FFSFILE_QUEUE;
 	struct iocb cbs[FFSFILE_QUEUE] = { 0 }, *cbp;
 	struct io_event evs[FFSFILE_QUEUE];
 	long long off[FFSFILE_QUEUE], queued = 0, done = 0;
 	int n, busy = 0;
 
 	while (done < total) {
-		for (int i = 0; i < FFSFILE_QUEUE && queued < total; i++) {
+		for (int i = 0; i < depth && queued < total; i++) {
 			if (cbs[i].data == (void *)1)
 				continue;
-			if (in && pread(fd, bufs[i], FFSFILE_XFER, queued) != FFSFILE_XFER)
+			if (in && pread(fd, bufs[i], xfer, queued) != xfer)
 				return -1;
 			if (in)
-				io_prep_pwrite(&cbs[i], ep, bufs[i], FFSFILE_XFER, 0);
+				io_prep_pwrite(&cbs[i], ep, bufs[i], xfer, 0);
 			else
-				io_prep_pread(&cbs[i], ep, bufs[i], FFSFILE_XFER, 0);
+				io_prep_pread(&cbs[i], ep, bufs[i], xfer, 0);
 			cbs[i].data = (void *)1;
 			off[i] = queued;
 			cbp = &cbs[i];
 			if (io_submit(ctx, 1, &cbp) != 1)
 				return -1;
-			queued += FFSFILE_XFER;
+			queued += xfer;
 			busy++;
 		}
 		n = io_getevents(ctx, 1, busy, evs, NULL);
@@ -164,7 +166,7 @@ static int ffsfile_move(io_context_t ctx, int ep, int fd, bool in,
 			struct iocb *cb = evs[k].obj;
 			long res = (long)evs[k].res;
 
-			if (res != FFSFILE_XFER) {
+			if (res != xfer) {
 				fprintf(stderr, "ffsfile: request gave %ld\n", res);
 				return -1;
 			}
@@ -183,16 +185,18 @@ int main(int argc, char **argv)
 {
 	unsigned char *bufs[FFSFILE_QUEUE];
 	io_context_t ctx = 0;
-	long long total;
+	long long total = argc > 2 ? atoll(argv[2]) : 0;
+	long oxfer = argc > 4 ? atol(argv[4]) * 1024 : 64 * 1024;
+	long ixfer = argc > 5 ? atol(argv[5]) * 1024 : 256 * 1024;
 	int ep0, in, out, fd;
 
-	if (argc != 4 || (total = atoll(argv[2])) <= 0 ||
-	    total % FFSFILE_XFER) {
-		fprintf(stderr, "usage: ffsfile FFSDIR BYTES FILE\n");
+	if (argc < 4 || argc > 6 || total <= 0 || oxfer <= 0 || ixfer <= 0 ||
+	    total % oxfer || total % ixfer) {
+		fprintf(stderr, "usage: ffsfile FFSDIR BYTES FILE [OUT_KIB [IN_KIB]]\n");
 		return 2;
 	}
 	for (int i = 0; i < FFSFILE_QUEUE; i++)
-		if (!(bufs[i] = malloc(FFSFILE_XFER)))
+		if (!(bufs[i] = malloc(oxfer > ixfer ? oxfer : ixfer)))
 			return 1;
 	ep0 = ffsfile_ep0(argv[1]);
 	if (ep0 < 0) {
@@ -208,8 +212,8 @@ int main(int argc, char **argv)
 		perror("ffsfile");
 		return 1;
 	}
-	if (ffsfile_move(ctx, out, fd, false, total, bufs) < 0 ||
-	    ffsfile_move(ctx, in, fd, true, total, bufs) < 0) {
+	if (ffsfile_move(ctx, out, fd, false, total, bufs, oxfer) < 0 ||
+	    ffsfile_move(ctx, in, fd, true, total, bufs, ixfer) < 0) {
 		perror("ffsfile: transfer");
 		return 1;
 	}
