@@ -249,7 +249,7 @@ xfer_build() {
 	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
 		tiny $1 && xfer $1 /srv/mtpb
 		TINY_SEND_NS= TINY_GET_NS=
-		[ "$1" != mtp ] || [ "$r" != 0 ] || strace_xfer
+		[ "$1" != mtp ] || [ "$round" != 0 ] || strace_xfer
 	else
 		echo "FAIL: the mtp gadget of $2 did not come up"
 	fi
@@ -336,13 +336,13 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	# run on a shared machine: measured on both sides of them, its
 	# mean compares like with like.
 	near_bound
-	r=0
-	while [ $r -lt "${MTP_BENCH_ROUNDS:-1}" ]; do
+	round=0
+	while [ $round -lt "${MTP_BENCH_ROUNDS:-1}" ]; do
 		ffs_bound
 		for s in ${MTP_BENCH_FFS_SHAPES:-}; do ffs_bound ${s%:*} ${s#*:}; done
 		xfer_build mtp $B
 		for v in ${MTP_BENCH_XFER_BASES:-}; do xfer_build mtp${v%%=*} ${v#*=}; done
-		r=$((r + 1))
+		round=$((round + 1))
 	done
 	ffs_bound
 	near_bound
