@@ -13,7 +13,8 @@
 #         before and after them: the same host pattern (usbsync) against
 #         tests/bench/ffsfile.c, a FunctionFS function that only moves the
 #         bytes between f_fs and a file in the MTP storage's file system,
-#         64 KiB per request, 8 queued: what the bytes cost any responder
+#         with the mtp plugin's request sizes (8 reads of 128 KiB queued,
+#         256 KiB writes, 1 MiB queued): what the bytes cost any responder
 #         in user space on this bed
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount

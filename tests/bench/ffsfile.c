@@ -14,7 +14,7 @@
  * in (the gadget may be bound then), waits for ENABLE, receives BYTES
  * from the host into FILE (created or truncated), then sends FILE's
  * first BYTES back; exit 0 when all went through, 1 on any error.
- * Requests are the mtp plugin's unless told: OUT_KIB (64) per read, 8
+ * Requests are the mtp plugin's unless told: OUT_KIB (128) per read, 8
  * reads queued (epio); IN_KIB (256) per write, at most 1 MiB queued
  * (PLUGIN_TX_HIGH). BYTES must be a multiple of both sizes.
  */
@@ -186,7 +186,7 @@ int main(int argc, char **argv)
 	unsigned char *bufs[FFSFILE_QUEUE];
 	io_context_t ctx = 0;
 	long long total = argc > 2 ? atoll(argv[2]) : 0;
-	long oxfer = argc > 4 ? atol(argv[4]) * 1024 : 64 * 1024;
+	long oxfer = argc > 4 ? atol(argv[4]) * 1024 : 128 * 1024;
 	long ixfer = argc > 5 ? atol(argv[5]) * 1024 : 256 * 1024;
 	int ep0, in, out, fd;
 
