@@ -296,7 +296,7 @@ demo: deps
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -304,6 +304,12 @@ bench: deps
 $(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -lusb-1.0
+
+# Device side of the bench's ffs-file bound (tests/bench/b-mtp.sh): a
+# FunctionFS function that only moves the bytes between f_fs and a file.
+$(B)/ffsfile: tests/bench/ffsfile.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -laio
 
 # Host side of the bench's delayed_ack and sendrecv_v2 figures
 # (tests/bench/b-adb.sh): a raw-ADB host in C.

@@ -855,9 +855,13 @@ static void mtp_fill_desc(struct plugin_desc *d, const struct mtp_flavour *f)
 	/* libmtp sends one synchronous 16 KiB transfer at a time; 64 KiB
 	 * reads take four of them per completion (mtp-sendfile of 50 MB,
 	 * medians of 4: 1.57 s with 16 KiB reads, 1.33 s with 64 KiB, 1.32 s
-	 * with 32 KiB). Commands still come in the small reads epio starts
-	 * with. */
-	d->eps[MTP_EP_OUT].rx_xfer = 64 * 1024;
+	 * with 32 KiB), 128 KiB (epio's largest) eight: fewer completions,
+	 * writes and requests to allocate, which told on a loaded machine
+	 * (2026-12-05, docs/benchmarks.md: the ffs-file bound out was
+	 * higher with 128 KiB reads in each of three rounds, and so was
+	 * mtp-sendfile in each of two). Commands still come in the small
+	 * reads epio starts with. */
+	d->eps[MTP_EP_OUT].rx_xfer = 128 * 1024;
 	d->eps[MTP_EP_EVENT].type = PLUGIN_EP_INTR_IN;
 	d->eps[MTP_EP_EVENT].intr_max_packet = 28;
 	d->eps[MTP_EP_EVENT].intr_interval = 6;

@@ -147,7 +147,12 @@ int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
 			   uint32_t parent, const char *name, uint64_t size,
 			   uint32_t *handle, struct mtp_store_upload **up);
 /* Append n bytes: -EFBIG beyond the announced size, -ENOSPC when the
- * storage would keep less than its reserve. Nothing is written then. */
+ * storage would keep less than its reserve. Nothing is written then. The
+ * free space is looked at again once MTP_STORE_SPACE_LOOK bytes went in
+ * since the last look, and before every write once that look left less
+ * than MTP_STORE_SPACE_LOOK above the reserve: a board that fills the
+ * disk meanwhile is seen within that many bytes of the upload. */
+#define MTP_STORE_SPACE_LOOK (1024 * 1024)
 int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
 			   size_t n);
 /*

@@ -9,6 +9,13 @@
 #   BENCH near_sync16k_{in,out}_mbps: the libmtp-pattern bound
 #         (b-sourcesink.sh) measured right before and right after
 #         gadgetd's transfers, which ratios.py compares them with
+#   BENCH near_ffsfile_{in,out}_mbps: the ffs-file bound, also right
+#         before and after them: the same host pattern (usbsync) against
+#         tests/bench/ffsfile.c, a FunctionFS function that only moves the
+#         bytes between f_fs and a file in the MTP storage's file system,
+#         with the mtp plugin's request sizes (8 reads of 128 KiB queued,
+#         256 KiB writes, 1 MiB queued): what the bytes cost any responder
+#         in user space on this bed
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount
 #   BENCH mtp_files_obj_ms / *_cpu_us: wall ms per object of mtp-files, and
@@ -20,6 +27,14 @@
 # median spans of a transaction (usbmon-txn.awk) as BENCH NAME_*_us.
 # MTP_BENCH_BASE=DIR also walks the tree with DIR/gadgetd-worker and
 # DIR/plugins/mtp.so (a build of another commit), as mtpbase_*.
+# MTP_BENCH_XFER_BASES="NAME=DIR ..." also sends and gets the 50 MB file
+# with each DIR's worker and mtp.so, right after gadgetd's own transfers
+# and between the same bounds (BENCH mtpNAME_*): builds compared side by
+# side in one boot. MTP_BENCH_ROUNDS=N repeats the ffs-file bound and
+# those transfers N times, interleaved (ratios.py takes the means).
+# MTP_BENCH_FFS_SHAPES="OUT_KIB:IN_KIB ..." adds ffs-file bounds with other
+# request sizes. MTP_BENCH_STRACE=1 sends and gets once more with
+# `strace -c -f` on the worker (b-mtp/mtp-strace-{send,get}.txt).
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 export LANG=C.UTF-8
@@ -197,6 +212,74 @@ near_bound() {
 		grep '^BENCH\|FATAL'
 }
 
+# ffs_bound [OUT_KIB IN_KIB]: the ffs-file bound, now (BENCH
+# near_ffsfile_*): SIZE bytes sent into ffsfile, which writes them to the
+# storage's file system, and got back from that file, with the mtp
+# plugin's request sizes or those given (BENCH near_ffsfileOUT_IN_*).
+FFS_DIR=/dev/ffs-bench
+FFS_ID=1d6b:0105
+ffs_bound() {
+	local fp n=0 out in name=near_ffsfile${1:+$1_$2}
+	cfs_gadget -p ffsfile gffs 1d6b 0105 ffs.bench || return 1
+	mkdir -p $FFS_DIR
+	timeout 10 mount -t functionfs bench $FFS_DIR || return 1
+	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin "$@" > $W/ffsfile.txt 2>&1 &
+	fp=$!
+	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	if cfs_bind gffs && wait_usb $FFS_ID 15 &&
+		out=$(timeout 120 "$B/usbsync" $FFS_ID out $SIZE 16384 $W/big.bin) &&
+		in=$(timeout 120 "$B/usbsync" $FFS_ID in $SIZE 16384 $W/back.bin) &&
+		wait $fp && cmp -s $W/big.bin $W/back.bin; then
+		echo "BENCH ${name}_out_mbps $out MB/s"
+		echo "BENCH ${name}_in_mbps $in MB/s"
+	else
+		echo "FAIL: ffs-file bound $*: $(cat $W/ffsfile.txt)"
+	fi
+	kill $fp 2>/dev/null
+	wait $fp 2>/dev/null
+	cfs_unbind gffs
+	timeout 10 umount $FFS_DIR
+	cfs_teardown gffs
+	rm -f /srv/mtpb/ffsfile.bin $W/back.bin
+}
+
+# xfer_build NAME DIR: tiny and xfer with DIR's worker and mtp.so.
+xfer_build() {
+	local b0=$B
+	B=$2
+	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
+		tiny $1 && xfer $1 /srv/mtpb
+		TINY_SEND_NS= TINY_GET_NS=
+		[ "$1" != mtp ] || [ "$round" != 0 ] || strace_xfer
+	else
+		echo "FAIL: the mtp gadget of $2 did not come up"
+	fi
+	mtp_down
+	B=$b0
+}
+
+# strace_xfer: one more send and get with strace -c -f on the worker.
+strace_xfer() {
+	[ -n "${MTP_BENCH_STRACE:-}" ] || return 0
+	for d in send get; do
+		rm -f /srv/mtpb/big.bin $W/back.bin
+		[ $d = send ] || timeout 60 mtp-sendfile $W/big.bin / > $W/st.txt 2>&1
+		id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/st.txt)
+		timeout 60 strace -c -f -p $MTP_WPID -o /mnt/out/b-mtp/mtp-strace-$d.txt &
+		sp=$!
+		sleep 1
+		if [ $d = send ]; then
+			timeout 300 mtp-sendfile $W/big.bin / > $W/st.txt 2>&1
+		else
+			timeout 300 mtp-getfile "$id" $W/back.bin > /dev/null 2>&1
+		fi
+		kill -INT $sp
+		wait $sp
+		timeout 60 mtp-delfile -n "$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/st.txt)" > /dev/null 2>&1
+	done
+	rm -f /srv/mtpb/big.bin $W/back.bin
+}
+
 umtprd_up() {
 	mkdir -p /etc/umtprd $UFFS
 	cat > /etc/umtprd/umtprd.conf <<CONF
@@ -254,11 +337,15 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	# run on a shared machine: measured on both sides of them, its
 	# mean compares like with like.
 	near_bound
-	mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
-	tiny mtp
-	xfer mtp /srv/mtpb
-	TINY_SEND_NS= TINY_GET_NS=
-	mtp_down
+	round=0
+	while [ $round -lt "${MTP_BENCH_ROUNDS:-1}" ]; do
+		ffs_bound
+		for s in ${MTP_BENCH_FFS_SHAPES:-}; do ffs_bound ${s%:*} ${s#*:}; done
+		xfer_build mtp $B
+		for v in ${MTP_BENCH_XFER_BASES:-}; do xfer_build mtp${v%%=*} ${v#*=}; done
+		round=$((round + 1))
+	done
+	ffs_bound
 	near_bound
 
 	echo "== umtprd: 50 MB send/get"

@@ -63,6 +63,10 @@ pairs = [
     ("mtp_get_net_mbps", "sync16k_in_mbps", "mtp-getfile less the tool's fixed cost / libmtp-pattern bound", None),
     ("mtp_send_net_mbps", "near_sync16k_out_mbps", "mtp-sendfile less the tool's fixed cost / libmtp-pattern bound taken before and after it", 0.9),
     ("mtp_get_net_mbps", "near_sync16k_in_mbps", "mtp-getfile less the tool's fixed cost / libmtp-pattern bound taken before and after it", 0.9),
+    ("mtp_send_net_mbps", "near_ffsfile_out_mbps", "mtp-sendfile less the tool's fixed cost / ffs-file bound (the libmtp pattern into a file through f_fs in user space)", 0.9),
+    ("mtp_get_net_mbps", "near_ffsfile_in_mbps", "mtp-getfile less the tool's fixed cost / ffs-file bound (the libmtp pattern out of a file through f_fs in user space)", 0.9),
+    ("near_ffsfile_out_mbps", "near_sync16k_out_mbps", "ffs-file bound out / libmtp-pattern bound (what user space and the file cost)", None),
+    ("near_ffsfile_in_mbps", "near_sync16k_in_mbps", "ffs-file bound in / libmtp-pattern bound (what user space and the file cost)", None),
     ("sync16k_out_mbps", "ceiling_write_mbps", "libmtp-pattern bound out / mass_storage write", None),
     ("sync16k_in_mbps", "ceiling_read_mbps", "libmtp-pattern bound in / mass_storage read", None),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
@@ -74,6 +78,12 @@ pairs = [
     ("mtp_files_obj_ms", "mtp_txn_floor_ms", "mtp-files ms per object (2 transactions) / SourceSink transaction floor", None),
     ("umtprd_files_obj_ms", "mtp_txn_floor_ms", "umtprd: mtp-files ms per object (1 transaction) / SourceSink transaction floor", None),
 ]
+# Other builds' transfers in the same boot (b-mtp.sh MTP_BENCH_XFER_BASES).
+for k in vals:
+    if k.startswith("mtp") and k.endswith("_send_net_mbps") and k != "mtp_send_net_mbps":
+        v = k[:-len("_send_net_mbps")]
+        pairs.append((k, "near_ffsfile_out_mbps", f"{v} (MTP_BENCH_XFER_BASES) send, net / ffs-file bound", None))
+        pairs.append((f"{v}_get_net_mbps", "near_ffsfile_in_mbps", f"{v} (MTP_BENCH_XFER_BASES) get, net / ffs-file bound", None))
 print("ratios (same VM run):")
 for num, den, what, target in pairs:
     if num in vals and den in vals and vals[den] > 0:

@@ -18,5 +18,7 @@ uint64_t fake_statvfs_free(void);
  * btrfs reports). */
 void fake_statvfs_set_inodes(uint64_t inodes);
 uint64_t fake_statvfs_free_inodes(void);
+/* How many fstatvfs() calls the fake disk has answered so far. */
+unsigned fake_statvfs_looks(void);
 
 #endif

@@ -599,6 +599,46 @@ static void test_overwrite_keeps_old(void **state)
 	assert_int_equal(tmp_files(f->s0), 0);
 }
 
+/* Far from full, an upload looks at the free space once per
+ * MTP_STORE_SPACE_LOOK written, not before every write; a board that
+ * fills the disk meanwhile is still seen within that many bytes. */
+static void test_space_looks(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_store_upload *up;
+	static char chunk[64 << 10];
+	unsigned looks, i;
+	uint32_t h;
+	char p[256];
+	int fd, rc = 0;
+
+	fake_statvfs_set(f->s0, 64 << 20);
+	assert_int_equal(mtp_store_set_reserve(f->st, f->id0, 256 << 10), 0);
+	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
+						"big", 8 << 20, &h, &up),
+			 0);
+	looks = fake_statvfs_looks();
+	for (i = 0; i < 64; i++)
+		assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)),
+				 0);
+	/* 4 MiB written: one look per MiB. */
+	assert_int_equal(fake_statvfs_looks() - looks,
+			 (4 << 20) / MTP_STORE_SPACE_LOOK);
+	/* The board leaves 128 KiB, less than the reserve. */
+	snprintf(p, sizeof(p), "%s/dir/filler", f->s0);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, fake_statvfs_free() - (128 << 10)), 0);
+	close(fd);
+	for (i = 0; rc == 0 && i <= MTP_STORE_SPACE_LOOK / sizeof(chunk); i++)
+		rc = mtp_store_upload_write(up, chunk, sizeof(chunk));
+	assert_int_equal(rc, -ENOSPC);
+	mtp_store_upload_abort(f->st, up, false);
+	assert_int_equal(tmp_files(f->s0), 0);
+	assert_int_equal(unlink(p), 0);
+	fake_statvfs_set(NULL, 0);
+}
+
 /* A 1 MiB disk with a 256 KiB reserve. */
 static void test_space_and_reserve(void **state)
 {
@@ -971,6 +1011,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_overwrite_keeps_old, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_handle_reuse, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_space_looks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_space_and_reserve, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_reserve_counts_every_creation,
