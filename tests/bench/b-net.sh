@@ -29,18 +29,6 @@ ip -n $NS link set lo up
 gd_start
 timeout 10 iperf3 -s -D || die "iperf3 -s"
 
-# The host side's interface: the one with the function's host_addr.
-host_if() {
-	local d n=0
-	while [ $n -lt 150 ]; do
-		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
-		done
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 
 # iperf3 -J's received rate in MB/s.
 rate() { jq '.end.sum_received.bits_per_second / 8000000 | . * 10 | round / 10'; }
@@ -65,7 +53,7 @@ for fn in ncm ecm rndis; do
 	rndis) set=rndis,adb mac=02:00:00:00:00:06 ;;
 	esac
 	gd_switch "$set" >/dev/null
-	hif=$(host_if $mac) || die "$fn: no host-side interface"
+	hif=$(netif_by_mac $mac) || die "$fn: no host-side interface"
 	ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "$fn: netns"
 	ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
 		-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "$fn: no lease"
@@ -113,7 +101,7 @@ wait_adb() {
 	return 1
 }
 gd_switch ncm,adb >/dev/null
-hif=$(host_if 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
+hif=$(netif_by_mac 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
 ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "ncm,adb: netns"
 ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
 	-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "ncm,adb: no lease"

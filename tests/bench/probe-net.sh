@@ -22,22 +22,11 @@ ip -n $NS link set lo up
 gd_start
 timeout 10 iperf3 -s -D || die "iperf3 -s"
 
-host_if() {
-	local d n=0
-	while [ $n -lt 150 ]; do
-		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
-		done
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
 
 # up SET MAC: the set switched to, its host side in $NS with a lease.
 up() {
 	gd_switch "$1" >/dev/null
-	HIF=$(host_if "$2") || die "$1: no host-side interface"
+	HIF=$(netif_by_mac "$2") || die "$1: no host-side interface"
 	ip link set "$HIF" netns $NS && ip -n $NS link set "$HIF" up || die "$1: netns"
 	ip netns exec $NS timeout 15 busybox udhcpc -i "$HIF" -n -q -t 10 -T 1 \
 		-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "$1: no lease"

@@ -217,6 +217,20 @@ adb_state() {
 	return 1
 }
 
+# netif_by_mac MAC: the name of the network interface with that address
+# (the host side's end of a USB network link), waiting up to 15 s for it.
+netif_by_mac() {
+	local d n=0
+	while [ $n -lt 150 ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+		done
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+
 # host_blk LUN: the host's block device of LUN (sdX or srX), once there
 # (its SCSI address H:C:T:L ends in :LUN; ours is the only SCSI host).
 host_blk() {

@@ -43,16 +43,7 @@ gd_start
 # The host side's network interface: the one with the function's
 # host_addr (the profile's), in the root namespace until moved (15 s).
 host_if() {
-	local d n=0
-	while [ $n -lt 150 ]; do
-		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$HOST_MAC" ] &&
-				{ basename "$d"; return 0; }
-		done
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
+	netif_by_mac "$HOST_MAC"
 }
 
 # The host side into $NS, then a lease within 10 s.
