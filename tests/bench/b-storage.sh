@@ -28,12 +28,5 @@ n=0
 until timeout 10 dd if="$dev" of=/dev/null bs=512 count=1 iflag=direct 2>/dev/null; do
 	n=$((n + 1)); [ $n -lt 30 ] || die "the host cannot read the inserted image"; sleep 0.2
 done
-mbps() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ms / 1000) }'; }
-t0=$(date +%s%N)
-timeout 120 dd if=/dev/zero of="$dev" bs=1M count=64 oflag=direct 2>/dev/null || die "dd write"
-t1=$(date +%s%N)
-timeout 120 dd if="$dev" of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null || die "dd read"
-t2=$(date +%s%N)
-echo "BENCH storage_write_mbps $(mbps 67108864 $(((t1 - t0) / 1000000))) MB/s"
-echo "BENCH storage_read_mbps $(mbps 67108864 $(((t2 - t1) / 1000000))) MB/s"
+blk_rates storage "$dev"
 gd_stop

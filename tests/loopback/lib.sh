@@ -220,13 +220,13 @@ adb_state() {
 # netif_by_mac MAC: the name of the network interface with that address
 # (the host side's end of a USB network link), waiting up to 15 s for it.
 netif_by_mac() {
-	local d n=0
-	while [ $n -lt 150 ]; do
-		for d in /sys/class/net/*; do
-			[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+	local lib_d lib_n=0
+	while [ $lib_n -lt 150 ]; do
+		for lib_d in /sys/class/net/*; do
+			[ "$(cat "$lib_d/address" 2>/dev/null)" = "$1" ] && { basename "$lib_d"; return 0; }
 		done
 		sleep 0.1
-		n=$((n + 1))
+		lib_n=$((lib_n + 1))
 	done
 	return 1
 }
@@ -246,6 +246,21 @@ host_blk() {
 		lib_i=$((lib_i + 1))
 	done
 	return 1
+}
+
+# blk_rates NAME DEV: 64 MiB written to and read back from the host's
+# block device DEV with O_DIRECT; prints "BENCH NAME_write_mbps" and
+# "BENCH NAME_read_mbps" lines (b-ceiling, b-storage).
+blk_rates() {
+	local lib_t0 lib_t1 lib_t2
+	lib_t0=$(date +%s%N)
+	timeout 120 dd if=/dev/zero of="$2" bs=1M count=64 oflag=direct 2>/dev/null || die "dd write to $2"
+	lib_t1=$(date +%s%N)
+	timeout 120 dd if="$2" of=/dev/null bs=1M count=64 iflag=direct 2>/dev/null || die "dd read of $2"
+	lib_t2=$(date +%s%N)
+	awk -v n="$1" -v w=$((lib_t1 - lib_t0)) -v r=$((lib_t2 - lib_t1)) 'BEGIN {
+		printf "BENCH %s_write_mbps %.1f MB/s\n", n, 67108864 / 1e6 / (w / 1e9)
+		printf "BENCH %s_read_mbps %.1f MB/s\n", n, 67108864 / 1e6 / (r / 1e9) }'
 }
 # serial_raw TTY: raw, no echo, no carrier wait, and no output
 # processing left (stty -a shows -opost).
