@@ -84,6 +84,21 @@ run() {
 }
 
 REPS=${PROBE_REPS:-2}
+# series FN: REPS rounds of TCP each way, UDP out (and in, over ncm),
+# then TCP out at MTU 576 on both ends.
+series() {
+	local r=1
+	while [ $r -le "$REPS" ]; do
+		run "$1"_out
+		run "$1"_in -R
+		r=$((r + 1))
+	done
+	run "$1"_out_udp -u -b 0 -l 1400
+	if [ "$1" = ncm ]; then run ncm_in_udp -R -u -b 0 -l 1400; fi
+	ip link set "$BIF" mtu 576 && ip netns exec $NS ip link set "$HIF" mtu 576 && run "$1"_out_mtu576
+	ip link set "$BIF" mtu 1500; ip netns exec $NS ip link set "$HIF" mtu 1500
+}
+
 say "ncm"
 up ncm 02:00:00:00:00:04
 grep -c ^processor /proc/cpuinfo | sed 's/^/PROBE vcpus /'
@@ -95,28 +110,11 @@ done
 echo "PROBE mtu board $(cat /sys/class/net/$BIF/mtu) host $(ip netns exec $NS cat /sys/class/net/$HIF/mtu) qmult $(cat /sys/kernel/config/usb_gadget/gadgetd/functions/ncm.*/qmult)"
 idle0=$(cpu); sleep 3; idle1=$(cpu)
 echo "PROBE idle 3 s: $(share "$idle0" "$idle1")"
-r=1
-while [ $r -le "$REPS" ]; do
-	run ncm_out
-	run ncm_in -R
-	r=$((r + 1))
-done
-run ncm_out_udp -u -b 0 -l 1400
-run ncm_in_udp -R -u -b 0 -l 1400
-ip link set "$BIF" mtu 576 && ip netns exec $NS ip link set "$HIF" mtu 576 && run ncm_out_mtu576
-ip link set "$BIF" mtu 1500; ip netns exec $NS ip link set "$HIF" mtu 1500
+series ncm
 
 say "ecm"
 up acm,ecm 02:00:00:00:00:02
-r=1
-while [ $r -le "$REPS" ]; do
-	run ecm_out
-	run ecm_in -R
-	r=$((r + 1))
-done
-run ecm_out_udp -u -b 0 -l 1400
-ip link set "$BIF" mtu 576 && ip netns exec $NS ip link set "$HIF" mtu 576 && run ecm_out_mtu576
-ip link set "$BIF" mtu 1500; ip netns exec $NS ip link set "$HIF" mtu 1500
+series ecm
 say "rndis"
 up rndis,adb 02:00:00:00:00:06
 run rndis_out
