@@ -11,8 +11,9 @@
 #   bed, which mmdebstrap mostly downloads, and the arm64 and armhf
 #   packages and unit tests, cross-built) beside the loopback suite, at
 #   the lowest CPU priority: it takes what the VMs leave while they wait,
-#   and the suite's last test alone (nice 19 weighs 15 against 1024, so
-#   the VMs keep their CPU).
+#   and the suite's last test alone. Nice only orders the run queue: the
+#   two CPUs' caches and memory stay shared, and beside it the VMs used
+#   more CPU time (t-hid 165 s against 107 s alone, 2026-12-05).
 # Usage: check-run.sh BUILDDIR   (MAKE: the make to call; CHECK_JOBS:
 # compile jobs, default one per CPU; CROSS: default arm64,armhf)
 set -u
