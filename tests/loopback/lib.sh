@@ -38,11 +38,18 @@ fail() {
 # neither a test's own loop counters (n, i, desc) nor a command that a
 # check runs (dash's local is dynamically scoped) can change them.
 check() {
-	local lib_desc=$1
+	local lib_desc=$1 lib_up lib_idle
 	shift
 	CHECKS=$((CHECKS + 1))
 	if "$@"; then
-		echo "ok: $lib_desc"
+		# GD_TIMES=1 (GADGETD_TEST_ENV): the guest's uptime as each
+		# check ends, to see where a test's time goes.
+		if [ -n "${GD_TIMES:-}" ]; then
+			read -r lib_up lib_idle </proc/uptime
+			echo "ok: $lib_desc [$lib_up]"
+		else
+			echo "ok: $lib_desc"
+		fi
 	else
 		fail "$lib_desc (exit $?)"
 	fi

@@ -34,7 +34,7 @@ log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
 timeout -k 5 "$tmo" qemu-system-x86_64 -accel ${GADGETD_VM_ACCEL:-tcg,thread=multi} -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
 	-nographic -no-reboot -net none \
-	-kernel "$bed/vmlinuz" -initrd "$bed/initrd" \
+	-kernel "$bed/vmlinux" -initrd "$bed/initrd" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
 	-append "console=ttyS0 quiet loglevel=3 panic=-1 ${GADGETD_VM_APPEND:-} gadgetd.init=$here/guest-init gadgetd.bed=$bed gadgetd.script=$cmd" \
