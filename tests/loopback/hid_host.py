@@ -21,20 +21,100 @@ hid_host.py unplug AFTER VID:PID READY  count the keyboard's key presses as
                                         the node is gone; print the count
 
 Each reader opens its device, then creates READY, so that the test sends
-only once the host listens. The layouts are this script's own tables of
+only once the host listens. The evdev interface is used through its
+ioctls and 24-byte events here, not python3-evdev: importing that package
+(asyncio, ssl) took 1.4 to 4.4 s of the bed's time per reader, a quarter
+of t-hid (2026-12-05). The names of codes come from the kernel's
+<linux/input-event-codes.h>. The layouts are this script's own tables of
 what a US or German keyboard prints, written apart from the gadget's
 libxkbcommon walk, so a wrong key code or modifier shows as a wrong text.
 Every wait is bounded (30 s without an event).
 """
+import fcntl
+import glob
 import os
+import re
 import select
+import struct
 import sys
 import time
 
-import evdev
-from evdev import ecodes as E
-
 NAME = "gadgetd"
+CODES = "/usr/include/linux/input-event-codes.h"
+
+
+class Codes:
+    """The kernel's event codes by name (KEY_A, EV_KEY, ...); EV maps an
+    event type's number back to its name."""
+
+    def __init__(self, path=CODES):
+        with open(path) as f:
+            text = f.read()
+        for name, val in re.findall(r"^#define\s+([A-Z][A-Z0-9_]*)\s+(0x[0-9a-fA-F]+|\d+)\b",
+                                    text, re.M):
+            setattr(self, name, int(val, 0))
+        self.EV = {v: k for k, v in vars(self).items()
+                   if k.startswith("EV_") and k != "EV_MAX"}
+
+
+E = Codes()
+
+
+def _ioc(direction, nr, size):
+    """_IOC(direction, 'E', nr, size) of <asm-generic/ioctl.h>."""
+    return (direction << 30) | (size << 16) | (ord("E") << 8) | nr
+
+
+_READ, _WRITE = 2, 1
+EVENT = struct.Struct("llHHi")  # struct input_event on a 64-bit kernel
+
+
+class Event:
+    def __init__(self, raw):
+        _, _, self.type, self.code, self.value = EVENT.unpack(raw)
+
+
+class InputDevice:
+    """One /dev/input/eventN: its name, capabilities, events, LEDs."""
+
+    def __init__(self, path):
+        self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+        try:
+            buf = fcntl.ioctl(self.fd, _ioc(_READ, 0x06, 256), bytes(256))
+            self.name = buf.split(b"\0", 1)[0].decode(errors="replace")
+        except OSError:
+            os.close(self.fd)
+            raise
+
+    def _bits(self, ev, count):
+        n = (count + 7) // 8
+        buf = fcntl.ioctl(self.fd, _ioc(_READ, 0x20 + ev, n), bytes(n))
+        return [i for i in range(count) if buf[i // 8] >> (i % 8) & 1]
+
+    def capabilities(self):
+        """{event type: [codes]} for the types find() looks at that the
+        device has (EVIOCGBIT refuses some others, EV_REP for one)."""
+        have = self._bits(0, E.EV_MAX + 1)
+        return {t: self._bits(t, E.KEY_MAX + 1)
+                for t in (E.EV_KEY, E.EV_REL, E.EV_ABS, E.EV_LED) if t in have}
+
+    def set_repeat(self, delay, period):
+        fcntl.ioctl(self.fd, _ioc(_WRITE, 0x03, 8), struct.pack("II", delay, period))
+
+    def set_led(self, led, value):
+        os.write(self.fd, EVENT.pack(0, 0, E.EV_LED, led, value) +
+                 EVENT.pack(0, 0, E.EV_SYN, E.SYN_REPORT, 0))
+
+    def read(self):
+        try:
+            data = os.read(self.fd, EVENT.size * 64)
+        except BlockingIOError:
+            return []
+        return [Event(data[i:i + EVENT.size])
+                for i in range(0, len(data) - EVENT.size + 1, EVENT.size)]
+
+    def close(self):
+        os.close(self.fd)
 
 
 def usb_dir(vidpid):
@@ -89,15 +169,15 @@ def layout(name):
 def find(kind, timeout=30):
     end = time.time() + timeout
     while time.time() < end:
-        for path in evdev.list_devices():
+        for path in sorted(glob.glob("/dev/input/event*")):
             try:
-                d = evdev.InputDevice(path)
+                d = InputDevice(path)
             except OSError:
                 continue
-            caps = d.capabilities()
             if NAME not in d.name:
                 d.close()
                 continue
+            caps = d.capabilities()
             keys = caps.get(E.EV_KEY, [])
             if kind == "keyboard" and E.EV_LED in caps:
                 return d
@@ -137,7 +217,7 @@ def ready(path):
 def norepeat(d):
     """No autorepeat (for every reader, the console too): a key the host
     holds while the loaded bed stalls must not type twice."""
-    d.repeat = (0, 60000)
+    d.set_repeat(0, 60000)
 
 
 def cmd_text(lay, text, prog, rdy):

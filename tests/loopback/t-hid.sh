@@ -215,7 +215,7 @@ done) &
 RD=$!
 # The first pass is under way before the typing starts.
 sleep 1
-TXT='Typed while the disk is read: 42!'
+TXT='Typed mid-read: 42!'
 rm -f "$OUT/text.prog"
 check "the host listens (during the read)" host_start during text us "$TXT" "$OUT/text.prog"
 check "the read is in progress when the typing starts" kill -0 $RD

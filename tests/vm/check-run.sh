@@ -13,7 +13,9 @@
 #   the lowest CPU priority: it takes what the VMs leave while they wait,
 #   and the suite's last test alone. Nice only orders the run queue: the
 #   two CPUs' caches and memory stay shared, and beside it the VMs used
-#   more CPU time (t-hid 165 s against 107 s alone, 2026-12-05).
+#   more CPU time (t-hid 165 s against 107 s alone, 2026-12-05);
+# - check-cross (the unit tests under qemu-user) in the same group once
+#   the preparation is done, beside the two ARM boots.
 # Usage: check-run.sh BUILDDIR   (MAKE: the make to call; CHECK_JOBS:
 # compile jobs, default one per CPU; CROSS: default arm64,armhf)
 set -u
@@ -52,26 +54,45 @@ cat "$deps_log"
 [ $rc = 0 ] || { echo "check: installing the test and cross packages failed (exit $rc)"; exit 1; }
 
 log=$b/arm-prepare.log
+cross_log=$b/check-cross.log
+ready=$b/arm-prepared
+rm -f "$ready"
 # setsid makes a new session, and with the scheduler's autogroups (on in
 # Debian's kernels) a session shares the CPU with the others whatever
 # its processes' nice: the session's own nice is set as well, or the
 # VMs ran 1.4 times their CPU time in wall time (2026-12-05).
+# check-cross (the unit tests under qemu-user, all CPU) follows in the
+# same group: it fills what the ARM boots leave (a 2-vCPU TCG guest
+# running one test at a time), where it ran 106 s after them.
 setsid nice -n 19 sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
-	"$1" "$2" arm64 prepare && "$1" "$2" armhf prepare' sh \
-	"$src/tests/vm/check-arm64.sh" "$b" >"$log" 2>&1 &
+	"$1" "$2" arm64 prepare && "$1" "$2" armhf prepare || exit 1
+	touch "$4"
+	"$3" "$2" >"$5" 2>&1 || { echo "check: check-cross FAILED (log: $5)"; exit 1; }' sh \
+	"$src/tests/vm/check-arm64.sh" "$b" "$src/tests/vm/check-cross.sh" "$ready" "$cross_log" >"$log" 2>&1 &
 prep=$!
 step "loopback suite; the ARM preparation beside it (log: $log)"
 $make WERROR=1 loopback || exit 1
 step "waiting for the ARM preparation"
+while [ ! -e "$ready" ] && kill -0 $prep 2>/dev/null; do
+	sleep 1
+done
+if [ ! -e "$ready" ]; then
+	wait $prep
+	rc=$?
+	prep=
+	cat "$log"
+	echo "check: the ARM preparation failed (exit $rc)"
+	exit 1
+fi
+cat "$log"
+for arch in arm64 armhf; do
+	step "check-arm64 $arch; check-cross beside it (log: $cross_log)"
+	"$src/tests/vm/check-arm64.sh" "$b" $arch run || exit 1
+done
+step "waiting for check-cross"
 wait $prep
 rc=$?
 prep=
-cat "$log"
-[ $rc = 0 ] || { echo "check: the ARM preparation failed (exit $rc)"; exit 1; }
-for arch in arm64 armhf; do
-	step "check-arm64 $arch"
-	"$src/tests/vm/check-arm64.sh" "$b" $arch run || exit 1
-done
-step "check-cross"
-"$src/tests/vm/check-cross.sh" "$b" || exit 1
+cat "$cross_log"
+[ $rc = 0 ] || { echo "check: check-cross failed (exit $rc)"; exit 1; }
 step "all passed"
