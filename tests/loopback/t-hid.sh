@@ -1,7 +1,7 @@
 #!/bin/sh
 # The hid plugin under gadgetd: kvm.conf's keyboard, tablet, mouse and
 # media keys as the same kernel's usbhid and evdev see them (hid_host.py,
-# python3-evdev): typed text in US and German layouts decoded back to the
+# its evdev ioctls): typed text in US and German layouts decoded back to the
 # same text (key codes and Shift/AltGr exact), key combinations and
 # key --down/--up, relative and absolute pointer values and clicks, a
 # consumer key, Caps Lock set by the host seen by `gadgetctl hid leds`,

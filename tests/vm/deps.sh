@@ -21,7 +21,7 @@ adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3-
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf
 python3-brotli python3-lz4 python3-zstandard jq
 dnsmasq-base avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
-dbus-bin polkitd libglib2.0-bin xkb-data python3-evdev evtest"
+dbus-bin polkitd libglib2.0-bin xkb-data"
 groups=${*:-build test${CROSS:+ cross}}
 pkgs=""
 for g in $groups; do

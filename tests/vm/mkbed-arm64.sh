@@ -26,7 +26,7 @@ need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
 pkgs="base-files base-passwd dash bash coreutils diffutils findutils grep sed mawk
 libc-bin util-linux mount procps psmisc kmod iproute2 usbutils busybox-static passwd systemd
 adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libmnl0 libsystemd0 libexif12
-libxkbcommon0 xkb-data python3-evdev
+libxkbcommon0 xkb-data
 libbrotli1 liblz4-1 libzstd1 jq libcmocka0 libubsan1
 python3-cryptography python3-brotli python3-lz4 python3-zstandard"
 # What the armhf build of gadgetd and its unit tests load.
