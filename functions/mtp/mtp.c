@@ -643,8 +643,8 @@ static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 	return m->strings[slot];
 }
 
-/* storageN_readonly, storageN_create, android_extension: a boolean, or
- * absent for its declared default. */
+/* storageN_readonly, storageN_create, android_extension,
+ * object_prop_lists: a boolean, or absent for its declared default. */
 static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
 {
 	const char *v = plugin_option_or_default(p, key);
@@ -891,6 +891,11 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 	m->info.ptp = f->ptp;
 	rc = f->ptp ? 0 : mtp_opt_bool(p, "android_extension",
 				       &m->info.android_extension);
+	if (rc < 0)
+		goto fail;
+	m->info.object_prop_lists = true;
+	rc = f->ptp ? 0 : mtp_opt_bool(p, "object_prop_lists",
+				       &m->info.object_prop_lists);
 	if (rc < 0)
 		goto fail;
 	m->iobuf = malloc(MTP_XFER);

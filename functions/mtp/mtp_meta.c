@@ -18,6 +18,8 @@ static const struct optdesc mtp_meta_options[] = {
 	  .help = "the device's friendly name (default: model)" },
 	{ .name = "android_extension", .type = OPTDESC_BOOL, .def = "false",
 	  .help = "announce the Android MTP extensions" },
+	{ .name = "object_prop_lists", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "list GetObjectPropList and GetObjectPropsSupported in DeviceInfo" },
 	{ .name = "storageN_readonly", .type = OPTDESC_BOOL, .def = "false",
 	  .count = MTP_STORE_MAX, .help = "storage N refuses changes" },
 	MTP_META_STORAGE_OPTIONS,

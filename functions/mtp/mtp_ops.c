@@ -41,6 +41,7 @@ typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
 struct mtp_ops_entry {
 	uint16_t code;
 	mtp_ops_fn fn;
+	bool prop_list; /* listed only with the option object_prop_lists */
 };
 
 /* The operation codes of the table at the end, for DeviceInfo. */
@@ -895,35 +896,35 @@ static void mtp_ops_send_partial(struct mtp_ops *o,
 }
 
 static const struct mtp_ops_entry mtp_ops_table[] = {
-    {MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info},
-    {MTP_OP_OPEN_SESSION, mtp_ops_open_session},
-    {MTP_OP_CLOSE_SESSION, mtp_ops_close_session},
-    {MTP_OP_GET_STORAGE_IDS, mtp_ops_get_storage_ids},
-    {MTP_OP_GET_STORAGE_INFO, mtp_ops_get_storage_info},
-    {MTP_OP_GET_NUM_OBJECTS, mtp_ops_get_num_objects},
-    {MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles},
-    {MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info},
-    {MTP_OP_GET_OBJECT, mtp_ops_get_object},
-    {MTP_OP_GET_THUMB, mtp_ops_get_thumb},
-    {MTP_OP_DELETE_OBJECT, mtp_ops_delete_object},
-    {MTP_OP_SEND_OBJECT_INFO, mtp_ops_want_dataset},
-    {MTP_OP_SEND_OBJECT, mtp_ops_send_object},
-    {MTP_OP_SEND_OBJECT_PROP_LIST, mtp_ops_want_dataset},
-    {MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc},
-    {MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value},
-    {MTP_OP_MOVE_OBJECT, mtp_ops_move_object},
-    {MTP_OP_COPY_OBJECT, mtp_ops_copy_object},
-    {MTP_OP_GET_PARTIAL_OBJECT, mtp_ops_get_partial_object},
-    {MTP_OP_GET_PARTIAL_OBJECT_64, mtp_ops_get_partial_object64},
-    {MTP_OP_GET_OBJECT_PROPS_SUPPORTED, mtp_ops_get_props_supported},
-    {MTP_OP_GET_OBJECT_PROP_DESC, mtp_ops_get_prop_desc},
-    {MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value},
-    {MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value},
-    {MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list},
-    {MTP_OP_SEND_PARTIAL_OBJECT, mtp_ops_send_partial},
-    {MTP_OP_TRUNCATE_OBJECT, mtp_ops_truncate},
-    {MTP_OP_BEGIN_EDIT_OBJECT, mtp_ops_begin_edit},
-    {MTP_OP_END_EDIT_OBJECT, mtp_ops_end_edit},
+    {MTP_OP_GET_DEVICE_INFO, mtp_ops_get_device_info, false},
+    {MTP_OP_OPEN_SESSION, mtp_ops_open_session, false},
+    {MTP_OP_CLOSE_SESSION, mtp_ops_close_session, false},
+    {MTP_OP_GET_STORAGE_IDS, mtp_ops_get_storage_ids, false},
+    {MTP_OP_GET_STORAGE_INFO, mtp_ops_get_storage_info, false},
+    {MTP_OP_GET_NUM_OBJECTS, mtp_ops_get_num_objects, false},
+    {MTP_OP_GET_OBJECT_HANDLES, mtp_ops_get_object_handles, false},
+    {MTP_OP_GET_OBJECT_INFO, mtp_ops_get_object_info, false},
+    {MTP_OP_GET_OBJECT, mtp_ops_get_object, false},
+    {MTP_OP_GET_THUMB, mtp_ops_get_thumb, false},
+    {MTP_OP_DELETE_OBJECT, mtp_ops_delete_object, false},
+    {MTP_OP_SEND_OBJECT_INFO, mtp_ops_want_dataset, false},
+    {MTP_OP_SEND_OBJECT, mtp_ops_send_object, false},
+    {MTP_OP_SEND_OBJECT_PROP_LIST, mtp_ops_want_dataset, false},
+    {MTP_OP_GET_DEVICE_PROP_DESC, mtp_ops_get_dprop_desc, false},
+    {MTP_OP_GET_DEVICE_PROP_VALUE, mtp_ops_get_dprop_value, false},
+    {MTP_OP_MOVE_OBJECT, mtp_ops_move_object, false},
+    {MTP_OP_COPY_OBJECT, mtp_ops_copy_object, false},
+    {MTP_OP_GET_PARTIAL_OBJECT, mtp_ops_get_partial_object, false},
+    {MTP_OP_GET_PARTIAL_OBJECT_64, mtp_ops_get_partial_object64, false},
+    {MTP_OP_GET_OBJECT_PROPS_SUPPORTED, mtp_ops_get_props_supported, true},
+    {MTP_OP_GET_OBJECT_PROP_DESC, mtp_ops_get_prop_desc, false},
+    {MTP_OP_GET_OBJECT_PROP_VALUE, mtp_ops_get_prop_value, false},
+    {MTP_OP_SET_OBJECT_PROP_VALUE, mtp_ops_set_prop_value, false},
+    {MTP_OP_GET_OBJECT_PROP_LIST, mtp_ops_get_prop_list, true},
+    {MTP_OP_SEND_PARTIAL_OBJECT, mtp_ops_send_partial, false},
+    {MTP_OP_TRUNCATE_OBJECT, mtp_ops_truncate, false},
+    {MTP_OP_BEGIN_EDIT_OBJECT, mtp_ops_begin_edit, false},
+    {MTP_OP_END_EDIT_OBJECT, mtp_ops_end_edit, false},
 };
 static const size_t mtp_ops_n =
     sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
@@ -933,7 +934,8 @@ static size_t mtp_ops_codes(const struct mtp_ops *o, uint16_t *out, size_t max)
 	size_t n = 0;
 
 	for (size_t i = 0; i < mtp_ops_n && n < max; i++)
-		if (mtp_ptp_op_ok(o->info.ptp, mtp_ops_table[i].code))
+		if (mtp_ptp_op_ok(o->info.ptp, mtp_ops_table[i].code) &&
+		    (o->info.object_prop_lists || !mtp_ops_table[i].prop_list))
 			out[n++] = mtp_ops_table[i].code;
 	return n;
 }

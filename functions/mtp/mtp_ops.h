@@ -59,6 +59,12 @@ struct mtp_ops_info {
 	 * does: go-mtpfs then edits in place, and libmtp applies its
 	 * Android quirks (no GetObjectPropList, a reset on close). */
 	bool android_extension;
+	/* List GetObjectPropList and GetObjectPropsSupported in DeviceInfo
+	 * (answered either way). Without them libmtp walks a folder with one
+	 * transaction per object instead of two, but never asks for the
+	 * whole device at once and sees sizes of 4 GiB at most
+	 * (docs/mtp-clients.md, "MTP listing"). */
+	bool object_prop_lists;
 	/* PTP's flavour (mtp.h, struct mtp_flavour): mtp_ptp.h says what
 	 * changes. */
 	bool ptp;

@@ -47,6 +47,8 @@ check "friendly name" grep -q "Friendly name: Board" $OUT/detect.txt
 check "storage Main" grep -q "StorageDescription: Main" $OUT/detect.txt
 check "storage ReadOnly, read-only" grep -q "StorageDescription: ReadOnly" $OUT/detect.txt
 check "64-bit ObjectSize" grep -q "Object Size UINT64" $OUT/detect.txt
+check "GetObjectPropList and GetObjectPropsSupported listed (object_prop_lists)" \
+	sh -c "grep -q '^   9805: ' $OUT/detect.txt && grep -q '^   9801: ' $OUT/detect.txt"
 
 say "listing"
 timeout 60 mtp-files > $OUT/files.txt 2>&1
@@ -133,5 +135,18 @@ check "a file named ../escape.bin is refused" grep -q "^failed send" $OUT/escape
 check "nothing appeared outside the storage" test ! -e /srv/escape.bin
 timeout 60 $MTP_PY $MTP_T/mtp_host.py send 0 $HOST/f500.bin etclink > $OUT/overlink.txt 2>&1
 check "writing over a symlink is refused" test -L $S0/etclink
+
+say "object_prop_lists=false: the list operations unlisted (test_mtp_plugin: still answered)"
+mtp_down
+mtp_up storage0_path=$S0 storage0_description=Main object_prop_lists=false ||
+	die "the MTP gadget did not come up with object_prop_lists=false"
+timeout 60 mtp-detect > $OUT/detect-npl.txt 2>&1
+check "mtp-detect: neither GetObjectPropList nor GetObjectPropsSupported" \
+	sh -c "grep -q '^   1008: ' $OUT/detect-npl.txt && ! grep -q -e '^   9805: ' -e '^   9801: ' $OUT/detect-npl.txt"
+timeout 60 mtp-files > $OUT/files-npl.txt 2>&1
+check "mtp-files walks the tree (hello.txt, dir1/inner.bin)" \
+	sh -c "grep -q 'Filename: hello.txt' $OUT/files-npl.txt && grep -q 'Filename: inner.bin' $OUT/files-npl.txt"
+timeout 60 mtp-folders > $OUT/folders-npl.txt 2>&1
+check "mtp-folders (libmtp walks instead of one list) shows dir1" grep -q "dir1" $OUT/folders-npl.txt
 
 mtp_finish

@@ -2051,6 +2051,62 @@ static void test_partial64_and_devinfo(void **state)
 	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
 }
 
+/* 1 when the last DeviceInfo (the first transfer) lists op. */
+static int devinfo_lists(uint16_t op)
+{
+	char ext[MTP_STR_MAX + 1];
+	struct mtp_rd rd;
+	int found = 0;
+	uint32_t n;
+
+	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(&rd);
+	mtp_rd_u32(&rd);
+	mtp_rd_u16(&rd);
+	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	mtp_rd_u16(&rd);
+	n = mtp_rd_u32(&rd);
+	for (uint32_t i = 0; i < n; i++)
+		found |= mtp_rd_u16(&rd) == op;
+	assert_int_equal(rd.err, 0);
+	return found;
+}
+
+/* object_prop_lists: by default DeviceInfo lists GetObjectPropList and
+ * GetObjectPropsSupported (Windows, libmtp's whole-device list); off, it
+ * lists neither (libmtp's walk: one transaction an object), and both
+ * are still answered. */
+static void test_object_prop_lists_option(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h;
+
+	write_file(in_s0(f, "a.txt"), 10);
+	assert_int_equal(reinit(f, NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	assert_int_equal(devinfo_lists(MTP_OP_GET_OBJECT_PROP_LIST), 1);
+	assert_int_equal(devinfo_lists(MTP_OP_GET_OBJECT_PROPS_SUPPORTED), 1);
+	assert_int_equal(devinfo_lists(MTP_OP_SEND_OBJECT_PROP_LIST), 1);
+	fake_mtp_clear();
+	assert_int_equal(reinit(f, "object_prop_lists", "nope", NULL), -EINVAL);
+	assert_int_equal(reinit(f, "object_prop_lists", "false", NULL), 0);
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	assert_int_equal(devinfo_lists(MTP_OP_GET_OBJECT_PROP_LIST), 0);
+	assert_int_equal(devinfo_lists(MTP_OP_GET_OBJECT_PROPS_SUPPORTED), 0);
+	assert_int_equal(devinfo_lists(MTP_OP_SEND_OBJECT_PROP_LIST), 1);
+	assert_int_equal(devinfo_lists(MTP_OP_GET_OBJECT_INFO), 1);
+	fake_mtp_clear();
+	open_session(f);
+	h = handle_of(f, "a.txt");
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, h, 0, 0xffffffff, 0, 0);
+	assert_int_equal(le32(fake_mtp_data() + fake_mtp_xfer(0)->off + 12), 11);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_PROPS_SUPPORTED, 1, 0x3000);
+	assert_int_equal(resp(NULL), MTP_RC_OK);
+}
+
 /* android_extension: DeviceInfo says android.com, for go-mtpfs. */
 static void test_android_extension_option(void **state)
 {
@@ -2116,6 +2172,7 @@ int main(void)
 	    T(test_edit_space),
 	    T(test_partial64_and_devinfo),
 	    T(test_android_extension_option),
+	    T(test_object_prop_lists_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
