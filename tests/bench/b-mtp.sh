@@ -366,6 +366,16 @@ list mtp $MTP_WPID
 trace mtp
 fuse_ls mtp $MTP_WPID
 mtp_down
+# The mtp option object_prop_lists=false: DeviceInfo without
+# GetObjectPropList and GetObjectPropsSupported, one transaction an object
+# in libmtp's walk, and no whole-device list (docs/mtp-clients.md).
+if mtp_up storage0_path=/srv/mtpb storage0_description=Bench object_prop_lists=false; then
+	list mtpnpl $MTP_WPID
+	fuse_ls mtpnpl $MTP_WPID
+else
+	echo "FAIL: the mtp gadget did not come up with object_prop_lists=false"
+fi
+mtp_down
 if [ -n "${MTP_BENCH_BASE:-}" ]; then
 	B0=$B
 	B=$MTP_BENCH_BASE

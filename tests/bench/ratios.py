@@ -75,6 +75,10 @@ pairs = [
     ("umtprd_folders_s", "mtp_folders_s", f"mtp-folders {files} files: umtprd time / gadgetd time", 8.0),
     ("umtprd_jmtpfs_ls_s", "mtp_jmtpfs_ls_s", f"ls -R through jmtpfs, {files} files: umtprd time / gadgetd time", 1.0),
     ("umtprd_gomtpfs_ls_s", "mtp_gomtpfs_ls_s", f"ls -R through go-mtpfs, {files} files: umtprd time / gadgetd time", 1.0),
+    ("umtprd_files_s", "mtpnpl_files_s", f"mtp-files {files} files: umtprd time / gadgetd time, object_prop_lists=false", 1.0),
+    ("umtprd_jmtpfs_ls_s", "mtpnpl_jmtpfs_ls_s", f"ls -R through jmtpfs, {files} files: umtprd time / gadgetd time, object_prop_lists=false", 1.0),
+    ("umtprd_gomtpfs_ls_s", "mtpnpl_gomtpfs_ls_s", f"ls -R through go-mtpfs, {files} files: umtprd time / gadgetd time, object_prop_lists=false", 1.0),
+    ("umtprd_folders_s", "mtpnpl_folders_s", f"mtp-folders {files} files: umtprd time / gadgetd time, object_prop_lists=false (a walk)", None),
     ("mtp_files_obj_ms", "mtp_txn_floor_ms", "mtp-files ms per object (2 transactions) / SourceSink transaction floor", None),
     ("umtprd_files_obj_ms", "mtp_txn_floor_ms", "umtprd: mtp-files ms per object (1 transaction) / SourceSink transaction floor", None),
 ]
