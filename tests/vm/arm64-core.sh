@@ -137,11 +137,16 @@ gd_stop
 # on armhf test_composer's readdir), on this kernel. Built with UBSan
 # only, like check-cross, which runs the others.
 say "unit tests on the arm64 kernel ($ARCH)"
+# The tests' scratch folders (/tmp/test_*) on a tmpfs: on the root's
+# overlay every lookup of a new name goes down to the 9p lower layer, and
+# test_handle_reuse's 20 000 mkdir and rmdir took 50 s (2026-12-05).
+mount -t tmpfs -o size=512m tmpfs /tmp || die "cannot mount a tmpfs on /tmp"
 # unit_test NAME: runs it from this tree, its log (each line stamped with
-# the guest's uptime) in the output folder; the last lines on a failure.
+# the guest's uptime, read by the shell: no process per line) in the
+# output folder; the last lines on a failure.
 unit_test() {
 	(cd "$SRC" && { timeout -k 5 300 "$UNIT/$1" 2>&1; echo "exit $?"; }) |
-		while IFS= read -r l; do echo "$(cut -d' ' -f1 /proc/uptime) $l"; done > "/mnt/out/$1.log"
+		while IFS= read -r l; do read -r up idle </proc/uptime; echo "$up $l"; done > "/mnt/out/$1.log"
 	grep -q ' exit 0$' "/mnt/out/$1.log" && return 0
 	tail -n 30 "/mnt/out/$1.log"
 	return 1
