@@ -137,10 +137,6 @@ gd_stop
 # on armhf test_composer's readdir), on this kernel. Built with UBSan
 # only, like check-cross, which runs the others.
 say "unit tests on the arm64 kernel ($ARCH)"
-# The tests' scratch folders (/tmp/test_*) on a tmpfs: on the root's
-# overlay every lookup of a new name goes down to the 9p lower layer, and
-# test_handle_reuse's 20 000 mkdir and rmdir took 50 s (2026-12-05).
-mount -t tmpfs -o size=512m tmpfs /tmp || die "cannot mount a tmpfs on /tmp"
 # unit_test NAME: runs it from this tree, its log (each line stamped with
 # the guest's uptime, read by the shell: no process per line) in the
 # output folder; the last lines on a failure.
