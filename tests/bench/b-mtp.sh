@@ -54,15 +54,64 @@ cpu_us() {
 	awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" -v n="$NFILES" \
 		'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }'
 }
+# kids_ticks: the CPU time of this shell's waited-for children (the
+# host tools), in clock ticks.
+kids_ticks() { sed 's/^.*) //' /proc/$$/stat | awk '{ print $14 + $15 }'; }
+# cpu_ms NAME T0 T1: BENCH NAME_cpu_ms from two tick counts.
+cpu_ms() {
+	awk -v n=$1 -v a=$2 -v b=$3 -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "BENCH %s_cpu_ms %.0f ms\n", n, (b - a) * 1000 / hz }'
+}
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
 secs() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e9 }'; }
 
-# xfer NAME STORAGE_DIR: time mtp-sendfile and mtp-getfile of big.bin.
+# mon_start: usbmon on, if MTP_BENCH_XFER_USBMON asks (sets MONP).
+MONP=
+mon_start() {
+	[ -n "${MTP_BENCH_XFER_USBMON:-}" ] || return 0
+	modprobe usbmon 2>/dev/null
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	cat /sys/kernel/debug/usb/usbmon/0u > $W/mon.txt &
+	MONP=$!
+	sleep 0.3
+}
+
+# mon_stop NAME DIR: usbmon off; the spans of the DIR (i, o) 16 KiB URBs.
+mon_stop() {
+	[ -n "$MONP" ] || return 0
+	sleep 0.3
+	kill $MONP
+	wait $MONP 2>/dev/null
+	MONP=
+	awk -v dir=$2 -v size=16384 -f "$SRC/tests/bench/usbmon-bulk.awk" $W/mon.txt > $W/$1-bulk.txt
+	rm -f $W/mon.txt
+	for k in dev host; do
+		awk -v k=$k '$1 == k { print $2 }' $W/$1-bulk.txt | sort -n | awk -v name=${1}_$k '
+			{ v[NR] = $1; s += $1 }
+			END {
+				if (!NR) exit
+				printf "BENCH %s_p50_us %d us\n", name, v[int((NR + 1) / 2)]
+				printf "BENCH %s_p90_us %d us\n", name, v[int((NR * 9 + 9) / 10)]
+				printf "BENCH %s_ms %.1f ms\n", name, s / 1000
+			}'
+	done
+	awk -v name=$1 '$1 == "span" { printf "BENCH %s_span_ms %.1f ms\n", name, $2 / 1000 }
+		$1 == "n" { printf "BENCH %s_urbs %d URBs\n", name, $2 }' $W/$1-bulk.txt
+	cp $W/$1-bulk.txt /mnt/out/b-mtp/ 2>/dev/null
+}
+
+# xfer NAME STORAGE_DIR PID: time mtp-sendfile and mtp-getfile of
+# big.bin; the CPU time they took the responder (PID) and the host tool
+# (BENCH NAME_{send,get}_{dev,host}_cpu_ms).
 xfer() {
 	rm -f "$2/big.bin" $W/back.bin
+	mon_start
+	c0=$(cpu_ticks $3) k0=$(kids_ticks)
 	t0=$(now)
 	timeout 300 mtp-sendfile $W/big.bin / > $W/$1-send.txt 2>&1
 	t1=$(now)
+	c1=$(cpu_ticks $3) k1=$(kids_ticks)
+	mon_stop ${1}_send o
 	id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/$1-send.txt)
 	# umtprd fails libmtp's metadata re-read after a send, so no ID is
 	# printed although the data arrived: look it up, untimed.
@@ -73,12 +122,20 @@ xfer() {
 		sed "s/^/$1: mtp-sendfile said: /"
 	cmp -s $W/big.bin "$2/big.bin" || { echo "FAIL: $1: sent file differs"; tail -n 5 $W/$1-send.txt; return 1; }
 	sync
+	mon_start
+	c2=$(cpu_ticks $3) k2=$(kids_ticks)
 	t2=$(now)
 	timeout 300 mtp-getfile "$id" $W/back.bin > $W/$1-get.txt 2>&1
 	t3=$(now)
+	c3=$(cpu_ticks $3) k3=$(kids_ticks)
+	mon_stop ${1}_get i
 	cmp -s $W/big.bin $W/back.bin || { echo "FAIL: $1: received file differs"; tail -n 5 $W/$1-get.txt; return 1; }
 	echo "BENCH ${1}_send_mbps $(mbps $SIZE $((t1 - t0))) MB/s"
 	echo "BENCH ${1}_get_mbps $(mbps $SIZE $((t3 - t2))) MB/s"
+	cpu_ms ${1}_send_dev $c0 $c1
+	cpu_ms ${1}_send_host $k0 $k1
+	cpu_ms ${1}_get_dev $c2 $c3
+	cpu_ms ${1}_get_host $k2 $k3
 	if [ -n "${TINY_SEND_NS:-}" ]; then
 		echo "BENCH ${1}_send_net_mbps $(mbps $SIZE $((t1 - t0 - TINY_SEND_NS))) MB/s"
 		echo "BENCH ${1}_get_net_mbps $(mbps $SIZE $((t3 - t2 - TINY_GET_NS))) MB/s"
@@ -219,20 +276,31 @@ near_bound() {
 FFS_DIR=/dev/ffs-bench
 FFS_ID=1d6b:0105
 ffs_bound() {
-	local fp n=0 out in name=near_ffsfile${1:+$1_$2}
+	local fp fpid n=0 out in name=near_ffsfile${1:+$1_$2}
 	cfs_gadget -p ffsfile gffs 1d6b 0105 ffs.bench || return 1
 	mkdir -p $FFS_DIR
 	timeout 10 mount -t functionfs bench $FFS_DIR || return 1
 	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin "$@" > $W/ffsfile.txt 2>&1 &
 	fp=$!
 	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	if cfs_bind gffs && wait_usb $FFS_ID 15 &&
+	# $fp is timeout's; the CPU time is ffsfile's own.
+	fpid=$(pgrep -n -x ffsfile)
+	if cfs_bind gffs && wait_usb $FFS_ID 15 && mon_start &&
+		c0=$(cpu_ticks $fpid) && k0=$(kids_ticks) &&
 		out=$(timeout 120 "$B/usbsync" $FFS_ID out $SIZE 16384 $W/big.bin) &&
+		c1=$(cpu_ticks $fpid) && k1=$(kids_ticks) &&
+		mon_stop ${name}_send o && mon_start &&
 		in=$(timeout 120 "$B/usbsync" $FFS_ID in $SIZE 16384 $W/back.bin) &&
-		wait $fp && cmp -s $W/big.bin $W/back.bin; then
+		c2=$(cpu_ticks $fpid) && k2=$(kids_ticks) &&
+		mon_stop ${name}_get i && wait $fp && cmp -s $W/big.bin $W/back.bin; then
 		echo "BENCH ${name}_out_mbps $out MB/s"
 		echo "BENCH ${name}_in_mbps $in MB/s"
+		cpu_ms ${name}_send_dev $c0 $c1
+		cpu_ms ${name}_send_host $k0 $k1
+		cpu_ms ${name}_get_dev $c1 $c2
+		cpu_ms ${name}_get_host $k1 $k2
 	else
+		mon_stop ${name}_failed i > /dev/null
 		echo "FAIL: ffs-file bound $*: $(cat $W/ffsfile.txt)"
 	fi
 	kill $fp 2>/dev/null
@@ -248,7 +316,7 @@ xfer_build() {
 	local b0=$B
 	B=$2
 	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
-		tiny $1 && xfer $1 /srv/mtpb
+		tiny $1 && xfer $1 /srv/mtpb $MTP_WPID
 		TINY_SEND_NS= TINY_GET_NS=
 		[ "$1" != mtp ] || [ "$round" != 0 ] || strace_xfer
 	else
@@ -348,9 +416,10 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	ffs_bound
 	near_bound
 
+	[ -z "${MTP_BENCH_XFER_ONLY:-}" ] || exit 0
 	echo "== umtprd: 50 MB send/get"
 	if umtprd_up /srv/umtpb; then
-		xfer umtprd /srv/umtpb
+		xfer umtprd /srv/umtpb $UPID
 	else
 		echo "FAIL: umtprd gadget did not come up"; tail -n 20 $W/umtprd.log
 	fi
