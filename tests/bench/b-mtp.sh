@@ -49,7 +49,9 @@
 # alike; compare the rates of such a run only with each other. Every
 # transfer also gives the CPU time it took the responder and the host
 # tool: NAME_{send,get}_{dev,host}_cpu_ms.
-# MTP_BENCH_XFER_ONLY=1 skips umtprd and the listings. MTP_BENCH_PERF=1
+# MTP_BENCH_PIN=1 runs the host tools on CPU 0 and the responders on CPU 1
+# in the timed transfers. MTP_BENCH_XFER_ONLY=1 skips umtprd and the
+# listings. MTP_BENCH_PERF=1
 # ends the rounds with one more ffs-file bound in libmtp's pattern and one
 # more gadgetd send and get, each under `perf record -a` (reports in
 # b-mtp.log; their rates are BENCH perf_*, left out of the ratios).
@@ -118,6 +120,16 @@ mon_stop() {
 	cp $W/$1-bulk.txt /mnt/out/b-mtp/ 2>/dev/null
 }
 
+# MTP_BENCH_PIN=1: the host tools on CPU 0 (HOSTPIN), the responders
+# (every thread) on CPU 1 (dev_pin PID), so that neither side's CPU time
+# shows in the other's spans; the kernel's workers and interrupts stay
+# where they run.
+HOSTPIN=
+[ -z "${MTP_BENCH_PIN:-}" ] || HOSTPIN="taskset -c 0"
+dev_pin() {
+	[ -z "${MTP_BENCH_PIN:-}" ] || [ -z "$1" ] || taskset -a -p -c 1 "$1" > /dev/null
+}
+
 # profiled NAME CMD...: CMD, under `perf record -a` when PROFILE is set
 # (the report goes to b-mtp/perf-NAME.txt).
 PROFILE=
@@ -145,7 +157,7 @@ xfer() {
 	mon_start
 	c0=$(cpu_ticks $3) k0=$(kids_ticks)
 	t0=$(now)
-	profiled $1-send timeout 300 mtp-sendfile $W/big.bin / > $W/$1-send.txt 2>&1
+	profiled $1-send $HOSTPIN timeout 300 mtp-sendfile $W/big.bin / > $W/$1-send.txt 2>&1
 	t1=$(now)
 	c1=$(cpu_ticks $3) k1=$(kids_ticks)
 	mon_stop ${1}_send o
@@ -162,7 +174,7 @@ xfer() {
 	mon_start
 	c2=$(cpu_ticks $3) k2=$(kids_ticks)
 	t2=$(now)
-	profiled $1-get timeout 300 mtp-getfile "$id" $W/back.bin > $W/$1-get.txt 2>&1
+	profiled $1-get $HOSTPIN timeout 300 mtp-getfile "$id" $W/back.bin > $W/$1-get.txt 2>&1
 	t3=$(now)
 	c3=$(cpu_ticks $3) k3=$(kids_ticks)
 	mon_stop ${1}_get i
@@ -328,12 +340,13 @@ ffs_bound() {
 	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin "$@" > $W/ffsfile.txt 2>&1 &
 	fp=$!
 	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	dev_pin $(pgrep -n -x ffsfile)
 	# The host tool's CPU time is the shell's children's (kids_ticks),
 	# taken right around it; ffsfile reports its own (cpu_ms out|in).
 	if cfs_bind gffs && wait_usb $FFS_ID 15 && mon_start && k0=$(kids_ticks) &&
-		out=$(profiled $name-send timeout 120 "$B/usbsync" $FFS_ID ${host}out $SIZE 16384 $W/big.bin 2> $W/usbsync.txt) &&
+		out=$(profiled $name-send $HOSTPIN timeout 120 "$B/usbsync" $FFS_ID ${host}out $SIZE 16384 $W/big.bin 2> $W/usbsync.txt) &&
 		k1=$(kids_ticks) && mon_stop ${name}_send o && mon_start && k2=$(kids_ticks) &&
-		in=$(profiled $name-get timeout 120 "$B/usbsync" $FFS_ID ${host}in $SIZE 16384 $W/back.bin 2> $W/usbsync.txt) &&
+		in=$(profiled $name-get $HOSTPIN timeout 120 "$B/usbsync" $FFS_ID ${host}in $SIZE 16384 $W/back.bin 2> $W/usbsync.txt) &&
 		k3=$(kids_ticks) && mon_stop ${name}_get i && wait $fp && cmp -s $W/big.bin $W/back.bin; then
 		echo "BENCH ${name}_out_mbps $out MB/s"
 		echo "BENCH ${name}_in_mbps $in MB/s"
@@ -358,6 +371,7 @@ xfer_build() {
 	local b0=$B
 	B=$2
 	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
+		dev_pin $MTP_WPID
 		tiny $1 && xfer $1 /srv/mtpb $MTP_WPID
 		TINY_SEND_NS= TINY_GET_NS=
 		[ "$1" != mtp ] || [ "$round" != 0 ] || strace_xfer
