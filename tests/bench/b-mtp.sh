@@ -16,6 +16,10 @@
 #         with the mtp plugin's request sizes (8 reads of 128 KiB queued,
 #         256 KiB writes, 1 MiB queued): what the bytes cost any responder
 #         in user space on this bed
+#   BENCH near_ffslibmtp_{in,out}_mbps: the same with usbsync following
+#         libmtp's and mtp-tools' pattern exactly (a first transfer of one
+#         packet, then 16 KiB ones, and a progress line after each: the
+#         stream cut where a responder's 12-byte header puts it)
 #   BENCH mtp_jmtpfs_ls_s / mtp_gomtpfs_ls_s and umtprd_*: `ls -R` of the
 #         same tree through a jmtpfs and a go-mtpfs mount
 #   BENCH mtp_files_obj_ms / *_cpu_us: wall ms per object of mtp-files, and
@@ -35,6 +39,22 @@
 # MTP_BENCH_FFS_SHAPES="OUT_KIB:IN_KIB ..." adds ffs-file bounds with other
 # request sizes. MTP_BENCH_STRACE=1 sends and gets once more with
 # `strace -c -f` on the worker (b-mtp/mtp-strace-{send,get}.txt).
+# MTP_BENCH_XFER_USBMON=1 records the bus under usbmon during every timed
+# 50 MB transfer (gadgetd's and the ffs-file bounds') and splits each
+# one's 16 KiB URBs between device and host (usbmon-bulk.awk): BENCH
+# NAME_{send,get}_{dev,host}_{p50,p90}_us (submit to completion; the
+# completion to the next submit) and their sums NAME_*_{dev,host}_ms, the
+# first submit to the last completion NAME_*_span_ms, with NAME mtp,
+# mtpNAME, near_ffsfile or near_ffslibmtp. usbmon costs every side
+# alike; compare the rates of such a run only with each other. Every
+# transfer also gives the CPU time it took the responder and the host
+# tool: NAME_{send,get}_{dev,host}_cpu_ms.
+# MTP_BENCH_PIN=1 runs the host tools on CPU 0 and the responders on CPU 1
+# in the timed transfers. MTP_BENCH_XFER_ONLY=1 skips umtprd and the
+# listings. MTP_BENCH_PERF=1
+# ends the rounds with one more ffs-file bound in libmtp's pattern and one
+# more gadgetd send and get, each under `perf record -a` (reports in
+# b-mtp.log; their rates are BENCH perf_*, left out of the ratios).
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 export LANG=C.UTF-8
@@ -54,15 +74,93 @@ cpu_us() {
 	awk -v a="$1" -v b="$2" -v hz="$(getconf CLK_TCK)" -v n="$NFILES" \
 		'BEGIN { printf "%.0f", (b - a) * 1e6 / hz / n }'
 }
+# kids_ticks: the CPU time of this shell's waited-for children (the
+# host tools), in clock ticks.
+kids_ticks() { sed 's/^.*) //' /proc/$$/stat | awk '{ print $14 + $15 }'; }
+# cpu_ms NAME T0 T1: BENCH NAME_cpu_ms from two tick counts.
+cpu_ms() {
+	awk -v n=$1 -v a=$2 -v b=$3 -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "BENCH %s_cpu_ms %.0f ms\n", n, (b - a) * 1000 / hz }'
+}
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
 secs() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e9 }'; }
 
-# xfer NAME STORAGE_DIR: time mtp-sendfile and mtp-getfile of big.bin.
+# mon_start: usbmon on, if MTP_BENCH_XFER_USBMON asks (sets MONP).
+MONP=
+mon_start() {
+	[ -n "${MTP_BENCH_XFER_USBMON:-}" ] || return 0
+	modprobe usbmon 2>/dev/null
+	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	cat /sys/kernel/debug/usb/usbmon/0u > $W/mon.txt &
+	MONP=$!
+	sleep 0.3
+}
+
+# mon_stop NAME DIR: usbmon off; the spans of the DIR (i, o) 16 KiB URBs.
+mon_stop() {
+	[ -n "$MONP" ] || return 0
+	sleep 0.3
+	kill $MONP
+	wait $MONP 2>/dev/null
+	MONP=
+	awk -v dir=$2 -v size=16384 -f "$SRC/tests/bench/usbmon-bulk.awk" $W/mon.txt > $W/$1-bulk.txt
+	rm -f $W/mon.txt
+	for k in dev host; do
+		awk -v k=$k '$1 == k { print $2 }' $W/$1-bulk.txt | sort -n | awk -v name=${1}_$k '
+			{ v[NR] = $1; s += $1 }
+			END {
+				if (!NR) exit
+				printf "BENCH %s_p50_us %d us\n", name, v[int((NR + 1) / 2)]
+				printf "BENCH %s_p90_us %d us\n", name, v[int((NR * 9 + 9) / 10)]
+				printf "BENCH %s_ms %.1f ms\n", name, s / 1000
+			}'
+	done
+	awk -v name=$1 '$1 == "span" { printf "BENCH %s_span_ms %.1f ms\n", name, $2 / 1000 }
+		$1 == "n" { printf "BENCH %s_urbs %d URBs\n", name, $2 }' $W/$1-bulk.txt
+	cp $W/$1-bulk.txt /mnt/out/b-mtp/ 2>/dev/null
+}
+
+# MTP_BENCH_PIN=1: the host tools on CPU 0 (HOSTPIN), the responders
+# (every thread) on CPU 1 (dev_pin PID), so that neither side's CPU time
+# shows in the other's spans; the kernel's workers and interrupts stay
+# where they run.
+HOSTPIN=
+[ -z "${MTP_BENCH_PIN:-}" ] || HOSTPIN="taskset -c 0"
+dev_pin() {
+	[ -z "${MTP_BENCH_PIN:-}" ] || [ -z "$1" ] || taskset -a -p -c 1 "$1" > /dev/null
+}
+
+# profiled NAME CMD...: CMD, under `perf record -a` when PROFILE is set
+# (the report goes to b-mtp/perf-NAME.txt).
+PROFILE=
+profiled() {
+	local name=$1
+
+	shift
+	[ -n "$PROFILE" ] || { "$@"; return; }
+	perf record -q -e cpu-clock -a -o $W/perf.data -- "$@"
+	set -- $?
+	{
+		echo "perf $name: perf record -a, the busiest process, object and symbol triples:"
+		perf report -i $W/perf.data --sort comm,dso,sym --stdio 2>/dev/null |
+			grep -v '^#' | grep . | head -n 40
+	} > /mnt/out/b-mtp/perf-$name.txt
+	rm -f $W/perf.data
+	return $1
+}
+
+# xfer NAME STORAGE_DIR PID: time mtp-sendfile and mtp-getfile of
+# big.bin; the CPU time they took the responder (PID) and the host tool
+# (BENCH NAME_{send,get}_{dev,host}_cpu_ms).
 xfer() {
 	rm -f "$2/big.bin" $W/back.bin
+	mon_start
+	c0=$(cpu_ticks $3) k0=$(kids_ticks)
 	t0=$(now)
-	timeout 300 mtp-sendfile $W/big.bin / > $W/$1-send.txt 2>&1
+	profiled $1-send $HOSTPIN timeout 300 mtp-sendfile $W/big.bin / > $W/$1-send.txt 2>&1
 	t1=$(now)
+	c1=$(cpu_ticks $3) k1=$(kids_ticks)
+	mon_stop ${1}_send o
 	id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/$1-send.txt)
 	# umtprd fails libmtp's metadata re-read after a send, so no ID is
 	# printed although the data arrived: look it up, untimed.
@@ -73,12 +171,20 @@ xfer() {
 		sed "s/^/$1: mtp-sendfile said: /"
 	cmp -s $W/big.bin "$2/big.bin" || { echo "FAIL: $1: sent file differs"; tail -n 5 $W/$1-send.txt; return 1; }
 	sync
+	mon_start
+	c2=$(cpu_ticks $3) k2=$(kids_ticks)
 	t2=$(now)
-	timeout 300 mtp-getfile "$id" $W/back.bin > $W/$1-get.txt 2>&1
+	profiled $1-get $HOSTPIN timeout 300 mtp-getfile "$id" $W/back.bin > $W/$1-get.txt 2>&1
 	t3=$(now)
+	c3=$(cpu_ticks $3) k3=$(kids_ticks)
+	mon_stop ${1}_get i
 	cmp -s $W/big.bin $W/back.bin || { echo "FAIL: $1: received file differs"; tail -n 5 $W/$1-get.txt; return 1; }
 	echo "BENCH ${1}_send_mbps $(mbps $SIZE $((t1 - t0))) MB/s"
 	echo "BENCH ${1}_get_mbps $(mbps $SIZE $((t3 - t2))) MB/s"
+	cpu_ms ${1}_send_dev $c0 $c1
+	cpu_ms ${1}_send_host $k0 $k1
+	cpu_ms ${1}_get_dev $c2 $c3
+	cpu_ms ${1}_get_host $k2 $k3
 	if [ -n "${TINY_SEND_NS:-}" ]; then
 		echo "BENCH ${1}_send_net_mbps $(mbps $SIZE $((t1 - t0 - TINY_SEND_NS))) MB/s"
 		echo "BENCH ${1}_get_net_mbps $(mbps $SIZE $((t3 - t2 - TINY_GET_NS))) MB/s"
@@ -212,28 +318,45 @@ near_bound() {
 		grep '^BENCH\|FATAL'
 }
 
-# ffs_bound [OUT_KIB IN_KIB]: the ffs-file bound, now (BENCH
+# ffs_bound HOST [OUT_KIB IN_KIB]: the ffs-file bound, now (BENCH
 # near_ffsfile_*): SIZE bytes sent into ffsfile, which writes them to the
 # storage's file system, and got back from that file, with the mtp
 # plugin's request sizes or those given (BENCH near_ffsfileOUT_IN_*).
+# HOST is usbsync's pattern: "" for 16 KiB transfers from the start
+# (near_ffsfile*), mtp for libmtp's own (BENCH near_ffslibmtp_*: a first
+# transfer of one packet, then 16 KiB, and mtp-tools' progress line
+# written after each; usbsync.c).
 FFS_DIR=/dev/ffs-bench
 FFS_ID=1d6b:0105
 ffs_bound() {
-	local fp n=0 out in name=near_ffsfile${1:+$1_$2}
+	local fp n=0 out in name=near_ffsfile host=$1
+
+	[ "$host" != mtp ] || name=near_ffslibmtp
+	name=$name${2:+$2_$3}
+	shift
 	cfs_gadget -p ffsfile gffs 1d6b 0105 ffs.bench || return 1
 	mkdir -p $FFS_DIR
 	timeout 10 mount -t functionfs bench $FFS_DIR || return 1
 	timeout 300 "$B/ffsfile" $FFS_DIR $SIZE /srv/mtpb/ffsfile.bin "$@" > $W/ffsfile.txt 2>&1 &
 	fp=$!
 	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	if cfs_bind gffs && wait_usb $FFS_ID 15 &&
-		out=$(timeout 120 "$B/usbsync" $FFS_ID out $SIZE 16384 $W/big.bin) &&
-		in=$(timeout 120 "$B/usbsync" $FFS_ID in $SIZE 16384 $W/back.bin) &&
-		wait $fp && cmp -s $W/big.bin $W/back.bin; then
+	dev_pin $(pgrep -n -x ffsfile)
+	# The host tool's CPU time is the shell's children's (kids_ticks),
+	# taken right around it; ffsfile reports its own (cpu_ms out|in).
+	if cfs_bind gffs && wait_usb $FFS_ID 15 && mon_start && k0=$(kids_ticks) &&
+		out=$(profiled $name-send $HOSTPIN timeout 120 "$B/usbsync" $FFS_ID ${host}out $SIZE 16384 $W/big.bin 2> $W/usbsync.txt) &&
+		k1=$(kids_ticks) && mon_stop ${name}_send o && mon_start && k2=$(kids_ticks) &&
+		in=$(profiled $name-get $HOSTPIN timeout 120 "$B/usbsync" $FFS_ID ${host}in $SIZE 16384 $W/back.bin 2> $W/usbsync.txt) &&
+		k3=$(kids_ticks) && mon_stop ${name}_get i && wait $fp && cmp -s $W/big.bin $W/back.bin; then
 		echo "BENCH ${name}_out_mbps $out MB/s"
 		echo "BENCH ${name}_in_mbps $in MB/s"
+		sed -n 's/^cpu_ms out \([0-9]*\)$/BENCH '${name}'_send_dev_cpu_ms \1 ms/p
+			s/^cpu_ms in \([0-9]*\)$/BENCH '${name}'_get_dev_cpu_ms \1 ms/p' $W/ffsfile.txt
+		cpu_ms ${name}_send_host $k0 $k1
+		cpu_ms ${name}_get_host $k2 $k3
 	else
-		echo "FAIL: ffs-file bound $*: $(cat $W/ffsfile.txt)"
+		mon_stop ${name}_failed i > /dev/null
+		echo "FAIL: ffs-file bound $host $*: $(cat $W/ffsfile.txt; tail -c 300 $W/usbsync.txt)"
 	fi
 	kill $fp 2>/dev/null
 	wait $fp 2>/dev/null
@@ -248,7 +371,8 @@ xfer_build() {
 	local b0=$B
 	B=$2
 	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
-		tiny $1 && xfer $1 /srv/mtpb
+		dev_pin $MTP_WPID
+		tiny $1 && xfer $1 /srv/mtpb $MTP_WPID
 		TINY_SEND_NS= TINY_GET_NS=
 		[ "$1" != mtp ] || [ "$round" != 0 ] || strace_xfer
 	else
@@ -339,18 +463,28 @@ if [ -z "${MTP_BENCH_LIST_ONLY:-}" ]; then
 	near_bound
 	round=0
 	while [ $round -lt "${MTP_BENCH_ROUNDS:-1}" ]; do
-		ffs_bound
-		for s in ${MTP_BENCH_FFS_SHAPES:-}; do ffs_bound ${s%:*} ${s#*:}; done
+		ffs_bound ""
+		ffs_bound mtp
+		for s in ${MTP_BENCH_FFS_SHAPES:-}; do ffs_bound "" ${s%:*} ${s#*:}; done
 		xfer_build mtp $B
 		for v in ${MTP_BENCH_XFER_BASES:-}; do xfer_build mtp${v%%=*} ${v#*=}; done
 		round=$((round + 1))
 	done
-	ffs_bound
+	ffs_bound ""
+	ffs_bound mtp
+	if [ -n "${MTP_BENCH_PERF:-}" ]; then
+		PROFILE=1
+		ffs_bound mtp | sed 's/^BENCH near_/BENCH perf_/'
+		xfer_build perf $B
+		PROFILE=
+		cat /mnt/out/b-mtp/perf-*.txt
+	fi
 	near_bound
 
+	[ -z "${MTP_BENCH_XFER_ONLY:-}" ] || exit 0
 	echo "== umtprd: 50 MB send/get"
 	if umtprd_up /srv/umtpb; then
-		xfer umtprd /srv/umtpb
+		xfer umtprd /srv/umtpb $UPID
 	else
 		echo "FAIL: umtprd gadget did not come up"; tail -n 20 $W/umtprd.log
 	fi

@@ -13,7 +13,9 @@
  * Writes the descriptors to FFSDIR/ep0 and prints "ready" once they are
  * in (the gadget may be bound then), waits for ENABLE, receives BYTES
  * from the host into FILE (created or truncated), then sends FILE's
- * first BYTES back; exit 0 when all went through, 1 on any error.
+ * first BYTES back; exit 0 when all went through, 1 on any error. Then
+ * prints the CPU time (user + system) each direction took it, as
+ * "cpu_ms out N" and "cpu_ms in N".
  * Requests are the mtp plugin's unless told: OUT_KIB (128) per read, 8
  * reads queued (epio); IN_KIB (256) per write, at most 1 MiB queued
  * (PLUGIN_TX_HIGH). BYTES must be a multiple of both sizes.
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define FFSFILE_QUEUE 8
@@ -181,6 +184,16 @@ static int ffsfile_move(io_context_t ctx, int ep, int fd, bool in,
 	return 0;
 }
 
+/* This process's CPU time so far (user + system), in ms. */
+static long ffsfile_cpu_ms(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned char *bufs[FFSFILE_QUEUE];
@@ -189,6 +202,7 @@ int main(int argc, char **argv)
 	long oxfer = argc > 4 ? atol(argv[4]) * 1024 : 128 * 1024;
 	long ixfer = argc > 5 ? atol(argv[5]) * 1024 : 256 * 1024;
 	int ep0, in, out, fd;
+	long c0, c1;
 
 	if (argc < 4 || argc > 6 || total <= 0 || oxfer <= 0 || ixfer <= 0 ||
 	    total % oxfer || total % ixfer) {
@@ -212,10 +226,13 @@ int main(int argc, char **argv)
 		perror("ffsfile");
 		return 1;
 	}
+	c0 = ffsfile_cpu_ms();
 	if (ffsfile_move(ctx, out, fd, false, total, bufs, oxfer) < 0 ||
-	    ffsfile_move(ctx, in, fd, true, total, bufs, ixfer) < 0) {
+	    (c1 = ffsfile_cpu_ms(),
+	     ffsfile_move(ctx, in, fd, true, total, bufs, ixfer) < 0)) {
 		perror("ffsfile: transfer");
 		return 1;
 	}
+	printf("cpu_ms out %ld\ncpu_ms in %ld\n", c1 - c0, ffsfile_cpu_ms() - c1);
 	return 0;
 }

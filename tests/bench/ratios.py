@@ -65,6 +65,12 @@ pairs = [
     ("mtp_get_net_mbps", "near_sync16k_in_mbps", "mtp-getfile less the tool's fixed cost / libmtp-pattern bound taken before and after it", 0.9),
     ("mtp_send_net_mbps", "near_ffsfile_out_mbps", "mtp-sendfile less the tool's fixed cost / ffs-file bound (the libmtp pattern into a file through f_fs in user space)", 0.9),
     ("mtp_get_net_mbps", "near_ffsfile_in_mbps", "mtp-getfile less the tool's fixed cost / ffs-file bound (the libmtp pattern out of a file through f_fs in user space)", 0.9),
+    ("mtp_send_net_mbps", "near_ffslibmtp_out_mbps", "mtp-sendfile less the tool's fixed cost / ffs-file bound with libmtp's own pattern (first packet alone, progress line per 16 KiB)", 0.9),
+    ("mtp_get_net_mbps", "near_ffslibmtp_in_mbps", "mtp-getfile less the tool's fixed cost / ffs-file bound with libmtp's own pattern (first packet alone, progress line per 16 KiB)", 0.9),
+    ("near_ffslibmtp_send_span_ms", "mtp_send_span_ms", "mtp-sendfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
+    ("near_ffslibmtp_get_span_ms", "mtp_get_span_ms", "mtp-getfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
+    ("near_ffslibmtp_out_mbps", "near_ffsfile_out_mbps", "ffs-file bound out: libmtp's own pattern / 16 KiB from the start (what the host pattern costs)", None),
+    ("near_ffslibmtp_in_mbps", "near_ffsfile_in_mbps", "ffs-file bound in: libmtp's own pattern / 16 KiB from the start (what the host pattern costs)", None),
     ("near_ffsfile_out_mbps", "near_sync16k_out_mbps", "ffs-file bound out / libmtp-pattern bound (what user space and the file cost)", None),
     ("near_ffsfile_in_mbps", "near_sync16k_in_mbps", "ffs-file bound in / libmtp-pattern bound (what user space and the file cost)", None),
     ("sync16k_out_mbps", "ceiling_write_mbps", "libmtp-pattern bound out / mass_storage write", None),
@@ -94,5 +100,12 @@ for num, den, what, target in pairs:
         r = vals[num] / vals[den]
         tgt = "" if target is None else f"  (target >= {target}: {'met' if r >= target else 'NOT met'})"
         print(f"  {what}: {r:.2f}{tgt}")
+        # b-mtp's rounds (MTP_BENCH_ROUNDS): a bound taken before each
+        # round's transfer and once after the last; each round against the
+        # mean of the bounds on its two sides, the load being closest.
+        n, d = samples[num], samples[den]
+        if num.startswith("mtp_") and den.startswith("near_ffs") and len(n) > 1 and len(d) == len(n) + 1:
+            per = [x / ((d[i] + d[i + 1]) / 2) for i, x in enumerate(n)]
+            print(f"    per round: {', '.join(f'{x:.2f}' for x in per)}")
     else:
         print(f"  {what}: n/a (missing {num if num not in vals else den})")

@@ -5,6 +5,16 @@
  * the kernel's SourceSink function as the device, it gives the best rate
  * any device could reach with that host pattern on this bed.
  *
+ * With mtpin and mtpout it follows libmtp 1.1.20 more closely still
+ * (src/libusb1-glue.c: ptp_usb_getdata, ptp_usb_senddata, ptp_read_func,
+ * ptp_write_func) and mtp-tools' progress callback: the first transfer
+ * is one maxpacket (libmtp reads the container header with the first
+ * packet's worth of data, and sends them together), the rest CHUNK at a
+ * time, and after each transfer a progress line goes to stderr in one
+ * write, as mtp-getfile and mtp-sendfile print theirs to stdout and
+ * flush it. The device stream is then cut where a responder's 12-byte
+ * header puts libmtp's transfers: 512 bytes off a CHUNK boundary.
+ *
  * With adbin and adbout it follows Debian's adb 29 instead (AOSP adb's
  * client/usb_linux.cpp and its one-WRTE-in-flight streams): each CHUNK of
  * payload goes with a 24-byte header in a transfer of its own before it,
@@ -20,7 +30,8 @@
  * 64 KiB at a time, and the adb server, which does the USB side, through
  * TCP over the loopback (here a child process and a TCP connection).
  *
- * usage: usbsync VID:PID in|out|adbin|adbout|adbhopin|adbhopout BYTES CHUNK FILE
+ * usage: usbsync VID:PID in|out|mtpin|mtpout|adbin|adbout|adbhopin|adbhopout
+ *                BYTES CHUNK FILE
  * Prints "MB/s" (10^6 bytes of payload) on stdout; exit 1 on any error.
  *
  * usbsync VID:PID txn COUNT CHUNK -: COUNT transactions of libmtp's
@@ -182,23 +193,25 @@ int main(int argc, char **argv)
 	unsigned char in, out, *buf;
 	struct usbfind f = { .cls = -1, .subclass = -1, .protocol = -1 };
 	int fd, n = 0, r = 0;
-	bool to_host, adb, hop;
+	bool to_host, adb, hop, mtp;
 	pid_t child = -1;
 	int status = 0;
 	double t0;
 
 	if (argc != 6 || sscanf(argv[1], "%x:%x", &vid, &pid) != 2 ||
 	    (strcmp(argv[2], "in") && strcmp(argv[2], "out") &&
+	     strcmp(argv[2], "mtpin") && strcmp(argv[2], "mtpout") &&
 	     strcmp(argv[2], "adbin") && strcmp(argv[2], "adbout") &&
 	     strcmp(argv[2], "adbhopin") && strcmp(argv[2], "adbhopout") &&
 	     strcmp(argv[2], "txn"))) {
-		fprintf(stderr, "usage: usbsync VID:PID in|out|adbin|adbout|"
+		fprintf(stderr, "usage: usbsync VID:PID in|out|mtpin|mtpout|adbin|adbout|"
 				"adbhopin|adbhopout|txn BYTES CHUNK FILE\n");
 		return 2;
 	}
 	adb = !strncmp(argv[2], "adb", 3);
 	hop = !strncmp(argv[2], "adbhop", 6);
-	to_host = !strcmp(argv[2] + (hop ? 6 : adb ? 3 : 0), "in");
+	mtp = !strncmp(argv[2], "mtp", 3);
+	to_host = !strcmp(argv[2] + (hop ? 6 : adb || mtp ? 3 : 0), "in");
 	total = atoll(argv[3]);
 	chunk = strtoul(argv[4], NULL, 0);
 	buf = malloc(chunk < 16 ? 16 : chunk);
@@ -232,6 +245,9 @@ int main(int argc, char **argv)
 		int want = total - done < (long long)chunk ? (int)(total - done)
 							    : (int)chunk;
 
+		if (mtp && done == 0 && want > maxpkt)
+			want = maxpkt;
+
 		if (adb && to_host) {
 			r = adb_wrte(h, in, out, true, buf, want, &n);
 			if (r < 0 || write_all(fd, buf, n) < 0)
@@ -254,6 +270,9 @@ int main(int argc, char **argv)
 				break;
 		}
 		done += n;
+		if (mtp)
+			fprintf(stderr, "Progress: %lld of %lld (%d%%)\r", done,
+				total, (int)(done * 100 / total));
 	}
 	if (done < total) {
 		fprintf(stderr, "usbsync: stopped after %lld bytes: %s\n", done,
