@@ -1991,6 +1991,35 @@ static void test_edit_space(void **state)
 	assert_bytes(in_s0(f, "e.bin"), 100, 10, 100, 0x42);
 }
 
+
+/* The last DeviceInfo (the first transfer) into rd, read up to and with
+ * its vendor extension string (into ext). */
+static void devinfo_ext(struct mtp_rd *rd, char *ext, size_t n)
+{
+	mtp_rd_init(rd, fake_mtp_data() + MTP_HDR_LEN,
+		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
+	mtp_rd_u16(rd);
+	mtp_rd_u32(rd);
+	mtp_rd_u16(rd);
+	assert_int_equal(mtp_rd_str(rd, ext, n), 0);
+}
+
+/* 1 when the last DeviceInfo lists op. */
+static int devinfo_lists(uint16_t op)
+{
+	char ext[MTP_STR_MAX + 1];
+	struct mtp_rd rd;
+	int found = 0;
+	uint32_t n;
+
+	devinfo_ext(&rd, ext, sizeof(ext));
+	mtp_rd_u16(&rd);
+	n = mtp_rd_u32(&rd);
+	for (uint32_t i = 0; i < n; i++)
+		found |= mtp_rd_u16(&rd) == op;
+	assert_int_equal(rd.err, 0);
+	return found;
+}
 /* GetPartialObject64 with hostile offsets, and the edit operations in
  * DeviceInfo's list. */
 static void test_partial64_and_devinfo(void **state)
@@ -2003,8 +2032,7 @@ static void test_partial64_and_devinfo(void **state)
 	struct fx *f = *state;
 	struct mtp_rd rd;
 	char ext[MTP_STR_MAX + 1];
-	uint32_t h, got, n;
-	unsigned found = 0;
+	uint32_t h, got;
 
 	write_file(in_s0(f, "e.bin"), 100);
 	open_session(f);
@@ -2031,46 +2059,11 @@ static void test_partial64_and_devinfo(void **state)
 	assert_int_equal(got, 10);
 	fake_mtp_clear();
 	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
-	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
-		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
-	mtp_rd_u16(&rd);
-	mtp_rd_u32(&rd);
-	mtp_rd_u16(&rd);
-	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	devinfo_ext(&rd, ext, sizeof(ext));
 	/* libmtp takes android.com for its Android quirks: not by default. */
 	assert_string_equal(ext, "microsoft.com: 1.0;");
-	mtp_rd_u16(&rd);
-	n = mtp_rd_u32(&rd);
-	for (uint32_t i = 0; i < n; i++) {
-		uint16_t op = mtp_rd_u16(&rd);
-
-		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
-			found += op == want[k];
-	}
-	assert_int_equal(rd.err, 0);
-	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
-}
-
-/* 1 when the last DeviceInfo (the first transfer) lists op. */
-static int devinfo_lists(uint16_t op)
-{
-	char ext[MTP_STR_MAX + 1];
-	struct mtp_rd rd;
-	int found = 0;
-	uint32_t n;
-
-	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
-		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
-	mtp_rd_u16(&rd);
-	mtp_rd_u32(&rd);
-	mtp_rd_u16(&rd);
-	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
-	mtp_rd_u16(&rd);
-	n = mtp_rd_u32(&rd);
-	for (uint32_t i = 0; i < n; i++)
-		found |= mtp_rd_u16(&rd) == op;
-	assert_int_equal(rd.err, 0);
-	return found;
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+		assert_int_equal(devinfo_lists(want[k]), 1);
 }
 
 /* object_prop_lists: by default DeviceInfo lists GetObjectPropList and
@@ -2127,12 +2120,7 @@ static void test_android_extension_option(void **state)
 	fake_mtp_clear();
 	assert_int_equal(reinit(f, "android_extension", "false", NULL), 0);
 	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
-	mtp_rd_init(&rd, fake_mtp_data() + MTP_HDR_LEN,
-		    fake_mtp_xfer(0)->len - MTP_HDR_LEN);
-	mtp_rd_u16(&rd);
-	mtp_rd_u32(&rd);
-	mtp_rd_u16(&rd);
-	assert_int_equal(mtp_rd_str(&rd, ext, sizeof(ext)), 0);
+	devinfo_ext(&rd, ext, sizeof(ext));
 	assert_string_equal(ext, "microsoft.com: 1.0;");
 }
 
