@@ -387,8 +387,12 @@ strace_xfer() {
 	[ -n "${MTP_BENCH_STRACE:-}" ] || return 0
 	for d in send get; do
 		rm -f /srv/mtpb/big.bin $W/back.bin
-		[ $d = send ] || timeout 60 mtp-sendfile $W/big.bin / > $W/st.txt 2>&1
-		id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/st.txt)
+		# The get's file is sent first (the send's st.txt does not exist
+		# yet: sed complained of it).
+		if [ $d = get ]; then
+			timeout 60 mtp-sendfile $W/big.bin / > $W/st.txt 2>&1
+			id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/st.txt)
+		fi
 		timeout 60 strace -c -f -p $MTP_WPID -o /mnt/out/b-mtp/mtp-strace-$d.txt &
 		sp=$!
 		sleep 1
