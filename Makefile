@@ -266,9 +266,10 @@ loopback: all bed
 # unit tests run (UNIT_JOBS); then the loopback suite (one 1-vCPU VM per
 # CPU) with the ARM side's preparation (its bed, the cross-built
 # packages and unit tests) beside it at the lowest CPU priority; then
-# the ARM beds and check-cross (CROSS_JOBS). The ARM beds run one after
-# the other with two vCPUs each: at once, with one vCPU each, they took
-# 403 s against 247 s (2026-12-05, a loaded machine).
+# the ARM beds, with check-cross (CROSS_JOBS) beside them in that same
+# niced group. The ARM beds run one after the other with two vCPUs each:
+# at once, with one vCPU each, they took 403 s against 247 s
+# (2026-12-05, a loaded machine).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check:
 	+MAKE="$(MAKE)" CHECK_JOBS=$(CHECK_JOBS) tests/vm/check-run.sh $(B)
