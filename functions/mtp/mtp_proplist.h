@@ -2,12 +2,14 @@
  * mtp_proplist: the ObjectPropList dataset of a GetObjectPropList,
  * produced as the data phase goes.
  *
- * mtp_proplist_new() collects the objects the request covers and counts
- * what each one's entries take, so the dataset's length is known before
- * a byte is sent; mtp_proplist_fill() then renders one object at a time.
- * Memory is 8 bytes per object (its handle and length) plus one object's
- * entries, never the whole list: a whole-device request over 10 000 files
- * (libmtp's fast listing) holds 80 kB, not megabytes.
+ * mtp_proplist_new() collects the objects the request covers, with the
+ * stat each listing made (one stat an object), and renders each one's
+ * entries once to count them, so the dataset's length is known before a
+ * byte is sent. The rendered entries are kept for mtp_proplist_fill()
+ * up to 4 MiB (about 16 000 objects of libmtp's whole-device request,
+ * which then streams at the bus's pace); past that, only each object's
+ * handle and length are kept (8 bytes) and its entries are rendered anew
+ * as the data phase goes, checked against the length counted.
  */
 #ifndef GADGETD_MTP_PROPLIST_H
 #define GADGETD_MTP_PROPLIST_H
@@ -21,6 +23,11 @@
 /* Beyond this many objects a request is refused (-E2BIG); libmtp then
  * falls back to listing folder by folder. */
 #define MTP_PROPLIST_MAX_OBJS 200000
+
+/* Rendered entries kept from the count for the data phase, at most. */
+#define MTP_PROPLIST_KEEP (4u << 20)
+/* MTP_PROPLIST_KEEP; tests lower it to reach the rendering anew. */
+extern size_t mtp_proplist_keep_max;
 
 struct mtp_proplist;
 

@@ -108,6 +108,14 @@ bool mtp_store_name_ok(const char *name);
  */
 int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		   uint32_t **out, size_t *n);
+/*
+ * mtp_store_list() that also appends each object's stat, made while
+ * listing, to *stats: an array grown like *out, in step with it. The
+ * names in it are valid until the next call that changes the store.
+ */
+int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
+			uint32_t parent, uint32_t **out,
+			struct mtp_obj_stat **stats, size_t *n);
 
 /* Stat the object now. -ENOENT for an unknown or vanished handle. */
 int mtp_store_stat(struct mtp_store *s, uint32_t handle,

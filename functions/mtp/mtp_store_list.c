@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+/* True for an entry the host may see; *sb gets its stat. */
 static bool mtp_store_list_dirent_ok(struct mtp_store *s, int dfd,
-				     const struct dirent *de)
+				     const struct dirent *de,
+				     struct mtp_fs_stat *sb)
 {
-	struct mtp_fs_stat sb;
-
 	/* A temporary file no upload owns was left by a killed worker. */
 	if (mtp_fs_is_tmp(de->d_name) && de->d_type != DT_DIR &&
 	    !mtp_store_upload_owns(s, de->d_name)) {
-		if (mtp_fs_entry(dfd, de->d_name, &sb) == 0 && !sb.dir)
+		if (mtp_fs_entry(dfd, de->d_name, sb) == 0 && !sb->dir)
 			unlinkat(dfd, de->d_name, 0);
 		return false;
 	}
@@ -24,27 +24,42 @@ static bool mtp_store_list_dirent_ok(struct mtp_store *s, int dfd,
 	if (de->d_type != DT_DIR && de->d_type != DT_REG &&
 	    de->d_type != DT_UNKNOWN)
 		return false;
-	return mtp_fs_entry(dfd, de->d_name, &sb) == 0;
+	return mtp_fs_entry(dfd, de->d_name, sb) == 0;
 }
 
-static int mtp_store_list_push(uint32_t **out, size_t *n, uint32_t h)
+/* Append os's handle, and os itself when stats is given, at *n. The
+ * capacity is 64, then powers of two: the arrays grow when n reaches it
+ * (a failed second realloc leaves the first one's room, still right). */
+static int mtp_store_list_push(uint32_t **out, struct mtp_obj_stat **stats,
+			       size_t *n, const struct mtp_obj_stat *os)
 {
-	/* Capacity is 64, then powers of two: grow when n reaches it. */
 	if (*n == 0 || (*n >= 64 && (*n & (*n - 1)) == 0)) {
 		size_t cap = *n ? 2 * *n : 64;
 		uint32_t *a = realloc(*out, cap * sizeof(**out));
+		struct mtp_obj_stat *b;
 
 		if (!a)
 			return -ENOMEM;
 		*out = a;
+		if (stats) {
+			b = realloc(*stats, cap * sizeof(**stats));
+			if (!b)
+				return -ENOMEM;
+			*stats = b;
+		}
 	}
-	(*out)[(*n)++] = h;
+	(*out)[*n] = os->handle;
+	if (stats)
+		(*stats)[*n] = *os;
+	(*n)++;
 	return 0;
 }
 
-int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
-		   uint32_t **out, size_t *n)
+static int mtp_store_list_into(struct mtp_store *s, uint32_t storage,
+			       uint32_t parent, uint32_t **out,
+			       struct mtp_obj_stat **stats, size_t *n)
 {
+	struct mtp_storage *st = mtp_store_find(s, storage);
 	struct dirent *de;
 	DIR *d;
 	int fd, rc;
@@ -60,17 +75,45 @@ int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		return -errno;
 	}
 	while ((de = readdir(d))) {
+		struct mtp_fs_stat sb;
 		uint32_t h;
 
-		if (!mtp_store_list_dirent_ok(s, dirfd(d), de))
+		if (!mtp_store_list_dirent_ok(s, dirfd(d), de, &sb))
 			continue;
 		rc =
 		    mtp_store_handle_intern(s, storage, parent, de->d_name, &h);
-		if (rc == 0)
-			rc = mtp_store_list_push(out, n, h);
+		if (rc == 0) {
+			struct mtp_obj_stat os = {
+			    .handle = h,
+			    .storage = storage,
+			    .parent = parent,
+			    .dir = sb.dir,
+			    .readonly = st && st->readonly,
+			    .size = sb.size,
+			    .mtime = sb.mtime,
+			    .ctime = sb.ctime,
+			    /* h was just interned: its slot is live. */
+			    .name = mtp_store_handle_slot(s, h)->name,
+			};
+
+			rc = mtp_store_list_push(out, stats, n, &os);
+		}
 		if (rc < 0)
 			break;
 	}
 	closedir(d);
 	return rc;
+}
+
+int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
+		   uint32_t **out, size_t *n)
+{
+	return mtp_store_list_into(s, storage, parent, out, NULL, n);
+}
+
+int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
+			uint32_t parent, uint32_t **out,
+			struct mtp_obj_stat **stats, size_t *n)
+{
+	return mtp_store_list_into(s, storage, parent, out, stats, n);
 }

@@ -12,6 +12,7 @@
 #include "mtp/mtp.h"
 #include "mtp/mtp_container.h"
 #include "mtp/mtp_fs.h"
+#include "mtp/mtp_proplist.h"
 #include "mtp/mtp_proto.h"
 #include "log.h"
 #include "loop.h"
@@ -951,35 +952,65 @@ static void test_prop_list_bad_params(void **state)
 	free(data);
 }
 
-/* The tree changes while the list is streamed: the framing holds (the
- * length announced is sent) and the answer is Incomplete_Transfer; a
+/* The tree changes while the list is streamed. Entries kept from the
+ * count go out as counted: a snapshot, whole. Entries rendered anew (a
+ * list past mtp_proplist_keep_max) are checked: the framing holds (the
+ * length announced is sent) and the answer is Incomplete_Transfer. A
  * reset in the middle leaves nothing behind (ASan checks the leak). */
 static void test_prop_list_changed_meanwhile(void **state)
 {
 	struct fx *f = *state;
+	uint8_t *data, *whole;
+	size_t n, n_whole;
 	char name[160];
-	uint8_t *data;
-	size_t n;
 
 	for (unsigned i = 0; i < 600; i++) {
 		snprintf(name, sizeof(name), "%s/f%u.txt", f->s0, i);
 		write_file(name, 1);
 	}
 	open_session(f);
-	/* Everything counted; nothing sent yet (the queue is full). */
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(in_phase(f, &whole, &n_whole), MTP_RC_OK);
+	/* Part kept, part rendered anew: the same bytes. */
+	mtp_proplist_keep_max = n_whole / 3;
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(n, n_whole);
+	/* The header's transaction id aside. */
+	assert_memory_equal(data + 12, whole + 12, n - 12);
+	free(data);
+	/* Everything counted and kept; nothing sent yet (the queue is
+	 * full): a file deleted now is still in the list. */
+	mtp_proplist_keep_max = MTP_PROPLIST_KEEP;
 	fake_mtp_set_queued(PLUGIN_TX_HIGH);
 	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
 	    0xffffffff);
 	assert_int_equal(fake_mtp_n_xfers(), 0);
 	snprintf(name, sizeof(name), "%s/f599.txt", f->s0);
 	assert_int_equal(unlink(name), 0);
+	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
+	assert_int_equal(n, n_whole);
+	/* The header's transaction id aside. */
+	assert_memory_equal(data + 12, whole + 12, n - 12);
+	free(data);
+	free(whole);
+	/* Nothing kept: the change is seen as the list goes. */
+	mtp_proplist_keep_max = 0;
+	fake_mtp_set_queued(PLUGIN_TX_HIGH);
+	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0, 0xffffffff, 0,
+	    0xffffffff);
+	snprintf(name, sizeof(name), "%s/f598.txt", f->s0);
+	assert_int_equal(unlink(name), 0);
 	assert_int_equal(in_phase(f, &data, &n), MTP_RC_INCOMPLETE_TRANSFER);
 	free(data);
+	mtp_proplist_keep_max = MTP_PROPLIST_KEEP;
 	/* The next request sees the tree as it is. */
 	cmd(f, MTP_OP_GET_OBJECT_PROP_LIST, 5, 0xffffffff, 0,
 	    MTP_PROP_OBJECT_FILE_NAME, 0, 0xffffffff);
 	assert_int_equal(in_phase(f, &data, &n), MTP_RC_OK);
-	assert_int_equal(le32(data), 599);
+	assert_int_equal(le32(data), 598);
 	free(data);
 	/* A host that goes away mid-list. */
 	fake_mtp_set_queued(PLUGIN_TX_HIGH);
