@@ -43,38 +43,67 @@ static bool mtp_buf_grow(struct mtp_buf *b, size_t n)
 	return true;
 }
 
+/* Room for n more bytes at the end of b, or NULL (b->oom then set). */
+static inline uint8_t *mtp_buf_room(struct mtp_buf *b, size_t n)
+{
+	if (b->len + n > b->cap && !mtp_buf_grow(b, n))
+		return NULL;
+	return b->oom ? NULL : b->data + b->len;
+}
+
 void mtp_buf_put(struct mtp_buf *b, const void *p, size_t n)
 {
-	if (!n || !mtp_buf_grow(b, n))
+	uint8_t *d = n ? mtp_buf_room(b, n) : NULL;
+
+	if (!d)
 		return;
-	memcpy(b->data + b->len, p, n);
+	memcpy(d, p, n);
 	b->len += n;
 }
 
+/* The fixed-size writes below copy a constant size: the compiler
+ * inlines it (a listing writes millions of them). */
 void mtp_buf_u8(struct mtp_buf *b, uint8_t v)
 {
-	mtp_buf_put(b, &v, 1);
+	uint8_t *d = mtp_buf_room(b, 1);
+
+	if (!d)
+		return;
+	*d = v;
+	b->len++;
 }
 
 void mtp_buf_u16(struct mtp_buf *b, uint16_t v)
 {
 	uint16_t le = htole16(v);
+	uint8_t *d = mtp_buf_room(b, 2);
 
-	mtp_buf_put(b, &le, 2);
+	if (!d)
+		return;
+	memcpy(d, &le, 2);
+	b->len += 2;
 }
 
 void mtp_buf_u32(struct mtp_buf *b, uint32_t v)
 {
 	uint32_t le = htole32(v);
+	uint8_t *d = mtp_buf_room(b, 4);
 
-	mtp_buf_put(b, &le, 4);
+	if (!d)
+		return;
+	memcpy(d, &le, 4);
+	b->len += 4;
 }
 
 void mtp_buf_u64(struct mtp_buf *b, uint64_t v)
 {
 	uint64_t le = htole64(v);
+	uint8_t *d = mtp_buf_room(b, 8);
 
-	mtp_buf_put(b, &le, 8);
+	if (!d)
+		return;
+	memcpy(d, &le, 8);
+	b->len += 8;
 }
 
 void mtp_buf_u16_array(struct mtp_buf *b, const uint16_t *v, size_t n)
@@ -133,17 +162,18 @@ static int mtp_buf_utf8_decode(const unsigned char *s, uint32_t *cp)
 
 int mtp_buf_str(struct mtp_buf *b, const char *s)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	uint16_t units[255];
 	unsigned n = 0;
-	const unsigned char *u = (const unsigned char *)s;
+	uint8_t *d;
 
 	if (!*u) {
 		mtp_buf_u8(b, 0);
 		return 0;
 	}
 	while (*u) {
-		uint32_t cp;
-		int l = mtp_buf_utf8_decode(u, &cp);
+		uint32_t cp = *u;
+		int l = cp < 0x80 ? 1 : mtp_buf_utf8_decode(u, &cp);
 
 		if (!l)
 			return -EINVAL;
@@ -161,8 +191,15 @@ int mtp_buf_str(struct mtp_buf *b, const char *s)
 		}
 	}
 	units[n++] = 0;
-	mtp_buf_u8(b, n);
-	for (unsigned i = 0; i < n; i++)
-		mtp_buf_u16(b, units[i]);
+	d = mtp_buf_room(b, 1 + 2 * n);
+	if (!d)
+		return 0;
+	*d++ = n;
+	for (unsigned i = 0; i < n; i++) {
+		uint16_t le = htole16(units[i]);
+
+		memcpy(d + 2 * i, &le, 2);
+	}
+	b->len += 1 + 2 * n;
 	return 0;
 }

@@ -64,12 +64,36 @@ bool mtp_dataset_format_known(uint16_t format)
 	return false;
 }
 
+/* v in n decimal digits, zero-padded (its lowest ones if longer). */
+static void mtp_dataset_digits(char *out, int v, int n)
+{
+	while (n--) {
+		out[n] = '0' + v % 10;
+		v /= 10;
+	}
+}
+
 void mtp_dataset_date(char *out, time_t t)
 {
 	struct tm tm;
 
-	gmtime_r(&t, &tm);
-	strftime(out, 16, "%Y%m%dT%H%M%S", &tm);
+	time_t epoch = 0;
+	int year;
+
+	/* By hand: strftime() was a tenth of a whole-device listing. A
+	 * time gmtime_r() cannot break down (a file's mtime is anyone's)
+	 * reads as the epoch; a year beyond four digits is clamped. */
+	if (!gmtime_r(&t, &tm))
+		gmtime_r(&epoch, &tm);
+	year = tm.tm_year + 1900;
+	mtp_dataset_digits(out, year < 0 ? 0 : year > 9999 ? 9999 : year, 4);
+	mtp_dataset_digits(out + 4, tm.tm_mon + 1, 2);
+	mtp_dataset_digits(out + 6, tm.tm_mday, 2);
+	out[8] = 'T';
+	mtp_dataset_digits(out + 9, tm.tm_hour, 2);
+	mtp_dataset_digits(out + 11, tm.tm_min, 2);
+	mtp_dataset_digits(out + 13, tm.tm_sec, 2);
+	out[15] = 0;
 }
 
 /* Add a string; a failed one leaves the buffer marked as broken. */

@@ -12,6 +12,7 @@
 #include "mtp/mtp_proto.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 static void test_str_ascii(void **state)
@@ -441,6 +442,31 @@ static void test_cancel_parse(void **state)
 
 /* Get Device Status's data stage (still image class 0x67): u16 wLength 4,
  * u16 response code, little-endian. */
+/* Dates as MTP writes them; times gmtime_r() cannot break down, and
+ * years past four digits, still give 15 characters. */
+static void test_dates(void **state)
+{
+	static const struct {
+		time_t t;
+		const char *want;
+	} cases[] = {
+	    {0, "19700101T000000"},
+	    {-1, "19691231T235959"},
+	    {951782400, "20000229T000000"},
+	    {1234567890, "20090213T233130"},
+	    {1767225599, "20251231T235959"},
+	    {253402300800, "99990101T000000"}, /* 10000-01-01 */
+	    {INT64_MAX, "19700101T000000"},
+	};
+	char out[16];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(out, 'x', sizeof(out));
+		mtp_dataset_date(out, cases[i].t);
+		assert_string_equal(out, cases[i].want);
+	}
+}
+
 static void test_device_status(void **state)
 {
 	static const uint8_t ok[] = {0x04, 0x00, 0x01, 0x20};
@@ -488,6 +514,7 @@ int main(void)
 	    cmocka_unit_test(test_formats),
 	    cmocka_unit_test(test_cancel_parse),
 	    cmocka_unit_test(test_device_status),
+	    cmocka_unit_test(test_dates),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
