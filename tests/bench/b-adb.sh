@@ -20,6 +20,18 @@
 #     the bulk bound (bulk1m_* of b-sourcesink.sh);
 #   adbhost_classic_{push,pull}_mbps: without delayed_ack, one WRTE in
 #     flight as with adb 29.
+# Before and after each round of delayed_ack runs (ADB_BENCH_ROUNDS, 2;
+# the adb gadget unbound meanwhile), two bounds of the same host pattern
+# as bulk1m (synchronous 1 MiB transfers, 64 MiB each way):
+#   near_bulk1m_{in,out}_mbps: SourceSink's bulk bound (b-sourcesink.sh)
+#     taken there, which the delayed_ack target is measured against;
+#   adbffs_{in,out}_mbps: tests/bench/ffsfile.c with the adb plugin's
+#     request sizes (8 reads of 128 KiB queued, 256 KiB writes) moving
+#     the bytes between f_fs and a tmpfs file: what they cost any
+#     FunctionFS responder that stores them, ADB or not, with a host
+#     that waits for each transfer (adbhost keeps 2 MiB in flight, so
+#     this is a reference, not its bound), and adbffs_{send,get}_dev_cpu_ms
+#     the CPU that took ffsfile.
 # Then sendrecv_v2's compressions through tests/loopback/adb_wire.py (a
 # raw-ADB host on pyusb): push and pull of 16 MiB of text and of random
 # data with each compression (best of 2, MB/s of file bytes, the host's
@@ -33,6 +45,7 @@
 
 W=/run/b-adb
 FFS=/run/ffs-badb
+FFB=/run/ffs-badbffs
 SERIAL=GADGETD-BENCH
 export HOME=$W/home
 rm -rf "$W"
@@ -48,6 +61,10 @@ cleanup() {
 	cfs_unbind badb
 	umount $FFS 2>/dev/null
 	cfs_teardown badb
+	pkill -KILL -x ffsfile 2>/dev/null
+	cfs_unbind gffs 2>/dev/null
+	umount $FFB 2>/dev/null
+	cfs_teardown gffs
 	rm -rf "$W" /dev/shm/b-adb.*
 }
 trap cleanup EXIT
@@ -160,11 +177,53 @@ hostbench() {
 	out=$(timeout 300 "$B/adbhost" -k "$HOME/.android/adbkey" -r 3 "$@" \
 		18d1:4ee7 /dev/shm/b-adb.host 64 2>"$W/adbhost.err") ||
 		die "adbhost $*: $(cat "$W/adbhost.err")"
+	echo "$out" | grep -q '^push [0-9]' && echo "$out" | grep -q '^pull [0-9]' ||
+		die "adbhost $* printed no rates: $out"
 	rm -f /dev/shm/b-adb.host
 }
-hostbench
-echo "BENCH adbhost_push_mbps $(echo "$out" | awk '$1 == "push" { print $2 }') MB/s"
-echo "BENCH adbhost_pull_mbps $(echo "$out" | awk '$1 == "pull" { print $2 }') MB/s"
+# near_bounds: the adb gadget off the bus, the SourceSink bulk bound and
+# the ffs-file run taken now, then the adb gadget back.
+near_bounds() {
+	local fp n=0 bout bin
+
+	cfs_unbind badb
+	wait_no_usb 18d1:4ee7 10 || die "the adb gadget did not go"
+	SS_ONLY_BULK=1 SS_PREFIX=near_ sh "$SRC/tests/bench/b-sourcesink.sh" 2>&1 |
+		grep '^BENCH\|FATAL'
+	cfs_gadget -p ffsfile gffs 1d6b 0105 ffs.badbffs || die "configfs (ffs-file run)"
+	mkdir -p $FFB
+	timeout 10 mount -t functionfs badbffs $FFB || die "mount functionfs (ffs-file run)"
+	timeout 300 "$B/ffsfile" $FFB 67108864 /dev/shm/b-adb.ffs 128 256 > $W/ffsfile.txt 2>&1 &
+	fp=$!
+	while ! grep -q ready $W/ffsfile.txt && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	cfs_bind gffs && wait_usb 1d6b:0105 15 || die "ffs-file run: bind"
+	bout=$(timeout 120 "$B/usbsync" 1d6b:0105 out 67108864 1048576 /dev/shm/b-adb.src) ||
+		die "ffs-file run: usbsync out"
+	bin=$(timeout 120 "$B/usbsync" 1d6b:0105 in 67108864 1048576 /dev/shm/b-adb.ffsback) ||
+		die "ffs-file run: usbsync in"
+	wait $fp || die "ffsfile: $(cat $W/ffsfile.txt)"
+	cmp -s /dev/shm/b-adb.src /dev/shm/b-adb.ffsback || die "ffs-file run: the bytes differ"
+	echo "BENCH adbffs_out_mbps $bout MB/s"
+	echo "BENCH adbffs_in_mbps $bin MB/s"
+	sed -n 's/^cpu_ms out \([0-9]*\)$/BENCH adbffs_send_dev_cpu_ms \1 ms/p
+		s/^cpu_ms in \([0-9]*\)$/BENCH adbffs_get_dev_cpu_ms \1 ms/p' $W/ffsfile.txt
+	rm -f /dev/shm/b-adb.ffs /dev/shm/b-adb.ffsback
+	cfs_unbind gffs
+	timeout 10 umount $FFB
+	cfs_teardown gffs
+	cfs_bind badb && wait_usb 18d1:4ee7 20 || die "the adb gadget did not come back"
+}
+[ -x "$B/ffsfile" ] || die "$B/ffsfile missing (make bench builds it)"
+# The bed's speed moves by a fifth within a minute: the delayed_ack runs
+# and the bounds take turns, ADB_BENCH_ROUNDS times (2), and ratios.py
+# takes the means.
+near_bounds
+for round in $(seq "${ADB_BENCH_ROUNDS:-2}"); do
+	hostbench
+	echo "BENCH adbhost_push_mbps $(echo "$out" | awk '$1 == "push" { print $2 }') MB/s"
+	echo "BENCH adbhost_pull_mbps $(echo "$out" | awk '$1 == "pull" { print $2 }') MB/s"
+	near_bounds
+done
 hostbench -c
 echo "BENCH adbhost_classic_push_mbps $(echo "$out" | awk '$1 == "push" { print $2 }') MB/s"
 echo "BENCH adbhost_classic_pull_mbps $(echo "$out" | awk '$1 == "pull" { print $2 }') MB/s"

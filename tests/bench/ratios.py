@@ -6,9 +6,11 @@ for line in open(sys.argv[1]):
     parts = line.split()
     if len(parts) >= 3 and parts[0] == "BENCH":
         try:
-            samples.setdefault(parts[1], []).append(float(parts[2]))
+            value = float(parts[2])
         except ValueError:
-            pass
+            # A bench that printed no figure ("BENCH NAME  MB/s") has none.
+            continue
+        samples.setdefault(parts[1], []).append(value)
 # A benchmark measured more than once in the run (the ceiling, first and
 # last) counts with its mean.
 vals = {k: sum(v) / len(v) for k, v in samples.items()}
@@ -45,6 +47,12 @@ pairs = [
     ("adb_pull_mbps", "bulk1m_in_mbps", "adb pull / SourceSink 1 MiB bound", None),
     ("adbhost_push_mbps", "bulk1m_out_mbps", "adbhost push, delayed_ack / SourceSink 1 MiB bound", 0.8),
     ("adbhost_pull_mbps", "bulk1m_in_mbps", "adbhost pull, delayed_ack / SourceSink 1 MiB bound", 0.8),
+    ("adbhost_push_mbps", "near_bulk1m_out_mbps", "adbhost push, delayed_ack / SourceSink 1 MiB bound taken before and after it", 0.8),
+    ("adbhost_pull_mbps", "near_bulk1m_in_mbps", "adbhost pull, delayed_ack / SourceSink 1 MiB bound taken before and after it", 0.8),
+    ("adbhost_push_mbps", "adbffs_out_mbps", "adbhost push, delayed_ack / ffs-file run (1 MiB transfers one at a time into a tmpfs file through f_fs, before and after it; not a bound: a host with 2 MiB in flight may pass it)", None),
+    ("adbhost_pull_mbps", "adbffs_in_mbps", "adbhost pull, delayed_ack / ffs-file run (1 MiB transfers one at a time out of a tmpfs file through f_fs, before and after it)", None),
+    ("adbffs_out_mbps", "near_bulk1m_out_mbps", "ffs-file run out / SourceSink 1 MiB bound, both around adbhost (what f_fs and the file cost a host that waits for each transfer)", None),
+    ("adbffs_in_mbps", "near_bulk1m_in_mbps", "ffs-file run in / SourceSink 1 MiB bound, both around adbhost (what f_fs and the file cost a host that waits for each transfer)", None),
     ("adbhost_classic_push_mbps", "adb1m_out_mbps", "adbhost push, no delayed_ack / adb-pattern bound", None),
     ("adbhost_classic_pull_mbps", "adb1m_in_mbps", "adbhost pull, no delayed_ack / adb-pattern bound", None),
     ("adb1m_out_mbps", "bulk1m_out_mbps", "adb-pattern bound out / SourceSink 1 MiB bound", None),
