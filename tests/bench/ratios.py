@@ -16,6 +16,11 @@ for line in open(sys.argv[1]):
 vals = {k: sum(v) / len(v) for k, v in samples.items()}
 # b-mtp says how many files its listings walked (MTP_BENCH_FILES).
 files = f"{vals['mtp_bench_files']:.0f}" if "mtp_bench_files" in vals else "?"
+# mtp-files asks two transactions an object of gadgetd's default profile
+# (GetObjectInfo, then a one-object GetObjectPropList: libmtp's
+# ptp_object_want) and one of umtprd's or with object_prop_lists=false.
+if "mtp_files_obj_ms" in vals:
+    vals["mtp_files_txn_ms"] = vals["mtp_files_obj_ms"] / 2
 for k, v in samples.items():
     if len(v) > 1:
         print(f"{k}: {' and '.join(f'{x:g}' for x in v)}, mean {vals[k]:.1f}")
@@ -95,6 +100,8 @@ pairs = [
     ("umtprd_folders_s", "mtpnpl_folders_s", f"mtp-folders {files} files: umtprd time / gadgetd time, object_prop_lists=false (a walk)", None),
     ("mtp_files_obj_ms", "mtp_txn_floor_ms", "mtp-files ms per object (2 transactions) / SourceSink transaction floor", None),
     ("umtprd_files_obj_ms", "mtp_txn_floor_ms", "umtprd: mtp-files ms per object (1 transaction) / SourceSink transaction floor", None),
+    ("umtprd_files_obj_ms", "mtp_files_txn_ms", "mtp-files, one transaction: umtprd ms / gadgetd ms (two make a gadgetd object on the default profile)", None),
+    ("umtprd_files_obj_ms", "mtpnpl_files_obj_ms", "mtp-files, one transaction: umtprd ms / gadgetd ms, object_prop_lists=false", None),
 ]
 # Other builds' transfers in the same boot (b-mtp.sh MTP_BENCH_XFER_BASES).
 for k in vals:
@@ -111,7 +118,7 @@ for num, den, what, target in pairs:
         # b-mtp's rounds (MTP_BENCH_ROUNDS): a bound taken before each
         # round's transfer and once after the last; each round against the
         # mean of the bounds on its two sides, the load being closest.
-        n, d = samples[num], samples[den]
+        n, d = samples.get(num, [vals[num]]), samples.get(den, [vals[den]])
         if num.startswith("mtp_") and den.startswith("near_ffs") and len(n) > 1 and len(d) == len(n) + 1:
             per = [x / ((d[i] + d[i + 1]) / 2) for i, x in enumerate(n)]
             print(f"    per round: {', '.join(f'{x:.2f}' for x in per)}")

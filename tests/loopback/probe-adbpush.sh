@@ -10,6 +10,8 @@
 # Outside make check (like probe-mtplist.sh); run it with
 #   tests/loopback/run-suite.sh /work/main/build/vm build/loopback probe-adbpush.sh
 # after `make bench-prep` (or any make bench) has built build/adbhost.
+# PROBE_BUILDS="DIR:DIR..." first takes the builds in turn (their worker and
+# adb.so; DIR is a build directory) for the timed pushes.
 . "$SRC/tests/loopback/lib.sh"
 
 W=/run/probe-adb
@@ -27,14 +29,23 @@ mount -t debugfs none /sys/kernel/debug 2>/dev/null
 cfs_gadget -s PROBE padb 18d1 4ee7 ffs.adb || die "configfs"
 mkdir -p $FFS
 mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
-timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS -o auth=on -o keys="$W/adb_keys" \
-	>/dev/null 2>"$W/worker.log" || die "adb worker did not start"
-cfs_bind padb || die "bind"
-n=0
-while ! lsusb -d 18d1:4ee7 >/dev/null 2>&1 && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
-WPID=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
-[ -n "$WPID" ] || die "no worker"
+# up DIR: the worker and adb.so of build DIR serving the gadget.
+up() {
+	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
+		"$1/gadgetd-worker" -P "$1/plugins/adb.so" -i adb -d $FFS -o auth=on \
+		-o keys="$W/adb_keys" >/dev/null 2>"$W/worker.log" || die "adb worker did not start"
+	cfs_bind padb || die "bind"
+	n=0
+	while ! lsusb -d 18d1:4ee7 >/dev/null 2>&1 && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
+	WPID=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
+	[ -n "$WPID" ] || die "no worker"
+}
+down() {
+	cfs_unbind padb
+	pkill -KILL -f "gadgetd-worker.*$FFS"
+	n=0
+	while pgrep -f "gadgetd-worker.*$FFS" >/dev/null && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+}
 ticks() { sed 's/^.*) //' /proc/$1/stat | awk '{ print $12 + $13 }'; }
 kids() { sed 's/^.*) //' /proc/$$/stat | awk '{ print $14 + $15 }'; }
 hz=$(getconf CLK_TCK)
@@ -53,10 +64,17 @@ push() {
 	echo "PROBE $tag $out MB/s (best), wall $(( (t1 - t0) / 1000000 )) ms, worker cpu $(( (w1 - w0) * 1000 / hz )) ms, adbhost cpu $(( (k1 - k0) * 1000 / hz )) ms"
 	rm -f /dev/shm/probe.bin
 }
+# PROBE_BUILDS="DIR:DIR..." (default: this build) take turns, two rounds.
 for round in 1 2; do
-	push delayed_ack-$round -r 3
-	push classic-$round -r 3 -c
+	for b in $(echo "${PROBE_BUILDS:-$B}" | tr : " "); do
+		bt=$(basename "$(dirname "$b")")
+		up "$b"
+		push delayed_ack-$bt-$round -r 3
+		push classic-$bt-$round -r 3 -c
+		down
+	done
 done
+up "$B"
 for mode in delayed_ack classic; do
 	arg=
 	[ $mode = classic ] && arg=-c
@@ -83,8 +101,7 @@ for mode in delayed_ack classic; do
 		grep -v '^#' | grep . | head -n 12 >> $OUT/perf-$mode.txt
 	rm -f /dev/shm/probe.bin
 done
-pkill -KILL -f "gadgetd-worker.*$FFS"
-cfs_unbind padb
+down
 umount $FFS
 cfs_teardown padb
 
