@@ -499,32 +499,32 @@ echo "== $NFILES files"
 echo "BENCH mtp_bench_files $NFILES files"
 populate /srv/mtpb
 populate /srv/umtpb
-mtp_up storage0_path=/srv/mtpb storage0_description=Bench || die "mtp gadget did not come up"
-list mtp $MTP_WPID
-trace mtp
-fuse_ls mtp $MTP_WPID
-mtp_down
+# walk NAME [MTP_OPTION...]: the mtp function up with these options, each
+# client's walk of the tree timed (BENCH NAME_*), the function down; 1
+# when it did not come up.
+walk() {
+	local name=$1
+
+	shift
+	if ! mtp_up storage0_path=/srv/mtpb storage0_description=Bench "$@"; then
+		echo "FAIL: $name: the mtp gadget did not come up ($*)"
+		mtp_down
+		return 1
+	fi
+	list $name $MTP_WPID
+	trace $name
+	fuse_ls $name $MTP_WPID
+	mtp_down
+}
+walk mtp || die "mtp gadget did not come up"
 # The mtp option object_prop_lists=false: DeviceInfo without
 # GetObjectPropList and GetObjectPropsSupported, one transaction an object
 # in libmtp's walk, and no whole-device list (docs/mtp-clients.md).
-if mtp_up storage0_path=/srv/mtpb storage0_description=Bench object_prop_lists=false; then
-	list mtpnpl $MTP_WPID
-	fuse_ls mtpnpl $MTP_WPID
-else
-	echo "FAIL: the mtp gadget did not come up with object_prop_lists=false"
-fi
-mtp_down
+walk mtpnpl object_prop_lists=false
 if [ -n "${MTP_BENCH_BASE:-}" ]; then
 	B0=$B
 	B=$MTP_BENCH_BASE
-	if mtp_up storage0_path=/srv/mtpb storage0_description=Bench; then
-		list mtpbase $MTP_WPID
-		trace mtpbase
-		fuse_ls mtpbase $MTP_WPID
-	else
-		echo "FAIL: the base build's mtp gadget did not come up"
-	fi
-	mtp_down
+	walk mtpbase
 	B=$B0
 fi
 if umtprd_up /srv/umtpb; then
