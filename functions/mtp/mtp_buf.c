@@ -51,9 +51,11 @@ static inline uint8_t *mtp_buf_room(struct mtp_buf *b, size_t n)
 	return b->oom ? NULL : b->data + b->len;
 }
 
-void mtp_buf_put(struct mtp_buf *b, const void *p, size_t n)
+/* Append n bytes: inlined into the fixed-size writers below, where the
+ * copy of a constant size becomes a store (a listing writes millions). */
+static inline void mtp_buf_append(struct mtp_buf *b, const void *p, size_t n)
 {
-	uint8_t *d = n ? mtp_buf_room(b, n) : NULL;
+	uint8_t *d = mtp_buf_room(b, n);
 
 	if (!d)
 		return;
@@ -61,49 +63,36 @@ void mtp_buf_put(struct mtp_buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-/* The fixed-size writes below copy a constant size: the compiler
- * inlines it (a listing writes millions of them). */
+void mtp_buf_put(struct mtp_buf *b, const void *p, size_t n)
+{
+	if (n)
+		mtp_buf_append(b, p, n);
+}
+
 void mtp_buf_u8(struct mtp_buf *b, uint8_t v)
 {
-	uint8_t *d = mtp_buf_room(b, 1);
-
-	if (!d)
-		return;
-	*d = v;
-	b->len++;
+	mtp_buf_append(b, &v, 1);
 }
 
 void mtp_buf_u16(struct mtp_buf *b, uint16_t v)
 {
 	uint16_t le = htole16(v);
-	uint8_t *d = mtp_buf_room(b, 2);
 
-	if (!d)
-		return;
-	memcpy(d, &le, 2);
-	b->len += 2;
+	mtp_buf_append(b, &le, 2);
 }
 
 void mtp_buf_u32(struct mtp_buf *b, uint32_t v)
 {
 	uint32_t le = htole32(v);
-	uint8_t *d = mtp_buf_room(b, 4);
 
-	if (!d)
-		return;
-	memcpy(d, &le, 4);
-	b->len += 4;
+	mtp_buf_append(b, &le, 4);
 }
 
 void mtp_buf_u64(struct mtp_buf *b, uint64_t v)
 {
 	uint64_t le = htole64(v);
-	uint8_t *d = mtp_buf_room(b, 8);
 
-	if (!d)
-		return;
-	memcpy(d, &le, 8);
-	b->len += 8;
+	mtp_buf_append(b, &le, 8);
 }
 
 void mtp_buf_u16_array(struct mtp_buf *b, const uint16_t *v, size_t n)

@@ -76,7 +76,6 @@ static void mtp_dataset_digits(char *out, int v, int n)
 void mtp_dataset_date(char *out, time_t t)
 {
 	struct tm tm;
-
 	time_t epoch = 0;
 	int year;
 
