@@ -110,8 +110,9 @@ int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		   uint32_t **out, size_t *n);
 /*
  * mtp_store_list() that also appends each object's stat, made while
- * listing, to *stats: an array grown like *out, in step with it. The
- * names in it are valid until the next call that changes the store.
+ * listing, to *stats (unless stats is NULL): an array grown like *out,
+ * in step with it. The names in it are valid until the next call that
+ * changes the store.
  */
 int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
 			uint32_t parent, uint32_t **out,

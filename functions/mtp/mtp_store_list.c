@@ -55,9 +55,9 @@ static int mtp_store_list_push(uint32_t **out, struct mtp_obj_stat **stats,
 	return 0;
 }
 
-static int mtp_store_list_into(struct mtp_store *s, uint32_t storage,
-			       uint32_t parent, uint32_t **out,
-			       struct mtp_obj_stat **stats, size_t *n)
+int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
+			uint32_t parent, uint32_t **out,
+			struct mtp_obj_stat **stats, size_t *n)
 {
 	struct mtp_storage *st = mtp_store_find(s, storage);
 	struct dirent *de;
@@ -108,12 +108,5 @@ static int mtp_store_list_into(struct mtp_store *s, uint32_t storage,
 int mtp_store_list(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		   uint32_t **out, size_t *n)
 {
-	return mtp_store_list_into(s, storage, parent, out, NULL, n);
-}
-
-int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
-			uint32_t parent, uint32_t **out,
-			struct mtp_obj_stat **stats, size_t *n)
-{
-	return mtp_store_list_into(s, storage, parent, out, stats, n);
+	return mtp_store_list_stat(s, storage, parent, out, NULL, n);
 }
