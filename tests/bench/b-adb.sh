@@ -47,12 +47,8 @@ W=/run/b-adb
 FFS=/run/ffs-badb
 FFB=/run/ffs-badbffs
 SERIAL=GADGETD-BENCH
-export HOME=$W/home
-rm -rf "$W"
-mkdir -p "$W" "$HOME/.android"
 [ -x "$B/adbhost" ] || die "$B/adbhost missing (make bench builds it)"
-timeout 60 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || die "adb keygen failed"
-cp "$HOME/.android/adbkey.pub" "$W/adb_keys"
+adb_key_home "$W" || die "adb keygen failed"
 
 cleanup() {
 	timeout 10 adb kill-server >/dev/null 2>&1

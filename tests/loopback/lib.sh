@@ -211,6 +211,17 @@ wait_usb() {
 	return 1
 }
 
+# adb_key_home DIR: DIR made anew with HOME=DIR/home exported, a host key
+# made there by `adb keygen` (what adb and the raw hosts sign with), and
+# its public half in DIR/adb_keys (the worker's keys option).
+adb_key_home() {
+	rm -rf "$1"
+	mkdir -p "$1/home/.android" || return 1
+	export HOME=$1/home
+	timeout 60 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || return 1
+	cp "$HOME/.android/adbkey.pub" "$1/adb_keys"
+}
+
 # adb_state SERIAL STATE [SECS]: `adb devices` lists SERIAL in STATE
 # (device, unauthorized, ...) within SECS (10).
 adb_state() {

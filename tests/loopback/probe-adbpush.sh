@@ -17,12 +17,8 @@
 W=/run/probe-adb
 FFS=/run/ffs-padb
 OUT=/mnt/out
-export HOME=$W/home
-rm -rf "$W"
-mkdir -p "$W" "$HOME/.android"
 [ -x "$B/adbhost" ] || die "$B/adbhost missing (make bench builds it)"
-timeout 60 adb keygen "$HOME/.android/adbkey" >/dev/null 2>&1 || die "adb keygen failed"
-cp "$HOME/.android/adbkey.pub" "$W/adb_keys"
+adb_key_home "$W" || die "adb keygen failed"
 gd_modules
 modprobe usbmon
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
