@@ -11,7 +11,8 @@
 #   tests/loopback/run-suite.sh /work/main/build/vm build/loopback probe-adbpush.sh
 # after `make bench-prep` (or any make bench) has built build/adbhost.
 # PROBE_BUILDS="DIR:DIR..." first takes the builds in turn (their worker and
-# adb.so; DIR is a build directory) for the timed pushes.
+# adb.so; DIR is a build directory) for the timed pushes; each line ends
+# with the worker's resident memory after them and 1.5 s later.
 . "$SRC/tests/loopback/lib.sh"
 
 W=/run/probe-adb
@@ -57,11 +58,15 @@ push() {
 	t1=$(date +%s%N)
 	w1=$(ticks $WPID)
 	k1=$(kids)
-	echo "PROBE $tag $out MB/s (best), wall $(( (t1 - t0) / 1000000 )) ms, worker cpu $(( (w1 - w0) * 1000 / hz )) ms, adbhost cpu $(( (k1 - k0) * 1000 / hz )) ms"
+	rss=$(awk '/^VmRSS/ { print $2 }' /proc/$WPID/status)
+	sleep 1.5
+	rss2=$(awk '/^VmRSS/ { print $2 }' /proc/$WPID/status)
+	echo "PROBE $tag $out MB/s (best), wall $(( (t1 - t0) / 1000000 )) ms, worker cpu $(( (w1 - w0) * 1000 / hz )) ms, adbhost cpu $(( (k1 - k0) * 1000 / hz )) ms, worker rss after $rss KiB, 1.5 s later $rss2 KiB"
 	rm -f /dev/shm/probe.bin
 }
-# PROBE_BUILDS="DIR:DIR..." (default: this build) take turns, two rounds.
-for round in 1 2; do
+# PROBE_BUILDS="DIR:DIR..." (default: this build) take turns, PROBE_ROUNDS
+# rounds (2); PROBE_TRACE=0 stops there (no usbmon, no perf).
+for round in $(seq "${PROBE_ROUNDS:-2}"); do
 	for b in $(echo "${PROBE_BUILDS:-$B}" | tr : " "); do
 		bt=$(basename "$(dirname "$b")")
 		up "$b"
@@ -70,6 +75,7 @@ for round in 1 2; do
 		down
 	done
 done
+[ "${PROBE_TRACE:-1}" = 0 ] && { umount $FFS; cfs_teardown padb; exit 0; }
 up "$B"
 for mode in delayed_ack classic; do
 	arg=
