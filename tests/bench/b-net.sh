@@ -52,7 +52,7 @@ for fn in ncm ecm rndis; do
 	ecm) set=acm,ecm mac=02:00:00:00:00:02 ;;
 	rndis) set=rndis,adb mac=02:00:00:00:00:06 ;;
 	esac
-	gd_switch "$set" >/dev/null
+	gd_switch "$set"
 	hif=$(netif_by_mac $mac) || die "$fn: no host-side interface"
 	ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "$fn: netns"
 	ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
@@ -100,7 +100,7 @@ wait_adb() {
 	hadb devices
 	return 1
 }
-gd_switch ncm,adb >/dev/null
+gd_switch ncm,adb
 hif=$(netif_by_mac 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
 ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "ncm,adb: netns"
 ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \

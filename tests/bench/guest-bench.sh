@@ -24,7 +24,12 @@ for b in "$ceiling" $benches "$ceiling"; do
 	[ -e "/mnt/out/$name.log" ] && name=$name-2
 	echo "## $name"
 	mkdir -p "/mnt/out/$name"
-	(cd "/mnt/out/$name" && GD_LOG=/mnt/out/$name/gadgetd.log timeout 900 sh "$b") 2>&1 | tee "/mnt/out/$name.log" | grep '^BENCH\|FATAL\|FAIL'
+	# A benchmark that stops early says so: its figures would only be
+	# missing from the ratios.
+	{ (cd "/mnt/out/$name" && GD_LOG=/mnt/out/$name/gadgetd.log timeout 900 sh "$b") 2>&1
+		echo "BENCH-EXIT $?"; } | tee "/mnt/out/$name.log" | grep '^BENCH \|FATAL\|FAIL'
+	rc=$(sed -n 's/^BENCH-EXIT //p' "/mnt/out/$name.log")
+	[ "$rc" = 0 ] || echo "FAIL: $name exited ${rc:-?} (build/bench/$name.log)"
 	# Leave nothing behind for the next benchmark.
 	pkill -TERM gadgetd 2>/dev/null; pkill -TERM umtprd 2>/dev/null
 	sleep 1
@@ -32,5 +37,8 @@ for b in "$ceiling" $benches "$ceiling"; do
 		[ -d "$g" ] || continue
 		echo "" > "$g/UDC" 2>/dev/null
 	done
+	# Nor the installed configuration and state: the next one installs
+	# anew (b-hid's profile choice made b-net start on kvm.conf).
+	rm -rf /etc/gadgetd /var/lib/gadgetd
 done
 exit 0
