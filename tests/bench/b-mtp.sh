@@ -27,8 +27,9 @@
 #   BENCH mtp_bench_files: the tree's size
 # Runs in the guest (see run-bench.sh); needs SRC and B. MTP_BENCH_FILES
 # sets the tree's size; MTP_BENCH_LIST_ONLY=1 skips the 50 MB transfers.
-# MTP_BENCH_USBMON=1 runs mtp-files once more with usbmon on and prints the
-# median spans of a transaction (usbmon-txn.awk) as BENCH NAME_*_us.
+# MTP_BENCH_USBMON=1 runs mtp-files and go-mtpfs' `ls -R` once more with
+# usbmon on and prints the median spans of a transaction (usbmon-txn.awk)
+# as BENCH NAME_*_us and NAME_gomtpfs_*_us.
 # MTP_BENCH_BASE=DIR also walks the tree with DIR/gadgetd-worker and
 # DIR/plugins/mtp.so (a build of another commit), as mtpbase_*.
 # MTP_BENCH_XFER_BASES="NAME=DIR ..." also sends and gets the 50 MB file
@@ -241,25 +242,47 @@ list() {
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
-# trace NAME: mtp-files again, under usbmon; the medians of each span.
+# trace NAME [gomtpfs]: mtp-files again (or `ls -R` through go-mtpfs,
+# mounted before the trace starts: BENCH NAME_gomtpfs_*), under usbmon;
+# the medians of each span.
 trace() {
 	[ -n "${MTP_BENCH_USBMON:-}" ] || return 0
+	local tag=$1 gp=
 	modprobe usbmon 2>/dev/null
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	cat /sys/kernel/debug/usb/usbmon/0u > $W/$1-mon.txt &
+	if [ "${2:-}" = gomtpfs ]; then
+		tag=${1}_gomtpfs
+		modprobe fuse 2>/dev/null
+		mkdir -p $W/g
+		timeout 900 go-mtpfs $W/g > $W/$tag.txt 2>&1 &
+		gp=$!
+		local n=0
+		while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+		mountpoint -q $W/g || { echo "FAIL: $1: go-mtpfs did not mount for the trace"; kill $gp; return 0; }
+	fi
+	cat /sys/kernel/debug/usb/usbmon/0u > $W/$tag-mon.txt &
 	mp=$!
 	sleep 0.5
-	timeout 600 mtp-files > /dev/null 2>&1
+	if [ -n "$gp" ]; then
+		timeout 600 ls -R $W/g > /dev/null 2>&1
+	else
+		timeout 600 mtp-files > /dev/null 2>&1
+	fi
 	sleep 0.5
 	kill $mp
 	wait $mp 2>/dev/null
-	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$1-mon.txt > $W/$1-spans.txt
+	if [ -n "$gp" ]; then
+		timeout 30 fusermount -u $W/g 2>/dev/null || timeout 30 umount $W/g
+		kill $gp 2>/dev/null
+		wait $gp 2>/dev/null
+	fi
+	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$tag-mon.txt > $W/$tag-spans.txt
 	for k in txn dev_data dev_resp host_data host_resp host_next; do
-		m=$(awk -v k=$k '$1 == k { print $2 }' $W/$1-spans.txt | sort -n |
+		m=$(awk -v k=$k '$1 == k { print $2 }' $W/$tag-spans.txt | sort -n |
 			awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
-		echo "BENCH ${1}_${k}_us ${m:-0} us"
+		echo "BENCH ${tag}_${k}_us ${m:-0} us"
 	done
-	rm -f $W/$1-mon.txt
+	rm -f $W/$tag-mon.txt
 }
 
 # ls_time NAME CLIENT LABEL DIR PID: time `ls -R DIR` (CLIENT's mount;
@@ -513,6 +536,7 @@ walk() {
 	fi
 	list $name $MTP_WPID
 	trace $name
+	trace $name gomtpfs
 	fuse_ls $name $MTP_WPID
 	mtp_down
 }
@@ -530,6 +554,7 @@ fi
 if umtprd_up /srv/umtpb; then
 	list umtprd $UPID
 	trace umtprd
+	trace umtprd gomtpfs
 	fuse_ls umtprd $UPID
 fi
 umtprd_down
