@@ -75,12 +75,24 @@ done
 # are not fetched again, unless an architecture was just added.
 [ -n "$update" ] || [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -n1)" ] ||
 	update=yes
+update_failed=""
 if [ -n "$update" ]; then
-	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
+	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } || {
+		update_failed=yes
 		echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
+	}
 fi
 # dpkg without an fsync per unpacked file (what Debian's own image builds
 # do): a fresh machine's install is most of make check's setup time, and
 # a crash half-way is repaired by running this again.
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >&2
+apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >&2 || {
+	r=$?
+	# apt keeps none of a release's new lists when one of its indexes
+	# fails, so a foreign architecture can lack bookworm-security while
+	# the host's Multi-Arch: same libraries are already at its versions
+	# (2026-12-06: armhf's Packages.xz mid-sync, libzstd1 and libbrotli1).
+	[ -z "$update_failed" ] || [ -z "$cross_pkgs" ] ||
+		echo "deps: the update above failed, so the lists of$cross_pkgs may lack a suite the host's own libraries come from; :ARCH packages then cannot match their versions (\"held broken packages\"). Try again once the mirror has synced." >&2
+	exit $r
+}
