@@ -242,28 +242,41 @@ list() {
 	echo "BENCH ${1}_folders_s $(secs $((t1 - t0))) s"
 }
 
+# gomtpfs_up LOG: go-mtpfs mounted on $W/g (its output in LOG, its pid
+# in GP); 1 when it did not mount within 30 s. gomtpfs_down: unmounted
+# (if ls_time has not) and stopped.
+gomtpfs_up() {
+	local n=0
+	modprobe fuse 2>/dev/null
+	mkdir -p $W/g
+	timeout 900 go-mtpfs $W/g > "$1" 2>&1 &
+	GP=$!
+	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
+	mountpoint -q $W/g
+}
+gomtpfs_down() {
+	! mountpoint -q $W/g || timeout 30 fusermount -u $W/g 2>/dev/null || timeout 30 umount $W/g
+	kill $GP 2>/dev/null
+	wait $GP 2>/dev/null
+}
+
 # trace NAME [gomtpfs]: mtp-files again (or `ls -R` through go-mtpfs,
 # mounted before the trace starts: BENCH NAME_gomtpfs_*), under usbmon;
 # the medians of each span.
 trace() {
 	[ -n "${MTP_BENCH_USBMON:-}" ] || return 0
-	local tag=$1 gp=
+	local tag=$1
 	modprobe usbmon 2>/dev/null
 	mount -t debugfs none /sys/kernel/debug 2>/dev/null
 	if [ "${2:-}" = gomtpfs ]; then
 		tag=${1}_gomtpfs
-		modprobe fuse 2>/dev/null
-		mkdir -p $W/g
-		timeout 900 go-mtpfs $W/g > $W/$tag.txt 2>&1 &
-		gp=$!
-		local n=0
-		while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
-		mountpoint -q $W/g || { echo "FAIL: $1: go-mtpfs did not mount for the trace"; kill $gp; return 0; }
+		gomtpfs_up $W/$tag.txt ||
+			{ echo "FAIL: $1: go-mtpfs did not mount for the trace"; gomtpfs_down; return 0; }
 	fi
 	cat /sys/kernel/debug/usb/usbmon/0u > $W/$tag-mon.txt &
 	mp=$!
 	sleep 0.5
-	if [ -n "$gp" ]; then
+	if [ "${2:-}" = gomtpfs ]; then
 		timeout 600 ls -R $W/g > /dev/null 2>&1
 	else
 		timeout 600 mtp-files > /dev/null 2>&1
@@ -271,11 +284,7 @@ trace() {
 	sleep 0.5
 	kill $mp
 	wait $mp 2>/dev/null
-	if [ -n "$gp" ]; then
-		timeout 30 fusermount -u $W/g 2>/dev/null || timeout 30 umount $W/g
-		kill $gp 2>/dev/null
-		wait $gp 2>/dev/null
-	fi
+	[ "${2:-}" != gomtpfs ] || gomtpfs_down
 	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$tag-mon.txt > $W/$tag-spans.txt
 	for k in txn dev_data dev_resp host_data host_resp host_next; do
 		m=$(awk -v k=$k '$1 == k { print $2 }' $W/$tag-spans.txt | sort -n |
@@ -308,23 +317,18 @@ ls_time() {
 # and through go-mtpfs (its own stack: GetObjectInfo per object).
 fuse_ls() {
 	modprobe fuse 2>/dev/null
-	mkdir -p $W/j $W/g
+	mkdir -p $W/j
 	if timeout 60 jmtpfs $W/j > $W/$1-jmtpfs.txt 2>&1; then
 		ls_time $1 jmtpfs jmtpfs $W/j $2
 	else
 		echo "FAIL: $1: jmtpfs did not mount"; tail -n 3 $W/$1-jmtpfs.txt
 	fi
-	timeout 900 go-mtpfs $W/g > $W/$1-gomtpfs.txt 2>&1 &
-	gp=$!
-	local n=0
-	while ! mountpoint -q $W/g && [ $n -lt 150 ]; do sleep 0.2; n=$((n + 1)); done
-	if mountpoint -q $W/g; then
+	if gomtpfs_up $W/$1-gomtpfs.txt; then
 		ls_time $1 gomtpfs go-mtpfs $W/g $2
 	else
 		echo "FAIL: $1: go-mtpfs did not mount"; tail -n 3 $W/$1-gomtpfs.txt
 	fi
-	kill $gp 2>/dev/null
-	wait $gp 2>/dev/null
+	gomtpfs_down
 }
 
 populate() {
