@@ -67,8 +67,10 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 TEST_CFLAGS = $(BASE_CFLAGS) -O1 -g $(SAN)
 
-# Cross builds with Debian's toolchains and the target's -dev packages
-# (make deps CROSS=arm64,armhf installs them), e.g.
+# Cross builds with Debian's toolchains and the target's -dev packages,
+# in the cross build root (tests/vm/mkcross.sh; make deb DEB_ARCH=arm64
+# builds the package there), or with this machine's own multiarch
+# packages, e.g.
 #   make CROSS_COMPILE=aarch64-linux-gnu- B=build/arm64
 # CROSS_COMPILE sets CC and PKG_CONFIG for the target unless given.
 ifneq ($(CROSS_COMPILE),)
@@ -106,9 +108,11 @@ check-arm64:
 check-armhf:
 	tests/vm/check-arm64.sh $(B) armhf
 
-# deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 cross-builds one).
+# deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 or armhf cross-builds
+# one, in the cross build root $(B)/cross-root: tests/vm/mkcross.sh).
 deb:
-	tests/vm/mkdeb.sh $(B)/deb $(DEB_ARCH)
+	$(if $(DEB_ARCH),tests/vm/mkcross.sh $(B)/cross-root &&) \
+		tests/vm/mkdeb.sh $(B)/deb $(DEB_ARCH) $(if $(DEB_ARCH),$(B)/cross-root/root)
 
 # The loopback suite's t-deb.sh installs $(B)/deb's package: built first,
 # without its unit tests (make unit runs them) or lintian (make deb does).

@@ -1,5 +1,6 @@
-# Sourced by mkbed.sh and mkbed-arm64.sh: what both beds do with a Debian
-# kernel package once it is downloaded.
+# Sourced by mkbed.sh, mkbed-arm64.sh and mkcross.sh: what the beds do
+# with a Debian kernel package once it is downloaded, and how the ARM bed
+# and the cross build root are unpacked.
 #
 # bed_kernel OUT DEB BUSYBOX: unpack the kernel package DEB into OUT/kroot
 # (modules indexed), copy its vmlinuz to OUT/vmlinuz, its version to
@@ -27,4 +28,32 @@ bed_kernel() {
 	cp "$(dirname "$0")/initramfs-init" "$bk_ird/init"
 	chmod +x "$bk_ird/init"
 	(cd "$bk_ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$bk_out/initrd"
+}
+
+# bed_strap ROOT OPTION...: `mmdebstrap --quiet OPTION... bookworm ROOT`
+# from this machine's apt sources. mmdebstrap stops on any index that
+# fails, and a mirror in the middle of a sync fails one for days
+# (debian-security's armhf Packages.xz, 2026-12-04 to 06): after two
+# tries ROOT comes from bookworm and bookworm-updates only. What matters
+# is that every package in ROOT comes from one consistent set of lists,
+# which the host's own multiarch could not promise (its amd64 libraries
+# at bookworm-security's versions, armhf's lists without that suite); a
+# package built in ROOT depends on its libraries' minimum versions
+# (shlibs), not on the ones it was built against.
+bed_strap() {
+	bs_root=$1
+	shift
+	bs_src=/etc/apt/sources.list.d/debian.sources
+	[ -f "$bs_src" ] || bs_src=/etc/apt/sources.list
+	bs_mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$bs_src" | head -n1)
+	bs_mirror=${bs_mirror:-http://deb.debian.org/debian}
+	for bs_try in 1 2; do
+		rm -rf "$bs_root"
+		mmdebstrap --quiet "$@" bookworm "$bs_root" "$bs_src" && return 0
+		[ $bs_try = 2 ] || sleep 20
+	done
+	echo "$(basename "$0"): the mirrors in $bs_src failed twice; unpacking from $bs_mirror bookworm and bookworm-updates only" >&2
+	rm -rf "$bs_root"
+	mmdebstrap --quiet "$@" bookworm "$bs_root" \
+		"deb $bs_mirror bookworm main" "deb $bs_mirror bookworm-updates main"
 }

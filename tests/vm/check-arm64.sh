@@ -29,17 +29,18 @@ mkdir -p "$b"
 b=$(cd "$b" && pwd)
 tmo=${GADGETD_TEST_TIMEOUT:-1500}
 start=$(date +%s)
-command -v "$triplet-gcc" >/dev/null ||
-	{ echo "check-arm64: $triplet-gcc missing: make deps CROSS=$arch" >&2; exit 1; }
 # prepare: the bed, the package and the unit tests; a run after a
 # prepare finds them in BUILDDIR (the stamp says this ARCH's are done).
 prepared=$b/prepared-$arch
 if [ "$phase" != run ]; then
 	rm -f "$prepared"
 	"$src/tests/vm/mkbed-arm64.sh" "$b/vm-arm64" || exit 1
+	# Everything ARM is built in the cross build root (mkcross.sh).
+	"$src/tests/vm/mkcross.sh" "$b/cross-root" || exit 1
+	root=$b/cross-root/root
 	# gadgetd as the board gets it: the package cross-built for ARCH
 	# (dpkg-buildpackage -a ARCH), its files unpacked into the guest.
-	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no "$src/tests/vm/mkdeb.sh" "$b/deb-$arch" "$arch" >"$b/deb-$arch.log" 2>&1 ||
+	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no "$src/tests/vm/mkdeb.sh" "$b/deb-$arch" "$arch" "$root" >"$b/deb-$arch.log" 2>&1 ||
 		{ tail -n 30 "$b/deb-$arch.log"; echo "check-arm64: the $arch package failed to build"; exit 1; }
 	deb=$(ls "$b/deb-$arch"/gadgetd_*_"$arch".deb)
 	[ "$(dpkg-deb -f "$deb" Architecture)" = "$arch" ] ||
@@ -48,12 +49,13 @@ if [ "$phase" != run ]; then
 	# directory: one build serves both. The product itself is the
 	# package's build above (its UBSan build was 27 CPU-s an architecture
 	# that no test ran; 2026-12-05).
-	make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
+	cross_in "$root" "$src" "$b" make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
 		SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$b/cross-$arch.log" 2>&1 ||
 		{ tail -n 30 "$b/cross-$arch.log"; echo "check-arm64: the $arch unit test build failed"; exit 1; }
 	# On 32-bit ARM, clang finds every implicit 64-to-32-bit truncation.
 	if [ "$arch" = armhf ]; then
-		"$src/tests/vm/shorten.sh" || { echo "check-arm64: armhf: tests/vm/shorten.sh failed"; exit 1; }
+		cross_in "$root" "$src" "$b" "$src/tests/vm/shorten.sh" ||
+			{ echo "check-arm64: armhf: tests/vm/shorten.sh failed"; exit 1; }
 	fi
 	touch "$prepared"
 	echo "check-arm64: $arch: package, unit tests and bed ready in $(($(date +%s) - start)) s"

@@ -1,9 +1,9 @@
 #!/bin/sh
 # make check-cross-selftest (part of make unit): check-cross.sh against
 # fake unit tests, with make, the cross tools and qemu-user faked on PATH,
-# so it needs no cross toolchain. A test that fails once and would pass
-# when run again must count as failed, run once, and fail the run; a run
-# of passing tests must pass.
+# so it needs no cross toolchain (CROSS_HOST=1: no build root either). A
+# test that fails once and would pass when run again must count as
+# failed, run once, and fail the run; a run of passing tests must pass.
 #   tests/vm/check-cross-selftest.sh
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,7 +37,7 @@ fake_tests() {
 
 # expect WHAT RC DIR: check-cross.sh on DIR must exit RC.
 expect() {
-	PATH=$tmp/bin:$PATH CROSS_SKIP= "$src/tests/vm/check-cross.sh" "$3" arm64 >"$3/out" 2>&1
+	PATH=$tmp/bin:$PATH CROSS_HOST=1 CROSS_SKIP= "$src/tests/vm/check-cross.sh" "$3" arm64 >"$3/out" 2>&1
 	rc=$?
 	if [ "$rc" = "$2" ]; then
 		echo "ok: $1 (exit $rc)"

@@ -1,10 +1,13 @@
 #!/bin/sh
 # make check-cross: gadgetd's unit tests cross-built for arm64 and armhf
-# with Debian's toolchains (make deps CROSS=arm64,armhf), each run under
-# qemu-user. (The product is cross-built as the package check-arm64.sh
+# with Debian's toolchains in the cross build root (tests/vm/mkcross.sh,
+# BUILDDIR/cross-root), each run under qemu-user against that root's
+# libraries. (The product is cross-built as the package check-arm64.sh
 # boots; the unit tests compile the sources they test themselves.)
 # Usage: check-cross.sh BUILDDIR [ARCH...]   (ARCH: arm64 armhf)
-# Each architecture builds in BUILDDIR/cross-ARCH. The unit tests are
+# Each architecture builds in BUILDDIR/cross-ARCH. CROSS_HOST=1 builds
+# with this machine's own toolchains and multiarch libraries instead (as
+# check-cross-selftest.sh does with fakes). The unit tests are
 # built with UBSan only: under qemu-user, ASan's children of fork() (the
 # adb shell tests) died with SIGSEGV, and LeakSanitizer needs ptrace;
 # the native make unit keeps both. A test that fails counts as failed
@@ -14,6 +17,7 @@
 # are).
 set -u
 b=${1:?usage: check-cross.sh BUILDDIR [ARCH...]}
+mkdir -p "$b" && b=$(cd "$b" && pwd) || exit 1
 shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
 archs=${*:-arm64 armhf}
@@ -42,22 +46,32 @@ archs=${*:-arm64 armhf}
 . "$src/tests/vm/cross.sh"
 skip=${CROSS_SKIP-$CROSS_SKIP_DEFAULT}
 cd "$src" || exit 1
-# run_test BINARY LOG: the unit test under qemu-user. The cross
-# compiler's sanitizer runtimes live in /usr/TRIPLET/lib, outside the
-# target's multiarch paths; that folder also holds the cross libc
-# (libc6-ARCH-cross), which must not be loaded: ld.so is the target's
-# own (libc6:ARCH, /lib/TRIPLET), and with a libc.so.6 from another
-# build every child of fork() died of SIGSEGV (si_addr 0x3d8) before it
-# could exec (the adb shell tests, test_ctl, the supervisor's workers).
-# UNIT_SELF: how a test runs itself again as a worker (test_supervisor,
-# test_sup_argv), since qemu-user cannot exec /proc/self/exe (above).
+# run_test BINARY LOG: the unit test under qemu-user, by the script that
+# also runs it again as a worker (UNIT_SELF: test_supervisor and
+# test_sup_argv, since qemu-user cannot exec /proc/self/exe, above).
+# With the build root, qemu runs the root's own dynamic loader on the
+# test, with the root's libraries for TRIPLET (UBSan's libubsan1:ARCH
+# among them). Not QEMU_LD_PREFIX: qemu-user then looks up every path a
+# program uses in the prefix first, and the tests' own files under /tmp
+# came back under another name (test_state's fsync of its folder).
+# Without the root (CROSS_HOST=1), ld.so is the target's own from this
+# machine's multiarch (libc6:ARCH, /lib/TRIPLET), and the cross
+# compiler's sanitizer runtimes are in /usr/TRIPLET/lib; that folder
+# also holds the cross libc (libc6-ARCH-cross), which must not be
+# loaded: with a libc.so.6 from another build every child of fork()
+# died of SIGSEGV (si_addr 0x3d8) before it could exec (the adb shell
+# tests, test_ctl, the supervisor's workers).
 run_test() {
 	self=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-	mkdir -p "$out/self" &&
-		printf '#!/bin/sh\nexec %s '"'%s'"' "$@"\n' "$qemu" "$self" >"$out/self/$n" &&
-		chmod +x "$out/self/$n" || return 1
-	UNIT_SELF=$(cd "$out/self" && pwd)/$n LD_LIBRARY_PATH=/lib/$triplet:/usr/$triplet/lib \
-		timeout -k 5 300 "$qemu" "$1" >"$2" 2>&1
+	mkdir -p "$out/self" || return 1
+	if [ -n "$root" ]; then
+		printf "#!/bin/sh\nexec '%s' '%s' --library-path '%s' '%s' \"\$@\"\n" \
+			"$(command -v "$qemu")" "$root/usr/lib/$ldso" "$root/usr/lib/$triplet" "$self"
+	else
+		printf "#!/bin/sh\nLD_LIBRARY_PATH=/lib/%s:/usr/%s/lib exec '%s' '%s' \"\$@\"\n" \
+			"$triplet" "$triplet" "$(command -v "$qemu")" "$self"
+	fi >"$out/self/$n" && chmod +x "$out/self/$n" || return 1
+	UNIT_SELF=$(cd "$out/self" && pwd)/$n timeout -k 5 300 "$out/self/$n" >"$2" 2>&1
 }
 # next_test DIR: the next name in DIR/.queue, or nothing once all are taken.
 next_test() {
@@ -69,22 +83,38 @@ next_test() {
 	) 9>"$1/.lock"
 }
 jobs=${CROSS_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# build_in CMD...: CMD in the build root, or here with CROSS_HOST=1.
+build_in() {
+	if [ -n "$root" ]; then
+		cross_in "$root" "$src" "$b" "$@"
+	else
+		"$@"
+	fi
+}
 total_pass=0 total_fail=0 failed=""
+if [ "${CROSS_HOST:-0}" = 1 ]; then
+	root=
+else
+	"$src/tests/vm/mkcross.sh" "$b/cross-root" || exit 1
+	root=$b/cross-root/root
+fi
 for a in $archs; do
 	triplet=$(cross_triplet "$a") ||
 		{ echo "check-cross: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
 	case $a in
-	arm64) qemu=qemu-aarch64-static askip= ;;
-	armhf) qemu=qemu-arm-static askip=${CROSS_SKIP_ARMHF-$CROSS_SKIP_ARMHF_DEFAULT} ;;
+	arm64) qemu=qemu-aarch64-static ldso=ld-linux-aarch64.so.1 askip= ;;
+	armhf) qemu=qemu-arm-static ldso=ld-linux-armhf.so.3 askip=${CROSS_SKIP_ARMHF-$CROSS_SKIP_ARMHF_DEFAULT} ;;
 	esac
-	for t in "$triplet-gcc" "$triplet-pkg-config" "$qemu"; do
+	tools=$qemu
+	[ -n "$root" ] || tools="$tools $triplet-gcc $triplet-pkg-config"
+	for t in $tools; do
 		command -v "$t" >/dev/null ||
 			{ echo "check-cross: $t missing: make deps CROSS=$a" >&2; exit 1; }
 	done
 	out=$b/cross-$a
-	echo "== $a: make CROSS_COMPILE=$triplet- B=$out"
+	echo "== $a: make CROSS_COMPILE=$triplet- B=$out${root:+ (in $root)}"
 	start=$(date +%s)
-	make -s -j2 CROSS_COMPILE="$triplet-" B="$out" \
+	build_in make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$out" \
 		SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$b/cross-$a.log" 2>&1 ||
 		{ tail -n 40 "$b/cross-$a.log"; echo "check-cross: the $a build FAILED"; exit 1; }
 	echo "== $a: built in $(($(date +%s) - start)) s"

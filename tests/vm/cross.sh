@@ -16,3 +16,24 @@ cross_triplet() {
 CROSS_SKIP_DEFAULT="test_sandbox test_aioguard test_mtp_store test_mtp_edit test_mtp_events test_mtp_plugin test_tcplisten test_ptp test_storage"
 # armhf only: test_composer (qemu-arm's readdir on ext4).
 CROSS_SKIP_ARMHF_DEFAULT="test_composer"
+
+# The target's packages gadgetd builds against, and the runtime its
+# unit tests' UBSan needs (mkcross.sh puts them in the build root).
+CROSS_DEV_PKGS="libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev
+libsystemd-dev libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev libexif-dev libubsan1"
+
+# cross_in ROOT SRC B CMD...: CMD run in the build root ROOT (mkcross.sh)
+# by chroot, with the folders SRC and B bound at their own paths and
+# /proc mounted, in a mount namespace of its own: the mounts end with
+# CMD, whatever way it ends. Needs root.
+cross_in() {
+	ci_root=$1 ci_src=$2 ci_b=$3
+	shift 3
+	unshare --mount --propagation private sh -c '
+		r=$1 s=$2 b=$3
+		shift 3
+		mkdir -p "$r$s" && mount --bind "$s" "$r$s" &&
+			mkdir -p "$r$b" && mount --bind "$b" "$r$b" &&
+			mount -t proc proc "$r/proc" || { echo "cross_in: cannot bind $s and $b in $r" >&2; exit 125; }
+		exec chroot "$r" "$@"' sh "$ci_root" "$ci_src" "$ci_b" "$@"
+}

@@ -6,8 +6,10 @@
 #          package (make all, unit, fuzz-regress, deb)
 #   test   the test beds and the host-side tools the loopback suite and
 #          make bench drive
-#   cross  with CROSS=arm64,armhf: cross toolchains, the targets' -dev
-#          packages through multiarch, qemu-user and the arm64 bed's tools
+#   cross  with CROSS=arm64,armhf: what makes the cross build root and
+#          the arm64 bed (mmdebstrap: the toolchains and the targets'
+#          packages go there, not on this machine) and runs them
+#          (qemu-user, qemu-system-arm)
 # make check installs build first and the rest in the background while
 # it compiles and tests (tests/vm/check-run.sh): on a fresh machine the
 # install was 8 of make check's 35 minutes (2026-12-04).
@@ -32,24 +34,17 @@ for g in $groups; do
 	*) echo "deps: $g: build, test or cross" >&2; exit 2 ;;
 	esac
 done
-# CROSS=arm64,armhf (make deps CROSS=...): also what cross builds and
-# check-cross need, the target's -dev packages through multiarch.
-cross_pkgs=""
+# CROSS=arm64,armhf (make deps CROSS=...): also what check-cross and the
+# ARM beds need on this machine. This machine's dpkg gets no foreign
+# architecture: the cross toolchains and the targets' -dev packages are
+# in the cross build root (tests/vm/mkcross.sh).
 . "$(dirname "$0")/cross.sh"
 case " $groups " in *" cross "*) cross=${CROSS:-} ;; *) cross= ;; esac
 for a in $(echo "$cross" | tr ',' ' '); do
-	triplet=$(cross_triplet "$a") ||
+	cross_triplet "$a" >/dev/null ||
 		{ echo "deps: CROSS: unknown architecture $a (arm64, armhf)" >&2; exit 2; }
-	# The ARM bed (mkbed-arm64.sh) is arm64 for both: armhf runs there too.
-	pkgs="$pkgs gcc-$triplet qemu-user-static qemu-system-arm mmdebstrap"
-	for p in libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev libsystemd-dev \
-		libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev libexif-dev; do
-		pkgs="$pkgs $p:$a"
-	done
-	cross_pkgs="$cross_pkgs $a"
 done
-# The bed's kernel is linux-image-arm64:arm64, found through apt.
-case " $cross_pkgs " in *" armhf "*) case " $cross_pkgs " in *" arm64 "*) ;; *) cross_pkgs="$cross_pkgs arm64" ;; esac ;; esac
+[ -z "$cross" ] || pkgs="$pkgs qemu-user-static qemu-system-arm mmdebstrap"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
@@ -63,36 +58,18 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-update=""
-for a in $cross_pkgs; do
-	dpkg --print-foreign-architectures | grep -qx "$a" || { dpkg --add-architecture "$a"; update=yes; }
-done
 # A mirror in the middle of a sync fails an index or two ("File has
 # unexpected size", 2026-12-05): try again, then go on with the lists
 # there are; the install below still fails loudly if a package is not
 # found.
 # Lists fetched within the hour (an earlier group of this make check)
-# are not fetched again, unless an architecture was just added.
-[ -n "$update" ] || [ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -n1)" ] ||
-	update=yes
-update_failed=""
-if [ -n "$update" ]; then
-	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } || {
-		update_failed=yes
+# are not fetched again.
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -n1)" ]; then
+	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
 		echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
-	}
 fi
 # dpkg without an fsync per unpacked file (what Debian's own image builds
 # do): a fresh machine's install is most of make check's setup time, and
 # a crash half-way is repaired by running this again.
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >&2 || {
-	r=$?
-	# apt keeps none of a release's new lists when one of its indexes
-	# fails, so a foreign architecture can lack bookworm-security while
-	# the host's Multi-Arch: same libraries are already at its versions
-	# (2026-12-06: armhf's Packages.xz mid-sync, libzstd1 and libbrotli1).
-	[ -z "$update_failed" ] || [ -z "$cross_pkgs" ] ||
-		echo "deps: the update above failed, so the lists of$cross_pkgs may lack a suite the host's own libraries come from; :ARCH packages then cannot match their versions (\"held broken packages\"). Try again once the mirror has synced." >&2
-	exit $r
-}
+apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >&2

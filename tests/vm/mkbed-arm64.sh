@@ -34,32 +34,27 @@ armhf="libc6 libgcc-s1 libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libbrotl
 libzstd1 libcmocka0 libubsan1 libmnl0 libxkbcommon0 libsystemd0 libexif12"
 pkgs="$pkgs $(for p in $armhf; do printf '%s:armhf ' "$p"; done)"
 root="$out/root"
-# A root made before a library joined the list is made again.
-if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
+dl="$out/dl"
+# A root made before a library joined the list, or without the kernel's
+# package beside it, is made again.
+if ! ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1 ||
+	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libmnl.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libxkbcommon.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libsystemd.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libexif.so.12" ] ||
 	[ ! -d "$root/usr/lib/python3/dist-packages/zstandard" ]; then
 	rm -rf "$root"
-	src=/etc/apt/sources.list.d/debian.sources
-	[ -f "$src" ] || src=/etc/apt/sources.list
 	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
-	strap() {
-		rm -rf "$root"
-		mmdebstrap --quiet --architectures=arm64,armhf --variant=extract \
-			--include="$(echo $pkgs | tr ' ' ',')" bookworm "$root" "$@"
-	}
-	# mmdebstrap stops on any index that fails, and a mirror in the
-	# middle of a sync fails one for hours (debian-security's armhf
-	# Packages, 2026-12-04/05). A test bed needs no security updates:
-	# after two tries the bed is unpacked from the main archive alone.
-	mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$src" | head -n1)
-	strap "$src" || { sleep 20; strap "$src"; } || {
-		echo "mkbed-arm64: the mirrors in $src failed twice; unpacking from ${mirror:-http://deb.debian.org/debian} bookworm and bookworm-updates only" >&2
-		strap "deb ${mirror:-http://deb.debian.org/debian} bookworm main" \
-			"deb ${mirror:-http://deb.debian.org/debian} bookworm-updates main"
-	}
+	# The kernel comes in the same unpack (its package kept in the apt
+	# cache): the host needs no arm64 lists of its own.
+	bed_strap "$root" --architectures=arm64,armhf --variant=extract --skip=cleanup/apt/cache \
+		--include="$(echo $pkgs linux-image-arm64 | tr ' ' ',')" || exit 1
+	mkdir -p "$dl"
+	rm -f "$dl"/linux-image-*-arm64_*.deb
+	mv "$root"/var/cache/apt/archives/linux-image-*-arm64_*.deb "$dl/" ||
+		{ echo "mkbed-arm64: no linux-image-*-arm64 package in the unpack" >&2; exit 1; }
+	rm -f "$root"/var/cache/apt/archives/*.deb
 fi
 # No postinst ran: the accounts base-passwd would have made.
 [ -s "$root/etc/passwd" ] || cp "$root/usr/share/base-passwd/passwd.master" "$root/etc/passwd"
@@ -77,15 +72,6 @@ if command -v qemu-aarch64-static >/dev/null; then
 		{ echo "mkbed-arm64: ldconfig -r $root under qemu-aarch64-static failed" >&2; exit 1; }
 fi
 
-dl="$out/dl"
-mkdir -p "$dl"
-if ! ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1; then
-	dep=$(apt-cache depends linux-image-arm64:arm64 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9].*-arm64\)\(:arm64\)\?$/\1/p' | head -n1)
-	[ -n "$dep" ] || { echo "mkbed-arm64: cannot resolve linux-image-arm64 (dpkg --add-architecture arm64; apt-get update)" >&2; exit 1; }
-	(cd "$dl" && apt-get download "$dep:arm64" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2 || true)
-	ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1 || { echo "mkbed-arm64: download of $dep failed" >&2; exit 1; }
-fi
 bed_kernel "$out" "$(ls "$dl"/linux-image-*-arm64_*.deb | head -n1)" "$root/bin/busybox"
 # The guest's root is the arm64 userland: its modules come from there.
 rm -rf "$root/lib/modules"

@@ -4,7 +4,8 @@
 # -Werror=shorten-64-to-32 (uint64_t or off_t into size_t, long long
 # into unsigned, ...). A narrowing the code means is written as a cast,
 # after the check that makes it safe. Run by check-arm64.sh for armhf;
-# needs clang and armhf's libc headers (make deps CROSS=armhf).
+# needs clang and armhf's libc headers: check-arm64.sh runs it in the cross
+# build root (tests/vm/mkcross.sh).
 # Usage: shorten.sh
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)

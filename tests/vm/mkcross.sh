@@ -1,0 +1,41 @@
+#!/bin/sh
+# The cross build root: a Debian bookworm for this machine (amd64) with
+# arm64 and armhf added to its dpkg, their cross toolchains, gadgetd's
+# build dependencies for both, and clang (tests/vm/shorten.sh), unpacked
+# and installed by mmdebstrap. The ARM package (dpkg-buildpackage -a
+# ARCH), the ARM unit tests and the armhf truncation check are built in
+# it (cross_in in tests/vm/cross.sh), and check-cross runs those tests
+# against its libraries under qemu-user: this machine's own dpkg gets no
+# foreign architecture. That is the point: the host's multiarch tied
+# armhf's libzstd1 to the version amd64 already had, and with one armhf
+# index of bookworm-security failing at the mirror (2026-12-04 to 06)
+# the cross packages could not be installed at all.
+# Usage: mkcross.sh OUTDIR   (OUTDIR/root; needs root and mmdebstrap)
+set -eu
+out=${1:?usage: mkcross.sh OUTDIR}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+[ "$out/stamp" -nt "$here/mkcross.sh" ] && [ "$out/stamp" -nt "$here/cross.sh" ] &&
+	[ "$out/stamp" -nt "$here/bedlib.sh" ] && [ "$out/stamp" -nt "$here/../../debian/control" ] && exit 0
+. "$here/bedlib.sh"
+. "$here/cross.sh"
+[ "$(id -u)" = 0 ] || { echo "mkcross: the build root needs root (mmdebstrap, chroot)" >&2; exit 1; }
+command -v mmdebstrap >/dev/null || { echo "mkcross: mmdebstrap is missing (make deps CROSS=arm64,armhf)" >&2; exit 1; }
+# debian/control's Build-Depends for the host and the targets
+# (dpkg-buildpackage checks them), the cross compilers and clang.
+pkgs="build-essential pkg-config dpkg-dev debhelper dbus-daemon python3 bash-completion clang"
+for a in arm64 armhf; do
+	pkgs="$pkgs gcc-$(cross_triplet $a)"
+	for p in $CROSS_DEV_PKGS; do
+		pkgs="$pkgs $p:$a"
+	done
+done
+root=$out/root
+echo "mkcross: unpacking the cross build root in $root (mmdebstrap)" >&2
+start=$(date +%s)
+rm -f "$out/stamp"
+bed_strap "$root" --variant=apt --architectures="$(dpkg --print-architecture),arm64,armhf" \
+	--include="$(echo $pkgs | tr ' ' ',')" || { echo "mkcross: mmdebstrap failed" >&2; exit 1; }
+touch "$out/stamp"
+echo "mkcross: cross build root ready in $(($(date +%s) - start)) s" >&2
