@@ -2,6 +2,16 @@
 # with a Debian kernel package once it is downloaded, and how the ARM bed
 # and the cross build root are unpacked.
 #
+# bed_fresh STAMP FILE...: true when STAMP exists and is newer than
+# every FILE (what made it has not changed since).
+bed_fresh() {
+	bf_stamp=$1
+	shift
+	for bf_f in "$@"; do
+		[ "$bf_stamp" -nt "$bf_f" ] || return 1
+	done
+}
+
 # bed_kernel OUT DEB BUSYBOX: unpack the kernel package DEB into OUT/kroot
 # (modules indexed), copy its vmlinuz to OUT/vmlinuz, its version to
 # OUT/kver, and make OUT/initrd: BUSYBOX (a static busybox of the guest's

@@ -14,9 +14,8 @@ out=${1:?usage: mkbed-arm64.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed-arm64.sh" ] &&
-	[ "$out/stamp" -nt "$here/bedlib.sh" ] && exit 0
 . "$here/bedlib.sh"
+bed_fresh "$out/stamp" "$here/initramfs-init" "$here/mkbed-arm64.sh" "$here/bedlib.sh" && exit 0
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed-arm64: $1 is missing (make deps CROSS=arm64)" >&2; exit 1; }; }
 need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio

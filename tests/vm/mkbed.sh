@@ -8,10 +8,9 @@ out=${1:?usage: mkbed.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-# Rebuilt when the initramfs script or this one changed.
-[ "$out/stamp" -nt "$here/initramfs-init" ] && [ "$out/stamp" -nt "$here/mkbed.sh" ] &&
-	[ "$out/stamp" -nt "$here/bedlib.sh" ] && exit 0
 . "$here/bedlib.sh"
+# Rebuilt when the initramfs script or this one changed.
+bed_fresh "$out/stamp" "$here/initramfs-init" "$here/mkbed.sh" "$here/bedlib.sh" && exit 0
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "mkbed: $1 is missing (run as root to install packages)" >&2; exit 1; }; }
 need dpkg-deb; need depmod; need cpio; need busybox

@@ -16,10 +16,9 @@ out=${1:?usage: mkcross.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$out/stamp" -nt "$here/mkcross.sh" ] && [ "$out/stamp" -nt "$here/cross.sh" ] &&
-	[ "$out/stamp" -nt "$here/bedlib.sh" ] && [ "$out/stamp" -nt "$here/../../debian/control" ] && exit 0
 . "$here/bedlib.sh"
 . "$here/cross.sh"
+bed_fresh "$out/stamp" "$here/mkcross.sh" "$here/cross.sh" "$here/bedlib.sh" "$here/../../debian/control" && exit 0
 [ "$(id -u)" = 0 ] || { echo "mkcross: the build root needs root (mmdebstrap, chroot)" >&2; exit 1; }
 command -v mmdebstrap >/dev/null || { echo "mkcross: mmdebstrap is missing (make deps CROSS=arm64,armhf)" >&2; exit 1; }
 # debian/control's Build-Depends for the host and the targets
