@@ -25,10 +25,16 @@ libsystemd-dev libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-d
 # cross_in ROOT SRC B CMD...: CMD run in the build root ROOT (mkcross.sh)
 # by chroot, with the folders SRC and B bound at their own paths and
 # /proc mounted, in a mount namespace of its own: the mounts end with
-# CMD, whatever way it ends. Needs root.
+# CMD, whatever way it ends. Needs root; the three paths absolute.
 cross_in() {
 	ci_root=$1 ci_src=$2 ci_b=$3
 	shift 3
+	for ci_p in "$ci_root" "$ci_src" "$ci_b"; do
+		case $ci_p in
+		/*) ;;
+		*) echo "cross_in: $ci_p: not an absolute path" >&2; return 2 ;;
+		esac
+	done
 	unshare --mount --propagation private sh -c '
 		r=$1 s=$2 b=$3
 		shift 3
