@@ -196,7 +196,7 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 	snprintf(p->what, sizeof(p->what), "%s", what);
 	base = strrchr(argv[0], '/');
 	snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : argv[0]);
-	for (i = 0; argv[i] && i < NETPROC_ARGS_MAX; i++)
+	for (i = 0; i < NETPROC_ARGS_MAX && argv[i]; i++)
 		if (!(p->argv[i] = strdup(argv[i])))
 			break;
 	p->pidfile = pidfile ? strdup(pidfile) : NULL;

@@ -69,7 +69,7 @@ static void supervisor_command_timeout(struct loop_watch *t, void *data)
 
 	loop_watch_remove(t);
 	c->timer = NULL;
-	snprintf(text, sizeof(text), "function %s: no reply from plugin within %u ms",
+	snprintf(text, sizeof(text), "function %s: no reply from plugin within %d ms",
 		 c->w->name, SUP_COMMAND_MS);
 	supervisor_command_finish(c, -ETIMEDOUT, text);
 }
