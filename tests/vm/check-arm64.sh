@@ -49,8 +49,7 @@ if [ "$phase" != run ]; then
 	# directory: one build serves both. The product itself is the
 	# package's build above (its UBSan build was 27 CPU-s an architecture
 	# that no test ran; 2026-12-05).
-	cross_in "$root" "$src" "$b" make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$b/cross-$arch" \
-		SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$b/cross-$arch.log" 2>&1 ||
+	cross_unit_build "$root" "$src" "$b" "$arch" ||
 		{ tail -n 30 "$b/cross-$arch.log"; echo "check-arm64: the $arch unit test build failed"; exit 1; }
 	# On 32-bit ARM, clang finds every implicit 64-to-32-bit truncation.
 	if [ "$arch" = armhf ]; then

@@ -83,14 +83,6 @@ next_test() {
 	) 9>"$1/.lock"
 }
 jobs=${CROSS_JOBS:-$(nproc 2>/dev/null || echo 1)}
-# build_in CMD...: CMD in the build root, or here with CROSS_HOST=1.
-build_in() {
-	if [ -n "$root" ]; then
-		cross_in "$root" "$src" "$b" "$@"
-	else
-		"$@"
-	fi
-}
 total_pass=0 total_fail=0 failed=""
 if [ "${CROSS_HOST:-0}" = 1 ]; then
 	root=
@@ -114,8 +106,7 @@ for a in $archs; do
 	out=$b/cross-$a
 	echo "== $a: make CROSS_COMPILE=$triplet- B=$out${root:+ (in $root)}"
 	start=$(date +%s)
-	build_in make -s -C "$src" -j2 CROSS_COMPILE="$triplet-" B="$out" \
-		SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$b/cross-$a.log" 2>&1 ||
+	cross_unit_build "$root" "$src" "$b" "$a" ||
 		{ tail -n 40 "$b/cross-$a.log"; echo "check-cross: the $a build FAILED"; exit 1; }
 	echo "== $a: built in $(($(date +%s) - start)) s"
 	start=$(date +%s)

@@ -43,3 +43,20 @@ cross_in() {
 			mount -t proc proc "$r/proc" || { echo "cross_in: cannot bind $s and $b in $r" >&2; exit 125; }
 		exec chroot "$r" "$@"' sh "$ci_root" "$ci_src" "$ci_b" "$@"
 }
+
+# cross_unit_build ROOT SRC B ARCH: the unit tests for ARCH, built as
+# check-cross.sh runs them (UBSan only; it says why), into B/cross-ARCH
+# with the log in B/cross-ARCH.log: in the build root ROOT, or with this
+# machine's own toolchain when ROOT is empty. check-arm64.sh's prepare
+# and check-cross.sh share the build.
+cross_unit_build() {
+	cu_root=$1 cu_src=$2 cu_b=$3 cu_arch=$4
+	cu_triplet=$(cross_triplet "$cu_arch") || return 2
+	if [ -n "$cu_root" ]; then
+		set -- cross_in "$cu_root" "$cu_src" "$cu_b"
+	else
+		set --
+	fi
+	"$@" make -s -C "$cu_src" -j2 CROSS_COMPILE="$cu_triplet-" B="$cu_b/cross-$cu_arch" \
+		SAN="-fsanitize=undefined -fno-sanitize-recover=all" unit-build >"$cu_b/cross-$cu_arch.log" 2>&1
+}
