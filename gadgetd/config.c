@@ -130,7 +130,7 @@ static void config_defaults(struct config *c, const char *file)
 	c->udc = strdup("auto");
 	c->state_file = strdup(STATEDIR "/state");
 	c->gadget_name = strdup("gadgetd");
-	c->ffs_dir = strdup("/dev/gadgetd");
+	c->ffs_dir = strdup(RUNDIR "/gadgetd/ffs");
 	c->plugin_dir = strdup(PLUGINDIR);
 	c->worker = strdup(LIBEXECDIR "/gadgetd-worker");
 	c->ready_timeout_ms = 5000;

@@ -11,7 +11,7 @@
  *   admin_group = "gadgetadm";               # may also choose profiles, reload,
  *                                            #   off, trust-changing commands
  *   gadget_name = "gadgetd";                 # the ConfigFS gadget directory
- *   ffs_dir = "/dev/gadgetd";                # FunctionFS mount points
+ *   ffs_dir = "/run/gadgetd/ffs";            # FunctionFS mount points
  *   plugin_dir = "/usr/lib/gadgetd";         # plugin shared objects
  *   worker = "/usr/libexec/gadgetd/gadgetd-worker";
  *   ready_timeout = 5000;                    # ms for a plugin to be ready

@@ -18,7 +18,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
-GADGETD_LIBS := -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
+GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/json.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)

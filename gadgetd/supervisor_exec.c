@@ -1,5 +1,6 @@
 #include "supervisor_exec.h"
 #include "config.h"
+#include "dirs.h"
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
@@ -93,9 +94,13 @@ int supervisor_exec_mount(const struct config *cfg, const char *name,
 {
 	char opts[64];
 	struct stat st;
+	int r;
 
-	if (mkdir(cfg->ffs_dir, 0755) < 0 && errno != EEXIST)
-		return supervisor_exec_failed("cannot create", cfg->ffs_dir, err, size);
+	/* 0755 whatever the umask (the shipped unit's is 0077): the
+	 * workers' users pass through it to their own instance. */
+	r = dirs_make(cfg->ffs_dir, 0755, err, size);
+	if (r < 0)
+		return r;
 	if (mkdir(at, 0755) < 0 && errno != EEXIST)
 		return supervisor_exec_failed("cannot create", at, err, size);
 	umount2(at, MNT_DETACH); /* a stale mount from a crash */

@@ -7,5 +7,5 @@ adb_SRCS := $(adb_META) functions/adb/adb.c functions/adb/adb_packet.c \
 	functions/adb/adb_sync.c functions/adb/adb_forward.c \
 	functions/adb/adb_compress.c functions/adb/adb_root.c \
 	functions/adb/adb_tcp.c common/fsutil.c
-ADB_COMPRESS_LIBS := $(shell $(PKG_CONFIG) --libs libbrotlienc libbrotlidec liblz4 libzstd)
-adb_LIBS := -lcrypto -lutil $(ADB_COMPRESS_LIBS)
+ADB_COMPRESS_LIBS = $(shell $(PKG_CONFIG) --libs libbrotlienc libbrotlidec liblz4 libzstd)
+adb_LIBS = -lcrypto -lutil $(ADB_COMPRESS_LIBS)

@@ -12,5 +12,5 @@ mtp_CORE := functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_
 	functions/mtp/mtp_prep.c common/fsutil.c
 mtp_SRCS := $(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE)
 # libexif: the EXIF thumbnails of PTP's GetThumb (mtp_thumb.c).
-MTP_EXIF_LIBS := $(shell $(PKG_CONFIG) --libs libexif)
-mtp_LIBS := $(MTP_EXIF_LIBS)
+MTP_EXIF_LIBS = $(shell $(PKG_CONFIG) --libs libexif)
+mtp_LIBS = $(MTP_EXIF_LIBS)

@@ -17,7 +17,7 @@ fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
 	functions/adb/adb_tcp.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
 	common/loop.c common/log.c common/fsutil.c
-fuzz_adb_auth_LIBS := -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
+fuzz_adb_auth_LIBS = -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 
 # The adb_keys loader and the key parsers:
 #   build/fuzz/fuzz_adb_keys -max_total_time=60 tests/fuzz/corpus_adb_keys

@@ -2,8 +2,13 @@
 #
 #   . "$SRC/tests/loopback/lib.sh"
 #   gd_install                  # make install of this tree into the guest
+#                               # (and `systemctl enable gadgetd` on the systemd bed)
 #   gd_start [PROFILE]          # start gadgetd -f ($GD_BIN if set; PROFILE active; one
-#                               # not in /etc comes from the installed examples)
+#                               # not in /etc comes from the installed examples);
+#                               # on the systemd bed `systemctl restart gadgetd`
+#   gd_log                      # gadgetd's log so far (the journal's on the systemd bed)
+#   gd_ns CMD...                # CMD in gadgetd's mount namespace
+#   bed_reboot                  # reboot the guest (systemd bed, `# bed: systemd disk`)
 #   gd_switch SET               # gadgetctl switch SET, must succeed
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
 #   usb_devnum VID:PID          # its bus-devnum on the host side (new at each enumeration)
@@ -14,7 +19,21 @@
 #   cfs_gadget, cfs_bind, cfs_teardown...  # a gadget composed by hand (cfs.sh)
 #
 # Everything is bounded with timeout; the log of gadgetd is in
-# $GD_LOG (kept in the test's output directory).
+# $GD_LOG (kept in the test's output directory), or in the journal on
+# the systemd bed.
+#
+# The bed: a test's header says which it needs, in a line of its own
+# that run-suite.sh reads:
+#   # bed: systemd        Debian's systemd is PID 1 (tests/vm/bed-systemd):
+#                         gadgetd runs from its shipped unit, dbus, logind,
+#                         polkit and avahi-daemon as systemd starts them.
+#                         What a user gets; every feature has a test here.
+#   # bed: systemd disk   the same, with the root's changes kept across
+#                         bed_reboot.
+#   # bed: light - WHY    no init: the test starts gadgetd -f by hand (and
+#                         any daemon it needs). It proves less, and says why
+#                         it runs here (it kills gadgetd, injects faults, runs
+#                         an ASan build, composes gadgets by hand...).
 
 : "${SRC:?}" "${B:?}"
 . "$SRC/tests/loopback/cfs.sh"
@@ -24,8 +43,16 @@ GD_PID=
 export GADGETD_SOCKET=/run/gadgetd.sock
 FAILS=0
 CHECKS=0
+# After bed_reboot: the checks of the earlier boots count too.
+for lib_t in /mnt/out/tally-boot*; do
+	[ -f "$lib_t" ] || continue
+	read -r _ lib_c _ lib_f _ < "$lib_t"
+	CHECKS=$((CHECKS + ${lib_c%,})); FAILS=$((FAILS + lib_f))
+done
 
 T0=$(cut -d' ' -f1 /proc/uptime)
+# bed_systemd: true on the systemd bed.
+bed_systemd() { [ -d /run/systemd/system ]; }
 say() { echo "== [$(awk -v t0="$T0" '{ printf "%.1f", $1 - t0 }' /proc/uptime)s] $*"; }
 
 fail() {
@@ -69,9 +96,41 @@ check_exit() {
 	fi
 }
 
+# gd_log: gadgetd's log so far: $GD_LOG, or on the systemd bed the
+# journal's lines of gadgetd.service (messages only, as gadgetd -f
+# prints them).
+gd_log() {
+	if bed_systemd; then
+		timeout 30 journalctl -q -u gadgetd.service -o cat --no-pager
+	else
+		cat "$GD_LOG" 2>/dev/null
+	fi
+}
+
+# gd_log_has TEXT [SECS]: gadgetd logged TEXT (fixed, not a pattern)
+# within SECS (5): the journal takes a moment to receive a line.
+# gd_log_grep PATTERN [SECS]: the same for a grep pattern.
+gd_log_has() { lib_log_wait -F "$@"; }
+gd_log_grep() { lib_log_wait -e "$@"; }
+lib_log_wait() {
+	local lib_n=$((${3:-5} * 5))
+	while [ $lib_n -gt 0 ]; do
+		gd_log | grep -q "$1" -- "$2" && return 0
+		sleep 0.2
+		lib_n=$((lib_n - 1))
+	done
+	echo "gadgetd's log has no \"$2\""
+	return 1
+}
+
 # dump_logs LINES: the ends of gadgetd's log and the kernel's.
 dump_logs() {
-	[ -f "$GD_LOG" ] && { echo "---- gadgetd log"; tail -n "$1" "$GD_LOG"; }
+	if bed_systemd; then
+		echo "---- journalctl -u gadgetd"
+		timeout 30 journalctl -q -u gadgetd.service --no-pager | tail -n "$1"
+	elif [ -f "$GD_LOG" ]; then
+		echo "---- gadgetd log"; tail -n "$1" "$GD_LOG"
+	fi
 	echo "---- kernel log"; dmesg | tail -n "$1"
 }
 
@@ -81,20 +140,29 @@ die() {
 	exit 1
 }
 
+# gd_modules: the board's UDC (dummy_hcd); on the light bed also what
+# the unit's ExecStartPre= and the host's udevd would load.
+# GD_UDC=later: no dummy_hcd yet (the test loads it when the UDC should
+# appear).
 gd_modules() {
-	timeout 30 modprobe dummy_hcd ${GD_HCD_OPTS:-} || die "modprobe dummy_hcd"
+	if [ "${GD_UDC:-}" != later ]; then
+		timeout 30 modprobe dummy_hcd ${GD_HCD_OPTS:-} || die "modprobe dummy_hcd"
+		[ -e /sys/class/udc/dummy_udc.0 ] || die "no dummy_udc.0"
+	fi
+	# On the systemd bed the unit loads libcomposite and usb_f_fs, and
+	# udevd the host-side class drivers as a PC's would.
+	bed_systemd && return 0
 	timeout 30 modprobe libcomposite || die "modprobe libcomposite"
 	timeout 30 modprobe usb_f_fs || die "modprobe usb_f_fs"
-	# No udevd in the bed: load the host-side class drivers ourselves,
-	# in one modprobe (each process costs the bed tens of milliseconds,
-	# hundreds under load); one by one if that fails.
+	# No udevd in the light bed: load the host-side class drivers
+	# ourselves, in one modprobe (each process costs the bed tens of
+	# milliseconds, hundreds under load); one by one if that fails.
 	local lib_mods="cdc_acm cdc_ether cdc_ncm rndis_host usb-storage sd_mod usbhid" lib_m
 	if ! timeout 60 modprobe -a $lib_mods 2>/dev/null; then
 		for lib_m in $lib_mods; do
 			timeout 30 modprobe "$lib_m" 2>/dev/null || true
 		done
 	fi
-	[ -e /sys/class/udc/dummy_udc.0 ] || die "no dummy_udc.0"
 }
 
 # GD_STAGE: a `make install-files DESTDIR=GD_STAGE` tree run-suite.sh made
@@ -114,10 +182,21 @@ gd_install() {
 			timeout 60 systemd-sysusers /usr/lib/sysusers.d/gadgetd.conf; } >/mnt/out/install.log 2>&1 ||
 			{ cat /mnt/out/install.log; die "install from $GD_STAGE failed"; }
 		say "installed"
+		gd_unit_enable
 		return 0
 	fi
 	timeout 120 make -s -C "$SRC" install-files PREFIX=/usr SYSCONFDIR=/etc >/mnt/out/install.log 2>&1 ||
 		{ cat /mnt/out/install.log; die "make install failed"; }
+	gd_unit_enable
+}
+
+# gd_unit_enable: on the systemd bed, what a user does after make
+# install: `systemctl enable gadgetd` (which reloads systemd's units; a
+# daemon-reload of its own costs the bed 6 s); gd_start starts it once
+# the test has chosen its profile.
+gd_unit_enable() {
+	bed_systemd || return 0
+	timeout 60 systemctl enable gadgetd.service 2>&1 || die "systemctl enable gadgetd failed"
 }
 
 # gd_config KEY VALUE: set one setting in the installed gadgetd.conf.
@@ -164,8 +243,15 @@ gd_start() {
 		gd_example "$1"
 		gd_config profile "\"$1\""
 	fi
-	"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
-	GD_PID=$!
+	if bed_systemd; then
+		[ -z "${GD_BIN:-}" ] || die "GD_BIN=$GD_BIN: the systemd bed runs the installed gadgetd"
+		timeout 120 systemctl restart gadgetd.service ||
+			{ timeout 10 systemctl status gadgetd.service --no-pager; die "systemctl restart gadgetd failed"; }
+		GD_PID=$(systemctl show -p MainPID --value gadgetd.service)
+	else
+		"${GD_BIN:-gadgetd}" -f -v >>"$GD_LOG" 2>&1 &
+		GD_PID=$!
+	fi
 	local lib_i=0
 	# GD_START_WAIT: seconds (10); a start-up that falls back runs more
 	# than one switch.
@@ -182,8 +268,37 @@ gd_start() {
 	die "gadgetd was not idle within ${GD_START_WAIT:-10} s of its start"
 }
 
+# gd_ns CMD...: CMD in gadgetd's mount namespace (the unit's own, with
+# its private /tmp and its FunctionFS mounts; the guest's on the light
+# bed).
+gd_ns() { nsenter -t "$GD_PID" -m -- "$@"; }
+
+# gd_wait_restarted OLDPID [SECS]: on the systemd bed, systemd started
+# gadgetd again (Restart=) with a new main PID, and it is idle: GD_PID
+# is the new one.
+gd_wait_restarted() {
+	local lib_n=$((${2:-20} * 5)) lib_p
+	while [ $lib_n -gt 0 ]; do
+		lib_p=$(systemctl show -p MainPID --value gadgetd.service)
+		if [ "$lib_p" != 0 ] && [ "$lib_p" != "$1" ] &&
+			gd_status '.switching | not' 2>/dev/null; then
+			GD_PID=$lib_p
+			return 0
+		fi
+		sleep 0.2
+		lib_n=$((lib_n - 1))
+	done
+	echo "gd_wait_restarted: gadgetd's main PID is $(systemctl show -p MainPID --value gadgetd.service), was $1"
+	return 1
+}
+
 gd_stop() {
 	[ -n "$GD_PID" ] || return 0
+	if bed_systemd; then
+		timeout 120 systemctl stop gadgetd.service || echo "gd_stop: systemctl stop gadgetd failed"
+		GD_PID=
+		return 0
+	fi
 	kill -TERM "$GD_PID" 2>/dev/null
 	local lib_i=0
 	while kill -0 "$GD_PID" 2>/dev/null && [ $lib_i -lt 50 ]; do
@@ -196,6 +311,18 @@ gd_stop() {
 
 gd_switch() {
 	timeout 60 gadgetctl switch "$@" || die "gadgetctl switch $* failed"
+}
+
+# within_s SECS CMD...: CMD succeeds within SECS seconds (tried every
+# 0.2 s, and once more at the end).
+within_s() {
+	local lib_end=$(($(date +%s) + $1))
+	shift
+	while [ "$(date +%s)" -lt $lib_end ]; do
+		"$@" && return 0
+		sleep 0.2
+	done
+	"$@"
 }
 
 # wait_usb VID:PID [SECS]: the host side sees the device.
@@ -345,6 +472,22 @@ usb_enums() { dmesg | grep -c 'new .*USB device number'; }
 # A product id of a set in the profile, from `gadgetctl list`.
 set_pid() {
 	gadgetctl list | awk -v s="$1" '/^sets:/ { on = 1 } on && $1 == s { split($2, id, ":"); print id[2] }'
+}
+
+# bed_reboot: reboot the guest (a test with `# bed: systemd disk`): the
+# test runs again from its start in the new boot, with BED_BOOT one
+# higher and the root's changes kept; its output goes on in the same
+# console log. The journal of this boot is kept as journal-bootN.txt.
+bed_reboot() {
+	bed_systemd || die "bed_reboot: not on the systemd bed"
+	timeout 60 journalctl -b --no-pager -o short-monotonic > "/mnt/out/journal-boot$BED_BOOT.txt" 2>&1
+	echo "checks: $CHECKS, failures: $FAILS (boot $BED_BOOT)" > "/mnt/out/tally-boot$BED_BOOT"
+	touch /mnt/out/.bed-reboot
+	sync
+	say "rebooting the guest"
+	timeout 120 systemctl reboot
+	sleep 600
+	die "the guest did not reboot"
 }
 
 finish() {

@@ -30,6 +30,10 @@ stage=$out/.stage
 rm -rf "$stage"
 make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
 	{ cat "$out/stage.log"; echo "loopback: make install-files DESTDIR=$stage failed"; exit 1; }
+# bed_of TEST: the words after "# bed:" in the test's header
+# (tests/loopback/lib.sh says what they mean).
+bed_of() { sed -n 's/^# bed: *//p' "$here/$1" | head -n 1; }
+
 jobs=${GADGETD_TEST_JOBS:-$(nproc)}
 # The longest tests first (their times on 2026-12-05), so that the queues
 # end about together; then the rest in name order.
@@ -46,6 +50,16 @@ for t in $tests; do
 	case " $long " in *" $t "*) ;; *) echo "$t" >> "$queue" ;; esac
 done
 echo 1 > "$out/.next"
+# Every test names its bed (lib.sh): one that does not is refused
+# before any VM boots.
+nobed=
+while read -r t; do
+	case $(bed_of "$t") in
+	systemd | "systemd disk" | "light - "?*) ;;
+	*) nobed="$nobed $t" ;;
+	esac
+done < "$queue"
+[ -z "$nobed" ] || { echo "loopback: no valid '# bed:' line (tests/loopback/lib.sh) in:$nobed"; exit 1; }
 
 # next_test: the next queued test, or nothing once all are taken.
 next_test() {
@@ -62,8 +76,15 @@ run_one() {
 	name=${1%.sh}
 	rm -rf "${out:?}/$name"
 	mkdir -p "$out/$name"
+	pid1= disk=
+	case " $(bed_of "$1") " in
+	" systemd "*) pid1=systemd ;;
+	esac
+	case " $(bed_of "$1") " in
+	*" disk "*) disk=1 ;;
+	esac
 	start=$(date +%s)
-	"$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
+	GADGETD_VM_PID1=$pid1 GADGETD_VM_DISK=$disk "$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
 		"SRC=$src B=$src/build GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $1" >/dev/null 2>"$out/$name/run.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
@@ -74,7 +95,8 @@ run_one() {
 	*) why="FAILED: exit $rc" ;;
 	esac
 	echo "$why" > "$out/$name/result"
-	printf "%-28s %s (%ss, cpu %ss)\n" "$name" "$why" "$secs" "$(cat "$out/$name/cpu" 2>/dev/null)"
+	printf "%-28s %s (%ss, cpu %ss%s)\n" "$name" "$why" "$secs" "$(cat "$out/$name/cpu" 2>/dev/null)" \
+		"${pid1:+, under systemd}"
 }
 
 worker() {

@@ -4,6 +4,7 @@
 # a pyusb host and a board application on the plugin's socket, and the
 # gadget reverts when the host disconnects or never claims the interface.
 # Runs in the guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"

@@ -1,7 +1,10 @@
 # The adb plugin under gadgetd itself: a profile with adb auth on, an
 # unknown host key shown by `gadgetctl adb keys` (a hostile comment
 # escaped) and let in by `gadgetctl adb allow`, the state in `gadgetctl
-# status`, and adb over the composite mtp,adb set. Runs in the guest (see run-suite.sh).
+# status`, and adb over the composite mtp,adb set: shell, push and pull.
+# Runs in the guest (see run-suite.sh), gadgetd from make install and its
+# unit.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 KEYS=/etc/gadgetd/adb_keys_t
@@ -61,16 +64,16 @@ cat keys.txt
 FP=$(cut -d' ' -f1 "$HOME/.android/adbkey.pub" | python3 -c \
 	'import base64, hashlib, sys; d = hashlib.md5(base64.b64decode(sys.stdin.read())).hexdigest().upper(); print(":".join(d[i:i + 2] for i in range(0, 32, 2)))')
 check "gadgetctl adb keys shows the MD5 fingerprint" grep -q "^$FP " keys.txt
-CONNS=$(grep -c "adb: host connected" "$GD_LOG")
+CONNS=$(gd_log | grep -c "adb: host connected")
 check_exit 0 "gadgetctl adb allow FP" timeout 10 gadgetctl adb allow "$FP"
 check "adb devices: device" adb_state ADBGD1 device
 # The allow lets no host in by itself: it sends the waiting host a new
 # token. adb 29, out of private keys when it offered its public key,
 # starts over with its first key and signs it on the same connection.
 check "the allow sent the waiting host a new token" \
-	grep -q "sent the waiting host a new token" "$GD_LOG"
+	gd_log_has "sent the waiting host a new token"
 check "adb signed it on the same connection (no reconnect)" \
-	[ "$(grep -c "adb: host connected" "$GD_LOG")" = "$CONNS" ]
+	[ "$(gd_log | grep -c "adb: host connected")" = "$CONNS" ]
 check "gadgetctl status: state device" adb_status state device
 check "gadgetctl status: the host banner" adb_status host host::features=
 check "the keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$KEYS"
@@ -90,5 +93,13 @@ check "adb is let in by its key after the switch" sh -c \
 echo composite > composite.txt
 check "push over the composite gadget" sh -c "timeout 60 adb push composite.txt /run/composite.txt >/dev/null"
 check "pushed bytes arrived" cmp composite.txt /run/composite.txt
+# 4 MiB each way, to a folder the unit leaves writable (/srv; /tmp is the
+# service's own, /home read-only), read on the board's side too.
+timeout 30 head -c 4194304 /dev/urandom > big.bin
+check "adb push of 4 MiB" sh -c "timeout 120 adb push big.bin /srv/adb-big.bin >/dev/null"
+check "the board has the bytes" cmp big.bin /srv/adb-big.bin
+check "adb pull of them" sh -c "timeout 120 adb pull /srv/adb-big.bin big.back >/dev/null"
+check "pulled bytes are the pushed ones" cmp big.bin big.back
+rm -f /srv/adb-big.bin
 
 finish

@@ -6,6 +6,8 @@
 # public key, never signs, and stays out after `gadgetctl adb allow`, while
 # that host's own adb 29 gets in with the key. Runs in the guest (see
 # run-suite.sh).
+# bed: light - a hostile host against the adb worker, whose parsing the unit
+#   does not change; adb under the unit: t-adb-gadgetd
 . "$SRC/tests/loopback/lib.sh"
 
 KEYDIR=/run/adb-hostile

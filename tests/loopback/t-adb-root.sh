@@ -5,6 +5,7 @@
 # root, the host's adb sees the device go and come back, the shell is
 # uid 0; `adb unroot` brings gadgetd-adb back. Runs in the guest (see
 # run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 export HOME=/run/adbroot-home

@@ -3,7 +3,9 @@
 # USB. Debian's adb connects with auth (an unknown key allowed by
 # `gadgetctl adb allow`), runs a shell, pushes and pulls 16 MiB; hostile
 # peers are cut off while USB adb keeps working; `adb usb` stops TCP and
-# `adb tcpip 5555` over USB starts it again. Runs in the guest (see run-suite.sh).
+# `adb tcpip 5555` over USB starts it again. Runs in the guest (see
+# run-suite.sh), gadgetd from make install and its unit.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 KEYS=/etc/gadgetd/adb_keys_tcp
@@ -70,17 +72,8 @@ while time.monotonic() < end:
     time.sleep(0.2)
 sys.exit(1)"
 }
-# wait_log TEXT [SECS]: gadgetd's log has TEXT (fixed string) within SECS (10).
-wait_log() {
-	local n=$((${2:-10} * 10))
-	while [ $n -gt 0 ]; do
-		grep -qF "$1" "$GD_LOG" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	echo "gadgetd's log has no \"$1\""
-	return 1
-}
+# wait_log TEXT: gadgetd's log has TEXT (fixed string) within 10 s.
+wait_log() { gd_log_has "$1" 10; }
 adb_tcp_status() {
 	gd_status "plugin(\"adb\").status[\"tcp\"] // \"\" | startswith(\"$1\")" ||
 		{ gd_status; return 1; }
@@ -165,7 +158,7 @@ check "hostile peers are cut off, USB adb works" ip netns exec "$NS" timeout 90 
 	python3 "$SRC/tests/loopback/adb_tcp_hostile.py" "$BOARDIP" 5555 "$AUTH_S" \
 	"[ \"\$(timeout 20 adb -s ADBTCP1 shell echo usb-ok)\" = usb-ok ]"
 check "the honest TCP peer is still there" [ "$(hadb -s "$ADDR" shell echo still)" = still ]
-check "gadgetd's worker is the same" [ "$(grep -c "adb: plugin ready" "$GD_LOG")" = 1 ]
+check "gadgetd's worker is the same" [ "$(gd_log | grep -c "adb: plugin ready")" = 1 ]
 
 say "adb usb, then adb tcpip 5555 over USB"
 hadb -s "$ADDR" usb > usb.txt 2>&1

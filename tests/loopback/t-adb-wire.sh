@@ -6,6 +6,8 @@
 # runs that create nothing, corrupt and truncated streams refused, and a
 # host that announces features we lack. Runs in the guest (see
 # run-suite.sh).
+# bed: light - the adb protocol on the wire from a raw host, which the unit
+#   does not change; adb under the unit: t-adb-gadgetd
 . "$SRC/tests/loopback/lib.sh"
 
 D=/run/adb-wire

@@ -5,6 +5,9 @@
 # The gadget is composed by hand (ConfigFS + FunctionFS + gadgetd-worker
 # behind tests/loopback/ffs_worker.py standing in for gadgetd), so this
 # test needs only the runtime and the adb plugin.
+# bed: light - the gadget composed by hand around gadgetd-worker (no gadgetd):
+#   adb 29 against the plugin alone; adb under the unit: t-adb-gadgetd, t-adb-
+#   tcp
 . "$SRC/tests/loopback/lib.sh"
 
 W=/run/adb-work

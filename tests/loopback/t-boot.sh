@@ -3,6 +3,7 @@
 # too, a saved profile that is gone, and garbage in the state file. In
 # every case gadgetd comes up, answers, and status says what it did.
 # Runs in the guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 STATE=/var/lib/gadgetd/state
@@ -97,7 +98,7 @@ check "status: the saved set failed, and why" boot_has "saved set acm,ghost fail
 check "status: fell back to the default" boot_has "fell back to default acm,ecm (profile boot)"
 check "host sees the default set $VID:0201" wait_usb "$VID:0201"
 check "the state file still names the user's choice" state_set_is acm,ghost
-check "the log says so" grep -q "start: saved set acm,ghost failed" "$GD_LOG"
+check "the log says so" gd_log_has "start: saved set acm,ghost failed"
 check "gadgetctl switch ncm after the fallback" gd_switch ncm
 check "now the state file follows the user" state_set_is ncm
 gd_stop
@@ -122,7 +123,7 @@ head -c 100000 /dev/urandom > "$STATE"
 boot_start
 check "an oversized state file: default set" set_is acm,ecm
 check "status names the state file and why it was ignored" boot_has "state file ignored ($STATE: larger than 4096 bytes"
-check "the log warns" grep -q "$STATE: larger than 4096 bytes; not a state file; ignored" "$GD_LOG"
+check "the log warns" gd_log_has "$STATE: larger than 4096 bytes; not a state file; ignored"
 check "the garbage was replaced by what is live" state_set_is acm,ecm
 gd_stop
 # A line longer than the old 512-byte buffer, whose tail would have been

@@ -1,30 +1,26 @@
-# gadgetd's D-Bus API (gadgetd-dbus(7)) on a system dbus-daemon with
-# polkitd, started here (the bed has no systemd as PID 1 and no logind,
-# so "the active local session" cannot be tested: root, gadgetd.conf's
-# group, a group a polkit rule grants, and anyone else are). Also: gadgetd
-# with no bus at all, malformed calls, PropertiesChanged during a switch,
-# a host unplug (the UDC removed) and a worker restart.
-# Runs in the guest (see run-suite.sh).
+# gadgetd's D-Bus API (gadgetd-dbus(7)) on the system bus as systemd
+# runs it, with polkitd (started by D-Bus on demand) and logind: root,
+# gadgetd.conf's group, a group a polkit rule grants, anyone else, and
+# the policy's own defaults for a user logged in on a virtual console
+# through pam_systemd (allow_active while the session is in the
+# foreground, allow_inactive once another console is). Also: gadgetd
+# started with the bus stopped, and joining it when it returns;
+# malformed calls, PropertiesChanged during a switch, a host unplug (the
+# UDC removed) and a worker restart. Runs in the guest (see
+# run-suite.sh), gadgetd from make install and its unit.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install
 # gdgrp: gadgetd.conf's group (plugdev); gdpk: in gdpolkit, which the
 # rule below lets turn the gadget off, change profile and run plugin
-# commands; gdother: nothing.
+# commands; gdother: nothing; gdseat: logs in on tty2.
 groupadd -f gdpolkit
 useradd -M -N -G plugdev gdgrp 2>/dev/null
 useradd -M -N -G gdpolkit gdpk 2>/dev/null
 useradd -M -N gdother 2>/dev/null
-
-say "no bus at all"
-gd_start lab
-check "gadgetd works without a bus" gd_status '.set == "acm,ecm"'
-check "and said so once" [ "$(grep -c "dbus: no system bus" "$GD_LOG")" = 1 ]
-gd_stop
-
-say "a system bus and polkitd"
-mkdir -p /run/dbus /etc/polkit-1/rules.d
-dbus-uuidgen --ensure 2>/dev/null
+useradd -m -N gdseat 2>/dev/null
+mkdir -p /etc/polkit-1/rules.d
 cat > /etc/polkit-1/rules.d/50-gdpolkit.rules <<'RULE'
 polkit.addRule(function(action, subject) {
     if ((action.id == "org.gadgetd1.off" ||
@@ -33,9 +29,7 @@ polkit.addRule(function(action, subject) {
         return polkit.Result.YES;
 });
 RULE
-check "dbus-daemon --system starts" timeout 20 dbus-daemon --system --fork
-/usr/lib/polkit-1/polkitd --no-debug >/mnt/out/polkitd.log 2>&1 &
-POLKIT_PID=$!
+
 # on_bus NAME: until NAME is on the bus (at most 20 s).
 on_bus() {
 	local lib_i=0
@@ -49,10 +43,18 @@ on_bus() {
 	done
 	return 1
 }
-check "polkitd is on the bus" on_bus org.freedesktop.PolicyKit1
+
+say "the bus stopped: gadgetd starts without it, then joins it"
+check "systemctl stop dbus" timeout 60 systemctl stop dbus.socket dbus.service
 gd_start lab
-check "gadgetd is on the bus" on_bus org.gadgetd1
-check "and logged it" grep -q "dbus: on the system bus as org.gadgetd1" "$GD_LOG"
+check "gadgetd works without a bus" gd_status '.set == "acm,ecm"'
+check "and said so" gd_log_has "dbus: no system bus"
+check "once" [ "$(gd_log | grep -c "dbus: no system bus")" = 1 ]
+check "systemctl start dbus" timeout 60 systemctl start dbus.socket dbus.service
+# gadgetd tries again every 10 s (gadgetd-dbus(7)).
+check "gadgetd is on the bus within 20 s" on_bus org.gadgetd1
+check "and logged it" gd_log_has "dbus: on the system bus as org.gadgetd1"
+check "it is still the first gadgetd" [ "$(systemctl show -p MainPID --value gadgetd)" = "$GD_PID" ]
 
 # call USER METHOD ARGS...: the manager's METHOD by gdbus as USER (GVariant
 # text arguments); its output in call.txt, gdbus's exit status.
@@ -90,6 +92,7 @@ prop() {
 is() {
 	[ "$(prop "$1")" = "s \"$2\"" ]
 }
+isnt() { ! is "$@"; }
 
 say "root"
 dbus-monitor --system "type='signal',member='PropertiesChanged',path='/org/gadgetd1'" \
@@ -120,6 +123,47 @@ check "gdother: Off is refused" denied gdother Off
 check "gdother: adb allow is refused" denied gdother Command "'adb'" "['allow', '00:11']"
 check "the refusal says polkit was asked" grep -q "polkit did not authorize org.gadgetd1.command" call.txt
 check "nothing changed" is Set ncm
+
+say "a user logged in on tty2 (logind, pam_systemd): the policy's defaults"
+# seat_call VT METHOD ARGS...: with VT in the foreground of seat0, gdseat
+# logs in on tty2 through PAM's login stack (pam_systemd makes the
+# session), and the session's process calls METHOD: gdbus's output in
+# call.txt, the session as logind saw it in session.txt; the status is
+# gdbus's.
+seat_call() {
+	local lib_vt=$1
+	shift
+	timeout 10 busybox chvt "$lib_vt" || return 1
+	rm -f seat.txt
+	# shellcheck disable=SC2016
+	timeout 90 systemd-run --quiet --wait --collect -p PAMName=login -p User=gdseat \
+		-p TTYPath=/dev/tty2 -p StandardInput=tty -p StandardOutput=file:"$PWD/seat.txt" \
+		-p StandardError=inherit /bin/sh -c '
+		loginctl show-session "$XDG_SESSION_ID" -p Active -p Seat -p VTNr -p Type |
+			sed "s/^/SESSION /"
+		m=$1
+		shift
+		timeout 60 gdbus call --system --dest org.gadgetd1 --object-path /org/gadgetd1 \
+			--method "org.gadgetd1.Manager.$m" "$@" 2>&1
+		echo "RC $?"' sh "$@"
+	sed -n 's/^SESSION //p' seat.txt > session.txt
+	grep -v '^SESSION \|^RC ' seat.txt > call.txt
+	echo "[gdseat on tty2, tty$lib_vt in front: $*] $(cat call.txt)"
+	tr '\n' ' ' < session.txt; echo
+	grep -qx "RC 0" seat.txt
+}
+active_tty_session() { grep -qx Active=yes session.txt && grep -qx Seat=seat0 session.txt && grep -qx VTNr=2 session.txt; }
+check "tty2 in front: gdseat may Switch acm,ecm (allow_active = yes)" seat_call 2 Switch "'acm,ecm'"
+check "logind saw an active tty session on seat0, VT 2" active_tty_session
+check "Set is acm,ecm" is Set acm,ecm
+seat_call 2 Off
+check "tty2 in front: Off is refused (auth_admin, no agent)" grep -q "org.freedesktop.DBus.Error.AccessDenied" call.txt
+check "State is still configured" isnt State off
+seat_call 1 Switch "'ncm'"
+check "tty1 in front: the session is not active" grep -qx Active=no session.txt
+check "tty1 in front: Switch is refused (allow_inactive = no)" grep -q "org.freedesktop.DBus.Error.AccessDenied" call.txt
+check "Set is still acm,ecm" is Set acm,ecm
+timeout 10 busybox chvt 1
 
 say "a group the polkit rule grants"
 check "gdpk: Switch is refused (polkit: no active session, no rule)" denied gdpk Switch "'acm'"
@@ -170,7 +214,6 @@ B0=$(wc -l <sig.txt)
 timeout 30 rmmod dummy_hcd
 check "PropertiesChanged: UDCState once the host (the UDC) is gone" \
 	sig_after "$B0" 'string "UDCState"'
-isnt() { ! is "$@"; }
 check "UDCState is no longer configured" isnt UDCState configured
 B0=$(wc -l <sig.txt)
 timeout 30 modprobe dummy_hcd
@@ -207,5 +250,5 @@ check "Set is still acm,ecm" is Set acm,ecm
 check "gadgetctl status agrees" gd_status '.set == "acm,ecm" and .profile == "lab"'
 check "gadgetd is alive" kill -0 "$GD_PID"
 
-kill "$MON" "$POLKIT_PID" 2>/dev/null
+kill "$MON" 2>/dev/null
 finish

@@ -1,14 +1,19 @@
-# The Debian package as a board gets it: the gadgetd_*.deb built on the
-# host (make deb, or the loopback target, into $B/deb) goes into a guest
-# with nothing of gadgetd's (the host's /etc/gadgetd, /run/gadgetd,
-# /var/lib/gadgetd and /srv/mtp removed first) by `dpkg -i`. Then: the
-# workers' users exist (postinst's systemd-sysusers), the unit is enabled,
-# the configuration is dpkg's conffiles; gadgetd starts from the unit's
-# own command lines, the operator lets this host's adb key in with
-# `gadgetctl adb keys`/`adb allow`, and `gadgetctl switch mtp,adb` gives
-# adb devices, adb shell and mtp-detect. Last `dpkg --purge`: the
-# configuration and the adb keys go, the users and /srv/mtp stay.
-# Runs in the guest (see run-suite.sh).
+# The Debian package's life under systemd, as a board gets it: the
+# gadgetd_*.deb built on the host (make deb, or the loopback target, into
+# $B/deb) goes into a guest with nothing of gadgetd's (the host's
+# /etc/gadgetd, /run/gadgetd, /var/lib/gadgetd and /srv/mtp removed first)
+# by `dpkg -i`, the board's UDC already there. Install: the workers'
+# users exist (postinst's systemd-sysusers), the configuration is dpkg's
+# conffiles, and postinst enabled and started the unit: the host sees the
+# shipped profile's default set. The operator lets this host's adb key in
+# with `gadgetctl adb keys`/`adb allow`, and `gadgetctl switch mtp,adb`
+# gives adb devices, adb shell and mtp-detect. Upgrade (the same package
+# as the next version): gadgetd keeps running, the host never loses the
+# device, and `systemctl restart` then runs the new one on the same set.
+# Remove: the service stops and the gadget goes; the configuration stays.
+# Purge: the configuration, the adb keys and the state go; the users and
+# /srv/mtp stay. Runs in the guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 export HOME=/run/deb-home
@@ -26,6 +31,7 @@ check "no gadgetd on the PATH before" sh -c "! command -v gadgetd"
 for u in $USERS; do
 	check "no user $u before" sh -c "! getent passwd $u >/dev/null"
 done
+check "no gadgetd unit before" sh -c "! systemctl cat gadgetd.service >/dev/null 2>&1"
 gd_modules
 # man-db's trigger reindexes every manual page: a minute of TCG for
 # nothing this test looks at.
@@ -53,21 +59,19 @@ check "the udev rules are installed" test -f /lib/udev/rules.d/60-gadgetd-device
 check "the plugins are installed" test -f /usr/lib/gadgetd/adb.so
 check "dpkg made no /srv/mtp" test ! -e /srv/mtp
 
-say "gadgetd from the unit's command lines"
-# No systemd in the guest: run ExecStartPre= (prefixes +, -, ! and @
-# are systemd's, not the command's) and then check ExecStart=.
-sed -n 's/^ExecStartPre=[-+!@]*//p' "$UNIT" > pre.txt
-while read -r line; do
-	echo "ExecStartPre: $line"
-	# shellcheck disable=SC2086
-	check "ExecStartPre $line" timeout 60 $line
-done < pre.txt
-check "the unit has ExecStartPre lines" test -s pre.txt
-check "ExecStart is the installed gadgetd -f" \
-	[ "$(sed -n 's/^ExecStart=//p' "$UNIT")" = "/usr/sbin/gadgetd -f" ]
+say "postinst started the unit"
+check "gadgetd.service is active" timeout 30 systemctl is-active --quiet gadgetd.service
+GD_PID=$(systemctl show -p MainPID --value gadgetd.service)
+check "ExecStartPre's gadgetd -n checked the configuration" \
+	gd_log_has "/etc/gadgetd/gadgetd.conf: OK"
+check "the host sees the shipped default set acm,ecm (1d6b:0105)" wait_usb 1d6b:0105 30
+check "gadgetctl status: profile android, set acm,ecm" \
+	gd_status '.profile == "android" and .set == "acm,ecm" and (.switching | not)'
+check "no FunctionFS mount in the guest's namespace (the unit's own)" \
+	sh -c "! grep -q functionfs /proc/self/mounts"
+
 cleanup() { timeout 10 adb kill-server >/dev/null 2>&1; }
 trap cleanup EXIT
-GD_BIN=/usr/sbin/gadgetd gd_start
 check "gadgetd made /run/gadgetd" test -d /run/gadgetd
 check "gadgetd made /var/lib/gadgetd" test -d /var/lib/gadgetd
 
@@ -98,8 +102,48 @@ mtp_ok() {
 check "mtp-detect finds the storage" mtp_ok
 check "gadgetd made /srv/mtp for gadgetd-mtp" \
 	[ "$(stat -c '%U %G' /srv/mtp)" = "gadgetd-mtp gadgetd-mtp" ]
+
+say "upgrade to the next version: the gadget stays up"
+V=$(dpkg-query -W -f='${Version}' gadgetd)
+rm -rf up
+dpkg-deb -R "$DEB" up
+sed -i "s/^Version: .*/Version: $V+up1/" up/DEBIAN/control
+dpkg-deb -b up gadgetd-up.deb >/dev/null
+DEVNUM=$(usb_devnum 1d6b:010b)
+ENUMS=$(usb_enums)
+timeout 180 dpkg -i gadgetd-up.deb > dpkg-up.txt 2>&1
+rc=$?
+cat dpkg-up.txt
+check "dpkg -i of $V+up1: exit 0" [ $rc = 0 ]
+check "dpkg: $V+up1 installed" [ "$(dpkg-query -W -f='${Version}' gadgetd)" = "$V+up1" ]
+check "the same gadgetd runs (no restart on upgrade)" \
+	[ "$(systemctl show -p MainPID --value gadgetd.service)" = "$GD_PID" ]
+check "the host never lost the device (same USB device number)" [ "$(usb_devnum 1d6b:010b)" = "$DEVNUM" ]
+check "no enumeration since" [ "$(usb_enums)" = "$ENUMS" ]
+check "adb shell still answers" [ "$(timeout -k 5 20 adb -s GADGETD0001 shell echo upgraded </dev/null)" = upgraded ]
+check "the edited adb keys were kept" \
+	grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" /etc/gadgetd/adb_keys
+check "systemctl restart gadgetd runs the new one" timeout 120 systemctl restart gadgetd.service
+check "and brings back mtp,adb (the state file)" gd_wait_restarted "$GD_PID"
+check "gadgetctl status: set mtp,adb" gd_status '.set == "mtp,adb"'
+check "host sees mtp,adb again" wait_usb 1d6b:010b 20
+check "adb is let in by its key" adb_state GADGETD0001 device 30
 timeout 10 adb kill-server >/dev/null 2>&1
-gd_stop
+
+say "dpkg -r: the service stops, the gadget goes, the configuration stays"
+timeout 180 dpkg -r gadgetd > remove.txt 2>&1
+rc=$?
+cat remove.txt
+check "dpkg -r: exit 0" [ $rc = 0 ]
+check "gadgetd.service is no longer active" sh -c "! systemctl is-active --quiet gadgetd.service"
+check "no gadgetd process is left" sh -c "! pgrep -x gadgetd && ! pgrep -x gadgetd-worker"
+check "the host lost the device" wait_no_usb 1d6b:010b 20
+check "gadgetd removed its gadget from ConfigFS" test ! -e /sys/kernel/config/usb_gadget/gadgetd
+check "remove took /usr/sbin/gadgetd" test ! -e /usr/sbin/gadgetd
+check "remove kept /etc/gadgetd/gadgetd.conf" test -f /etc/gadgetd/gadgetd.conf
+check "and the adb keys" test -f /etc/gadgetd/adb_keys
+check "dpkg: config-files" sh -c \
+	"dpkg-query -W -f='\${Status}' gadgetd | grep -qx 'deinstall ok config-files'"
 
 say "dpkg --purge"
 echo kept > /srv/mtp/kept.txt
@@ -108,8 +152,10 @@ rc=$?
 cat purge.txt
 check "dpkg --purge: exit 0" [ $rc = 0 ]
 check "purge removed /etc/gadgetd, adb_keys with it" test ! -e /etc/gadgetd
+check "purge removed the state (/var/lib/gadgetd)" test ! -e /var/lib/gadgetd
 check "purge removed the unit's enablement" test ! -e /etc/systemd/system/multi-user.target.wants/gadgetd.service
-check "purge removed /usr/sbin/gadgetd" test ! -e /usr/sbin/gadgetd
+check "systemd knows no gadgetd unit" sh -c "! systemctl cat gadgetd.service >/dev/null 2>&1"
+check "dpkg knows no gadgetd" sh -c "! dpkg -s gadgetd >/dev/null 2>&1"
 for u in $USERS; do
 	check "purge kept user $u" sh -c "getent passwd $u >/dev/null"
 done

@@ -6,6 +6,7 @@
 # handshake. Before the fix each such request held the accessory
 # worker's loop in f_fs until the heartbeat killed it, and restart_limit
 # kills marked it failed until the next switch.
+# bed: light - a hostile host stalls control requests (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"

@@ -8,6 +8,7 @@
 # that bind fast; after the UDC's return only acm and adb are used: a
 # network function bound before its UDC vanished may not bind again on
 # this kernel (t-switch.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install

@@ -6,6 +6,7 @@
 # commands over fd 3, kill -9 and restart under no_disconnect=1, SIGTERM,
 # gadgetd hanging up, and SuperSpeed descriptors. Runs in the guest (see
 # run-suite.sh); needs SRC and B.
+# bed: light - the FunctionFS runtime alone, composed by hand (no gadgetd)
 . "$SRC/tests/loopback/lib.sh"
 
 PY=/usr/bin/python3

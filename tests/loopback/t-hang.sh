@@ -3,6 +3,7 @@
 # again; a plugin that keeps crashing is marked failed, the rest of the
 # gadget stays bound and working, the host sees no more re-enumerations,
 # status says why, and a switch brings the plugin back.
+# bed: light - workers stopped with SIGSTOP and crash loops (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 gd_install
 cat > /etc/gadgetd/profiles/hang.conf <<'P'

@@ -10,6 +10,7 @@
 # that arrived, and typing works again once plugged back; and typing
 # while the host reads 64 MiB from kvm.conf's virtual CD.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 export LANG=C.UTF-8
 PY=/usr/bin/python3

@@ -8,6 +8,7 @@
 # fails the switch at once (well under ready_timeout) with the worker's
 # own error line, naming only mtp, not adb starting beside it. Runs in
 # the guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 export HOME=/run/install-home

@@ -6,6 +6,7 @@
 # the running gadget as it was; gser (a generic serial port) carrying
 # bytes both ways to the host's usbserial generic driver. Runs in the
 # guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 KDIR=/lib/modules/$(uname -r)

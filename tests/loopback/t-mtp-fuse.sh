@@ -18,6 +18,8 @@
 # Then android-file-transfer's aft-mtp-cli (a third MTP stack, in batch
 # mode): mkdir, put, ls, get and rm, compared byte for byte.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: light - the gadget composed by hand around gadgetd-worker (no gadgetd);
+#   MTP under the unit: t-mtp-gadgetd
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 GD_LOG=$MTP_WLOG

@@ -2,7 +2,9 @@
 # The mtp plugin under gadgetd itself: the lab profile's "mtp" set
 # (storage0_path=/srv/mtp), switched to with gadgetctl, seen by libmtp,
 # a 4 MB round trip, and the switch to "mtp,adb" keeping MTP usable.
-# Runs in the guest (see run-suite.sh); needs SRC and B.
+# Runs in the guest (see run-suite.sh), gadgetd from make install and its
+# unit; needs SRC and B.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 export LANG=C.UTF-8
 OUT=/mnt/out

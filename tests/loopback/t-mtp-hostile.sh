@@ -7,6 +7,8 @@
 # /srv/outside can be listed, read, overwritten or deleted through the
 # plants. Space and overwrites: t-mtp-space.sh.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: light - the gadget composed by hand around gadgetd-worker (no gadgetd),
+#   planted links (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 GD_LOG=$MTP_WLOG

@@ -14,6 +14,8 @@
 # its reserve, a folder, an empty upload and copies of an empty file and
 # of a folder are refused with Store_Full and the storage does not grow.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: light - the gadget composed by hand around gadgetd-worker (no gadgetd),
+#   hosts killed mid-transfer (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 GD_LOG=$MTP_WLOG

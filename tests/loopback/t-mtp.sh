@@ -4,6 +4,8 @@
 # Checks detection, listing, a 50 MB round trip, folders, delete, rename,
 # board-side changes, read-only refusals and names escaping the storage.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: light - the gadget composed by hand around gadgetd-worker (no gadgetd);
+#   MTP under the unit: t-mtp-gadgetd
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/mtp_lib.sh"
 GD_LOG=$MTP_WLOG

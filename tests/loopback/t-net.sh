@@ -19,7 +19,10 @@
 # (Unbinding and binding the dummy_udc platform device is cheaper, but on
 # that kernel a network function never binds to the UDC again after it:
 # docs/kernel.md.) A gadgetd killed with -9 leaves nothing the next one
-# does not clean.
+# does not clean; under the unit, systemd starts it again.
+# Runs in the guest (see run-suite.sh), gadgetd from make install and its
+# unit, the board's avahi-daemon and D-Bus as systemd runs them.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 BOARD=10.77.0.1
@@ -29,11 +32,8 @@ RUN=/run/gadgetd
 export UDHCPC_OUT=/run/udhcpc.env
 
 gd_install
-# mDNS as a board runs it: the system bus and avahi-daemon.
-mkdir -p /run/dbus /run/avahi-daemon
-timeout 10 dbus-daemon --system --fork || die "dbus-daemon"
-timeout 10 avahi-daemon -D --no-chroot --no-rlimits >/mnt/out/avahi.log 2>&1 || die "avahi-daemon"
-ip link set lo up
+# mDNS as a board runs it: the system bus and avahi-daemon, from systemd.
+check "avahi-daemon runs" timeout 30 systemctl is-active --quiet avahi-daemon.service
 timeout 10 ip netns add $NS || die "ip netns add"
 ip -n $NS link set lo up
 ROUTE0=$(ip route show default)
@@ -113,12 +113,16 @@ helpers_up() {
 # A Linux host's own mDNS resolver: a D-Bus and avahi-daemon of its own
 # (a private /run) in the host side's namespace. It resolves the board's
 # name with avahi-resolve and browses "_adb._tcp" with avahi-browse
-# (adb of rndis,adb listens on 5555): both must point at the board.
+# (adb of rndis,adb listens on 5555): both must point at the board. The
+# host's avahi-daemon logs (--debug) to /mnt/out/avahi-host.log.
 host_mdns() {
 	ip netns exec $NS unshare -m sh -c '
 		mount -t tmpfs none /run && mkdir -p /run/dbus /run/avahi-daemon &&
-		timeout 10 dbus-daemon --system --fork &&
-		timeout 10 avahi-daemon -D --no-chroot --no-rlimits || exit 1
+		timeout 10 dbus-daemon --system --fork || exit 1
+		avahi-daemon --no-chroot --no-rlimits --debug >/mnt/out/avahi-host.log 2>&1 &
+		n=0
+		until avahi-daemon -c 2>/dev/null || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done
+		echo "host avahi-daemon up after $n tenths of a second"
 		timeout 20 avahi-resolve -4 -n gadgetd.local > /run/resolve.out
 		echo "resolve $(cat /run/resolve.out)"
 		n=0
@@ -128,8 +132,15 @@ host_mdns() {
 			n=$((n + 1))
 		done
 		sed -n "s/^=/browse =/p" /run/browse.out
-		avahi-daemon -k; kill "$(cat /run/dbus/pid)"' 2>/mnt/out/avahi-host.log > /run/mdns.out
+		avahi-daemon -k; kill "$(cat /run/dbus/pid)"' 2>/mnt/out/avahi-host.err > /run/mdns.out
 	cat /run/mdns.out | sed 's/^/   /'
+	mdns_name && mdns_adb && return 0
+	echo "   the board's own avahi-daemon sees:"
+	timeout 15 avahi-browse -a -t -r -p 2>&1 | sed 's/^/     /'
+	timeout 15 avahi-resolve -4 -n gadgetd.local 2>&1 | sed 's/^/     /'
+	ip -s link show | grep -A5 'usb[0-9]' | sed 's/^/     /'
+	ip -n $NS -s link | sed 's/^/     /'
+	tail -n 40 /mnt/out/avahi-host.log | sed 's/^/     host avahi: /'
 }
 mdns_name() { [ "$(awk '$1 == "resolve" { print $3 }' /run/mdns.out)" = "$BOARD" ]; }
 # "=;IF;IPv4;adb-gadgetd;_adb._tcp;local;gadgetd.local;10.77.0.1;5555;..."
@@ -174,7 +185,7 @@ dnsmasq_restarted() {
 # ...)" (gadget_restart.c); one whose fresh bind failed at an earlier
 # return gets "cannot bind the gadget to UDC dummy_udc.0: a function
 # failed to bind to it (the kernel log's ...)" (gadget_switch.c).
-stranded_n() { grep -c '^gadgetd: .*"udc dummy_udc.0: failed to start"' "$GD_LOG"; }
+stranded_n() { gd_log | grep -c '^gadgetd: .*"udc dummy_udc.0: failed to start"'; }
 
 # After a return, up to 20 s for one of: the host's side enumerates the
 # link (its interface appears: "link"), or gadgetd warns that the kernel
@@ -284,7 +295,7 @@ check "ecm: dnsmasq and avahi-publish run" within helpers_up
 # The host has selected the link and its interface is still closed:
 # gadgetd sends the connect notification again, apart from the
 # disconnect (the race of Linux 6.1.150+'s usbnet, netlink.c).
-told_again() { grep -q "function ecm: the host selected .* but sends nothing: telling it the link again" "$GD_LOG"; }
+told_again() { gd_log | grep -q "function ecm: the host selected .* but sends nothing: telling it the link again"; }
 check "ecm: a host that sends nothing is told the link again" within told_again
 check "ecm: udhcpc gets $HOST within seconds" host_lease
 check "ecm: no router, no DNS handed out; routes and resolv.conf unchanged" host_untouched
@@ -315,15 +326,17 @@ for fn in ncm rndis; do
 	net_cycles $fn $set
 done
 
-say "gadgetd killed (-9), then started again"
+say "gadgetd killed (-9), then started again by systemd"
 old=$(dnsmasq_pid rndis)
+old_pid=$GD_PID
 kill -9 "$GD_PID"
-GD_PID=
 # avahi-publish has gadgetd's parent-death signal; dnsmasq drops its
-# privileges, which clears it, and is left to the next gadgetd.
+# privileges, which clears it: systemd stops what is left of the
+# service before it starts gadgetd again (Restart=on-failure), and a
+# gadgetd started by hand kills it by its pid file (tests/unit/test_netproc).
 check "gadgetd gone: its avahi-publish went with it" within sh -c '! pgrep -x avahi-publish >/dev/null'
-gd_start
-check "the new gadgetd killed the old dnsmasq (pid file)" within sh -c "! kill -0 $old 2>/dev/null"
+check "systemd starts gadgetd again" gd_wait_restarted "$old_pid"
+check "the old dnsmasq is gone" within sh -c "! kill -0 $old 2>/dev/null"
 check "the new gadgetd brings the link back" within board_addr rndis
 # avahi-publish twice: the name, and adb's _adb._tcp.
 check "one dnsmasq, two avahi-publish" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ] && [ "$(pgrep -cx avahi-publish)" = 2 ]'

@@ -4,6 +4,7 @@
 # outside the filter; FunctionFS, the MTP storage and the accessory socket
 # belong to the worker alone; a worker that breaks its filter dies of
 # SIGSYS and gadgetd says so. Runs in the guest (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 STORE=/srv/mtp-priv
@@ -70,15 +71,18 @@ sandboxed mtp gadgetd-mtp
 sandboxed aoa gadgetd-aoa
 
 say "FunctionFS belongs to the worker"
-grep functionfs /proc/mounts
-ADBDIR=$(awk '$1 == "adb" && $3 == "functionfs" { print $2 }' /proc/mounts)
-MTPDIR=$(awk '$1 == "mtp" && $3 == "functionfs" { print $2 }' /proc/mounts)
+# The instances are mounted in gadgetd's mount namespace (the unit's own).
+grep functionfs "/proc/$GD_PID/mounts"
+ADBDIR=$(awk '$1 == "adb" && $3 == "functionfs" { print $2 }' "/proc/$GD_PID/mounts")
+MTPDIR=$(awk '$1 == "mtp" && $3 == "functionfs" { print $2 }' "/proc/$GD_PID/mounts")
+check "FunctionFS is mounted under /run/gadgetd/ffs" [ "$ADBDIR" = /run/gadgetd/ffs/adb ]
 # f_fs shows no uid= in /proc/mounts: the files say who mounted them for.
 check "adb's instance belongs to gadgetd-adb (uid=, gid=), 0500" \
-	[ "$(stat -c '%U %G %a' "$ADBDIR")" = "gadgetd-adb gadgetd-adb 500" ]
-check "mtp's instance belongs to gadgetd-mtp" [ "$(stat -c %U "$MTPDIR/ep1")" = gadgetd-mtp ]
-check "ep0 of adb is the worker's, 0600" [ "$(stat -c '%U %a' "$ADBDIR/ep0")" = "gadgetd-adb 600" ]
-check "nobody may not open adb's ep0" sh -c "! setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups test -r $ADBDIR/ep0"
+	[ "$(gd_ns stat -c '%U %G %a' "$ADBDIR")" = "gadgetd-adb gadgetd-adb 500" ]
+check "mtp's instance belongs to gadgetd-mtp" [ "$(gd_ns stat -c %U "$MTPDIR/ep1")" = gadgetd-mtp ]
+check "ep0 of adb is the worker's, 0600" [ "$(gd_ns stat -c '%U %a' "$ADBDIR/ep0")" = "gadgetd-adb 600" ]
+check "nobody may not open adb's ep0" sh -c "! nsenter -t $GD_PID -m setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups test -r $ADBDIR/ep0"
+check "but gadgetd-adb may (the check can fail)" nsenter -t "$GD_PID" -m setpriv --reuid=gadgetd-adb --regid=gadgetd-adb --clear-groups test -r "$ADBDIR/ep0"
 
 say "adb runs as its user; its shells outside the filter"
 timeout 30 adb start-server >/dev/null 2>&1
@@ -94,7 +98,8 @@ check "the spawner runs as gadgetd-adb ($SPID)" [ "$(field "$SPID" Uid)" = "$(id
 check "the spawner holds no FunctionFS file" sh -c "! ls -l /proc/$SPID/fd | grep -q '$ADBDIR'"
 echo privsep > push.txt
 check "adb push where gadgetd-adb may write" sh -c "timeout 30 adb push push.txt /tmp/privsep-push.txt >/dev/null"
-check "the pushed file belongs to gadgetd-adb" [ "$(stat -c %U /tmp/privsep-push.txt)" = gadgetd-adb ]
+# /tmp as gadgetd and its adb shells see it (the unit's PrivateTmp=).
+check "the pushed file belongs to gadgetd-adb" [ "$(gd_ns stat -c %U /tmp/privsep-push.txt)" = gadgetd-adb ]
 check_exit 1 "adb push into /etc is refused (sync runs as the user)" \
 	sh -c "timeout 30 adb push push.txt /etc/privsep-push.txt >/dev/null 2>&1"
 check "nothing appeared in /etc" test ! -e /etc/privsep-push.txt
@@ -136,6 +141,6 @@ done
 gd_status
 check "gadgetctl status: killed by signal 31, outside its seccomp filter" gd_status \
 	'plugin("echo").last_exit == "killed by signal 31 (Bad system call): a system call outside its seccomp filter"'
-check "gadgetd's log says so" grep -q "echo: worker killed by signal 31" "$GD_LOG"
+check "gadgetd's log says so" gd_log_has "echo: worker killed by signal 31"
 
 finish

@@ -9,6 +9,7 @@
 # gphoto2 lists the whole storage at each start, so the test runs it as
 # few times as it can (a start lists all 200 photos again).
 # Runs in the guest (see run-suite.sh); needs SRC and B.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 export LANG=C.UTF-8 HOME=/tmp/gphome
 OUT=/mnt/out

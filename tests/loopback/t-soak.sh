@@ -28,6 +28,8 @@
 #                pull, send, get), to chase one path; each kind named in
 #                SOAK_KINDS must be injected at least once
 # Runs in the guest (see run-suite.sh).
+# bed: light - random faults round after round: workers and gadgetd killed,
+#   the UDC removed (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 export HOME=/root LANG=C.UTF-8
 

@@ -8,6 +8,7 @@
 # ("..", a symbolic link, an absolute path) are refused to a member of
 # group, whom group_media lets insert from media_dir. Runs in the guest
 # (see run-suite.sh).
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 KDIR=/lib/modules/$(uname -r)

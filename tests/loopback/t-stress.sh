@@ -9,6 +9,7 @@
 # with a pause of up to 5 s for an AOA handshake every 25; `make soak`
 # runs 1000).
 # Runs in the guest (see run-suite.sh).
+# bed: light - an ASan and UBSan build of gadgetd, started by hand
 . "$SRC/tests/loopback/lib.sh"
 
 H="python3 $SRC/tests/loopback/aoa_host.py"

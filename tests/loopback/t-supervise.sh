@@ -1,6 +1,7 @@
 # Plugin supervision: a crashing worker is restarted while the gadget and
 # its other functions stay up; a plugin that cannot start fails the switch
 # with its name and the previous set comes back.
+# bed: light - crashing workers (fault injection)
 . "$SRC/tests/loopback/lib.sh"
 gd_install
 cat > /etc/gadgetd/profiles/sup.conf <<'P'

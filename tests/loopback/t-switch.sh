@@ -1,5 +1,7 @@
 # Kernel functions through gadgetd: switch, bad switch, restart, off,
-# permissions, reload. Runs in the guest (see run-suite.sh).
+# permissions, reload. Runs in the guest (see run-suite.sh), gadgetd
+# from make install and its unit.
+# bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install
@@ -150,10 +152,9 @@ check "status --json names set, udc and timings" \
 	gd_status '.set == "ncm" and .udc == "dummy_udc.0" and .last_switch.total_ms > 0'
 
 say "kill -9 gadgetd, restart: the set is restored"
+old_pid=$GD_PID
 kill -KILL "$GD_PID"
-sleep 0.5
-GD_PID=
-gd_start
+check "systemd starts gadgetd again (Restart=on-failure)" gd_wait_restarted "$old_pid"
 check "status after restart shows ncm" gd_status '.set == "ncm"'
 check "host sees $VID:$PID_NCM after restart" wait_usb "$VID:$PID_NCM"
 

@@ -14,10 +14,10 @@ test_adb_SRCS := tests/unit/test_adb.c tests/unit/adb_fixture.c tests/unit/fake_
 	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
 	functions/adb/adb_tcp.c \
 	functions/runtime/spawner.c common/loop.c common/log.c common/fsutil.c
-test_adb_LIBS := -lcrypto -lutil $(ADB_COMPRESS_LIBS)
+test_adb_LIBS = -lcrypto -lutil $(ADB_COMPRESS_LIBS)
 # adb over TCP: the same plugin with real sockets on 127.0.0.1.
 UNIT_TESTS += test_adb_tcp
 test_adb_tcp_SRCS := $(subst tests/unit/test_adb.c,tests/unit/test_adb_tcp.c,$(test_adb_SRCS))
-test_adb_tcp_LIBS := $(test_adb_LIBS)
+test_adb_tcp_LIBS = $(test_adb_LIBS)
 test_adb_compress_SRCS := tests/unit/test_adb_compress.c functions/adb/adb_compress.c
-test_adb_compress_LIBS := $(ADB_COMPRESS_LIBS)
+test_adb_compress_LIBS = $(ADB_COMPRESS_LIBS)

@@ -34,7 +34,7 @@ test_loop_LIBS :=
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	common/wargv.c gadgetd/status.c gadgetd/event.c \
+	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -44,7 +44,7 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	common/wargv.c gadgetd/status.c gadgetd/event.c \
+	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
@@ -81,7 +81,7 @@ test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c \
 	common/ctl.c common/strv.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
-test_dbus_LIBS := $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
+test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
 # gadgetd/storage.c alone: media_dir confinement and LUN attributes, in
 # a temporary folder laid out like a mass_storage function's.
 UNIT_TESTS += test_storage

@@ -4,4 +4,4 @@
 UNIT_TESTS += test_hid
 test_hid_SRCS := tests/unit/test_hid.c functions/hid/hid_desc.c functions/hid/hid_keymap.c \
 	functions/hid/hid_cmd.c
-test_hid_LIBS := $(shell $(PKG_CONFIG) --libs xkbcommon)
+test_hid_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)

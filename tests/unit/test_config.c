@@ -76,7 +76,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c->state_file, STATEDIR "/state");
 	assert_null(c->group);
 	assert_string_equal(c->gadget_name, "gadgetd");
-	assert_string_equal(c->ffs_dir, "/dev/gadgetd");
+	assert_string_equal(c->ffs_dir, RUNDIR "/gadgetd/ffs");
 	assert_string_equal(c->plugin_dir, PLUGINDIR);
 	assert_string_equal(c->worker, LIBEXECDIR "/gadgetd-worker");
 	assert_int_equal(c->ready_timeout_ms, 5000);

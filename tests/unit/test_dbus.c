@@ -21,6 +21,7 @@
 #include "loop.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,7 +268,7 @@ static bool bus_accepts(const char *path)
 
 static void start_daemon(struct fixture *f)
 {
-	char conf[128], bus[128], text[2048], policy[1024];
+	char conf[128], bus[128], text[2048 + PATH_MAX], policy[PATH_MAX];
 	struct stat st;
 	int i;
 

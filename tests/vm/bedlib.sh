@@ -15,8 +15,8 @@ bed_fresh() {
 # bed_kernel OUT DEB BUSYBOX: unpack the kernel package DEB into OUT/kroot
 # (modules indexed), copy its vmlinuz to OUT/vmlinuz, its version to
 # OUT/kver, and make OUT/initrd: BUSYBOX (a static busybox of the guest's
-# architecture), the modules it takes to reach a 9p root with an overlay,
-# and tests/vm/initramfs-init.
+# architecture), the modules it takes to reach a 9p root with an overlay
+# (and an ext4 disk for its upper layer), and tests/vm/initramfs-init.
 bed_kernel() {
 	bk_out=$1 bk_deb=$2 bk_busybox=$3
 	rm -rf "$bk_out/kroot"
@@ -30,8 +30,12 @@ bed_kernel() {
 	mkdir -p "$bk_ird/bin" "$bk_ird/lib/modules/$kver" "$bk_ird/proc" "$bk_ird/sys" \
 		"$bk_ird/dev" "$bk_ird/newroot" "$bk_ird/lower" "$bk_ird/rw"
 	cp "$bk_busybox" "$bk_ird/bin/busybox"
+	# virtio_blk and ext4 (with what it needs): the disk that keeps the
+	# overlay's upper layer across a reboot of the guest (run.sh,
+	# GADGETD_VM_DISK).
 	for bk_m in virtio_pci virtio_pci_legacy_dev virtio_pci_modern_dev virtio_ring virtio \
-		netfs fscache 9pnet 9pnet_virtio 9p overlay; do
+		netfs fscache 9pnet 9pnet_virtio 9p overlay \
+		virtio_blk crc16 crc32c_generic mbcache jbd2 ext4; do
 		bk_f=$(find "$bk_out/kroot/lib/modules/$kver" -name "$bk_m.ko*" | head -n1)
 		[ -n "$bk_f" ] && cp "$bk_f" "$bk_ird/lib/modules/$kver/"
 	done
@@ -44,7 +48,9 @@ bed_kernel() {
 # from this machine's apt sources. mmdebstrap stops on any index that
 # fails, and a mirror in the middle of a sync fails one for days
 # (debian-security's armhf Packages.xz, 2026-12-04 to 06): after two
-# tries ROOT comes from bookworm and bookworm-updates only. What matters
+# tries ROOT comes from bookworm and bookworm-updates only, from the
+# first Debian mirror the machine's own apt sources name (the tree names
+# no mirror host). What matters
 # is that every package in ROOT comes from one consistent set of lists,
 # which the host's own multiarch could not promise (its amd64 libraries
 # at bookworm-security's versions, armhf's lists without that suite); a
@@ -56,12 +62,15 @@ bed_strap() {
 	bs_src=/etc/apt/sources.list.d/debian.sources
 	[ -f "$bs_src" ] || bs_src=/etc/apt/sources.list
 	bs_mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$bs_src" | head -n1)
-	bs_mirror=${bs_mirror:-http://deb.debian.org/debian}
 	for bs_try in 1 2; do
 		rm -rf "$bs_root"
 		mmdebstrap --quiet "$@" bookworm "$bs_root" "$bs_src" && return 0
 		[ $bs_try = 2 ] || sleep 20
 	done
+	if [ -z "$bs_mirror" ]; then
+		echo "$(basename "$0"): the mirrors in $bs_src failed twice, and it names no http(s) Debian mirror to retry with bookworm and bookworm-updates only" >&2
+		return 1
+	fi
 	echo "$(basename "$0"): the mirrors in $bs_src failed twice; unpacking from $bs_mirror bookworm and bookworm-updates only" >&2
 	rm -rf "$bs_root"
 	mmdebstrap --quiet "$@" bookworm "$bs_root" \

@@ -17,13 +17,17 @@ set -eu
 build_pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev clang libclang-rt-14-dev
 libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libexif-dev libsystemd-dev libxkbcommon-dev
-python3 bash-completion dbus-daemon"
+python3 bash-completion dbus-daemon lintian"
 test_pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils binutils
 adb mtp-tools umtp-responder jmtpfs go-mtpfs android-file-transfer fuse python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf
 python3-brotli python3-lz4 python3-zstandard jq
 dnsmasq-base avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
-dbus-bin polkitd libglib2.0-bin xkb-data"
+dbus-bin polkitd libglib2.0-bin xkb-data
+systemd systemd-sysv udev dbus libpam-systemd e2fsprogs"
+# The last line: the systemd bed boots this machine's own systemd as PID 1
+# (tests/vm/bed-systemd), with udevd, dbus and logind as a board runs
+# them, and keeps a rebooting test's root on an ext4 image.
 groups=${*:-build test${CROSS:+ cross}}
 pkgs=""
 for g in $groups; do
@@ -34,6 +38,12 @@ for g in $groups; do
 	*) echo "deps: $g: build, test or cross" >&2; exit 2 ;;
 	esac
 done
+# why P: what the package is for, for the first screen a newcomer sees.
+why() {
+	case " $build_pkgs " in *" $1 "*) echo "to build and unit-test gadgetd and its package"; return ;; esac
+	case " $test_pkgs " in *" $1 "*) echo "for the test bed (QEMU, Debian's kernel) and the USB host tools it drives"; return ;; esac
+	echo "for the ARM builds and beds"
+}
 # CROSS=arm64,armhf (make deps CROSS=...): also what check-cross and the
 # ARM beds need on this machine. This machine's dpkg gets no foreign
 # architecture: the cross toolchains and the targets' -dev packages are
@@ -56,7 +66,15 @@ if [ "$(id -u)" != 0 ]; then
 	echo "deps: run as root (or: sudo apt-get install$missing)" >&2
 	exit 1
 fi
-echo "deps: installing$missing" >&2
+for w in "to build and unit-test gadgetd and its package" \
+	"for the test bed (QEMU, Debian's kernel) and the USB host tools it drives" \
+	"for the ARM builds and beds"; do
+	these=""
+	for p in $missing; do
+		[ "$(why "$p")" = "$w" ] && these="$these $p"
+	done
+	[ -z "$these" ] || echo "deps: installing with apt-get, $w:$these" >&2
+done
 export DEBIAN_FRONTEND=noninteractive
 # A mirror in the middle of a sync fails an index or two ("File has
 # unexpected size", 2026-12-05): try again, then go on with the lists

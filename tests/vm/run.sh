@@ -23,6 +23,14 @@
 # without them, while user-space memcpy stays at about 2.4 GB/s either
 # way. On a real board copying is far faster than a USB 2.0 bus; without
 # ERMS the bed is closer to that, and every test runs faster.
+#
+# GADGETD_VM_PID1=systemd boots Debian's systemd as PID 1
+# (tests/vm/bed-systemd), which runs the command from a unit once
+# multi-user.target is up. GADGETD_VM_DISK=1 puts the overlay's upper
+# layer on a disk image (OUTDIR/disk.img, made anew) instead of a tmpfs,
+# so that it outlives a reboot: when the guest asks for one (bed_reboot
+# in tests/loopback/lib.sh leaves OUTDIR/.bed-reboot), QEMU exits and the
+# bed boots again from the same disk, up to 4 boots within TIMEOUT.
 set -u
 bed=$(cd "${1:?usage: run.sh BEDDIR OUTDIR TIMEOUT COMMAND...}" && pwd)
 mkdir -p "$2"
@@ -32,14 +40,40 @@ shift 3
 cmd=$(printf '%s' "$*" | sed 's/ /\\x20/g')
 log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
-timeout -k 5 "$tmo" qemu-system-x86_64 -accel ${GADGETD_VM_ACCEL:-tcg,thread=multi} -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
-	-nographic -no-reboot -net none \
-	-kernel "$bed/vmlinux" -initrd "$bed/initrd" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
-	-append "console=ttyS0 quiet loglevel=3 panic=-1 ${GADGETD_VM_APPEND:-} gadgetd.init=$here/guest-init gadgetd.bed=$bed gadgetd.script=$cmd" \
-	</dev/null 2>&1 | tee "$log" | grep --line-buffered -v '^GADGETD-EXIT='
-st=$?
+append="console=ttyS0 quiet loglevel=3 panic=-1 ${GADGETD_VM_APPEND:-} gadgetd.init=$here/guest-init gadgetd.bed=$bed"
+drive=
+if [ "${GADGETD_VM_PID1:-}" = systemd ]; then
+	append="$append gadgetd.pid1=systemd"
+fi
+if [ "${GADGETD_VM_DISK:-}" = 1 ]; then
+	rm -f "$out/disk.img"
+	truncate -s 4G "$out/disk.img" &&
+		mkfs.ext4 -q -F -E lazy_itable_init=1,nodiscard "$out/disk.img" ||
+		{ echo "run.sh: cannot make $out/disk.img (mkfs.ext4, package e2fsprogs)" >&2; exit 125; }
+	drive="-drive file=$out/disk.img,format=raw,if=virtio,cache=unsafe"
+	append="$append gadgetd.disk=1"
+fi
+rm -f "$out/.bed-reboot" "$log"
+deadline=$(($(date +%s) + tmo))
+boot=1
+while :; do
+	left=$((deadline - $(date +%s)))
+	[ $left -gt 0 ] || left=1
+	# shellcheck disable=SC2086
+	timeout -k 5 "$left" qemu-system-x86_64 -accel ${GADGETD_VM_ACCEL:-tcg,thread=multi} -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
+		-nographic -no-reboot -net none \
+		-kernel "$bed/vmlinux" -initrd "$bed/initrd" $drive \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
+		-append "$append gadgetd.boot=$boot gadgetd.script=$cmd" \
+		</dev/null 2>&1 | tee -a "$log" | grep --line-buffered -v '^GADGETD-EXIT='
+	st=$?
+	[ -e "$out/.bed-reboot" ] && [ -n "$drive" ] && [ $boot -lt 4 ] || break
+	rm -f "$out/.bed-reboot"
+	boot=$((boot + 1))
+	echo "run.sh: the guest rebooted: boot $boot" | tee -a "$log" >&2
+done
+rm -f "$out/disk.img"
 # The CPU time QEMU used (user + system, s), beside the wall time
 # run-suite.sh prints: how much of a test is waiting rather than work.
 # (times is a builtin: in a pipeline it would run in a child that has
