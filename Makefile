@@ -1,8 +1,10 @@
 # gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
 #
 #   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
-#   make check      unit tests (ASan+UBSan) and the test-script lint (make
-#                   lint), the dummy_hcd loopback suite,
+#   make check      the Debian package (make deb: its unit tests, ASan+UBSan,
+#                   with dpkg-buildflags' hardening, the test-script lint,
+#                   lintian), the dummy_hcd loopback suite (on the systemd
+#                   bed where a test proves a feature as shipped),
 #                   and the ARM checks: check-arm64, check-armhf (the
 #                   core on an arm64 kernel), check-cross (qemu-user)
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round;
@@ -115,10 +117,11 @@ deb:
 		tests/vm/mkdeb.sh $(B)/deb $(DEB_ARCH) $(if $(DEB_ARCH),$(B)/cross-root/root)
 
 # The loopback suite's t-deb.sh installs $(B)/deb's package: built first,
-# without its unit tests (make unit runs them) or lintian (make deb does).
+# without its unit tests (make unit runs them) or lintian (make deb does),
+# unless make check built it with both just before (DEB_BUILT=yes).
 loopback: deb-for-tests
 deb-for-tests:
-	DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb
+	$(if $(filter yes,$(DEB_BUILT)),ls $(B)/deb/gadgetd_*.deb,DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb)
 
 .PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf deb deb-for-tests
 

@@ -8,14 +8,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* What runs from the queue reports to the log; data names who asked. */
+/* No client waits for a queued reload (SIGHUP, `systemctl reload`) or a
+ * plugin's switch: the log and status say how it went. */
 static void gadget_queue_log_done(int r, const char *msg, void *data)
 {
-	if (r < 0)
-		log_warnx("%s: %s", (const char *)data, msg);
-	else
-		log_info("%s: %s", (const char *)data, msg);
+	struct gadget *g = data;
+
+	if (r >= 0) {
+		log_info("%s: %s", g->queued_what, msg);
+		return;
+	}
+	log_warnx("%s: %s", g->queued_what, msg);
+	g->failed_when = time(NULL);
+	snprintf(g->failed, sizeof(g->failed), "%s: %s", g->queued_what, msg);
 }
 
 static int gadget_queue_request(struct gadget *g, char *msg, size_t size)
@@ -40,7 +48,7 @@ static int gadget_queue_request(struct gadget *g, char *msg, size_t size)
 	}
 	/* Ahead of the clients' queue: an accessory waits on the host. */
 	return gadget_switch_save(g, prof[0] ? prof : NULL, req, true, msg, size,
-				  gadget_queue_log_done, g->queued_what);
+				  gadget_queue_log_done, g);
 }
 
 static void gadget_queue_client_free(struct gadget_queued *q)
@@ -205,8 +213,7 @@ static void gadget_queue_run(struct loop_watch *w, void *data)
 	if (g->reload_pending) {
 		g->reload_pending = false;
 		snprintf(g->queued_what, sizeof(g->queued_what), "reload");
-		r = gadget_reload_now(g, msg, sizeof(msg), gadget_queue_log_done,
-				      g->queued_what);
+		r = gadget_reload_now(g, msg, sizeof(msg), gadget_queue_log_done, g);
 	} else if (g->pending[0]) {
 		snprintf(g->queued_what, sizeof(g->queued_what), "switch requested by %s",
 			 g->pending_from);
@@ -216,7 +223,7 @@ static void gadget_queue_run(struct loop_watch *w, void *data)
 		return;
 	}
 	if (r != -EINPROGRESS) {
-		gadget_queue_log_done(r, msg, g->queued_what);
+		gadget_queue_log_done(r, msg, g);
 		gadget_queue_kick(g);
 	}
 }

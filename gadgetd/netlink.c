@@ -143,8 +143,21 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 	unlink(leases);
 	netlink_path(nl, k->w.function, "-dnsmasq.pid", pid, sizeof(pid));
 	snprintf(what, sizeof(what), "%s: dhcp", k->w.function);
-	k->dhcp = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+	k->dhcp = netproc_start(nl->loop, nl->cfg, what, argv, pid, NULL);
 }
+
+/*
+ * avahi-publish says this once avahi-daemon has probed the name on every
+ * link and announced it. A link that goes down and up during the probe
+ * (the host plugging in, or gadgetd telling a silent host the link again,
+ * below) can leave avahi 0.8's registration probing for ever: the name
+ * is then started again (netproc.h). Probing takes under a second; 5 s
+ * leaves room for a loaded board (2 s seen under TCG).
+ */
+static const struct netproc_ready netlink_mdns_ready = {
+	.text = "Established under name",
+	.ms = 5000,
+};
 
 static void netlink_start_mdns(struct netlink *nl, struct netlink_link *k)
 {
@@ -155,7 +168,7 @@ static void netlink_start_mdns(struct netlink *nl, struct netlink_link *k)
 	inet_ntop(AF_INET, &k->w.nc.addr, addr, sizeof(addr));
 	netlink_path(nl, k->w.function, "-avahi.pid", pid, sizeof(pid));
 	snprintf(what, sizeof(what), "%s: mdns", k->w.function);
-	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
 }
 
 /* IPv6 link-local comes with the interface unless it is disabled. */
@@ -363,7 +376,7 @@ static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
 	snprintf(what, sizeof(what), "%s: mdns %s", a->s.function, a->s.type);
 	log_info("%s: announcing %s on port %u as %s over mDNS", a->s.function,
 		 a->s.type, a->s.port, a->host);
-	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid);
+	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
 }
 
 static bool netlink_service_same(const struct netlink_service *a,

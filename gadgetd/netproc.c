@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -31,6 +32,13 @@ struct netproc {
 	unsigned n_exits;
 	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
 	unsigned backoff_ms;
+	/* With a ready text: the child's output, the wait for the text. */
+	char *ready_text;
+	unsigned ready_ms, ready_first_ms;
+	bool ready, renew;
+	struct loop_watch *out, *ready_timer;
+	char line[256];
+	size_t line_len;
 };
 
 static void netproc_free(struct netproc *p)
@@ -39,6 +47,9 @@ static void netproc_free(struct netproc *p)
 
 	loop_watch_remove(p->pidfd);
 	loop_watch_remove(p->timer);
+	loop_watch_remove(p->out);
+	loop_watch_remove(p->ready_timer);
+	free(p->ready_text);
 	for (i = 0; p->argv[i]; i++)
 		free(p->argv[i]);
 	if (p->pidfile)
@@ -63,8 +74,9 @@ static void netproc_write_pidfile(const struct netproc *p)
 		log_warn("%s: cannot write %s", p->what, p->pidfile);
 }
 
-/* In the child: nothing of gadgetd's but stdout and stderr. */
-static void netproc_exec(struct netproc *p)
+/* In the child: nothing of gadgetd's but stdout and stderr, or instead
+ * of both the pipe out, to gadgetd. */
+static void netproc_exec(struct netproc *p, int out)
 {
 	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -73,6 +85,10 @@ static void netproc_exec(struct netproc *p)
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (fd >= 0)
 		dup2(fd, 0);
+	if (out >= 0) {
+		dup2(out, 1);
+		dup2(out, 2);
+	}
 	syscall(SYS_close_range, 3, ~0u, 0);
 	execvp(p->argv[0], p->argv);
 	fprintf(stderr, "gadgetd: %s: cannot run %s: %s\n", p->what, p->argv[0],
@@ -81,18 +97,101 @@ static void netproc_exec(struct netproc *p)
 }
 
 static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data);
+static void netproc_unready(struct loop_watch *w, void *data);
+
+/* One line of the helper's output: logged, and looked at for its text. */
+static void netproc_line(struct netproc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->line_len; i++)
+		if ((unsigned char)p->line[i] < 0x20 || p->line[i] == 0x7f)
+			p->line[i] = '?';
+	p->line[p->line_len] = '\0';
+	p->line_len = 0;
+	log_info("%s: %s", p->what, p->line);
+	if (p->ready || !strstr(p->line, p->ready_text))
+		return;
+	p->ready = true;
+	p->ready_ms = p->ready_first_ms;
+	loop_watch_remove(p->ready_timer);
+	p->ready_timer = NULL;
+}
+
+/* What the helper wrote, line by line: 1 after a read, 0 at its end
+ * (the watch is gone), -1 when there is nothing more for now. */
+static int netproc_read(struct netproc *p)
+{
+	char buf[512];
+	ssize_t n, i;
+
+	n = read(loop_watch_fd(p->out), buf, sizeof(buf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	if (n <= 0) {
+		if (p->line_len)
+			netproc_line(p);
+		loop_watch_remove(p->out);
+		p->out = NULL;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (buf[i] == '\n' || p->line_len == sizeof(p->line) - 1) {
+			netproc_line(p);
+			if (buf[i] == '\n')
+				continue;
+		}
+		p->line[p->line_len++] = buf[i];
+	}
+	return 1;
+}
+
+static void netproc_output(struct loop_watch *w, int fd, uint32_t events, void *data)
+{
+	netproc_read(data);
+}
+
+/* The pipe for the helper's output and the wait for its text; -1 and
+ * nothing to do without a ready text. */
+static int netproc_watch_output(struct netproc *p)
+{
+	int fds[2];
+
+	if (!p->ready_text)
+		return -1;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	loop_watch_remove(p->out);
+	p->line_len = 0;
+	p->out = loop_add_fd(p->loop, fds[0], EPOLLIN, netproc_output, p);
+	if (!p->out) {
+		close(fds[0]);
+		close(fds[1]);
+		return -ENOMEM;
+	}
+	p->ready = false;
+	loop_watch_remove(p->ready_timer);
+	p->ready_timer = loop_add_timer(p->loop, p->ready_ms, netproc_unready, p);
+	return fds[1];
+}
 
 static int netproc_spawn(struct netproc *p)
 {
-	int fd;
+	int fd, out = netproc_watch_output(p);
 
+	if (out < -1)
+		return out;
 	p->pid = fork();
 	if (p->pid < 0) {
 		p->pid = 0;
+		if (out >= 0)
+			close(out);
 		return -errno;
 	}
 	if (p->pid == 0)
-		netproc_exec(p);
+		netproc_exec(p, out);
+	if (out >= 0)
+		close(out);
 	fd = syscall(SYS_pidfd_open, p->pid, 0);
 	if (fd < 0 || !(p->pidfd = loop_add_fd(p->loop, fd, EPOLLIN, netproc_exited, p))) {
 		int r = -errno;
@@ -149,22 +248,58 @@ static void netproc_describe(int status, bool known, char *buf, size_t size)
 		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
 }
 
+static void netproc_sigkill(struct loop_watch *w, void *data);
+
+/* No ready text within ready_ms: the helper goes, and comes back as soon
+ * as it has gone (netproc_exited). */
+static void netproc_unready(struct loop_watch *w, void *data)
+{
+	struct netproc *p = data;
+
+	loop_watch_remove(w);
+	p->ready_timer = NULL;
+	if (!p->pid || p->stopping || p->renew)
+		return;
+	log_warnx("%s: %s did not say \"%s\" within %u ms; starting it again",
+		  p->what, p->argv[0], p->ready_text, p->ready_ms);
+	p->ready_ms = p->ready_ms < NETPROC_READY_MAX_MS / 2 ? p->ready_ms * 2
+							      : NETPROC_READY_MAX_MS;
+	p->renew = true;
+	kill(p->pid, SIGTERM);
+	loop_watch_remove(p->timer);
+	p->timer = loop_add_timer(p->loop, NETPROC_KILL_MS, netproc_sigkill, p);
+}
+
 static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data)
 {
 	struct netproc *p = data;
 	int status = 0;
 	bool known = waitpid(p->pid, &status, WNOHANG) == p->pid;
 	char how[64];
+	int r;
 
 	loop_watch_remove(w);
 	p->pidfd = NULL;
 	p->pid = 0;
+	/* What it wrote last (the pipe's end may come after its exit). */
+	while (p->out && netproc_read(p) > 0)
+		;
 	if (p->stopping) {
 		netproc_free(p);
 		return;
 	}
 	if (p->pidfile)
 		unlink(p->pidfile);
+	if (p->renew) {
+		p->renew = false;
+		loop_watch_remove(p->timer);
+		p->timer = NULL;
+		r = netproc_spawn(p);
+		if (r < 0)
+			log_warnx("%s: cannot start %s again: %s", p->what, p->argv[0],
+				  strerror(-r));
+		return;
+	}
 	netproc_describe(status, known, how, sizeof(how));
 	if (netproc_too_often(p)) {
 		p->failed = true;
@@ -181,7 +316,7 @@ static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *
 
 struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 			      const char *what, char *const *argv,
-			      const char *pidfile)
+			      const char *pidfile, const struct netproc_ready *ready)
 {
 	struct netproc *p = calloc(1, sizeof(*p));
 	const char *base;
@@ -200,7 +335,11 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 		if (!(p->argv[i] = strdup(argv[i])))
 			break;
 	p->pidfile = pidfile ? strdup(pidfile) : NULL;
-	if (argv[i] || (pidfile && !p->pidfile)) {
+	if (ready && ready->text) {
+		p->ready_text = strdup(ready->text);
+		p->ready_ms = p->ready_first_ms = ready->ms ? ready->ms : 1;
+	}
+	if (argv[i] || (pidfile && !p->pidfile) || (ready && ready->text && !p->ready_text)) {
 		log_warnx("%s: cannot start %s: %s", what, argv[0], strerror(ENOMEM));
 		netproc_free(p);
 		return NULL;
@@ -260,6 +399,11 @@ pid_t netproc_pid(const struct netproc *p)
 bool netproc_failed(const struct netproc *p)
 {
 	return p && p->failed;
+}
+
+bool netproc_ready(const struct netproc *p)
+{
+	return p && p->ready;
 }
 
 void netproc_kill_stale(const char *pidfile)

@@ -23,15 +23,36 @@ struct netproc;
 /* SIGTERM, then SIGKILL after this long. */
 #define NETPROC_KILL_MS 1000
 #define NETPROC_ARGS_MAX 32
+/* The longest wait for a helper's ready line (struct netproc_ready). */
+#define NETPROC_READY_MAX_MS 60000
+
+/*
+ * What a helper prints once it has done its job (avahi-publish:
+ * "Established under name", on its standard error). gadgetd then reads
+ * its standard output and error, logs each line under the helper's
+ * name, and starts the helper
+ * again when it has not printed text within ms of its start (the wait
+ * doubling, up to NETPROC_READY_MAX_MS, until it does): avahi 0.8 leaves
+ * a registration probing forever when its link goes down and up during
+ * the probe, as a USB network link does when the host plugs in (avahi
+ * #383), and a fresh one then succeeds. Not counted as a crash.
+ */
+struct netproc_ready {
+	const char *text;
+	unsigned ms;
+};
 
 /*
  * Run argv (argv[0] looked up in PATH; at most NETPROC_ARGS_MAX) now;
  * what names it in messages ("ecm: dnsmasq"). pidfile is written while
- * it runs. NULL on error, logged.
+ * it runs. ready NULL: the helper's output goes to gadgetd's own. NULL
+ * on error, logged.
  */
 struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 			      const char *what, char *const *argv,
-			      const char *pidfile);
+			      const char *pidfile, const struct netproc_ready *ready);
+/* It printed its ready text since its last start. */
+bool netproc_ready(const struct netproc *p);
 /* Stop it (SIGTERM, SIGKILL later); the handle is gone for the caller,
  * the memory once the process is reaped. NULL is fine. */
 void netproc_stop(struct netproc *p);

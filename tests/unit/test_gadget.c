@@ -675,6 +675,35 @@ static void test_sighup_during_switch(void **state)
 	assert_string_equal(set, "ncm");
 }
 
+/* A reload nobody waits for (SIGHUP, `systemctl reload`) of a broken
+ * profile: the gadget stays as it was, and status says why, with the
+ * file and line, as the log does. */
+static void test_sighup_broken_profile_in_status(void **state)
+{
+	struct fixture *f = *state;
+	char path[128], set[64], *text;
+	FILE *fp;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
+	fp = fopen(path, "a");
+	fputs("gadget: { vendor_id = \"oops\"; };\n", fp);
+	fclose(fp);
+	fake_clear_calls();
+	gadget_queue_reload(f->g);
+	for (i = 0; i < 20 && gadget_busy(f->g); i++)
+		run_rounds(f, 1);
+	run_rounds(f, 2);
+	assert_string_equal(fake_calls, "");
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "acm,ecm");
+	text = status_text(f, true);
+	assert_non_null(strstr(text, "\"last_failure\":{\"time\":"));
+	assert_non_null(strstr(text, "\"message\":\"reload: "));
+	assert_non_null(strstr(text, "t.conf:"));
+	free(text);
+}
+
 /* The worker dies while a command to it waits: the command fails with
  * -EPIPE, and the gadget is free for the next request. */
 static void test_worker_dies_with_command_pending(void **state)
@@ -1143,6 +1172,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plugin_switch_only_accessory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_reply_sanitized, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sighup_during_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sighup_broken_profile_in_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_worker_dies_with_command_pending, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cancel_and_free, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restart_during_switch, setup, teardown),

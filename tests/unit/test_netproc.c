@@ -3,7 +3,10 @@
  * with SIGKILL comes back with a new pid and its pid file follows; one
  * that keeps dying is given up on after restart_limit exits; stopping
  * ends it and removes its pid file; a stale pid file's process is killed
- * only when its command still matches.
+ * only when its command still matches. A helper with a ready text that
+ * does not print it in time is started again, with a longer wait each
+ * time and without counting as a crash, until it does; one that prints
+ * it stays.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -84,7 +87,7 @@ static void test_restart_after_kill(void **state)
 	int i;
 
 	assert_non_null(l);
-	p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, test_netproc_pidfile);
+	p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, test_netproc_pidfile, NULL);
 	assert_non_null(p);
 	for (i = 0; i < 2; i++) {
 		test_netproc_old = netproc_pid(p);
@@ -111,7 +114,7 @@ static void test_gives_up(void **state)
 	char *argv[] = { "sh", "-c", "exit 3", NULL };
 	struct netproc *p;
 
-	p = netproc_start(l, &test_netproc_cfg, "t: exit", argv, NULL);
+	p = netproc_start(l, &test_netproc_cfg, "t: exit", argv, NULL, NULL);
 	assert_non_null(p);
 	assert_true(test_netproc_until(l, test_netproc_failed, p));
 	assert_int_equal(netproc_pid(p), 0);
@@ -123,12 +126,111 @@ static void test_kill_now(void **state)
 {
 	struct loop *l = loop_new();
 	char *argv[] = { "sleep", "30", NULL };
-	struct netproc *p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, NULL);
+	struct netproc *p = netproc_start(l, &test_netproc_cfg, "t: sleep", argv, NULL, NULL);
 	pid_t pid = netproc_pid(p);
 
 	assert_true(pid > 0);
 	netproc_kill(p);
 	assert_int_equal(kill(pid, 0), -1);
+	loop_free(l);
+}
+
+static bool test_netproc_is_ready(void *arg)
+{
+	return netproc_ready(arg);
+}
+
+/* Runs the loop for ms, counting the pids p had (changes of pid). */
+static unsigned test_netproc_pids_during(struct loop *l, struct netproc *p, unsigned ms)
+{
+	uint64_t end = loop_now_ms() + ms;
+	pid_t last = netproc_pid(p), now;
+	unsigned changes = 0;
+
+	while (loop_now_ms() < end) {
+		loop_dispatch(l, 10);
+		now = netproc_pid(p);
+		if (now && now != last) {
+			changes++;
+			last = now;
+		}
+	}
+	return changes;
+}
+
+/* netproc_stop(), then the loop until the child is reaped and p freed. */
+static void test_netproc_stop_wait(struct loop *l, struct netproc *p)
+{
+	pid_t pid = netproc_pid(p);
+	int i;
+
+	netproc_stop(p);
+	for (i = 0; i < 300 && pid > 0 && kill(pid, 0) == 0; i++)
+		loop_dispatch(l, 10);
+	for (i = 0; i < 10; i++)
+		loop_dispatch(l, 10);
+}
+
+static void test_ready_renews(void **state)
+{
+	char flag[64], script[256];
+	char *argv[] = { "sh", "-c", script, NULL };
+	const struct netproc_ready ready = { .text = "Established under name", .ms = 200 };
+	struct loop *l = loop_new();
+	struct netproc *p;
+	pid_t first;
+
+	/* Silent the first time, then it says it is established, on its
+	 * standard error as avahi-publish does. */
+	snprintf(flag, sizeof(flag), "/tmp/test_netproc.%d.flag", (int)getpid());
+	unlink(flag);
+	snprintf(script, sizeof(script),
+		 "[ -e %s ] && echo \"Established under name 'x.local'\" >&2; touch %s; exec sleep 30",
+		 flag, flag);
+	p = netproc_start(l, &test_netproc_cfg, "t: publish", argv, NULL, &ready);
+	assert_non_null(p);
+	first = netproc_pid(p);
+	assert_true(first > 0);
+	assert_false(netproc_ready(p));
+	assert_true(test_netproc_until(l, test_netproc_is_ready, p));
+	assert_true(netproc_pid(p) != first);
+	/* Established: it stays, well past the wait. */
+	assert_int_equal(test_netproc_pids_during(l, p, 1000), 0);
+	assert_true(netproc_ready(p));
+	assert_false(netproc_failed(p));
+	test_netproc_stop_wait(l, p);
+	unlink(flag);
+	loop_free(l);
+}
+
+static void test_ready_never(void **state)
+{
+	char *argv[] = { "sleep", "30", NULL };
+	const struct netproc_ready ready = { .text = "Established under name", .ms = 100 };
+	struct loop *l = loop_new();
+	struct netproc *p = netproc_start(l, &test_netproc_cfg, "t: silent", argv, NULL, &ready);
+	uint64_t t = loop_now_ms(), end = t + 30000, now;
+	pid_t last = netproc_pid(p);
+	unsigned n = 0;
+
+	assert_non_null(p);
+	/* Started again four times, more than restart_limit (3): never
+	 * failed, as these are not crashes; each wait at least twice the
+	 * one before (100, 200, 400, 800 ms; load only lengthens them). */
+	while (n < 4 && (now = loop_now_ms()) < end) {
+		loop_dispatch(l, 10);
+		if (!netproc_pid(p) || netproc_pid(p) == last)
+			continue;
+		now = loop_now_ms();
+		assert_true(now - t >= 100u << n);
+		t = now;
+		last = netproc_pid(p);
+		n++;
+	}
+	assert_int_equal(n, 4);
+	assert_false(netproc_failed(p));
+	assert_false(netproc_ready(p));
+	test_netproc_stop_wait(l, p);
 	loop_free(l);
 }
 
@@ -188,6 +290,8 @@ int main(void)
 		cmocka_unit_test(test_gives_up),
 		cmocka_unit_test(test_kill_now),
 		cmocka_unit_test(test_stale_pidfile),
+		cmocka_unit_test(test_ready_renews),
+		cmocka_unit_test(test_ready_never),
 	};
 
 	return cmocka_run_group_tests(tests, test_netproc_setup, NULL);
