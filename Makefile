@@ -10,7 +10,8 @@
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round;
 #                   [STRESS_ROUNDS=1000] switches under parallel clients
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
-#   make demo       boot the test bed and show `gadgetctl switch mtp,adb`
+#   make demo       boot the test bed (systemd as PID 1), install the package
+#                   and show `gadgetctl switch mtp,adb`
 #   make bench      [BENCH=b-switch,...] throughput and latency benchmarks in one VM run
 #   make install    [DESTDIR=...] [PREFIX=/usr]; an edited file in
 #                   /etc/gadgetd is kept, the shipped one put next to it
@@ -299,7 +300,7 @@ soak: all bed $(B)/asan/gadgetd
 # demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).
 demo: deps
-	+$(MAKE) all bed
+	+$(MAKE) all bed deb-for-tests
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).

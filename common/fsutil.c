@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,39 @@ static void fsutil_stop(struct fsutil_mkdir_result *res, size_t len,
 {
 	res->len = len;
 	res->step = step;
+}
+
+/*
+ * mkdirat(dfd, name, 0700). Root without CAP_DAC_OVERRIDE (gadgetd's
+ * unit) may not write a folder o->uid owns, such as one function's
+ * storage where another of that user's makes its own (/srv/mtp/DCIM for
+ * PTP in MTP's /srv/mtp): there the folder is made as that user, which
+ * it may always do itself (setfsuid, with CAP_SETUID).
+ */
+static int fsutil_mkdirat(int dfd, const char *name, const struct fsutil_mkdir *o)
+{
+	struct stat st;
+	uid_t ouid;
+	gid_t ogid;
+	int r, err;
+
+	if (mkdirat(dfd, name, 0700) == 0)
+		return 0;
+	if (errno != EACCES)
+		return -1;
+	if (o->uid == (uid_t)-1 || geteuid() != 0 || fstat(dfd, &st) < 0 ||
+	    st.st_uid != o->uid) {
+		errno = EACCES;
+		return -1;
+	}
+	ouid = setfsuid(o->uid);
+	ogid = setfsgid(o->gid);
+	r = mkdirat(dfd, name, 0700);
+	err = errno;
+	setfsgid(ogid);
+	setfsuid(ouid);
+	errno = err;
+	return r;
 }
 
 /*
@@ -35,7 +69,7 @@ static int fsutil_mkdir_step(int dfd, const char *name, bool last,
 		flags |= O_NOFOLLOW;
 	fd = openat(dfd, name, flags);
 	if (fd < 0 && errno == ENOENT && !(o->flags & FSUTIL_MKDIR_NO_CREATE)) {
-		if (mkdirat(dfd, name, 0700) == 0)
+		if (fsutil_mkdirat(dfd, name, o) == 0)
 			made = true;
 		else if (errno != EEXIST)
 			return -errno;

@@ -120,7 +120,7 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 	char *argv[] = { "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
 			 "--no-resolv", "--no-hosts", "--port=0", iface,
 			 "--bind-interfaces", range, lease_arg, "--dhcp-authoritative",
-			 router, dns, "--pid-file", "--log-facility=-", NULL };
+			 "--no-ping", router, dns, "--pid-file", "--log-facility=-", NULL };
 
 	inet_ntop(AF_INET, &nc->host, host, sizeof(host));
 	inet_ntop(AF_INET, &m, mask, sizeof(mask));
@@ -138,6 +138,9 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 		inet_ntop(AF_INET, &nc->dns, other, sizeof(other));
 		snprintf(dns, sizeof(dns), "--dhcp-option=6,%s", other);
 	}
+	/* --no-ping: the one address goes to the one host on the link, so
+	 * there is nobody to find with a ping before offering it, and dnsmasq
+	 * then needs no raw socket (CAP_NET_RAW; gadgetd.service). */
 	/* A new link may have a new host (host_addr is random per function):
 	 * the single address must not stay leased to the last one. */
 	unlink(leases);

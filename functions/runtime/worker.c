@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -630,6 +631,28 @@ static int worker_write_descs(struct plugin *p, int fd)
 	return worker_write_all(p, fd, buf, len, "strings");
 }
 
+/*
+ * Open a file of our FunctionFS instance. It belongs to the function's
+ * user (gadgetd mounts it with that uid, files 0600). A worker restarted
+ * as root (adb root) runs under gadgetd's unit without CAP_DAC_OVERRIDE,
+ * so it opens them as their owner (setfsuid), as CAP_SETUID lets it.
+ */
+static int worker_ffs_open(const struct plugin *p, const char *path, int flags)
+{
+	struct stat st;
+	int fd, err;
+	uid_t old;
+
+	if (stat(p->dir, &st) < 0 || st.st_uid == geteuid() || geteuid() != 0)
+		return open(path, flags);
+	old = setfsuid(st.st_uid);
+	fd = open(path, flags);
+	err = errno;
+	setfsuid(old);
+	errno = err;
+	return fd;
+}
+
 static int worker_open_eps(struct plugin *p)
 {
 	char path[PATH_MAX];
@@ -639,7 +662,7 @@ static int worker_open_eps(struct plugin *p)
 	for (i = 0; i < p->desc.n_eps; i++) {
 		snprintf(path, sizeof(path), "%s/ep%u", p->dir, i + 1);
 		/* Non-blocking: io_submit on a disabled ep fails, not waits. */
-		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		fd = worker_ffs_open(p, path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 		if (fd < 0) {
 			log_warn("cannot open %s", path);
 			return -errno;
@@ -664,7 +687,7 @@ static int worker_open_ffs(struct plugin *p)
 	if (r < 0)
 		return r;
 	snprintf(path, sizeof(path), "%s/ep0", p->dir);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = worker_ffs_open(p, path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		log_warn("cannot open %s", path);
 		return -errno;

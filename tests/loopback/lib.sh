@@ -377,13 +377,17 @@ netif_by_mac() {
 }
 
 # host_blk LUN: the host's block device of LUN (sdX or srX), once there
-# (its SCSI address H:C:T:L ends in :LUN; ours is the only SCSI host).
+# (its SCSI address H:C:T:L ends in :LUN, on a host below a USB device:
+# the systemd bed's udevd also loads QEMU's own IDE CD-ROM, sr0 at
+# 1:0:0:0).
 host_blk() {
-	local lib_i=0 lib_b
+	local lib_i=0 lib_b lib_dev
 	while [ $lib_i -lt 300 ]; do
 		for lib_b in /sys/block/sd* /sys/block/sr*; do
 			[ -e "$lib_b/device" ] || continue
-			case $(basename "$(readlink "$lib_b/device")") in
+			lib_dev=$(readlink -f "$lib_b/device")
+			case $lib_dev in */usb[0-9]*/*) ;; *) continue ;; esac
+			case $(basename "$lib_dev") in
 			*:"$1") echo "/dev/$(basename "$lib_b")"; return 0 ;;
 			esac
 		done

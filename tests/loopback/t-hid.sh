@@ -200,6 +200,8 @@ cd_ready() {
 	while [ $n -gt 0 ]; do
 		for b in /sys/block/sr*; do
 			[ -e "$b" ] || continue
+			# Ours is below a USB device, not QEMU's IDE CD-ROM.
+			case $(readlink -f "$b/device") in */usb[0-9]*/*) ;; *) continue ;; esac
 			CD=/dev/${b##*/}
 			timeout 10 dd if="$CD" iflag=direct bs=2048 count=1 of=/dev/null 2>/dev/null && return 0
 		done

@@ -12,9 +12,10 @@
 # back. Linux 6.1.192 fails to bind a network function at some returns
 # of a UDC, often every one after the first in a boot (docs/kernel.md),
 # so t-net makes one; a return whose link does not come back must show
-# gadgetd's warning naming the kernel's failure and nothing left, and a
-# later removal and return (the next, mostly; at most the sixth) must
-# bring the whole link back. On a kernel without that bug the first
+# gadgetd's warning naming the kernel's failure, and then either the
+# whole link from gadgetd's fresh bind or nothing left, and a later
+# removal and return (the next, mostly; at most the sixth) must bring the
+# whole link back. On a kernel without that bug the first
 # return brings it back.
 # (Unbinding and binding the dummy_udc platform device is cheaper, but on
 # that kernel a network function never binds to the UDC again after it:
@@ -203,6 +204,27 @@ udc_outcome() {
 	echo none
 }
 
+# After gadgetd warned that the kernel could not bind the gadget: "link"
+# as soon as the host's side enumerates the link (gadgetd's fresh bind
+# worked), "clean" once nothing of the link has been left for 7 s (longer
+# than gadgetd's tries of a fresh bind), "none" when neither within 30 s.
+stranded_outcome() {
+	local end=$(($(date +%s) + 30)) since= d
+	while [ "$(date +%s)" -lt $end ]; do
+		for d in /sys/class/net/*; do
+			[ "$(cat "$d/address" 2>/dev/null)" = "$HOST_MAC" ] && { echo link; return; }
+		done
+		if nothing_left; then
+			since=${since:-$(date +%s)}
+			[ $(($(date +%s) - since)) -lt 7 ] || { echo clean; return; }
+		else
+			since=
+		fi
+		sleep 0.2
+	done
+	echo none
+}
+
 # The link of function $1 back after a return: address, helpers, a
 # lease, a ping.
 link_back() {
@@ -280,8 +302,18 @@ net_cycles() {
 			test "$(stranded_n)" -gt "$n0"
 		check "$fn: the kernel's own line: \"udc dummy_udc.0: failed to start gadgetd\"" \
 			sh -c 'dmesg | grep -q "udc dummy_udc.0: failed to start gadgetd"'
-		check "$fn: stranded: no address, dnsmasq or avahi-publish left" within nothing_left
+		# gadgetd then binds afresh, for up to about 6 s while the
+		# kernel says the UDC is busy (gadget_restart.c). On 6.1.192
+		# that bind mostly fails the same way and leaves nothing; when
+		# it works, the link is back before the next return.
+		got=$(stranded_outcome)
+		echo "   $fn: after gadgetd's fresh bind: $got"
 		dmesg | grep -e 'failed to start' -e 'kobject_add' | tail -n 2 | sed 's/^/   kernel: /'
+		if [ "$got" = link ]; then
+			link_back $fn
+			return
+		fi
+		check "$fn: stranded: no address, dnsmasq or avahi-publish left (for 7 s)" [ "$got" = clean ]
 		[ $try -lt 6 ] || { fail "$fn: the link did not come back in 6 returns of the UDC"; return; }
 		try=$((try + 1))
 		say "$fn: UDC removal and return again"

@@ -90,7 +90,14 @@ check "adb sees the device" timeout 30 adb wait-for-device
 check "adb shell id -u is gadgetd-adb's" [ "$(timeout 20 adb shell id -u)" = "$(id -u gadgetd-adb)" ]
 check "adb shell id -un is gadgetd-adb" [ "$(timeout 20 adb shell id -un)" = gadgetd-adb ]
 timeout 20 adb shell cat /proc/self/status > shell-status.txt 2>&1
-check "an adb shell has no seccomp filter" grep -q "^Seccomp:[[:space:]]*0$" shell-status.txt
+# The worker's own filter stays with the worker; a shell has only what
+# binds gadgetd itself (the unit's SystemCallFilter= and the like, none
+# on the light bed): as many filters as gadgetd's main process.
+nfilters() { sed -n 's/^Seccomp_filters:[[:space:]]*//p' "$1"; }
+check "an adb shell has no seccomp filter beyond gadgetd's own" \
+	[ "$(nfilters shell-status.txt)" = "$(nfilters /proc/$GD_PID/status)" ]
+check "and the adb worker has one more of its own" \
+	[ "$(nfilters /proc/$(worker_pid adb)/status)" -gt "$(nfilters /proc/$GD_PID/status)" ]
 check "an adb shell has no capability" grep -q "^CapEff:[[:space:]]*0000000000000000$" shell-status.txt
 APID=$(worker_pid adb)
 SPID=$(pgrep -P "$APID" | head -n 1)

@@ -1,7 +1,8 @@
 /*
  * common/fsutil.c in a temporary folder: mkdir -p with modes whatever the
  * umask, malformed paths, something else than a folder in the way, links
- * refused when asked, where a failure stopped; the atomic write leaves the
+ * refused when asked, where a failure stopped, a folder made in one its
+ * user owns by root without CAP_DAC_OVERRIDE; the atomic write leaves the
  * old file or the new one and never its temporary.
  */
 #include <setjmp.h>
@@ -18,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -206,6 +209,70 @@ static void test_mkdir_permissions(void **state)
 	assert_int_equal(access(at("ro/sub"), F_OK), -1);
 }
 
+/* In a child: no CAP_DAC_OVERRIDE, as under gadgetd's unit (its
+ * bounding set lacks it). */
+static int drop_dac_override(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -1;
+	/* From the permitted set too: setfsuid() back to 0 raises the
+	 * file capabilities the permitted set holds. */
+	d[0].effective &= ~(1u << CAP_DAC_OVERRIDE);
+	d[0].permitted &= ~(1u << CAP_DAC_OVERRIDE);
+	return syscall(SYS_capset, &h, d) < 0 ? -1 : 0;
+}
+
+/* mkdir -p as root without CAP_DAC_OVERRIDE: a folder the target user
+ * owns gets its new folder made as that user; one another user owns
+ * stays closed. */
+static void test_mkdir_in_users_folder(void **state)
+{
+	const struct fsutil_mkdir o = {
+		.mode = 0750,
+		.parent_mode = 0755,
+		.uid = 65534,
+		.gid = 65534,
+	};
+	struct fsutil_mkdir_result res;
+	struct stat st;
+	int status, fd;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		skip(); /* setfsuid() and chown need root */
+	assert_int_equal(chmod(base, 0755), 0);
+	assert_int_equal(mkdir(at("own"), 0750), 0);
+	assert_int_equal(chown(at("own"), 65534, 65534), 0);
+	assert_int_equal(mkdir(at("other"), 0750), 0);
+	assert_int_equal(chown(at("other"), 65533, 65533), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (drop_dac_override() < 0)
+			_exit(100);
+		/* Without the override even root cannot write them. */
+		if (mkdir(at("own/probe"), 0700) == 0 || errno != EACCES)
+			_exit(101);
+		fd = fsutil_mkdir_p(at("own/x"), &o, &res);
+		if (fd < 0 || !res.made)
+			_exit(102);
+		close(fd);
+		fd = fsutil_mkdir_p(at("other/x"), &o, &res);
+		_exit(fd == -EACCES ? 0 : 103);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(stat(at("own/x"), &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+	assert_int_equal(st.st_gid, 65534);
+	assert_int_equal(st.st_mode & 07777, 0750);
+	assert_int_equal(access(at("other/x"), F_OK), -1);
+}
+
 static void read_back(const char *sub, const char *want)
 {
 	char buf[64];
@@ -264,6 +331,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mkdir_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_no_create, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mkdir_permissions, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mkdir_in_users_folder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic_failures, setup, teardown),
 	};
