@@ -22,6 +22,11 @@
 #define NETLINK_TICK_MS 300
 #define NETLINK_QUIET_TICKS 7u
 #define NETLINK_POKES 3
+/* rtnetlink refusing the address or the link's state: tried again each
+ * tick, this many times in all (3 s), before gadgetd gives up on the link
+ * until the next switch. One refusal must not leave a link without its
+ * address for good. */
+#define NETLINK_SET_TRIES 10
 
 struct netlink_link {
 	struct netlink_want w;
@@ -33,6 +38,8 @@ struct netlink_link {
 	bool watched, down;
 	unsigned long long rx0;
 	unsigned ticks, pokes;
+	/* Tries of the address and of setting the link up (again). */
+	unsigned tries;
 };
 
 /* An announced service: what it is, the host name it points at. */
@@ -239,6 +246,7 @@ static unsigned long long netlink_sysfs_ull(const char *ifname, const char *attr
 }
 
 static void netlink_watch_arm(struct netlink *nl);
+static bool netlink_up(struct netlink *nl, struct netlink_link *k);
 
 /* One link's tick: true while it stays watched. */
 static bool netlink_watch_link(struct netlink_link *k)
@@ -246,9 +254,15 @@ static bool netlink_watch_link(struct netlink_link *k)
 	const char *ifn = k->w.ifname;
 
 	if (k->down) {
+		int r = rtnl_link_up(ifn);
+
+		if (r < 0 && ++k->tries < NETLINK_SET_TRIES)
+			return true; /* the next tick tries again */
+		if (r < 0)
+			log_warnx("function %s: cannot set %s up again: %s", k->w.function,
+				  ifn, strerror(-r));
 		k->down = false;
-		if (rtnl_link_up(ifn) < 0)
-			log_warnx("function %s: cannot set %s up again", k->w.function, ifn);
+		k->tries = 0;
 		return true;
 	}
 	if (netlink_sysfs_ull(ifn, "statistics/rx_packets") != k->rx0)
@@ -273,38 +287,59 @@ static void netlink_watch_tick(struct loop_watch *w, void *data)
 
 	loop_watch_remove(w);
 	nl->watch_timer = NULL;
-	for (i = 0; i < nl->n; i++)
-		if (nl->links[i].watched)
-			nl->links[i].watched = netlink_watch_link(&nl->links[i]);
+	for (i = 0; i < nl->n; i++) {
+		struct netlink_link *k = &nl->links[i];
+
+		if (!k->addr_set && k->tries && k->tries < NETLINK_SET_TRIES)
+			netlink_up(nl, k);
+		else if (k->watched)
+			k->watched = netlink_watch_link(k);
+	}
 	netlink_watch_arm(nl);
+}
+
+/* A link still to set up, or still watched. */
+static bool netlink_ticking(const struct netlink_link *k)
+{
+	return k->watched || (!k->addr_set && k->tries && k->tries < NETLINK_SET_TRIES);
 }
 
 static void netlink_watch_arm(struct netlink *nl)
 {
 	unsigned i;
 
-	for (i = 0; i < nl->n && !nl->links[i].watched; i++)
+	for (i = 0; i < nl->n && !netlink_ticking(&nl->links[i]); i++)
 		;
 	if (i < nl->n && !nl->watch_timer)
 		nl->watch_timer = loop_add_timer(nl->loop, NETLINK_TICK_MS,
 						 netlink_watch_tick, nl);
 }
 
-static void netlink_up(struct netlink *nl, struct netlink_link *k)
+/* The address on the link and the link up: true once both are; else
+ * tried again from the watch's tick (netlink_watch_tick). */
+static bool netlink_up(struct netlink *nl, struct netlink_link *k)
 {
 	char a[INET_ADDRSTRLEN];
 	int r;
 
 	inet_ntop(AF_INET, &k->w.nc.addr, a, sizeof(a));
-	netlink_ipv6_on(k->w.ifname);
+	if (!k->tries)
+		netlink_ipv6_on(k->w.ifname);
 	r = rtnl_addr_add(k->w.ifname, k->w.nc.addr, k->w.nc.prefix);
 	if (!r)
 		r = rtnl_link_up(k->w.ifname);
 	if (r < 0) {
-		log_warnx("function %s: cannot set %s/%u on %s: %s", k->w.function, a,
-			  k->w.nc.prefix, k->w.ifname, strerror(-r));
-		return;
+		k->tries++;
+		if (k->tries == 1 || k->tries == NETLINK_SET_TRIES)
+			log_warnx("function %s: cannot set %s/%u on %s: %s%s", k->w.function,
+				  a, k->w.nc.prefix, k->w.ifname, strerror(-r),
+				  k->tries == 1 ? "; trying again" :
+				  "; given up until the next switch");
+		if (k->tries < NETLINK_SET_TRIES)
+			netlink_watch_arm(nl);
+		return false;
 	}
+	k->tries = 0;
 	k->addr_set = true;
 	k->watched = true;
 	k->rx0 = netlink_sysfs_ull(k->w.ifname, "statistics/rx_packets");
@@ -317,6 +352,7 @@ static void netlink_up(struct netlink *nl, struct netlink_link *k)
 		netlink_start_dhcp(nl, k);
 	if (k->w.nc.mdns[0])
 		netlink_start_mdns(nl, k);
+	return true;
 }
 
 static void netlink_down(struct netlink *nl, struct netlink_link *k, bool now)

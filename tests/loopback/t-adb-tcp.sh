@@ -98,7 +98,16 @@ ip -n "$NS" link set "$HIF" up
 # brings the link up after the bind.
 board_addr() { ip -4 -o addr show dev "$GIF" | grep -q " $BOARDIP/24" && ip link show "$GIF" | grep -q "UP"; }
 within10() { local n=0; until "$@" || [ $n -ge 100 ]; do sleep 0.1; n=$((n + 1)); done; "$@"; }
-check "gadgetd put $BOARDIP/24 on $GIF and set it up" within10 board_addr
+# board_up: the same, and what the board's side and gadgetd's log say
+# when it is not (this check once failed under load, 2026-12; not seen
+# in 12 runs beside CPU and disk load since).
+board_up() {
+	within10 board_addr && return 0
+	ip addr show dev "$GIF" | sed 's/^/   /'
+	gd_log | grep -e "$GIF" -e "function ncm" | tail -n 20 | sed 's/^/   /'
+	return 1
+}
+check "gadgetd put $BOARDIP/24 on $GIF and set it up" board_up
 check "the host pings the board across USB" ip netns exec "$NS" ping -c 1 -W 5 "$BOARDIP"
 
 say "adb connect with auth"

@@ -3,3 +3,8 @@
 UNIT_TESTS += test_netproc
 test_netproc_SRCS := tests/unit/test_netproc.c gadgetd/netproc.c common/loop.c common/log.c
 test_netproc_LIBS :=
+# gadgetd/netlink.c with rtnetlink and the helpers faked: a refused
+# address is tried again each tick, and given up on after 10 tries.
+UNIT_TESTS += test_netlink
+test_netlink_SRCS := tests/unit/test_netlink.c gadgetd/netlink.c common/loop.c common/log.c
+test_netlink_LIBS :=
