@@ -313,6 +313,17 @@ gd_switch() {
 	timeout 60 gadgetctl switch "$@" || die "gadgetctl switch $* failed"
 }
 
+# check_switch SET VID:PID: two checks: `gadgetctl switch SET` exits 0
+# (its answer shown), and the host sees VID:PID within 20 s.
+check_switch() {
+	local lib_rc
+	timeout 60 gadgetctl switch "$1" > switch.txt 2>&1
+	lib_rc=$?
+	cat switch.txt
+	check "gadgetctl switch $1: exit 0" [ $lib_rc = 0 ]
+	check "the host sees $1 ($2)" wait_usb "$2" 20
+}
+
 # within_s SECS CMD...: CMD succeeds within SECS seconds (tried every
 # 0.2 s, and once more at the end).
 within_s() {

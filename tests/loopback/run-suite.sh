@@ -35,9 +35,10 @@ make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$
 bed_of() { sed -n 's/^# bed: *//p' "$here/$1" | head -n 1; }
 
 jobs=${GADGETD_TEST_JOBS:-$(nproc)}
-# The longest tests first (their times on 2026-12-05), so that the queues
-# end about together; then the rest in name order.
-long="t-stress.sh t-soak.sh t-ep0-stall.sh t-adb-hostile.sh t-mtp-space.sh t-accessory.sh t-hang.sh t-supervise.sh t-net.sh"
+# The longest tests first (their times on 2026-12-06, the systemd bed's
+# with its boot), so that the queues end about together; then the rest
+# in name order.
+long="t-unit.sh t-net.sh t-hid.sh t-install.sh t-deb.sh t-accessory.sh t-dbus.sh t-switch.sh t-ptp.sh t-stress.sh t-storage.sh t-mtp-space.sh t-privsep.sh t-soak.sh"
 queue=$out/.queue
 : > "$queue"
 for l in $long; do

@@ -108,6 +108,13 @@ board_up() {
 	return 1
 }
 check "gadgetd put $BOARDIP/24 on $GIF and set it up" board_up
+# The host's carrier: Linux 6.1.150+'s usbnet may drop f_ncm's
+# "connected" when the host opens its interface (docs/kernel.md), and
+# gadgetd tells a silent host the link again 2.1, 6.3 and 14.7 s after
+# it selected the link (netlink.c): seen 4.6 s after the host opened it,
+# at the second telling, when a single ping had given up (2026-12-06).
+host_carrier() { [ "$(ip netns exec "$NS" cat "/sys/class/net/$HIF/carrier" 2>/dev/null)" = 1 ]; }
+check "the host's side has carrier within 20 s" within_s 20 host_carrier
 check "the host pings the board across USB" ip netns exec "$NS" ping -c 1 -W 5 "$BOARDIP"
 
 say "adb connect with auth"

@@ -2,7 +2,8 @@
 # and the last 4 stay for root and admin_group, so that members holding
 # connections cannot lock an administrator out. A refused gadgetctl says
 # why and exits 6 (busy) at once. Runs in the guest (see run-suite.sh).
-# bed: systemd
+# bed: light - the control socket's connection slots, which the unit does not
+#   change; the socket under the unit: t-switch, t-unit
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install

@@ -76,11 +76,7 @@ check "gadgetd made /run/gadgetd" test -d /run/gadgetd
 check "gadgetd made /var/lib/gadgetd" test -d /var/lib/gadgetd
 
 say "gadgetctl switch mtp,adb, the host's key let in by the operator"
-timeout 60 gadgetctl switch mtp,adb > switch.txt 2>&1
-rc=$?
-cat switch.txt
-check "gadgetctl switch mtp,adb: exit 0" [ $rc = 0 ]
-check "host sees mtp,adb (1d6b:010b)" wait_usb 1d6b:010b 20
+check_switch mtp,adb 1d6b:010b
 timeout 30 adb start-server >/dev/null 2>&1
 
 check "adb devices: unauthorized (auth on as shipped)" adb_state GADGETD0001 unauthorized 20

@@ -8,7 +8,8 @@
 # that bind fast; after the UDC's return only acm and adb are used: a
 # network function bound before its UDC vanished may not bind again on
 # this kernel (t-switch.sh).
-# bed: systemd
+# bed: light - events and the switch queue, which the unit does not change;
+#   gadgetd under the unit: t-unit
 . "$SRC/tests/loopback/lib.sh"
 
 gd_install

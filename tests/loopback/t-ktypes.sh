@@ -6,7 +6,8 @@
 # the running gadget as it was; gser (a generic serial port) carrying
 # bytes both ways to the host's usbserial generic driver. Runs in the
 # guest (see run-suite.sh).
-# bed: systemd
+# bed: light - kernel function types through ConfigFS, which the unit does not
+#   change; switching under the unit: t-unit, t-switch, t-install
 . "$SRC/tests/loopback/lib.sh"
 
 KDIR=/lib/modules/$(uname -r)

@@ -8,7 +8,8 @@
 # acm,adb are left out for time: mtp,adb,aoa numbers mtp and adb the same
 # way, and rndis,adb puts adb behind a two-interface function as acm does. Windows binds
 # its in-box drivers from these, without an .inf. Runs in the guest.
-# bed: systemd
+# bed: light - descriptors as Windows reads them, which the unit does not
+#   change; the shipped profile under the unit: t-install
 . "$SRC/tests/loopback/lib.sh"
 PY=/usr/bin/python3
 T=$SRC/tests/loopback

@@ -57,11 +57,7 @@ if [ "$BED_BOOT" = 1 ]; then
 	check "no permission error in the journal" sh -c "! journalctl -u $UNIT -o cat | grep -e 'not permitted' -e 'Read-only file system'"
 
 	say "gadgetctl switch mtp,adb under the unit"
-	timeout 60 gadgetctl switch mtp,adb > switch.txt 2>&1
-	rc=$?
-	cat switch.txt
-	check "gadgetctl switch mtp,adb: exit 0" [ $rc = 0 ]
-	check "the host sees mtp,adb (1d6b:010b)" wait_usb 1d6b:010b 20
+	check_switch mtp,adb 1d6b:010b
 	check "the workers run" gd_status '(plugin("mtp").pid // 0) > 0 and (plugin("adb").pid // 0) > 0'
 	check "FunctionFS in the service's namespace, under /run/gadgetd/ffs" \
 		grep -q " /run/gadgetd/ffs/adb functionfs " "/proc/$GD_PID/mounts"
