@@ -3,7 +3,8 @@
 # too, a saved profile that is gone, and garbage in the state file. In
 # every case gadgetd comes up, answers, and status says what it did.
 # Runs in the guest (see run-suite.sh).
-# bed: systemd
+# bed: light - start-up after broken profiles and state files, gadgetd
+#   restarted again and again; the unit at start-up: t-unit, t-deb, t-install
 . "$SRC/tests/loopback/lib.sh"
 
 STATE=/var/lib/gadgetd/state
