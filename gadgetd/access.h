@@ -34,6 +34,7 @@ struct access_policy {
  * SO_PEERGROUPS). */
 struct access_peer {
 	uid_t uid;
+	gid_t gid;       /* primary */
 	pid_t pid;
 	bool in_group;   /* primary or supplementary */
 	bool in_admin;

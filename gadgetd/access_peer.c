@@ -44,6 +44,7 @@ int access_peer_identify(int fd, const struct access_policy *p,
 		size_t n = len / sizeof(gid_t);
 
 		peer->uid = cred.uid;
+		peer->gid = cred.gid;
 		peer->pid = cred.pid;
 		peer->in_group = p->group && (cred.gid == p->group_gid ||
 					      access_peer_has(groups, n, p->group_gid));

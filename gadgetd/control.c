@@ -5,6 +5,7 @@
 #include "log.h"
 #include "loop.h"
 #include "ctl.h"
+#include "storage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -244,6 +245,18 @@ static void control_monitor_io(struct control_client *cl, int fd, uint32_t event
 	loop_watch_set_events(cl->io, EPOLLIN);
 }
 
+/* A member of group changes media as themself; root and admin_group as
+ * gadgetd. */
+static int control_storage(struct control *c, struct control_client *cl,
+			   int argc, char **argv, char *msg, size_t size, FILE *out)
+{
+	struct storage_cred member = { .uid = cl->peer.uid, .gid = cl->peer.gid };
+	bool confined = access_role(&cl->peer) == ACCESS_GROUP;
+
+	return gadget_storage(c->gadget, confined ? &member : NULL, argc, argv, msg,
+			      size, out);
+}
+
 static int control_dispatch(struct control *c, struct control_client *cl,
 			    uint16_t type, int argc, char **argv, FILE *out)
 {
@@ -273,8 +286,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
 		return 0;
 	case CTL_STORAGE:
-		r = gadget_storage(c->gadget, access_role(&cl->peer) == ACCESS_GROUP,
-				   argc, argv, msg, sizeof(msg), out);
+		r = control_storage(c, cl, argc, argv, msg, sizeof(msg), out);
 		break;
 	case CTL_FUNCTION:
 		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),

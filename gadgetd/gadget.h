@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 struct loop;
 struct config;
@@ -109,12 +110,16 @@ int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
 /*
  * gadget_storage.c: `gadgetctl storage ...` (argv[0] is insert, eject or
  * status; storage.h) on the active set's mass_storage functions, at once
- * (ConfigFS only, no worker). confined: the client is a member of group,
- * whose images must lie beneath the function's media_dir. 0 or -errno
- * with msg; status prints to out.
+ * (ConfigFS only, no worker). member: NULL for root and admin_group,
+ * else the member of group who asks, whose images must lie beneath the
+ * function's media_dir, who cannot lower the profile's cdrom and ro,
+ * whose images the kernel opens as that member (read-only unless the
+ * member may write them), and who is not shown media outside media_dir.
+ * 0 or -errno with msg; status prints to out.
  */
-int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
-		   char *msg, size_t size, FILE *out);
+struct storage_cred;
+int gadget_storage(struct gadget *g, const struct storage_cred *member,
+		   int argc, char **argv, char *msg, size_t size, FILE *out);
 /* Whether the profile lets group change the media of the function the
  * request names (its group_media attribute). */
 bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv);

@@ -74,8 +74,8 @@ static int gadget_storage_dir(struct gadget *g, const struct profile_function *f
 	return fd;
 }
 
-static void gadget_storage_status(struct gadget *g, const char *name, FILE *out,
-				  char *msg, size_t size)
+static void gadget_storage_status(struct gadget *g, const char *name,
+				  bool confined, FILE *out, char *msg, size_t size)
 {
 	const struct profile_set *s;
 	const struct profile_function *f;
@@ -92,24 +92,39 @@ static void gadget_storage_status(struct gadget *g, const char *name, FILE *out,
 		fd = gadget_storage_dir(g, f, msg, size);
 		if (fd < 0)
 			continue;
-		storage_status(fd, f->name, out);
+		storage_status(fd, f->name, confined, ktype_attr(f, "media_dir"), out);
 		close(fd);
 	}
 }
 
-static int gadget_storage_run(struct gadget *g, const struct storage_req *req,
-			      const struct profile_function *f, bool confined,
-			      char *msg, size_t size)
+/* A member's insert: the profile's cdrom and ro for the LUN are a floor
+ * the member cannot lower. */
+static void gadget_storage_floor(const struct profile_function *f, int lun,
+				 bool *cdrom, bool *ro)
 {
+	if (optdesc_bool(ktype_ms_attr(f, lun, "cdrom")) == 1)
+		*cdrom = true;
+	if (optdesc_bool(ktype_ms_attr(f, lun, "ro")) == 1)
+		*ro = true;
+}
+
+static int gadget_storage_run(struct gadget *g, const struct storage_req *req,
+			      const struct profile_function *f,
+			      const struct storage_cred *member, char *msg,
+			      size_t size)
+{
+	bool cdrom = req->cdrom, ro = req->ro;
 	int dfd, img = -1, r;
 
 	if (req->op == STORAGE_INSERT) {
 		img = storage_open_image(ktype_attr(f, "media_dir"), req->image,
-					 confined, msg, size);
+					 member != NULL, msg, size);
 		/* A refused image is a bad request (gadgetctl exits 5), not a
 		 * refused client: the client may insert, just not that. */
 		if (img < 0)
 			return img == -ENOENT ? img : -EINVAL;
+		if (member)
+			gadget_storage_floor(f, req->lun, &cdrom, &ro);
 	}
 	dfd = gadget_storage_dir(g, f, msg, size);
 	if (dfd < 0) {
@@ -118,21 +133,22 @@ static int gadget_storage_run(struct gadget *g, const struct storage_req *req,
 		return dfd;
 	}
 	if (req->op == STORAGE_INSERT)
-		r = storage_insert(dfd, req->lun, img, req->cdrom, req->ro, msg, size);
+		r = storage_insert(dfd, req->lun, img, cdrom, ro, member, msg, size);
 	else
 		r = storage_eject(dfd, req->lun, req->force, msg, size);
 	close(dfd);
 	if (img >= 0)
 		close(img);
 	if (r == 0)
-		log_info("storage: %s lun.%d: %s%s", f->name, req->lun,
+		log_info("storage: %s lun.%d: %s%s%s", f->name, req->lun,
 			 req->op == STORAGE_INSERT ? "inserted " : "ejected",
-			 req->op == STORAGE_INSERT ? req->image : req->force ? " (forced)" : "");
+			 req->op == STORAGE_INSERT ? req->image : req->force ? " (forced)" : "",
+			 req->op == STORAGE_INSERT && member ? " for a member of group" : "");
 	return r;
 }
 
-int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
-		   char *msg, size_t size, FILE *out)
+int gadget_storage(struct gadget *g, const struct storage_cred *member,
+		   int argc, char **argv, char *msg, size_t size, FILE *out)
 {
 	const struct profile_function *f;
 	struct storage_req req;
@@ -143,13 +159,13 @@ int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
 	if (req.op == STORAGE_STATUS) {
 		if (req.function && !gadget_storage_find(g, req.function, msg, size))
 			return -ENOENT;
-		gadget_storage_status(g, req.function, out, msg, size);
+		gadget_storage_status(g, req.function, member != NULL, out, msg, size);
 		return 0;
 	}
 	f = gadget_storage_find(g, req.function, msg, size);
 	if (!f)
 		return -ENOENT;
-	return gadget_storage_run(g, &req, f, confined, msg, size);
+	return gadget_storage_run(g, &req, f, member, msg, size);
 }
 
 bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)

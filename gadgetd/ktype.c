@@ -150,8 +150,7 @@ static const struct optdesc ktype_ms_attrs[] = {
 	{ 0 }
 };
 
-/* LUN lun's attribute key ("ro" for LUN 0, "lun3_ro" for LUN 3). */
-static const char *ktype_ms_attr(const struct profile_function *f, int lun,
+const char *ktype_ms_attr(const struct profile_function *f, int lun,
 				 const char *key)
 {
 	char name[32];

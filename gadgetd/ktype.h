@@ -45,6 +45,9 @@ const struct ktype *ktype_find(const char *name);
 const char *ktype_names(void);
 /* An attribute's value from the profile, else its declared default. */
 const char *ktype_attr(const struct profile_function *f, const char *key);
+/* A mass_storage LUN's attribute key: "ro" for LUN 0, lun3_ro for LUN 3. */
+const char *ktype_ms_attr(const struct profile_function *f, int lun,
+			  const char *key);
 
 /* FunctionFS, the type of every plugin's function. */
 const struct ktype *ktype_ffs(void);

@@ -3,9 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -239,6 +243,60 @@ static int storage_attr_write(int fdir, int lun, const char *attr,
 	return r;
 }
 
+/* Until storage_cred_end(): file access as the member (as NULL: as
+ * gadgetd). CAP_SETUID and CAP_SETGID let gadgetd; a non-zero fsuid also
+ * drops its file capabilities (DAC override) meanwhile. */
+struct storage_saved {
+	bool on;
+	uid_t uid;
+	gid_t gid;
+};
+
+static struct storage_saved storage_cred_begin(const struct storage_cred *as)
+{
+	struct storage_saved s = { .on = as != NULL };
+
+	if (as) {
+		s.gid = (gid_t)setfsgid(as->gid);
+		s.uid = (uid_t)setfsuid(as->uid);
+	}
+	return s;
+}
+
+static void storage_cred_end(struct storage_saved s)
+{
+	if (s.on) {
+		setfsuid(s.uid);
+		setfsgid(s.gid);
+	}
+}
+
+/* lun.N/file := value, the kernel opening it as `as`: the attribute is
+ * opened as gadgetd (it is root's), written as the member. */
+static int storage_file_write_as(int fdir, int lun, const char *value,
+				 const struct storage_cred *as)
+{
+	char path[64];
+	struct storage_saved s;
+	size_t len = strlen(value);
+	ssize_t n;
+	int fd, r = 0;
+
+	snprintf(path, sizeof(path), "lun.%d/file", lun);
+	fd = openat(fdir, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	s = storage_cred_begin(as);
+	n = write(fd, value, len);
+	if (n < 0)
+		r = -errno;
+	storage_cred_end(s);
+	if (n >= 0 && (size_t)n != len)
+		r = -EIO;
+	close(fd);
+	return r;
+}
+
 /* lun.N/attr's first line into buf (without its newline). */
 static int storage_attr_read(int fdir, int lun, const char *attr, char *buf,
 			     size_t size)
@@ -294,23 +352,101 @@ static int storage_close(int fdir, int lun, const char *image, char *msg, size_t
 	return r;
 }
 
-/* cdrom and ro as they were, and the old medium in again. */
-static void storage_restore(int fdir, int lun, bool cdrom, bool ro, const char *old)
+/*
+ * What f_mass_storage checks when it opens a medium (fsg_lun_open() in
+ * drivers/usb/gadget/function/storage_common.c), checked first, so that a
+ * medium the kernel would refuse never costs the one in the LUN: it must
+ * be readable by gadgetd (the kernel opens it as gadgetd), a regular file
+ * or a block device, and hold at least one sector: 512 bytes, a block
+ * device's logical block, or for a CD-ROM 300 sectors of 2048 bytes.
+ */
+static int storage_precheck(int fd, int lun, bool cdrom,
+			    const struct storage_cred *as, char *msg, size_t size)
+{
+	char proc[64];
+	uint64_t bytes = 0;
+	unsigned blksize = 512, min = 1;
+	struct storage_saved s;
+	struct stat st;
+	int rfd, r = 0;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	s = storage_cred_begin(as);
+	rfd = open(proc, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (rfd < 0)
+		r = -errno;
+	storage_cred_end(s);
+	if (rfd < 0) {
+		snprintf(msg, size, "storage: LUN %d: %s cannot read the image: %s; "
+			 "nothing was changed", lun, as ? "you" : "gadgetd", strerror(-r));
+		return r;
+	}
+	if (fstat(rfd, &st) < 0) {
+		r = -errno;
+	} else if (S_ISREG(st.st_mode)) {
+		bytes = (uint64_t)st.st_size;
+	} else if (S_ISBLK(st.st_mode)) {
+		int ssz = 0;
+
+		if (ioctl(rfd, BLKGETSIZE64, &bytes) < 0 || ioctl(rfd, BLKSSZGET, &ssz) < 0)
+			r = -errno;
+		else if (ssz > 0)
+			blksize = (unsigned)ssz;
+	} else {
+		r = -EINVAL;
+	}
+	close(rfd);
+	if (r < 0) {
+		snprintf(msg, size, "storage: LUN %d: %s; nothing was changed", lun,
+			 r == -EINVAL ? "not a regular file or a block device" : strerror(-r));
+		return r == -EINVAL ? r : -EIO;
+	}
+	if (cdrom) {
+		blksize = 2048;
+		min = 300;
+	}
+	if (bytes / blksize < min) {
+		if (cdrom)
+			snprintf(msg, size, "storage: LUN %d: the image is too small for a "
+				 "CD-ROM (the kernel wants 300 sectors of 2048 bytes, 600 KiB; "
+				 "it has %llu bytes); nothing was changed", lun,
+				 (unsigned long long)bytes);
+		else
+			snprintf(msg, size, "storage: LUN %d: the image is too small (the "
+				 "kernel wants at least one sector of %u bytes; it has %llu); "
+				 "nothing was changed", lun, blksize, (unsigned long long)bytes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The insert failed after the old medium went out: cdrom and ro as they
+ * were, and the LUN left empty. The old medium is never opened again by
+ * the name the kernel shows (lun.N/file): that is a path string, which
+ * for a deleted file ends in " (deleted)" and can then name whatever a
+ * member of group planted under that name, and which the kernel would
+ * open as gadgetd, following links. storage_precheck() makes this path
+ * rare.
+ */
+static void storage_left_empty(int fdir, int lun, bool cdrom, bool ro)
 {
 	storage_attr_write(fdir, lun, "cdrom", cdrom ? "1" : "0");
 	storage_attr_write(fdir, lun, "ro", ro ? "1" : "0");
-	if (*old)
-		storage_attr_write(fdir, lun, "file", old);
 }
 
-int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro, char *msg,
-		   size_t size)
+int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro,
+		   const struct storage_cred *as, char *msg, size_t size)
 {
 	char old[4096], proc[64];
 	bool was_cdrom, was_ro;
+	const char *lost;
 	int r;
 
 	r = storage_lun_check(fdir, lun, msg, size);
+	if (r < 0)
+		return r;
+	r = storage_precheck(fd, lun, cdrom, as, msg, size);
 	if (r < 0)
 		return r;
 	r = storage_attr_read(fdir, lun, "file", old, sizeof(old));
@@ -328,21 +464,25 @@ int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro, char *msg,
 	if (r == 0)
 		r = storage_attr_write(fdir, lun, "ro", ro || cdrom ? "1" : "0");
 	/* The kernel opens the very file checked, by its descriptor in
-	 * gadgetd (the write runs in gadgetd's context). */
+	 * gadgetd, with the credentials of the write (it runs in gadgetd's
+	 * context): a member's, or gadgetd's own. Read-write if it may,
+	 * else read-only (EACCES and EROFS make it fall back). */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (r == 0)
-		r = storage_attr_write(fdir, lun, "file", proc);
+		r = storage_file_write_as(fdir, lun, proc, as);
+	if (r == 0)
+		return 0;
+	lost = old[0] ? "; the LUN is empty now (gadgetd never puts a medium "
+			"back by its name): insert the previous one again" : "";
 	if (r == -STORAGE_ETOOSMALL) {
-		snprintf(msg, size, "storage: LUN %d: the image is too small for the "
-			 "kernel (a CD-ROM needs 300 sectors of 2048 bytes, 600 KiB)%s", lun,
-			 old[0] ? "; the previous medium is back" : "");
+		snprintf(msg, size, "storage: LUN %d: the kernel found the image too "
+			 "small%s", lun, lost);
 		r = -EINVAL;
-	} else if (r < 0) {
+	} else {
 		snprintf(msg, size, "storage: LUN %d: cannot insert the image: %s%s", lun,
-			 strerror(-r), old[0] ? "; the previous medium is back" : "");
+			 strerror(-r), lost);
 	}
-	if (r < 0)
-		storage_restore(fdir, lun, was_cdrom, was_ro, old);
+	storage_left_empty(fdir, lun, was_cdrom, was_ro);
 	return r;
 }
 
@@ -377,16 +517,32 @@ int storage_luns(int fdir)
 	return n;
 }
 
-void storage_status(int fdir, const char *name, FILE *out)
+/* What a member is shown of a LUN's file: its name only beneath
+ * media_dir. The kernel's name is canonical (no links, no ".."). */
+static const char *storage_shown(const char *file, bool confined,
+				 const char *media_dir)
+{
+	const char *rel;
+
+	if (!confined || !file[0])
+		return file;
+	rel = media_dir && file[0] == '/' ? storage_below(media_dir, file) : NULL;
+	return rel && *rel ? file : "a medium outside media_dir";
+}
+
+void storage_status(int fdir, const char *name, bool confined,
+		    const char *media_dir, FILE *out)
 {
 	char file[4096];
+	const char *shown;
 	int lun, n = storage_luns(fdir);
 
 	for (lun = 0; lun < n; lun++) {
 		if (storage_attr_read(fdir, lun, "file", file, sizeof(file)) < 0)
-			snprintf(file, sizeof(file), "(unreadable)");
-		fprintf(out, "%s lun.%d: %s%s%s%s\n", name, lun,
-			file[0] ? file : "no medium",
+			shown = "(unreadable)";
+		else
+			shown = file[0] ? storage_shown(file, confined, media_dir) : "no medium";
+		fprintf(out, "%s lun.%d: %s%s%s%s\n", name, lun, shown,
 			storage_attr_bool(fdir, lun, "cdrom") ? ", cdrom" : "",
 			storage_attr_bool(fdir, lun, "ro") ? ", ro" : "",
 			storage_attr_bool(fdir, lun, "removable") ? ", removable" : "");

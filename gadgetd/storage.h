@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* f_mass_storage's FSG_MAX_LUNS. */
 #define STORAGE_MAX_LUNS 16
@@ -51,6 +52,14 @@ struct storage_req {
 int storage_parse(int argc, char **argv, struct storage_req *req, char *msg,
 		  size_t size);
 
+/* A member of group on whose behalf the kernel opens an image: as that
+ * user (fsuid and fsgid), so that it reads and writes only what the
+ * member may. */
+struct storage_cred {
+	uid_t uid;
+	gid_t gid;
+};
+
 /*
  * Open image for a LUN: O_RDONLY|O_CLOEXEC, a regular file or a block
  * device. confined: it must be beneath media_dir (NULL: none, and then
@@ -64,13 +73,20 @@ int storage_open_image(const char *media_dir, const char *image, bool confined,
 
 /*
  * Put the image open on fd in LUN lun of the function whose ConfigFS
- * folder is open on fdir: the medium in it, if any, is ejected first
- * (refused with -EBUSY while the host holds it: the user then ejects with
- * force), cdrom and ro are set, then the file. On a failure the LUN is
- * left as it was, as far as the kernel lets it. 0 or -errno with msg.
+ * folder is open on fdir. as: NULL for gadgetd itself (root and
+ * admin_group), else the member the kernel opens the image as: what the
+ * member may not write goes in read-only, what the member may not read
+ * is refused. First what the kernel will check (it can be read; a
+ * regular file or a block device; at least one sector, 300 for a
+ * CD-ROM): a failure there changes nothing (-EINVAL, -EACCES). Then
+ * the medium in the LUN, if any, is ejected (refused with -EBUSY while
+ * the host holds it: the user then ejects with force), cdrom and ro are
+ * set, then the file. Should the kernel still refuse the image, the LUN
+ * is left empty and msg says so: the old medium is never reopened by the
+ * name the kernel shows for it. 0 or -errno with msg.
  */
-int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro, char *msg,
-		   size_t size);
+int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro,
+		   const struct storage_cred *as, char *msg, size_t size);
 
 /* Eject the medium of LUN lun; force: even while the host holds it
  * (forced_eject). Ejecting an empty LUN is fine. 0 or -errno with msg
@@ -81,7 +97,10 @@ int storage_eject(int fdir, int lun, bool force, char *msg, size_t size);
 int storage_luns(int fdir);
 
 /* One line per LUN: "NAME lun.N: PATH|no medium[, cdrom][, ro]
- * [, removable]". name is the function's, for the lines. */
-void storage_status(int fdir, const char *name, FILE *out);
+ * [, removable]". name is the function's, for the lines. confined (a
+ * member of group): a PATH not beneath media_dir (NULL: none) reads "a
+ * medium outside media_dir". */
+void storage_status(int fdir, const char *name, bool confined,
+		    const char *media_dir, FILE *out);
 
 #endif

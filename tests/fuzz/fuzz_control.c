@@ -150,8 +150,8 @@ int gadget_command(struct gadget *g, int argc, char **argv,
 	return fake_msg(reply, size, "function", argc ? argv[0] : NULL, fn, data);
 }
 
-int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
-		   char *msg, size_t size, FILE *out)
+int gadget_storage(struct gadget *g, const struct storage_cred *member,
+		   int argc, char **argv, char *msg, size_t size, FILE *out)
 {
 	check_args(argc, argv);
 	snprintf(msg, size, "storage %s", argc ? argv[0] : "");

@@ -6,8 +6,15 @@
 # iso9660; a FAT image takes a write; while the host holds it mounted a
 # plain eject is refused and a forced one works; images outside media_dir
 # ("..", a symbolic link, an absolute path) are refused to a member of
-# group, whom group_media lets insert from media_dir. Runs in the guest
-# (see run-suite.sh).
+# group, whom group_media lets insert from media_dir. A member cannot
+# lower the profile's cdrom, and an image the member may not write goes
+# in read-only; a member is not told the name of a medium outside
+# media_dir. The third security pass's attack: a member inserts an
+# image, deletes it, plants a symbolic link named as the kernel shows the
+# deleted file ("IMAGE (deleted)") pointing at /etc/shadow, then inserts
+# a 100-byte image; the refused insert must leave the deleted image in,
+# never reopen it by that name (which served /etc/shadow to the host).
+# Runs in the guest (see run-suite.sh).
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
@@ -153,8 +160,47 @@ check_exit 5 "a member: media_dir/../secret.img refused" \
 	as_member timeout 10 gadgetctl storage insert "$MEDIA/../secret.img"
 check "... named, leads out" grep -q 'media/../secret.img: refused: it leads out of' bad.txt
 check "the host still reads two.img" same "$MEDIA/two.img" "$DISK"
+
+say "a member cannot lower the profile's floor"
+# two.img is root's: the member may read it but not write it.
+check "a member inserts two.img, which is root's" as_member timeout 10 gadgetctl storage insert two.img
+check "... it goes in read-only (the member may not write it)" \
+	sh -c "gadgetctl storage status | grep -qx 'media lun.0: $MEDIA/two.img, ro, removable'"
+check "... the kernel's LUN is read-only" \
+	gd_ns sh -c 'grep -qx 1 /sys/kernel/config/usb_gadget/*/functions/mass_storage.media/lun.0/ro'
+check "a member inserts cd.iso in LUN 1 without --cdrom" \
+	as_member timeout 10 gadgetctl storage insert --lun 1 cd.iso
+check "... LUN 1 stays a CD-ROM (the profile's lun1_cdrom)" \
+	sh -c "gadgetctl storage status | grep -qx 'media lun.1: $MEDIA/cd.iso, cdrom, ro, removable'"
+timeout 10 gadgetctl storage eject --force --lun 1 >/dev/null
+
+say "a deleted medium is never reopened by its name"
+OWN=$MEDIA/gdmedia
+mkdir -p "$OWN" && chown gdmedia "$OWN"
+as_member sh -c "head -c 1048576 /dev/urandom > $OWN/own.img && head -c 100 /dev/zero > $OWN/tiny.img"
+cp "$OWN/own.img" own.copy
+check "a member inserts an image of their own" as_member timeout 10 gadgetctl storage insert gdmedia/own.img
+check "... read-write: the member may write it" \
+	sh -c "gadgetctl storage status | grep -qx 'media lun.0: $OWN/own.img, removable'"
+check "... and the host reads it" same own.copy "$DISK"
+check "the member deletes it and plants \"own.img (deleted)\" -> /etc/shadow" \
+	as_member sh -c "rm $OWN/own.img && ln -s /etc/shadow '$OWN/own.img (deleted)'"
+check "gadgetd shows the kernel's name for it" \
+	sh -c "gadgetctl storage status | grep -qx 'media lun.0: $OWN/own.img (deleted), removable'"
+check_exit 5 "a member's 100-byte image is refused" \
+	as_member timeout 10 gadgetctl storage insert gdmedia/tiny.img
+cat bad.txt
+check "... as too small, before anything changed" grep -q 'too small.*nothing was changed' bad.txt
+check "the deleted image is still in the LUN" \
+	sh -c "gadgetctl storage status | grep -qx 'media lun.0: $OWN/own.img (deleted), removable'"
+check "the host reads the deleted image, not /etc/shadow" same own.copy "$DISK"
+check "... and nothing of /etc/shadow" sh -c "! timeout 20 dd if=$DISK iflag=direct bs=512 count=8 2>/dev/null | grep -aq '^root:'"
+
 check "root may name any file" timeout 10 gadgetctl storage insert "$TOP/secret.img"
 check "... and the host reads it" same "$TOP/secret.img" "$DISK"
+check "a member's status does not name it" \
+	sh -c "as_member() { setpriv --reuid=gdmedia --regid=nogroup --init-groups \"\$@\"; }; as_member gadgetctl storage status | grep -qx 'media lun.0: a medium outside media_dir, removable'"
+check "root's does" sh -c "gadgetctl storage status | grep -qx 'media lun.0: $TOP/secret.img, removable'"
 
 check "no re-enumeration: the USB device number is $NUM still" [ "$(usb_devnum "$DEV")" = "$NUM" ]
 check "no new enumeration in the host's log" [ "$(usb_enums)" = "$ENUMS" ]

@@ -121,11 +121,11 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
 /* gadget_storage(): the last call's confinement, -1 before any. */
 static int storage_confined = -1;
 
-int gadget_storage(struct gadget *g, bool confined, int argc, char **argv,
-		   char *msg, size_t size, FILE *out)
+int gadget_storage(struct gadget *g, const struct storage_cred *member,
+		   int argc, char **argv, char *msg, size_t size, FILE *out)
 {
 	gadget_calls++;
-	storage_confined = confined;
+	storage_confined = member != NULL;
 	snprintf(msg, size, "storage %s", argc > 0 ? argv[0] : "");
 	return 0;
 }

@@ -1,6 +1,8 @@
 /*
  * gadgetd/storage.c alone: the storage request parser, the confinement of
- * images to media_dir (every way out refused and named), and the LUN
+ * images to media_dir (every way out refused and named), the kernel's own
+ * checks made before anything is ejected, a failed insert that never
+ * reopens the old medium by its name, what a member is shown, and the LUN
  * attributes written, against a temporary folder laid out like a
  * mass_storage function's ConfigFS folder.
  */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +56,26 @@ static const char *get(struct fixture *f, const char *name)
 	return buf;
 }
 
+/* name in dir: bytes bytes of text repeated. */
+static void put_sized(const char *dir, const char *name, const char *text,
+		      size_t bytes)
+{
+	char p[256];
+	size_t n = strlen(text);
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "we");
+	assert_non_null(f);
+	while (bytes > 0) {
+		size_t k = bytes < n ? bytes : n;
+
+		assert_int_equal(fwrite(text, 1, k, f), k);
+		bytes -= k;
+	}
+	fclose(f);
+}
+
 static void make_lun(struct fixture *f, int n)
 {
 	char p[160];
@@ -79,11 +102,13 @@ static int setup(void **state)
 	assert_int_equal(mkdir(f->fdir, 0755), 0);
 	make_lun(f, 0);
 	make_lun(f, 1);
-	put(f->media, "a.img", "disk a");
+	put_sized(f->media, "a.img", "disk a", 4096);
+	put_sized(f->media, "small.img", "tiny", 100);
 	put(f->top, "secret", "not for the host");
 	snprintf(p, sizeof(p), "%s/sub", f->media);
 	assert_int_equal(mkdir(p, 0755), 0);
-	put(p, "b.iso", "cd b");
+	put_sized(p, "b.iso", "cd b", 300 * 2048);
+	put_sized(p, "short.iso", "cd", 299 * 2048);
 	/* Links: one out, one to a file inside (refused too), a FIFO, and
 	 * a sibling folder whose name starts like media_dir. */
 	snprintf(p, sizeof(p), "%s/out.img", f->media);
@@ -241,20 +266,20 @@ static void test_insert_eject(void **state)
 
 	assert_true(img >= 0);
 	assert_int_equal(storage_luns(f->fd), 2);
-	assert_int_equal(storage_insert(f->fd, 1, img, true, false, msg, sizeof(msg)), 0);
+	assert_int_equal(storage_insert(f->fd, 1, img, true, false, NULL, msg, sizeof(msg)), 0);
 	snprintf(want, sizeof(want), "/proc/self/fd/%d", img);
 	assert_string_equal(get(f, "lun.1/file"), want);
 	assert_string_equal(get(f, "lun.1/cdrom"), "1");
 	assert_string_equal(get(f, "lun.1/ro"), "1"); /* a CD-ROM is read-only */
 	assert_string_equal(get(f, "lun.0/file"), "\n");
-	assert_int_equal(storage_insert(f->fd, 0, img, false, true, msg, sizeof(msg)), 0);
+	assert_int_equal(storage_insert(f->fd, 0, img, false, true, NULL, msg, sizeof(msg)), 0);
 	assert_string_equal(get(f, "lun.0/cdrom"), "0");
 	assert_string_equal(get(f, "lun.0/ro"), "1");
 	close(img);
 
 	out = open_memstream(&text, &len);
 	put(f->fdir, "lun.0/file", "/srv/media/a.img\n");
-	storage_status(f->fd, "disk", out);
+	storage_status(f->fd, "disk", false, NULL, out);
 	fclose(out);
 	assert_non_null(strstr(text, "disk lun.0: /srv/media/a.img, ro, removable\n"));
 	assert_non_null(strstr(text, "disk lun.1: /proc/self/fd/"));
@@ -267,7 +292,125 @@ static void test_insert_eject(void **state)
 
 	assert_int_equal(storage_eject(f->fd, 3, false, msg, sizeof(msg)), -ENOENT);
 	assert_string_equal(msg, "storage: no LUN 3 (the function has 2)");
-	assert_int_equal(storage_insert(f->fd, 2, 0, false, false, msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(storage_insert(f->fd, 2, 0, false, false, NULL, msg, sizeof(msg)), -ENOENT);
+}
+
+/*
+ * What the kernel would refuse is refused before the medium in the LUN
+ * goes out: it stays, named as it was, even when its name is a deleted
+ * file's (which gadgetd would otherwise have to reopen by that name).
+ */
+static void test_precheck(void **state)
+{
+	struct fixture *f = *state;
+	char msg[512], old[160];
+	int small = storage_open_image(f->media, "small.img", true, msg, sizeof(msg));
+	int shortcd = storage_open_image(f->media, "sub/short.iso", true, msg, sizeof(msg));
+	int disk = storage_open_image(f->media, "a.img", true, msg, sizeof(msg));
+
+	assert_true(small >= 0 && shortcd >= 0 && disk >= 0);
+	snprintf(old, sizeof(old), "%s/IMAGE (deleted)\n", f->media);
+	put(f->fdir, "lun.0/file", old);
+	put(f->fdir, "lun.0/ro", "1\n");
+	assert_int_equal(storage_insert(f->fd, 0, small, false, false, NULL, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "too small"));
+	assert_non_null(strstr(msg, "nothing was changed"));
+	assert_string_equal(get(f, "lun.0/file"), old);
+	assert_string_equal(get(f, "lun.0/ro"), "1\n");
+	/* A CD-ROM wants 300 sectors of 2048 bytes; a disk one of 512. */
+	assert_int_equal(storage_insert(f->fd, 0, shortcd, true, false, NULL, msg, sizeof(msg)),
+			 -EINVAL);
+	assert_non_null(strstr(msg, "CD-ROM"));
+	assert_string_equal(get(f, "lun.0/file"), old);
+	assert_int_equal(storage_insert(f->fd, 0, shortcd, false, false, NULL, msg, sizeof(msg)), 0);
+	assert_int_equal(storage_insert(f->fd, 0, disk, true, false, NULL, msg, sizeof(msg)),
+			 -EINVAL);
+	close(small);
+	close(shortcd);
+	close(disk);
+}
+
+/*
+ * The kernel refuses after the old medium went out (here: its ro cannot
+ * be written). The LUN is left empty and cdrom and ro as they were: the
+ * old medium's name, "IMAGE (deleted)", is never written back, for that
+ * would have the kernel open, as gadgetd, whatever now has that name.
+ */
+static void test_refused_leaves_empty(void **state)
+{
+	struct fixture *f = *state;
+	char msg[512] = "", old[160], p[256];
+	int img = storage_open_image(f->media, "a.img", true, msg, sizeof(msg));
+
+	assert_true(img >= 0);
+	snprintf(old, sizeof(old), "%s/IMAGE (deleted)\n", f->media);
+	put(f->fdir, "lun.0/file", old);
+	snprintf(p, sizeof(p), "%s/lun.0/ro", f->fdir);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(f->fdir, "lun.0/cdrom", "1\n");
+	assert_true(storage_insert(f->fd, 0, img, false, false, NULL, msg, sizeof(msg)) < 0);
+	assert_string_equal(get(f, "lun.0/file"), "\n");
+	assert_string_equal(get(f, "lun.0/cdrom"), "1");
+	assert_non_null(strstr(msg, "the LUN is empty now"));
+	close(img);
+}
+
+/*
+ * A member's image is opened as the member (fsuid and fsgid): one the
+ * member may not read is refused before anything changes, though
+ * gadgetd itself could read it.
+ */
+static void test_as_member(void **state)
+{
+	struct fixture *f = *state;
+	struct storage_cred member = { .uid = getuid() ? getuid() : 65534,
+				       .gid = getgid() ? getgid() : 65534 };
+	char msg[512], p[256];
+	int img = storage_open_image(f->media, "a.img", true, msg, sizeof(msg));
+
+	assert_true(img >= 0);
+	snprintf(p, sizeof(p), "%s/a.img", f->media);
+	assert_int_equal(chmod(p, getuid() ? 0200 : 0600), 0);
+	put(f->fdir, "lun.0/file", "/srv/old.img\n");
+	assert_int_equal(storage_insert(f->fd, 0, img, false, false, &member, msg,
+					sizeof(msg)), -EACCES);
+	assert_non_null(strstr(msg, "you cannot read the image"));
+	assert_string_equal(get(f, "lun.0/file"), "/srv/old.img\n");
+	/* gadgetd's file access is its own again. */
+	assert_int_equal(setfsuid((uid_t)-1), getuid());
+	assert_int_equal(setfsgid((gid_t)-1), getgid());
+	assert_int_equal(chmod(p, 0644), 0);
+	assert_int_equal(storage_insert(f->fd, 0, img, false, false, &member, msg,
+					sizeof(msg)), 0);
+	close(img);
+}
+
+/* A member is told a medium's name only beneath media_dir. */
+static void test_status_confined(void **state)
+{
+	struct fixture *f = *state;
+	char line[512], *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	put(f->fdir, "lun.0/file", "/etc/shadow\n");
+	snprintf(line, sizeof(line), "%s/x.img (deleted)\n", f->media);
+	put(f->fdir, "lun.1/file", line);
+	out = open_memstream(&text, &len);
+	storage_status(f->fd, "disk", true, f->media, out);
+	storage_status(f->fd, "none", true, NULL, out);
+	storage_status(f->fd, "admin", false, f->media, out);
+	fclose(out);
+	assert_non_null(strstr(text, "disk lun.0: a medium outside media_dir, removable\n"));
+	snprintf(line, sizeof(line), "disk lun.1: %s/x.img (deleted), removable\n", f->media);
+	assert_non_null(strstr(text, line));
+	assert_non_null(strstr(text, "none lun.0: a medium outside media_dir"));
+	assert_non_null(strstr(text, "none lun.1: a medium outside media_dir"));
+	assert_non_null(strstr(text, "admin lun.0: /etc/shadow, removable\n"));
+	assert_null(strstr(text, "disk lun.0: /etc"));
+	free(text);
 }
 
 /* A kernel before 5.19 has no forced_eject: said so. */
@@ -289,6 +432,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_confinement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_insert_eject, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_forced_eject, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_precheck, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_leaves_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_as_member, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_confined, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("storage", tests, NULL, NULL);
