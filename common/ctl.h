@@ -27,7 +27,9 @@ enum ctl_type {
 	/* No arguments. Answered with a CTL_REPLY (0: subscribed), then one
 	 * CTL_EVENT per event for as long as the connection stays open; a
 	 * later CTL_REPLY ends it: 0 when gadgetd stops, -ENOBUFS when the
-	 * client fell behind and was dropped. */
+	 * client fell behind and was dropped. What the client sends after
+	 * its CTL_MONITOR is read and ignored: a monitor asks nothing more,
+	 * and gets no reply (another request needs another connection). */
 	CTL_MONITOR = 7,
 	/* No arguments: the reply comes once the start-up is over (its
 	 * result: 0 when the start-up set, or the one it fell back to, is

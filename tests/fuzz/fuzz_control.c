@@ -7,7 +7,8 @@
  * of datagrams, each a u16 little-endian length then its bytes, sent on
  * one connection. Every non-empty datagram must get exactly one well-formed
  * reply: a CTL_REPLY header whose length matches, a status of 0 or
- * -errno, and NUL-terminated text.
+ * -errno, and NUL-terminated text. The exception is a monitor: see
+ * monitor_roundtrip().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -200,7 +201,8 @@ static void setup_once(void)
 		abort();
 }
 
-static void check_reply(const uint8_t *buf, ssize_t n)
+/* Returns the reply's status. */
+static int32_t check_reply(const uint8_t *buf, ssize_t n)
 {
 	struct ctl_hdr h;
 	struct ctl_reply_body b;
@@ -213,6 +215,7 @@ static void check_reply(const uint8_t *buf, ssize_t n)
 		abort();
 	if (b.status > 0 || b.status < -4095)
 		abort();
+	return b.status;
 }
 
 /*
@@ -264,12 +267,49 @@ static void check_access(const uint8_t *d, size_t len)
 	}
 }
 
+/* The connection's CTL_MONITOR was answered 0: it is a monitor now. */
+static bool monitoring;
+
+/*
+ * A datagram on a monitor's connection is not a request, and gets no
+ * reply. ctl.h makes a monitor one-way: one CTL_REPLY (subscribed), then
+ * CTL_EVENTs until a last CTL_REPLY that ends it (gadgetd stops, or the
+ * monitor fell behind), and control.c reads and drops whatever such a
+ * client sends. An answer there would be read by gadgetctl monitor as
+ * that last reply. So nothing may come back (the fake gadget emits no
+ * events), and the monitor must stay: a socket closed here would read
+ * as 0. An empty datagram is a hang-up and ends it, as on any
+ * connection. (Issue 37: this harness had waited for a reply to a
+ * request sent after CTL_MONITOR, and aborted after 2 s every time;
+ * corpus_control/monitor_then_requests is that input.)
+ */
+static void monitor_roundtrip(int fd, const uint8_t *d, size_t len)
+{
+	uint8_t buf[256];
+
+	if (send(fd, d, len, MSG_NOSIGNAL) != (ssize_t)len)
+		return;
+	/* A unix socket queues the datagram at once: the first dispatch
+	 * reads it, and a reply, had one been sent, would be queued. */
+	loop_dispatch(loop, 0);
+	loop_dispatch(loop, 0);
+	if (len == 0)
+		return;
+	if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		abort(); /* a monitor answered, or closed, on a datagram */
+}
+
 static void roundtrip(int fd, const uint8_t *d, size_t len)
 {
 	static uint8_t buf[CTL_MSG_MAX + 16];
+	struct ctl_hdr h = { 0 };
 	ssize_t n = -1;
 
 	check_access(d, len);
+	if (monitoring) {
+		monitor_roundtrip(fd, d, len);
+		return;
+	}
 	if (send(fd, d, len, MSG_NOSIGNAL) != (ssize_t)len)
 		return; /* the server closed: an empty datagram did that */
 	for (int i = 0; i < 20 && n < 0; i++) {
@@ -280,7 +320,11 @@ static void roundtrip(int fd, const uint8_t *d, size_t len)
 		return; /* read as a hang-up: no reply */
 	if (n < 0)
 		abort(); /* a request without an answer */
-	check_reply(buf, n);
+	if (len >= sizeof(h))
+		memcpy(&h, d, sizeof(h));
+	/* Only a well-formed CTL_MONITOR that passed every check gets 0. */
+	if (check_reply(buf, n) == 0 && h.type == CTL_MONITOR)
+		monitoring = true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -292,6 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0 || size > CTL_MSG_MAX * 2)
 		return 0;
 	setup_once();
+	monitoring = false;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	strcpy(sa.sun_path, path);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
