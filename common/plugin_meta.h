@@ -57,12 +57,16 @@ struct plugin_meta {
 
 	/*
 	 * The plugin commands (`gadgetctl NAME COMMAND ...`) a member of the
-	 * control socket's group may run, NULL-terminated, may be NULL: only
-	 * commands that read, or that drive what the group is for (typing on
-	 * hid's keyboard). Any other needs root or admin_group, so a
-	 * command added to a plugin later is closed until it is listed here.
+	 * control socket's group may run, each list NULL-terminated, may be
+	 * NULL. read_commands only read ("adb keys", "mtp stats"): over
+	 * D-Bus, org.gadgetd1.query. drive_commands drive a device the
+	 * gadget presents to the host, what the group is for (typing on
+	 * hid's keyboard): over D-Bus, org.gadgetd1.drive. Any other needs
+	 * root or admin_group (org.gadgetd1.command), so a command added to
+	 * a plugin later is closed until it is listed here.
 	 */
-	const char *const *group_commands;
+	const char *const *read_commands;
+	const char *const *drive_commands;
 
 	/*
 	 * Its seccomp needs: the system calls it makes after init beyond the

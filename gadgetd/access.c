@@ -18,24 +18,25 @@ enum access_role access_role(const struct access_peer *peer)
 	return ACCESS_OTHER;
 }
 
-/*
- * Plugin commands a member of group may run: those the plugin's
- * declaration lists (plugin_meta.group_commands): commands that only
- * read, and those that drive what the group is for (hid's keyboard).
- * Anything else needs an administrator, so a command added to a plugin
- * later is closed until its declaration lists it.
- */
-static bool access_command_open(const char *plugin, int argc, char **argv)
+static bool access_listed(const char *const *list, const char *cmd)
 {
-	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
-	const char *const *c;
-
-	if (!m || argc < 2)
-		return false;
-	for (c = m->group_commands; c && *c; c++)
-		if (!strcmp(*c, argv[1]))
+	for (; list && *list; list++)
+		if (!strcmp(*list, cmd))
 			return true;
 	return false;
+}
+
+enum access_command access_command_kind(const char *plugin, int argc, char **argv)
+{
+	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
+
+	if (!m || argc < 2)
+		return ACCESS_COMMAND_ADMIN;
+	if (access_listed(m->read_commands, argv[1]))
+		return ACCESS_COMMAND_READ;
+	if (access_listed(m->drive_commands, argv[1]))
+		return ACCESS_COMMAND_DRIVE;
+	return ACCESS_COMMAND_ADMIN;
 }
 
 /* What the request does, for the refusal; NULL if group may do it. */
@@ -55,7 +56,7 @@ static const char *access_admin_only(uint16_t type, int argc, char **argv,
 	case CTL_RELOAD:
 		return "reload";
 	case CTL_FUNCTION:
-		if (access_command_open(plugin, argc, argv))
+		if (access_command_kind(plugin, argc, argv) != ACCESS_COMMAND_ADMIN)
 			return NULL;
 		snprintf(buf, size, "the plugin command \"%s%s%s\"", argc > 0 ? argv[0] : "",
 			 argc > 1 ? " " : "", argc > 1 ? argv[1] : "");

@@ -4,7 +4,8 @@
  *   root            everything
  *   admin_group     everything (gadgetd.conf; unset by default)
  *   group           status, list, switch among the active profile's sets,
- *                   read-only plugin commands (e.g. "adb keys"),
+ *                   read-only plugin commands (e.g. "adb keys") and those
+ *                   that drive a device the host sees (hid's "type"),
  *                   storage status; storage insert/eject only where the
  *                   profile sets group_media, and then only with images
  *                   beneath the function's media_dir (storage.h)
@@ -58,6 +59,19 @@ enum access_role access_role(const struct access_peer *peer);
  * refused and who may do it.
  */
 #define ACCESS_GROUP_MEDIA "group_media"
+
+/*
+ * What a plugin command (argv[0] the function, argv[1] the command) of
+ * plugin does, from the plugin's declaration (plugin_meta.h): only
+ * reads, drives a device the host sees (both open to group), or
+ * anything else (root and admin_group).
+ */
+enum access_command {
+	ACCESS_COMMAND_READ,
+	ACCESS_COMMAND_DRIVE,
+	ACCESS_COMMAND_ADMIN,
+};
+enum access_command access_command_kind(const char *plugin, int argc, char **argv);
 
 int access_check(const struct access_policy *p, const struct access_peer *peer,
 		 uint16_t type, int argc, char **argv, const char *active,

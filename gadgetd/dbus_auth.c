@@ -84,7 +84,8 @@ static int dbus_auth_parse(sd_bus_message *m, const struct access_policy *p,
 /*
  * The polkit action for q: the one of the table's line that lets group
  * do it (switching among the active profile's sets, a read-only plugin
- * command), else the administrator's for its kind.
+ * command, one that drives a device the host sees: typing into the
+ * host is not a query), else the administrator's for its kind.
  */
 static const char *dbus_auth_action(struct dbus_req *q, const char *active,
 				    const char *plugin)
@@ -103,7 +104,15 @@ static const char *dbus_auth_action(struct dbus_req *q, const char *active,
 	case DBUS_OP_OFF:
 		return "org.gadgetd1.off";
 	case DBUS_OP_COMMAND:
-		return open ? "org.gadgetd1.query" : "org.gadgetd1.command";
+		switch (access_command_kind(plugin, q->argc, q->argv)) {
+		case ACCESS_COMMAND_READ:
+			return "org.gadgetd1.query";
+		case ACCESS_COMMAND_DRIVE:
+			return "org.gadgetd1.drive";
+		case ACCESS_COMMAND_ADMIN:
+			break;
+		}
+		return "org.gadgetd1.command";
 	}
 	return "org.gadgetd1.command";
 }
@@ -190,6 +199,33 @@ static int dbus_auth_polkit(struct dbus_req *q)
 	return r;
 }
 
+/*
+ * q's caller is uid: true (and q answered Busy) when that user has
+ * DBUS_MAX_REQS_PER_UID calls in progress already, root excepted.
+ */
+static bool dbus_auth_over_share(struct dbus_req *q, uid_t uid)
+{
+	const struct dbus_req *o;
+	unsigned n = 0;
+
+	q->uid = uid;
+	q->identified = true;
+	if (uid == 0)
+		return false;
+	for (o = q->d->reqs; o; o = o->next)
+		if (o != q && o->identified && o->uid == uid)
+			n++;
+	if (n < DBUS_MAX_REQS_PER_UID)
+		return false;
+	snprintf(q->why, sizeof(q->why), "uid %u has %u calls in progress already "
+		 "(at most %u a user); try again", (unsigned)uid, n,
+		 DBUS_MAX_REQS_PER_UID);
+	if (log_burst_ok(&q->d->denied_log))
+		log_info("dbus: refused %s: %s", sd_bus_message_get_sender(q->m), q->why);
+	dbus_req_authorized(q, -EBUSY, q->why);
+	return true;
+}
+
 static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err)
 {
 	struct dbus_req *q = data;
@@ -207,6 +243,8 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 		dbus_req_authorized(q, -EACCES, q->why);
 		return 0;
 	}
+	if (dbus_auth_over_share(q, peer.uid))
+		return 0;
 	if (q->type == CTL_FUNCTION)
 		plugin = gadget_function_plugin(d->gadget, q->argv[0]);
 	r = access_check(&d->policy, &peer, q->type, q->argc, q->argv, active,

@@ -37,6 +37,10 @@
  * any user on the bus can make them, and each of gadgetd's own questions
  * takes one of the few replies the bus lets a connection wait for. */
 #define DBUS_MAX_REQS 32
+/* ... and of them, one user's (root's are not counted), as the control
+ * socket's per_uid: an interactive polkit check may wait 300 s, and one
+ * local user must not hold every slot. */
+#define DBUS_MAX_REQS_PER_UID 4
 
 struct dbus_function {
 	char name[PROFILE_NAME_MAX];
@@ -87,6 +91,8 @@ struct dbus_req {
 	sd_bus_slot *slot;       /* the call to the bus or polkit in flight */
 	enum dbus_op op;
 	bool in_gadget;          /* the gadget has it: gadget_cancel() */
+	bool identified;         /* uid is the caller's, from the bus */
+	uid_t uid;
 	/* The request as the control socket would carry it (ctl.h's
 	 * CTL_* type and argv), for access_check(). */
 	uint16_t type;

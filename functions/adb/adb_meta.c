@@ -31,7 +31,7 @@ static const struct optdesc adb_meta_options[] = {
 };
 
 /* "adb keys" only lists the pending keys; "adb allow" changes trust. */
-static const char *const adb_meta_group_commands[] = { "keys", NULL };
+static const char *const adb_meta_read_commands[] = { "keys", NULL };
 
 /*
  * Every system call the adb worker makes once it runs, beyond the
@@ -60,7 +60,7 @@ const struct plugin_meta adb_meta = {
 	.options = adb_meta_options,
 	.user = "gadgetd-adb",
 	.user_gecos = "gadgetd adb worker",
-	.group_commands = adb_meta_group_commands,
+	.read_commands = adb_meta_read_commands,
 	.syscalls = adb_meta_syscalls,
 	.spawns = true,
 };

@@ -11,10 +11,10 @@ static const struct optdesc echo_meta_options[] = {
 };
 
 /* "echo stats" only reads counters. */
-static const char *const echo_meta_group_commands[] = { "stats", NULL };
+static const char *const echo_meta_read_commands[] = { "stats", NULL };
 
 const struct plugin_meta echo_meta = {
 	.name = "echo",
 	.options = echo_meta_options,
-	.group_commands = echo_meta_group_commands,
+	.read_commands = echo_meta_read_commands,
 };

@@ -25,17 +25,22 @@ static const struct optdesc hid_meta_options[] = {
 	{ 0 }
 };
 
+/* "hid leds" only reads the host's LED state. */
+static const char *const hid_meta_read_commands[] = { "leds", NULL };
+
 /*
  * Driving the keyboard and mouse is what the group is for on a KVM or
- * test-rig board: every command of the plugin may be run by it.
+ * test-rig board: the control socket's group may run every command. They
+ * type and click into the attached computer, so over D-Bus they have an
+ * action of their own (org.gadgetd1.drive), not the read-only one.
  */
-static const char *const hid_meta_group_commands[] = {
-	"type", "key", "leds", "move", "click", "scroll", "abs", "mouse",
-	"send", NULL,
+static const char *const hid_meta_drive_commands[] = {
+	"type", "key", "move", "click", "scroll", "abs", "mouse", "send", NULL,
 };
 
 const struct plugin_meta hid_meta = {
 	.name = "hid",
 	.options = hid_meta_options,
-	.group_commands = hid_meta_group_commands,
+	.read_commands = hid_meta_read_commands,
+	.drive_commands = hid_meta_drive_commands,
 };

@@ -27,7 +27,7 @@ static const struct optdesc mtp_meta_options[] = {
 };
 
 /* "mtp stats" only reads counters. */
-static const char *const mtp_meta_group_commands[] = { "stats", NULL };
+static const char *const mtp_meta_read_commands[] = { "stats", NULL };
 
 static const char *const mtp_meta_syscalls[] = { MTP_META_SYSCALLS, NULL };
 
@@ -36,6 +36,6 @@ const struct plugin_meta mtp_meta = {
 	.options = mtp_meta_options,
 	.user = "gadgetd-mtp",
 	.user_gecos = "gadgetd MTP worker",
-	.group_commands = mtp_meta_group_commands,
+	.read_commands = mtp_meta_read_commands,
 	.syscalls = mtp_meta_syscalls,
 };

@@ -23,7 +23,7 @@ static const struct optdesc ptp_meta_options[] = {
 };
 
 /* "ptp stats" only reads counters. */
-static const char *const ptp_meta_group_commands[] = { "stats", NULL };
+static const char *const ptp_meta_read_commands[] = { "stats", NULL };
 
 static const char *const ptp_meta_syscalls[] = { MTP_META_SYSCALLS, NULL };
 
@@ -32,6 +32,6 @@ const struct plugin_meta ptp_meta = {
 	.options = ptp_meta_options,
 	.user = "gadgetd-mtp",
 	.user_gecos = "gadgetd MTP worker",
-	.group_commands = ptp_meta_group_commands,
+	.read_commands = ptp_meta_read_commands,
 	.syscalls = ptp_meta_syscalls,
 };

@@ -3,7 +3,8 @@
 # gadgetd.conf's group, a group a polkit rule grants, anyone else, and
 # the policy's own defaults for a user logged in on a virtual console
 # through pam_systemd (allow_active while the session is in the
-# foreground, allow_inactive once another console is). Also: gadgetd
+# foreground, allow_inactive once another console is; hid's input is
+# org.gadgetd1.drive, not the read-only query). Also: gadgetd
 # started with the bus stopped, and joining it when it returns;
 # malformed calls, PropertiesChanged during a switch, a host unplug (the
 # UDC removed) and a worker restart. Runs in the guest (see
@@ -163,6 +164,17 @@ seat_call 1 Switch "'ncm'"
 check "tty1 in front: the session is not active" grep -qx Active=no session.txt
 check "tty1 in front: Switch is refused (allow_inactive = no)" grep -q "org.freedesktop.DBus.Error.AccessDenied" call.txt
 check "Set is still acm,ecm" is Set acm,ecm
+# Typing into the attached computer is not a query: its own action
+# (org.gadgetd1.drive, auth_admin_keep), while hid leds only reads.
+gd_example kvm
+check "root: SwitchProfile kvm hid" call root SwitchProfile "'kvm'" "'hid'"
+seat_call 2 Command "'hid'" "['leds']"
+check "tty2 in front: hid leds is a query (allow_active = yes)" grep -qx "RC 0" seat.txt
+seat_call 2 Command "'hid'" "['type', 'x']"
+check "tty2 in front: hid type is refused (org.gadgetd1.drive, auth_admin_keep)" \
+	grep -q "org.freedesktop.DBus.Error.AccessDenied.*org.gadgetd1.drive" call.txt
+check "gdgrp (gadgetd.conf's group) may type" call gdgrp Command "'hid'" "['type', 'x']"
+check "root: SwitchProfile lab acm,ecm" call root SwitchProfile "'lab'" "'acm,ecm'"
 timeout 10 busybox chvt 1
 
 say "a group the polkit rule grants"

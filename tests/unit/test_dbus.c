@@ -21,6 +21,7 @@
 #include "loop.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -523,7 +524,7 @@ static void test_command(void **state)
 /* A caller as uid 65534 (a child process): the table refuses Off, polkit
  * is asked with org.gadgetd1.off and its answer holds; Switch among the
  * sets is org.gadgetd1.switch. Exit status: 0 done, 1 denied, 2 other. */
-static pid_t as_nobody(const char *method, const char *arg)
+static pid_t as_uid(uid_t uid, const char *method, const char *arg)
 {
 	pid_t pid = fork();
 	sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -535,7 +536,7 @@ static pid_t as_nobody(const char *method, const char *arg)
 	if (pid)
 		return pid;
 	if (setresgid(65534, 65534, 65534) < 0 || setgroups(0, NULL) < 0 ||
-	    setresuid(65534, 65534, 65534) < 0 || sd_bus_open_system(&b) < 0)
+	    setresuid(uid, uid, uid) < 0 || sd_bus_open_system(&b) < 0)
 		_exit(2);
 	if (arg)
 		r = sd_bus_call_method(b, TEST_DEST, TEST_PATH, TEST_IFACE, method, &e, &m,
@@ -546,6 +547,11 @@ static pid_t as_nobody(const char *method, const char *arg)
 		fprintf(stderr, "as nobody: %s: %s\n", e.name, e.message);
 	_exit(r >= 0 ? 0 : sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED) ? 1 :
 	      sd_bus_error_has_name(&e, "org.gadgetd1.Error.Busy") ? 3 : 2);
+}
+
+static pid_t as_nobody(const char *method, const char *arg)
+{
+	return as_uid(65534, method, arg);
 }
 
 static int wait_child(struct fixture *f, pid_t pid)
@@ -599,6 +605,8 @@ static void test_limit(void **state)
 {
 	struct fixture *f = *state;
 	pid_t pids[40];
+	uid_t users[7];
+	struct passwd *pw;
 	int i, busy = 0, denied = 0, st;
 	uint64_t t0;
 
@@ -607,13 +615,32 @@ static void test_limit(void **state)
 					     test_polkit_vtable, f) >= 0);
 	assert_true(sd_bus_request_name(f->cli, "org.freedesktop.PolicyKit1", 0) >= 0);
 	f->polkit_hold = true;
-	for (i = 0; i < 32; i++)
+	/* One user: 4 calls wait for polkit, the next two are told to try
+	 * again, each on a connection of its own. */
+	for (i = 0; i < 4; i++)
 		pids[i] = as_nobody("Off", NULL);
+	for (t0 = loop_now_ms(); f->polkit_asked < 4 && loop_now_ms() - t0 < 20000;)
+		pump(f);
+	assert_int_equal(f->polkit_asked, 4);
+	for (i = 4; i < 6; i++)
+		assert_int_equal(wait_child(f, as_nobody("Off", NULL)), 3);
+	/* Other users fill the rest: 32 in all, then one more is busy. The
+	 * bus wants users it can look up. */
+	for (i = 0; i < 7; i++) {
+		do
+			pw = getpwent();
+		while (pw && (pw->pw_uid == 0 || pw->pw_uid == 65534));
+		assert_non_null(pw);
+		users[i] = pw->pw_uid;
+	}
+	endpwent();
+	for (i = 4; i < 32; i++)
+		pids[i] = as_uid(users[i / 4 - 1], "Off", NULL);
 	for (t0 = loop_now_ms(); f->polkit_asked < 32 && loop_now_ms() - t0 < 20000;)
 		pump(f);
 	assert_int_equal(f->polkit_asked, 32);
 	for (i = 32; i < 40; i++)
-		pids[i] = as_nobody("Off", NULL);
+		pids[i] = as_uid(users[i % 7], "Off", NULL);
 	for (i = 32; i < 40; i++)
 		busy += wait_child(f, pids[i]) == 3;
 	assert_int_equal(busy, 8);

@@ -136,11 +136,21 @@ static void test_group_commands(void **state)
 	char *argv[2] = { fn, cmd };
 
 	for (m = plugin_list_metas; *m; m++) {
-		for (c = (*m)->group_commands; c && *c; c++) {
+		for (c = (*m)->read_commands; c && *c; c++) {
 			snprintf(cmd, sizeof(cmd), "%s", *c);
 			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
 					 (*m)->name, why, sizeof(why)) < 0)
 				fail_msg("%s %s: %s", (*m)->name, *c, why);
+			assert_int_equal(access_command_kind((*m)->name, 2, argv),
+					 ACCESS_COMMAND_READ);
+		}
+		for (c = (*m)->drive_commands; c && *c; c++) {
+			snprintf(cmd, sizeof(cmd), "%s", *c);
+			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
+					 (*m)->name, why, sizeof(why)) < 0)
+				fail_msg("%s %s: %s", (*m)->name, *c, why);
+			assert_int_equal(access_command_kind((*m)->name, 2, argv),
+					 ACCESS_COMMAND_DRIVE);
 		}
 		snprintf(cmd, sizeof(cmd), "not-listed");
 		assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
