@@ -146,10 +146,14 @@ static int hid_cmd_type(struct hid_cmd_ctx *c, int argc, char **argv,
 		snprintf(reply, size, "the text is longer than %d characters", HID_CMD_TEXT_MAX);
 		return -E2BIG;
 	}
+	/* Nothing to type is done at once: a job has at least one report
+	 * (hid.c sends its first at once). */
+	if (!text[0]) {
+		snprintf(reply, size, "typed 0 characters");
+		return 0;
+	}
 	job->verb = "typed";
 	job->noun = "characters";
-	/* Typing releases every key held: each character is pressed alone. */
-	memset(&c->keys, 0, sizeof(c->keys));
 	for (s = text; *s; ) {
 		if (hid_cmd_utf8(&s, &cp) < 0) {
 			snprintf(reply, size, "the text is not UTF-8; nothing typed");
@@ -164,6 +168,10 @@ static int hid_cmd_type(struct hid_cmd_ctx *c, int argc, char **argv,
 		if (r < 0)
 			return r;
 	}
+	/* Typing releases every key held: each character is pressed alone.
+	 * Only now, so that a refused text leaves them held, as the host
+	 * still has them. */
+	memset(&c->keys, 0, sizeof(c->keys));
 	return 1;
 }
 
@@ -396,10 +404,24 @@ static int hid_cmd_mouse(struct hid_cmd_ctx *c, int argc, char **argv,
 	return -EINVAL;
 }
 
+/* The input report the host reads now: once it chose the boot protocol,
+ * a keyboard's 8 bytes or a mouse's 3 (what hid.c's GET_REPORT answers),
+ * else the descriptor's. */
+static size_t hid_cmd_report_len(const struct hid_cmd_ctx *c)
+{
+	if (c->custom_len)
+		return c->custom_len;
+	if (c->boot && c->kind == HID_DESC_KEYBOARD)
+		return 2 + HID_DESC_KEYS;
+	if (c->boot && c->kind == HID_DESC_MOUSE)
+		return 3;
+	return hid_desc_report_len(c->kind, c->nkro);
+}
+
 static int hid_cmd_send(struct hid_cmd_ctx *c, int argc, char **argv,
 			struct hid_cmd_job *job, char *reply, size_t size)
 {
-	size_t want = c->custom_len ? c->custom_len : hid_desc_report_len(c->kind, c->nkro);
+	size_t want = hid_cmd_report_len(c);
 	struct hid_cmd_report *r;
 	int n;
 

@@ -58,9 +58,10 @@ struct hid_cmd_job {
 #define HID_CMD_TEXT_MAX 4000
 
 /*
- * Parse argv against c. Returns 1 with a job to send (c's held state is
- * already what it will be once sent), 0 with reply set (a command
- * answered at once), or -errno with reply saying what was wrong.
+ * Parse argv against c. Returns 1 with a job to send, at least one
+ * report (c's held state is already what it will be once sent), 0 with
+ * reply set (a command answered at once: leds, an empty text), or
+ * -errno with reply saying what was wrong (c as it was).
  */
 int hid_cmd_parse(struct hid_cmd_ctx *c, int argc, char **argv,
 		  struct hid_cmd_job *job, char *reply, size_t size);

@@ -195,6 +195,56 @@ static void test_cmd_type(void **state)
 	assert_int_equal(run(&c, &job, reply, "type", "\xff", NULL), -EILSEQ);
 }
 
+/* An empty text is done at once: a job without reports crashed the
+ * worker (hid.c sends a job's first report at once). A refused text
+ * leaves the keys key --down holds held, as the host still has them
+ * (both found by fuzz_hid). */
+static void test_cmd_type_nothing(void **state)
+{
+	struct hid_cmd_ctx c = ctx(HID_DESC_KEYBOARD);
+	struct hid_cmd_job job;
+	char reply[256];
+
+	assert_int_equal(run(&c, &job, reply, "type", "", NULL), 0);
+	assert_string_equal(reply, "typed 0 characters");
+	assert_int_equal(job.n, 0);
+	assert_int_equal(run(&c, &job, reply, "key", "--down", "shift", NULL), 1);
+	hid_cmd_job_finish(&job);
+	assert_int_equal(run(&c, &job, reply, "type", "\xc3\xa9", NULL), -ENOENT);
+	assert_int_equal(c.keys.mods, HID_KEYMAP_LSHIFT);
+	assert_int_equal(run(&c, &job, reply, "type", "\xff", NULL), -EILSEQ);
+	assert_int_equal(c.keys.mods, HID_KEYMAP_LSHIFT);
+	assert_int_equal(run(&c, &job, reply, "type", "a", NULL), 1);
+	hid_cmd_job_finish(&job);
+	assert_int_equal(c.keys.mods, 0);
+}
+
+/* Once the host chose the boot protocol, send takes the boot report: an
+ * NKRO keyboard's report-protocol bytes went to a BIOS that reads 8, a
+ * mouse's 4 where it reads 3 (fuzz_hid). */
+static void test_cmd_send_boot(void **state)
+{
+	struct hid_cmd_ctx k = ctx(HID_DESC_KEYBOARD), m = ctx(HID_DESC_MOUSE);
+	struct hid_cmd_job job;
+	char reply[256];
+
+	k.nkro = true;
+	k.boot = true;
+	assert_int_equal(run(&k, &job, reply, "send", "0000040000000000", NULL), 1);
+	assert_int_equal(job.r[0].len, 8);
+	hid_cmd_job_finish(&job);
+	m.boot = true;
+	assert_int_equal(run(&m, &job, reply, "send", "01000000", NULL), -EINVAL);
+	assert_string_equal(reply, "usage: send HEX (one input report of 3 bytes)");
+	assert_int_equal(run(&m, &job, reply, "send", "010000", NULL), 1);
+	assert_int_equal(job.r[0].len, 3);
+	hid_cmd_job_finish(&job);
+	m.boot = false;
+	assert_int_equal(run(&m, &job, reply, "send", "01000000", NULL), 1);
+	assert_int_equal(job.r[0].len, 4);
+	hid_cmd_job_finish(&job);
+}
+
 static void test_cmd_key(void **state)
 {
 	struct hid_cmd_ctx c = ctx(HID_DESC_KEYBOARD);
@@ -273,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_desc_keys),
 		cmocka_unit_test(test_desc_class),
 		cmocka_unit_test(test_cmd_type),
+		cmocka_unit_test(test_cmd_type_nothing),
+		cmocka_unit_test(test_cmd_send_boot),
 		cmocka_unit_test(test_cmd_key),
 		cmocka_unit_test(test_cmd_pointer),
 	};
