@@ -83,8 +83,9 @@ static int control_switch(struct control *c, struct control_client *cl,
 		snprintf(msg, size, "switch needs a set or --profile NAME");
 		return -EINVAL;
 	}
-	return gadget_switch(c->gadget, profile, set, msg, size,
-			     control_client_done, cl);
+	return gadget_switch_as(c->gadget, access_role(&cl->peer) == ACCESS_GROUP ?
+				GADGET_MEMBER : GADGET_ADMIN, profile, set, msg, size,
+				control_client_done, cl);
 }
 
 static void control_client_free(struct control_client *cl);
@@ -268,7 +269,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 		r = control_switch(c, cl, argc, argv, msg, sizeof(msg));
 		break;
 	case CTL_OFF:
-		r = gadget_off(c->gadget, msg, sizeof(msg));
+		r = gadget_off_as(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
 	case CTL_RELOAD:
 		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
@@ -325,10 +326,10 @@ static bool control_mutates(uint16_t type)
 }
 
 /* What waits its turn behind a switch in progress (gadget.h's queue)
- * rather than being refused as busy. */
+ * rather than being refused as busy; an off goes first. */
 static bool control_queues(uint16_t type)
 {
-	return type == CTL_SWITCH || type == CTL_RELOAD;
+	return type == CTL_SWITCH || type == CTL_RELOAD || type == CTL_OFF;
 }
 
 static int control_authorize(struct control *c, struct control_client *cl,

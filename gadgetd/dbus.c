@@ -110,7 +110,8 @@ static int dbus_req_switch(struct dbus_req *q, char *msg, size_t size)
 	} else {
 		set = q->argv[0];
 	}
-	return gadget_switch(q->d->gadget, profile, set, msg, size, dbus_req_done, q);
+	return gadget_switch_as(q->d->gadget, q->member ? GADGET_MEMBER : GADGET_ADMIN,
+				profile, set, msg, size, dbus_req_done, q);
 }
 
 void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
@@ -131,7 +132,7 @@ void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 		r = gadget_reload(g, msg, sizeof(msg), dbus_req_done, q);
 		break;
 	case DBUS_OP_OFF:
-		r = gadget_off(g, msg, sizeof(msg));
+		r = gadget_off_as(g, msg, sizeof(msg), dbus_req_done, q);
 		break;
 	case DBUS_OP_COMMAND:
 		r = gadget_command(g, q->argc, q->argv, msg, sizeof(msg),

@@ -164,6 +164,7 @@ static int dbus_auth_polkit_done(sd_bus_message *m, void *data, sd_bus_error *er
 	if (r >= 0)
 		r = sd_bus_message_read(m, "bb", &yes, &challenge);
 	if (r >= 0 && yes) {
+		q->member = !strcmp(q->action, "org.gadgetd1.switch");
 		dbus_req_authorized(q, 0, "");
 		return 0;
 	}
@@ -250,6 +251,7 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 	r = access_check(&d->policy, &peer, q->type, q->argc, q->argv, active,
 			 plugin, q->why, sizeof(q->why));
 	if (!r) {
+		q->member = access_role(&peer) == ACCESS_GROUP;
 		dbus_req_authorized(q, 0, "");
 		return 0;
 	}

@@ -92,6 +92,9 @@ struct dbus_req {
 	enum dbus_op op;
 	bool in_gadget;          /* the gadget has it: gadget_cancel() */
 	bool identified;         /* uid is the caller's, from the bus */
+	bool member;             /* allowed as gadgetd.conf's group, or by
+				  * polkit's org.gadgetd1.switch: only among
+				  * the active profile's sets (gadget.h) */
 	uid_t uid;
 	/* The request as the control socket would carry it (ctl.h's
 	 * CTL_* type and argv), for access_check(). */

@@ -305,11 +305,21 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 	return 0;
 }
 
+int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
+{
+	if (gadget_busy(g) && fn)
+		return gadget_queue_client(g, GADGET_QUEUE_OFF, GADGET_ADMIN, NULL, NULL,
+					   msg, size, fn, data);
+	return gadget_off(g, msg, size);
+}
+
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data)
 {
 	if ((gadget_busy(g) || g->queued) && fn)
-		return gadget_queue_client(g, true, NULL, NULL, msg, size, fn, data);
+		return gadget_queue_client(g, GADGET_QUEUE_RELOAD, GADGET_ADMIN, NULL,
+					   NULL, msg, size, fn, data);
 	return gadget_reload_now(g, msg, size, fn, data);
 }
 

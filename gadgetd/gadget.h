@@ -60,11 +60,37 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
  * in the clients' queue (gadget_queue.c): -EINPROGRESS, fn follows once
  * its own switch is done (-ETIME when it waited switch_queue_timeout);
  * -EBUSY when switch_queue requests wait already. gadget_reload() queues
- * the same way; gadget_off() and gadget_command() are refused (-EBUSY).
+ * the same way; gadget_off() and gadget_command() are refused (-EBUSY),
+ * gadget_off_as() goes first (below).
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data);
 int gadget_off(struct gadget *g, char *msg, size_t size);
+
+/*
+ * Who asks, for the front ends (control.c, dbus.c): an administrator
+ * (root, admin_group, or polkit's org.gadgetd1.switch-profile), or a
+ * member (gadgetd.conf's group, or polkit's org.gadgetd1.switch), who may
+ * only switch among the active profile's sets. A member's queued request
+ * is judged again when it runs: one that names a profile which is no
+ * longer the active one is refused then (-EACCES), whatever it was when
+ * it was queued. Members leave the last GADGET_QUEUE_RESERVED places of
+ * the queue (switch_queue) to administrators.
+ */
+enum gadget_who {
+	GADGET_ADMIN,
+	GADGET_MEMBER,
+};
+#define GADGET_QUEUE_RESERVED 2
+int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
+		     const char *set, char *msg, size_t size, gadget_done_fn fn,
+		     void *data);
+/* An administrator's off. Asked with fn while a switch or command runs,
+ * it goes to the head of the queue, ahead of every request queued before
+ * it, which it answers -ECANCELED (they would turn the gadget on again):
+ * -EINPROGRESS, fn follows once the gadget is off. Otherwise at once. */
+int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data);
 /* Re-read the active profile; a bad file changes nothing. */
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data);

@@ -73,9 +73,16 @@ struct gadget_txn {
 
 /* A client's switch or reload waiting for the one in progress
  * (gadget_queue.c), in the order they came. */
+enum gadget_queue_kind {
+	GADGET_QUEUE_SWITCH,
+	GADGET_QUEUE_RELOAD,
+	GADGET_QUEUE_OFF,
+};
+
 struct gadget_queued {
 	struct gadget *g;
-	bool reload;
+	enum gadget_queue_kind kind;
+	enum gadget_who who;
 	bool has_profile, has_set;
 	char profile[64];
 	char set[GADGET_SET_MAX];
@@ -277,14 +284,16 @@ void gadget_queue_plugin_request(const char *function, const char *request,
 void gadget_queue_kick(struct gadget *g);
 /* Run what waits now, when a transaction or command has ended. */
 void gadget_queue_run_now(struct gadget *g);
-/* A client's switch (profile, set as gadget_switch() takes them) or
- * reload, while another runs or others wait: -EINPROGRESS (fn follows
- * once it ran, or with -ETIME after switch_queue_timeout), -EBUSY when
- * switch_queue wait already, or a request refused at once (an unknown
- * set of the profile that will be active). */
-int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
-			const char *set, char *msg, size_t size,
-			gadget_done_fn fn, void *data);
+/* A client's switch (profile, set as gadget_switch() takes them),
+ * reload or off, while another runs or others wait: -EINPROGRESS (fn
+ * follows once it ran, or with -ETIME after switch_queue_timeout),
+ * -EBUSY when switch_queue wait already (a member: all but the
+ * GADGET_QUEUE_RESERVED last), or a request refused at once (an unknown
+ * set of the profile that will be active). An off goes to the head and
+ * cancels what waited before it. */
+int gadget_queue_client(struct gadget *g, enum gadget_queue_kind kind,
+			enum gadget_who who, const char *profile, const char *set,
+			char *msg, size_t size, gadget_done_fn fn, void *data);
 /* Forget data's queued requests, or (data NULL, gadget_free()) answer
  * every one with -ECANCELED. */
 void gadget_queue_cancel(struct gadget *g, void *data);

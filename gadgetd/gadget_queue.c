@@ -57,6 +57,28 @@ static void gadget_queue_client_free(struct gadget_queued *q)
 	free(q);
 }
 
+/*
+ * A member's request, judged again now that it runs: a member may only
+ * switch among the active profile's sets, and naming the active profile
+ * was allowed when it was queued; if another profile became active in
+ * the meantime (an administrator's switch ran first), it is refused now,
+ * else the member's request would undo the administrator's.
+ */
+static int gadget_queue_still_allowed(const struct gadget *g,
+				      const struct gadget_queued *q, char *msg,
+				      size_t size)
+{
+	if (q->who != GADGET_MEMBER || q->kind != GADGET_QUEUE_SWITCH || !q->has_profile)
+		return 0;
+	if (g->profile && !strcmp(g->profile->name, q->profile))
+		return 0;
+	snprintf(msg, size, "permission denied: while this switch waited, the active "
+		 "profile became %s; choosing another profile (switch --profile %s) is "
+		 "for root and admin_group; nothing was changed",
+		 g->profile ? g->profile->name : "none (off)", q->profile);
+	return -EACCES;
+}
+
 /* The head of the clients' queue, run now: on until one goes on (a
  * transaction) or none is left. Each is answered from here when it ends
  * at once, as gadget.h promises (never from inside the call that queued
@@ -74,8 +96,13 @@ static void gadget_queue_client_next(struct gadget *g)
 		g->queued = q->next;
 		g->n_queued--;
 		msg[0] = '\0';
-		if (q->reload)
+		r = gadget_queue_still_allowed(g, q, msg, sizeof(msg));
+		if (r < 0)
+			log_info("a queued switch: %s", msg);
+		else if (q->kind == GADGET_QUEUE_RELOAD)
 			r = gadget_reload_now(g, msg, sizeof(msg), fn, data);
+		else if (q->kind == GADGET_QUEUE_OFF)
+			r = gadget_off(g, msg, sizeof(msg));
 		else
 			r = gadget_switch_save(g, q->has_profile ? q->profile : NULL,
 					       q->has_set ? q->set : NULL, true, msg,
@@ -100,7 +127,8 @@ static void gadget_queue_client_expired(struct loop_watch *w, void *data)
 	snprintf(msg, sizeof(msg), "waited %u s for the switches before it; "
 		 "nothing was changed (switch_queue_timeout)",
 		 g->cfg->switch_queue_timeout_ms / 1000);
-	log_warnx("a queued %s %s", q->reload ? "reload" : "switch", msg);
+	log_warnx("a queued %s %s", q->kind == GADGET_QUEUE_RELOAD ? "reload" :
+		  q->kind == GADGET_QUEUE_OFF ? "off" : "switch", msg);
 	q->fn(-ETIME, msg, q->data);
 	gadget_queue_client_free(q);
 }
@@ -115,24 +143,53 @@ static int gadget_queue_check(struct gadget *g, const char *profile,
 	if (profile || !set || !g->profile)
 		return 0;
 	for (q = g->queued; q; q = q->next)
-		if (q->reload || q->has_profile)
+		if (q->kind != GADGET_QUEUE_SWITCH || q->has_profile)
 			return 0;
 	if (g->txn && g->txn->p && g->txn->p != g->profile)
 		return 0;
 	return profile_set_find(g->profile, set, msg, size) < 0 ? -EINVAL : 0;
 }
 
-int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
-			const char *set, char *msg, size_t size,
-			gadget_done_fn fn, void *data)
+/* An off runs before what waited: those are answered, not run. */
+static void gadget_queue_cancel_for_off(struct gadget *g)
+{
+	while (g->queued) {
+		struct gadget_queued *q = g->queued;
+
+		g->queued = q->next;
+		g->n_queued--;
+		q->fn(-ECANCELED, "an administrator turned the gadget off before this "
+		      "request ran; nothing was changed", q->data);
+		gadget_queue_client_free(q);
+	}
+}
+
+/* How many may wait when who asks: a member leaves the last
+ * GADGET_QUEUE_RESERVED places to administrators, as the control
+ * socket keeps its last slots. */
+static unsigned gadget_queue_limit(const struct gadget *g, enum gadget_who who)
+{
+	unsigned n = g->cfg->switch_queue;
+
+	if (who == GADGET_ADMIN)
+		return n;
+	return n > GADGET_QUEUE_RESERVED ? n - GADGET_QUEUE_RESERVED : 0;
+}
+
+int gadget_queue_client(struct gadget *g, enum gadget_queue_kind kind,
+			enum gadget_who who, const char *profile, const char *set,
+			char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	struct gadget_queued *q, **p;
+	unsigned limit = gadget_queue_limit(g, who);
 	int r;
 
 	r = gadget_queue_check(g, profile, set, msg, size);
 	if (r < 0)
 		return r;
-	if (g->n_queued >= g->cfg->switch_queue) {
+	if (kind == GADGET_QUEUE_OFF)
+		gadget_queue_cancel_for_off(g);
+	if (g->n_queued >= limit) {
 		size_t n;
 
 		if (gadget_busy(g))
@@ -140,8 +197,10 @@ int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
 		else
 			snprintf(msg, size, "another switch is waiting; try again");
 		n = strlen(msg);
-		snprintf(msg + n, size - n, " (%u more wait, switch_queue = %u)",
-			 g->n_queued, g->cfg->switch_queue);
+		snprintf(msg + n, size - n, " (%u more wait, switch_queue = %u%s)",
+			 g->n_queued, g->cfg->switch_queue,
+			 who == GADGET_MEMBER && limit < g->cfg->switch_queue ?
+			 ", the last places kept for root and admin_group" : "");
 		return -EBUSY;
 	}
 	q = calloc(1, sizeof(*q));
@@ -150,7 +209,8 @@ int gadget_queue_client(struct gadget *g, bool reload, const char *profile,
 		return -ENOMEM;
 	}
 	q->g = g;
-	q->reload = reload;
+	q->kind = kind;
+	q->who = who;
 	q->has_profile = profile != NULL;
 	q->has_set = set != NULL;
 	snprintf(q->profile, sizeof(q->profile), "%s", profile ? profile : "");

@@ -619,11 +619,19 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 }
 
 /* What a client or a plugin asks for is what the next start restores. */
-int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size, gadget_done_fn fn, void *data)
+int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
+		     const char *set, char *msg, size_t size, gadget_done_fn fn,
+		     void *data)
 {
 	/* A client waits its turn; nobody overtakes the queue. */
 	if ((gadget_busy(g) || g->queued) && fn)
-		return gadget_queue_client(g, false, profile, set, msg, size, fn, data);
+		return gadget_queue_client(g, GADGET_QUEUE_SWITCH, who, profile, set,
+					   msg, size, fn, data);
 	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
+}
+
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
+{
+	return gadget_switch_as(g, GADGET_ADMIN, profile, set, msg, size, fn, data);
 }

@@ -83,6 +83,9 @@ void status_write_text(const struct status *st, FILE *out)
 			fprintf(out, "%s c.%u %s", i ? ";" : "", i + 1, st->configs[i]);
 		fputc('\n', out);
 	}
+	if (st->queued)
+		fprintf(out, "queued: %u request%s waiting their turn\n", st->queued,
+			st->queued == 1 ? "" : "s");
 	fprintf(out, "switches: %u\n", st->switches);
 	fprintf(out, "last switch: %s (teardown %u ms, functions ready %u ms, bound %u ms, total %u ms)\n",
 		when, st->teardown_ms, st->ready_ms, st->bind_ms, st->total_ms);
@@ -108,7 +111,8 @@ void status_write_json(const struct status *st, FILE *out)
 		fprintf(out, "%s", i ? "," : "");
 		json_str(out, st->configs[i]);
 	}
-	fprintf(out, "],\"switching\":%s,\"udc\":", st->switching ? "true" : "false");
+	fprintf(out, "],\"switching\":%s,\"queued\":%u,\"udc\":",
+		st->switching ? "true" : "false", st->queued);
 	json_str(out, st->udc ? st->udc : "");
 	fprintf(out, ",\"udc_state\":");
 	json_str(out, st->udc_state);

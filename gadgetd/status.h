@@ -46,6 +46,7 @@ struct status {
 	unsigned n_configs;
 	const char *configs[PROFILE_MAX_CONFIGS];
 	bool switching;
+	unsigned queued;         /* clients' requests waiting their turn */
 	const char *udc;         /* NULL: not bound */
 	const char *udc_state;   /* "unbound" when not bound */
 	const char *speed;       /* "-" when not bound */

@@ -98,17 +98,19 @@ void gadget_cancel(struct gadget *g, void *data)
 			pending[i].fn = NULL;
 }
 
-int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size, gadget_done_fn fn, void *data)
+int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
+		     const char *set, char *msg, size_t size, gadget_done_fn fn,
+		     void *data)
 {
 	if (!profile && !set)
 		abort();
 	return fake_msg(msg, size, "switched", set ? set : profile, fn, data);
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
 {
-	return fake_msg(msg, size, "off", NULL, NULL, NULL);
+	return fake_msg(msg, size, "off", NULL, fn, data);
 }
 
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,

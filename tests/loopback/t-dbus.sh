@@ -7,7 +7,8 @@
 # org.gadgetd1.drive, not the read-only query). Also: gadgetd
 # started with the bus stopped, and joining it when it returns;
 # malformed calls, PropertiesChanged during a switch, a host unplug (the
-# UDC removed) and a worker restart. Runs in the guest (see
+# UDC removed) and a worker restart; a member's switch queued behind
+# root's switch to another profile, refused when it runs. Runs in the guest (see
 # run-suite.sh), gadgetd from make install and its unit.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -242,6 +243,52 @@ check "PropertiesChanged: adb's Restarts on its object" \
 check "adb's Restarts is 1" sh -c "[ \"\$(busctl --system get-property org.gadgetd1 /org/gadgetd1/function/adb org.gadgetd1.Function Restarts)\" = 'u 1' ]"
 check "root: Switch acm,ecm" call root Switch "'acm,ecm'"
 kill "$SIG" 2>/dev/null
+
+say "a member's switch queued behind root's is judged again when it runs"
+# The adb worker stopped, root's "adb keys" holds the gadget (commands
+# wait 5 s); behind it root's switch to another profile, then a member's
+# switch naming the active profile, on the socket and over D-Bus. Those
+# were allowed when asked (lab was active) and must be refused when they
+# run (android is), else they undo root's switch.
+# queued N: within 3 s, N requests wait their turn.
+queued() {
+	local lib_n=0
+	while [ $lib_n -lt 30 ]; do
+		gd_status ".queued == $1" && return 0
+		sleep 0.1
+		lib_n=$((lib_n + 1))
+	done
+	gd_status .queued
+	return 1
+}
+check "root: Switch acm,adb" call root Switch "'acm,adb'"
+APID=$(gd_status 'plugin("adb").pid')
+kill -STOP "$APID"
+(timeout 60 gadgetctl adb keys >keys.out 2>&1; echo $? >keys.rc) &
+Q1=$!
+sleep 0.3
+(timeout 60 gadgetctl switch --profile android adb >root.out 2>&1; echo $? >root.rc) &
+Q2=$!
+check "root's switch to android waits" queued 1
+(setpriv --reuid=gdgrp --regid=nogroup --init-groups timeout 60 \
+	gadgetctl switch --profile lab acm >member.out 2>&1; echo $? >member.rc) &
+Q3=$!
+check "a member's switch --profile lab acm waits behind it" queued 2
+(call gdgrp SwitchProfile "'lab'" "'acm'" >/dev/null; cp call.txt member-dbus.txt) &
+Q4=$!
+check "the member's SwitchProfile lab acm over D-Bus waits too" queued 3
+kill -CONT "$APID"
+wait "$Q1" "$Q2" "$Q3" "$Q4"
+cat keys.out root.out member.out member-dbus.txt
+check "root's switch ran" sh -c '[ "$(cat root.rc)" = 0 ]'
+check_exit 4 "the member's socket switch is refused when it runs" sh -c 'exit $(cat member.rc)'
+check "... because the active profile changed while it waited" \
+	grep -q "while this switch waited, the active profile became android" member.out
+check "the member's D-Bus switch is refused when it runs" \
+	grep -q "org.freedesktop.DBus.Error.AccessDenied.*the active profile became android" member-dbus.txt
+check "the profile is root's: android" is Profile android
+check "and the set adb" is Set adb
+check "root: SwitchProfile lab acm,ecm" call root SwitchProfile "'lab'" "'acm,ecm'"
 
 say "malformed calls"
 bc() {

@@ -32,12 +32,13 @@ static gadget_done_fn later_fn;
 static void *later_data;
 static int cancels;
 
-int gadget_switch(struct gadget *g, const char *profile, const char *set,
-		  char *msg, size_t size, gadget_done_fn fn, void *data)
+int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
+		     const char *set, char *msg, size_t size, gadget_done_fn fn,
+		     void *data)
 {
 	gadget_calls++;
-	snprintf(last_switch, sizeof(last_switch), "%s|%s", profile ? profile : "-",
-		 set ? set : "-");
+	snprintf(last_switch, sizeof(last_switch), "%s|%s|%s", profile ? profile : "-",
+		 set ? set : "-", who == GADGET_MEMBER ? "member" : "admin");
 	if (set && !strcmp(set, "nosuch")) {
 		snprintf(msg, size, "unknown function \"nosuch\"");
 		return -ENOENT;
@@ -51,7 +52,8 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	return 0;
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
 {
 	gadget_calls++;
 	snprintf(msg, size, "gadget is off");
@@ -328,8 +330,13 @@ static void test_switch_ok(void **state)
 	size_t n = request(req, CTL_SWITCH, "--profile\0lab\0mtp,adb", 22);
 
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
-	assert_string_equal(last_switch, "lab|mtp,adb");
+	assert_string_equal(last_switch, "lab|mtp,adb|admin");
 	assert_string_equal(text, "switched to mtp,adb\n");
+	/* A member's switch is the gadget's to judge again if it waits. */
+	fake_peer = peer_group;
+	n = request(req, CTL_SWITCH, "ncm", 4);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_string_equal(last_switch, "-|ncm|member");
 }
 
 static void test_switch_error_passes_through(void **state)
@@ -480,11 +487,13 @@ static void test_pending_client_hangs_up(void **state)
 	assert_null(later_fn);
 }
 
+/* A plugin command during a switch is refused; status is not; off is
+ * the gadget's to queue (it goes first). */
 static void test_busy_refuses_changes_not_status(void **state)
 {
 	struct fixture *f = *state;
 	char req[64], text[256];
-	size_t n = request(req, CTL_OFF, "", 0);
+	size_t n = request(req, CTL_FUNCTION, "adb\0keys", 9);
 
 	fake_busy = true;
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EBUSY);
@@ -492,6 +501,9 @@ static void test_busy_refuses_changes_not_status(void **state)
 	n = request(req, CTL_STATUS, "", 0);
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
 	assert_int_equal(gadget_calls, 0);
+	n = request(req, CTL_OFF, "", 0);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_int_equal(gadget_calls, 1);
 }
 
 static void test_function_command(void **state)

@@ -1022,6 +1022,77 @@ static void test_queue_in_order(void **state)
 	event_unsubscribe(sub);
 }
 
+/*
+ * A member's queued request is judged again when it runs: "--profile t"
+ * was allowed while t was active, and is refused once an administrator's
+ * switch to u ran first. Members leave the last places of the queue to
+ * administrators. An administrator's off goes first: what waited before
+ * it is answered, not run.
+ */
+static void test_queue_member(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 },
+			   o = { 0 };
+	char path[128], set[64];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/u.conf", f->dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(test_profile, fp);
+	fclose(fp);
+	f->cfg.switch_queue = 4;
+	f->cfg.switch_queue_timeout_ms = 60000;
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, "u", "mtp,adb", f->msg,
+					  sizeof(f->msg), fake_on_done, &a), -EINPROGRESS);
+	run_rounds(f, 3);
+	assert_true(fake_waiting_ready());
+	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, "t", "ncm", f->msg,
+					  sizeof(f->msg), fake_on_done, &b), -EINPROGRESS);
+	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "ncm", f->msg,
+					  sizeof(f->msg), fake_on_done, &c), -EINPROGRESS);
+	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "acm,ecm", f->msg,
+					  sizeof(f->msg), fake_on_done, &d), -EBUSY);
+	assert_non_null(strstr(f->msg, "the last places kept for root and admin_group"));
+	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, NULL, "acm,ecm", f->msg,
+					  sizeof(f->msg), fake_on_done, &d), -EINPROGRESS);
+	fake_release_ready(0, "");
+	fake_hold_ready = false;
+	assert_int_equal(fake_wait_done(f->loop, &a), 0);
+	assert_int_equal(fake_wait_done(f->loop, &b), -EACCES);
+	assert_non_null(strstr(b.msg, "the active profile became u"));
+	assert_int_equal(fake_wait_done(f->loop, &c), 0);
+	assert_int_equal(fake_wait_done(f->loop, &d), 0);
+	assert_string_equal(gadget_profile_name(f->g), "u");
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "acm,ecm");
+
+	/* Off during a switch: queued ahead, the member's switch cancelled. */
+	memset(&b, 0, sizeof(b));
+	fake_hold_ready = true;
+	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, NULL, "mtp,adb", f->msg,
+					  sizeof(f->msg), fake_on_done, &e), -EINPROGRESS);
+	run_rounds(f, 3);
+	assert_true(fake_waiting_ready());
+	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "ncm", f->msg,
+					  sizeof(f->msg), fake_on_done, &b), -EINPROGRESS);
+	assert_int_equal(gadget_off_as(f->g, f->msg, sizeof(f->msg), fake_on_done, &o),
+			 -EINPROGRESS);
+	assert_true(b.done);
+	assert_int_equal(b.r, -ECANCELED);
+	assert_false(o.done);
+	fake_release_ready(0, "");
+	fake_hold_ready = false;
+	assert_int_equal(fake_wait_done(f->loop, &e), 0);
+	assert_int_equal(fake_wait_done(f->loop, &o), 0);
+	assert_non_null(strstr(o.msg, "gadget is off"));
+	status_set(f, set, sizeof(set));
+	assert_string_equal(set, "off");
+	unlink(path);
+}
+
 /* A client that hangs up is forgotten, its switch not run; one that
  * waited longer than switch_queue_timeout is told so, nothing changed;
  * gadgetd stopping answers the rest. */
@@ -1160,6 +1231,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_configuration_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_plugin_in_second_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_queue_member, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),

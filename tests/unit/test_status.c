@@ -79,7 +79,7 @@ static const struct status_plugin failed = {
 static void fill(struct status *st)
 {
 	*st = (struct status){
-		.profile = "prof-p", .set = "set-s", .switching = true,
+		.profile = "prof-p", .set = "set-s", .switching = true, .queued = 3,
 		.udc = "udc-u", .udc_state = "ustate-configured", .speed = "speed-super",
 		.switches = 7341, .last_switch = 1700000000,
 		.teardown_ms = 1111, .ready_ms = 2222, .bind_ms = 3333, .total_ms = 4444,
@@ -100,6 +100,7 @@ static void test_same_fields(void **state)
 		{ "configs", "configurations: c.1 cfg-ncm,acm; c.2 cfg-rndis\n",
 		  "\"configurations\":[\"cfg-ncm,acm\",\"cfg-rndis\"]" },
 		{ "switching", "state: switching\n", "\"switching\":true" },
+		{ "queued", "queued: 3 requests waiting their turn\n", "\"queued\":3" },
 		{ "udc", "udc: udc-u\n", "\"udc\":\"udc-u\"" },
 		{ "udc_state", "udc state: ustate-configured\n", "\"udc_state\":\"ustate-configured\"" },
 		{ "speed", "speed: speed-super\n", "\"speed\":\"speed-super\"" },
@@ -128,8 +129,8 @@ static void test_same_fields(void **state)
 	};
 
 	fill(&st);
-	when(st.last_switch, f[8].text, sizeof(f[8].text));
-	when(st.failed_when, f[14].text, sizeof(f[14].text));
+	when(st.last_switch, f[9].text, sizeof(f[9].text));
+	when(st.failed_when, f[15].text, sizeof(f[15].text));
 	check_fields(&st, f, sizeof(f) / sizeof(f[0]));
 }
 
@@ -144,6 +145,7 @@ static void test_empty(void **state)
 		{ "set", "set: off\n", "\"set\":\"\"" },
 		{ "configs", "", "\"configurations\":[]" },
 		{ "switching", "state: idle\n", "\"switching\":false" },
+		{ "queued", "", "\"queued\":0" },
 		{ "udc", "udc: -\n", "\"udc\":\"\"" },
 		{ "udc_state", "udc state: unbound\n", "\"udc_state\":\"unbound\"" },
 		{ "last_switch", "last switch: never", "\"time\":0," },
@@ -155,6 +157,7 @@ static void test_empty(void **state)
 	check_fields(&st, f, sizeof(f) / sizeof(f[0]));
 	assert_null(strstr(text, "last failure"));
 	assert_null(strstr(text, "configurations"));
+	assert_null(strstr(text, "queued"));
 	free(text);
 }
 
