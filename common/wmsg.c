@@ -52,6 +52,25 @@ int wmsg_parse_reply(uint8_t *p, size_t len, uint32_t *id, int32_t *rc,
 	return 0;
 }
 
+int wmsg_parse_key(uint8_t *p, size_t len, uint32_t *id, const char **line)
+{
+	if (len < 5 || p[len - 1] != '\0' || strlen((char *)p + 4) != len - 5)
+		return -EBADMSG;
+	memcpy(id, p, 4);
+	*line = (const char *)p + 4;
+	return 0;
+}
+
+int wmsg_parse_key_done(const uint8_t *p, size_t len, uint32_t *id,
+			int32_t *rc)
+{
+	if (len != 8)
+		return -EBADMSG;
+	memcpy(id, p, 4);
+	memcpy(rc, p + 4, 4);
+	return 0;
+}
+
 int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled)
 {
 	uint32_t v;
@@ -133,6 +152,30 @@ int wmsg_build_reply(uint8_t *buf, size_t size, uint32_t id, int32_t rc,
 	memcpy(buf + hl + 4, &rc, 4);
 	memcpy(buf + hl + 8, text, tl);
 	buf[hl + 8 + tl] = '\0';
+	return r;
+}
+
+int wmsg_build_key(uint8_t *buf, size_t size, uint32_t id, const char *line)
+{
+	size_t hl = sizeof(struct wmsg_hdr), ll = strlen(line);
+	int r = wmsg_header(buf, size, WORKER_KEY, 4 + ll + 1);
+
+	if (r < 0)
+		return r;
+	memcpy(buf + hl, &id, 4);
+	memcpy(buf + hl + 4, line, ll + 1);
+	return r;
+}
+
+int wmsg_build_key_done(uint8_t *buf, size_t size, uint32_t id, int32_t rc)
+{
+	size_t hl = sizeof(struct wmsg_hdr);
+	int r = wmsg_header(buf, size, WORKER_KEY_DONE, 8);
+
+	if (r < 0)
+		return r;
+	memcpy(buf + hl, &id, 4);
+	memcpy(buf + hl + 4, &rc, 4);
 	return r;
 }
 

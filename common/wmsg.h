@@ -53,6 +53,15 @@ enum worker_msg {
 	 * usb`). Only for a function whose profile has tcpip = true;
 	 * gadgetd checks that itself and answers with WORKER_LISTEN. */
 	WORKER_TCP = 10,
+	/*
+	 * u32 id, "line\0": append line to the function's keys file (its
+	 * profile's `keys`), for command id, an `allow` still waiting for its
+	 * reply (`gadgetctl adb allow`). The file is root's, so that neither
+	 * the worker's user nor the adb shells running as that user can write
+	 * it; gadgetd checks the command and the line itself, appends at most
+	 * one line a command and answers with WORKER_KEY_DONE.
+	 */
+	WORKER_KEY = 11,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
@@ -65,6 +74,9 @@ enum worker_msg {
 	 * only accepts. Replaces the sockets of an earlier WORKER_LISTEN.
 	 */
 	WORKER_LISTEN = 66,
+	/* u32 id, i32 rc: what became of the WORKER_KEY of command id (0:
+	 * the line is on disk, or -errno). */
+	WORKER_KEY_DONE = 67,
 };
 
 /* Most fds one WORKER_LISTEN carries. */
@@ -138,6 +150,17 @@ int wmsg_parse_reply(uint8_t *p, size_t len, uint32_t *id, int32_t *rc,
  * the host's byte order like every u32 here. -EBADMSG for anything else. */
 int wmsg_build_host(uint8_t *buf, size_t size, bool enabled);
 int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled);
+
+/* WORKER_KEY: the command's id and one line (no NUL inside).
+ * -EMSGSIZE when it does not fit. */
+int wmsg_build_key(uint8_t *buf, size_t size, uint32_t id, const char *line);
+/* WORKER_KEY: id and the line (into p), NUL-terminated with no NUL
+ * before its end, else -EBADMSG. */
+int wmsg_parse_key(uint8_t *p, size_t len, uint32_t *id, const char **line);
+/* WORKER_KEY_DONE: id and rc; its payload is exactly 8 bytes. */
+int wmsg_build_key_done(uint8_t *buf, size_t size, uint32_t id, int32_t rc);
+int wmsg_parse_key_done(const uint8_t *p, size_t len, uint32_t *id,
+			int32_t *rc);
 
 /* A message with a u32 payload (WORKER_HOST, WORKER_PONG) or none (len 0). */
 int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v);

@@ -225,6 +225,9 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 	case WORKER_TCP:
 		supervisor_tcp_request(w, p, len);
 		return;
+	case WORKER_KEY:
+		supervisor_command_key(w, p, len);
+		return;
 	case WORKER_ROOT:
 		if (wmsg_parse_u32(p, len, &id) == 0 && id <= 1)
 			sup_root_request(w, id);
@@ -334,6 +337,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->gid = f->gid;
 	w->root_allowed = f->root_allowed;
 	supervisor_tcp_init(w, f);
+	supervisor_command_init(w, f);
 	r = supervisor_exec_argv(s->cfg, f, w->mount, false, &w->argv);
 	if (!r && f->root_allowed)
 		r = supervisor_exec_argv(s->cfg, f, w->mount, true, &w->argv_root);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define SUP_MAX_STATUS STATUS_PLUGIN_KV_MAX
@@ -88,6 +89,11 @@ struct sup_worker {
 	pid_t tcp_sent_pid;
 	char tcp_sent[256];
 	unsigned tcp_sent_n; /* how many sockets it got */
+	/* The keys file gadgetd appends to for the worker's `allow`
+	 * (supervisor_command.c, WORKER_KEY): the profile's `keys` or its
+	 * plugin's default, "" for a plugin without one. */
+	char keys[PATH_MAX];
+	bool key_refused_said; /* a WORKER_KEY outside an `allow` was logged */
 	struct sup_worker *next;
 };
 
@@ -101,6 +107,9 @@ struct sup_cmd {
 	struct loop_watch *report;   /* idle: hands the result to fn */
 	int rc;
 	char reply[1024];
+	/* An `allow`, which may have one line appended to the keys file
+	 * (WORKER_KEY); false once it has. */
+	bool key_allowed;
 	supervisor_reply_fn fn;
 	void *data;
 	struct sup_cmd *next;
@@ -133,6 +142,19 @@ struct supervisor {
 	void *tcp_data;
 };
 
+/* f's option key as the profile gives it, or NULL (as profile_option(),
+ * which the supervisor does not link). */
+static inline const char *supervisor_option(const struct profile_function *f,
+					    const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < f->n_options; i++)
+		if (!strcmp(f->options[i].key, key))
+			return f->options[i].value;
+	return NULL;
+}
+
 /* supervisor.c: the live worker of function name, or NULL. */
 struct sup_worker *supervisor_find(struct supervisor *s, const char *name);
 
@@ -143,6 +165,11 @@ void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 void supervisor_tcp_request(struct sup_worker *w, const uint8_t *p, size_t len);
 
 /* supervisor_command.c */
+/* What the relay needs of f, at supervisor_start(): its keys file. */
+void supervisor_command_init(struct sup_worker *w, const struct profile_function *f);
+/* WORKER_KEY: append the plugin's line to w's keys file for its `allow`,
+ * and answer with WORKER_KEY_DONE. */
+void supervisor_command_key(struct sup_worker *w, uint8_t *p, size_t len);
 /* The reply to command id from w's plugin. */
 void supervisor_command_reply(struct sup_worker *w, uint32_t id, int32_t rc,
 			      const char *text);

@@ -16,24 +16,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* f's option key, or NULL (as profile_option(), which the supervisor
- * does not link). */
-static const char *supervisor_tcp_option(const struct profile_function *f,
-					 const char *key)
-{
-	unsigned i;
-
-	for (i = 0; i < f->n_options; i++)
-		if (!strcmp(f->options[i].key, key))
-			return f->options[i].value;
-	return NULL;
-}
-
 void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 {
-	const char *port = supervisor_tcp_option(f, "tcp");
-	const char *tcpip = supervisor_tcp_option(f, "tcpip");
-	const char *iface = supervisor_tcp_option(f, "tcp_interface");
+	const char *port = supervisor_option(f, "tcp");
+	const char *tcpip = supervisor_option(f, "tcpip");
+	const char *iface = supervisor_option(f, "tcp_interface");
 
 	w->tcp_port = port ? (unsigned)strtoul(port, NULL, 10) : 0;
 	w->tcpip_allowed = tcpip && !strcmp(tcpip, "true");

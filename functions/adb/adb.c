@@ -5,10 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +82,8 @@ struct adb {
 	/* Fingerprint of the unknown key the waiting host offered on this
 	 * connection: `adb allow` of it sends this host a fresh token. */
 	char waiting_fp[ADB_AUTH_FP_SIZE];
+	/* The key of the `adb allow` waiting for gadgetd to write it. */
+	char allow_fp[ADB_AUTH_FP_SIZE];
 	unsigned tokens_sent; /* on this connection */
 	bool known_offered;   /* warned once per connection */
 	struct log_burst host_log; /* lines the host's messages cause */
@@ -537,29 +542,81 @@ static void adb_describe(struct plugin_desc *desc)
 }
 
 /*
- * As root, before the worker becomes uid:gid: a keys file that does not
- * exist yet is made, empty, for uid:gid (0600), so that `gadgetctl adb
- * allow` can append to it from a worker that cannot create files in
- * /etc/gadgetd. An existing file is left as the admin made it. Owning the
- * file gives the worker nothing it does not have: it is the one that
- * decides which keys get in.
+ * The keys file as the worker found it (fd, st), made just now or not:
+ * root's, and writable by neither uid nor, through group gid or others,
+ * any adb shell. Only what uid could write is changed.
+ */
+static int adb_prepare_keys(int fd, const struct stat *st, const char *keys,
+			    bool made, uid_t uid, gid_t gid)
+{
+	mode_t mode = st->st_mode & 07777;
+	int r;
+
+	if (!S_ISREG(st->st_mode)) {
+		log_warnx("adb: keys = \"%s\": not a regular file", keys);
+		return -EINVAL;
+	}
+	if (made || (uid != 0 && st->st_uid == uid)) {
+		if (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0) {
+			r = -errno;
+			log_warn("adb: cannot make %s root's (group %u, 0640)",
+				 keys, (unsigned)gid);
+			return r;
+		}
+		if (made)
+			log_info("adb: made an empty %s (root's, group %u, 0640)",
+				 keys, (unsigned)gid);
+		else
+			log_warnx("adb: %s belonged to the worker's user (uid %u), "
+				  "whose adb shells could add keys to it or empty "
+				  "it; it is root's now (group %u, 0640)", keys,
+				  (unsigned)uid, (unsigned)gid);
+		return 0;
+	}
+	if (uid == 0 || !((st->st_gid == gid && (mode & S_IWGRP)) ||
+			  (mode & S_IWOTH)))
+		return 0;
+	mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
+	if (fchmod(fd, mode) < 0) {
+		r = -errno;
+		log_warn("adb: cannot take write permission on %s from its group "
+			 "and others", keys);
+		return r;
+	}
+	log_warnx("adb: %s was writable by the worker's group or by anyone, so "
+		  "by adb shells; it is %04o now", keys, (unsigned)mode);
+	return 0;
+}
+
+/*
+ * As root, before the worker becomes uid:gid. The keys file is root's,
+ * readable by the worker's group: the worker's user, which adb's shells
+ * run as, must not be able to add a key to it or empty it, or an allowed
+ * host could let itself in for good, and stay in after an admin revoked
+ * its key. gadgetd appends to it on `gadgetctl adb allow`
+ * (plugin_keys_append()). A missing file is made so (root, group gid,
+ * 0640); one that an older gadgetd made for uid is taken back.
  */
 static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
 	const char *keys = plugin_option_or_default(p, "keys");
-	int fd, r = 0;
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = open(keys, flags | O_CREAT | O_EXCL, 0640), r;
+	bool made = fd >= 0;
+	struct stat st;
 
-	fd = open(keys, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return 0; /* there already, or its folder is not: adb_auth says */
-	if (fchown(fd, uid, gid) < 0) {
-		r = -errno;
-		log_warn("adb: cannot hand %s to uid %u", keys, (unsigned)uid);
-		unlink(keys);
+	if (fd < 0 && errno == EEXIST)
+		fd = open(keys, flags);
+	if (fd < 0) {
+		/* No folder: adb_auth says so when it reads. */
+		if (errno == ELOOP)
+			log_warnx("adb: %s is a symbolic link: gadgetd adds no "
+				  "key to it (`gadgetctl adb allow`)", keys);
+		return 0;
 	}
+	r = fstat(fd, &st) < 0 ? -errno
+			       : adb_prepare_keys(fd, &st, keys, made, uid, gid);
 	close(fd);
-	if (r == 0)
-		log_info("adb: made an empty %s for uid %u", keys, (unsigned)uid);
 	return r;
 }
 
@@ -799,34 +856,31 @@ static void adb_keys_one(struct adb *c, void *data)
 
 /*
  * `adb allow FP` over every connection. The key was offered on one (or
- * several, the same host over USB and TCP): the first that has it pending
- * writes it to the keys file, the others read the file again. Each
- * connection whose host waits with that key gets a fresh token.
+ * several: the same host over USB and TCP). gadgetd appends its line to
+ * the keys file (plugin_keys_append()), which is root's so that an
+ * allowed host's shell, running as this worker's user, cannot add keys
+ * to it or empty it. Once the line is on disk every connection reads the
+ * file again, and each whose host waits with that key gets a fresh token.
  */
 struct adb_allow_walk {
 	const char *fp;
-	int rc;        /* -ENOENT until one connection allowed it */
+	const char *line;    /* the pending key's line, from where it waits */
 	unsigned challenged;
 };
 
-static void adb_allow_one(struct adb *c, void *data)
+static void adb_allow_find(struct adb *c, void *data)
 {
 	struct adb_allow_walk *w = data;
-	int rc;
 
-	if (w->rc == 0) {
-		adb_auth_reload(c->auth);
-	} else {
-		rc = adb_auth_allow(c->auth, w->fp);
-		if (rc != -ENOENT)
-			w->rc = rc;
-	}
+	if (!w->line)
+		w->line = adb_auth_pending_line(c->auth, w->fp);
 }
 
-static void adb_challenge_one(struct adb *c, void *data)
+static void adb_allowed_one(struct adb *c, void *data)
 {
 	struct adb_allow_walk *w = data;
 
+	adb_auth_allowed(c->auth, w->fp);
 	if (c->state == ADB_STATE_UNAUTHORIZED &&
 	    !strcasecmp(c->waiting_fp, w->fp)) {
 		adb_challenge_allowed(c);
@@ -834,12 +888,61 @@ static void adb_challenge_one(struct adb *c, void *data)
 	}
 }
 
+/* gadgetd's answer to the allow's plugin_keys_append(). */
+static void adb_allow_written(void *data, int rc)
+{
+	struct adb *a = data;
+	struct adb_allow_walk w = { .fp = a->allow_fp };
+	const char *keys = plugin_option_or_default(a->p, "keys");
+	char reply[PATH_MAX + 160];
+
+	if (rc < 0) {
+		log_warnx("adb: key %s not allowed: gadgetd could not add it to "
+			  "%s: %s", w.fp, keys, strerror(-rc));
+		snprintf(reply, sizeof(reply), "%s: not allowed: gadgetd could "
+			 "not add it to %s: %s\n", w.fp, keys, strerror(-rc));
+		plugin_command_reply(a->p, rc, reply);
+		return;
+	}
+	log_info("adb: key %s allowed", w.fp);
+	adb_allowed_one(a, &w);
+	adb_tcp_foreach(a->tcp, adb_allowed_one, &w);
+	if (w.challenged)
+		snprintf(reply, sizeof(reply), "allowed %s; the waiting host "
+			 "gets in once it signs a new token with it\n", w.fp);
+	else
+		snprintf(reply, sizeof(reply), "allowed %s\n", w.fp);
+	plugin_command_reply(a->p, 0, reply);
+}
+
+static int adb_allow(struct adb *a, const char *fp, char *reply, size_t size)
+{
+	struct adb_allow_walk w = { .fp = fp };
+	int rc;
+
+	adb_allow_find(a, &w);
+	adb_tcp_foreach(a->tcp, adb_allow_find, &w);
+	if (!w.line) {
+		snprintf(reply, size, "%s: no such pending key\n", fp);
+		return -ENOENT;
+	}
+	rc = plugin_keys_append(a->p, w.line, adb_allow_written, a);
+	if (rc < 0) {
+		snprintf(reply, size, "%s: cannot ask gadgetd to add it to the "
+			 "keys file: %s\n", fp, rc == -EBUSY ?
+			 "another command is still running" : strerror(-rc));
+		return rc;
+	}
+	/* Matched a pending fingerprint: it fits. */
+	snprintf(a->allow_fp, sizeof(a->allow_fp), "%s", fp);
+	return PLUGIN_COMMAND_LATER;
+}
+
 static int adb_command(void *priv, int argc, char **argv, char *reply,
 		       size_t size)
 {
 	struct adb *a = priv;
 	struct adb_keys_walk k = { .reply = reply, .size = size };
-	struct adb_allow_walk w = { .rc = -ENOENT };
 
 	if (argc == 1 && !strcmp(argv[0], "keys")) {
 		reply[0] = '\0';
@@ -849,28 +952,8 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 			snprintf(reply, size, "no pending keys\n");
 		return 0;
 	}
-	if (argc == 2 && !strcmp(argv[0], "allow")) {
-		w.fp = argv[1];
-		adb_allow_one(a, &w);
-		adb_tcp_foreach(a->tcp, adb_allow_one, &w);
-		if (w.rc < 0) {
-			snprintf(reply, size, "%s: %s\n", argv[1],
-				 w.rc == -ENOENT ? "no such pending key"
-						 : strerror(-w.rc));
-			return w.rc;
-		}
-		log_info("adb: key %s allowed", argv[1]);
-		adb_challenge_one(a, &w);
-		adb_tcp_foreach(a->tcp, adb_challenge_one, &w);
-		if (w.challenged) {
-			snprintf(reply, size, "allowed %s; the waiting host "
-				 "gets in once it signs a new token with "
-				 "it\n", argv[1]);
-			return 0;
-		}
-		snprintf(reply, size, "allowed %s\n", argv[1]);
-		return 0;
-	}
+	if (argc == 2 && !strcmp(argv[0], "allow"))
+		return adb_allow(a, argv[1], reply, size);
 	snprintf(reply, size, "usage: keys | allow FINGERPRINT\n");
 	return -EINVAL;
 }

@@ -3,14 +3,11 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -379,60 +376,40 @@ void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size)
 	}
 }
 
-/* Whether the file's last byte is not a newline (adbkey.pub, copied to
- * make an adb_keys, has none): then a line appended would join it. */
-static bool auth_ends_mid_line(int fd)
+static struct adb_pending *auth_find_pending(const struct adb_auth *a,
+					     const char *fp)
 {
-	struct stat st;
-	char last;
-
-	return fstat(fd, &st) == 0 && st.st_size > 0 &&
-	       pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+	for (unsigned i = 0; i < a->n_pending; i++)
+		if (!strcasecmp(a->pending[i].fp, fp))
+			return (struct adb_pending *)&a->pending[i];
+	return NULL;
 }
 
-static int auth_append_line(const char *path, const char *line)
+const char *adb_auth_pending_line(const struct adb_auth *a, const char *fp)
 {
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-	size_t len = strlen(line);
-	int rc = 0;
+	const struct adb_pending *p = auth_find_pending(a, fp);
 
-	if (fd < 0)
-		return -errno;
-	errno = 0;
-	if ((auth_ends_mid_line(fd) && write(fd, "\n", 1) != 1) ||
-	    write(fd, line, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
-		rc = errno ? -errno : -EIO; /* a short write sets no errno */
-	if (fsync(fd) < 0 && rc == 0)
-		rc = -errno;
-	close(fd);
-	return rc;
+	return p ? p->line : NULL;
 }
 
-int adb_auth_allow(struct adb_auth *a, const char *fp)
+int adb_auth_allowed(struct adb_auth *a, const char *fp)
 {
 	uint8_t blob[ADB_AUTH_KEY_BLOB_SIZE];
-	struct adb_pending *p = NULL;
-	unsigned i;
-	int rc;
+	struct adb_pending *p;
 
-	for (i = 0; i < a->n_pending; i++) {
-		if (!strcasecmp(a->pending[i].fp, fp)) {
-			p = &a->pending[i];
-			break;
-		}
-	}
+	adb_auth_reload(a);
+	p = auth_find_pending(a, fp);
 	if (!p)
 		return -ENOENT;
-	rc = adb_auth_parse_key(
-	    p->line, auth_key_token_len(p->line, strlen(p->line)), blob);
-	if (rc == 0)
-		rc = auth_append_line(a->path, p->line);
-	if (rc == 0)
-		rc = auth_add_key(a, blob);
-	if (rc < 0)
-		return rc;
+	/* Parsed when it was offered; trusted here even if the file the
+	 * key went to cannot be read back. */
+	if (adb_auth_parse_key(p->line, auth_key_token_len(p->line,
+		strlen(p->line)), blob) == 0 && auth_add_key(a, blob) < 0)
+		log_warnx("adb: no room for key %s beside the %u of %s", fp,
+			  a->n_keys, a->path);
 	free(p->line);
-	memmove(p, p + 1, sizeof(*p) * (a->n_pending - i - 1));
+	memmove(p, p + 1,
+		sizeof(*p) * (a->n_pending - (size_t)(p - a->pending) - 1));
 	a->n_pending--;
 	/* A token sent while the key was unknown may already have been
 	 * answered or seen; what proves the key is a token made from now on. */

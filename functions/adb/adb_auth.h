@@ -54,14 +54,20 @@ int adb_auth_offer(struct adb_auth *a, const uint8_t *payload, size_t len,
 /* "FP comment\n" per pending key into out (NUL-terminated). */
 void adb_auth_list_pending(const struct adb_auth *a, char *out, size_t size);
 
+/* The line of the pending key fp (case-insensitive), "BASE64 comment"
+ * as the host sent it, for the keys file; NULL if fp is not pending. */
+const char *adb_auth_pending_line(const struct adb_auth *a, const char *fp);
+
 /*
- * Append the pending key with fingerprint fp (case-insensitive) to the
- * keys file (created 0600) and allow it now. 0, -ENOENT or -errno.
+ * The key fp was added to the keys file (`gadgetctl adb allow`: gadgetd
+ * appends to it, as the file is root's). Reads the file again; if fp was
+ * pending here, it is trusted from now on (even when the file cannot be
+ * read) and no longer pending. 0, or -ENOENT when fp was not pending here.
  * Allowing a key lets no host in by itself: the outstanding token, if any,
  * is invalidated, and a host must sign a token made after the allow
  * (adb_auth_new_token) with the key before it counts as proven.
  */
-int adb_auth_allow(struct adb_auth *a, const char *fp);
+int adb_auth_allowed(struct adb_auth *a, const char *fp);
 
 /*
  * Parse one key: base64 text of exactly len bytes (no comment) into the

@@ -53,6 +53,27 @@ int plugin_command_reply(struct plugin *p, int rc, const char *reply)
 						    rc, reply));
 }
 
+int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
+		       void *data)
+{
+	uint8_t buf[WORKER_MSG_MAX];
+	int r;
+
+	if (!p->in_command)
+		return -EALREADY;
+	/* The answer goes to the command that waits: one at a time. */
+	if (p->cmd_waiting || p->keys_done)
+		return -EBUSY;
+	r = worker_send(p, buf, wmsg_build_key(buf, sizeof(buf), p->cmd_now,
+					       line));
+	if (r < 0)
+		return r;
+	p->keys_done = done;
+	p->keys_data = data;
+	p->keys_id = p->cmd_now;
+	return 0;
+}
+
 int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 {
 	if (!plugin_ep_in(p, ep) || len > PLUGIN_MAX_XFER)

@@ -277,6 +277,22 @@ int plugin_request_tcp(struct plugin *p, unsigned port);
  */
 int plugin_command_reply(struct plugin *p, int rc, const char *reply);
 
+/*
+ * Have gadgetd append line (one line, without its newline) to the
+ * function's keys file, the profile's `keys` (adb's adb_keys). The file is
+ * root's: neither the worker's user nor the programs it starts as that
+ * user (adb's shells) can write it. Only from ops->command, for the
+ * command `allow` (gadgetd refuses any other, and any line with a control
+ * character), which then returns PLUGIN_COMMAND_LATER and answers from
+ * done: done(data, rc) runs later from the loop, with 0 once the line is
+ * on disk or -errno. Returns 0; -EALREADY outside ops->command; -EBUSY
+ * while another command waits for its answer; or -errno of the send (done
+ * never runs then).
+ */
+typedef void (*plugin_keys_fn)(void *data, int rc);
+int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
+		       void *data);
+
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);
 

@@ -312,7 +312,10 @@ static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
 		snprintf(reply, sizeof(reply), "%s takes no commands",
 			 p->ops->name);
 	} else {
+		p->in_command = true;
+		p->cmd_now = id;
 		rc = p->ops->command(p->priv, argc, argv, reply, sizeof(reply));
+		p->in_command = false;
 		reply[sizeof(reply) - 1] = '\0';
 		if (rc == PLUGIN_COMMAND_LATER && !p->cmd_waiting) {
 			p->cmd_waiting = true;
@@ -327,6 +330,28 @@ static void worker_command(struct plugin *p, uint8_t *payload, size_t len)
 	if (rc < 0 && !reply[0])
 		snprintf(reply, sizeof(reply), "%s", strerror(-rc));
 	worker_send(p, buf, wmsg_build_reply(buf, sizeof(buf), id, rc, reply));
+}
+
+/* WORKER_KEY_DONE: gadgetd appended the plugin's line to its keys file,
+ * or says why not; the plugin hears it (plugin_keys_append()). */
+static void worker_key_done(struct plugin *p, const uint8_t *payload,
+			    size_t len)
+{
+	plugin_keys_fn done = p->keys_done;
+	uint32_t id;
+	int32_t rc;
+
+	if (wmsg_parse_key_done(payload, len, &id, &rc) < 0) {
+		log_warnx("malformed keys answer (%zu bytes) from gadgetd", len);
+		return;
+	}
+	if (!done || id != p->keys_id) {
+		log_warnx("keys answer for command %u, which waits for none",
+			  (unsigned)id);
+		return;
+	}
+	p->keys_done = NULL;
+	done(p->keys_data, rc);
 }
 
 /* The heartbeat: answered here, from the loop, so that only a worker
@@ -447,6 +472,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 		worker_command(p, payload, len);
 	else if (type == WORKER_PING)
 		worker_pong(p, payload, len);
+	else if (type == WORKER_KEY_DONE)
+		worker_key_done(p, payload, len);
 	else
 		log_warnx("unknown message type %u from gadgetd", type);
 }

@@ -43,6 +43,12 @@ struct plugin {
 	bool host_seen;  /* WORKER_HOST_SEEN sent */
 	bool cmd_waiting; /* a command answers later (PLUGIN_COMMAND_LATER) */
 	uint32_t cmd_id;
+	bool in_command;  /* ops->command runs, for command cmd_now */
+	uint32_t cmd_now;
+	/* A WORKER_KEY waits for gadgetd's WORKER_KEY_DONE (plugin_keys_append). */
+	plugin_keys_fn keys_done;
+	void *keys_data;
+	uint32_t keys_id;
 };
 
 /*

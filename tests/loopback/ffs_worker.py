@@ -9,6 +9,8 @@
       exit 1 if it stays silent.
   ffs_worker.py cmd CTL ARG...
       Send WORKER_COMMAND ARG... and print "rc text" of the WORKER_REPLY.
+      A WORKER_KEY for that command (adb's allow) is done as gadgetd does
+      it: the line appended to the worker's -o keys=PATH file.
 
 The daemon logs every message from the worker to CTL.log and exits when
 the worker closes its end.
@@ -21,6 +23,8 @@ import sys
 import time
 
 READY, STATUS, SWITCH, REPLY, HOST, COMMAND = 1, 2, 3, 4, 5, 64
+KEY, KEY_DONE = 11, 67
+EPERM = 1
 HDR = struct.Struct("=HH")
 
 
@@ -87,7 +91,27 @@ def describe(msg):
     return "type %d len %d" % (typ, ln)
 
 
-def relay(sock, conn, args, next_id, log):
+def add_key(sock, msg, cmd_id, keys, log):
+    """WORKER_KEY: append the line to keys for command cmd_id, as gadgetd
+    does (root's file; a missing one is made 0640), and answer."""
+    kid = struct.unpack_from("=I", msg, HDR.size)[0]
+    line = msg[HDR.size + 4:].split(b"\0")[0]
+    rc = 0
+    if kid != cmd_id or not keys or b"\n" in line:
+        rc = -EPERM
+    else:
+        fd = os.open(keys, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o640)
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            os.write(fd, b"\n")
+        os.write(fd, line + b"\n")
+        os.close(fd)
+    log.write("KEY %r for command %d: %d\n" % (line[:20], kid, rc))
+    payload = struct.pack("=Ii", kid, rc)
+    sock.send(HDR.pack(KEY_DONE, len(payload)) + payload)
+
+
+def relay(sock, conn, args, next_id, log, keys):
     payload = struct.pack("=I", next_id) + b"".join(a + b"\0" for a in args)
     sock.send(HDR.pack(COMMAND, len(payload)) + payload)
     deadline = time.monotonic() + 5
@@ -99,6 +123,9 @@ def relay(sock, conn, args, next_id, log):
         if not msg:
             break
         typ, ln = HDR.unpack_from(msg)
+        if typ == KEY:
+            add_key(sock, msg, next_id, keys, log)
+            continue
         if typ != REPLY:
             log.write(describe(msg) + "\n")
             continue
@@ -112,7 +139,7 @@ def relay(sock, conn, args, next_id, log):
     conn.sendall(b"-1 no reply\n")
 
 
-def daemon(sock, ctl_path):
+def daemon(sock, ctl_path, keys):
     log = open(ctl_path + ".log", "a", buffering=1)
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(ctl_path)
@@ -130,7 +157,8 @@ def daemon(sock, ctl_path):
             conn, _ = srv.accept()
             conn.settimeout(5)
             line = conn.recv(4096).decode().strip()
-            relay(sock, conn, [a.encode() for a in line.split()], next_id, log)
+            relay(sock, conn, [a.encode() for a in line.split()], next_id, log,
+                  keys)
             next_id += 1
             conn.close()
 
@@ -161,7 +189,8 @@ def start(argv):
         devnull = os.open("/dev/null", os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        daemon(sock, ctl)
+        keys = [a[5:] for a in rest if a.startswith("keys=")]
+        daemon(sock, ctl, keys[-1] if keys else None)
         os._exit(0)
     # Give the daemon a moment to create CTL before callers use it.
     for _ in range(50):

@@ -18,8 +18,7 @@ gd_install
 HOME=$KEYDIR timeout 60 adb keygen "$KEYDIR/adbkey" >/dev/null 2>&1 ||
 	die "adb keygen failed"
 cp "$KEYDIR/adbkey.pub" /etc/gadgetd/adb_keys_hostile
-# The worker (gadgetd-adb) appends to it on `gadgetctl adb allow`.
-chown gadgetd-adb /etc/gadgetd/adb_keys_hostile || die "no gadgetd-adb user"
+# Root's, as gadgetd keeps it: gadgetd appends on `gadgetctl adb allow`.
 cat > /etc/gadgetd/profiles/adbhostile.conf <<P
 gadget: {
   vendor_id = 0x1d6b; product_id = 0x0104;

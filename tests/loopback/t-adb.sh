@@ -82,7 +82,9 @@ check_exit 0 "shell refused while unauthorized" sh -c \
 check "allow FP" worker_rc 0 allow "$FP"
 check "adb devices: $SERIAL device after allow" adb_state "$SERIAL" device
 check "keys file holds the key" grep -q "$(cut -d' ' -f1 "$HOME/.android/adbkey.pub")" "$W/adb_keys"
-check "keys file is 0600" [ "$(stat -c %a "$W/adb_keys")" = 600 ]
+# The worker made it root's (0640, its group may read) and asked
+# ffs_worker.py, standing in for gadgetd, to add the key.
+check "keys file is root's, 0640" [ "$(stat -c %U:%a "$W/adb_keys")" = root:640 ]
 check "allow of an unknown fingerprint fails with ENOENT" worker_rc -2 allow 00:11
 timeout 10 adb kill-server >/dev/null 2>&1
 timeout 30 adb start-server >/dev/null 2>&1

@@ -34,6 +34,46 @@ struct adb_fixture *adb_fixture_start(const char *auth, const char *const *opts)
 	return t;
 }
 
+/* The keys file's bytes (empty when missing) into buf. */
+static size_t adb_fixture_keys(struct adb_fixture *t, char *buf, size_t size)
+{
+	FILE *f = fopen(t->keys, "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, size, f);
+		fclose(f);
+	}
+	return n;
+}
+
+int adb_fixture_allow(struct adb_fixture *t, const char *fp, char *reply,
+		      size_t size)
+{
+	char *argv[] = { "allow", (char *)fp };
+	struct fake_plugin *f = fake_of(t->p);
+	static char before[8192], after[8192];
+	size_t n_before, n_after;
+	int rc;
+
+	n_before = adb_fixture_keys(t, before, sizeof(before));
+	rc = gadgetd_plugin.command(t->priv, 2, argv, reply, size);
+	/* The worker's user may not write the file: gadgetd does. */
+	n_after = adb_fixture_keys(t, after, sizeof(after));
+	assert_int_equal(n_after, n_before);
+	assert_memory_equal(after, before, n_before);
+	if (rc != PLUGIN_COMMAND_LATER) {
+		assert_null(f->keys_done);
+		return rc;
+	}
+	assert_non_null(f->keys_done);
+	f->replies = 0;
+	fake_keys_answer(t->p, t->keys, 0);
+	assert_int_equal(f->replies, 1);
+	snprintf(reply, size, "%s", f->reply);
+	return f->reply_rc;
+}
+
 void adb_fixture_stop(struct adb_fixture *t)
 {
 	char cmd[128];

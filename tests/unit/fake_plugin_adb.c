@@ -166,3 +166,39 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 		snprintf(p->f.status_host, sizeof(p->f.status_host), "%s",
 			 value);
 }
+
+int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
+		       void *data)
+{
+	if (p->f.keys_done)
+		return -EBUSY;
+	snprintf(p->f.keys_line, sizeof(p->f.keys_line), "%s", line);
+	p->f.keys_asked++;
+	p->f.keys_done = done;
+	p->f.keys_data = data;
+	return 0;
+}
+
+void fake_keys_answer(struct plugin *p, const char *path, int rc)
+{
+	plugin_keys_fn done = p->f.keys_done;
+	FILE *f;
+
+	assert_non_null(done);
+	if (rc == 0) {
+		f = fopen(path, "a");
+		assert_non_null(f);
+		fprintf(f, "%s\n", p->f.keys_line);
+		assert_int_equal(fclose(f), 0);
+	}
+	p->f.keys_done = NULL;
+	done(p->f.keys_data, rc);
+}
+
+int plugin_command_reply(struct plugin *p, int rc, const char *reply)
+{
+	p->f.replies++;
+	p->f.reply_rc = rc;
+	snprintf(p->f.reply, sizeof(p->f.reply), "%s", reply);
+	return 0;
+}

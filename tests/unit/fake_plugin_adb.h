@@ -30,6 +30,16 @@ struct fake_plugin {
 	int root_asked;        /* -1, or the last plugin_request_root() */
 	int tcp_asked;         /* -1, or the last plugin_request_tcp() */
 	char status_tcp[64];
+	/* plugin_keys_append(): what the plugin asked gadgetd to add to
+	 * its keys file, and the answer it waits for (fake_keys_answer). */
+	char keys_line[4096];
+	unsigned keys_asked;
+	plugin_keys_fn keys_done;
+	void *keys_data;
+	/* plugin_command_reply(): the last answer given later. */
+	unsigned replies;
+	int reply_rc;
+	char reply[1024];
 };
 
 /* The plugin handle to pass to ops->init. */
@@ -38,6 +48,13 @@ struct fake_plugin *fake_of(struct plugin *p);
 void fake_plugin_free(struct plugin *p);
 void fake_set_option(struct plugin *p, const char *key, const char *value);
 void fake_clear_xfers(struct plugin *p);
+
+/*
+ * gadgetd's side of plugin_keys_append(): with rc 0, append the line the
+ * plugin gave (and a newline) to path as gadgetd would; then hand rc to
+ * the plugin. Fails the test when nothing waits.
+ */
+void fake_keys_answer(struct plugin *p, const char *path, int rc);
 
 /*
  * The next ADB message the plugin sent: a 24-byte header transfer, then

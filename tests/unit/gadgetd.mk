@@ -36,7 +36,7 @@ test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gad
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
 	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
-	common/loop.c common/log.c
+	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
 # (supervisor.c and supervisor_exec.c with this test binary as the worker;
@@ -69,6 +69,11 @@ UNIT_TESTS += test_supervisor_tcp
 test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
+# The keys file gadgetd appends to for a worker's `allow` (WORKER_KEY).
+UNIT_TESTS += test_supervisor_command
+test_supervisor_command_SRCS := tests/unit/test_supervisor_command.c gadgetd/supervisor_command.c \
+	common/wmsg.c common/strv.c $(PLUGIN_LIST_SRCS) common/loop.c common/log.c
+test_supervisor_command_LIBS :=
 # gadgetd/event.c alone: delivery order, unsubscribing during delivery.
 UNIT_TESTS += test_event
 test_event_SRCS := tests/unit/test_event.c gadgetd/event.c common/log.c

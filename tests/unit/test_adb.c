@@ -1234,8 +1234,7 @@ static void test_auth_flow(void **state)
 	assert_non_null(strstr(reply, fp));
 	/* Allowing it sends the waiting host a new token; its signature
 	 * lets it in. */
-	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
-				      sizeof(reply)), 0);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
 	expect(t, &m, ADB_AUTH);
 	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
 	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
@@ -1288,7 +1287,6 @@ static void test_auth_hostile(void **state)
 	struct adb_testkey *other = adb_testkey_new();
 	uint8_t token[ADB_AUTH_TOKEN_SIZE], sig[512], old_sig[512];
 	char keys[1024], reply[256], fp[ADB_AUTH_FP_SIZE];
-	char *argv_allow[] = { "allow", fp };
 	const char *pub = adb_testkey_pub(key);
 	size_t n, old_n;
 	struct msg m;
@@ -1345,8 +1343,7 @@ static void test_auth_hostile(void **state)
 	expect_nothing(t);
 	hostile_cnxn(t, token);
 	adb_auth_fingerprint(adb_testkey_blob(other), fp);
-	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
-				      sizeof(reply)), 0);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
 	expect_nothing(t);
 	assert_no_stream(t);
 
@@ -1387,7 +1384,7 @@ static void test_allow_needs_signature(void **state)
 	uint8_t sig_first[512], sig_second[512], sig[512];
 	size_t n_first, n_second, n;
 	char reply[512], fp[ADB_AUTH_FP_SIZE];
-	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	char *argv_keys[] = { "keys" };
 	const char *pub = adb_testkey_pub(key);
 	struct msg m;
 
@@ -1405,8 +1402,7 @@ static void test_allow_needs_signature(void **state)
 	adb_auth_fingerprint(adb_testkey_blob(key), fp);
 
 	/* The admin allows it: a fresh token, no CNXN. */
-	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
-				      sizeof(reply)), 0);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "signs a new token"));
 	expect(t, &m, ADB_AUTH);
 	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
@@ -1450,6 +1446,109 @@ static void test_allow_needs_signature(void **state)
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
 	adb_testkey_free(other);
+	adb_fixture_stop(t);
+}
+
+/*
+ * The keys file is root's: an allowed host's shell runs as the worker's
+ * user and must not add keys to it or empty it (issue 37). The worker's
+ * prepare, as root, makes a missing file root's (group: the worker's,
+ * 0640) and takes back one an older gadgetd made for the worker's user.
+ */
+#define TEST_WORKER_ID 65534
+
+static void assert_keys_root(const char *path, mode_t mode)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, TEST_WORKER_ID);
+	assert_int_equal(st.st_mode & 07777, mode);
+}
+
+static void test_keys_file_root_owned(void **state)
+{
+	struct adb_fixture *t;
+	char link[160], buf[64] = "";
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0)
+		skip(); /* chown needs root */
+	t = start("on");
+	/* Missing: made root's, for the worker's group to read. */
+	assert_int_equal(ops->prepare(t->p, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_keys_root(t->keys, 0640);
+	/* An older gadgetd's: the worker's user owned it. */
+	assert_int_equal(chown(t->keys, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_int_equal(chmod(t->keys, 0600), 0);
+	fd = open(t->keys, O_WRONLY | O_APPEND);
+	assert_int_equal(write(fd, "kept\n", 5), 5);
+	close(fd);
+	assert_int_equal(ops->prepare(t->p, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_keys_root(t->keys, 0640);
+	fd = open(t->keys, O_RDONLY);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 5);
+	close(fd);
+	assert_string_equal(buf, "kept\n");
+	/* Root's, but writable by the worker's group: no longer. */
+	assert_int_equal(chmod(t->keys, 0664), 0);
+	assert_int_equal(ops->prepare(t->p, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_keys_root(t->keys, 0644);
+	/* A symbolic link is not followed, its target not changed. */
+	snprintf(link, sizeof(link), "%s/target", t->dir);
+	assert_int_equal(rename(t->keys, link), 0);
+	assert_int_equal(chown(link, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_int_equal(symlink(link, t->keys), 0);
+	assert_int_equal(ops->prepare(t->p, TEST_WORKER_ID, TEST_WORKER_ID), 0);
+	assert_int_equal(stat(link, &st), 0);
+	assert_int_equal(st.st_uid, TEST_WORKER_ID);
+	adb_fixture_stop(t);
+}
+
+/*
+ * `adb allow` hands the key's line to gadgetd (plugin_keys_append) and
+ * never writes the keys file itself; when gadgetd cannot add it, the key
+ * stays pending, the host waits, and the admin hears why.
+ */
+static void test_allow_asks_gadgetd(void **state)
+{
+	struct adb_fixture *t = start("on");
+	struct fake_plugin *f = fake_of(t->p);
+	char reply[512], fp[ADB_AUTH_FP_SIZE], line[1024];
+	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	const char *pub = adb_testkey_pub(key);
+	struct msg m;
+
+	hostile_cnxn(t, token);
+	snprintf(line, sizeof(line), "%s", pub);
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, line, strlen(line) + 1);
+	expect_nothing(t);
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), PLUGIN_COMMAND_LATER);
+	assert_int_equal(f->keys_asked, 1);
+	assert_string_equal(f->keys_line, line);
+	assert_int_equal(access(t->keys, F_OK), -1);
+	/* A second allow while the first waits: refused, nothing asked. */
+	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
+				      sizeof(reply)), -EBUSY);
+	assert_int_equal(f->keys_asked, 1);
+	fake_keys_answer(t->p, t->keys, -EACCES);
+	assert_int_equal(f->replies, 1);
+	assert_int_equal(f->reply_rc, -EACCES);
+	assert_non_null(strstr(f->reply, "not allowed: gadgetd could not add it"));
+	expect_nothing(t);
+	assert_no_stream(t);
+	assert_int_equal(ops->command(t->priv, 1, argv_keys, reply,
+				      sizeof(reply)), 0);
+	assert_non_null(strstr(reply, fp));
+	/* gadgetd adds it: the waiting host gets a token to sign. */
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
 	adb_fixture_stop(t);
 }
 
@@ -1614,6 +1713,8 @@ int main(void)
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
 		cmocka_unit_test(test_allow_needs_signature),
+		cmocka_unit_test(test_keys_file_root_owned),
+		cmocka_unit_test(test_allow_asks_gadgetd),
 		cmocka_unit_test(test_reverse_and_reboot),
 		cmocka_unit_test(test_reboot_command),
 		cmocka_unit_test(test_root_refused),

@@ -306,7 +306,7 @@ static void test_tcp_allow(void **state)
 {
 	struct adb_fixture *t = start("on", NULL);
 	char reply[512], fp[ADB_AUTH_FP_SIZE];
-	char *argv_keys[] = { "keys" }, *argv_allow[] = { "allow", fp };
+	char *argv_keys[] = { "keys" };
 	const char *pub = adb_testkey_pub(key);
 	uint8_t sig[512];
 	struct msg m;
@@ -320,8 +320,7 @@ static void test_tcp_allow(void **state)
 				      sizeof(reply)), 0);
 	adb_auth_fingerprint(adb_testkey_blob(key), fp);
 	assert_non_null(strstr(reply, fp));
-	assert_int_equal(ops->command(t->priv, 2, argv_allow, reply,
-				      sizeof(reply)), 0);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "waiting host"));
 	cexpect(t, fd, &m, ADB_AUTH);
 	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);

@@ -240,6 +240,39 @@ static void test_host(void **state)
 	assert_int_equal(wmsg_parse_host(p, 3, &on), -EBADMSG);
 }
 
+/* WORKER_KEY carries one line: a NUL inside would let a second string
+ * ride along unseen. WORKER_KEY_DONE is exactly id and rc. */
+static void test_key(void **state)
+{
+	uint8_t buf[64], *payload;
+	const char *line;
+	uint16_t type;
+	uint32_t id;
+	int32_t rc;
+	size_t len;
+	int n;
+
+	n = wmsg_build_key(buf, sizeof(buf), 7, "QUJD user@host");
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_KEY);
+	assert_int_equal(wmsg_parse_key(payload, len, &id, &line), 0);
+	assert_int_equal(id, 7);
+	assert_string_equal(line, "QUJD user@host");
+	assert_int_equal(wmsg_parse_key(payload, len - 1, &id, &line), -EBADMSG);
+	assert_int_equal(wmsg_parse_key(payload, 4, &id, &line), -EBADMSG);
+	payload[6] = '\0';
+	assert_int_equal(wmsg_parse_key(payload, len, &id, &line), -EBADMSG);
+	assert_int_equal(wmsg_build_key(buf, 10, 7, "QUJD user@host"), -EMSGSIZE);
+
+	n = wmsg_build_key_done(buf, sizeof(buf), 7, -EACCES);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_KEY_DONE);
+	assert_int_equal(wmsg_parse_key_done(payload, len, &id, &rc), 0);
+	assert_int_equal(id, 7);
+	assert_int_equal(rc, -EACCES);
+	assert_int_equal(wmsg_parse_key_done(payload, 7, &id, &rc), -EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_parse_strings),
 		cmocka_unit_test(test_parse_reply),
 		cmocka_unit_test(test_host),
+		cmocka_unit_test(test_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
