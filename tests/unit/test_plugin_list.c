@@ -124,6 +124,24 @@ static void test_default_user(void **state)
 	assert_string_equal(plugin_meta_user(plugin_list_find("adb")), "gadgetd-adb");
 }
 
+/* Each command of list runs for group, and is of kind. */
+static void group_runs(const struct plugin_meta *m, const char *const *list,
+		       enum access_command kind)
+{
+	const struct access_policy pol = { .group = "gadgetd", .group_gid = 100 };
+	const struct access_peer group = { .uid = 1000, .in_group = true };
+	char why[256], fn[] = "f", cmd[64];
+	char *argv[2] = { fn, cmd };
+
+	for (; list && *list; list++) {
+		snprintf(cmd, sizeof(cmd), "%s", *list);
+		if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL, m->name, why,
+				 sizeof(why)) < 0)
+			fail_msg("%s %s: %s", m->name, *list, why);
+		assert_int_equal(access_command_kind(m->name, 2, argv), kind);
+	}
+}
+
 /* The control socket's group runs the commands each declaration lists,
  * and none other. */
 static void test_group_commands(void **state)
@@ -131,27 +149,12 @@ static void test_group_commands(void **state)
 	const struct access_policy pol = { .group = "gadgetd", .group_gid = 100 };
 	const struct access_peer group = { .uid = 1000, .in_group = true };
 	const struct plugin_meta *const *m;
-	const char *const *c;
 	char why[256], fn[] = "f", cmd[64];
 	char *argv[2] = { fn, cmd };
 
 	for (m = plugin_list_metas; *m; m++) {
-		for (c = (*m)->read_commands; c && *c; c++) {
-			snprintf(cmd, sizeof(cmd), "%s", *c);
-			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
-					 (*m)->name, why, sizeof(why)) < 0)
-				fail_msg("%s %s: %s", (*m)->name, *c, why);
-			assert_int_equal(access_command_kind((*m)->name, 2, argv),
-					 ACCESS_COMMAND_READ);
-		}
-		for (c = (*m)->drive_commands; c && *c; c++) {
-			snprintf(cmd, sizeof(cmd), "%s", *c);
-			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
-					 (*m)->name, why, sizeof(why)) < 0)
-				fail_msg("%s %s: %s", (*m)->name, *c, why);
-			assert_int_equal(access_command_kind((*m)->name, 2, argv),
-					 ACCESS_COMMAND_DRIVE);
-		}
+		group_runs(*m, (*m)->read_commands, ACCESS_COMMAND_READ);
+		group_runs(*m, (*m)->drive_commands, ACCESS_COMMAND_DRIVE);
 		snprintf(cmd, sizeof(cmd), "not-listed");
 		assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
 					      (*m)->name, why, sizeof(why)), -EACCES);
