@@ -1126,6 +1126,30 @@ static void test_monitor_slow_dropped(void **state)
 	close(fd);
 }
 
+/* What a monitor sends is read and dropped (ctl.h): a request there gets
+ * no reply, which gadgetctl monitor would read as its end, and the
+ * monitor goes on hearing events. fuzz_control relies on it. */
+static void test_monitor_ignores_requests(void **state)
+{
+	struct fixture *f = *state;
+	int fd = monitor_connect(f, true);
+	char req[16], buf[256];
+	size_t n = request(req, CTL_LIST, "", 0);
+	struct ctl_event ev;
+	ssize_t got;
+
+	assert_int_equal(send(fd, req, n, 0), (ssize_t)n);
+	spin(f, 20);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	assert_int_equal(gadget_calls, 0);
+	event_emit(EVENT_HOST, NULL, "configured", 0);
+	spin(f, 20);
+	got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+	assert_int_equal(ctl_parse_event(buf, got, &ev), 0);
+	assert_string_equal(ev.detail, "configured");
+	close(fd);
+}
+
 /* gadgetd stops: a monitor's last reply is 0. */
 static void test_monitor_bye(void **state)
 {
@@ -1237,6 +1261,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_enfile_resume_on_close, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_slow_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_monitor_ignores_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_monitor_bye, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
