@@ -238,8 +238,8 @@ static void adb_reset_connection(struct adb *a)
 	adb_forward_reset(a->fwd);
 	adb_packet_reader_reset(a->reader);
 	adb_packet_reader_set_max(a->reader, ADB_MAX_PAYLOAD);
-	/* Nothing proven or offered on the old connection carries over. */
-	adb_auth_forget_token(a->auth);
+	/* Nothing proven, signed or offered on the old connection carries over. */
+	adb_auth_reset(a->auth);
 	adb_waiting_clear(a);
 	a->tokens_sent = 0;
 	a->known_offered = false;
@@ -821,21 +821,30 @@ static void adb_tx_drained(void *priv, unsigned ep)
 
 /*
  * The admin allowed the key the waiting host offered. Offering a public
- * key proves nothing (anyone who saw it on a wire can offer it), so the
- * host is not let in yet: it gets a fresh token, and only a signature over
- * that token by an allowed key brings it online, as on any connection.
- * adb hosts answer it: having run out of keys, they start over with their
- * first one. The host has a full round of tokens again, since it may hold
- * several keys before the one just allowed.
+ * key proves nothing (anyone who saw it on a wire can offer it). A host
+ * that signed one of this connection's tokens with the key before it
+ * offered it (AOSP's flow: sign, offer, wait for CNXN) has proven it holds
+ * the key and is let in at once. Any other gets a fresh token, and only a
+ * signature over it by an allowed key brings it online; adb hosts answer
+ * it: having run out of keys, they start over with their first one. The
+ * host has a full round of tokens again, since it may hold several keys
+ * before the one just allowed. 1 when the host is online.
  */
-static void adb_challenge_allowed(struct adb *a)
+static int adb_challenge_allowed(struct adb *a, const char *fp)
 {
+	if (adb_auth_signed_with(a->auth, fp)) {
+		log_info("adb: the waiting host had signed a token with the "
+			 "allowed key: online");
+		adb_send_cnxn(a);
+		return 1;
+	}
 	log_info("adb: sent the waiting host a new token to sign with the "
 		 "allowed key");
 	adb_waiting_clear(a);
 	a->tokens_sent = 0;
 	a->known_offered = false;
 	adb_send_token(a);
+	return 0;
 }
 
 /* `adb keys` over every connection: USB's and each TCP peer's. */
@@ -865,7 +874,7 @@ static void adb_keys_one(struct adb *c, void *data)
 struct adb_allow_walk {
 	const char *fp;
 	const char *line;    /* the pending key's line, from where it waits */
-	unsigned challenged;
+	unsigned challenged, online;
 };
 
 static void adb_allow_find(struct adb *c, void *data)
@@ -883,8 +892,10 @@ static void adb_allowed_one(struct adb *c, void *data)
 	adb_auth_allowed(c->auth, w->fp);
 	if (c->state == ADB_STATE_UNAUTHORIZED &&
 	    !strcasecmp(c->waiting_fp, w->fp)) {
-		adb_challenge_allowed(c);
-		w->challenged++;
+		if (adb_challenge_allowed(c, w->fp))
+			w->online++;
+		else
+			w->challenged++;
 	}
 }
 
@@ -910,6 +921,9 @@ static void adb_allow_written(void *data, int rc)
 	if (w.challenged)
 		snprintf(reply, sizeof(reply), "allowed %s; the waiting host "
 			 "gets in once it signs a new token with it\n", w.fp);
+	else if (w.online)
+		snprintf(reply, sizeof(reply), "allowed %s; the waiting host "
+			 "had signed a token with it: it is online\n", w.fp);
 	else
 		snprintf(reply, sizeof(reply), "allowed %s\n", w.fp);
 	plugin_command_reply(a->p, 0, reply);

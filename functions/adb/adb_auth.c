@@ -34,6 +34,12 @@ struct adb_pending {
 	char *line; /* "BASE64 comment" as the host sent it */
 };
 
+/* A signature refused over one of our tokens, kept for the allow. */
+struct adb_signed {
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	uint8_t sig[ADB_AUTH_MODULUS_WORDS * 4];
+};
+
 struct adb_auth {
 	char *path;
 	struct adb_key keys[ADB_AUTH_MAX_KEYS];
@@ -42,6 +48,9 @@ struct adb_auth {
 	unsigned n_pending;
 	uint8_t token[ADB_AUTH_TOKEN_SIZE];
 	int have_token;
+	struct adb_signed signed_[ADB_AUTH_SIGNED_MAX];
+	unsigned n_signed;   /* how many are kept, at most SIGNED_MAX */
+	unsigned next_signed; /* where the next one goes */
 };
 
 static uint32_t auth_get_le32(const uint8_t *p)
@@ -275,6 +284,29 @@ void adb_auth_forget_token(struct adb_auth *a)
 	a->have_token = 0;
 }
 
+void adb_auth_reset(struct adb_auth *a)
+{
+	adb_auth_forget_token(a);
+	OPENSSL_cleanse(a->signed_, sizeof(a->signed_));
+	a->n_signed = a->next_signed = 0;
+}
+
+/* A signature no trusted key made, over the outstanding token: kept with
+ * the token, the oldest giving way, in case its key is allowed next. */
+static void auth_remember_signed(struct adb_auth *a, const uint8_t *sig,
+				 size_t len)
+{
+	struct adb_signed *s = &a->signed_[a->next_signed];
+
+	if (len != sizeof(s->sig))
+		return; /* no key of ours makes another size */
+	memcpy(s->token, a->token, sizeof(s->token));
+	memcpy(s->sig, sig, len);
+	a->next_signed = (a->next_signed + 1) % ADB_AUTH_SIGNED_MAX;
+	if (a->n_signed < ADB_AUTH_SIGNED_MAX)
+		a->n_signed++;
+}
+
 int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len)
 {
 	int rc = -EPERM;
@@ -290,9 +322,32 @@ int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len)
 			break;
 		}
 	}
+	if (rc < 0)
+		auth_remember_signed(a, sig, len);
 	/* Used once, whatever the outcome: no replay, no second guess. */
 	adb_auth_forget_token(a);
 	return rc;
+}
+
+int adb_auth_signed_with(struct adb_auth *a, const char *fp)
+{
+	char key_fp[ADB_AUTH_FP_SIZE];
+	EVP_PKEY *pkey = NULL;
+
+	for (unsigned i = 0; i < a->n_keys && !pkey; i++) {
+		adb_auth_fingerprint(a->keys[i].blob, key_fp);
+		if (!strcasecmp(key_fp, fp))
+			pkey = a->keys[i].pkey;
+	}
+	for (unsigned i = 0; pkey && i < a->n_signed; i++) {
+		const struct adb_signed *s = &a->signed_[i];
+
+		if (auth_verify_one(pkey, s->token, s->sig, sizeof(s->sig))) {
+			adb_auth_reset(a);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 static int auth_known_blob(const struct adb_auth *a,

@@ -20,6 +20,8 @@
 #define ADB_AUTH_TOKEN_SIZE 20
 #define ADB_AUTH_KEY_BLOB_SIZE 524
 #define ADB_AUTH_FP_SIZE 48 /* 16 pairs, 15 colons, NUL */
+/* Refused signatures a connection remembers (adb_auth_signed_with()). */
+#define ADB_AUTH_SIGNED_MAX 4
 
 struct adb_auth;
 
@@ -34,11 +36,17 @@ int adb_auth_reload(struct adb_auth *a);
 /* Make a new random token (it replaces the previous one). */
 int adb_auth_new_token(struct adb_auth *a, uint8_t token[ADB_AUTH_TOKEN_SIZE]);
 
-/* Invalidate the outstanding token, if any (the connection ended). */
+/* Invalidate the outstanding token, if any. */
 void adb_auth_forget_token(struct adb_auth *a);
 
+/* A new connection (or none): forget the outstanding token and the
+ * signatures the last host sent (adb_auth_signed_with()). */
+void adb_auth_reset(struct adb_auth *a);
+
 /* 0 when sig signs the current token with one of the known keys, else
- * -EPERM (also when no token is outstanding). A token is used once. */
+ * -EPERM (also when no token is outstanding). A token is used once. A
+ * signature of the right size refused over a token is remembered with
+ * it, the last ADB_AUTH_SIGNED_MAX of them: adb_auth_signed_with(). */
 int adb_auth_verify(struct adb_auth *a, const uint8_t *sig, size_t len);
 
 /*
@@ -65,9 +73,22 @@ const char *adb_auth_pending_line(const struct adb_auth *a, const char *fp);
  * read) and no longer pending. 0, or -ENOENT when fp was not pending here.
  * Allowing a key lets no host in by itself: the outstanding token, if any,
  * is invalidated, and a host must sign a token made after the allow
- * (adb_auth_new_token) with the key before it counts as proven.
+ * (adb_auth_new_token) with the key before it counts as proven, unless it
+ * had signed one of its earlier tokens with it (adb_auth_signed_with()).
  */
 int adb_auth_allowed(struct adb_auth *a, const char *fp);
+
+/*
+ * Whether a signature this connection's host sent, refused then (its key
+ * was not trusted), verifies over its token with the key fp trusted now:
+ * the host holds that key's private half, as the tokens were random and
+ * sent to this host alone. AOSP hosts sign the first token with their
+ * key and then offer its public half and wait, and adbd lets them in
+ * once the user accepts the key. 1 (the remembered signatures are
+ * forgotten), or 0: a host that only offered the key, or signed with
+ * another, must sign a new token.
+ */
+int adb_auth_signed_with(struct adb_auth *a, const char *fp);
 
 /*
  * Parse one key: base64 text of exactly len bytes (no comment) into the

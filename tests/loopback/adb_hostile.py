@@ -20,7 +20,10 @@
   adb_hostile.py impostor VID:PID PUBKEY ALLOW_CMD HELD_CMD
       An impostor that saw a real host's public key (PUBKEY, as in
       adbkey.pub) on the wire but has no private key. It connects,
-      offers the key (unknown to the device), runs ALLOW_CMD (sh -c: the
+      answers the first token as an AOSP host does, with a signature, but
+      by a key of its own (the device keeps it: a host that signed with
+      the key it then offers is let in by the allow), then offers the
+      real host's key (unknown to the device), runs ALLOW_CMD (sh -c: the
       admin's `gadgetctl adb allow`), and must get a new token and never
       CNXN: not after the allow, not when it answers with the key again
       as an adb host out of private keys does, not with a made-up
@@ -324,7 +327,10 @@ def attacks(link, key, pub, n_random):
 
 
 def impostor(link, pub, allow_cmd, held_cmd):
-    connect(link)
+    own = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    tok = connect(link)
+    link.send(A_AUTH, SIGNATURE, 0, sign(own, tok))
+    expect_token(link.drain(0.5, REPLY_S), "impostor: its own key's signature")
     link.send(A_AUTH, RSAPUBLICKEY, 0, pub + b"\0")
     msgs = link.drain(1.0)
     check(not online(msgs), "impostor: the unknown key offered: no CNXN "

@@ -2,9 +2,10 @@
 # a known public key without its private key, a wrong key, a truncated, a
 # late, a replayed and a stale signature, and 10 000 random packets before
 # auth. None may get a stream; the honest host still does. gadgetd and the
-# adb worker survive it all. Then an impostor offers another real host's
-# public key, never signs, and stays out after `gadgetctl adb allow`, while
-# that host's own adb 29 gets in with the key. Runs in the guest (see
+# adb worker survive it all. Then an impostor signs a token with a key of
+# its own, offers another real host's public key, and stays out after
+# `gadgetctl adb allow` (it never signed with that key), while that host's
+# own adb 29 gets in with the key. Runs in the guest (see
 # run-suite.sh).
 # bed: light - a hostile host against the adb worker, whose parsing the unit
 #   does not change; adb under the unit: t-adb-gadgetd
@@ -58,7 +59,7 @@ check "with no ESC, CR, BEL or NUL left in it" \
 	gd_status '[plugin("adb").status.host | explode[] | select(. == 27 or . == 13 or . == 7 or . == 0)] | length == 0'
 check "and the log has none either" sh -c "! grep -q \"\$(printf '\\033')\" '$GD_LOG'"
 
-say "an impostor offers a real host's public key, never signs, and is allowed"
+say "an impostor signs with its own key, offers a real host's public key, and is allowed"
 # The victim: a real adb 29 host whose public key the impostor saw.
 VHOME=$KEYDIR/victim
 mkdir -p "$VHOME/.android"

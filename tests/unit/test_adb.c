@@ -1370,45 +1370,88 @@ static void test_auth_hostile(void **state)
 	adb_fixture_stop(t);
 }
 
+/* A token from the device, its bytes into token. */
+static void expect_token(struct adb_fixture *t, uint8_t token[ADB_AUTH_TOKEN_SIZE])
+{
+	struct msg m;
+
+	expect(t, &m, ADB_AUTH);
+	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	assert_int_equal(m.len, ADB_AUTH_TOKEN_SIZE);
+	memcpy(token, m.data, ADB_AUTH_TOKEN_SIZE);
+}
+
+/* Answer token with k's signature (refused: a new token comes). */
+static void sign_refused(struct adb_fixture *t, struct adb_testkey *k,
+			 uint8_t token[ADB_AUTH_TOKEN_SIZE])
+{
+	uint8_t sig[512];
+	size_t n = adb_testkey_sign(k, token, sig, sizeof(sig));
+
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
+	expect_token(t, token);
+	expect_nothing(t);
+}
+
+static void offer(struct adb_fixture *t, const char *pub)
+{
+	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	expect_nothing(t);
+}
+
 /*
- * `adb allow` of the key a waiting host offered must not let that host in:
- * anyone who saw the key on a wire can offer it. The host gets a new
- * token, and only a signature over it by the allowed key brings it online.
+ * AOSP's flow, which an independent host library follows to the letter:
+ * sign the first token with the key, offer its public half on the second,
+ * wait for CNXN. Its signature proved it holds the key, so the allow lets
+ * it in at once, without a token it would not answer (issue 37).
+ */
+static void test_allow_signed_then_offered(void **state)
+{
+	struct adb_fixture *t = start("on");
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	struct msg m;
+
+	hostile_cnxn(t, token);
+	sign_refused(t, key, token);
+	offer(t, adb_testkey_pub(key));
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "had signed a token with it"));
+	expect(t, &m, ADB_CNXN);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	adb_fixture_stop(t);
+}
+
+/*
+ * `adb allow` of the key a waiting host offered must not let that host in
+ * on the key alone: anyone who saw the key on a wire can offer it. A host
+ * that never signed with the key on this connection (nothing, another
+ * key, a signature from an earlier connection, one pushed out of the last
+ * ADB_AUTH_SIGNED_MAX) gets a new token, and only a signature over it by
+ * the allowed key brings it online.
  */
 static void test_allow_needs_signature(void **state)
 {
 	struct adb_fixture *t = start("on");
 	struct adb_testkey *other = adb_testkey_new();
-	uint8_t first[ADB_AUTH_TOKEN_SIZE], second[ADB_AUTH_TOKEN_SIZE];
-	uint8_t fresh[ADB_AUTH_TOKEN_SIZE];
-	uint8_t sig_first[512], sig_second[512], sig[512];
-	size_t n_first, n_second, n;
+	uint8_t token[ADB_AUTH_TOKEN_SIZE], fresh[ADB_AUTH_TOKEN_SIZE];
+	uint8_t first[ADB_AUTH_TOKEN_SIZE], sig_first[512], sig[512];
+	size_t n_first, n;
 	char reply[512], fp[ADB_AUTH_FP_SIZE];
 	char *argv_keys[] = { "keys" };
 	const char *pub = adb_testkey_pub(key);
 	struct msg m;
 
-	/* The key's owner signs the first token (unknown key: refused)... */
-	hostile_cnxn(t, first);
-	n_first = adb_testkey_sign(key, first, sig_first, sizeof(sig_first));
-	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
-	memcpy(second, m.data, sizeof(second));
-	n_second = adb_testkey_sign(key, second, sig_second, sizeof(sig_second));
-	/* ...and the impostor, who saw the public key, offers it. */
-	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
-	expect_nothing(t);
 	adb_auth_fingerprint(adb_testkey_blob(key), fp);
-
-	/* The admin allows it: a fresh token, no CNXN. */
+	/* The impostor offers the key and never signs. */
+	hostile_cnxn(t, token);
+	offer(t, pub);
 	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
 	assert_non_null(strstr(reply, "signs a new token"));
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
-	assert_int_equal(m.len, ADB_AUTH_TOKEN_SIZE);
-	assert_memory_not_equal(m.data, first, ADB_AUTH_TOKEN_SIZE);
-	assert_memory_not_equal(m.data, second, ADB_AUTH_TOKEN_SIZE);
+	expect_token(t, fresh);
+	assert_memory_not_equal(fresh, token, ADB_AUTH_TOKEN_SIZE);
 	expect_nothing(t);
 	assert_no_stream(t);
 	/* The key is trusted (no longer pending), the host is not. */
@@ -1416,35 +1459,67 @@ static void test_allow_needs_signature(void **state)
 				      sizeof(reply)), 0);
 	assert_null(strstr(reply, fp));
 	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
-
-	/* Replays of the signatures made before the allow: refused. */
-	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
-	assert_no_stream(t);
-	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_second, n_second);
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
-	assert_no_stream(t);
 	/* The public key again: another token, never CNXN. */
 	send_msg(t, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	expect_token(t, fresh);
 	assert_no_stream(t);
 	/* Another key's signature over the newest token: refused. */
-	memcpy(fresh, m.data, sizeof(fresh));
-	n = adb_testkey_sign(other, fresh, sig, sizeof(sig));
-	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
-	expect(t, &m, ADB_AUTH);
-	assert_int_equal(m.arg0, ADB_AUTH_TOKEN);
+	sign_refused(t, other, fresh);
 	assert_no_stream(t);
-
 	/* The key's owner signs the newest token: online. */
-	memcpy(fresh, m.data, sizeof(fresh));
 	n = adb_testkey_sign(key, fresh, sig, sizeof(sig));
 	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig, n);
 	expect(t, &m, ADB_CNXN);
 	assert_string_equal(fake_of(t->p)->status_state, "device");
+	adb_fixture_stop(t);
+
+	/* Signed with another key, then offered the key: a new token. */
+	t = start("on");
+	hostile_cnxn(t, token);
+	sign_refused(t, other, token);
+	offer(t, pub);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
+	expect_token(t, fresh);
+	expect_nothing(t);
+	assert_no_stream(t);
+	adb_fixture_stop(t);
+
+	/* Signed with the key on an earlier connection, offered it on this
+	 * one, and replays that signature: nothing carries over. */
+	t = start("on");
+	hostile_cnxn(t, first);
+	n_first = adb_testkey_sign(key, first, sig_first, sizeof(sig_first));
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
+	expect_token(t, token);
+	hostile_cnxn(t, token);
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
+	expect_token(t, token);
+	offer(t, pub);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
+	expect_token(t, fresh);
+	expect_nothing(t);
+	assert_no_stream(t);
+	/* A replay after the allow is refused too. */
+	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
+	expect_token(t, fresh);
+	assert_no_stream(t);
+	adb_fixture_stop(t);
+
+	/* Signed with the key, then ADB_AUTH_SIGNED_MAX signatures by another
+	 * pushed it out of what the connection remembers. */
+	t = start("on");
+	hostile_cnxn(t, token);
+	sign_refused(t, key, token);
+	for (int i = 0; i < ADB_AUTH_SIGNED_MAX; i++)
+		sign_refused(t, other, token);
+	offer(t, pub);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
+	expect_token(t, fresh);
+	expect_nothing(t);
+	assert_no_stream(t);
 	adb_testkey_free(other);
 	adb_fixture_stop(t);
 }
@@ -1712,6 +1787,7 @@ int main(void)
 		cmocka_unit_test(test_delayed_ack_recv_window),
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
+		cmocka_unit_test(test_allow_signed_then_offered),
 		cmocka_unit_test(test_allow_needs_signature),
 		cmocka_unit_test(test_keys_file_root_owned),
 		cmocka_unit_test(test_allow_asks_gadgetd),

@@ -303,6 +303,52 @@ static void test_allow_needs_new_token(void **state)
 	adb_auth_free(a);
 }
 
+/*
+ * A host that signed one of its tokens with a key nobody trusted yet, and
+ * then offered that key, is proven once the key is allowed; one that
+ * signed with another key, or whose connection started over, is not.
+ */
+static void test_signed_with(void **state)
+{
+	struct fixture *f = *state;
+	const char *pub = adb_testkey_pub(f->key);
+	char fp[ADB_AUTH_FP_SIZE];
+	struct adb_auth *a;
+
+	/* Signed with the key, then offered it. */
+	a = adb_auth_new(f->path);
+	assert_int_equal(sign_and_verify(a, f->other), -EPERM);
+	assert_int_equal(sign_and_verify(a, f->key), -EPERM);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	/* Not trusted yet: no key to check with. */
+	assert_int_equal(adb_auth_signed_with(a, fp), 0);
+	assert_int_equal(adb_auth_allowed(a, fp), 0);
+	assert_int_equal(adb_auth_signed_with(a, fp), 1);
+	/* Used: forgotten. */
+	assert_int_equal(adb_auth_signed_with(a, fp), 0);
+	adb_auth_free(a);
+
+	/* Signed with another key only. */
+	a = adb_auth_new(f->path);
+	assert_int_equal(sign_and_verify(a, f->other), -EPERM);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	assert_int_equal(adb_auth_allowed(a, fp), 0);
+	assert_int_equal(adb_auth_signed_with(a, fp), 0);
+	adb_auth_free(a);
+
+	/* Signed with the key, then the connection started over. */
+	a = adb_auth_new(f->path);
+	assert_int_equal(sign_and_verify(a, f->key), -EPERM);
+	adb_auth_reset(a);
+	assert_int_equal(adb_auth_offer(a, (const uint8_t *)pub,
+					strlen(pub) + 1, fp), 0);
+	assert_int_equal(adb_auth_allowed(a, fp), 0);
+	assert_int_equal(adb_auth_signed_with(a, fp), 0);
+	adb_auth_free(a);
+}
+
 static void test_offer_malformed(void **state)
 {
 	struct fixture *f = *state;
@@ -333,6 +379,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fingerprint_is_md5_of_blob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_pending_allow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_allow_needs_new_token, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signed_with, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_offer_malformed, setup, teardown),
 	};
 
