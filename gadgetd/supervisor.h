@@ -117,8 +117,9 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 /*
  * adb over TCP (supervisor_tcp.c). A function whose profile sets a TCP
  * port, or whose plugin asked for one (WORKER_TCP, when the profile has
- * tcpip = true), gets listening sockets from gadgetd once the gadget is
- * bound and its network interfaces exist (gadget_listen.c).
+ * tcpip = true; a port below 1024 only if it is the profile's tcp), gets
+ * listening sockets from gadgetd once the gadget is bound and its network
+ * interfaces exist (gadget_listen.c).
  */
 /* The plugin of function asked to start or stop listening. */
 typedef void (*supervisor_tcp_fn)(const char *function, void *data);

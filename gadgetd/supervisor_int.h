@@ -83,6 +83,8 @@ struct sup_worker {
 	 * gadget's network functions), and what was last handed to which
 	 * run of the worker. */
 	unsigned tcp_port;
+	/* The profile's tcp: the one port below 1024 the plugin may ask for. */
+	unsigned tcp_profile_port;
 	bool tcpip_allowed;
 	bool tcp_refused_said;
 	char tcp_iface[20];

@@ -16,6 +16,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* Ports below this are privileged: only the profile's tcp may be one. */
+#define SUP_TCP_PRIVILEGED 1024
+
 void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 {
 	const char *port = supervisor_option(f, "tcp");
@@ -23,6 +26,7 @@ void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 	const char *iface = supervisor_option(f, "tcp_interface");
 
 	w->tcp_port = port ? (unsigned)strtoul(port, NULL, 10) : 0;
+	w->tcp_profile_port = w->tcp_port;
 	w->tcpip_allowed = tcpip && !strcmp(tcpip, "true");
 	snprintf(w->tcp_iface, sizeof(w->tcp_iface), "%s", iface ? iface : "");
 }
@@ -49,6 +53,16 @@ void supervisor_tcp_request(struct sup_worker *w, const uint8_t *p, size_t len)
 				  "profile does not allow (tcpip = true); "
 				  "ignored", w->name, port ? "listen on" : "stop");
 		w->tcp_refused_said = true;
+		return;
+	}
+	/*
+	 * gadgetd binds as root: a port below 1024 would be taken from a
+	 * board service that binds it later. Only the profile names one.
+	 */
+	if (port && port < SUP_TCP_PRIVILEGED && port != w->tcp_profile_port) {
+		log_warnx("%s: the worker asked to listen on tcp port %u, below "
+			  "%u and not the profile's tcp port; refused", w->name,
+			  (unsigned)port, SUP_TCP_PRIVILEGED);
 		return;
 	}
 	if (port == w->tcp_port)

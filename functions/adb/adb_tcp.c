@@ -29,6 +29,8 @@
 #define ADB_TCP_LOG_WINDOW_S 10
 /* Chunks one sendmsg() takes: a header and its payload, and more. */
 #define ADB_TCP_IOV 32
+/* adb tcpip may name a port below this only if it is the profile's tcp. */
+#define ADB_TCP_PRIVILEGED 1024
 
 /* One chunk of output: copied bytes, or a runtime buffer (pbuf). */
 struct adb_tcp_out {
@@ -61,6 +63,7 @@ struct adb_tcp {
 	struct loop_watch *ls[WMSG_MAX_FDS];
 	unsigned n_ls;
 	unsigned port;
+	unsigned profile_port; /* the option tcp: may be below 1024 */
 	bool tcpip;
 	unsigned auth_timeout_ms;
 	struct adb_tcp_peer *peers;
@@ -84,6 +87,8 @@ struct adb_tcp *adb_tcp_new(struct plugin *p, struct adb *main)
 		ADB_TCP_LOG_WINDOW_S);
 	v = plugin_option_or_default(p, "tcpip");
 	t->tcpip = v && optdesc_bool(v) == 1;
+	v = plugin_option_or_default(p, "tcp");
+	t->profile_port = v ? (unsigned)strtoul(v, NULL, 10) : 0;
 	v = plugin_option_or_default(p, "tcp_auth_timeout");
 	t->auth_timeout_ms = (v ? (unsigned)strtoul(v, NULL, 10) : 60) * 1000;
 	return t;
@@ -572,6 +577,15 @@ int adb_tcp_open(struct adb_tcp *t, const char *name,
 	}
 	if (tcpip && adb_tcp_parse_port(name + 6, &port) < 0)
 		return adb_tcp_reply("invalid port\n", ops, svc);
+	/* gadgetd binds as root, and refuses the same (supervisor_tcp.c). */
+	if (port && port < ADB_TCP_PRIVILEGED && port != t->profile_port) {
+		log_info("adb: %s refused: a privileged port, not the "
+			 "profile's tcp", name);
+		snprintf(reply, sizeof(reply), "refused: port %u is below %u "
+			 "and not this device's tcp port\n", port,
+			 ADB_TCP_PRIVILEGED);
+		return adb_tcp_reply(reply, ops, svc);
+	}
 	rc = plugin_request_tcp(t->p, port);
 	if (rc < 0) {
 		snprintf(reply, sizeof(reply), "cannot ask gadgetd: %s\n",

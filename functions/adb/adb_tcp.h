@@ -45,7 +45,10 @@ void adb_tcp_listen(struct adb_tcp *t, const int *fds, unsigned n,
 /*
  * The services "tcpip:PORT" and "usb:" (the host's `adb tcpip PORT` and
  * `adb usb`): ask gadgetd to listen on PORT, or to stop, when the profile
- * allows it (tcpip = true), and answer the host as adbd does.
+ * allows it (tcpip = true), and answer the host as adbd does. A PORT
+ * below 1024 is refused (the host is told why) unless it is the
+ * profile's tcp: gadgetd binds as root, and would take the port from a
+ * board service that binds it later.
  * -ENOENT for any other service name.
  */
 int adb_tcp_open(struct adb_tcp *t, const char *name,

@@ -3,7 +3,8 @@
 # USB. Debian's adb connects with auth (an unknown key allowed by
 # `gadgetctl adb allow`), runs a shell, pushes and pulls 16 MiB; hostile
 # peers are cut off while USB adb keeps working; `adb usb` stops TCP and
-# `adb tcpip 5555` over USB starts it again. Runs in the guest (see
+# `adb tcpip 5555` over USB starts it again, `adb tcpip 80` is refused
+# (issue 37). Runs in the guest (see
 # run-suite.sh), gadgetd from make install and its unit.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -183,6 +184,14 @@ check "adb usb: restarting in USB mode" grep -q "restarting in USB mode" usb.txt
 check "gadgetd stopped listening" tcp_refused
 check "gadgetctl status: tcp off" adb_tcp_status off
 check "USB adb works" [ "$(hadb -s ADBTCP1 shell echo usb-ok)" = usb-ok ]
+# gadgetd binds as root: a port below 1024 only if the profile names it
+# (issue 37), or a board service that binds it later would fail.
+hadb -s ADBTCP1 tcpip 80 > tcpip80.txt 2>&1
+cat tcpip80.txt
+check "adb tcpip 80: refused, and says why" \
+	grep -q "refused: port 80 is below 1024 and not this device's tcp port" tcpip80.txt
+check "nothing listens on port 80" sh -c "! ss -Hltn 'sport = :80' | grep -q ."
+check "gadgetctl status: tcp still off" adb_tcp_status off
 hadb -s ADBTCP1 tcpip 5555 > tcpip.txt 2>&1
 cat tcpip.txt
 check "adb tcpip 5555: restarting in TCP mode" grep -q "restarting in TCP mode port: 5555" tcpip.txt

@@ -378,6 +378,39 @@ static void test_tcpip_service(void **state)
 	adb_fixture_stop(t);
 }
 
+/* adb tcpip to a port below 1024: gadgetd binds as root, so only the
+ * profile's tcp may be one (issue 37); the host hears why. */
+static void test_tcpip_privileged(void **state)
+{
+	static const char *const opts[] = { "tcpip", "true", NULL };
+	static const char *const opts_555[] = { "tcpip", "true", "tcp", "555",
+						NULL };
+	struct adb_fixture *t = start("off", opts);
+	int fd = client(t);
+
+	cnxn(t, fd, ADB_CNXN);
+	open_answer(t, fd, 1, "tcpip:80",
+		    "refused: port 80 is below 1024 and not this device's tcp port\n");
+	open_answer(t, fd, 2, "tcpip:1023",
+		    "refused: port 1023 is below 1024 and not this device's tcp port\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, -1);
+	open_answer(t, fd, 3, "tcpip:1024", "restarting in TCP mode port: 1024\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, 1024);
+	close(fd);
+	adb_fixture_stop(t);
+
+	t = start("off", opts_555);
+	fd = client(t);
+	cnxn(t, fd, ADB_CNXN);
+	open_answer(t, fd, 1, "tcpip:555", "restarting in TCP mode port: 555\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, 555);
+	open_answer(t, fd, 2, "tcpip:554",
+		    "refused: port 554 is below 1024 and not this device's tcp port\n");
+	assert_int_equal(fake_of(t->p)->tcp_asked, 555);
+	close(fd);
+	adb_fixture_stop(t);
+}
+
 /* gadgetd's answer to usb: (no sockets): the listener goes, and each
  * peer once what was queued for it is sent. */
 static void test_tcp_stop(void **state)
@@ -410,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_auth_timeout),
 		cmocka_unit_test(test_tcp_allow),
 		cmocka_unit_test(test_tcpip_service),
+		cmocka_unit_test(test_tcpip_privileged),
 		cmocka_unit_test(test_tcp_stop),
 	};
 

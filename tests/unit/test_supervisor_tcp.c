@@ -125,6 +125,35 @@ static void test_request_allowed(void **state)
 	teardown_worker();
 }
 
+/* A port below 1024 only if the profile names it (its tcp): gadgetd
+ * binds as root, and a subverted worker may ask for anything. */
+static void test_request_privileged(void **state)
+{
+	static const char *const opts[] = { "tcpip", "true", NULL };
+	static const char *const opts_555[] = { "tcpip", "true", "tcp", "555",
+						NULL };
+	const char *iface;
+
+	setup_worker(opts);
+	request(80);
+	request(1023);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 0);
+	assert_int_equal(asked, 0);
+	request(1024);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 1024);
+	assert_int_equal(asked, 1);
+	teardown_worker();
+
+	setup_worker(opts_555);
+	request(0);
+	request(555);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 555);
+	request(554);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 555);
+	assert_int_equal(asked, 2);
+	teardown_worker();
+}
+
 /* The sockets arrive with the port, and the same again is not due. */
 static void test_listen_handover(void **state)
 {
@@ -193,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_refused),
 		cmocka_unit_test(test_request_allowed),
+		cmocka_unit_test(test_request_privileged),
 		cmocka_unit_test(test_listen_handover),
 	};
 
