@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -541,83 +540,11 @@ static void adb_describe(struct plugin_desc *desc)
 	desc->props[0].value = "{F72FE0D4-CBCB-407d-8814-9ED673D0DD6B}";
 }
 
-/*
- * The keys file as the worker found it (fd, st), made just now or not:
- * root's, and writable by neither uid nor, through group gid or others,
- * any adb shell. Only what uid could write is changed.
- */
-static int adb_prepare_keys(int fd, const struct stat *st, const char *keys,
-			    bool made, uid_t uid, gid_t gid)
-{
-	mode_t mode = st->st_mode & 07777;
-	int r;
-
-	if (!S_ISREG(st->st_mode)) {
-		log_warnx("adb: keys = \"%s\": not a regular file", keys);
-		return -EINVAL;
-	}
-	if (made || (uid != 0 && st->st_uid == uid)) {
-		if (fchown(fd, 0, gid) < 0 || fchmod(fd, 0640) < 0) {
-			r = -errno;
-			log_warn("adb: cannot make %s root's (group %u, 0640)",
-				 keys, (unsigned)gid);
-			return r;
-		}
-		if (made)
-			log_info("adb: made an empty %s (root's, group %u, 0640)",
-				 keys, (unsigned)gid);
-		else
-			log_warnx("adb: %s belonged to the worker's user (uid %u), "
-				  "whose adb shells could add keys to it or empty "
-				  "it; it is root's now (group %u, 0640)", keys,
-				  (unsigned)uid, (unsigned)gid);
-		return 0;
-	}
-	if (uid == 0 || !((st->st_gid == gid && (mode & S_IWGRP)) ||
-			  (mode & S_IWOTH)))
-		return 0;
-	mode &= ~(mode_t)(S_IWGRP | S_IWOTH);
-	if (fchmod(fd, mode) < 0) {
-		r = -errno;
-		log_warn("adb: cannot take write permission on %s from its group "
-			 "and others", keys);
-		return r;
-	}
-	log_warnx("adb: %s was writable by the worker's group or by anyone, so "
-		  "by adb shells; it is %04o now", keys, (unsigned)mode);
-	return 0;
-}
-
-/*
- * As root, before the worker becomes uid:gid. The keys file is root's,
- * readable by the worker's group: the worker's user, which adb's shells
- * run as, must not be able to add a key to it or empty it, or an allowed
- * host could let itself in for good, and stay in after an admin revoked
- * its key. gadgetd appends to it on `gadgetctl adb allow`
- * (plugin_keys_append()). A missing file is made so (root, group gid,
- * 0640); one that an older gadgetd made for uid is taken back.
- */
+/* As root, before the worker becomes uid:gid: the keys file is root's
+ * (adb_auth_prepare()). */
 static int adb_prepare(struct plugin *p, uid_t uid, gid_t gid)
 {
-	const char *keys = plugin_option_or_default(p, "keys");
-	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	int fd = open(keys, flags | O_CREAT | O_EXCL, 0640), r;
-	bool made = fd >= 0;
-	struct stat st;
-
-	if (fd < 0 && errno == EEXIST)
-		fd = open(keys, flags);
-	if (fd < 0) {
-		/* No folder: adb_auth says so when it reads. */
-		if (errno == ELOOP)
-			log_warnx("adb: %s is a symbolic link: gadgetd adds no "
-				  "key to it (`gadgetctl adb allow`)", keys);
-		return 0;
-	}
-	r = fstat(fd, &st) < 0 ? -errno
-			       : adb_prepare_keys(fd, &st, keys, made, uid, gid);
-	close(fd);
-	return r;
+	return adb_auth_prepare(plugin_option_or_default(p, "keys"), uid, gid);
 }
 
 static int adb_usb_write(void *t, const void *buf, size_t len)

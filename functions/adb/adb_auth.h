@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ADB_AUTH_TOKEN 1
 #define ADB_AUTH_SIGNATURE 2
@@ -28,6 +29,16 @@ struct adb_auth;
 /* keys_path: the adb_keys file; it need not exist. */
 struct adb_auth *adb_auth_new(const char *keys_path);
 void adb_auth_free(struct adb_auth *a);
+
+/*
+ * As root, before the worker becomes uid:gid: the keys file at path is
+ * made root's, readable by group gid (0640) when missing, and taken back
+ * when uid owns it (what gadgetd made before) or its group gid or anyone
+ * may write it, since adb shells run as uid. A symbolic link is left
+ * alone (and said); a file that is not a regular one is refused. 0 or
+ * -errno.
+ */
+int adb_auth_prepare(const char *path, uid_t uid, gid_t gid);
 
 /* Re-read the keys file (a missing file means no keys). Returns the
  * number of usable keys or -errno. */
