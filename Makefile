@@ -1,6 +1,7 @@
 # gadgetd: USB gadgets from profiles, user-space functions over FunctionFS.
 #
-#   make            build gadgetd, gadgetctl, gadgetd-worker and the plugins
+#   make            build gadgetd, gadgetctl, gadgetd-worker, gadgetd-mdns and
+#                   the plugins
 #   make check      the Debian package (make deb: its unit tests, ASan+UBSan,
 #                   with dpkg-buildflags' hardening, the test-script lint,
 #                   lintian), the dummy_hcd loopback suite (on the systemd
@@ -146,7 +147,7 @@ include gadgetd/gadgetd.mk
 include $(sort $(wildcard tests/unit/*.mk))
 include $(sort $(wildcard tests/fuzz/*.mk))
 
-BINS := $(B)/gadgetd $(B)/gadgetctl $(B)/gadgetd-worker
+BINS := $(B)/gadgetd $(B)/gadgetctl $(B)/gadgetd-worker $(B)/gadgetd-mdns
 PLUGIN_SOS := $(PLUGINS:%=$(B)/plugins/%.so)
 
 all: $(BINS) $(PLUGIN_SOS) $(B)/gen/gadgetd.sysusers
@@ -207,6 +208,9 @@ $(B)/gadgetd: $(GADGETD_SRCS:%.c=$(B)/obj/%.o)
 $(B)/gadgetctl: $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(GADGETCTL_LIBS)
 
+$(B)/gadgetd-mdns: $(MDNS_SRCS:%.c=$(B)/obj/%.o)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(MDNS_LIBS)
+
 # Plugins resolve the runtime's plugin_*, loop_* and log_* from the worker,
 # which exports those alone (functions/runtime/worker.map, a dynamic list).
 $(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o) functions/runtime/worker.map
@@ -255,6 +259,7 @@ exports: $(BINS) $(PLUGIN_SOS)
 # Every external name defined in foo.c is foo or foo_* (tests/unit/names.sh),
 # checked on the objects the product links.
 PRODUCT_OBJS := $(sort $(GADGETD_SRCS:%.c=$(B)/obj/%.o) $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o) \
+	$(MDNS_SRCS:%.c=$(B)/obj/%.o) \
 	$(WORKER_SRCS:%.c=$(B)/obj/%.o) $(foreach p,$(PLUGINS),$(call objs_of,pic,$(p))))
 # names-selftest.sh first: the lint passes good names and lists a bad one.
 names: $(BINS) $(PLUGIN_SOS)
@@ -392,6 +397,7 @@ install-files:
 	install -Dm755 $(B)/gadgetd $(DESTDIR)$(SBINDIR)/gadgetd
 	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(BINDIR)/gadgetctl
 	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
+	install -Dm755 $(B)/gadgetd-mdns $(DESTDIR)$(LIBEXECDIR)/gadgetd-mdns
 	for p in $(PLUGINS); do install -Dm644 $(B)/plugins/$$p.so $(DESTDIR)$(PLUGINDIR)/$$p.so; done
 	$(call install_conf,profiles/gadgetd.conf,$(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf)
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \
