@@ -197,10 +197,12 @@ static bool gadget_net_any(const struct gadget *g)
 }
 
 /* The services the live functions offer over TCP now: each plugin's
- * "_PLUGIN._tcp" on the port its worker listens on. */
+ * "_PLUGIN._tcp" on the port its worker listens on, and where it listens
+ * (tcp_interface), which decides the link it is announced on. */
 static unsigned gadget_net_services(struct gadget *g, struct netlink_service *svc)
 {
 	const struct profile_function *f;
+	const char *iface;
 	unsigned i, port, n = 0;
 
 	for (i = 0; i < g->n_live && n < PROFILE_MAX_FUNCTIONS; i++) {
@@ -210,8 +212,11 @@ static unsigned gadget_net_services(struct gadget *g, struct netlink_service *sv
 		f = profile_function_find(g->profile, g->live[i].fn.name);
 		if (!port || !f || !f->plugin)
 			continue;
+		iface = "";
+		supervisor_tcp_port(g->sup, f->name, &iface);
 		snprintf(svc[n].function, sizeof(svc[n].function), "%s", f->name);
 		snprintf(svc[n].type, sizeof(svc[n].type), "_%s._tcp", f->plugin);
+		snprintf(svc[n].iface, sizeof(svc[n].iface), "%s", iface);
 		svc[n++].port = port;
 	}
 	return n;

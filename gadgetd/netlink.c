@@ -1,11 +1,12 @@
 /*
  * netlink: live links, each its address, its dnsmasq and its
- * avahi-publish; synced to what gadgetd wants, cleaned after a crash.
+ * gadgetd-mdns; synced to what gadgetd wants, cleaned after a crash.
  */
 #include "netlink.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "mdns.h"
 #include "netproc.h"
 #include "rtnl.h"
 
@@ -42,10 +43,15 @@ struct netlink_link {
 	unsigned tries;
 };
 
-/* An announced service: what it is, the host name it points at. */
+/* The mDNS helper (mdns.h). */
+#define NETLINK_MDNS_HELPER LIBEXECDIR "/gadgetd-mdns"
+
+/* A service wanted: what it is, the host name it points at and the
+ * interface it is announced on ("" for both: not announced). */
 struct netlink_announced {
 	struct netlink_service s;
 	char host[NETCFG_MDNS_MAX + 8];
+	char ifname[NETCFG_IFNAME_MAX];
 	struct netproc *proc;
 };
 
@@ -157,7 +163,7 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 }
 
 /*
- * avahi-publish says this once avahi-daemon has probed the name on every
+ * gadgetd-mdns says this once avahi-daemon has probed the name on the
  * link and announced it. A link that goes down and up during the probe
  * (the host plugging in, or gadgetd telling a silent host the link again,
  * below) can leave avahi 0.8's registration probing for ever: the name
@@ -165,19 +171,24 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
  * leaves room for a loaded board (2 s seen under TCG).
  */
 static const struct netproc_ready netlink_mdns_ready = {
-	.text = "Established under name",
+	.text = MDNS_READY_TEXT,
 	.ms = 5000,
 };
 
+/* NAME.local on the link's own interface only: its address is reachable
+ * there and nowhere else, so the board's LAN must not learn it. */
 static void netlink_start_mdns(struct netlink *nl, struct netlink_link *k)
 {
 	char name[NETCFG_MDNS_MAX + 8], addr[INET_ADDRSTRLEN], pid[4200], what[64];
-	char *argv[] = { "avahi-publish", "--address", "--no-reverse", name, addr, NULL };
+	char *argv[] = { NETLINK_MDNS_HELPER, "--interface", k->w.ifname, "--address",
+			 name, addr, NULL };
 
 	snprintf(name, sizeof(name), "%s.local", k->w.nc.mdns);
 	inet_ntop(AF_INET, &k->w.nc.addr, addr, sizeof(addr));
-	netlink_path(nl, k->w.function, "-avahi.pid", pid, sizeof(pid));
+	netlink_path(nl, k->w.function, "-mdns.pid", pid, sizeof(pid));
 	snprintf(what, sizeof(what), "%s: mdns", k->w.function);
+	log_info("function %s: announcing %s over mDNS on %s only", k->w.function, name,
+		 k->w.ifname);
 	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
 }
 
@@ -388,24 +399,41 @@ static bool netlink_same(const struct netlink_want *a, const struct netlink_want
 	       !memcmp(&a->nc, &b->nc, sizeof(a->nc));
 }
 
-/* The host name services point at: the first live link's mDNS name. */
-static bool netlink_mdns_host(const struct netlink *nl, char *buf, size_t size)
+/*
+ * Where service s is announced: on the link whose mDNS name it points at,
+ * a link it listens on. Without tcp_interface (a socket on each gadget
+ * link) and with "*" (every interface), the first live link with a name:
+ * that name resolves on that link only, so on the board's LAN the service
+ * would point at an address nobody there reaches. With tcp_interface
+ * naming a gadget link, that link if it has a name; naming another
+ * interface (wlan0), nowhere: the service listens on no USB link.
+ * true with host ("gadgetd.local") and ifname set.
+ */
+static bool netlink_service_where(const struct netlink *nl, const struct netlink_service *s,
+				  char *host, size_t hsize, char *ifname, size_t isize)
 {
+	const struct netlink_link *k;
 	unsigned i;
 
-	for (i = 0; i < nl->n; i++)
-		if (nl->links[i].addr_set && nl->links[i].w.nc.mdns[0]) {
-			snprintf(buf, size, "%s.local", nl->links[i].w.nc.mdns);
-			return true;
-		}
+	for (i = 0; i < nl->n; i++) {
+		k = &nl->links[i];
+		if (!k->addr_set || !k->w.nc.mdns[0])
+			continue;
+		if (s->iface[0] && strcmp(s->iface, "*") && strcmp(s->iface, k->w.ifname))
+			continue;
+		snprintf(host, hsize, "%s.local", k->w.nc.mdns);
+		snprintf(ifname, isize, "%s", k->w.ifname);
+		return true;
+	}
 	return false;
 }
 
+/* The service on its link's interface only (netlink_service_where). */
 static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
 {
 	char name[PROFILE_NAME_MAX + NETCFG_MDNS_MAX + 2], port[16], pid[4200], what[96];
-	char *argv[] = { "avahi-publish", "--service", "--host", a->host, name,
-			 a->s.type, port, NULL };
+	char *argv[] = { NETLINK_MDNS_HELPER, "--interface", a->ifname, "--service", name,
+			 a->s.type, port, "--host", a->host, NULL };
 	size_t n = strcspn(a->host, ".");
 
 	/* "adb-gadgetd": the function on that board, unique on the link. */
@@ -413,8 +441,8 @@ static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
 	snprintf(port, sizeof(port), "%u", a->s.port);
 	snprintf(pid, sizeof(pid), "%s/net-service-%s.pid", nl->cfg->run_dir, a->s.function);
 	snprintf(what, sizeof(what), "%s: mdns %s", a->s.function, a->s.type);
-	log_info("%s: announcing %s on port %u as %s over mDNS", a->s.function,
-		 a->s.type, a->s.port, a->host);
+	log_info("%s: announcing %s on port %u as %s over mDNS on %s only", a->s.function,
+		 a->s.type, a->s.port, a->host, a->ifname);
 	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
 }
 
@@ -422,37 +450,60 @@ static bool netlink_service_same(const struct netlink_service *a,
 				 const struct netlink_service *b)
 {
 	return !strcmp(a->function, b->function) && !strcmp(a->type, b->type) &&
-	       a->port == b->port;
+	       a->port == b->port && !strcmp(a->iface, b->iface);
 }
 
-/* The services wanted, each announced while a live link has a name. */
+/* Service s, wanted, is where a says (announced there, or nowhere). */
+static bool netlink_service_kept(const struct netlink *nl, const struct netlink_announced *a,
+				 const struct netlink_service *s)
+{
+	char host[NETCFG_MDNS_MAX + 8], ifname[NETCFG_IFNAME_MAX];
+
+	if (!netlink_service_where(nl, s, host, sizeof(host), ifname, sizeof(ifname)))
+		return !a->host[0];
+	return !strcmp(a->host, host) && !strcmp(a->ifname, ifname);
+}
+
+static void netlink_service_add(struct netlink *nl, const struct netlink_service *s)
+{
+	struct netlink_announced *a = &nl->svc[nl->n_svc++];
+
+	memset(a, 0, sizeof(*a));
+	a->s = *s;
+	if (netlink_service_where(nl, s, a->host, sizeof(a->host), a->ifname,
+				  sizeof(a->ifname)))
+		netlink_announce(nl, a);
+	else if (s->iface[0] && strcmp(s->iface, "*"))
+		log_info("%s: %s on port %u is not announced over mDNS: it listens on %s "
+			 "only, which is not a USB link with an mDNS name", s->function,
+			 s->type, s->port, s->iface);
+}
+
+/* The services wanted, each announced while a link it listens on has a
+ * name (netlink_service_where). */
 static void netlink_sync_services(struct netlink *nl, const struct netlink_service *svc,
 				  unsigned n)
 {
-	char host[NETCFG_MDNS_MAX + 8];
-	bool named = netlink_mdns_host(nl, host, sizeof(host));
 	unsigned i, j;
 
 	for (i = 0; i < nl->n_svc;) {
-		for (j = 0; named && j < n && !netlink_service_same(&nl->svc[i].s, &svc[j]); j++)
+		for (j = 0; j < n && !netlink_service_same(&nl->svc[i].s, &svc[j]); j++)
 			;
-		if (named && j < n && !strcmp(nl->svc[i].host, host)) {
+		if (j < n && netlink_service_kept(nl, &nl->svc[i], &svc[j])) {
 			i++;
 			continue;
 		}
-		log_info("%s: %s no longer announced", nl->svc[i].s.function, nl->svc[i].s.type);
+		if (nl->svc[i].host[0])
+			log_info("%s: %s no longer announced", nl->svc[i].s.function,
+				 nl->svc[i].s.type);
 		netproc_stop(nl->svc[i].proc);
 		nl->svc[i] = nl->svc[--nl->n_svc];
 	}
-	for (j = 0; named && j < n && nl->n_svc < PROFILE_MAX_FUNCTIONS; j++) {
+	for (j = 0; j < n && nl->n_svc < PROFILE_MAX_FUNCTIONS; j++) {
 		for (i = 0; i < nl->n_svc && !netlink_service_same(&nl->svc[i].s, &svc[j]); i++)
 			;
-		if (i < nl->n_svc)
-			continue;
-		memset(&nl->svc[nl->n_svc], 0, sizeof(nl->svc[nl->n_svc]));
-		nl->svc[nl->n_svc].s = svc[j];
-		snprintf(nl->svc[nl->n_svc].host, sizeof(nl->svc[nl->n_svc].host), "%s", host);
-		netlink_announce(nl, &nl->svc[nl->n_svc++]);
+		if (i == nl->n_svc)
+			netlink_service_add(nl, &svc[j]);
 	}
 }
 

@@ -4,18 +4,22 @@
  * For each network function of the bound set that has an address
  * (netcfg.h), netlink_sync() puts the address on its interface and sets
  * it up (IPv6 link-local stays on: disable_ipv6 is cleared), starts a
- * dnsmasq serving the host one lease when dhcp is on, and an
- * avahi-publish announcing NAME.local when mdns_name is set. Both are
- * supervised (netproc.h). Whatever is not wanted any more goes: the
- * helpers are stopped and the address removed. A service a function
- * offers over TCP (adb's "_adb._tcp") is announced with avahi-publish -s
- * on the first live link's mDNS name, while it is wanted and such a name
- * is live. gadgetd calls it after
+ * dnsmasq serving the host one lease when dhcp is on, and a
+ * gadgetd-mdns announcing NAME.local on that link's interface only when
+ * mdns_name is set (mdns.h). Both are supervised (netproc.h). Whatever is
+ * not wanted any more goes: the helpers are stopped and the address
+ * removed. A service a function offers over TCP (adb's "_adb._tcp") is
+ * announced by another gadgetd-mdns on the link whose mDNS name it
+ * points at, and on that link's interface only, while it is wanted and
+ * such a name is live: the first live link with a name, or, when the
+ * function's tcp_interface names a gadget link, that one; a service
+ * listening on another interface only is not announced. The board's LAN
+ * learns neither. gadgetd calls it after
  * every transaction, when the UDC comes or goes, and with nothing wanted
  * before it unbinds the gadget (switch, off) and when it stops.
  *
  * Run-time files in run_dir: net-FUNCTION.addr ("IFNAME A.B.C.D/N"),
- * net-FUNCTION-dnsmasq.pid, net-FUNCTION-avahi.pid, the lease file
+ * net-FUNCTION-dnsmasq.pid, net-FUNCTION-mdns.pid, the lease file
  * net-FUNCTION.leases and net-service-FUNCTION.pid for a service. netlink_new() cleans what a crashed gadgetd left.
  */
 #ifndef GADGETD_NETLINK_H
@@ -48,6 +52,9 @@ struct netlink_service {
 	char function[PROFILE_NAME_MAX];
 	char type[PROFILE_NAME_MAX + 8]; /* "_adb._tcp" */
 	unsigned port;
+	/* Where it listens, as the profile's tcp_interface says: "" for
+	 * each gadget link, "*" for every interface, or one interface. */
+	char iface[NETCFG_IFNAME_MAX];
 };
 
 /* Make want (n entries; NULL when 0) the live links, and nothing else;

@@ -1,6 +1,6 @@
 /*
  * netproc: a helper program gadgetd runs for a network link (dnsmasq,
- * avahi-publish), supervised like a worker: restarted after a crash with
+ * gadgetd-mdns), supervised like a worker: restarted after a crash with
  * the same bounded policy (restart_delay doubling; restart_limit exits
  * within restart_window and it is failed, until the next start).
  *
@@ -27,8 +27,8 @@ struct netproc;
 #define NETPROC_READY_MAX_MS 60000
 
 /*
- * What a helper prints once it has done its job (avahi-publish:
- * "Established under name", on its standard error). gadgetd then reads
+ * What a helper prints once it has done its job (gadgetd-mdns, as
+ * avahi-publish: "Established under name", on its standard error). gadgetd then reads
  * its standard output and error, logs each line under the helper's
  * name, and starts the helper
  * again when it has not printed text within ms of its start (the wait

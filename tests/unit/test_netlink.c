@@ -4,7 +4,10 @@
  * takes (then the link is recorded and watched), and given up on after
  * NETLINK_SET_TRIES refusals until the next sync; a link set down to
  * tell a silent host the link again is set up again even when the first
- * try is refused. Nothing here touches a real interface.
+ * try is refused. The mDNS helpers' command lines: the name and each
+ * service on one link's interface only (gadgetd-mdns --interface), the
+ * service on the link whose name it points at, as tcp_interface says.
+ * Nothing here touches a real interface.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +24,7 @@
 
 #include "config.h"
 #include "loop.h"
+#include "mdns.h"
 #include "netlink.h"
 #include "netcfg.h"
 #include "netproc.h"
@@ -73,11 +77,38 @@ int netcfg_parse_addr(const char *text, struct in_addr *addr, unsigned *prefix,
 	return -EINVAL;
 }
 
+/* The helpers started: each one's command line, words joined by
+ * spaces, and its ready text. */
+#define FAKE_STARTS 16
+static char fake_argv[FAKE_STARTS][512], fake_ready[FAKE_STARTS][64];
+static unsigned fake_starts;
+static char fake_proc;
+
 struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 			      const char *what, char *const *argv,
 			      const char *pidfile, const struct netproc_ready *ready)
 {
-	return NULL;
+	size_t n = 0;
+	unsigned i;
+
+	assert_true(fake_starts < FAKE_STARTS);
+	for (i = 0; argv[i]; i++)
+		n += snprintf(fake_argv[fake_starts] + n, sizeof(fake_argv[0]) - n, "%s%s",
+			      i ? " " : "", argv[i]);
+	snprintf(fake_ready[fake_starts], sizeof(fake_ready[0]), "%s",
+		 ready && ready->text ? ready->text : "");
+	fake_starts++;
+	return (struct netproc *)&fake_proc;
+}
+
+/* How many helpers were started whose command line has text. */
+static unsigned started(const char *text)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < fake_starts; i++)
+		n += strstr(fake_argv[i], text) != NULL;
+	return n;
 }
 
 void netproc_stop(struct netproc *p)
@@ -135,6 +166,7 @@ static int setup(void **state)
 	f->want.nc.prefix = 24;
 	fake_add_calls = fake_add_fail = fake_up_calls = fake_up_fail = 0;
 	fake_has_addr = false;
+	fake_starts = 0;
 	*state = f;
 	return 0;
 }
@@ -217,11 +249,117 @@ static void test_refused_address_given_up(void **state)
 	assert_true(has_iface(f));
 }
 
+#define HELPER LIBEXECDIR "/gadgetd-mdns"
+
+/* The link's name on its own interface only, as gadgetd-mdns says. */
+static void test_mdns_name_on_its_link(void **state)
+{
+	struct fixture *f = *state;
+
+	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
+	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	assert_int_equal(fake_starts, 1);
+	assert_string_equal(fake_argv[0], HELPER " --interface gdtest9 --address "
+			    "gadgetd.local 192.168.77.2");
+	assert_string_equal(fake_ready[0], MDNS_READY_TEXT);
+	/* No name: no helper. */
+	netlink_sync(f->nl, NULL, 0, NULL, 0);
+	f->want.nc.mdns[0] = '\0';
+	fake_starts = 0;
+	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	assert_int_equal(fake_starts, 0);
+}
+
+static struct netlink_service adb_service(const char *iface)
+{
+	struct netlink_service s = { .function = "adb", .type = "_adb._tcp", .port = 5555 };
+
+	snprintf(s.iface, sizeof(s.iface), "%s", iface);
+	return s;
+}
+
+#define ADB_ON_GDTEST9 HELPER " --interface gdtest9 --service adb-gadgetd _adb._tcp " \
+	"5555 --host gadgetd.local"
+
+/* Listening on each gadget link (no tcp_interface) or on every
+ * interface ("*"): announced on the link whose name it points at, and
+ * there only; once, however often gadgetd syncs. */
+static void test_service_on_the_named_link(void **state)
+{
+	struct fixture *f = *state;
+	const char *ifaces[] = { "", "*" };
+	struct netlink_service s;
+	unsigned i;
+
+	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
+	for (i = 0; i < 2; i++) {
+		s = adb_service(ifaces[i]);
+		fake_starts = 0;
+		netlink_sync(f->nl, &f->want, 1, &s, 1);
+		netlink_sync(f->nl, &f->want, 1, &s, 1);
+		assert_int_equal(started("--service"), 1);
+		assert_int_equal(started(ADB_ON_GDTEST9), 1);
+		assert_string_equal(fake_ready[fake_starts - 1], MDNS_READY_TEXT);
+		netlink_sync(f->nl, NULL, 0, NULL, 0);
+	}
+	/* No name on the link: not announced. */
+	f->want.nc.mdns[0] = '\0';
+	fake_starts = 0;
+	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	assert_int_equal(fake_starts, 0);
+}
+
+/* tcp_interface naming another interface than a gadget link (the
+ * board's Wi-Fi): the service listens on no USB link and is announced
+ * nowhere; naming the link: announced there. */
+static void test_service_on_its_interface_only(void **state)
+{
+	struct fixture *f = *state;
+	struct netlink_service s = adb_service("wlan0");
+
+	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
+	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	assert_int_equal(started("--address"), 1);
+	assert_int_equal(started("--service"), 0);
+	/* The same set with tcp_interface = "gdtest9". */
+	s = adb_service("gdtest9");
+	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	assert_int_equal(started("--service"), 1);
+	assert_int_equal(started(ADB_ON_GDTEST9), 1);
+}
+
+/* Two links with names: the service goes on the one tcp_interface names,
+ * pointing at that link's name. */
+static void test_service_on_the_second_link(void **state)
+{
+	struct fixture *f = *state;
+	struct netlink_want want[2] = { f->want, f->want };
+	struct netlink_service s = adb_service("gdtest8");
+
+	snprintf(want[0].nc.mdns, sizeof(want[0].nc.mdns), "gadgetd");
+	snprintf(want[1].function, sizeof(want[1].function), "rndis");
+	snprintf(want[1].ifname, sizeof(want[1].ifname), "gdtest8");
+	snprintf(want[1].nc.mdns, sizeof(want[1].nc.mdns), "board2");
+	want[1].nc.addr.s_addr = htonl(0xc0a84e02); /* 192.168.78.2 */
+	netlink_sync(f->nl, want, 2, &s, 1);
+	assert_int_equal(started(HELPER " --interface gdtest9 --address gadgetd.local "
+				 "192.168.77.2"), 1);
+	assert_int_equal(started(HELPER " --interface gdtest8 --address board2.local "
+				 "192.168.78.2"), 1);
+	assert_int_equal(started("--service"), 1);
+	assert_int_equal(started(HELPER " --interface gdtest8 --service adb-board2 _adb._tcp "
+				 "5555 --host board2.local"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_refused_address_tried_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused_address_given_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mdns_name_on_its_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service_on_the_named_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service_on_its_interface_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_service_on_the_second_link, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
