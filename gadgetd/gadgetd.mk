@@ -21,7 +21,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # gadgetd-mdns, the helper that announces a name or a service over mDNS on
 # one interface through avahi-daemon (gadgetd/mdns.h).
-MDNS_SRCS := gadgetd/mdns.c common/loop.c common/log.c
+MDNS_SRCS := gadgetd/mdns_main.c gadgetd/mdns.c common/loop.c common/log.c
 MDNS_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/json.c common/log.c

@@ -435,7 +435,7 @@ static int mdns_run(struct mdns *m)
 	return m->failed ? MDNS_EXIT_FAIL : 0;
 }
 
-int main(int argc, char **argv)
+int mdns_main(int argc, char **argv)
 {
 	struct mdns m = { 0 };
 	int r;

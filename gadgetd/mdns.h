@@ -40,6 +40,10 @@
 #define MDNS_EXIT_FAIL 1
 #define MDNS_EXIT_USAGE 2
 
+/* The helper's whole run, argv as above: its exit code. gadgetd-mdns's
+ * main() (mdns_main.c) is this alone; test_mdns runs it in a child. */
+int mdns_main(int argc, char **argv);
+
 /* avahi's public constants (avahi-common/defs.h, avahi-common/address.h),
  * which its D-Bus API takes as numbers. */
 #define MDNS_AVAHI_PROTO_UNSPEC (-1)
