@@ -16,14 +16,18 @@
  *   6  offer a public key: u8 picks the key in adb_keys or the other one,
  *      and whether the payload ends with a NUL
  *   7  `gadgetctl adb keys`, or `allow` of the other key's fingerprint
- *      (it trusts the key; it brings no host online)
+ *      (it trusts the key; gadgetd appends it to adb_keys, as the
+ *      runtime's plugin_keys_append() does here)
  *   8  USB reset (disable, enable)
  *
  * The property: the device sends CNXN only right after op 2, or op 4 over
- * a token sent after the other key was allowed. Anything else that brings
- * it online (an allow by itself, a known public key, a replayed, foreign
- * or truncated signature, a stale token or one from before the allow, raw
- * bytes) aborts with what happened. Once online the input ends: what
+ * a token sent after the other key was allowed, or at the allow itself
+ * when this connection's host had signed one of its tokens with the other
+ * key before (AOSP's flow, issue 37: the host signs with its key, offers
+ * the public half, and waits). Anything else that brings it online (an
+ * allow of a key the host never signed with, a known public key, a
+ * replayed, foreign or truncated signature, a stale token or one from
+ * before the allow, raw bytes) aborts with what happened. Once online the input ends: what
  * comes after auth is other targets' business, and services here would be
  * real (files, shells).
  *
@@ -119,6 +123,9 @@ static struct {
 	uint8_t last_sig[SIG_MAX];
 	size_t last_sig_len;
 	bool other_allowed;
+	/* This connection's host signed a token of its own with the other
+	 * key (op 4 over a fresh token) before that key was allowed. */
+	bool other_signed;
 } fz;
 
 static uint32_t le32(const uint8_t *p)
@@ -268,6 +275,8 @@ static void send_sig(void *priv, const struct adb_testkey *k, size_t cut,
 			fz_op_name = "a signature over a token sent before "
 				     "the key was allowed";
 	}
+	if (k == fz.other && cut == 0 && !fz.token_signed && !fz.token_stale)
+		fz.other_signed = true;
 	if (cut == 0)
 		fz.token_signed = true;
 	memcpy(fz.last_sig, sig, len);
@@ -315,6 +324,7 @@ static void op_command(void *priv, struct rd *r)
 	char *argv[2] = { verb, fp };
 	uint8_t how = rd_n(r, 1);
 	bool was_pre_allow;
+	int rc;
 
 	if (!gadgetd_plugin.command)
 		return;
@@ -326,12 +336,24 @@ static void op_command(void *priv, struct rd *r)
 	snprintf(verb, sizeof(verb), "allow");
 	snprintf(fp, sizeof(fp), "%s", fz.other_fp);
 	/* An admin's decision trusts the key, but the host that offered it
-	 * must still sign a token sent from now on to come online. */
-	fz_op_name = "adb allow (without a signature after it)";
+	 * must have signed one of this connection's tokens with it, or sign
+	 * a token sent from now on, to come online. */
+	fz_op_name = "adb allow of a key the host had not signed with";
 	was_pre_allow = fz.token_pre_allow;
 	/* Set first: the token the allow sends (on_tx) clears it. */
 	fz.token_pre_allow = true;
-	if (gadgetd_plugin.command(priv, 2, argv, reply, sizeof(reply)) == 0) {
+	rc = gadgetd_plugin.command(priv, 2, argv, reply, sizeof(reply));
+	if (rc == PLUGIN_COMMAND_LATER) {
+		/* gadgetd appends the line to adb_keys (the file is root's),
+		 * then the plugin trusts the key and answers. */
+		fz.may_connect = fz.other_signed;
+		if (!fuzz_rt_keys_answer(0))
+			abort(); /* answered later, yet nothing asked of gadgetd */
+		fz.may_connect = false;
+		if (!fuzz_rt_command_reply(&rc))
+			abort(); /* a command that never answers */
+	}
+	if (rc == 0) {
 		fz.other_allowed = true;
 		check_keys_file();
 	} else {
@@ -385,6 +407,7 @@ static void run_op(void *priv, struct rd *r)
 		gadgetd_plugin.disable(priv);
 		gadgetd_plugin.enable(priv);
 		fz.token_stale = true;
+		fz.other_signed = false; /* a new connection */
 		break;
 	}
 }
@@ -400,7 +423,7 @@ static void run_input(const uint8_t *data, size_t size)
 	rand_state = 0;
 	fz.want_payload = fz.have_token = fz.token_signed = false;
 	fz.token_stale = fz.token_pre_allow = false;
-	fz.online = fz.may_connect = fz.other_allowed = false;
+	fz.online = fz.may_connect = fz.other_allowed = fz.other_signed = false;
 	fz.last_sig_len = 0;
 	pl = fuzz_rt_reset("adb", fz.loop);
 	fuzz_rt_set_option("auth", "on");

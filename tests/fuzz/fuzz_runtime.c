@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,14 @@ static struct {
 	unsigned mps;
 	size_t queued[PLUGIN_MAX_EPS];
 	fuzz_rt_tx_fn tx_check;
+	/* plugin_keys_append()'s line, until fuzz_rt_keys_answer(). */
+	char keys_line[1024];
+	plugin_keys_fn keys_done;
+	void *keys_data;
+	/* plugin_command_reply()'s last. */
+	bool replied;
+	int reply_rc;
+	char reply[1024];
 } rt;
 
 static int rt_token;
@@ -69,6 +78,37 @@ const char *fuzz_rt_status(const char *key)
 		if (!strcmp(rt.status[i][0], key))
 			return rt.status[i][1];
 	return NULL;
+}
+
+bool fuzz_rt_keys_answer(int rc)
+{
+	plugin_keys_fn done = rt.keys_done;
+	const char *path = plugin_option(NULL, "keys");
+	size_t len = strlen(rt.keys_line);
+	int fd;
+
+	if (!done)
+		return false;
+	rt.keys_done = NULL;
+	if (rc == 0 && !path)
+		rc = -ENOENT;
+	if (rc == 0) {
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		rt.keys_line[len] = '\n';
+		if (fd < 0 || write(fd, rt.keys_line, len + 1) != (ssize_t)len + 1)
+			rc = -EIO;
+		rt.keys_line[len] = '\0';
+		if (fd >= 0)
+			close(fd);
+	}
+	done(rt.keys_data, rc);
+	return true;
+}
+
+const char *fuzz_rt_command_reply(int *rc)
+{
+	*rc = rt.reply_rc;
+	return rt.replied ? rt.reply : NULL;
 }
 
 struct loop *plugin_loop(struct plugin *p)
@@ -172,6 +212,33 @@ void plugin_set_status(struct plugin *p, const char *key, const char *value)
 		rt.n_status++;
 	snprintf(rt.status[i][0], sizeof(rt.status[i][0]), "%s", key);
 	snprintf(rt.status[i][1], sizeof(rt.status[i][1]), "%s", value);
+}
+
+/* gadgetd refuses a line with a control character, and a plugin that
+ * asks twice before the answer. */
+int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
+		       void *data)
+{
+	if (rt.keys_done)
+		return -EBUSY;
+	for (const char *c = line; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return -EINVAL;
+	if (strlen(line) >= sizeof(rt.keys_line) - 1)
+		return -E2BIG;
+	snprintf(rt.keys_line, sizeof(rt.keys_line), "%s", line);
+	rt.keys_done = done;
+	rt.keys_data = data;
+	return 0;
+}
+
+int plugin_command_reply(struct plugin *p, int rc, const char *reply)
+{
+	/* A reply must be a string; ASan checks that it is readable. */
+	rt.replied = true;
+	rt.reply_rc = rc;
+	snprintf(rt.reply, sizeof(rt.reply), "%s", reply);
+	return 0;
 }
 
 static int rm_one(const char *path, const struct stat *st, int flag,

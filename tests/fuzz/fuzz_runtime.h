@@ -27,6 +27,16 @@ void fuzz_rt_set_tx_check(fuzz_rt_tx_fn fn);
 void fuzz_rt_drain(void);
 /* The last value published for key, or NULL. */
 const char *fuzz_rt_status(const char *key);
+/*
+ * The line plugin_keys_append() asked gadgetd to add to the keys file:
+ * answer it as gadgetd does, rc 0 once the line is appended to the file
+ * the "keys" option names (rc is then that write's), else rc; the
+ * plugin's done runs. false when none waits.
+ */
+bool fuzz_rt_keys_answer(int rc);
+/* The last plugin_command_reply() since the reset: its text (and *rc),
+ * or NULL when none came. */
+const char *fuzz_rt_command_reply(int *rc);
 
 /*
  * A scratch directory on tmpfs for this process, /dev/shm/NAME.PID (at most
