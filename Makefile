@@ -428,6 +428,10 @@ install-files:
 			done; \
 		fi; \
 	fi
+	@# udevd looks for changed rules at most every 3 s, when an event
+	@# comes: a UDC appearing sooner would not start gadgetd. Tell it.
+	if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && \
+		udevadm control --ping >/dev/null 2>&1; then udevadm control --reload; fi
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5

@@ -178,8 +178,13 @@ gd_install() {
 	if [ -n "${GD_STAGE:-}" ]; then
 		[ -d "$GD_STAGE" ] || die "GD_STAGE $GD_STAGE is not a directory in the guest"
 		command -v systemd-sysusers >/dev/null || die "GD_STAGE: systemd-sysusers is missing"
+		# What make install does beyond copying (Makefile, install-files):
+		# the workers' users, and udevd told of the new rules.
 		{ cp -a "$GD_STAGE/." / &&
-			timeout 60 systemd-sysusers /usr/lib/sysusers.d/gadgetd.conf; } >/mnt/out/install.log 2>&1 ||
+			timeout 60 systemd-sysusers /usr/lib/sysusers.d/gadgetd.conf &&
+			if udevadm control --ping >/dev/null 2>&1; then
+				timeout 60 udevadm control --reload
+			fi; } >/mnt/out/install.log 2>&1 ||
 			{ cat /mnt/out/install.log; die "install from $GD_STAGE failed"; }
 		say "installed"
 		gd_unit_enable

@@ -1,8 +1,9 @@
 # gadgetd under its shipped unit, as a board runs it (issue 36):
 # - make install and `systemctl enable gadgetd` with no UDC yet: nothing
-#   runs; the UDC appears (modprobe dummy_hcd) and the device-side udev
-#   rule starts the unit, which brings up the shipped profile's default
-#   set with the USB link's address;
+#   runs; the UDC appears (modprobe dummy_hcd) within udevd's 3 s between
+#   looks at its rules, and the device-side udev rule, which make install
+#   told udevd of, starts the unit, which brings up the shipped profile's
+#   default set with the USB link's address;
 # - `gadgetctl switch mtp,adb` under the unit's sandbox (FunctionFS in
 #   the service's own namespace);
 # - `systemctl restart` keeps the set; `systemctl reload` re-reads the
@@ -40,6 +41,11 @@ product_is() {
 
 if [ "$BED_BOOT" = 1 ]; then
 	say "make install, systemctl enable, no UDC yet"
+	# udevd looks for changed rules at most every 3 s, when an event
+	# comes: an event just before the install makes the UDC's, 1-2 s
+	# later, meet the old rules unless the install tells udevd (it
+	# failed so once in three CI runs before make install did).
+	timeout 30 udevadm trigger --settle --action=change /sys/devices/virtual/mem/null
 	GD_UDC=later gd_install
 	check "no UDC in the guest yet" test ! -e /sys/class/udc/dummy_udc.0
 	check "the unit is enabled" timeout 30 systemctl is-enabled --quiet $UNIT
