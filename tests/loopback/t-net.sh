@@ -5,7 +5,10 @@
 # over ncm 64 MiB cross over TCP; with rndis,adb the board's name
 # resolves over mDNS and adb's "_adb._tcp" is announced there
 # (avahi-resolve and avahi-browse on the host's side, answered by the
-# board's avahi-daemon for gadgetd's avahi-publish). For each of ecm,
+# board's avahi-daemon for gadgetd's gadgetd-mdns), and neither reaches
+# the board's LAN: a dummy interface lan0, up with an address before
+# gadgetd starts, where the board's avahi-daemon announces too (issue 37;
+# avahi-publish, which gadgetd ran before, announced both there). For each of ecm,
 # ncm and rndis: kill -9 of dnsmasq (restarted, a new lease) and a switch
 # away and back; for rndis the UDC's removal and return (rmmod and
 # modprobe dummy_hcd): each leaves nothing stale and brings the link
@@ -35,6 +38,13 @@ export UDHCPC_OUT=/run/udhcpc.env
 gd_install
 # mDNS as a board runs it: the system bus and avahi-daemon, from systemd.
 check "avahi-daemon runs" timeout 30 systemctl is-active --quiet avahi-daemon.service
+# The board's LAN, up before gadgetd announces anything.
+LAN=lan0
+lan_up() {
+	ip link add $LAN type dummy && ip link set $LAN multicast on &&
+		ip addr add 198.51.100.1/24 dev $LAN && ip link set $LAN up
+}
+check "a LAN interface on the board ($LAN: dummy, multicast, 198.51.100.1/24)" lan_up
 timeout 10 ip netns add $NS || die "ip netns add"
 ip -n $NS link set lo up
 ROUTE0=$(ip route show default)
@@ -101,14 +111,14 @@ within() {
 	"$@"
 }
 
-# No dnsmasq, no avahi-publish, no address: nothing left of a link.
+# No dnsmasq, no gadgetd-mdns, no address: nothing left of a link.
 nothing_left() {
-	! pgrep -x dnsmasq >/dev/null && ! pgrep -x avahi-publish >/dev/null &&
+	! pgrep -x dnsmasq >/dev/null && ! pgrep -x gadgetd-mdns >/dev/null &&
 		! ip -4 -o addr show | grep -q " $BOARD/"
 }
 
 helpers_up() {
-	[ -n "$(pgrep -x dnsmasq)" ] && [ -n "$(pgrep -x avahi-publish)" ]
+	[ -n "$(pgrep -x dnsmasq)" ] && [ -n "$(pgrep -x gadgetd-mdns)" ]
 }
 
 # A Linux host's own mDNS resolver: a D-Bus and avahi-daemon of its own
@@ -146,6 +156,28 @@ host_mdns() {
 mdns_name() { [ "$(awk '$1 == "resolve" { print $3 }' /run/mdns.out)" = "$BOARD" ]; }
 # "=;IF;IPv4;adb-gadgetd;_adb._tcp;local;gadgetd.local;10.77.0.1;5555;..."
 mdns_adb() { grep -q ";IPv4;adb-gadgetd;_adb._tcp;local;gadgetd.local;$BOARD;5555;" /run/mdns.out; }
+
+# Where the board's own avahi-daemon has what gadgetd announced, by
+# interface: avahi-browse's parseable lines name it ("=;usb0;IPv4;
+# adb-gadgetd;_adb._tcp;..."; it sees its own announcements on each
+# interface it made them on), and avahi-daemon resolves gadgetd.local on
+# one interface, by index (ResolveHostName; 2 s for the answer that must
+# not come). $GIF is the USB link's interface.
+board_browse() {
+	GIF=$(cat /sys/kernel/config/usb_gadget/gadgetd/functions/*."$1"/ifname 2>/dev/null)
+	timeout 15 avahi-browse -a -r -t -p > /run/board-browse.out 2>&1
+	grep -e '_adb._tcp' -e ";$LAN;" /run/board-browse.out | sed 's/^/   board: /'
+}
+adb_on() { grep -q "^=;$1;IPv4;adb-gadgetd;_adb._tcp;local;gadgetd.local;$BOARD;5555;" /run/board-browse.out; }
+no_adb_on() { ! grep -q "^[+=];$1;.*;_adb._tcp;" /run/board-browse.out; }
+name_on() {
+	timeout 10 busctl call --timeout=2 -- org.freedesktop.Avahi / org.freedesktop.Avahi.Server \
+		ResolveHostName iisiu "$(cat /sys/class/net/"$1"/ifindex)" -1 gadgetd.local 0 0 \
+		> /run/resolve-on.out 2>&1
+	sed "s/^/   board, gadgetd.local on $1: /" /run/resolve-on.out
+	grep -q "\"$BOARD\"" /run/resolve-on.out
+}
+no_name_on() { ! name_on "$1"; }
 
 # busybox nc -l ends at the end of its stdin, not of the connection: it
 # reads a pipe that stays open, and the copy is done when all 64 MiB are
@@ -229,7 +261,7 @@ stranded_outcome() {
 # lease, a ping.
 link_back() {
 	check "$1: UDC back: the address" within board_addr $1
-	check "$1: UDC back: dnsmasq and avahi-publish" within helpers_up
+	check "$1: UDC back: dnsmasq and gadgetd-mdns" within helpers_up
 	check "$1: UDC back: a lease" host_lease
 	check "$1: UDC back: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
 }
@@ -243,7 +275,7 @@ udc_cycle() {
 	local t0
 	t0=$(now_ms)
 	check "$1: rmmod dummy_hcd" timeout 60 rmmod dummy_hcd
-	check "$1: UDC gone: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$1: UDC gone: no address, dnsmasq or gadgetd-mdns left" within nothing_left
 	check "$1: modprobe dummy_hcd" timeout 60 modprobe dummy_hcd
 	echo "   $1: removal and return in $(($(now_ms) - t0)) ms"
 }
@@ -265,10 +297,10 @@ net_cycles() {
 
 	say "$fn: switch away and back"
 	check "$fn: switch to acm" gd_switch acm
-	check "$fn: away: no address, dnsmasq or avahi-publish left" within nothing_left
+	check "$fn: away: no address, dnsmasq or gadgetd-mdns left" within nothing_left
 	check "$fn: back to $set" gd_switch "$set"
 	check "$fn: back: the address" within board_addr $fn
-	check "$fn: back: dnsmasq and avahi-publish" within helpers_up
+	check "$fn: back: dnsmasq and gadgetd-mdns" within helpers_up
 	check "$fn: back: a lease" host_lease
 
 	# The UDC's removal and return over rndis only, the first return of
@@ -313,7 +345,7 @@ net_cycles() {
 			link_back $fn
 			return
 		fi
-		check "$fn: stranded: no address, dnsmasq or avahi-publish left (for 7 s)" [ "$got" = clean ]
+		check "$fn: stranded: no address, dnsmasq or gadgetd-mdns left (for 7 s)" [ "$got" = clean ]
 		[ $try -lt 6 ] || { fail "$fn: the link did not come back in 6 returns of the UDC"; return; }
 		try=$((try + 1))
 		say "$fn: UDC removal and return again"
@@ -323,7 +355,7 @@ net_cycles() {
 say "ecm: acm,ecm, bound at gadgetd's start"
 HOST_MAC=02:00:00:00:00:02
 check "ecm: the board's interface has $BOARD/24" within board_addr ecm
-check "ecm: dnsmasq and avahi-publish run" within helpers_up
+check "ecm: dnsmasq and gadgetd-mdns run" within helpers_up
 # The host has selected the link and its interface is still closed:
 # gadgetd sends the connect notification again, apart from the
 # disconnect (the race of Linux 6.1.150+'s usbnet, netlink.c).
@@ -343,7 +375,7 @@ for fn in ncm rndis; do
 	say "$fn: $set"
 	check "$fn: switch to $set" gd_switch "$set"
 	check "$fn: the board's interface has $BOARD/24" within board_addr $fn
-	check "$fn: dnsmasq and avahi-publish run" within helpers_up
+	check "$fn: dnsmasq and gadgetd-mdns run" within helpers_up
 	check "$fn: udhcpc gets $HOST within seconds" host_lease
 	check "$fn: no router, no DNS handed out; routes and resolv.conf unchanged" host_untouched
 	check "$fn: the host pings the board" ip netns exec $NS ping -c 1 -W 3 $BOARD
@@ -354,6 +386,12 @@ for fn in ncm rndis; do
 		host_mdns
 		check "$fn: gadgetd.local resolves over mDNS to $BOARD" mdns_name
 		check "$fn: _adb._tcp is announced: adb-gadgetd on gadgetd.local ($BOARD) port 5555" mdns_adb
+		say "$fn: the board's own mDNS, by interface"
+		board_browse $fn
+		check "$fn: the board's avahi-daemon has _adb._tcp on the link ($GIF)" adb_on "$GIF"
+		check "$fn: ... and not on the LAN ($LAN)" no_adb_on $LAN
+		check "$fn: the board's avahi-daemon resolves gadgetd.local on the link ($GIF)" name_on "$GIF"
+		check "$fn: ... and not on the LAN ($LAN)" no_name_on $LAN
 	fi
 	net_cycles $fn $set
 done
@@ -362,16 +400,16 @@ say "gadgetd killed (-9), then started again by systemd"
 old=$(dnsmasq_pid rndis)
 old_pid=$GD_PID
 kill -9 "$GD_PID"
-# avahi-publish has gadgetd's parent-death signal; dnsmasq drops its
+# gadgetd-mdns has gadgetd's parent-death signal; dnsmasq drops its
 # privileges, which clears it: systemd stops what is left of the
 # service before it starts gadgetd again (Restart=on-failure), and a
 # gadgetd started by hand kills it by its pid file (tests/unit/test_netproc).
-check "gadgetd gone: its avahi-publish went with it" within sh -c '! pgrep -x avahi-publish >/dev/null'
+check "gadgetd gone: its gadgetd-mdns went with it" within sh -c '! pgrep -x gadgetd-mdns >/dev/null'
 check "systemd starts gadgetd again" gd_wait_restarted "$old_pid"
 check "the old dnsmasq is gone" within sh -c "! kill -0 $old 2>/dev/null"
 check "the new gadgetd brings the link back" within board_addr rndis
-# avahi-publish twice: the name, and adb's _adb._tcp.
-check "one dnsmasq, two avahi-publish" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ] && [ "$(pgrep -cx avahi-publish)" = 2 ]'
+# gadgetd-mdns twice: the name, and adb's _adb._tcp.
+check "one dnsmasq, two gadgetd-mdns" within sh -c '[ "$(pgrep -cx dnsmasq)" = 1 ] && [ "$(pgrep -cx gadgetd-mdns)" = 2 ]'
 check "off: nothing left" sh -c 'timeout 30 gadgetctl off >/dev/null'
-check "off: no address, dnsmasq or avahi-publish" within nothing_left
+check "off: no address, dnsmasq or gadgetd-mdns" within nothing_left
 finish
