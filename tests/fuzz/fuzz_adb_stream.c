@@ -62,8 +62,10 @@ static struct {
 	bool netns; /* reverse: may bind (in our own network namespace) */
 	bool room;
 	size_t max_payload;
-	/* Device-side ids the device gave out, and their WRTE in flight. */
+	/* Device-side ids the device gave out, the host's id each was
+	 * opened with, and their WRTE in flight. */
 	uint32_t ids[MAX_IDS];
+	uint32_t remotes[MAX_IDS];
 	bool in_flight[MAX_IDS];
 	int64_t avail[MAX_IDS]; /* the host's window, under delayed_ack */
 	unsigned n_ids;
@@ -94,6 +96,7 @@ static int dev_send(void *data, uint32_t cmd, uint32_t arg0, uint32_t arg1,
 		if (id_index(arg0) < 0 && fz.n_ids < MAX_IDS) {
 			fz.avail[fz.n_ids] = fz.open_window;
 			fz.in_flight[fz.n_ids] = false;
+			fz.remotes[fz.n_ids] = arg1;
 			fz.ids[fz.n_ids++] = arg0;
 		}
 		break;
@@ -351,6 +354,13 @@ static void op_okay(struct rd *r, uint32_t local, uint32_t remote)
 	int32_t delta;
 	uint8_t p[5];
 
+	/* An OKAY reaches the stream only from the host's end of it: one
+	 * that names another remote id is ignored (adb_stream.c), and moves
+	 * neither the window nor what is in flight. (A WRTE "past the
+	 * window" in a 120 s run, 2026-12-06, was this harness moving the
+	 * window on such an OKAY; corpus_adb_stream/okay_other_remote.) */
+	if (i >= 0 && (remote == 0 || (fz.remotes[i] && fz.remotes[i] != remote)))
+		i = -1;
 	if (!fz.delayed) {
 		if (i >= 0)
 			fz.in_flight[i] = false;
@@ -365,7 +375,7 @@ static void op_okay(struct rd *r, uint32_t local, uint32_t remote)
 		return; /* ignored: the window stays */
 	}
 	/* Only an OKAY that reaches the stream moves its window. */
-	if (i >= 0 && remote != 0) {
+	if (i >= 0) {
 		/* Clamped as adb_stream.c does. */
 		fz.avail[i] += delta;
 		if (fz.avail[i] > INT32_MAX)
