@@ -69,6 +69,7 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(plugin_dir, CONFIG_KEY_PATH, plugin_dir),
 	CONFIG_KEY(worker, CONFIG_KEY_PATH, worker),
 	CONFIG_KEY(ready_timeout, CONFIG_KEY_MS, ready_timeout_ms),
+	CONFIG_KEY(command_timeout, CONFIG_KEY_MS, command_timeout_ms),
 	CONFIG_KEY(restart_delay, CONFIG_KEY_MS, restart_delay_ms),
 	CONFIG_KEY(heartbeat_interval, CONFIG_KEY_MS, heartbeat_interval_ms),
 	CONFIG_KEY(heartbeat_timeout, CONFIG_KEY_MS, heartbeat_timeout_ms),
@@ -134,6 +135,7 @@ static void config_defaults(struct config *c, const char *file)
 	c->plugin_dir = strdup(PLUGINDIR);
 	c->worker = strdup(LIBEXECDIR "/gadgetd-worker");
 	c->ready_timeout_ms = 5000;
+	c->command_timeout_ms = 5000;
 	c->restart_delay_ms = 200;
 	c->run_dir = strdup(RUNDIR "/gadgetd");
 	/* Three missed pings; a transfer never stops a worker's loop for

@@ -15,6 +15,7 @@
  *   plugin_dir = "/usr/lib/gadgetd";         # plugin shared objects
  *   worker = "/usr/libexec/gadgetd/gadgetd-worker";
  *   ready_timeout = 5000;                    # ms for a plugin to be ready
+ *   command_timeout = 5000;                  # ms for a plugin command's reply
  *   restart_delay = 200;                     # ms before a crashed worker
  *                                            #   starts again; doubles
  *   heartbeat_interval = 2000;               # ms between pings to a worker
@@ -46,6 +47,7 @@ struct config {
 	char *plugin_dir;
 	char *worker;
 	unsigned ready_timeout_ms;
+	unsigned command_timeout_ms;
 	/* First delay before a crashed worker starts again; doubles. */
 	unsigned restart_delay_ms;
 	/* gadgetd's runtime folder, RUNDIR/gadgetd: not a setting (the

@@ -82,8 +82,8 @@ static void supervisor_command_timeout(struct loop_watch *t, void *data)
 
 	loop_watch_remove(t);
 	c->timer = NULL;
-	snprintf(text, sizeof(text), "function %s: no reply from plugin within %d ms",
-		 c->w->name, SUP_COMMAND_MS);
+	snprintf(text, sizeof(text), "function %s: no reply from plugin within %u ms "
+		 "(command_timeout)", c->w->name, c->w->sup->cfg->command_timeout_ms);
 	supervisor_command_finish(c, -ETIMEDOUT, text);
 }
 
@@ -129,7 +129,8 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 	c->key_allowed = argc >= 1 && !strcmp(argv[0], "allow");
 	c->fn = fn;
 	c->data = data;
-	c->timer = loop_add_timer(s->loop, SUP_COMMAND_MS, supervisor_command_timeout, c);
+	c->timer = loop_add_timer(s->loop, s->cfg->command_timeout_ms,
+				  supervisor_command_timeout, c);
 	r = c->timer ? supervisor_command_send(w, c->id, argc, argv) : -errno;
 	if (r < 0) {
 		loop_watch_remove(c->timer);

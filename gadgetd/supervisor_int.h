@@ -26,7 +26,6 @@
 #define SUP_STOP_MS 2000
 /* At shutdown, how long after SIGKILL a worker may take to die. */
 #define SUP_KILL_MS 1000
-#define SUP_COMMAND_MS 5000
 
 struct sup_worker {
 	struct supervisor *sup;

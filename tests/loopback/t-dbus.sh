@@ -48,6 +48,8 @@ on_bus() {
 
 say "the bus stopped: gadgetd starts without it, then joins it"
 check "systemctl stop dbus" timeout 60 systemctl stop dbus.socket dbus.service
+# Long enough to queue three requests behind a held command (below).
+gd_config command_timeout 30000
 gd_start lab
 check "gadgetd works without a bus" gd_status '.set == "acm,ecm"'
 check "and said so" gd_log_has "dbus: no system bus"
@@ -245,15 +247,16 @@ check "root: Switch acm,ecm" call root Switch "'acm,ecm'"
 kill "$SIG" 2>/dev/null
 
 say "a member's switch queued behind root's is judged again when it runs"
-# The adb worker stopped, root's "adb keys" holds the gadget (commands
-# wait 5 s); behind it root's switch to another profile, then a member's
+# The adb worker stopped, root's "adb keys" holds the gadget (for up to
+# command_timeout, 30 s here: a member's gdbus call took over 2 s to
+# reach gadgetd on the loaded bed, past the default 5 s); behind it root's switch to another profile, then a member's
 # switch naming the active profile, on the socket and over D-Bus. Those
 # were allowed when asked (lab was active) and must be refused when they
 # run (android is), else they undo root's switch.
-# queued N: within 3 s, N requests wait their turn.
+# queued N: within 10 s, N requests wait their turn.
 queued() {
 	local lib_n=0
-	while [ $lib_n -lt 30 ]; do
+	while [ $lib_n -lt 100 ]; do
 		gd_status ".queued == $1" && return 0
 		sleep 0.1
 		lib_n=$((lib_n + 1))

@@ -80,6 +80,7 @@ static void test_defaults(void **state)
 	assert_string_equal(c->plugin_dir, PLUGINDIR);
 	assert_string_equal(c->worker, LIBEXECDIR "/gadgetd-worker");
 	assert_int_equal(c->ready_timeout_ms, 5000);
+	assert_int_equal(c->command_timeout_ms, 5000);
 	assert_int_equal(c->restart_delay_ms, 200);
 	assert_int_equal(c->heartbeat_interval_ms, 2000);
 	assert_int_equal(c->heartbeat_timeout_ms, 6000);
@@ -101,6 +102,7 @@ static void test_all_settings(void **state)
 		"plugin_dir = \"/usr/lib/x\";\n"
 		"worker = \"bin/w\";\n"
 		"ready_timeout = 100;\n"
+		"command_timeout = 30000;\n"
 		"restart_delay = 3000;\n"
 		"heartbeat_interval = 500;\n"
 		"heartbeat_timeout = 500;\n"
@@ -121,6 +123,7 @@ static void test_all_settings(void **state)
 	assert_string_equal(c->group, "plugdev");
 	assert_string_equal(c->gadget_name, "g1");
 	assert_int_equal(c->ready_timeout_ms, 100);
+	assert_int_equal(c->command_timeout_ms, 30000);
 	assert_int_equal(c->restart_delay_ms, 3000);
 	assert_int_equal(c->heartbeat_interval_ms, 500);
 	assert_int_equal(c->heartbeat_timeout_ms, 500);

@@ -28,6 +28,7 @@
 #include "wmsg.h"
 
 static struct supervisor sup;
+static const struct config sup_cfg = { .command_timeout_ms = 5000 };
 static struct sup_worker wk;
 static int worker_end = -1;
 static char dir[64], keys[128];
@@ -60,6 +61,7 @@ static void setup_worker(const char *plugin, const char *keys_opt)
 	}
 	memset(&sup, 0, sizeof(sup));
 	sup.loop = loop_new();
+	sup.cfg = &sup_cfg;
 	memset(&wk, 0, sizeof(wk));
 	wk.sup = &sup;
 	strcpy(wk.name, "adb");
