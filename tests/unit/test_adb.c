@@ -1126,7 +1126,7 @@ static void test_delayed_ack_recv_window(void **state)
 {
 	struct adb_fixture *t = start("off");
 	static uint8_t chunk[ADB_MAX_PAYLOAD];
-	char name[256], path[128];
+	char name[384], path[128], go[128];
 	int64_t acked = 0;
 	struct stat st;
 	uint32_t id;
@@ -1134,10 +1134,14 @@ static void test_delayed_ack_recv_window(void **state)
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/in", t->dir);
+	snprintf(go, sizeof(go), "%s/go", t->dir);
 	/* head takes exactly the first two WRTEs; then nobody reads, so
-	 * the later WRTEs find a full pipe whatever the timing. */
+	 * the later WRTEs find a full pipe whatever the timing. It starts
+	 * once the test says so (the go file): a fixed sleep let head read
+	 * before expect_nothing() on a loaded machine. */
 	snprintf(name, sizeof(name),
-		 "exec:sleep 0.3; head -c 2097152 > %s; sleep 10", path);
+		 "exec:while [ ! -e %s ]; do sleep 0.02; done; head -c 2097152 > %s; sleep 10",
+		 go, path);
 	connect_delayed_ack(t);
 	send_msg(t, ADB_OPEN, 70, 1 << 20, name, strlen(name));
 	expect(t, &m, ADB_OKAY);
@@ -1150,6 +1154,9 @@ static void test_delayed_ack_recv_window(void **state)
 	memset(chunk, 'b', sizeof(chunk));
 	send_msg(t, ADB_WRTE, 70, id, chunk, sizeof(chunk));
 	expect_nothing(t);
+	fd = open(go, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
 	/* Then OKAYs come as head reads, one per WRTE, with its size. */
 	while (acked < 2 << 20) {
 		pump_until_sent(t);
