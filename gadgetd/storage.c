@@ -124,10 +124,11 @@ static const char *storage_below(const char *media_dir, const char *image)
 {
 	size_t n = strlen(media_dir);
 
-	while (n > 1 && media_dir[n - 1] == '/')
+	while (n > 0 && media_dir[n - 1] == '/')
 		n--;
 	if (image[0] != '/')
 		return image;
+	/* n == 0: media_dir is "/", beneath which every absolute name is. */
 	if (strncmp(image, media_dir, n) || image[n] != '/')
 		return NULL;
 	image += n;

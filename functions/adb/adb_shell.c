@@ -434,7 +434,9 @@ static int shell_write(void *svc, const uint8_t *data, size_t len)
 	bool blocked;
 	size_t used = shell_consume(sh, data, len, &blocked);
 
-	if (!blocked)
+	/* Nothing left to hold back (an empty WRTE meeting a full stdin):
+	 * done, rather than a zero-byte copy from the host's NULL. */
+	if (!blocked || used == len)
 		return 0;
 	sh->pend = malloc(len - used);
 	if (!sh->pend)

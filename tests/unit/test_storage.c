@@ -238,6 +238,12 @@ static void test_confinement(void **state)
 	refused(f, p, -EACCES, "not beneath");
 	refused(f, f->media, -EACCES, "not beneath");
 	assert_int_equal(storage_open_image(f->media, "", true, msg, sizeof(msg)), -EINVAL);
+	/* media_dir "/": every absolute name is beneath it (still without
+	 * a link on the way). */
+	snprintf(p, sizeof(p), "%s/a.img", f->media);
+	opened(f, "/", p, true);
+	snprintf(p, sizeof(p), "%s/out.img", f->media);
+	assert_int_equal(storage_open_image("/", p, true, msg, sizeof(msg)), -ELOOP);
 	/* No media_dir: nothing for group, and relative names for nobody. */
 	assert_int_equal(storage_open_image(NULL, "a.img", true, msg, sizeof(msg)), -EACCES);
 	assert_non_null(strstr(msg, "names no media_dir"));
