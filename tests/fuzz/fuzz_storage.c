@@ -168,6 +168,8 @@ static bool beneath(int fd, const char *media_dir)
 		abort(); /* it opened, so media_dir resolved */
 	real[n] = '\0';
 	len = strlen(dir_real);
+	if (len == 1)
+		len = 0; /* media_dir "/": every absolute path is beneath it */
 	ok = !strncmp(real, dir_real, len) && real[len] == '/' && real[len + 1];
 	free(dir_real);
 	return ok;
@@ -200,7 +202,8 @@ static const char *member_view(const char *file, const char *media_dir)
 
 	if (!file[0])
 		return "no medium";
-	while (n > 1 && media_dir[n - 1] == '/')
+	/* "/" (n falls to 0) holds every absolute name. */
+	while (n > 0 && media_dir[n - 1] == '/')
 		n--;
 	if (!media_dir || file[0] != '/' || strncmp(file, media_dir, n) ||
 	    file[n] != '/')
