@@ -81,7 +81,7 @@ test_event_LIBS :=
 # gadgetd/dbus*.c on a private dbus-daemon, the gadget faked as in
 # test_gadget; a fake polkit and a caller that is not root.
 UNIT_TESTS += test_dbus
-test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c \
+test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
 	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/access.c \
 	common/ctl.c common/strv.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \

@@ -4,5 +4,5 @@
 # flags, names, port), its ready text, a service's rename after a
 # collision, its exit when avahi-daemon is absent or leaves.
 UNIT_TESTS += test_mdns
-test_mdns_SRCS := tests/unit/test_mdns.c gadgetd/mdns.c common/loop.c common/log.c
+test_mdns_SRCS := tests/unit/test_mdns.c tests/unit/fake_bus.c gadgetd/mdns.c common/loop.c common/log.c
 test_mdns_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)

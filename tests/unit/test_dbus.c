@@ -14,6 +14,7 @@
 #include "access.h"
 #include "config.h"
 #include "dbus.h"
+#include "fake_bus.h"
 #include "event.h"
 #include "fake_gadget_deps.h"
 #include "gadget.h"
@@ -252,68 +253,20 @@ static void write_file(const char *path, const char *text)
 
 /* A system-bus-like daemon: everyone may call; root owns org.gadgetd1 as
  * the shipped policy file says, and the test may own polkit's name. */
-/* Whether the bus at PATH accepts a connection. */
-static bool bus_accepts(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
-	return r == 0;
-}
-
 static void start_daemon(struct fixture *f)
 {
-	char conf[128], bus[128], text[2048 + PATH_MAX], policy[PATH_MAX];
-	struct stat st;
-	int i;
+	char after[256 + PATH_MAX], policy[PATH_MAX];
 
 	assert_non_null(realpath("gadgetd/org.gadgetd1.conf", policy));
-	snprintf(conf, sizeof(conf), "%s/bus.conf", f->dir);
-	snprintf(bus, sizeof(bus), "%s/bus", f->dir);
-	unlink(bus);
-	snprintf(text, sizeof(text),
-		 "<busconfig><type>system</type><listen>unix:path=%s</listen>"
-		 "<auth>EXTERNAL</auth><policy context=\"default\"><allow user=\"*\"/>"
-		 "<allow send_type=\"method_call\"/><allow send_type=\"signal\"/>"
-		 "<allow send_requested_reply=\"true\" send_type=\"method_return\"/>"
-		 "<allow send_requested_reply=\"true\" send_type=\"error\"/>"
-		 "<allow receive_type=\"method_call\"/><allow receive_type=\"method_return\"/>"
-		 "<allow receive_type=\"error\"/><allow receive_type=\"signal\"/></policy>"
+	snprintf(after, sizeof(after),
 		 "<policy user=\"root\"><allow own=\"org.freedesktop.PolicyKit1\"/></policy>"
-		 "<include>%s</include></busconfig>\n", bus, policy);
-	write_file(conf, text);
-	f->daemon = fork();
-	assert_true(f->daemon >= 0);
-	if (f->daemon == 0) {
-		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
-		       "--config-file", conf, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 500 && stat(bus, &st) < 0; i++)
-		usleep(10000);
-	assert_int_equal(stat(bus, &st), 0);
-	/* The socket's file appears at bind(), before listen(): a client
-	 * then is refused (ECONNREFUSED, seen on a loaded machine). */
-	for (i = 0; i < 500 && !bus_accepts(bus); i++)
-		usleep(10000);
-	assert_true(bus_accepts(bus));
-	snprintf(text, sizeof(text), "unix:path=%s", bus);
-	setenv("DBUS_SYSTEM_BUS_ADDRESS", text, 1);
+		 "<include>%s</include>", policy);
+	f->daemon = fake_bus_start(f->dir, NULL, after);
 }
 
 static void stop_daemon(struct fixture *f)
 {
-	if (f->daemon <= 0)
-		return;
-	kill(f->daemon, SIGTERM);
-	waitpid(f->daemon, NULL, 0);
-	f->daemon = 0;
+	fake_bus_stop(&f->daemon);
 }
 
 /* Until gadgetd owns its name. */

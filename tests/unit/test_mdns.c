@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fake_bus.h"
 #include "mdns.h"
 
 #include <errno.h>
@@ -67,64 +68,10 @@ struct fixture {
 	int status;    /* its exit status, -1 while it runs */
 };
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
-
-static bool bus_accepts(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, r;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
-	close(fd);
-	return r == 0;
-}
-
 /* A system-bus-like daemon where anyone may call and own names. */
 static void start_daemon(struct fixture *f)
 {
-	char conf[128], bus[128], text[2048];
-	struct stat st;
-	int i;
-
-	snprintf(conf, sizeof(conf), "%s/bus.conf", f->dir);
-	snprintf(bus, sizeof(bus), "%s/bus", f->dir);
-	snprintf(text, sizeof(text),
-		 "<busconfig><type>system</type><listen>unix:path=%s</listen>"
-		 "<auth>EXTERNAL</auth><policy context=\"default\"><allow user=\"*\"/>"
-		 "<allow own=\"*\"/>"
-		 "<allow send_type=\"method_call\"/><allow send_type=\"signal\"/>"
-		 "<allow send_requested_reply=\"true\" send_type=\"method_return\"/>"
-		 "<allow send_requested_reply=\"true\" send_type=\"error\"/>"
-		 "<allow receive_type=\"method_call\"/><allow receive_type=\"method_return\"/>"
-		 "<allow receive_type=\"error\"/><allow receive_type=\"signal\"/></policy>"
-		 "</busconfig>\n", bus);
-	write_file(conf, text);
-	f->daemon = fork();
-	assert_true(f->daemon >= 0);
-	if (f->daemon == 0) {
-		execlp("dbus-daemon", "dbus-daemon", "--nofork", "--nopidfile",
-		       "--config-file", conf, (char *)NULL);
-		_exit(127);
-	}
-	for (i = 0; i < 500 && stat(bus, &st) < 0; i++)
-		usleep(10000);
-	/* The socket's file appears at bind(), before listen(). */
-	for (i = 0; i < 500 && !bus_accepts(bus); i++)
-		usleep(10000);
-	assert_true(bus_accepts(bus));
-	snprintf(text, sizeof(text), "unix:path=%s", bus);
-	setenv("DBUS_SYSTEM_BUS_ADDRESS", text, 1);
+	f->daemon = fake_bus_start(f->dir, "<allow own=\"*\"/>", NULL);
 }
 
 static void emit_group(struct fixture *f, int32_t state)
@@ -275,8 +222,7 @@ static int teardown(void **state)
 	if (f->err >= 0)
 		close(f->err);
 	sd_bus_flush_close_unref(f->bus);
-	kill(f->daemon, SIGTERM);
-	waitpid(f->daemon, NULL, 0);
+	fake_bus_stop(&f->daemon);
 	snprintf(path, sizeof(path), "%s/bus.conf", f->dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/bus", f->dir);
