@@ -1406,6 +1406,22 @@ static void offer(struct adb_fixture *t, const char *pub)
 	expect_nothing(t);
 }
 
+/* The host offers pub, whose fingerprint is fp, and an admin allows it:
+ * the host has not signed with it on this connection, so it gets a new
+ * token (into fresh), nothing else, and no stream opens. */
+static void offer_allowed_asks_anew(struct adb_fixture *t, const char *pub,
+				    const char *fp, uint8_t fresh[ADB_AUTH_TOKEN_SIZE])
+{
+	char reply[512];
+
+	offer(t, pub);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "signs a new token"));
+	expect_token(t, fresh);
+	expect_nothing(t);
+	assert_no_stream(t);
+}
+
 /*
  * AOSP's flow, which an independent host library follows to the letter:
  * sign the first token with the key, offer its public half on the second,
@@ -1484,12 +1500,7 @@ static void test_allow_needs_signature(void **state)
 	t = start("on");
 	hostile_cnxn(t, token);
 	sign_refused(t, other, token);
-	offer(t, pub);
-	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
-	assert_non_null(strstr(reply, "signs a new token"));
-	expect_token(t, fresh);
-	expect_nothing(t);
-	assert_no_stream(t);
+	offer_allowed_asks_anew(t, pub, fp, fresh);
 	adb_fixture_stop(t);
 
 	/* Signed with the key on an earlier connection, offered it on this
@@ -1502,12 +1513,7 @@ static void test_allow_needs_signature(void **state)
 	hostile_cnxn(t, token);
 	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
 	expect_token(t, token);
-	offer(t, pub);
-	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
-	assert_non_null(strstr(reply, "signs a new token"));
-	expect_token(t, fresh);
-	expect_nothing(t);
-	assert_no_stream(t);
+	offer_allowed_asks_anew(t, pub, fp, fresh);
 	/* A replay after the allow is refused too. */
 	send_msg(t, ADB_AUTH, ADB_AUTH_SIGNATURE, 0, sig_first, n_first);
 	expect_token(t, fresh);
@@ -1521,12 +1527,7 @@ static void test_allow_needs_signature(void **state)
 	sign_refused(t, key, token);
 	for (int i = 0; i < ADB_AUTH_SIGNED_MAX; i++)
 		sign_refused(t, other, token);
-	offer(t, pub);
-	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
-	assert_non_null(strstr(reply, "signs a new token"));
-	expect_token(t, fresh);
-	expect_nothing(t);
-	assert_no_stream(t);
+	offer_allowed_asks_anew(t, pub, fp, fresh);
 	adb_testkey_free(other);
 	adb_fixture_stop(t);
 }
