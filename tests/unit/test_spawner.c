@@ -234,20 +234,31 @@ static void test_cancelled_call(void **state)
 	struct fx *f = *state;
 	struct spawner_call *call;
 	struct result r = { 0 };
-	int keep[4], i;
-	pid_t kid = fork();
+	int keep[4], i, ready[2];
+	pid_t kid;
+	char c;
 
+	/* The child says when it is in its own session (a fixed 50 ms
+	 * sleep was not enough for an arm64 child under qemu-user on the
+	 * loaded CI machine: it was not yet, was not ended, and waitpid()
+	 * below waited for ever). */
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	kid = fork();
 	assert_true(kid >= 0);
 	if (kid == 0) {
 		setsid();
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
 		pause();
 		_exit(0);
 	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
 	assert_int_equal(spawner_spawn(f->sp, &cmd_true, on_done, &r, &call),
 			 0);
 	spawner_cancel(call);
 	peer_take(f, "true");
-	usleep(50000); /* the child is in its own session by now */
 	peer_answer(f, kid, keep);
 	for (i = 0; i < 10; i++)
 		loop_dispatch(f->loop, 20);
