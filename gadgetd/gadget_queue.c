@@ -150,18 +150,32 @@ static int gadget_queue_check(struct gadget *g, const char *profile,
 	return profile_set_find(g->profile, set, msg, size) < 0 ? -EINVAL : 0;
 }
 
+/* Take data's queued requests (NULL: every one) out of the queue; each
+ * is answered -ECANCELED with why, unless why is NULL. */
+static void gadget_queue_drop(struct gadget *g, void *data, const char *why)
+{
+	struct gadget_queued **p = &g->queued;
+
+	while (*p) {
+		struct gadget_queued *q = *p;
+
+		if (data && q->data != data) {
+			p = &q->next;
+			continue;
+		}
+		*p = q->next;
+		g->n_queued--;
+		if (why)
+			q->fn(-ECANCELED, why, q->data);
+		gadget_queue_client_free(q);
+	}
+}
+
 /* An off runs before what waited: those are answered, not run. */
 static void gadget_queue_cancel_for_off(struct gadget *g)
 {
-	while (g->queued) {
-		struct gadget_queued *q = g->queued;
-
-		g->queued = q->next;
-		g->n_queued--;
-		q->fn(-ECANCELED, "an administrator turned the gadget off before this "
-		      "request ran; nothing was changed", q->data);
-		gadget_queue_client_free(q);
-	}
+	gadget_queue_drop(g, NULL, "an administrator turned the gadget off before "
+			  "this request ran; nothing was changed");
 }
 
 /* How many may wait when who asks: a member leaves the last
@@ -234,22 +248,8 @@ int gadget_queue_client(struct gadget *g, enum gadget_queue_kind kind,
 
 void gadget_queue_cancel(struct gadget *g, void *data)
 {
-	struct gadget_queued **p = &g->queued;
-
-	while (*p) {
-		struct gadget_queued *q = *p;
-
-		if (data && q->data != data) {
-			p = &q->next;
-			continue;
-		}
-		*p = q->next;
-		g->n_queued--;
-		if (!data)
-			q->fn(-ECANCELED, "gadgetd is stopping; the request did not run",
-			      q->data);
-		gadget_queue_client_free(q);
-	}
+	gadget_queue_drop(g, data, data ? NULL :
+			  "gadgetd is stopping; the request did not run");
 }
 
 /* Start what was queued, one transaction at a time. A crashed worker

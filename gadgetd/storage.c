@@ -222,28 +222,6 @@ int storage_open_image(const char *media_dir, const char *image, bool confined,
 	return fd;
 }
 
-/* lun.N/attr := value. Configfs attributes take one write each. */
-static int storage_attr_write(int fdir, int lun, const char *attr,
-			      const char *value)
-{
-	char path[64];
-	size_t len = strlen(value);
-	ssize_t n;
-	int fd, r = 0;
-
-	snprintf(path, sizeof(path), "lun.%d/%s", lun, attr);
-	fd = openat(fdir, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, value, len);
-	if (n < 0)
-		r = -errno;
-	else if ((size_t)n != len)
-		r = -EIO;
-	close(fd);
-	return r;
-}
-
 /* Until storage_cred_end(): file access as the member (as NULL: as
  * gadgetd). CAP_SETUID and CAP_SETGID let gadgetd; a non-zero fsuid also
  * drops its file capabilities (DAC override) meanwhile. */
@@ -272,10 +250,12 @@ static void storage_cred_end(struct storage_saved s)
 	}
 }
 
-/* lun.N/file := value, the kernel opening it as `as`: the attribute is
- * opened as gadgetd (it is root's), written as the member. */
-static int storage_file_write_as(int fdir, int lun, const char *value,
-				 const struct storage_cred *as)
+/* lun.N/attr := value. Configfs attributes take one write each. The
+ * attribute is opened as gadgetd (it is root's) and written as `as`
+ * (NULL: gadgetd), whose credentials the kernel uses for what the write
+ * makes it open (lun.N/file). */
+static int storage_attr_write_as(int fdir, int lun, const char *attr,
+				 const char *value, const struct storage_cred *as)
 {
 	char path[64];
 	struct storage_saved s;
@@ -283,7 +263,7 @@ static int storage_file_write_as(int fdir, int lun, const char *value,
 	ssize_t n;
 	int fd, r = 0;
 
-	snprintf(path, sizeof(path), "lun.%d/file", lun);
+	snprintf(path, sizeof(path), "lun.%d/%s", lun, attr);
 	fd = openat(fdir, path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
@@ -296,6 +276,12 @@ static int storage_file_write_as(int fdir, int lun, const char *value,
 		r = -EIO;
 	close(fd);
 	return r;
+}
+
+static int storage_attr_write(int fdir, int lun, const char *attr,
+			      const char *value)
+{
+	return storage_attr_write_as(fdir, lun, attr, value, NULL);
 }
 
 /* lun.N/attr's first line into buf (without its newline). */
@@ -470,7 +456,7 @@ int storage_insert(int fdir, int lun, int fd, bool cdrom, bool ro,
 	 * else read-only (EACCES and EROFS make it fall back). */
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (r == 0)
-		r = storage_file_write_as(fdir, lun, proc, as);
+		r = storage_attr_write_as(fdir, lun, "file", proc, as);
 	if (r == 0)
 		return 0;
 	lost = old[0] ? "; the LUN is empty now (gadgetd never puts a medium "
