@@ -477,6 +477,40 @@ static void run_ms(struct fixture *f, unsigned ms)
 		loop_dispatch(f->loop, 20);
 }
 
+/* Run the loop until cond holds, for at most 30 s. What a test waits for
+ * is a condition, never a fixed time: a worker's start or reply under
+ * qemu-user on a loaded machine takes many times what it takes here
+ * (fixed waits of 0.3 to 1.5 s failed so in check-cross). The caller
+ * asserts cond afterwards. */
+#define RUN_UNTIL(f, cond)                                                     \
+	for (uint64_t until_ = loop_now_ms() + 30000;                          \
+	     !(cond) && loop_now_ms() < until_;)                               \
+		loop_dispatch((f)->loop, 20)
+
+/* Whether the text (or JSON) status has needle. */
+static bool status_has(struct fixture *f, bool json, const char *needle)
+{
+	char *text = status_text(f, json);
+	bool has = strstr(text, needle) != NULL;
+
+	free(text);
+	return has;
+}
+
+/* The restarts the status line of function shows; 0 without one. */
+static unsigned restarts_of(struct fixture *f, const char *function)
+{
+	char line[512];
+	const char *r;
+	unsigned n = 0;
+
+	status_line(f, function, line, sizeof(line));
+	r = strstr(line, "restarts ");
+	if (r && sscanf(r, "restarts %u", &n) != 1)
+		n = 0;
+	return n;
+}
+
 /* Restarts go through on_restart, as in gadgetd; the test counts them. */
 static unsigned restarts_due;
 
@@ -504,8 +538,10 @@ static void test_heartbeat_timeout_kills_and_restarts(void **state)
 	char line[512];
 	pid_t pid1, pid2;
 
-	f->cfg.heartbeat_interval_ms = 100;
-	f->cfg.heartbeat_timeout_ms = 400;
+	/* A timeout of 2.5 s, ten intervals: a worker under qemu-user on a
+	 * loaded machine once took more than 0.4 s to answer. */
+	f->cfg.heartbeat_interval_ms = 250;
+	f->cfg.heartbeat_timeout_ms = 2500;
 	f->cfg.restart_delay_ms = 50;
 	f->cfg.restart_limit = 5;
 	f->cfg.restart_window_ms = 60000;
@@ -514,8 +550,9 @@ static void test_heartbeat_timeout_kills_and_restarts(void **state)
 	start_ready(f, "mute");
 	status_line(f, "fa", line, sizeof(line));
 	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid1), 1);
-	run_ms(f, 1000);
-	/* fa answered every ping: same pid, no restart. */
+	RUN_UNTIL(f, restarts_due >= 1);
+	/* fa answered every ping while mute's timeout ran out: same pid, no
+	 * restart. */
 	status_line(f, "fa", line, sizeof(line));
 	assert_non_null(strstr(line, "restarts 0"));
 	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid2), 1);
@@ -528,7 +565,7 @@ static void test_heartbeat_timeout_kills_and_restarts(void **state)
 	assert_true(restarts_due >= 1);
 	/* A stopped worker (SIGSTOP) is caught the same way. */
 	assert_int_equal(kill(pid1, SIGSTOP), 0);
-	run_ms(f, 1500);
+	RUN_UNTIL(f, restarts_of(f, "fa") >= 1 && status_has(f, false, "  fa: ready"));
 	status_line(f, "fa", line, sizeof(line));
 	assert_non_null(strstr(line, "restarts 1"));
 	assert_non_null(strstr(line, "after missing its heartbeat"));
@@ -583,7 +620,7 @@ static void test_crash_loop_marks_failed(void **state)
 	start_ready(f, "fa");
 	snprintf(fn.name, sizeof(fn.name), "crash");
 	assert_int_equal(supervisor_start(f->sup, &fn), 0);
-	run_ms(f, 1500);
+	RUN_UNTIL(f, supervisor_any_failed(f->sup) && restarts_due >= 3);
 	/* Two restarts, then the third exit within the window: failed, and
 	 * one last on_restart for gadgetd to bind without it. */
 	assert_int_equal(restarts_due, 3);
@@ -605,23 +642,9 @@ static void test_crash_loop_marks_failed(void **state)
 	/* A switch revives it: it runs (and crashes) again, counted anew. */
 	assert_int_equal(supervisor_revive(f->sup), 0);
 	assert_false(supervisor_any_failed(f->sup));
-	run_ms(f, 1500);
+	RUN_UNTIL(f, supervisor_any_failed(f->sup) && restarts_due >= due + 3);
 	assert_int_equal(restarts_due, due + 3);
 	assert_true(supervisor_any_failed(f->sup));
-}
-
-/* The restarts the status line of function shows; 0 without one. */
-static unsigned restarts_of(struct fixture *f, const char *function)
-{
-	char line[512];
-	const char *r;
-	unsigned n = 0;
-
-	status_line(f, function, line, sizeof(line));
-	r = strstr(line, "restarts ");
-	if (r && sscanf(r, "restarts %u", &n) != 1)
-		n = 0;
-	return n;
 }
 
 static char heard[1024];
@@ -645,7 +668,8 @@ static void test_events(void **state)
 
 	heard[0] = '\0';
 	start_ready(f, "keyed");
-	run_ms(f, 300);
+	/* The state comes after both keys: once it is heard, so is all. */
+	RUN_UNTIL(f, strstr(heard, "state/keyed"));
 	assert_string_equal(heard, "adb-key/keyed:aa:bb:0;state/keyed:state=unauthorized:0;");
 	heard[0] = '\0';
 	f->cfg.restart_delay_ms = 20;
@@ -654,7 +678,7 @@ static void test_events(void **state)
 	use_restart_counter(f);
 	snprintf(fn.name, sizeof(fn.name), "crash");
 	assert_int_equal(supervisor_start(f->sup, &fn), 0);
-	run_ms(f, 1500);
+	RUN_UNTIL(f, strstr(heard, "plugin-failed/"));
 	assert_non_null(strstr(heard, "plugin-failed/crash:crashed 2 times in 60 s; last: "
 			       "killed by signal 11 (Segmentation fault):1;"));
 	assert_int_equal(supervisor_restarts(f->sup, "crash"), 1);
@@ -747,7 +771,6 @@ static void test_stop_is_asynchronous(void **state)
 	struct fixture *f = *state;
 	struct stopped st = { 0 };
 	uint64_t t0;
-	int i;
 
 	start_ready(f, "stubborn");
 	t0 = loop_now_ms();
@@ -758,12 +781,11 @@ static void test_stop_is_asynchronous(void **state)
 	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), 0);
 	assert_int_equal(supervisor_wait_stopped(f->sup, on_stopped, &st), -EBUSY);
 	assert_false(st.done);
-	run_ms(f, 1000);
+	run_ms(f, 500);
 	/* SIGTERM is ignored; SIGKILL comes after 2 s. */
 	assert_false(st.done);
 	assert_true(supervisor_stopping(f->sup));
-	for (i = 0; i < 100 && !st.done; i++)
-		loop_dispatch(f->loop, 50);
+	RUN_UNTIL(f, st.done);
 	assert_true(st.done);
 	assert_false(supervisor_stopping(f->sup));
 	assert_true(loop_now_ms() - t0 >= 2000);
@@ -828,6 +850,20 @@ static void ask_root(struct fixture *f, const char *cmd)
 					    &res[n++ % 4]), -EINPROGRESS);
 }
 
+/* Send "ping" to function name and wait for its "pong". */
+static void ping_worker(struct fixture *f, const char *name)
+{
+	struct result res = { 0 };
+	char reply[64];
+
+	assert_int_equal(supervisor_command(f->sup, name, 1, (char *[]){ "ping", NULL },
+					    reply, sizeof(reply), on_result, &res),
+			 -EINPROGRESS);
+	wait_result(f, &res);
+	assert_int_equal(res.r, 0);
+	assert_string_equal(res.text, "pong");
+}
+
 /* A worker asking for root where the profile does not allow it (a
  * subverted one: adb itself would not ask) changes nothing. */
 static void test_root_request_refused(void **state)
@@ -842,7 +878,10 @@ static void test_root_request_refused(void **state)
 	pid = status_pid(f, "rooter");
 	assert_false(cmdline_has(pid, "-r", "allowed"));
 	ask_root(f, "root");
-	run_ms(f, 500);
+	/* The worker answers a ping after it sent WORKER_ROOT, and gadgetd
+	 * reads the two in order: once the pong is in, the request was seen. */
+	ping_worker(f, "rooter");
+	run_ms(f, 100);
 	assert_int_equal(restarts_due, 0);
 	assert_int_equal(status_pid(f, "rooter"), pid);
 	assert_false(cmdline_has(pid, "-u", "root"));
@@ -879,7 +918,7 @@ static void test_root_request_allowed(void **state)
 	free(json);
 
 	ask_root(f, "root");
-	run_ms(f, 800);
+	RUN_UNTIL(f, restarts_due >= 1 && status_has(f, false, "  rooter: ready"));
 	assert_int_equal(restarts_due, 1);
 	assert_false(supervisor_any_failed(f->sup));
 	pid = status_pid(f, "rooter");
@@ -901,7 +940,7 @@ static void test_root_request_allowed(void **state)
 	assert_int_equal(status_pid(f, "rooter"), pid);
 
 	ask_root(f, "unroot");
-	run_ms(f, 800);
+	RUN_UNTIL(f, restarts_due >= 2 && status_has(f, false, "  rooter: ready"));
 	assert_int_equal(restarts_due, 2);
 	assert_false(supervisor_any_failed(f->sup));
 	pid = status_pid(f, "rooter");
