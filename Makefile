@@ -370,8 +370,10 @@ fuzz-regress: fuzz
 	done
 
 # Runs every fuzz target under libFuzzer (clang) for FUZZ_SECONDS each and
-# prints execs and crashes per target; see tests/fuzz/fuzz-long.sh.
+# prints execs and crashes per target, FUZZ_JOBS targets at a time (one
+# per idle CPU at most); see tests/fuzz/fuzz-long.sh.
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 # fuzz-long.sh against fake targets (no clang needed; part of make unit).
 fuzz-long-selftest:
 	@mkdir -p $(B)
@@ -380,7 +382,7 @@ fuzz-long-selftest:
 fuzz-long:
 	@command -v clang >/dev/null || { echo "fuzz-long: needs clang (libFuzzer)"; exit 1; }
 	$(MAKE) fuzz
-	tests/fuzz/fuzz-long.sh $(FUZZ_SECONDS) $(B)/fuzz $(FUZZERS)
+	FUZZ_JOBS=$(FUZZ_JOBS) tests/fuzz/fuzz-long.sh $(FUZZ_SECONDS) $(B)/fuzz $(FUZZERS)
 
 install: all install-files
 

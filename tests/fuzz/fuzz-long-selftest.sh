@@ -47,4 +47,20 @@ expect "the run reached the last target" \
 	'row fuzz_config | grep -Eq "^fuzz_config +[0-9]+ +50 +50 "'
 expect "the child's stat block is reported" \
 	'printf "%s\n" "$out" | grep -q "fuzz_adb_shell: 2 stat blocks"'
+
+# FUZZ_JOBS=2: two targets at a time. Each fake waits for the other to
+# have started (at most 20 s), so they give figures only when run side by
+# side; the table keeps the order of the arguments.
+meet='touch "$T/$1"; i=0; while [ ! -e "$T/$2" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; [ -e "$T/$2" ] || exit 0'
+fake fuzz_state "set -- a b; T=$t; $meet; echo 'Done 7 runs'; $(stats 7 7)"
+fake fuzz_hid "set -- b a; T=$t; $meet; echo 'Done 8 runs'; $(stats 8 8)"
+out=$(FUZZ_JOBS=2 tests/fuzz/fuzz-long.sh 1 "$t" fuzz_state fuzz_hid 2>&1)
+rc=$?
+echo "$out"
+expect "FUZZ_JOBS=2 exits 0 (good targets)" '[ $rc = 0 ]'
+expect "FUZZ_JOBS=2 runs two at a time" \
+	'row fuzz_state | grep -Eq "^fuzz_state +[0-9]+ +7 +7 " && row fuzz_hid | grep -Eq "^fuzz_hid +[0-9]+ +8 +8 "'
+expect "the table keeps the order of the arguments" \
+	'printf "%s\n" "$out" | awk "\$1 ~ /^fuzz_/ { print \$1 }" | tail -n 2 | tr "\n" " " | grep -qx "fuzz_state fuzz_hid "'
+expect "FUZZ_JOBS=0 is refused" '! FUZZ_JOBS=0 tests/fuzz/fuzz-long.sh 1 "$t" fuzz_state >/dev/null 2>&1'
 exit $fail

@@ -4,6 +4,10 @@
 #
 #   tests/fuzz/fuzz-long.sh SECONDS BUILD_DIR TARGET...
 #
+# FUZZ_JOBS targets run at a time (default 1). libFuzzer runs one target on
+# one thread, so with one job per idle CPU each target still has a CPU of
+# its own for SECONDS; the cpu_s column shows whether it had.
+#
 # Each target starts from a copy of its seed corpus (tests/fuzz/corpus/NAME
 # or tests/fuzz/corpus_NAME) in BUILD_DIR/long/TARGET/corpus, so the seeds
 # in git stay as they are; inputs that crash, hang or leak land in
@@ -39,21 +43,20 @@ cpu_ticks() {
 	awk '{ print $16 + $17 }' /proc/$$/stat
 }
 
-mkdir -p "$out"
-# CPU seconds too: on a shared machine exec/s says more about the load
-# than about the target, execs per CPU second less so.
-printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' target seconds execs exec/s \
-	cpu_s execs/cpu crashes artifact >"$table"
-for t in "$@"; do
+fmt='%-18s %6s %10s %8s %6s %9s %7s %s\n'
+
+# run_one TARGET: fuzz it and write its row to $out/TARGET.row; exits 1
+# when it crashed or gave no figures. Run as its own process (--one), so
+# that its CPU time is its own children's alone.
+run_one() {
+	t=$1
 	n=${t#fuzz_}
 	seeds=tests/fuzz/corpus/$n
 	[ -d "$seeds" ] || seeds=tests/fuzz/corpus_$n
 	if [ ! -d "$seeds" ] || [ ! -x "$bin/$t" ]; then
 		echo "fuzz-long: no corpus or no binary for $t" >&2
-		printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" - ? ? - ? ? \
-			"no corpus or binary" >>"$table"
-		fail=1
-		continue
+		printf "$fmt" "$t" - ? ? - ? ? "no corpus or binary" >"$out/$t.row"
+		return 1
 	fi
 	dir=$out/$t
 	rm -rf "$dir"
@@ -77,20 +80,60 @@ for t in "$@"; do
 	art=$(ls -d "$dir"/crash-* "$dir"/timeout-* "$dir"/leak-* \
 		"$dir"/oom-* 2>/dev/null | head -n 1)
 	crashes=$(cd "$dir" && ls -d crash-* timeout-* leak-* oom-* 2>/dev/null | wc -l)
+	bad=0
 	if [ "$rc" != 0 ] && [ "$crashes" = 0 ]; then
 		# Died without an artifact (e.g. killed): still a failure.
 		crashes=1
 		art="exit $rc: $dir/log"
 	elif [ "$execs" = '?' ] && [ "$crashes" = 0 ]; then
 		art="no figures in $dir/log"
-		fail=1
+		bad=1
 	fi
-	[ "$crashes" = 0 ] || { fail=1; grep -m 3 -E 'ERROR|SUMMARY' "$dir/log"; }
+	[ "$crashes" = 0 ] || { bad=1; grep -m 3 -E 'ERROR|SUMMARY' "$dir/log"; }
 	per_cpu=?
 	[ "$execs" != '?' ] && [ "$cpu" -gt 0 ] && per_cpu=$((execs / cpu))
-	printf '%-18s %6s %10s %8s %6s %9s %7s %s\n' "$t" "$took" \
-		"$execs" "$rate" "$cpu" "$per_cpu" "$crashes" "$art" \
-		>>"$table"
+	printf "$fmt" "$t" "$took" "$execs" "$rate" "$cpu" "$per_cpu" \
+		"$crashes" "$art" >"$out/$t.row"
+	return $bad
+}
+
+if [ "${FUZZ_LONG_ONE:-}" = 1 ]; then
+	run_one "$1"
+	exit $?
+fi
+
+mkdir -p "$out"
+jobs=${FUZZ_JOBS:-1}
+case $jobs in
+'' | *[!0-9]* | 0) echo "fuzz-long: FUZZ_JOBS must be a number of 1 or more, not '$jobs'" >&2; exit 2 ;;
+esac
+targets=$*
+for t in $targets; do
+	rm -f "$out/$t.row" "$out/$t.bad"
+done
+# Batches of FUZZ_JOBS: every target takes SECONDS (or less, at a
+# crash), so batches keep the CPUs about as busy as a queue would.
+set -- "$@" --
+while [ "$1" != -- ]; do
+	i=0
+	while [ "$1" != -- ] && [ $i -lt "$jobs" ]; do
+		(FUZZ_LONG_ONE=1 sh "$0" "$secs" "$bin" "$1" || : >"$out/$1.bad") &
+		shift
+		i=$((i + 1))
+	done
+	wait
+done
+# CPU seconds too: on a shared machine exec/s says more about the load
+# than about the target, execs per CPU second less so.
+printf "$fmt" target seconds execs exec/s cpu_s execs/cpu crashes artifact >"$table"
+for t in $targets; do
+	if [ -f "$out/$t.row" ]; then
+		cat "$out/$t.row" >>"$table"
+	else
+		printf "$fmt" "$t" - ? ? - ? ? "no row: the run of it was lost" >>"$table"
+		fail=1
+	fi
+	[ ! -f "$out/$t.bad" ] || fail=1
 done
 echo
 cat "$table"
