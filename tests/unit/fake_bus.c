@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "fake_bus.h"
+#include "run_until.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -63,12 +64,14 @@ pid_t fake_bus_start(const char *dir, const char *in_default, const char *after)
 		       "--config-file", conf, (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 500 && stat(bus, &st) < 0; i++)
+	/* At most RUN_UNTIL_MS each: dbus-daemon's start under qemu-user on
+	 * a loaded machine can take seconds. */
+	for (i = 0; i < RUN_UNTIL_MS / 10 && stat(bus, &st) < 0; i++)
 		usleep(10000);
 	assert_int_equal(stat(bus, &st), 0);
 	/* The socket's file appears at bind(), before listen(): a client
 	 * then is refused (ECONNREFUSED, seen on a loaded machine). */
-	for (i = 0; i < 500 && !fake_bus_accepts(bus); i++)
+	for (i = 0; i < RUN_UNTIL_MS / 10 && !fake_bus_accepts(bus); i++)
 		usleep(10000);
 	assert_true(fake_bus_accepts(bus));
 	snprintf(text, sizeof(text), "unix:path=%s", bus);

@@ -9,6 +9,7 @@
 #include "composer.h"
 #include "loop.h"
 #include "netlink.h"
+#include "run_until.h"
 #include "state.h"
 #include "supervisor.h"
 #include "status.h"
@@ -576,10 +577,7 @@ void fake_on_done(int r, const char *msg, void *data)
 
 int fake_wait_done(struct loop *l, struct fake_result *res)
 {
-	int i;
-
-	for (i = 0; i < 400 && !res->done; i++)
-		loop_dispatch(l, 50);
+	RUN_UNTIL(l, res->done);
 	assert_true(res->done);
 	return res->r;
 }

@@ -14,7 +14,7 @@ struct fake_result {
 	char msg[4096];
 };
 void fake_on_done(int r, const char *msg, void *data);
-/* Run the loop until res is done (at most 20 s); its result. */
+/* Run the loop until res is done (at most RUN_UNTIL_MS); its result. */
 int fake_wait_done(struct loop *l, struct fake_result *res);
 
 extern char fake_calls[8192];

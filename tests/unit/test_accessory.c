@@ -27,6 +27,7 @@
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
+#include "run_until.h"
 
 extern const struct plugin_ops gadgetd_plugin;
 
@@ -479,19 +480,32 @@ static int plugin_start(void)
 	return gadgetd_plugin.init(fx.p, &fx.desc, &fx.priv);
 }
 
-/* Run the loop until cond() or ms pass; returns cond(). */
-static bool run_until(bool (*cond)(void), int ms)
+/* Run the loop until cond() (at most RUN_UNTIL_MS); returns cond(). */
+static bool run_until(bool (*cond)(void))
+{
+	RUN_UNTIL(fx.loop, cond());
+	return cond();
+}
+
+/* The loop for ms: only for a check that nothing happens meanwhile. What
+ * a test waits for, it waits for with run_until(): a fixed time can end
+ * after fewer rounds than the work needs when a round is slow (qemu-user
+ * on a loaded machine). */
+static void run_for(int ms)
 {
 	uint64_t end = loop_now_ms() + ms;
 
-	while (!(cond && cond()) && loop_now_ms() < end)
+	while (loop_now_ms() < end)
 		loop_dispatch(fx.loop, 10);
-	return cond ? cond() : true;
 }
 
-static void run_for(int ms)
+/* The loop until time t (loop_now_ms()) has passed, then one round more:
+ * a timer due by t has run, however late the rounds came. */
+static void run_past(uint64_t t)
 {
-	run_until(NULL, ms);
+	while (loop_now_ms() <= t)
+		loop_dispatch(fx.loop, 10);
+	loop_dispatch(fx.loop, 0);
 }
 
 static int p_setup(uint8_t type, uint8_t request, uint16_t value, uint16_t index,
@@ -531,6 +545,29 @@ static bool ping_sent(void)
 
 	fake_plugin_in_data(&len);
 	return len >= 4;
+}
+
+/* An application is connected (accepted), or none is (it left). */
+static bool client_in(void)
+{
+	return !strcmp(fake_plugin_status("client"), "yes");
+}
+
+static bool client_out(void)
+{
+	return !strcmp(fake_plugin_status("client"), "no");
+}
+
+static bool reading_host(void)
+{
+	return fake_plugin_rx_on(ACCESSORY_EP_OUT);
+}
+
+/* The plugin is connected, or asked for the revert: what the claim
+ * timeout ended in. */
+static bool claim_decided(void)
+{
+	return !strcmp(fake_plugin_status("state"), "connected") || switched();
 }
 
 static void test_plugin_options(void **state)
@@ -585,7 +622,7 @@ static void test_plugin_control(void **state)
 	assert_int_equal(accessory_info_load(&ai, tmpdir), 0);
 	assert_string_equal(ai.s[ACCESSORY_INFO_MODEL], "Dock");
 	assert_string_equal(ai.s[ACCESSORY_INFO_URI], "https://acme.example");
-	assert_true(run_until(switched, 1000));
+	assert_true(run_until(switched));
 	assert_string_equal(fake_plugin_last_switch(), "accessory");
 	/* A repeated START is acknowledged but asks for nothing more. */
 	assert_int_equal(p_setup(VOUT, ACCESSORY_START, 0, 0, NULL, 0), 0);
@@ -599,7 +636,7 @@ static void test_plugin_control_sets(void **state)
 	fake_plugin_set_option("with_adb", "true");
 	assert_int_equal(plugin_start(), 0);
 	handshake();
-	assert_true(run_until(switched, 1000));
+	assert_true(run_until(switched));
 	assert_string_equal(fake_plugin_last_switch(), "accessory,adb");
 	gadgetd_plugin.finish(fx.priv);
 	fx.priv = NULL;
@@ -610,7 +647,7 @@ static void test_plugin_control_sets(void **state)
 	fake_plugin_set_option("accessory_set", "aoa_data");
 	assert_int_equal(plugin_start(), 0);
 	handshake();
-	assert_true(run_until(switched, 1000));
+	assert_true(run_until(switched));
 	assert_string_equal(fake_plugin_last_switch(), "aoa_data");
 }
 
@@ -646,7 +683,7 @@ static int app_connect(void)
 static void app_read(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
-	uint64_t end = loop_now_ms() + 2000;
+	uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
 
 	while (got < len && loop_now_ms() < end) {
 		ssize_t n;
@@ -812,8 +849,9 @@ static void test_plugin_data_header_and_out(void **state)
 	{
 		int fd2 = app_connect();
 
-		run_for(30);
-		assert_int_equal(recv(fd2, buf, sizeof(buf), 0), 0);
+		RUN_UNTIL(fx.loop,
+			  recv(fd2, buf, sizeof(buf), MSG_DONTWAIT | MSG_PEEK) >= 0);
+		assert_int_equal(recv(fd2, buf, sizeof(buf), MSG_DONTWAIT), 0);
 		close(fd2);
 	}
 	close(fd);
@@ -827,12 +865,9 @@ static bool in_has_5(void)
 	return len >= 5;
 }
 
-static bool in_has_512(void)
+static bool one_zlp(void)
 {
-	size_t len;
-
-	fake_plugin_in_data(&len);
-	return len >= 512;
+	return fake_plugin_in_zlps() >= 1;
 }
 
 static void test_plugin_data_in(void **state)
@@ -850,7 +885,7 @@ static void test_plugin_data_in(void **state)
 	fake_plugin_in_data(&len);
 	assert_int_equal(len, 0);
 	host_enable();
-	assert_true(run_until(in_has_5, 1000));
+	assert_true(run_until(in_has_5));
 	in = fake_plugin_in_data(&len);
 	assert_int_equal(len, 5);
 	assert_memory_equal(in, "abcde", 5);
@@ -859,8 +894,7 @@ static void test_plugin_data_in(void **state)
 	fake_plugin_tx_complete(5);
 	memset(block, 'q', sizeof(block));
 	assert_int_equal(send(fd, block, sizeof(block), 0), 512);
-	assert_true(run_until(in_has_512, 1000));
-	run_for(20);
+	assert_true(run_until(one_zlp));
 	in = fake_plugin_in_data(&len);
 	assert_int_equal(len, 517);
 	assert_memory_equal(in + 5, block, 512);
@@ -868,7 +902,7 @@ static void test_plugin_data_in(void **state)
 	/* Also when the application leaves right after a full packet. */
 	assert_int_equal(send(fd, block, sizeof(block), 0), 512);
 	close(fd);
-	run_for(50);
+	assert_true(run_until(client_out));
 	fake_plugin_in_data(&len);
 	assert_int_equal(len, 1029);
 	assert_int_equal(fake_plugin_in_zlps(), 2);
@@ -971,8 +1005,7 @@ static void test_plugin_data_backpressure_out(void **state)
 				fail_msg("byte %u of chunk %u is %u", j, i, got[j]);
 		total += sizeof(got);
 	}
-	run_for(20);
-	assert_true(fake_plugin_rx_on(ACCESSORY_EP_OUT));
+	assert_true(run_until(reading_host));
 	assert_int_equal(total, (size_t)sent * sizeof(chunk));
 	close(fd);
 }
@@ -988,45 +1021,56 @@ static void test_plugin_app_hangup_keeps_data(void **state)
 	/* The application writes and leaves while the host is away. */
 	assert_int_equal(send(fd, "bye!", 4, 0), 4);
 	close(fd);
+	assert_true(run_until(client_in));
+	/* Not read meanwhile, so its end is not seen either. */
 	run_for(50);
 	assert_string_equal(fake_plugin_status("client"), "yes");
 	host_enable();
-	run_for(50);
+	assert_true(run_until(client_out));
 	in = fake_plugin_in_data(&len);
 	assert_int_equal(len, 4);
 	assert_memory_equal(in, "bye!", 4);
-	assert_string_equal(fake_plugin_status("client"), "no");
 	/* And the next application gets in. */
 	fd = app_connect();
-	run_for(30);
-	assert_string_equal(fake_plugin_status("client"), "yes");
+	assert_true(run_until(client_in));
 	close(fd);
+}
+
+/* Whether the application's fd is at its end; what came before is read
+ * and dropped. */
+static bool app_at_eof(int fd)
+{
+	char buf[256];
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0;
 }
 
 static void test_plugin_claim_timeout(void **state)
 {
+	uint64_t t0;
 	int fd;
-	char buf[8];
 
 	fake_plugin_set_option("mode", "data");
 	fake_plugin_set_option("socket", fx.sock);
-	/* 500 ms: the "not yet" below must hold on a loaded machine too
-	 * (with 80 ms, a 40 ms run of the loop once took longer). */
 	fake_plugin_set_option("claim_timeout_ms", "500");
+	/* The timeout runs from the start. The revert comes after it, not
+	 * before: measured, not checked at a fixed time (a 40 ms run of the
+	 * loop against 80 ms, then 500 ms, is outlasted by a stall). */
+	t0 = loop_now_ms();
 	assert_int_equal(plugin_start(), 0);
 	fd = app_connect();
 	/* The host configures the device but never uses it. */
 	host_enable();
-	run_for(40);
-	assert_int_equal(fake_plugin_switch_count(), 0);
-	assert_true(run_until(switched, 3000));
+	assert_true(run_until(switched));
+	assert_true(loop_now_ms() - t0 >= 500);
 	assert_string_equal(fake_plugin_last_switch(), "revert");
 	assert_string_equal(fake_plugin_status("state"), "reverting");
 	/* The application learns it: header, then end of file. */
-	run_for(20);
-	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+	RUN_UNTIL(fx.loop, app_at_eof(fd));
+	assert_true(app_at_eof(fd));
 	/* Only once. */
 	host_disable();
 	run_for(50);
@@ -1036,12 +1080,15 @@ static void test_plugin_claim_timeout(void **state)
 
 static void test_plugin_claimed(void **state)
 {
+	uint64_t t0;
+
 	fake_plugin_set_option("mode", "data");
 	fake_plugin_set_option("socket", fx.sock);
 	fake_plugin_set_option("claim_timeout_ms", "60");
 	/* Far above the short reset's 30 ms, so that a loaded machine
-	 * (qemu-user beside an ARM boot) cannot stretch that reset past it. */
-	fake_plugin_set_option("disconnect_timeout_ms", "400");
+	 * (qemu-user beside an ARM boot) cannot stretch that reset past it:
+	 * 400 ms was not a second's stall away. */
+	fake_plugin_set_option("disconnect_timeout_ms", "1500");
 	assert_int_equal(plugin_start(), 0);
 	host_enable();
 	gadgetd_plugin.rx(fx.priv, ACCESSORY_EP_OUT, (const uint8_t *)"", 0);
@@ -1056,14 +1103,17 @@ static void test_plugin_claimed(void **state)
 	assert_string_equal(fake_plugin_status("state"), "connected");
 	run_for(500);
 	assert_int_equal(fake_plugin_switch_count(), 0);
-	/* A long one is. */
+	/* A long one is, once the timeout passed. */
+	t0 = loop_now_ms();
 	host_disable();
-	assert_true(run_until(switched, 2000));
+	assert_true(run_until(switched));
+	assert_true(loop_now_ms() - t0 >= 1500);
 	assert_string_equal(fake_plugin_last_switch(), "revert");
 }
 
 static void test_plugin_claimed_by_reading(void **state)
 {
+	uint64_t t0;
 	int fd;
 
 	fake_plugin_set_option("mode", "data");
@@ -1071,17 +1121,20 @@ static void test_plugin_claimed_by_reading(void **state)
 	/* Long enough that the app's data reaches the endpoint first even on
 	 * a loaded machine under qemu-user (a fixed 30 ms wait, with 80 ms
 	 * to claim, failed there once: 2026-12-06, arm64 beside an ARM
-	 * boot); the wait after the host's read outlasts it. */
-	fake_plugin_set_option("claim_timeout_ms", "400");
+	 * boot; 400 ms was not a second's stall away). */
+	fake_plugin_set_option("claim_timeout_ms", "1500");
 	assert_int_equal(plugin_start(), 0);
+	t0 = loop_now_ms(); /* the timeout runs from the start, before t0 */
 	host_enable();
 	fd = app_connect();
 	assert_int_equal(send(fd, "ping", 4, 0), 4);
-	assert_true(run_until(ping_sent, 300));
+	assert_true(run_until(ping_sent));
 	assert_int_equal(fake_plugin_switch_count(), 0);
 	/* The host read it. */
 	fake_plugin_tx_complete(4);
-	run_for(500);
+	/* The timeout (from the start) passes: the read was the claim. */
+	run_past(t0 + 1500);
+	assert_true(run_until(claim_decided));
 	assert_int_equal(fake_plugin_switch_count(), 0);
 	assert_string_equal(fake_plugin_status("state"), "connected");
 	close(fd);
@@ -1099,7 +1152,7 @@ static void test_plugin_command(void **state)
 	assert_string_equal(reply, "reverting\n");
 	/* The switch is asked for after the reply went out. */
 	assert_int_equal(fake_plugin_switch_count(), 0);
-	assert_true(run_until(switched, 1000));
+	assert_true(run_until(switched));
 	assert_int_equal(fake_plugin_switch_count(), 1);
 	assert_string_equal(fake_plugin_last_switch(), "revert");
 }

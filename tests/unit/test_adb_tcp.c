@@ -28,6 +28,7 @@
 #include "fake_spawn.h"
 #include "log.h"
 #include "loop.h"
+#include "run_until.h"
 
 extern const struct plugin_ops gadgetd_plugin;
 static const struct plugin_ops *ops = &gadgetd_plugin;
@@ -88,7 +89,9 @@ static int client(struct adb_fixture *t)
 	assert_true(fd >= 0);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	fcntl(fd, F_SETFL, O_NONBLOCK);
-	loop_dispatch(t->loop, 20); /* the worker accepts */
+	/* A round for the worker to accept in; what must see the accept
+	 * done waits for it (tcp_status_is). */
+	loop_dispatch(t->loop, 20);
 	return fd;
 }
 
@@ -119,7 +122,8 @@ static void csend(int fd, uint32_t cmd, uint32_t a0, uint32_t a1,
 }
 
 /* n bytes from fd, turning the loop meanwhile: n, 0 at EOF or reset,
- * -1 when ms passed. */
+ * -1 when ms passed (a negative check passes a short ms, a wait for an
+ * answer RUN_UNTIL_MS). */
 static int cread(struct adb_fixture *t, int fd, uint8_t *buf, size_t n, unsigned ms)
 {
 	uint64_t end = loop_now_ms() + ms;
@@ -147,11 +151,11 @@ static void cexpect(struct adb_fixture *t, int fd, struct msg *m, uint32_t cmd)
 	struct adb_hdr h;
 	char want[5], got[5];
 
-	assert_int_equal(cread(t, fd, hdr, sizeof(hdr), 3000), ADB_HDR_SIZE);
+	assert_int_equal(cread(t, fd, hdr, sizeof(hdr), RUN_UNTIL_MS), ADB_HDR_SIZE);
 	adb_packet_decode(hdr, &h);
 	assert_true(h.len <= sizeof(m->data));
 	if (h.len)
-		assert_int_equal(cread(t, fd, m->data, h.len, 3000), (int)h.len);
+		assert_int_equal(cread(t, fd, m->data, h.len, RUN_UNTIL_MS), (int)h.len);
 	m->cmd = h.cmd;
 	m->arg0 = h.arg0;
 	m->arg1 = h.arg1;
@@ -161,7 +165,8 @@ static void cexpect(struct adb_fixture *t, int fd, struct msg *m, uint32_t cmd)
 	assert_string_equal(got, want);
 }
 
-/* Whether the device closes fd within ms (what it sends is dropped). */
+/* Whether the device closes fd within ms (what it sends is dropped): a
+ * short ms for a negative check, RUN_UNTIL_MS to wait for the close. */
 static bool closed_within(struct adb_fixture *t, int fd, unsigned ms)
 {
 	uint64_t end = loop_now_ms() + ms;
@@ -178,6 +183,12 @@ static bool closed_within(struct adb_fixture *t, int fd, unsigned ms)
 			return false;
 		loop_dispatch(t->loop, 10);
 	}
+}
+
+/* Whether the status says "tcp: want" (the peers the worker accepted). */
+static bool tcp_status_is(struct adb_fixture *t, const char *want)
+{
+	return !strcmp(fake_of(t->p)->status_tcp, want);
 }
 
 static void cnxn(struct adb_fixture *t, int fd, uint32_t reply)
@@ -201,6 +212,7 @@ static void test_tcp_connection(void **state)
 	char want[64];
 
 	snprintf(want, sizeof(want), "port %u, 1 peer", t->port);
+	RUN_UNTIL(t->loop, tcp_status_is(t, want));
 	assert_string_equal(fake_of(t->p)->status_tcp, want);
 	cnxn(t, fd, ADB_CNXN);
 	csend(fd, ADB_OPEN, 7, 0, svc, sizeof(svc));
@@ -226,13 +238,13 @@ static void test_tcp_bad_framing(void **state)
 	int fd = client(t);
 
 	csend_raw(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
-	assert_true(closed_within(t, fd, 2000));
+	assert_true(closed_within(t, fd, RUN_UNTIL_MS));
 	close(fd);
 	fd = client(t);
 	adb_packet_encode(hdr, ADB_CNXN, ADB_VERSION, ADB_MAX_PAYLOAD,
 			  NULL, 2 * ADB_MAX_PAYLOAD, 0);
 	csend_raw(fd, hdr, sizeof(hdr));
-	assert_true(closed_within(t, fd, 2000));
+	assert_true(closed_within(t, fd, RUN_UNTIL_MS));
 	close(fd);
 	adb_fixture_stop(t);
 }
@@ -242,14 +254,21 @@ static void test_tcp_peer_cap(void **state)
 {
 	struct adb_fixture *t = start("off", NULL);
 	int fds[ADB_TCP_MAX_PEERS + 1];
-	unsigned i, closed = 0;
+	char want[64];
+	unsigned i;
 
-	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
+	for (i = 0; i < ADB_TCP_MAX_PEERS; i++)
 		fds[i] = client(t);
-	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
-		closed += closed_within(t, fds[i], 100);
-	assert_int_equal(closed, 1);
-	assert_true(closed_within(t, fds[ADB_TCP_MAX_PEERS], 10));
+	/* All of them taken before one more comes, so that it is the one
+	 * turned away. */
+	snprintf(want, sizeof(want), "port %u, %u peers", t->port, ADB_TCP_MAX_PEERS);
+	RUN_UNTIL(t->loop, tcp_status_is(t, want));
+	assert_string_equal(fake_of(t->p)->status_tcp, want);
+	fds[ADB_TCP_MAX_PEERS] = client(t);
+	assert_true(closed_within(t, fds[ADB_TCP_MAX_PEERS], RUN_UNTIL_MS));
+	for (i = 0; i < ADB_TCP_MAX_PEERS; i++)
+		assert_false(closed_within(t, fds[i], 100));
+	assert_string_equal(fake_of(t->p)->status_tcp, want);
 	/* The others work. */
 	cnxn(t, fds[0], ADB_CNXN);
 	for (i = 0; i <= ADB_TCP_MAX_PEERS; i++)
@@ -274,7 +293,7 @@ static void test_tcp_preauth_bytes(void **state)
 	assert_false(closed_within(t, fd, 200));
 	csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
 	csend(fd, ADB_OKAY, 1, 2, junk, sizeof(junk));
-	assert_true(closed_within(t, fd, 2000));
+	assert_true(closed_within(t, fd, RUN_UNTIL_MS));
 	close(fd);
 	adb_fixture_stop(t);
 }
@@ -284,17 +303,25 @@ static void test_tcp_preauth_bytes(void **state)
 static void test_tcp_auth_timeout(void **state)
 {
 	static const char *const opts[] = { "tcp_auth_timeout", "1", NULL };
+	/* 3 s for the one that connects: its CNXN must be read before the
+	 * timeout, also when a round of the loop comes a second late. */
+	static const char *const opts_3[] = { "tcp_auth_timeout", "3", NULL };
 	struct adb_fixture *t = start("on", opts);
+	uint64_t t0 = loop_now_ms();
 	int idle = client(t), authed;
 
-	assert_false(closed_within(t, idle, 500));
-	assert_true(closed_within(t, idle, 2500));
+	/* Not before 1 s from its connection, which came after t0: measured,
+	 * not checked at a fixed time, which a stall of the test (qemu-user
+	 * on a loaded machine) could take past the timeout. */
+	assert_true(closed_within(t, idle, RUN_UNTIL_MS));
+	assert_true(loop_now_ms() - t0 >= 1000);
 	close(idle);
 	adb_fixture_stop(t);
-	t = start("off", opts);
+	t = start("off", opts_3);
 	authed = client(t);
 	cnxn(t, authed, ADB_CNXN);
-	assert_false(closed_within(t, authed, 2500));
+	/* Past the timeout: it counted from the connection, before CNXN. */
+	assert_false(closed_within(t, authed, 3500));
 	close(authed);
 	adb_fixture_stop(t);
 }
@@ -424,7 +451,7 @@ static void test_tcp_stop(void **state)
 	cnxn(t, fd, ADB_CNXN);
 	ops->listen(t->priv, NULL, 0, 0);
 	assert_string_equal(fake_of(t->p)->status_tcp, "off");
-	assert_true(closed_within(t, fd, 1000));
+	assert_true(closed_within(t, fd, RUN_UNTIL_MS));
 	close(fd);
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_int_equal(connect(c, (struct sockaddr *)&a, sizeof(a)), -1);

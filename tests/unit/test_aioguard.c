@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 
 #include "aioguard.h"
+#include "run_until.h"
 
 struct worker {
 	pid_t pid;
@@ -76,7 +77,9 @@ static void worker_kill(struct worker *w)
 	assert_int_equal(waitpid(w->pid, &st, 0), w->pid);
 }
 
-/* The guard's exit status, or -1 if it is still there after ms. */
+/* The guard's exit status, or -1 if it is still there after ms: a short
+ * ms for a check that it stays, RUN_UNTIL_MS to wait for its exit (a
+ * process's exit under qemu-user on a loaded machine can take seconds). */
 static int guard_wait(pid_t guard, unsigned ms)
 {
 	int st;
@@ -138,7 +141,7 @@ static void test_guard_destroys_context(void **state)
 	worker_start(&w, true);
 	assert_int_equal(guard_wait(w.guard, 100), -1);
 	worker_kill(&w);
-	assert_int_equal(guard_wait(w.guard, 5000), 0);
+	assert_int_equal(guard_wait(w.guard, RUN_UNTIL_MS), 0);
 }
 
 /* Nothing watched: it has nothing to destroy and says so. */
@@ -148,7 +151,7 @@ static void test_guard_without_context(void **state)
 
 	worker_start(&w, false);
 	worker_kill(&w);
-	assert_int_equal(guard_wait(w.guard, 5000), 3);
+	assert_int_equal(guard_wait(w.guard, RUN_UNTIL_MS), 3);
 }
 
 /* It keeps no fd of the worker's, runs under its own filter, and other
@@ -161,9 +164,9 @@ static void test_guard_holds_nothing(void **state)
 	worker_start(&w, true);
 	/* close_range runs first thing in the guard, its filter a few calls
 	 * later: give both a moment (an emulated CPU once caught it between
-	 * the two). */
+	 * the two), up to RUN_UNTIL_MS. */
 	while ((fd_count(w.guard) != 0 || !status_has(w.guard, "Seccomp:\t2")) &&
-	       n++ < 500)
+	       n++ < RUN_UNTIL_MS / 10)
 		usleep(10000);
 	assert_int_equal(fd_count(w.guard), 0);
 	assert_true(status_has(w.guard, "Seccomp:\t2"));
@@ -172,7 +175,7 @@ static void test_guard_holds_nothing(void **state)
 	kill(w.guard, SIGHUP);
 	assert_int_equal(guard_wait(w.guard, 200), -1);
 	worker_kill(&w);
-	assert_int_equal(guard_wait(w.guard, 5000), 0);
+	assert_int_equal(guard_wait(w.guard, RUN_UNTIL_MS), 0);
 }
 
 /* Run fn in a forked child (a worker of its own), return what it returned. */

@@ -20,6 +20,7 @@
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
+#include "run_until.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -179,7 +180,7 @@ static sd_bus_message *call_msg(struct fixture *f, sd_bus_message *m)
 
 	assert_true(sd_bus_call_async(f->cli, NULL, m, on_reply, &r, 0) >= 0);
 	sd_bus_message_unref(m);
-	while (!r.done && loop_now_ms() - t0 < 10000)
+	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
 		pump(f);
 	assert_true(r.done);
 	return r.m;
@@ -225,7 +226,7 @@ static void get_str(struct fixture *f, const char *path, const char *iface,
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, path,
 					     "org.freedesktop.DBus.Properties", "Get",
 					     on_reply, &r, "ss", iface, prop) >= 0);
-	while (!r.done && loop_now_ms() - t0 < 10000)
+	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
 		pump(f);
 	assert_true(r.done);
 	if (sd_bus_message_get_error(r.m)) {
@@ -269,13 +270,13 @@ static void stop_daemon(struct fixture *f)
 	fake_bus_stop(&f->daemon);
 }
 
-/* Until gadgetd owns its name. */
+/* Until gadgetd owns its name (at most RUN_UNTIL_MS). */
 static void wait_named(struct fixture *f)
 {
+	uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
 	char buf[256] = "";
-	int i;
 
-	for (i = 0; i < 100; i++) {
+	while (loop_now_ms() < end) {
 		get_mgr(f, "Set", buf, sizeof(buf));
 		if (strncmp(buf, "error:", 6))
 			return;
@@ -347,12 +348,12 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Until PropertiesChanged named what (at most 5 s). */
+/* Until PropertiesChanged named what (at most RUN_UNTIL_MS). */
 static bool wait_changed(struct fixture *f, const char *what)
 {
 	uint64_t t0 = loop_now_ms();
 
-	while (!strstr(f->changed, what) && loop_now_ms() - t0 < 5000)
+	while (!strstr(f->changed, what) && loop_now_ms() - t0 < RUN_UNTIL_MS)
 		pump(f);
 	return strstr(f->changed, what) != NULL;
 }
@@ -462,11 +463,11 @@ static void test_command(void **state)
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
 					     "Command", on_reply, &r, "sas", "adb", 1,
 					     "keys") >= 0);
-	for (t0 = loop_now_ms(); !fake_commands_pending() && loop_now_ms() - t0 < 5000;)
+	for (t0 = loop_now_ms(); !fake_commands_pending() && loop_now_ms() - t0 < RUN_UNTIL_MS;)
 		pump(f);
 	assert_int_equal(fake_commands_pending(), 1);
 	fake_command_reply(0, "no keys\n");
-	for (t0 = loop_now_ms(); !r.done && loop_now_ms() - t0 < 5000;)
+	for (t0 = loop_now_ms(); !r.done && loop_now_ms() - t0 < RUN_UNTIL_MS;)
 		pump(f);
 	assert_true(r.done);
 	assert_true(sd_bus_message_read(r.m, "s", &s) >= 0);
@@ -513,7 +514,7 @@ static int wait_child(struct fixture *f, pid_t pid)
 	int st = 0;
 
 	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (loop_now_ms() - t0 > 10000) {
+		if (loop_now_ms() - t0 > RUN_UNTIL_MS) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			return -1;
@@ -572,7 +573,7 @@ static void test_limit(void **state)
 	 * again, each on a connection of its own. */
 	for (i = 0; i < 4; i++)
 		pids[i] = as_nobody("Off", NULL);
-	for (t0 = loop_now_ms(); f->polkit_asked < 4 && loop_now_ms() - t0 < 20000;)
+	for (t0 = loop_now_ms(); f->polkit_asked < 4 && loop_now_ms() - t0 < RUN_UNTIL_MS;)
 		pump(f);
 	assert_int_equal(f->polkit_asked, 4);
 	for (i = 4; i < 6; i++)
@@ -589,7 +590,7 @@ static void test_limit(void **state)
 	endpwent();
 	for (i = 4; i < 32; i++)
 		pids[i] = as_uid(users[i / 4 - 1], "Off", NULL);
-	for (t0 = loop_now_ms(); f->polkit_asked < 32 && loop_now_ms() - t0 < 20000;)
+	for (t0 = loop_now_ms(); f->polkit_asked < 32 && loop_now_ms() - t0 < RUN_UNTIL_MS;)
 		pump(f);
 	assert_int_equal(f->polkit_asked, 32);
 	for (i = 32; i < 40; i++)
@@ -619,7 +620,8 @@ static void test_bus_lost(void **state)
 	stop_daemon(f);
 	sd_bus_flush_close_unref(f->cli);
 	f->cli = NULL;
-	for (r = 0; r < 100 && !strstr(test_log, "lost the system bus"); r++)
+	for (uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
+	     !strstr(test_log, "lost the system bus") && loop_now_ms() < end;)
 		pump(f);
 	assert_non_null(strstr(test_log, "lost the system bus"));
 	r = gadget_switch(f->g, NULL, "ncm", msg, sizeof(msg), fake_on_done, &res);
@@ -707,7 +709,7 @@ static void introspect(struct fixture *f, const char *path, char *out, size_t si
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, path,
 					     "org.freedesktop.DBus.Introspectable",
 					     "Introspect", on_reply, &r, "") >= 0);
-	while (!r.done && loop_now_ms() - t0 < 10000)
+	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
 		pump(f);
 	assert_true(r.done);
 	assert_true(sd_bus_message_read(r.m, "s", &xml) >= 0);

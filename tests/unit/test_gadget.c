@@ -10,6 +10,7 @@
 #include "event.h"
 #include "gadget.h"
 #include "loop.h"
+#include "run_until.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -363,8 +364,8 @@ static void test_network_link_follows_the_gadget(void **state)
 	fake_clear_calls();
 	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
 	assert_true(strncmp(fake_calls, "net() unbind() ", 15) == 0);
-	for (int i = 0; i < 100 && gadget_busy(f->g); i++)
-		loop_dispatch(f->loop, 10);
+	RUN_UNTIL(f->loop, !gadget_busy(f->g));
+	assert_false(gadget_busy(f->g));
 	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
 	/* The UDC goes (its gadget device is gone), then comes back. */
 	fake_clear_calls();
@@ -394,7 +395,6 @@ static unsigned count(const char *s, const char *what)
 static void test_udc_bind_retried_while_busy(void **state)
 {
 	struct fixture *f = *state;
-	int i;
 
 	assert_non_null(fake_udc_fn);
 	fake_udc_fn(fake_udc_data); /* bound already: nothing to do */
@@ -408,8 +408,7 @@ static void test_udc_bind_retried_while_busy(void **state)
 	fake_udc_fn(fake_udc_data);
 	assert_false(fake_is_bound());
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
-	for (i = 0; i < 20 && !fake_is_bound(); i++)
-		loop_dispatch(f->loop, 100);
+	RUN_UNTIL(f->loop, fake_is_bound());
 	assert_true(fake_is_bound());
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 3);
 }
@@ -427,7 +426,6 @@ static void run_rounds(struct fixture *f, int n)
 static void test_udc_stranded_bound_afresh(void **state)
 {
 	struct fixture *f = *state;
-	int i;
 
 	fake_clear_calls();
 	fake_udc_fn(fake_udc_data);
@@ -437,8 +435,7 @@ static void test_udc_stranded_bound_afresh(void **state)
 	fake_udc_stranded = true;
 	fake_udc_fn(fake_udc_data);
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 0);
-	for (i = 0; i < 20 && !strstr(fake_calls, "bind(dummy_udc.0)"); i++)
-		loop_dispatch(f->loop, 100);
+	RUN_UNTIL(f->loop, strstr(fake_calls, "bind(dummy_udc.0)"));
 	fake_udc_stranded = false; /* the fresh bind holds */
 	assert_non_null(strstr(fake_calls, "unbind() bind(dummy_udc.0)"));
 	assert_int_equal(count(fake_calls, "bind(dummy_udc.0)"), 1);
@@ -637,7 +634,6 @@ static void test_sighup_during_switch(void **state)
 	struct fake_result sw = { 0 };
 	char path[128], *text, *p, set[64];
 	FILE *fp;
-	int i;
 
 	fake_hold_ready = true;
 	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
@@ -661,8 +657,7 @@ static void test_sighup_during_switch(void **state)
 	fake_release_ready(0, "");
 	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
 	/* The reload now: one more transaction, with the new identity. */
-	for (i = 0; i < 20 && !strstr(fake_calls, "identity(0116)"); i++)
-		run_rounds(f, 1);
+	RUN_UNTIL(f->loop, strstr(fake_calls, "identity(0116)"));
 	assert_string_equal(fake_calls, "bind(dummy_udc.0) unbind() unlink_all() "
 			    "identity(0116) link(ncm) ");
 	assert_true(fake_waiting_ready());
@@ -683,7 +678,6 @@ static void test_sighup_broken_profile_in_status(void **state)
 	struct fixture *f = *state;
 	char path[128], set[64], *text;
 	FILE *fp;
-	int i;
 
 	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
 	fp = fopen(path, "a");
@@ -691,8 +685,7 @@ static void test_sighup_broken_profile_in_status(void **state)
 	fclose(fp);
 	fake_clear_calls();
 	gadget_queue_reload(f->g);
-	for (i = 0; i < 20 && gadget_busy(f->g); i++)
-		run_rounds(f, 1);
+	RUN_UNTIL(f->loop, !gadget_busy(f->g));
 	run_rounds(f, 2);
 	assert_string_equal(fake_calls, "");
 	status_set(f, set, sizeof(set));
@@ -786,15 +779,15 @@ static void test_switch_waits_for_reap(void **state)
 {
 	struct fixture *f = *state;
 	struct fake_result res = { 0 };
-	int i;
 
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	fake_hold_stop = true;
 	fake_clear_calls();
 	assert_int_equal(gadget_switch(f->g, NULL, "acm,ecm", f->msg, sizeof(f->msg),
 				       fake_on_done, &res), -EINPROGRESS);
-	for (i = 0; i < 5; i++)
-		loop_dispatch(f->loop, 10);
+	RUN_UNTIL(f->loop, fake_waiting_stopped());
+	/* More rounds, for what must not happen before the reap. */
+	run_rounds(f, 5);
 	assert_false(res.done);
 	assert_true(fake_waiting_stopped());
 	assert_non_null(strstr(fake_calls, "stop(mtp)"));
@@ -814,7 +807,6 @@ static void test_off_waits_for_reap(void **state)
 {
 	struct fixture *f = *state;
 	char set[64];
-	int i;
 
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	fake_hold_stop = true;
@@ -826,8 +818,7 @@ static void test_off_waits_for_reap(void **state)
 	assert_int_equal(do_switch(f, NULL, "acm,ecm"), -EBUSY);
 	assert_non_null(strstr(f->msg, "going down"));
 	fake_release_stop();
-	for (i = 0; i < 5 && gadget_busy(f->g); i++)
-		loop_dispatch(f->loop, 10);
+	RUN_UNTIL(f->loop, !gadget_busy(f->g));
 	assert_false(gadget_busy(f->g));
 	assert_non_null(strstr(fake_calls, "reaped() unlink_all() remove("));
 	assert_non_null(strstr(fake_calls, "destroy()"));

@@ -21,6 +21,7 @@
 
 #include "fake_bus.h"
 #include "mdns.h"
+#include "run_until.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -316,7 +317,7 @@ static void pump_ms(struct fixture *f, unsigned ms)
 static void stop_clean(struct fixture *f)
 {
 	kill(f->pid, SIGTERM);
-	assert_int_equal(wait_exit(f, 5000), 0);
+	assert_int_equal(wait_exit(f, RUN_UNTIL_MS), 0);
 }
 
 static void assert_said(struct fixture *f, const char *text)
@@ -338,7 +339,7 @@ static void test_address(void **state)
 	struct fixture *f = *state;
 
 	run(f, address_args);
-	assert_true(wait_text(f, MDNS_READY_TEXT " 'gadgetd.local'", 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT " 'gadgetd.local'", RUN_UNTIL_MS));
 	assert_string_equal(f->method, "AddAddress");
 	assert_int_equal(f->iface, (int32_t)if_nametoindex("lo"));
 	assert_int_equal(f->proto, MDNS_AVAHI_PROTO_UNSPEC);
@@ -357,7 +358,7 @@ static void test_service(void **state)
 	struct fixture *f = *state;
 
 	run(f, service_args);
-	assert_true(wait_text(f, MDNS_READY_TEXT " 'adb-gadgetd'", 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT " 'adb-gadgetd'", RUN_UNTIL_MS));
 	assert_string_equal(f->method, "AddService");
 	assert_int_equal(f->iface, (int32_t)if_nametoindex("lo"));
 	assert_int_equal(f->proto, MDNS_AVAHI_PROTO_UNSPEC);
@@ -380,7 +381,7 @@ static void test_service_collision(void **state)
 
 	f->collide = 1;
 	run(f, service_args);
-	assert_true(wait_text(f, MDNS_READY_TEXT " 'adb-gadgetd #2'", 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT " 'adb-gadgetd #2'", RUN_UNTIL_MS));
 	assert_int_equal(f->n_alt, 1);
 	assert_int_equal(f->n_add, 2);
 	assert_int_equal(f->n_commit, 2);
@@ -398,7 +399,7 @@ static void test_address_collision(void **state)
 
 	f->collide = 1;
 	run(f, address_args);
-	assert_int_equal(wait_exit(f, 10000), MDNS_EXIT_FAIL);
+	assert_int_equal(wait_exit(f, RUN_UNTIL_MS), MDNS_EXIT_FAIL);
 	assert_null(strstr(f->out, MDNS_READY_TEXT));
 	assert_int_equal(f->n_alt, 0);
 	assert_said(f, "another host on lo has the name gadgetd.local");
@@ -411,9 +412,9 @@ static void test_avahi_gone(void **state)
 	struct fixture *f = *state;
 
 	run(f, address_args);
-	assert_true(wait_text(f, MDNS_READY_TEXT, 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT, RUN_UNTIL_MS));
 	assert_true(sd_bus_release_name(f->bus, AVAHI) >= 0);
-	assert_int_equal(wait_exit(f, 5000), MDNS_EXIT_FAIL);
+	assert_int_equal(wait_exit(f, RUN_UNTIL_MS), MDNS_EXIT_FAIL);
 	assert_said(f, "avahi-daemon left the system bus");
 }
 
@@ -423,7 +424,7 @@ static void test_avahi_absent(void **state)
 
 	assert_true(sd_bus_release_name(f->bus, AVAHI) >= 0);
 	run(f, address_args);
-	assert_int_equal(wait_exit(f, 10000), MDNS_EXIT_FAIL);
+	assert_int_equal(wait_exit(f, RUN_UNTIL_MS), MDNS_EXIT_FAIL);
 	assert_said(f, "avahi-daemon is not on the system bus");
 	assert_int_equal(f->n_add, 0);
 }
@@ -435,7 +436,7 @@ static void test_avahi_refuses(void **state)
 
 	f->refuse = true;
 	run(f, address_args);
-	assert_int_equal(wait_exit(f, 10000), MDNS_EXIT_FAIL);
+	assert_int_equal(wait_exit(f, RUN_UNTIL_MS), MDNS_EXIT_FAIL);
 	assert_said(f, "AddAddress failed: Invalid host name");
 	assert_int_equal(f->n_commit, 0);
 }
@@ -448,13 +449,13 @@ static void test_waits_for_server(void **state)
 
 	f->server_state = MDNS_AVAHI_SERVER_REGISTERING;
 	run(f, address_args);
-	assert_true(wait_text(f, "waiting for avahi-daemon", 10000));
+	assert_true(wait_text(f, "waiting for avahi-daemon", RUN_UNTIL_MS));
 	pump_ms(f, 300);
 	assert_int_equal(f->n_add, 0);
 	f->server_state = MDNS_AVAHI_SERVER_RUNNING;
 	assert_true(sd_bus_emit_signal(f->bus, "/", SERVER_IFACE, "StateChanged", "is",
 				       (int32_t)MDNS_AVAHI_SERVER_RUNNING, "") >= 0);
-	assert_true(wait_text(f, MDNS_READY_TEXT, 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT, RUN_UNTIL_MS));
 	assert_int_equal(f->n_add, 1);
 	stop_clean(f);
 }
@@ -465,7 +466,7 @@ static void test_forged_signal(void **state)
 {
 	struct fixture *f = *state;
 	sd_bus *other = NULL;
-	uint64_t end = now_ms() + 10000;
+	uint64_t end = now_ms() + RUN_UNTIL_MS;
 
 	f->hold = true;
 	run(f, address_args);
@@ -483,7 +484,7 @@ static void test_forged_signal(void **state)
 	assert_null(strstr(f->out, MDNS_READY_TEXT));
 	assert_int_equal(f->status, -1);
 	emit_group(f, MDNS_AVAHI_GROUP_ESTABLISHED);
-	assert_true(wait_text(f, MDNS_READY_TEXT, 10000));
+	assert_true(wait_text(f, MDNS_READY_TEXT, RUN_UNTIL_MS));
 	stop_clean(f);
 }
 
@@ -517,7 +518,7 @@ static void test_command_line(void **state)
 		f->out[0] = '\0';
 		f->status = -1;
 		run(f, cases[i].args);
-		assert_int_equal(wait_exit(f, 10000), cases[i].code);
+		assert_int_equal(wait_exit(f, RUN_UNTIL_MS), cases[i].code);
 		assert_said(f, cases[i].said);
 		close(f->err);
 		f->err = -1;

@@ -26,6 +26,7 @@
 #include "config.h"
 #include "loop.h"
 #include "netproc.h"
+#include "run_until.h"
 
 static char test_netproc_pidfile[64];
 
@@ -35,13 +36,11 @@ static struct config test_netproc_cfg = {
 	.restart_window_ms = 60000,
 };
 
-/* Run the loop until cond() or about 5 s. */
+/* Run the loop until cond() (at most RUN_UNTIL_MS: a child's start or
+ * exit under qemu-user on a loaded machine can take seconds). */
 static bool test_netproc_until(struct loop *l, bool (*cond)(void *), void *arg)
 {
-	int i;
-
-	for (i = 0; i < 500 && !cond(arg); i++)
-		loop_dispatch(l, 10);
+	RUN_UNTIL(l, cond(arg));
 	return cond(arg);
 }
 
@@ -100,9 +99,8 @@ static void test_restart_after_kill(void **state)
 	test_netproc_old = netproc_pid(p);
 	netproc_stop(p);
 	/* The process is gone and so is its pid file, from the loop. */
-	for (i = 0; i < 300 && (kill(test_netproc_old, 0) == 0 ||
-				 access(test_netproc_pidfile, F_OK) == 0); i++)
-		loop_dispatch(l, 10);
+	RUN_UNTIL(l, kill(test_netproc_old, 0) < 0 &&
+		     access(test_netproc_pidfile, F_OK) < 0);
 	assert_int_equal(kill(test_netproc_old, 0), -1);
 	assert_int_equal(access(test_netproc_pidfile, F_OK), -1);
 	loop_free(l);
@@ -165,8 +163,8 @@ static void test_netproc_stop_wait(struct loop *l, struct netproc *p)
 	int i;
 
 	netproc_stop(p);
-	for (i = 0; i < 300 && pid > 0 && kill(pid, 0) == 0; i++)
-		loop_dispatch(l, 10);
+	RUN_UNTIL(l, pid <= 0 || kill(pid, 0) < 0);
+	assert_true(pid <= 0 || kill(pid, 0) < 0);
 	for (i = 0; i < 10; i++)
 		loop_dispatch(l, 10);
 }
@@ -262,7 +260,8 @@ static void test_stale_pidfile(void **state)
 	}
 	/* Until the child is sleep (exec done), bounded: under load or
 	 * qemu-user a fixed pause was not always enough. */
-	for (int i = 0; i < 500 && !comm_is(child, "sleep"); i++)
+	for (uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
+	     !comm_is(child, "sleep") && loop_now_ms() < end;)
 		usleep(10000);
 	assert_true(comm_is(child, "sleep"));
 	/* Another command's pid: left alone, the file removed. */

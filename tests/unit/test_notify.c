@@ -8,6 +8,7 @@
 
 #include "loop.h"
 #include "notify.h"
+#include "run_until.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -161,16 +162,18 @@ static void test_watchdog_pings(void **state)
 	setenv("WATCHDOG_USEC", "200000", 1);
 	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	setenv("WATCHDOG_PID", pid, 1);
+	/* Every 100 ms: four pings take at least 400 ms (a timer never fires
+	 * early), counted from before the timer is armed (a stall after it
+	 * would shorten what is measured), and arrive within RUN_UNTIL_MS
+	 * however loaded the machine (a window of 550 ms once saw 3 under a
+	 * loaded make check). */
+	start = loop_now_ms();
 	wd = notify_watchdog_new(l);
 	assert_non_null(wd);
 	/* Nothing before the loop runs. */
 	next_msg(f->fd, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	/* Every 100 ms: four pings take at least 400 ms (a timer never fires
-	 * early), and arrive within 10 s however loaded the machine (a
-	 * window of 550 ms once saw 3 under a loaded make check). */
-	start = loop_now_ms();
-	end = start + 10000;
+	end = start + RUN_UNTIL_MS;
 	while (n < 4 && loop_now_ms() < end) {
 		loop_dispatch(l, 20);
 		for (next_msg(f->fd, buf, sizeof(buf)); buf[0];

@@ -24,6 +24,7 @@
 
 #include "log.h"
 #include "loop.h"
+#include "run_until.h"
 #include "spawner.h"
 
 struct fx {
@@ -142,13 +143,10 @@ static void close_all(int *fds, int n)
 		close(fds[i]);
 }
 
-/* Dispatch until r has its answer, at most ms. */
-static void wait_done(struct fx *f, struct result *r, uint64_t ms)
+/* Dispatch until r has its answer (at most RUN_UNTIL_MS). */
+static void wait_done(struct fx *f, struct result *r)
 {
-	uint64_t end = loop_now_ms() + ms;
-
-	while (!r->calls && loop_now_ms() < end)
-		loop_dispatch(f->loop, 50);
+	RUN_UNTIL(f->loop, r->calls);
 }
 
 /*
@@ -167,16 +165,19 @@ static void test_loop_serves_during_slow_spawn(void **state)
 
 	assert_int_equal(spawner_spawn(f->sp, &cmd_true, on_done, &r, &call),
 			 0);
-	assert_true(loop_now_ms() - t0 < 1000);
+	/* At once: a call that waited for the answer would not return
+	 * before the played spawner gives it, below. 3 s leaves room for a
+	 * stall of the test (qemu-user on a loaded machine). */
+	assert_true(loop_now_ms() - t0 < 3000);
 	assert_int_equal(r.calls, 0); /* never from spawner_spawn itself */
-	/* 300 ms of a spawner that does not answer: the loop ticks on. */
-	while (loop_now_ms() - t0 < 300)
-		loop_dispatch(f->loop, 50);
+	/* A spawner that does not answer: the loop ticks on. Five ticks,
+	 * not a fixed 300 ms, which a slow round could fill with fewer. */
+	RUN_UNTIL(f->loop, ticks >= 5);
 	assert_true(ticks >= 5);
 	assert_int_equal(r.calls, 0);
 	peer_take(f, "true");
 	peer_answer(f, 4242, keep);
-	wait_done(f, &r, 2000);
+	wait_done(f, &r);
 	assert_int_equal(r.calls, 1);
 	assert_int_equal(r.err, 0);
 	assert_true(r.order >= 5);
@@ -214,7 +215,7 @@ static void test_replies_in_order(void **state)
 	peer_take(f, "true");
 	peer_refuse(f, -EAGAIN);
 	peer_answer(f, 77, keep);
-	wait_done(f, &r2, 2000);
+	wait_done(f, &r2);
 	assert_int_equal(r1.calls, 1);
 	assert_int_equal(r1.err, -EAGAIN);
 	assert_int_equal(r2.calls, 1);
@@ -303,7 +304,7 @@ static void test_spawner_gone(void **state)
 			 0);
 	close(f->peer);
 	f->peer = -1;
-	wait_done(f, &r, 2000);
+	wait_done(f, &r);
 	assert_int_equal(r.calls, 1);
 	assert_int_equal(r.err, -EPIPE);
 	assert_int_equal(spawner_spawn(f->sp, &cmd_true, on_done, &r, &call),
@@ -323,7 +324,7 @@ static void test_timeout(void **state)
 
 	assert_int_equal(spawner_spawn(f->sp, &cmd_true, on_done, &r, &call),
 			 0);
-	wait_done(f, &r, 8000);
+	wait_done(f, &r);
 	assert_int_equal(r.calls, 1);
 	assert_int_equal(r.err, -ETIMEDOUT);
 	assert_true(loop_now_ms() - t0 >= 4900);
@@ -335,7 +336,7 @@ static void test_timeout(void **state)
 	peer_take(f, "true");
 	peer_refuse(f, -EAGAIN); /* the late one */
 	peer_answer(f, 99, keep);
-	wait_done(f, &r2, 2000);
+	wait_done(f, &r2);
 	assert_int_equal(r.calls, 1);
 	assert_int_equal(r2.err, 0);
 	assert_int_equal(r2.ch.pid, 99);

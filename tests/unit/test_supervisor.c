@@ -15,6 +15,7 @@
 #include "status.h"
 #include "supervisor.h"
 #include "event.h"
+#include "run_until.h"
 #include "unit_self.h"
 #include "wmsg.h"
 
@@ -477,16 +478,6 @@ static void run_ms(struct fixture *f, unsigned ms)
 		loop_dispatch(f->loop, 20);
 }
 
-/* Run the loop until cond holds, for at most 30 s. What a test waits for
- * is a condition, never a fixed time: a worker's start or reply under
- * qemu-user on a loaded machine takes many times what it takes here
- * (fixed waits of 0.3 to 1.5 s failed so in check-cross). The caller
- * asserts cond afterwards. */
-#define RUN_UNTIL(f, cond)                                                     \
-	for (uint64_t until_ = loop_now_ms() + 30000;                          \
-	     !(cond) && loop_now_ms() < until_;)                               \
-		loop_dispatch((f)->loop, 20)
-
 /* Whether the text (or JSON) status has needle. */
 static bool status_has(struct fixture *f, bool json, const char *needle)
 {
@@ -550,7 +541,7 @@ static void test_heartbeat_timeout_kills_and_restarts(void **state)
 	start_ready(f, "mute");
 	status_line(f, "fa", line, sizeof(line));
 	assert_int_equal(sscanf(line, "  fa: ready, pid %d", &pid1), 1);
-	RUN_UNTIL(f, restarts_due >= 1);
+	RUN_UNTIL(f->loop, restarts_due >= 1);
 	/* fa answered every ping while mute's timeout ran out: same pid, no
 	 * restart. */
 	status_line(f, "fa", line, sizeof(line));
@@ -565,7 +556,7 @@ static void test_heartbeat_timeout_kills_and_restarts(void **state)
 	assert_true(restarts_due >= 1);
 	/* A stopped worker (SIGSTOP) is caught the same way. */
 	assert_int_equal(kill(pid1, SIGSTOP), 0);
-	RUN_UNTIL(f, restarts_of(f, "fa") >= 1 && status_has(f, false, "  fa: ready"));
+	RUN_UNTIL(f->loop, restarts_of(f, "fa") >= 1 && status_has(f, false, "  fa: ready"));
 	status_line(f, "fa", line, sizeof(line));
 	assert_non_null(strstr(line, "restarts 1"));
 	assert_non_null(strstr(line, "after missing its heartbeat"));
@@ -620,7 +611,7 @@ static void test_crash_loop_marks_failed(void **state)
 	start_ready(f, "fa");
 	snprintf(fn.name, sizeof(fn.name), "crash");
 	assert_int_equal(supervisor_start(f->sup, &fn), 0);
-	RUN_UNTIL(f, supervisor_any_failed(f->sup) && restarts_due >= 3);
+	RUN_UNTIL(f->loop, supervisor_any_failed(f->sup) && restarts_due >= 3);
 	/* Two restarts, then the third exit within the window: failed, and
 	 * one last on_restart for gadgetd to bind without it. */
 	assert_int_equal(restarts_due, 3);
@@ -642,7 +633,7 @@ static void test_crash_loop_marks_failed(void **state)
 	/* A switch revives it: it runs (and crashes) again, counted anew. */
 	assert_int_equal(supervisor_revive(f->sup), 0);
 	assert_false(supervisor_any_failed(f->sup));
-	RUN_UNTIL(f, supervisor_any_failed(f->sup) && restarts_due >= due + 3);
+	RUN_UNTIL(f->loop, supervisor_any_failed(f->sup) && restarts_due >= due + 3);
 	assert_int_equal(restarts_due, due + 3);
 	assert_true(supervisor_any_failed(f->sup));
 }
@@ -669,7 +660,7 @@ static void test_events(void **state)
 	heard[0] = '\0';
 	start_ready(f, "keyed");
 	/* The state comes after both keys: once it is heard, so is all. */
-	RUN_UNTIL(f, strstr(heard, "state/keyed"));
+	RUN_UNTIL(f->loop, strstr(heard, "state/keyed"));
 	assert_string_equal(heard, "adb-key/keyed:aa:bb:0;state/keyed:state=unauthorized:0;");
 	heard[0] = '\0';
 	f->cfg.restart_delay_ms = 20;
@@ -678,7 +669,7 @@ static void test_events(void **state)
 	use_restart_counter(f);
 	snprintf(fn.name, sizeof(fn.name), "crash");
 	assert_int_equal(supervisor_start(f->sup, &fn), 0);
-	RUN_UNTIL(f, strstr(heard, "plugin-failed/"));
+	RUN_UNTIL(f->loop, strstr(heard, "plugin-failed/"));
 	assert_non_null(strstr(heard, "plugin-failed/crash:crashed 2 times in 60 s; last: "
 			       "killed by signal 11 (Segmentation fault):1;"));
 	assert_int_equal(supervisor_restarts(f->sup, "crash"), 1);
@@ -785,7 +776,7 @@ static void test_stop_is_asynchronous(void **state)
 	/* SIGTERM is ignored; SIGKILL comes after 2 s. */
 	assert_false(st.done);
 	assert_true(supervisor_stopping(f->sup));
-	RUN_UNTIL(f, st.done);
+	RUN_UNTIL(f->loop, st.done);
 	assert_true(st.done);
 	assert_false(supervisor_stopping(f->sup));
 	assert_true(loop_now_ms() - t0 >= 2000);
@@ -918,7 +909,7 @@ static void test_root_request_allowed(void **state)
 	free(json);
 
 	ask_root(f, "root");
-	RUN_UNTIL(f, restarts_due >= 1 && status_has(f, false, "  rooter: ready"));
+	RUN_UNTIL(f->loop, restarts_due >= 1 && status_has(f, false, "  rooter: ready"));
 	assert_int_equal(restarts_due, 1);
 	assert_false(supervisor_any_failed(f->sup));
 	pid = status_pid(f, "rooter");
@@ -940,7 +931,7 @@ static void test_root_request_allowed(void **state)
 	assert_int_equal(status_pid(f, "rooter"), pid);
 
 	ask_root(f, "unroot");
-	RUN_UNTIL(f, restarts_due >= 2 && status_has(f, false, "  rooter: ready"));
+	RUN_UNTIL(f->loop, restarts_due >= 2 && status_has(f, false, "  rooter: ready"));
 	assert_int_equal(restarts_due, 2);
 	assert_false(supervisor_any_failed(f->sup));
 	pid = status_pid(f, "rooter");

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "run_until.h"
 #include "wmsg.h"
 
 #include <errno.h>
@@ -69,9 +70,9 @@ static int teardown(void **state)
 /* What the worker gets as fd 3. */
 enum fd3 { FD3_GADGETD, FD3_DEVNULL, FD3_STREAM };
 
-/* Run the worker with argv (argv[0] is set here) until it exits (10 s at
- * most), fd 3 as given: gadgetd's SOCK_SEQPACKET socketpair, /dev/null,
- * or a SOCK_STREAM socketpair. */
+/* Run the worker with argv (argv[0] is set here) until it exits
+ * (RUN_UNTIL_MS at most), fd 3 as given: gadgetd's SOCK_SEQPACKET
+ * socketpair, /dev/null, or a SOCK_STREAM socketpair. */
 static void run_worker_fd3(char **argv, enum fd3 fd3, struct run *res)
 {
 	bool sock = fd3 == FD3_GADGETD;
@@ -101,7 +102,7 @@ static void run_worker_fd3(char **argv, enum fd3 fd3, struct run *res)
 	}
 	if (fd3 != FD3_DEVNULL)
 		close(sv[1]);
-	for (i = 0; i < 1000; i++) {
+	for (i = 0; i < RUN_UNTIL_MS / 10; i++) {
 		int st;
 		pid_t w = waitpid(pid, &st, WNOHANG);
 
@@ -111,10 +112,10 @@ static void run_worker_fd3(char **argv, enum fd3 fd3, struct run *res)
 		}
 		usleep(10000);
 	}
-	if (i == 1000) {
+	if (i == RUN_UNTIL_MS / 10) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		fail_msg("%s did not exit within 10 s", argv[0]);
+		fail_msg("%s did not exit within %d s", argv[0], RUN_UNTIL_MS / 1000);
 	}
 	while (sock && (n = recv(sv[0], buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
 		struct wmsg_hdr h;
@@ -321,7 +322,8 @@ static void live_start(struct live *lv)
 }
 
 /* The next message of one of the types wanted (others, such as status
- * updates, are skipped) within 5 s: its type, payload in buf, or -1. */
+ * updates, are skipped) within RUN_UNTIL_MS: its type, payload in buf, or
+ * -1 (at once when the worker has gone). */
 static int live_next(struct live *lv, uint16_t want1, uint16_t want2,
 		     uint8_t *buf, size_t size, size_t *len)
 {
@@ -330,7 +332,7 @@ static int live_next(struct live *lv, uint16_t want1, uint16_t want2,
 	struct wmsg_hdr h;
 	ssize_t n;
 
-	while (poll(&pfd, 1, 5000) == 1) {
+	while (poll(&pfd, 1, RUN_UNTIL_MS) == 1) {
 		n = recv(lv->ctl, m, sizeof(m), 0);
 		if (n <= 0)
 			return -1;
@@ -481,12 +483,14 @@ static void test_running_worker_gadgetd_hangs_up(void **state)
 	assert_int_equal(live_next(&lv, WORKER_READY, WORKER_ERROR, p, sizeof(p), &len),
 			 WORKER_READY);
 	close(lv.ctl);
-	for (i = 0; i < 500 && waitpid(lv.pid, &st, WNOHANG) != lv.pid; i++)
+	for (i = 0; i < RUN_UNTIL_MS / 10 && waitpid(lv.pid, &st, WNOHANG) != lv.pid;
+	     i++)
 		usleep(10000);
-	if (i == 500) {
+	if (i == RUN_UNTIL_MS / 10) {
 		kill(lv.pid, SIGKILL);
 		waitpid(lv.pid, NULL, 0);
-		fail_msg("the worker outlived gadgetd's socket by 5 s");
+		fail_msg("the worker outlived gadgetd's socket by %d s",
+			 RUN_UNTIL_MS / 1000);
 	}
 	if (WIFSIGNALED(st))
 		fail_msg("the worker died of signal %d", WTERMSIG(st));
