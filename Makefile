@@ -247,10 +247,13 @@ unit: $(UNIT_BINS) exports names fuzz-long-selftest check-cross-selftest lint
 # The test scripts' checks count: no `check ... && cmd`, no check in a
 # pipeline or other subshell (tests/lint/checks.sh, with its self-test);
 # the product's layout holds: no #include "../", no .c over 1000 lines
-# (tests/lint/layout.sh).
+# (tests/lint/layout.sh); docs/layout.md names only what exists and every
+# source folder (tests/lint/layout-doc.sh, after its self-test).
 lint:
 	tests/lint/checks.sh
 	tests/lint/layout.sh .
+	tests/lint/layout-doc-selftest.sh
+	tests/lint/layout-doc.sh .
 
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)
