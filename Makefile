@@ -344,7 +344,11 @@ fuzz: $(FUZZERS:%=$(B)/fuzz/%)
 # targets; without, gcc builds (ASan+UBSan) that replay files/directories.
 ifneq ($(shell command -v clang 2>/dev/null),)
 FUZZ_CC := clang
-FUZZ_CFLAGS = $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined
+# Undefined behaviour stops the run as a crash, as in the unit tests: by
+# default clang's UBSan prints the error and goes on, and libFuzzer then
+# counts nothing.
+FUZZ_CFLAGS = $(BASE_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined
 FUZZ_MAIN :=
 else
 FUZZ_CC = $(CC)
