@@ -39,32 +39,13 @@ Names alone: `README.md` (at the top).
 EOF
 }
 
-# expect WHAT PATTERN: layout-doc.sh on $t/tree fails (exit 1) and says
-# PATTERN; expect_ok WHAT: it passes.
+# run: layout-doc.sh on $t/tree, for expect WHAT PATTERN (it fails and says
+# PATTERN) and expect_ok WHAT (it passes), from tests/lint/expect.sh.
 run() {
 	out=$("$here/layout-doc.sh" "$t/tree" 2>&1)
 	rc=$?
 }
-expect() {
-	run
-	if [ $rc = 1 ] && printf '%s\n' "$out" | grep -Fq -- "$2"; then
-		echo "ok: $1"
-	else
-		echo "FAIL: $1 (exit $rc, wanted 1 and \"$2\"):"
-		printf '%s\n' "$out"
-		fail=1
-	fi
-}
-expect_ok() {
-	run
-	if [ $rc = 0 ]; then
-		echo "ok: $1"
-	else
-		echo "FAIL: $1 (exit $rc):"
-		printf '%s\n' "$out"
-		fail=1
-	fi
-}
+. "$here/expect.sh"
 doc=$t/tree/docs/layout.md
 # add TEXT: a last line for the page; its number is $line.
 add() {

@@ -41,32 +41,13 @@ Back to the [README](../README.md) and [this](#notes).
 EOF
 }
 
-# expect WHAT PATTERN: readme.sh on $t/tree fails (exit 1) and says PATTERN;
-# expect_ok WHAT: it passes.
+# run: readme.sh on $t/tree, for expect WHAT PATTERN (it fails and says
+# PATTERN) and expect_ok WHAT (it passes), from tests/lint/expect.sh.
 run() {
 	out=$("$here/readme.sh" "$t/tree" "$ctl" 2>&1)
 	rc=$?
 }
-expect() {
-	run
-	if [ $rc = 1 ] && printf '%s\n' "$out" | grep -Fq -- "$2"; then
-		echo "ok: $1"
-	else
-		echo "FAIL: $1 (exit $rc, wanted 1 and \"$2\"):"
-		printf '%s\n' "$out"
-		fail=1
-	fi
-}
-expect_ok() {
-	run
-	if [ $rc = 0 ]; then
-		echo "ok: $1"
-	else
-		echo "FAIL: $1 (exit $rc):"
-		printf '%s\n' "$out"
-		fail=1
-	fi
-}
+. "$here/../lint/expect.sh"
 
 good "$t/tree"
 expect_ok "a good tree passes"
