@@ -9,7 +9,8 @@ test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
-test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c gadgetd/access_peer.c
+# test_ctl: common/ctl.c, the control socket's codec, both directions.
+test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -56,10 +57,10 @@ test_dirs_LIBS :=
 UNIT_TESTS += test_notify
 test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c common/loop.c common/log.c
 test_notify_LIBS :=
-# common/ctl.c: the control socket's codec, both directions.
-UNIT_TESTS += test_protocol
-test_protocol_SRCS := tests/unit/test_protocol.c common/ctl.c common/strv.c
-test_protocol_LIBS :=
+# gadgetd/access_peer.c: who a control socket peer is (SO_PEERCRED, groups).
+UNIT_TESTS += test_access_peer
+test_access_peer_SRCS := tests/unit/test_access_peer.c gadgetd/access_peer.c
+test_access_peer_LIBS :=
 # The listening sockets gadgetd hands to workers (adb over TCP).
 UNIT_TESTS += test_tcplisten
 test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/log.c
