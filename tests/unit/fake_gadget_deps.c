@@ -7,6 +7,7 @@
 #include "fake_gadget_deps.h"
 
 #include "composer.h"
+#include "config.h"
 #include "loop.h"
 #include "netlink.h"
 #include "run_until.h"
@@ -681,4 +682,33 @@ void udc_watch_free(struct udc_watch *w)
 	if (w == fake_watch)
 		fake_watch = NULL;
 	free(w);
+}
+
+void fake_profile_dir(char *dir, size_t size, const char *name)
+{
+	snprintf(dir, size, "/tmp/%s.XXXXXX", name);
+	assert_non_null(mkdtemp(dir));
+}
+
+void fake_profile_put(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s.conf", dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+void fake_config(struct config *cfg, char *dir)
+{
+	cfg->profile = "t";
+	cfg->profile_dir = dir;
+	cfg->udc = "auto";
+	cfg->state_file = "/nonexistent/state";
+	cfg->gadget_name = "g";
+	cfg->ffs_dir = "/nonexistent";
+	cfg->ready_timeout_ms = 100;
 }

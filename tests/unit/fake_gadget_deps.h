@@ -6,6 +6,16 @@
 #include "state.h"
 
 struct loop;
+struct config;
+
+/* The profile folder of a test: a fresh mkdtemp() folder
+ * /tmp/NAME.XXXXXX in dir (size bytes), then profiles written into it as
+ * NAME.conf, and the configuration test_gadget, test_boot and test_dbus
+ * share: profile "t" in that folder, the UDC found, no state file, no
+ * FunctionFS, plugins ready within 100 ms. */
+void fake_profile_dir(char *dir, size_t size, const char *name);
+void fake_profile_put(const char *dir, const char *name, const char *text);
+void fake_config(struct config *cfg, char *dir);
 
 /* A request's answer, as a gadget_done_fn (fake_on_done) gets it. */
 struct fake_result {

@@ -81,33 +81,14 @@ static int finish(struct fixture *f, int r, struct fake_result *res)
 	return res->r;
 }
 
-static void put(struct fixture *f, const char *name, const char *text)
-{
-	char path[128];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s.conf", f->dir, name);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
-
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_boot.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	put(f, "t", profile_t);
-	put(f, "u", profile_u);
-	f->cfg.profile = "t";
-	f->cfg.profile_dir = f->dir;
-	f->cfg.udc = "auto";
-	f->cfg.state_file = "/nonexistent/state";
-	f->cfg.gadget_name = "g";
-	f->cfg.ffs_dir = "/nonexistent";
-	f->cfg.ready_timeout_ms = 100;
+	fake_profile_dir(f->dir, sizeof(f->dir), "test_boot");
+	fake_profile_put(f->dir, "t", profile_t);
+	fake_profile_put(f->dir, "u", profile_u);
+	fake_config(&f->cfg, f->dir);
 	fake_reset();
 	f->loop = loop_new();
 	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
@@ -324,7 +305,7 @@ static void test_saved_profile_broken(void **state)
 	struct fixture *f = *state;
 	char want[512];
 
-	put(f, "bad", profile_bad);
+	fake_profile_put(f->dir, "bad", profile_bad);
 	saved("bad", "x", "t");
 	assert_int_equal(start(f), 0);
 	assert_string_equal(status(f, "profile"), "t");
@@ -410,7 +391,7 @@ static void test_configured_profile_broken(void **state)
 	struct fake_result res = { 0 };
 	char want[512];
 
-	put(f, "bad", profile_bad);
+	fake_profile_put(f->dir, "bad", profile_bad);
 	f->cfg.profile = "bad";
 	assert_int_equal(start(f), -EINVAL);
 	assert_string_equal(status(f, "profile"), "-");
@@ -433,7 +414,7 @@ static void test_list_marks_broken(void **state)
 	size_t len;
 	FILE *out;
 
-	put(f, "bad", profile_bad);
+	fake_profile_put(f->dir, "bad", profile_bad);
 	assert_int_equal(start(f), 0);
 	assert_string_equal(status(f, "set"), "acm,ecm");
 	out = open_memstream(&text, &len);

@@ -243,15 +243,6 @@ static void get_mgr(struct fixture *f, const char *prop, char *buf, size_t size)
 	get_str(f, TEST_PATH, TEST_IFACE, prop, buf, size);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *fp = fopen(path, "w");
-
-	assert_non_null(fp);
-	fputs(text, fp);
-	fclose(fp);
-}
-
 /* A system-bus-like daemon: everyone may call; root owns org.gadgetd1 as
  * the shipped policy file says, and the test may own polkit's name. */
 static void start_daemon(struct fixture *f)
@@ -293,20 +284,12 @@ static int setup(void **state)
 	char path[128];
 	int r;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_dbus.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
+	fake_profile_dir(f->dir, sizeof(f->dir), "test_dbus");
 	/* The caller that is not root reaches the bus's socket in it. */
 	assert_int_equal(chmod(f->dir, 0755), 0);
-	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
-	write_file(path, test_profile);
+	fake_profile_put(f->dir, "t", test_profile);
 	start_daemon(f);
-	f->cfg.profile = "t";
-	f->cfg.profile_dir = f->dir;
-	f->cfg.udc = "auto";
-	f->cfg.state_file = "/nonexistent/state";
-	f->cfg.gadget_name = "g";
-	f->cfg.ffs_dir = "/nonexistent";
-	f->cfg.ready_timeout_ms = 100;
+	fake_config(&f->cfg, f->dir);
 	fake_reset();
 	test_log[0] = '\0';
 	log_set_tap(test_tap);

@@ -77,23 +77,10 @@ static int setup(void **state)
 {
 	struct fake_result res = { 0 };
 	struct fixture *f = calloc(1, sizeof(*f));
-	char path[128];
-	FILE *fp;
 
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_gadget.XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(test_profile, fp);
-	fclose(fp);
-	f->cfg.profile = "t";
-	f->cfg.profile_dir = f->dir;
-	f->cfg.udc = "auto";
-	f->cfg.state_file = "/nonexistent/state";
-	f->cfg.gadget_name = "g";
-	f->cfg.ffs_dir = "/nonexistent";
-	f->cfg.ready_timeout_ms = 100;
+	fake_profile_dir(f->dir, sizeof(f->dir), "test_gadget");
+	fake_profile_put(f->dir, "t", test_profile);
+	fake_config(&f->cfg, f->dir);
 	fake_reset();
 	f->loop = loop_new();
 	assert_int_equal(gadget_new(f->loop, &f->cfg, &f->g), 0);
