@@ -39,7 +39,6 @@ pid_t fake_bus_start(const char *dir, const char *in_default, const char *after)
 	struct stat st;
 	FILE *fp;
 	pid_t pid;
-	int i;
 
 	snprintf(conf, sizeof(conf), "%s/bus.conf", dir);
 	snprintf(bus, sizeof(bus), "%s/bus", dir);
@@ -66,13 +65,11 @@ pid_t fake_bus_start(const char *dir, const char *in_default, const char *after)
 	}
 	/* At most RUN_UNTIL_MS each: dbus-daemon's start under qemu-user on
 	 * a loaded machine can take seconds. */
-	for (i = 0; i < RUN_UNTIL_MS / 10 && stat(bus, &st) < 0; i++)
-		usleep(10000);
+	WAIT_UNTIL(stat(bus, &st) == 0, usleep(10000));
 	assert_int_equal(stat(bus, &st), 0);
 	/* The socket's file appears at bind(), before listen(): a client
 	 * then is refused (ECONNREFUSED, seen on a loaded machine). */
-	for (i = 0; i < RUN_UNTIL_MS / 10 && !fake_bus_accepts(bus); i++)
-		usleep(10000);
+	WAIT_UNTIL(fake_bus_accepts(bus), usleep(10000));
 	assert_true(fake_bus_accepts(bus));
 	snprintf(text, sizeof(text), "unix:path=%s", bus);
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", text, 1);

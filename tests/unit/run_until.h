@@ -17,16 +17,31 @@
 #define GADGETD_RUN_UNTIL_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "loop.h"
 
 /* How long a test waits for a condition before it gives up. */
 #define RUN_UNTIL_MS 30000
 
+/* The monotonic clock in ms, for tests that have no loop (loop_now_ms()
+ * reads the same clock). */
+static inline uint64_t run_until_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Do step (a statement: turning a loop, pumping a bus, a short sleep)
+ * until cond holds, for at most RUN_UNTIL_MS. */
+#define WAIT_UNTIL(cond, step)                                                 \
+	for (uint64_t until_ = run_until_now_ms() + RUN_UNTIL_MS;              \
+	     !(cond) && run_until_now_ms() < until_;)                          \
+		step
+
 /* Run loop until cond holds, for at most RUN_UNTIL_MS. */
-#define RUN_UNTIL(loop, cond)                                                  \
-	for (uint64_t until_ = loop_now_ms() + RUN_UNTIL_MS;                   \
-	     !(cond) && loop_now_ms() < until_;)                               \
-		loop_dispatch((loop), 20)
+#define RUN_UNTIL(loop, cond) WAIT_UNTIL(cond, loop_dispatch((loop), 20))
 
 #endif

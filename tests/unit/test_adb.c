@@ -1676,7 +1676,6 @@ static void test_reboot_command(void **state)
 	struct adb_fixture *t = start("off");
 	char script[160], path[128];
 	struct stat st;
-	uint64_t end;
 	FILE *f;
 
 	/* The profile's command gets the target as its one argument. */
@@ -1698,9 +1697,7 @@ static void test_reboot_command(void **state)
 	open_stream(t, 80, "reboot:bootloader");
 	snprintf(path, sizeof(path), "%s/rebooted-bootloader", t->dir);
 	/* The spawner runs the script on its own: no loop to turn. */
-	end = loop_now_ms() + RUN_UNTIL_MS;
-	while (stat(path, &st) < 0 && loop_now_ms() < end)
-		usleep(10000);
+	WAIT_UNTIL(stat(path, &st) == 0, usleep(10000));
 	assert_int_equal(stat(path, &st), 0);
 	snprintf(path, sizeof(path), "%s/rebooted-", t->dir);
 	assert_int_equal(stat(path, &st), -1);

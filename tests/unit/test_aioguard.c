@@ -159,15 +159,13 @@ static void test_guard_without_context(void **state)
 static void test_guard_holds_nothing(void **state)
 {
 	struct worker w;
-	int n = 0;
 
 	worker_start(&w, true);
 	/* close_range runs first thing in the guard, its filter a few calls
 	 * later: give both a moment (an emulated CPU once caught it between
 	 * the two), up to RUN_UNTIL_MS. */
-	while ((fd_count(w.guard) != 0 || !status_has(w.guard, "Seccomp:\t2")) &&
-	       n++ < RUN_UNTIL_MS / 10)
-		usleep(10000);
+	WAIT_UNTIL(fd_count(w.guard) == 0 && status_has(w.guard, "Seccomp:\t2"),
+		   usleep(10000));
 	assert_int_equal(fd_count(w.guard), 0);
 	assert_true(status_has(w.guard, "Seccomp:\t2"));
 	assert_true(status_has(w.guard, "NoNewPrivs:\t1"));

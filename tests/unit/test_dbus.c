@@ -176,12 +176,10 @@ static int on_reply(sd_bus_message *m, void *data, sd_bus_error *err)
 static sd_bus_message *call_msg(struct fixture *f, sd_bus_message *m)
 {
 	struct test_reply r = { 0 };
-	uint64_t t0 = loop_now_ms();
 
 	assert_true(sd_bus_call_async(f->cli, NULL, m, on_reply, &r, 0) >= 0);
 	sd_bus_message_unref(m);
-	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
-		pump(f);
+	WAIT_UNTIL(r.done, pump(f));
 	assert_true(r.done);
 	return r.m;
 }
@@ -220,14 +218,12 @@ static void get_str(struct fixture *f, const char *path, const char *iface,
 		    const char *prop, char *buf, size_t size)
 {
 	struct test_reply r = { 0 };
-	uint64_t t0 = loop_now_ms();
 	const char *s;
 
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, path,
 					     "org.freedesktop.DBus.Properties", "Get",
 					     on_reply, &r, "ss", iface, prop) >= 0);
-	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
-		pump(f);
+	WAIT_UNTIL(r.done, pump(f));
 	assert_true(r.done);
 	if (sd_bus_message_get_error(r.m)) {
 		snprintf(buf, size, "error: %s", error_name(r.m));
@@ -334,10 +330,8 @@ static int teardown(void **state)
 /* Until PropertiesChanged named what (at most RUN_UNTIL_MS). */
 static bool wait_changed(struct fixture *f, const char *what)
 {
-	uint64_t t0 = loop_now_ms();
 
-	while (!strstr(f->changed, what) && loop_now_ms() - t0 < RUN_UNTIL_MS)
-		pump(f);
+	WAIT_UNTIL(strstr(f->changed, what), pump(f));
 	return strstr(f->changed, what) != NULL;
 }
 
@@ -436,7 +430,6 @@ static void test_command(void **state)
 {
 	struct fixture *f = *state;
 	struct test_reply r = { 0 };
-	uint64_t t0;
 	const char *s;
 	sd_bus_message *m;
 
@@ -446,12 +439,10 @@ static void test_command(void **state)
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
 					     "Command", on_reply, &r, "sas", "adb", 1,
 					     "keys") >= 0);
-	for (t0 = loop_now_ms(); !fake_commands_pending() && loop_now_ms() - t0 < RUN_UNTIL_MS;)
-		pump(f);
+	WAIT_UNTIL(fake_commands_pending(), pump(f));
 	assert_int_equal(fake_commands_pending(), 1);
 	fake_command_reply(0, "no keys\n");
-	for (t0 = loop_now_ms(); !r.done && loop_now_ms() - t0 < RUN_UNTIL_MS;)
-		pump(f);
+	WAIT_UNTIL(r.done, pump(f));
 	assert_true(r.done);
 	assert_true(sd_bus_message_read(r.m, "s", &s) >= 0);
 	assert_string_equal(s, "no keys\n");
@@ -545,7 +536,6 @@ static void test_limit(void **state)
 	uid_t users[7];
 	struct passwd *pw;
 	int i, busy = 0, denied = 0, st;
-	uint64_t t0;
 
 	assert_true(sd_bus_add_object_vtable(f->cli, NULL, "/org/freedesktop/PolicyKit1/Authority",
 					     "org.freedesktop.PolicyKit1.Authority",
@@ -556,8 +546,7 @@ static void test_limit(void **state)
 	 * again, each on a connection of its own. */
 	for (i = 0; i < 4; i++)
 		pids[i] = as_nobody("Off", NULL);
-	for (t0 = loop_now_ms(); f->polkit_asked < 4 && loop_now_ms() - t0 < RUN_UNTIL_MS;)
-		pump(f);
+	WAIT_UNTIL(f->polkit_asked >= 4, pump(f));
 	assert_int_equal(f->polkit_asked, 4);
 	for (i = 4; i < 6; i++)
 		assert_int_equal(wait_child(f, as_nobody("Off", NULL)), 3);
@@ -573,8 +562,7 @@ static void test_limit(void **state)
 	endpwent();
 	for (i = 4; i < 32; i++)
 		pids[i] = as_uid(users[i / 4 - 1], "Off", NULL);
-	for (t0 = loop_now_ms(); f->polkit_asked < 32 && loop_now_ms() - t0 < RUN_UNTIL_MS;)
-		pump(f);
+	WAIT_UNTIL(f->polkit_asked >= 32, pump(f));
 	assert_int_equal(f->polkit_asked, 32);
 	for (i = 32; i < 40; i++)
 		pids[i] = as_uid(users[i % 7], "Off", NULL);
@@ -603,9 +591,7 @@ static void test_bus_lost(void **state)
 	stop_daemon(f);
 	sd_bus_flush_close_unref(f->cli);
 	f->cli = NULL;
-	for (uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
-	     !strstr(test_log, "lost the system bus") && loop_now_ms() < end;)
-		pump(f);
+	WAIT_UNTIL(strstr(test_log, "lost the system bus"), pump(f));
 	assert_non_null(strstr(test_log, "lost the system bus"));
 	r = gadget_switch(f->g, NULL, "ncm", msg, sizeof(msg), fake_on_done, &res);
 	if (r == -EINPROGRESS)
@@ -686,14 +672,12 @@ static void xml_ours(const char *xml, char *out, size_t size)
 static void introspect(struct fixture *f, const char *path, char *out, size_t size)
 {
 	struct test_reply r = { 0 };
-	uint64_t t0 = loop_now_ms();
 	const char *xml;
 
 	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, path,
 					     "org.freedesktop.DBus.Introspectable",
 					     "Introspect", on_reply, &r, "") >= 0);
-	while (!r.done && loop_now_ms() - t0 < RUN_UNTIL_MS)
-		pump(f);
+	WAIT_UNTIL(r.done, pump(f));
 	assert_true(r.done);
 	assert_true(sd_bus_message_read(r.m, "s", &xml) >= 0);
 	xml_ours(xml, out, size);

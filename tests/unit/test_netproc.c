@@ -260,9 +260,7 @@ static void test_stale_pidfile(void **state)
 	}
 	/* Until the child is sleep (exec done), bounded: under load or
 	 * qemu-user a fixed pause was not always enough. */
-	for (uint64_t end = loop_now_ms() + RUN_UNTIL_MS;
-	     !comm_is(child, "sleep") && loop_now_ms() < end;)
-		usleep(10000);
+	WAIT_UNTIL(comm_is(child, "sleep"), usleep(10000));
 	assert_true(comm_is(child, "sleep"));
 	/* Another command's pid: left alone, the file removed. */
 	f = fopen(test_netproc_pidfile, "w");
