@@ -46,8 +46,8 @@ cpu_ticks() {
 fmt='%-18s %6s %10s %8s %6s %9s %7s %s\n'
 
 # run_one TARGET: fuzz it and write its row to $out/TARGET.row; exits 1
-# when it crashed or gave no figures. Run as its own process (--one), so
-# that its CPU time is its own children's alone.
+# when it crashed or gave no figures. Run as its own process
+# (FUZZ_LONG_ONE=1), so that its CPU time is its own children's alone.
 run_one() {
 	t=$1
 	n=${t#fuzz_}
