@@ -15,13 +15,8 @@
 #include "loop.h"
 #include "plugin.h"
 
-#define SHELL_ID_STDIN 0
-#define SHELL_ID_STDOUT 1
-#define SHELL_ID_STDERR 2
-#define SHELL_ID_EXIT 3
-#define SHELL_ID_CLOSE_STDIN 4
-#define SHELL_ID_WINSIZE 5
-#define SHELL_HDR 5
+#include "adb_shellmsg.h"
+
 /* One read from the child's output; a pty gives at most a few KiB. */
 #define SHELL_READ_MAX (64 * 1024)
 
@@ -41,11 +36,7 @@ struct adb_shell {
 	/* Unparsed rest of a host WRTE that waits for stdin to drain. */
 	uint8_t *pend;
 	size_t pend_len, pend_off;
-	/* v2 input parser state */
-	uint8_t hdr[SHELL_HDR];
-	size_t hdr_have;
-	uint8_t id;
-	uint32_t left;
+	struct adb_shellmsg_reader in; /* the host's v2 packets */
 	char win[64];
 	size_t win_have;
 	struct winsize ws; /* the host's last window size, if ws_set */
@@ -377,41 +368,32 @@ static size_t shell_parse_v2(struct adb_shell *sh, const uint8_t *d, size_t len,
 	size_t used = 0;
 
 	while (used < len) {
-		if (sh->hdr_have < SHELL_HDR) {
-			sh->hdr[sh->hdr_have++] = d[used++];
-			if (sh->hdr_have < SHELL_HDR)
+		struct adb_shellmsg_reader *in = &sh->in;
+
+		if (!adb_shellmsg_in_payload(in)) {
+			used += adb_shellmsg_take_hdr(in, d + used, len - used);
+			if (!adb_shellmsg_in_payload(in))
 				continue;
-			sh->id = sh->hdr[0];
-			sh->left = (uint32_t)sh->hdr[1] | sh->hdr[2] << 8 |
-				   sh->hdr[3] << 16 | (uint32_t)sh->hdr[4] << 24;
 			sh->win_have = 0;
-			if (sh->id == SHELL_ID_CLOSE_STDIN)
+			if (in->id == ADB_SHELL_ID_CLOSE_STDIN)
 				shell_close_stdin(sh);
 		}
-		size_t n = len - used < sh->left ? len - used : sh->left;
-		if (sh->id == SHELL_ID_STDIN) {
+		size_t n = adb_shellmsg_payload(in, len - used);
+		if (in->id == ADB_SHELL_ID_STDIN) {
 			size_t done;
-			*blocked =
-			    shell_write_stdin(sh, d + used, n, &done) > 0;
-			used += done;
-			sh->left -= done;
-			if (*blocked)
-				return used;
-		} else {
-			if (sh->id == SHELL_ID_WINSIZE) {
-				size_t room = sizeof(sh->win) - 1 - sh->win_have;
-				size_t k = n < room ? n : room;
-				memcpy(sh->win + sh->win_have, d + used, k);
-				sh->win_have += k;
-			}
-			used += n;
-			sh->left -= n;
+			*blocked = shell_write_stdin(sh, d + used, n, &done) > 0;
+			n = done;
+		} else if (in->id == ADB_SHELL_ID_WINSIZE) {
+			size_t room = sizeof(sh->win) - 1 - sh->win_have;
+			size_t k = n < room ? n : room;
+			memcpy(sh->win + sh->win_have, d + used, k);
+			sh->win_have += k;
 		}
-		if (sh->left == 0) {
-			if (sh->id == SHELL_ID_WINSIZE)
-				shell_set_winsize(sh);
-			sh->hdr_have = 0;
-		}
+		used += n;
+		if (adb_shellmsg_took(in, n) && in->id == ADB_SHELL_ID_WINSIZE)
+			shell_set_winsize(sh);
+		if (*blocked)
+			return used;
 	}
 	return used;
 }
@@ -491,7 +473,7 @@ static void shell_io(struct loop_watch *w, int fd, uint32_t events, void *data)
 static size_t shell_read_output(struct adb_shell *sh, int fd, uint8_t id,
 				uint8_t *buf, size_t max, bool *eof)
 {
-	size_t off = sh->v2 ? SHELL_HDR : 0;
+	size_t off = sh->v2 ? ADB_SHELLMSG_HDR : 0;
 	ssize_t n;
 
 	if (max <= off)
@@ -508,13 +490,8 @@ static size_t shell_read_output(struct adb_shell *sh, int fd, uint8_t id,
 	}
 	if (n < 0)
 		return 0;
-	if (sh->v2) {
-		buf[0] = id;
-		buf[1] = n;
-		buf[2] = n >> 8;
-		buf[3] = n >> 16;
-		buf[4] = n >> 24;
-	}
+	if (sh->v2)
+		adb_shellmsg_put_hdr(buf, id, n);
 	return off + n;
 }
 
@@ -528,10 +505,10 @@ static ssize_t shell_produce(void *svc, uint8_t *buf, size_t max)
 	if (!sh->out_eof)
 		used +=
 		    shell_read_output(sh, loop_watch_fd(shell_out_watch(sh)),
-				      SHELL_ID_STDOUT, buf, max, &sh->out_eof);
+				      ADB_SHELL_ID_STDOUT, buf, max, &sh->out_eof);
 	if (!sh->err_eof)
 		used += shell_read_output(sh, loop_watch_fd(sh->err_w),
-					  SHELL_ID_STDERR, buf + used,
+					  ADB_SHELL_ID_STDERR, buf + used,
 					  max - used, &sh->err_eof);
 	if (sh->out_eof && !sh->pty)
 		shell_drop_watch(&sh->out_w);
@@ -545,13 +522,11 @@ static ssize_t shell_produce(void *svc, uint8_t *buf, size_t max)
 	}
 	if (!sh->exited)
 		return 0; /* shell_pid() calls adb_stream_ready() */
-	if (sh->v2 && !sh->exit_sent && max >= SHELL_HDR + 1) {
-		buf[0] = SHELL_ID_EXIT;
-		buf[1] = 1;
-		buf[2] = buf[3] = buf[4] = 0;
-		buf[5] = (uint8_t)sh->status;
+	if (sh->v2 && !sh->exit_sent && max >= ADB_SHELLMSG_HDR + 1) {
+		adb_shellmsg_put_hdr(buf, ADB_SHELL_ID_EXIT, 1);
+		buf[ADB_SHELLMSG_HDR] = (uint8_t)sh->status;
 		sh->exit_sent = true;
-		return SHELL_HDR + 1;
+		return ADB_SHELLMSG_HDR + 1;
 	}
 	return -EPIPE;
 }

@@ -9,8 +9,8 @@ mtp_CORE := functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_
 	functions/mtp/mtp_dataset.c functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c \
 	functions/mtp/mtp_ptp.c functions/mtp/mtp_thumb.c \
 	$(mtp_STORE) functions/mtp/mtp_fs.c functions/mtp/mtp_events.c \
-	functions/mtp/mtp_prep.c common/fsutil.c
-mtp_SRCS := $(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE)
+	functions/mtp/mtp_prep.c
+mtp_SRCS := $(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) common/fsutil.c
 # libexif: the EXIF thumbnails of PTP's GetThumb (mtp_thumb.c).
 MTP_EXIF_LIBS = $(shell $(PKG_CONFIG) --libs libexif)
 mtp_LIBS = $(MTP_EXIF_LIBS)

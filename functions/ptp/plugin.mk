@@ -2,5 +2,5 @@
 # from the mtp plugin's objects (functions/mtp/plugin.mk, read first).
 PLUGINS += ptp
 ptp_META := functions/ptp/ptp_meta.c
-ptp_SRCS := $(ptp_META) functions/ptp/ptp.c $(mtp_CORE)
+ptp_SRCS := $(ptp_META) functions/ptp/ptp.c $(mtp_CORE) common/fsutil.c
 ptp_LIBS = $(mtp_LIBS)

@@ -11,11 +11,7 @@ fuzz_adb_sync_SRCS := tests/fuzz/fuzz_adb_sync.c functions/adb/adb_syncmsg.c
 FUZZERS += fuzz_adb_auth
 fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	tests/unit/adb_testkey.c \
-	$(adb_META) functions/adb/adb.c functions/adb/adb_packet.c functions/adb/adb_auth.c \
-	functions/adb/adb_stream.c functions/adb/adb_shell.c \
-	functions/adb/adb_syncmsg.c functions/adb/adb_sync.c \
-	functions/adb/adb_forward.c functions/adb/adb_compress.c functions/adb/adb_root.c \
-	functions/adb/adb_tcp.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
+	$(adb_META) $(adb_CORE) tests/unit/fake_spawn.c functions/runtime/spawner.c \
 	common/loop.c common/log.c common/fsutil.c
 fuzz_adb_auth_LIBS = -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 
@@ -30,7 +26,7 @@ fuzz_adb_keys_LIBS := -lcrypto
 #   build/fuzz/fuzz_adb_stream -max_total_time=60 tests/fuzz/corpus_adb_stream
 FUZZERS += fuzz_adb_stream
 fuzz_adb_stream_SRCS := tests/fuzz/fuzz_adb_stream.c \
-	functions/adb/adb_stream.c functions/adb/adb_shell.c \
+	functions/adb/adb_stream.c functions/adb/adb_shell.c functions/adb/adb_shellmsg.c \
 	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
 	common/loop.c common/log.c
 fuzz_adb_stream_LIBS := -lutil

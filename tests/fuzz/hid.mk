@@ -2,6 +2,5 @@
 # the layouts compiled by libxkbcommon):
 #   build/fuzz/fuzz_hid -max_total_time=60 tests/fuzz/corpus_hid
 FUZZERS += fuzz_hid
-fuzz_hid_SRCS := tests/fuzz/fuzz_hid.c functions/hid/hid_cmd.c \
-	functions/hid/hid_desc.c functions/hid/hid_keymap.c
+fuzz_hid_SRCS := tests/fuzz/fuzz_hid.c $(hid_REPORTS)
 fuzz_hid_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)

@@ -4,10 +4,7 @@
 #   build/fuzz/fuzz_mtp -max_total_time=60 tests/fuzz/corpus_mtp
 FUZZERS += fuzz_mtp
 fuzz_mtp_SRCS := tests/fuzz/fuzz_mtp.c tests/fuzz/fuzz_runtime.c \
-	$(mtp_META) functions/mtp/mtp_plugin.c functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c \
-	functions/mtp/mtp_dataset.c functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c functions/mtp/mtp_ptp.c functions/mtp/mtp_thumb.c \
-	$(mtp_STORE) functions/mtp/mtp_fs.c functions/mtp/mtp_events.c \
-	functions/mtp/mtp_prep.c \
+	$(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) \
 	common/loop.c common/log.c common/fsutil.c
 fuzz_mtp_LIBS = $(MTP_EXIF_LIBS)
 

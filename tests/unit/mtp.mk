@@ -8,10 +8,7 @@ test_mtp_store_SRCS := tests/unit/test_mtp_store.c tests/unit/fake_statvfs.c \
 test_mtp_store_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
-	$(mtp_META) functions/mtp/mtp_plugin.c functions/mtp/mtp.c \
-	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c \
-	functions/mtp/mtp_ops.c functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c functions/mtp/mtp_ptp.c functions/mtp/mtp_thumb.c $(mtp_STORE) functions/mtp/mtp_fs.c \
-	functions/mtp/mtp_events.c functions/mtp/mtp_prep.c common/loop.c common/log.c common/fsutil.c
+	$(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) common/loop.c common/log.c common/fsutil.c
 test_mtp_plugin_LIBS = -Wl,--wrap=fstatvfs64,--wrap=statx $(MTP_EXIF_LIBS)
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
 	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
@@ -30,6 +27,6 @@ test_mtp_edit_LIBS := -Wl,--wrap=fstatvfs64
 UNIT_TESTS += test_ptp
 test_ptp_SRCS := tests/unit/test_ptp.c tests/unit/ptp_jpeg.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
-	$(ptp_META) functions/ptp/ptp.c $(filter-out common/fsutil.c,$(mtp_CORE)) \
+	$(ptp_META) functions/ptp/ptp.c $(mtp_CORE) \
 	common/loop.c common/log.c common/fsutil.c
 test_ptp_LIBS = -Wl,--wrap=fstatvfs64 $(MTP_EXIF_LIBS)
