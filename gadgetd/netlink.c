@@ -548,41 +548,6 @@ void netlink_free(struct netlink *nl)
 	free(nl);
 }
 
-static const struct netlink_link *netlink_find(const struct netlink *nl,
-					       const char *function)
-{
-	unsigned i;
-
-	for (i = 0; nl && i < nl->n; i++)
-		if (nl->links[i].addr_set &&
-		    (!function || !strcmp(nl->links[i].w.function, function)))
-			return &nl->links[i];
-	return NULL;
-}
-
-int netlink_iface_name(const struct netlink *nl, const char *function,
-		       char *buf, size_t size)
-{
-	const struct netlink_link *k = netlink_find(nl, function);
-
-	if (!k)
-		return -ENOENT;
-	snprintf(buf, size, "%s", k->w.ifname);
-	return 0;
-}
-
-int netlink_iface_addr(const struct netlink *nl, const char *function,
-		       struct in_addr *addr, unsigned *prefix)
-{
-	const struct netlink_link *k = netlink_find(nl, function);
-
-	if (!k)
-		return -ENOENT;
-	*addr = k->w.nc.addr;
-	*prefix = k->w.nc.prefix;
-	return 0;
-}
-
 unsigned netlink_ifaces(const struct netlink *nl, const char **names, unsigned max)
 {
 	unsigned i, n = 0;

@@ -63,16 +63,6 @@ void netlink_sync(struct netlink *nl, const struct netlink_want *want,
 		  unsigned n, const struct netlink_service *svc,
 		  unsigned n_svc);
 
-/*
- * The interface of a live link by function name ("ecm"), or of the first
- * live link when function is NULL: 0 with its name in buf, or -ENOENT.
- * For other modules (adb over TCP listens there).
- */
-int netlink_iface_name(const struct netlink *nl, const char *function,
-		       char *buf, size_t size);
-/* The board's address and prefix on that link: 0 or -ENOENT. */
-int netlink_iface_addr(const struct netlink *nl, const char *function,
-		       struct in_addr *addr, unsigned *prefix);
 /* The names of the live links' interfaces (up to max), for
  * netcfg_clash()'s ignore list; returns how many. */
 unsigned netlink_ifaces(const struct netlink *nl, const char **names,
