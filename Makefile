@@ -254,6 +254,8 @@ lint:
 	tests/lint/layout.sh .
 	tests/lint/layout-doc-selftest.sh
 	tests/lint/layout-doc.sh .
+	tests/lint/plugin-names-selftest.sh
+	tests/lint/plugin-names.py .
 
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)

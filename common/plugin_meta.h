@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "optdesc.h"
 
@@ -29,6 +30,48 @@
  * a plugin that declares none, and of any plugin gadgetd does not ship. */
 #define PLUGIN_META_FALLBACK_USER "gadgetd-worker"
 #define PLUGIN_META_FALLBACK_GECOS "gadgetd plugin worker"
+
+/* Who may run a plugin command, besides root and admin_group. */
+enum plugin_access {
+	/* Nobody else: it changes trust or the gadget ("adb allow"). */
+	PLUGIN_ACCESS_ADMIN,
+	/* The control socket's group: it only reads ("adb keys", "mtp
+	 * stats"). Over D-Bus, org.gadgetd1.query. */
+	PLUGIN_ACCESS_READ,
+	/* The group: it drives a device the gadget presents to the host,
+	 * what the group is for (typing on hid's keyboard). Over D-Bus,
+	 * org.gadgetd1.drive. */
+	PLUGIN_ACCESS_DRIVE,
+};
+
+struct plugin_command {
+	const char *name; /* "keys", as in `gadgetctl adb keys` */
+	const char *args; /* its arguments' synopsis ("FINGERPRINT"), "" if none */
+	const char *help; /* one line */
+	enum plugin_access access;
+};
+
+/* A worker that may ask to run as root and back (plugin_meta.root). */
+struct plugin_meta_root {
+	const char *request; /* "adb root", as the user knows it */
+	const char *undo;    /* "adb unroot" */
+};
+
+/* A plugin that also serves over TCP (plugin_meta.tcp): its options' names,
+ * which gadgetd reads to listen on its behalf, and what it announces. */
+struct plugin_meta_tcp {
+	const char *port;      /* the port to listen on, 0: off ("tcp") */
+	const char *tcpip;     /* a host may start and stop TCP ("tcpip") */
+	const char *interface; /* where to listen ("tcp_interface") */
+	const char *service;   /* its DNS-SD type over mDNS ("_adb._tcp") */
+};
+
+/* A status key the plugin reports whose new value is an event of its own
+ * (plugin_meta.events). */
+struct plugin_meta_event {
+	const char *status_key; /* "waiting_key" */
+	const char *name;       /* "adb-key", as `gadgetctl monitor` prints it */
+};
 
 struct plugin_meta {
 	/* The plugin's name, as in a profile's `plugin = "adb"` and in
@@ -56,17 +99,41 @@ struct plugin_meta {
 	const char *user_gecos;
 
 	/*
-	 * The plugin commands (`gadgetctl NAME COMMAND ...`) a member of the
-	 * control socket's group may run, each list NULL-terminated, may be
-	 * NULL. read_commands only read ("adb keys", "mtp stats"): over
-	 * D-Bus, org.gadgetd1.query. drive_commands drive a device the
-	 * gadget presents to the host, what the group is for (typing on
-	 * hid's keyboard): over D-Bus, org.gadgetd1.drive. Any other needs
-	 * root or admin_group (org.gadgetd1.command), so a command added to
-	 * a plugin later is closed until it is listed here.
+	 * Its commands (`gadgetctl FUNCTION COMMAND ARGS...`), ending with
+	 * a NULL name, may be NULL. Each says who may run it (access below).
+	 * A command not declared here is for root and admin_group alone,
+	 * so one added to a plugin later is closed until it is declared.
+	 * gadgetctl's help, its bash completion and gadgetctl(1) list the
+	 * same (tests/unit/test_plugin_list.c checks them).
 	 */
-	const char *const *read_commands;
-	const char *const *drive_commands;
+	const struct plugin_command *commands;
+
+	/*
+	 * Its worker may ask to restart as root, and back, where the profile
+	 * sets `root = "allowed"`; the requests' names are for logs and
+	 * status. NULL: it may not, and a profile may not set root.
+	 */
+	const struct plugin_meta_root *root;
+
+	/*
+	 * The option naming its file of trusted keys (adb's "keys"): a
+	 * worker's request to trust a key makes gadgetd, as root, append the
+	 * key there (gadgetd/supervisor_command.c). NULL: none.
+	 */
+	const char *keys_option;
+
+	/*
+	 * It serves over TCP too: gadgetd listens for it (gadgetd/
+	 * supervisor_tcp.c) and announces it over mDNS. NULL: USB only.
+	 */
+	const struct plugin_meta_tcp *tcp;
+
+	/*
+	 * The status keys (plugin_set_status()) whose every new, non-empty
+	 * value gadgetd tells `gadgetctl monitor` as an event of this name,
+	 * ending with a NULL name, may be NULL.
+	 */
+	const struct plugin_meta_event *events;
 
 	/*
 	 * Its seccomp needs: the system calls it makes after init beyond the
@@ -106,6 +173,18 @@ static inline const char *plugin_meta_option(const struct plugin_meta *m,
 	if (value)
 		return value;
 	return m ? optdesc_default(m->options, key) : NULL;
+}
+
+/* The command name declares, or NULL (m may be NULL). */
+static inline const struct plugin_command *
+plugin_meta_command(const struct plugin_meta *m, const char *name)
+{
+	const struct plugin_command *c;
+
+	for (c = m ? m->commands : NULL; c && c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
 }
 
 /* The user a plugin's worker runs as by default (m may be NULL). */

@@ -18,24 +18,19 @@ enum access_role access_role(const struct access_peer *peer)
 	return ACCESS_OTHER;
 }
 
-static bool access_listed(const char *const *list, const char *cmd)
-{
-	for (; list && *list; list++)
-		if (!strcmp(*list, cmd))
-			return true;
-	return false;
-}
-
 enum access_command access_command_kind(const char *plugin, int argc, char **argv)
 {
 	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
+	const struct plugin_command *c = argc >= 2 ? plugin_meta_command(m, argv[1]) : NULL;
 
-	if (!m || argc < 2)
-		return ACCESS_COMMAND_ADMIN;
-	if (access_listed(m->read_commands, argv[1]))
+	switch (c ? c->access : PLUGIN_ACCESS_ADMIN) {
+	case PLUGIN_ACCESS_READ:
 		return ACCESS_COMMAND_READ;
-	if (access_listed(m->drive_commands, argv[1]))
+	case PLUGIN_ACCESS_DRIVE:
 		return ACCESS_COMMAND_DRIVE;
+	case PLUGIN_ACCESS_ADMIN:
+		break;
+	}
 	return ACCESS_COMMAND_ADMIN;
 }
 

@@ -179,7 +179,7 @@ static void control_monitor_event(const struct event *ev, void *data)
 	struct control_client *cl = data;
 	struct timespec now;
 	struct ctl_event ce = {
-		.kind = event_kind_name(ev->kind),
+		.kind = event_name(ev),
 		.function = ev->function ? ev->function : "",
 		.detail = ev->detail, .code = ev->code,
 	};

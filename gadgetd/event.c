@@ -57,6 +57,20 @@ void event_unsubscribe(struct event_sub *s)
 		event_sweep();
 }
 
+static void event_tell(const struct event *ev)
+{
+	if (event_delivering) {
+		log_warnx("event: %s emitted by a listener, dropped", event_name(ev));
+		return;
+	}
+	event_delivering = true;
+	for (struct event_sub *s = event_subs; s; s = s->next)
+		if (!s->gone)
+			s->fn(ev, s->data);
+	event_delivering = false;
+	event_sweep();
+}
+
 void event_emit(enum event_kind kind, const char *function, const char *detail,
 		int code)
 {
@@ -65,17 +79,17 @@ void event_emit(enum event_kind kind, const char *function, const char *detail,
 		.detail = detail ? detail : "", .code = code,
 	};
 
-	if (event_delivering) {
-		log_warnx("event: %s emitted by a listener, dropped",
-			  event_kind_name(kind));
-		return;
-	}
-	event_delivering = true;
-	for (struct event_sub *s = event_subs; s; s = s->next)
-		if (!s->gone)
-			s->fn(&ev, s->data);
-	event_delivering = false;
-	event_sweep();
+	event_tell(&ev);
+}
+
+void event_emit_plugin(const char *name, const char *function, const char *detail)
+{
+	struct event ev = {
+		.kind = EVENT_PLUGIN, .function = function,
+		.detail = detail ? detail : "", .name = name,
+	};
+
+	event_tell(&ev);
 }
 
 const char *event_kind_name(enum event_kind kind)
@@ -91,10 +105,17 @@ const char *event_kind_name(enum event_kind kind)
 		return "plugin-restarted";
 	case EVENT_PLUGIN_FAILED:
 		return "plugin-failed";
-	case EVENT_ADB_KEY:
-		return "adb-key";
+	case EVENT_PLUGIN:
+		return "plugin";
 	case EVENT_STATE:
 		return "state";
 	}
 	return "?";
+}
+
+const char *event_name(const struct event *ev)
+{
+	if (ev->kind == EVENT_PLUGIN && ev->name)
+		return ev->name;
+	return event_kind_name(ev->kind);
 }

@@ -33,9 +33,11 @@ enum event_kind {
 	 * names the profile's function. */
 	EVENT_PLUGIN_RESTARTED,
 	EVENT_PLUGIN_FAILED,
-	/* adb: a host key waits for `gadgetctl adb allow`; detail is its
-	 * fingerprint. */
-	EVENT_ADB_KEY,
+	/* A plugin's own event, as its declaration names it
+	 * (plugin_meta.events): name says which ("adb-key": a host key waits
+	 * for `gadgetctl adb allow`), detail is the value the worker
+	 * reported (the key's fingerprint). */
+	EVENT_PLUGIN,
 	/* Anything else that `gadgetctl status` shows changed (a plugin's
 	 * state, the profile after a reload); detail may say what. */
 	EVENT_STATE,
@@ -46,6 +48,7 @@ struct event {
 	const char *function;    /* NULL when the event has none */
 	const char *detail;      /* never NULL ("" when empty) */
 	int code;
+	const char *name;        /* EVENT_PLUGIN's; NULL for the others */
 };
 
 typedef void (*event_fn)(const struct event *ev, void *data);
@@ -60,8 +63,16 @@ void event_unsubscribe(struct event_sub *s);
 void event_emit(enum event_kind kind, const char *function, const char *detail,
 		int code);
 
+/* Tell a plugin's event name (EVENT_PLUGIN) about function; detail may be
+ * NULL (""). */
+void event_emit_plugin(const char *name, const char *function, const char *detail);
+
 /* "host", "switch-begun", "switch-done", "plugin-restarted",
- * "plugin-failed", "adb-key", "state": the names monitor prints. */
+ * "plugin-failed", "plugin", "state". */
 const char *event_kind_name(enum event_kind kind);
+
+/* The name monitor prints: the kind's, or a plugin event's own
+ * ("adb-key"). */
+const char *event_name(const struct event *ev);
 
 #endif

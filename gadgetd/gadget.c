@@ -6,6 +6,7 @@
 #include "loop.h"
 #include "netcfg.h"
 #include "netlink.h"
+#include "plugin_list.h"
 #include "profile.h"
 #include "state.h"
 #include "supervisor.h"
@@ -197,11 +198,13 @@ static bool gadget_net_any(const struct gadget *g)
 }
 
 /* The services the live functions offer over TCP now: each plugin's
- * "_PLUGIN._tcp" on the port its worker listens on, and where it listens
- * (tcp_interface), which decides the link it is announced on. */
+ * declared DNS-SD type (plugin_meta.tcp, "_adb._tcp") on the port its
+ * worker listens on, and where it listens (tcp_interface), which decides
+ * the link it is announced on. */
 static unsigned gadget_net_services(struct gadget *g, struct netlink_service *svc)
 {
 	const struct profile_function *f;
+	const struct plugin_meta *m;
 	const char *iface;
 	unsigned i, port, n = 0;
 
@@ -210,12 +213,13 @@ static unsigned gadget_net_services(struct gadget *g, struct netlink_service *sv
 			continue;
 		port = supervisor_tcp_listening(g->sup, g->live[i].fn.name);
 		f = profile_function_find(g->profile, g->live[i].fn.name);
-		if (!port || !f || !f->plugin)
+		m = f && f->plugin ? plugin_list_find(f->plugin) : NULL;
+		if (!port || !m || !m->tcp)
 			continue;
 		iface = "";
 		supervisor_tcp_port(g->sup, f->name, &iface);
 		snprintf(svc[n].function, sizeof(svc[n].function), "%s", f->name);
-		snprintf(svc[n].type, sizeof(svc[n].type), "_%s._tcp", f->plugin);
+		snprintf(svc[n].type, sizeof(svc[n].type), "%s", m->tcp->service);
 		snprintf(svc[n].iface, sizeof(svc[n].iface), "%s", iface);
 		svc[n++].port = port;
 	}

@@ -4,6 +4,7 @@
 #include "netcfg.h"
 
 #include "json.h"
+#include "plugin_list.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -64,7 +65,8 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  64, gadgetctl_check },
 	{ "monitor", "[--json]", "print events as they happen (the host attached,\n"
 	  "configured, suspended, detached; switches begun and done; plugins\n"
-	  "restarted or failed; adb keys waiting), one a line, until gadgetd stops",
+	  "restarted or failed; a plugin's own, e.g. adb keys waiting), one a\n"
+	  "line, until gadgetd stops",
 	  CTL_MONITOR, 0, 1, gadgetctl_monitor },
 	{ "wait", "[--timeout S]", "wait until gadgetd's start-up is over (the saved or\n"
 	  "default set is up); exits 7 when S seconds pass first, 3 when\n"
@@ -72,6 +74,24 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 };
 
 #define GADGETCTL_NCMDS (sizeof(gadgetctl_cmds) / sizeof(gadgetctl_cmds[0]))
+
+/* The plugin commands, as each plugin declares them (plugin_meta.h). */
+static void gadgetctl_usage_plugins(FILE *out)
+{
+	const struct plugin_meta *const *m;
+	const struct plugin_command *c;
+	char head[96];
+
+	for (m = plugin_list_metas; *m; m++)
+		for (c = (*m)->commands; c && c->name; c++) {
+			snprintf(head, sizeof(head), "%s %s%s%s", (*m)->name, c->name,
+				 *c->args ? " " : "", c->args);
+			/* A long synopsis gets a line of its own. */
+			fprintf(out, "    %-24s%s%s%s\n", head,
+				strlen(head) > 24 ? "\n                             " : " ", c->help,
+				c->access == PLUGIN_ACCESS_ADMIN ? " (root or admin_group)" : "");
+		}
+}
 
 static void gadgetctl_usage(FILE *out)
 {
@@ -83,8 +103,10 @@ static void gadgetctl_usage(FILE *out)
 	for (i = 0; i < GADGETCTL_NCMDS; i++)
 		fprintf(out, "  %-8s %s\n", gadgetctl_cmds[i].name,
 			gadgetctl_cmds[i].args);
-	fprintf(out, "  FUNCTION ARGS...  a plugin's own command, e.g. \"adb keys\"\n\n"
-		     "The socket is $GADGETD_SOCKET, else " CTL_DEFAULT_SOCKET ".\n"
+	fprintf(out, "  FUNCTION COMMAND [ARGS...]  a plugin's own command, on a function\n"
+		     "           of that plugin (e.g. \"adb keys\"):\n");
+	gadgetctl_usage_plugins(out);
+	fprintf(out, "\nThe socket is $GADGETD_SOCKET, else " CTL_DEFAULT_SOCKET ".\n"
 		     "Exit codes: 0 done, 1 failed (rolled back), 2 usage, 3 gadgetd\n"
 		     "not reachable, 4 permission denied, 5 invalid request, 6 busy\n"
 		     "(the queue of switches is full), 7 timed out (wait).\n"

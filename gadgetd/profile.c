@@ -453,14 +453,30 @@ static void profile_caps(struct cfgtext_err *e, config_setting_t *fs,
 	}
 }
 
+/* The requests of the plugins that may ask for root: "adb root, ...". */
+static const char *profile_root_plugins(char *buf, size_t size)
+{
+	const struct plugin_meta *const *m;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (m = plugin_list_metas; *m && n < size; m++)
+		if ((*m)->root)
+			n += snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
+				      (*m)->root->request);
+	return buf[0] ? buf : "none is built";
+}
+
 /*
- * root = "allowed" | "refused" (the default): whether `adb root` may
- * restart the function's worker as root. Only adb has the request.
+ * root = "allowed" | "refused" (the default): whether the worker's request
+ * to run as root (`adb root`) restarts it as root. Only a plugin that
+ * declares the request (plugin_meta.root) has it.
  */
 static void profile_root(struct cfgtext_err *e, config_setting_t *fs,
 			 struct profile_function *f)
 {
-	char path[16 + PROFILE_NAME_MAX];
+	const struct plugin_meta *m = plugin_list_find(f->plugin);
+	char path[16 + PROFILE_NAME_MAX], buf[128];
 	config_setting_t *s;
 	const char *v;
 
@@ -474,9 +490,10 @@ static void profile_root(struct cfgtext_err *e, config_setting_t *fs,
 			      f->name, v);
 		return;
 	}
-	if (strcmp(f->plugin, "adb")) {
-		cfgtext_error(e, s, "functions.%s.root: only the adb plugin can be restarted as root (adb root), not %s",
-			      f->name, f->plugin);
+	if (!m || !m->root) {
+		cfgtext_error(e, s, "functions.%s.root: plugin %s cannot be restarted as root; "
+			      "only plugins that ask for it can (%s)",
+			      f->name, f->plugin, profile_root_plugins(buf, sizeof(buf)));
 		return;
 	}
 	f->root_allowed = !strcmp(v, "allowed");

@@ -13,10 +13,10 @@ static void status_plugin_text(const struct status_plugin *p, FILE *out)
 		fprintf(out, "  %s: failed: %s\n", p->name, p->failed_why);
 		return;
 	}
-	fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s\n", p->name,
+	fprintf(out, "  %s: %s, pid %d, restarts %u%s%s%s%s%s%s\n", p->name,
 		p->state, p->pid, p->restarts,
-		p->root_allowed ? ", adb root " : "",
-		p->root_allowed ? p->root : "",
+		p->root_allowed ? ", " : "", p->root_allowed ? p->root_request : "",
+		p->root_allowed ? " " : "", p->root_allowed ? p->root : "",
 		p->last_exit[0] ? ", last exit: " : "", p->last_exit);
 	if (p->last_error[0])
 		fprintf(out, "    last error: %s\n", p->last_error);

@@ -30,6 +30,7 @@ struct status_plugin {
 	unsigned restarts;
 	bool root_allowed;       /* the profile's root = "allowed" */
 	const char *root;        /* "refused", "allowed" or "active" */
+	const char *root_request; /* "adb root" (plugin_meta.root) if root_allowed */
 	const char *last_exit;   /* "" before the first exit */
 	const char *last_error;  /* "" when the last exit said none */
 	bool failed;             /* a crash loop: not restarted */

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "log.h"
 #include "loop.h"
+#include "plugin_list.h"
 #include "profile.h"
 #include "status.h"
 #include "supervisor_exec.h"
@@ -71,24 +72,28 @@ const char *supervisor_start_error(struct supervisor *s)
 	return s->start_err;
 }
 
-/* The status key under which adb publishes the fingerprint of a host key
- * that waits for `gadgetctl FUNCTION allow` ("" once none waits). */
-#define SUP_KEY_WAITING "waiting_key"
-
 /*
- * What a plugin reported that listeners care about: its state, and (adb)
- * a host key waiting for `adb allow`. Only changes are told, so a worker
- * repeating itself costs nothing; a subverted one that alternates is
- * bounded by the monitors' queues (control.h).
+ * What a plugin reported that listeners care about: its state, and the
+ * status keys its declaration makes events of (plugin_meta.events: adb's
+ * waiting_key, a host key waiting for `adb allow`), when not empty. Only
+ * changes are told, so a worker repeating itself costs nothing; a
+ * subverted one that alternates is bounded by the monitors' queues
+ * (control.h).
  */
 static void sup_status_told(struct sup_worker *w, const char *key,
 			    const char *value)
 {
+	const struct plugin_meta *m = plugin_list_find(w->plugin);
+	const struct plugin_meta_event *e;
 	char kv[sizeof("state=") + 64];
 
-	if (!strcmp(key, SUP_KEY_WAITING) && value[0]) {
-		event_emit(EVENT_ADB_KEY, w->name, value, 0);
-	} else if (!strcmp(key, "state")) {
+	for (e = m ? m->events : NULL; e && e->name; e++)
+		if (!strcmp(key, e->status_key)) {
+			if (value[0])
+				event_emit_plugin(e->name, w->name, value);
+			return;
+		}
+	if (!strcmp(key, "state")) {
 		snprintf(kv, sizeof(kv), "state=%.64s", value);
 		event_emit(EVENT_STATE, w->name, kv, 0);
 	}
@@ -163,8 +168,9 @@ static void sup_root_request(struct sup_worker *w, bool root)
 	}
 	if (root == w->root || w->root_switching || w->pid <= 0)
 		return;
-	log_info("%s: restarting the worker as %s (adb %s)", w->name,
-		 root ? "root" : "its user", root ? "root" : "unroot");
+	log_info("%s: restarting the worker as %s (%s)", w->name,
+		 root ? "root" : "its user",
+		 root ? w->root_names->request : w->root_names->undo);
 	w->root = root;
 	w->root_switching = true;
 	kill(w->pid, SIGTERM);
@@ -336,6 +342,13 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	w->uid = f->uid;
 	w->gid = f->gid;
 	w->root_allowed = f->root_allowed;
+	if (w->root_allowed) {
+		const struct plugin_meta *m = plugin_list_find(w->plugin);
+
+		/* The profile allowed it only for a plugin that declares it. */
+		w->root_names = m ? m->root : NULL;
+		w->root_allowed = w->root_names != NULL;
+	}
 	supervisor_tcp_init(w, f);
 	supervisor_command_init(w, f);
 	r = supervisor_exec_argv(s->cfg, f, w->mount, false, &w->argv);
@@ -576,8 +589,8 @@ static void sup_exited(struct sup_worker *w, int status)
 	if (w->root_switching) {
 		/* Asked for (adb root/unroot): not a crash, no back-off. */
 		w->root_switching = false;
-		snprintf(w->last_exit, sizeof(w->last_exit), "stopped for adb %s",
-			 w->root ? "root" : "unroot");
+		snprintf(w->last_exit, sizeof(w->last_exit), "stopped for %s",
+			 w->root ? w->root_names->request : w->root_names->undo);
 		loop_watch_remove(w->kill_timer);
 		w->kill_timer = NULL;
 		sup_ready_changed(w->sup);
@@ -895,6 +908,7 @@ void supervisor_status(struct supervisor *s, struct status *st)
 		p->pid = (int)w->pid;
 		p->restarts = w->restarts;
 		p->root_allowed = w->root_allowed;
+		p->root_request = w->root_allowed ? w->root_names->request : "";
 		/* adb root: "active" from the request until unroot. */
 		p->root = w->root ? "active" : w->root_allowed ? "allowed" : "refused";
 		p->last_exit = w->last_exit;

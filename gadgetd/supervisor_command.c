@@ -161,8 +161,9 @@ void supervisor_command_free_all(struct supervisor *s)
 
 void supervisor_command_init(struct sup_worker *w, const struct profile_function *f)
 {
-	const char *keys = plugin_meta_option(plugin_list_find(w->plugin),
-					      supervisor_option(f, "keys"), "keys");
+	const struct plugin_meta *m = plugin_list_find(w->plugin);
+	const char *opt = m ? m->keys_option : NULL;
+	const char *keys = opt ? plugin_meta_option(m, supervisor_option(f, opt), opt) : NULL;
 
 	snprintf(w->keys, sizeof(w->keys), "%s", keys ? keys : "");
 }

@@ -32,9 +32,9 @@ static int supervisor_exec_failed(const char *what, const char *path,
 }
 
 /*
- * Root's set after `adb root`: every capability gadgetd holds itself (all
- * of them, unless a service manager bounded gadgetd; the worker cannot
- * get more than that anyway).
+ * Root's set after a worker asks for root (`adb root`): every capability
+ * gadgetd holds itself (all of them, unless a service manager bounded
+ * gadgetd; the worker cannot get more than that anyway).
  */
 static uint64_t supervisor_exec_all_caps(void)
 {
@@ -43,7 +43,7 @@ static uint64_t supervisor_exec_all_caps(void)
 
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capget, &h, d) < 0) {
-		log_warn("cannot read gadgetd's capabilities; adb root gets none");
+		log_warn("cannot read gadgetd's capabilities; a worker restarted as root gets none");
 		return 0;
 	}
 	return (uint64_t)d[1].permitted << 32 | d[0].permitted;

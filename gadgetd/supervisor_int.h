@@ -36,6 +36,9 @@ struct sup_worker {
 	 * sup_root_request()). */
 	char **argv_root;
 	bool root_allowed;   /* the profile's root = "allowed" */
+	/* The plugin's names of the requests ("adb root", "adb unroot"),
+	 * its declaration's (plugin_meta.root); NULL unless root_allowed. */
+	const struct plugin_meta_root *root_names;
 	bool root;           /* the worker runs, or restarts, as root */
 	bool root_switching; /* stopped to restart as root or back: not a crash */
 	uid_t uid;

@@ -7,6 +7,7 @@
 #include "supervisor_int.h"
 #include "log.h"
 #include "loop.h"
+#include "plugin_list.h"
 #include "wmsg.h"
 
 #include <errno.h>
@@ -21,9 +22,11 @@
 
 void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 {
-	const char *port = supervisor_option(f, "tcp");
-	const char *tcpip = supervisor_option(f, "tcpip");
-	const char *iface = supervisor_option(f, "tcp_interface");
+	const struct plugin_meta *m = plugin_list_find(w->plugin);
+	const struct plugin_meta_tcp *t = m ? m->tcp : NULL;
+	const char *port = t ? supervisor_option(f, t->port) : NULL;
+	const char *tcpip = t ? supervisor_option(f, t->tcpip) : NULL;
+	const char *iface = t ? supervisor_option(f, t->interface) : NULL;
 
 	w->tcp_port = port ? (unsigned)strtoul(port, NULL, 10) : 0;
 	w->tcp_profile_port = w->tcp_port;

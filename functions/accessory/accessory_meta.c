@@ -52,12 +52,19 @@ static const char *accessory_meta_switch_set(const char *(*option)(const char *k
 	return optdesc_bool(adb) == 1 ? "accessory,adb" : "accessory";
 }
 
-/* No group commands: "accessory revert" switches the gadget. */
+/* "accessory revert" switches the gadget: not the group's. */
+static const struct plugin_command accessory_meta_commands[] = {
+	{ "revert", "", "leave accessory mode: back to the set before it",
+	  PLUGIN_ACCESS_ADMIN },
+	{ 0 }
+};
+
 const struct plugin_meta accessory_meta = {
 	.name = "accessory",
 	.options = accessory_meta_options,
 	.user = "gadgetd-aoa",
 	.user_gecos = "gadgetd accessory worker",
+	.commands = accessory_meta_commands,
 	.syscalls = accessory_meta_syscalls,
 	.switch_set = accessory_meta_switch_set,
 };

@@ -31,7 +31,13 @@ static const struct optdesc adb_meta_options[] = {
 };
 
 /* "adb keys" only lists the pending keys; "adb allow" changes trust. */
-static const char *const adb_meta_read_commands[] = { "keys", NULL };
+static const struct plugin_command adb_meta_commands[] = {
+	{ "keys", "", "the keys hosts offered that are not trusted yet",
+	  PLUGIN_ACCESS_READ },
+	{ "allow", "FINGERPRINT", "trust a pending key (added to the keys file)",
+	  PLUGIN_ACCESS_ADMIN },
+	{ 0 }
+};
 
 /*
  * Every system call the adb worker makes once it runs, beyond the
@@ -55,12 +61,35 @@ static const char *const adb_meta_syscalls[] = {
 	NULL,
 };
 
+static const struct plugin_meta_root adb_meta_root = {
+	.request = "adb root",
+	.undo = "adb unroot",
+};
+
+static const struct plugin_meta_tcp adb_meta_tcp = {
+	.port = "tcp",
+	.tcpip = "tcpip",
+	.interface = "tcp_interface",
+	.service = "_adb._tcp",
+};
+
+/* A host key waits for `gadgetctl adb allow` (adb.c reports its
+ * fingerprint under waiting_key). */
+static const struct plugin_meta_event adb_meta_events[] = {
+	{ "waiting_key", "adb-key" },
+	{ 0 }
+};
+
 const struct plugin_meta adb_meta = {
 	.name = "adb",
 	.options = adb_meta_options,
 	.user = "gadgetd-adb",
 	.user_gecos = "gadgetd adb worker",
-	.read_commands = adb_meta_read_commands,
+	.commands = adb_meta_commands,
+	.root = &adb_meta_root,
+	.keys_option = "keys",
+	.tcp = &adb_meta_tcp,
+	.events = adb_meta_events,
 	.syscalls = adb_meta_syscalls,
 	.spawns = true,
 };

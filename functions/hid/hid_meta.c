@@ -25,22 +25,35 @@ static const struct optdesc hid_meta_options[] = {
 	{ 0 }
 };
 
-/* "hid leds" only reads the host's LED state. */
-static const char *const hid_meta_read_commands[] = { "leds", NULL };
-
 /*
  * Driving the keyboard and mouse is what the group is for on a KVM or
  * test-rig board: the control socket's group may run every command. They
  * type and click into the attached computer, so over D-Bus they have an
- * action of their own (org.gadgetd1.drive), not the read-only one.
+ * action of their own (org.gadgetd1.drive), not the read-only one; "leds"
+ * only reads the host's LED state.
  */
-static const char *const hid_meta_drive_commands[] = {
-	"type", "key", "move", "click", "scroll", "abs", "mouse", "send", NULL,
+static const struct plugin_command hid_meta_commands[] = {
+	{ "type", "[--layout LAYOUT] TEXT...", "keyboard: type TEXT",
+	  PLUGIN_ACCESS_DRIVE },
+	{ "key", "COMBO... | --down COMBO | --up [COMBO]",
+	  "keyboard, consumer: press keys together, or hold and release them",
+	  PLUGIN_ACCESS_DRIVE },
+	{ "leds", "", "keyboard: the LEDs the host last set", PLUGIN_ACCESS_READ },
+	{ "move", "DX DY", "mouse: move the pointer by DX, DY", PLUGIN_ACCESS_DRIVE },
+	{ "click", "[BUTTON]", "mouse, tablet: press and release a button",
+	  PLUGIN_ACCESS_DRIVE },
+	{ "scroll", "N", "mouse, tablet: turn the wheel N steps (positive: up)",
+	  PLUGIN_ACCESS_DRIVE },
+	{ "abs", "X Y", "tablet: put the pointer at X, Y (0..32767)",
+	  PLUGIN_ACCESS_DRIVE },
+	{ "mouse", "move|abs|click|scroll ARGS...",
+	  "the pointer command that follows (mouse, tablet)", PLUGIN_ACCESS_DRIVE },
+	{ "send", "HEX", "one raw input report", PLUGIN_ACCESS_DRIVE },
+	{ 0 }
 };
 
 const struct plugin_meta hid_meta = {
 	.name = "hid",
 	.options = hid_meta_options,
-	.read_commands = hid_meta_read_commands,
-	.drive_commands = hid_meta_drive_commands,
+	.commands = hid_meta_commands,
 };

@@ -26,8 +26,10 @@ static const struct optdesc mtp_meta_options[] = {
 	{ 0 }
 };
 
-/* "mtp stats" only reads counters. */
-static const char *const mtp_meta_read_commands[] = { "stats", NULL };
+static const struct plugin_command mtp_meta_commands[] = {
+	MTP_META_STATS_COMMAND,
+	{ 0 }
+};
 
 static const char *const mtp_meta_syscalls[] = { MTP_META_SYSCALLS, NULL };
 
@@ -36,6 +38,6 @@ const struct plugin_meta mtp_meta = {
 	.options = mtp_meta_options,
 	.user = "gadgetd-mtp",
 	.user_gecos = "gadgetd MTP worker",
-	.read_commands = mtp_meta_read_commands,
+	.commands = mtp_meta_commands,
 	.syscalls = mtp_meta_syscalls,
 };

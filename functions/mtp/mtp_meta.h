@@ -25,6 +25,11 @@
 	  .max = 1LL << 32, .def = "4096", .count = MTP_STORE_MAX,            \
 	  .help = "inodes of storage N's file system kept free" }
 
+/* The one command both answer (mtp_command_op(), mtp.c): it only reads. */
+#define MTP_META_STATS_COMMAND                                                \
+	{ "stats", "", "the session's state and the bytes moved",             \
+	  PLUGIN_ACCESS_READ }
+
 /* What the worker does once it runs: the storage's files and folders,
  * their change notifications and free space. */
 #define MTP_META_SYSCALLS                                                     \

@@ -22,8 +22,10 @@ static const struct optdesc ptp_meta_options[] = {
 	{ 0 }
 };
 
-/* "ptp stats" only reads counters. */
-static const char *const ptp_meta_read_commands[] = { "stats", NULL };
+static const struct plugin_command ptp_meta_commands[] = {
+	MTP_META_STATS_COMMAND,
+	{ 0 }
+};
 
 static const char *const ptp_meta_syscalls[] = { MTP_META_SYSCALLS, NULL };
 
@@ -32,6 +34,6 @@ const struct plugin_meta ptp_meta = {
 	.options = ptp_meta_options,
 	.user = "gadgetd-mtp",
 	.user_gecos = "gadgetd MTP worker",
-	.read_commands = ptp_meta_read_commands,
+	.commands = ptp_meta_commands,
 	.syscalls = ptp_meta_syscalls,
 };

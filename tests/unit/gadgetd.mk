@@ -67,7 +67,7 @@ test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/lo
 test_tcplisten_LIBS :=
 # What a worker may ask for TCP, and the hand-over of its sockets.
 UNIT_TESTS += test_supervisor_tcp
-test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c \
+test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c $(PLUGIN_LIST_SRCS) \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
 # The keys file gadgetd appends to for a worker's `allow` (WORKER_KEY).

@@ -24,7 +24,7 @@ static void test_event_record(const struct event *ev, void *data)
 	size_t n = strlen(r->seen);
 
 	snprintf(r->seen + n, sizeof(r->seen) - n, "%s(%s,%s,%d);",
-		 event_kind_name(ev->kind), ev->function ? ev->function : "-",
+		 event_name(ev), ev->function ? ev->function : "-",
 		 ev->detail, ev->code);
 	if (r->emit_nested)
 		event_emit(EVENT_STATE, NULL, "nested", 0);
@@ -65,10 +65,10 @@ static void test_event_unsubscribe_during(void **state)
 	struct event_sub *sb = event_subscribe(test_event_record, &b);
 
 	a.other = sb;
-	event_emit(EVENT_ADB_KEY, "adb", "SHA256:x", 0);
+	event_emit_plugin("adb-key", "adb", "SHA256:x");
 	assert_string_equal(a.seen, "adb-key(adb,SHA256:x,0);");
 	assert_string_equal(b.seen, "");
-	event_emit(EVENT_ADB_KEY, "adb", "y", 0);
+	event_emit_plugin("adb-key", "adb", "y");
 	assert_string_equal(b.seen, "");
 	event_unsubscribe(sa);
 }
@@ -99,7 +99,7 @@ static void test_event_names(void **state)
 	assert_string_equal(event_kind_name(EVENT_SWITCH_DONE), "switch-done");
 	assert_string_equal(event_kind_name(EVENT_PLUGIN_RESTARTED), "plugin-restarted");
 	assert_string_equal(event_kind_name(EVENT_PLUGIN_FAILED), "plugin-failed");
-	assert_string_equal(event_kind_name(EVENT_ADB_KEY), "adb-key");
+	assert_string_equal(event_kind_name(EVENT_PLUGIN), "plugin");
 	assert_string_equal(event_kind_name(EVENT_STATE), "state");
 	assert_string_equal(event_kind_name((enum event_kind)99), "?");
 }

@@ -1,13 +1,15 @@
 /*
  * Unit tests for the plugin declarations (common/plugin_meta.h) and what
  * is derived from their list (common/plugin_list.h): the profile's option
- * checks, the default user, the group's commands, the sysusers.d file and
- * man/gadgetd.conf.5's option list. Each test walks the list, so a changed
+ * checks, the default user, the group's commands, the sysusers.d file,
+ * man/gadgetd.conf.5's option list, and the commands of the bash
+ * completion and of man/gadgetctl.1. Each test walks the list, so a changed
  * declaration fails here when the thing derived from it did not follow.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,6 +29,9 @@
 #define SYSUSERS_FILE "build/gen/gadgetd.sysusers"
 #endif
 #define MAN5_FILE "man/gadgetd.conf.5" /* make unit runs from the root */
+#define MAN1_FILE "man/gadgetctl.1"
+#define COMPLETION_FILE "gadgetd/gadgetctl.bash-completion"
+#define MAX_PLUGIN_LINES 16
 
 /* A declared name as a profile writes it: "storageN_path" as storage0_path. */
 static void key_of(const struct optdesc *d, char *key, size_t size)
@@ -124,44 +129,173 @@ static void test_default_user(void **state)
 	assert_string_equal(plugin_meta_user(plugin_list_find("adb")), "gadgetd-adb");
 }
 
-/* Each command of list runs for group, and is of kind. */
-static void group_runs(const struct plugin_meta *m, const char *const *list,
-		       enum access_command kind)
+static enum access_command kind_of(enum plugin_access a)
 {
-	const struct access_policy pol = { .group = "gadgetd", .group_gid = 100 };
-	const struct access_peer group = { .uid = 1000, .in_group = true };
-	char why[256], fn[] = "f", cmd[64];
-	char *argv[2] = { fn, cmd };
-
-	for (; list && *list; list++) {
-		snprintf(cmd, sizeof(cmd), "%s", *list);
-		if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL, m->name, why,
-				 sizeof(why)) < 0)
-			fail_msg("%s %s: %s", m->name, *list, why);
-		assert_int_equal(access_command_kind(m->name, 2, argv), kind);
-	}
+	return a == PLUGIN_ACCESS_READ ? ACCESS_COMMAND_READ :
+	       a == PLUGIN_ACCESS_DRIVE ? ACCESS_COMMAND_DRIVE : ACCESS_COMMAND_ADMIN;
 }
 
-/* The control socket's group runs the commands each declaration lists,
- * and none other. */
+/* The control socket's group runs the commands each declaration opens to
+ * it, and no other: not an admin one, not an undeclared one. */
 static void test_group_commands(void **state)
 {
 	const struct access_policy pol = { .group = "gadgetd", .group_gid = 100 };
 	const struct access_peer group = { .uid = 1000, .in_group = true };
 	const struct plugin_meta *const *m;
+	const struct plugin_command *c;
 	char why[256], fn[] = "f", cmd[64];
 	char *argv[2] = { fn, cmd };
+	unsigned admin = 0;
 
 	for (m = plugin_list_metas; *m; m++) {
-		group_runs(*m, (*m)->read_commands, ACCESS_COMMAND_READ);
-		group_runs(*m, (*m)->drive_commands, ACCESS_COMMAND_DRIVE);
+		for (c = (*m)->commands; c && c->name; c++) {
+			int want = c->access == PLUGIN_ACCESS_ADMIN ? -EACCES : 0;
+
+			snprintf(cmd, sizeof(cmd), "%s", c->name);
+			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
+					 (*m)->name, why, sizeof(why)) != want)
+				fail_msg("%s %s: group %s", (*m)->name, c->name,
+					 want ? "may run it" : why);
+			assert_int_equal(access_command_kind((*m)->name, 2, argv),
+					 kind_of(c->access));
+			admin += c->access == PLUGIN_ACCESS_ADMIN;
+		}
 		snprintf(cmd, sizeof(cmd), "not-listed");
 		assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
 					      (*m)->name, why, sizeof(why)), -EACCES);
 	}
+	/* adb allow and accessory revert at least. */
+	assert_true(admin >= 2);
 	snprintf(cmd, sizeof(cmd), "stats");
 	assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
 				      "no-such-plugin", why, sizeof(why)), -EACCES);
+}
+
+/* Whether the space-separated words hold w. */
+static bool has_word(const char *words, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = words; (p = strstr(p, w)); p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * The bash completion's _gadgetctl_plugin_commands lists, for each built
+ * plugin, exactly the commands it declares: one "PLUGIN | PLUGIN) echo
+ * COMMAND... ;;" line for each group of plugins.
+ */
+static void test_completion_commands(void **state)
+{
+	FILE *f = fopen(COMPLETION_FILE, "r");
+	char line[512], pats[MAX_PLUGIN_LINES][128], words[MAX_PLUGIN_LINES][256];
+	unsigned n = 0, i;
+	bool in_fn = false;
+	const struct plugin_meta *const *m;
+	const struct plugin_command *c;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char pat[120], w[256];
+
+		if (strstr(line, "_gadgetctl_plugin_commands()"))
+			in_fn = true;
+		else if (in_fn && !strcmp(line, "}\n"))
+			break;
+		else if (in_fn && sscanf(line, " %119[^)]) echo %255[^;];;", pat, w) == 2) {
+			assert_true(n < MAX_PLUGIN_LINES);
+			snprintf(pats[n], sizeof(pats[n]), " %s ", pat);
+			while (*w && w[strlen(w) - 1] == ' ')
+				w[strlen(w) - 1] = '\0';
+			snprintf(words[n++], sizeof(words[0]), "%s", w);
+		}
+	}
+	fclose(f);
+	if (!n)
+		fail_msg("%s: no _gadgetctl_plugin_commands lines", COMPLETION_FILE);
+	for (m = plugin_list_metas; *m; m++) {
+		char pat[80];
+		unsigned count = 0;
+
+		snprintf(pat, sizeof(pat), " %s ", (*m)->name);
+		for (i = 0; i < n && !strstr(pats[i], pat); i++)
+			;
+		if (i == n) {
+			if ((*m)->commands && (*m)->commands->name)
+				fail_msg("%s: no commands for plugin %s", COMPLETION_FILE,
+					 (*m)->name);
+			continue;
+		}
+		for (c = (*m)->commands; c && c->name; c++, count++)
+			if (!has_word(words[i], c->name))
+				fail_msg("%s: plugin %s's command %s is not completed",
+					 COMPLETION_FILE, (*m)->name, c->name);
+		/* ...and nothing it does not declare. */
+		for (const char *w = words[i]; *w; w += strspn(w, " ")) {
+			size_t len = strcspn(w, " ");
+			char one[64];
+
+			snprintf(one, sizeof(one), "%.*s", (int)len, w);
+			if (!plugin_meta_command(*m, one))
+				fail_msg("%s: completes %s for plugin %s, which does not "
+					 "declare it", COMPLETION_FILE, one, (*m)->name);
+			w += len;
+		}
+	}
+	/* Each pattern names built plugins only. */
+	for (i = 0; i < n; i++)
+		for (char *t = strtok(pats[i], " |"); t; t = strtok(NULL, " |"))
+			if (!plugin_list_find(t))
+				fail_msg("%s: commands for %s, which is not a built plugin",
+					 COMPLETION_FILE, t);
+}
+
+/*
+ * man/gadgetctl.1 has a paragraph for each declared command: a line after
+ * ".TP" that names it in bold, as "\fBadb allow\fR", ".B adb keys" or,
+ * for a command named on a placeholder (\fIKEYBOARD\fR \fBtype\fR),
+ * "\fBtype\fR".
+ */
+static void test_man_commands(void **state)
+{
+	FILE *f = fopen(MAN1_FILE, "r");
+	static char heads[32768];
+	char line[1024];
+	size_t used = 0;
+	bool after_tp = false;
+	const struct plugin_meta *const *m;
+	const struct plugin_command *c;
+
+	assert_non_null(f);
+	/* Each head on a line of its own, from the first. */
+	heads[0] = '\n';
+	heads[1] = '\0';
+	used = 1;
+	while (fgets(line, sizeof(line), f)) {
+		if (after_tp) {
+			size_t len = strlen(line);
+
+			assert_true(used + len + 1 < sizeof(heads));
+			memcpy(heads + used, line, len + 1);
+			used += len;
+		}
+		after_tp = !strncmp(line, ".TP", 3);
+	}
+	fclose(f);
+	for (m = plugin_list_metas; *m; m++)
+		for (c = (*m)->commands; c && c->name; c++) {
+			char bold[160], both[160], dotb[160];
+
+			snprintf(bold, sizeof(bold), "\\fB%s\\fR", c->name);
+			snprintf(both, sizeof(both), "\\fB%s %s\\fR", (*m)->name, c->name);
+			snprintf(dotb, sizeof(dotb), "\n.B %s %s\n", (*m)->name, c->name);
+			if (!strstr(heads, bold) && !strstr(heads, both) &&
+			    !strstr(heads, dotb))
+				fail_msg("%s: no paragraph for the command %s %s", MAN1_FILE,
+					 (*m)->name, c->name);
+		}
 }
 
 /* The line of user in the sysusers.d file, or NULL; every "u" line
@@ -275,6 +409,8 @@ int main(void)
 		cmocka_unit_test(test_options_checked),
 		cmocka_unit_test(test_default_user),
 		cmocka_unit_test(test_group_commands),
+		cmocka_unit_test(test_completion_commands),
+		cmocka_unit_test(test_man_commands),
 		cmocka_unit_test(test_sysusers),
 		cmocka_unit_test(test_man_page),
 	};

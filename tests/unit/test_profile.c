@@ -196,7 +196,7 @@ static const struct bad_case bad_cases[] = {
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"adb\"; root = true; };", "t.conf:8: ",
 	  { "functions.adb.root", "expected string" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"mtp\"; root = \"allowed\"; };", "t.conf:8: ",
-	  { "functions.adb.root", "only the adb plugin", "not mtp" } },
+	  { "functions.adb.root", "plugin mtp cannot be restarted as root", "(adb root)" } },
 	{ 6, "  acm: { type = \"acm\"; root = \"allowed\"; };", "t.conf:6: ",
 	  { "functions.acm", "unknown setting \"root\"" } },
 	{ 8, "  adb: { type = \"ffs\"; plugin = \"ext\"; options: { x = 1.5; }; };",

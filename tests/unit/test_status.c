@@ -65,7 +65,7 @@ static void when(time_t t, char *buf, size_t size)
 
 static const struct status_plugin running = {
 	.name = "fn-adb", .state = "enabled", .pid = 4242, .restarts = 17,
-	.root_allowed = true, .root = "active",
+	.root_allowed = true, .root_request = "adb root", .root = "active",
 	.last_exit = "exit-killed-by-9", .last_error = "err-bad-key",
 	.n_kv = 2, .kv = { { "kv-key1", "kv-val1" }, { "kv-key2", "kv-val2" } },
 };

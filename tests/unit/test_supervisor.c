@@ -644,7 +644,7 @@ static void hear(const struct event *ev, void *data)
 {
 	size_t n = strlen(heard);
 
-	snprintf(heard + n, sizeof(heard) - n, "%s/%s:%s:%d;", event_kind_name(ev->kind),
+	snprintf(heard + n, sizeof(heard) - n, "%s/%s:%s:%d;", event_name(ev),
 		 ev->function ? ev->function : "", ev->detail, ev->code);
 }
 
@@ -658,6 +658,8 @@ static void test_events(void **state)
 	struct profile_function fn = f->fn;
 
 	heard[0] = '\0';
+	/* adb's declaration makes its waiting_key an adb-key event. */
+	f->fn.plugin = "adb";
 	start_ready(f, "keyed");
 	/* The state comes after both keys: once it is heard, so is all. */
 	RUN_UNTIL(f->loop, strstr(heard, "state/keyed"));
@@ -898,6 +900,7 @@ static void test_root_request_allowed(void **state)
 	f->cfg.restart_limit = 1; /* one counted exit would fail it */
 	use_restart_counter(f);
 	fn.root_allowed = true;
+	fn.plugin = "adb"; /* the one that declares the request (plugin_meta.root) */
 	snprintf(fn.name, sizeof(fn.name), "rooter");
 	assert_int_equal(supervisor_start(f->sup, &fn), 0);
 	assert_int_equal(supervisor_wait_ready(f->sup, 5000, on_result, &res), 0);

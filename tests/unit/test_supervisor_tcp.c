@@ -38,8 +38,9 @@ static void on_tcp(const char *function, void *data)
 	asked++;
 }
 
-/* A worker of function "adb" with options (key, value pairs). */
-static void setup_worker(const char *const *opts)
+/* A worker of function "adb", of plugin (NULL: "adb"), with options (key,
+ * value pairs). */
+static void setup_worker_of(const char *plugin, const char *const *opts)
 {
 	static struct profile_function f;
 	static char keys[8][32], values[8][32];
@@ -58,6 +59,7 @@ static void setup_worker(const char *const *opts)
 	memset(&wk, 0, sizeof(wk));
 	wk.sup = &sup;
 	strcpy(wk.name, "adb");
+	snprintf(wk.plugin, sizeof(wk.plugin), "%s", plugin ? plugin : "adb");
 	wk.pid = 1234;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	wk.sock = loop_add_fd(sup.loop, sv[0], EPOLLIN, NULL, NULL);
@@ -65,6 +67,11 @@ static void setup_worker(const char *const *opts)
 	supervisor_tcp_init(&wk, &f);
 	supervisor_tcp_set_fn(&sup, on_tcp, NULL);
 	asked = 0;
+}
+
+static void setup_worker(const char *const *opts)
+{
+	setup_worker_of(NULL, opts);
 }
 
 static void teardown_worker(void)
@@ -97,6 +104,21 @@ static void test_request_refused(void **state)
 	request(6000);
 	request(0);
 	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 5555);
+	assert_int_equal(asked, 0);
+	teardown_worker();
+}
+
+/* The option names are adb's declaration's (plugin_meta.tcp): a plugin
+ * that declares no TCP gets no port from options of those names. */
+static void test_undeclared_plugin(void **state)
+{
+	static const char *const opts[] = { "tcp", "5555", "tcpip", "true", NULL };
+	const char *iface = "x";
+
+	setup_worker_of("echo", opts);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 0);
+	request(6000);
+	assert_int_equal(supervisor_tcp_port(&sup, "adb", &iface), 0);
 	assert_int_equal(asked, 0);
 	teardown_worker();
 }
@@ -221,6 +243,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request_refused),
+		cmocka_unit_test(test_undeclared_plugin),
 		cmocka_unit_test(test_request_allowed),
 		cmocka_unit_test(test_request_privileged),
 		cmocka_unit_test(test_listen_handover),
