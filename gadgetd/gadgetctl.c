@@ -5,6 +5,7 @@
 
 #include "json.h"
 #include "plugin_list.h"
+#include "status.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -274,46 +275,6 @@ static int gadgetctl_open(const char *sock, uint16_t type, int argc, char **argv
 	return fd;
 }
 
-/* The text of an event is gadgetd's, but a plugin's words may be in it:
- * a terminal gets no control characters. */
-static void gadgetctl_text(const char *s)
-{
-	for (; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-}
-
-static void gadgetctl_event_print(const struct ctl_event *ev, bool json)
-{
-	time_t t = (time_t)(ev->time_ms / 1000);
-	char when[32];
-
-	if (json) {
-		printf("{\"time_ms\":%" PRId64 ",\"event\":", ev->time_ms);
-		json_str(stdout, ev->kind);
-		fputs(",\"function\":", stdout);
-		json_str(stdout, ev->function[0] ? ev->function : NULL);
-		fputs(",\"detail\":", stdout);
-		json_str(stdout, ev->detail);
-		printf(",\"code\":%" PRId32 "}\n", ev->code);
-		return;
-	}
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&t));
-	printf("%s.%03d %s", when, (int)(ev->time_ms % 1000), ev->kind);
-	if (ev->function[0]) {
-		putchar(' ');
-		gadgetctl_text(ev->function);
-	}
-	/* A switch to "" is off. */
-	if (ev->detail[0] || !strncmp(ev->kind, "switch-", 7)) {
-		putchar(' ');
-		gadgetctl_text(ev->detail[0] ? ev->detail : "off");
-	}
-	if (ev->code)
-		printf(" (%s %" PRId32 ")", strcmp(ev->kind, "plugin-restarted") &&
-		       strcmp(ev->kind, "plugin-failed") ? "code" : "restarts", ev->code);
-	putchar('\n');
-}
-
 /* After the first reply (subscribed), events until a last reply: 0 when
  * gadgetd stops, -ENOBUFS when this monitor fell behind. */
 static int gadgetctl_monitor(int argc, char **argv)
@@ -346,7 +307,7 @@ static int gadgetctl_monitor(int argc, char **argv)
 			return CTL_EXIT_NO_DAEMON;
 		}
 		if (subscribed && ctl_parse_event(buf, got, &ev) == 0) {
-			gadgetctl_event_print(&ev, json);
+			status_write_event(&ev, stdout, json);
 			continue;
 		}
 		if (ctl_parse_reply(buf, got, &status, &text) < 0) {

@@ -1,6 +1,8 @@
 #include "status.h"
 #include "json.h"
 
+#include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 static void status_plugin_text(const struct status_plugin *p, FILE *out)
@@ -131,4 +133,44 @@ void status_write_json(const struct status *st, FILE *out)
 		st->failed[0] ? (long long)st->failed_when : 0LL);
 	json_str(out, st->failed);
 	fprintf(out, "}}\n");
+}
+
+/* The text of an event is gadgetd's, but a plugin's words may be in it:
+ * a terminal gets no control characters. */
+static void status_event_text(const char *s, FILE *out)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+void status_write_event(const struct ctl_event *ev, FILE *out, bool json)
+{
+	char when[32];
+
+	if (json) {
+		fprintf(out, "{\"time_ms\":%" PRId64 ",\"event\":", ev->time_ms);
+		json_str(out, ev->kind);
+		fputs(",\"function\":", out);
+		json_str(out, ev->function[0] ? ev->function : NULL);
+		fputs(",\"detail\":", out);
+		json_str(out, ev->detail);
+		fprintf(out, ",\"code\":%" PRId32 "}\n", ev->code);
+		return;
+	}
+	status_time((time_t)(ev->time_ms / 1000), when, sizeof(when));
+	fprintf(out, "%s.%03d ", when, (int)(ev->time_ms % 1000));
+	status_event_text(ev->kind, out);
+	if (ev->function[0]) {
+		fputc(' ', out);
+		status_event_text(ev->function, out);
+	}
+	/* A switch to "" is off. */
+	if (ev->detail[0] || !strncmp(ev->kind, "switch-", 7)) {
+		fputc(' ', out);
+		status_event_text(ev->detail[0] ? ev->detail : "off", out);
+	}
+	if (ev->code)
+		fprintf(out, " (%s %" PRId32 ")", strcmp(ev->kind, "plugin-restarted") &&
+			strcmp(ev->kind, "plugin-failed") ? "code" : "restarts", ev->code);
+	fputc('\n', out);
 }

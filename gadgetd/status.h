@@ -1,7 +1,8 @@
 /*
  * status: what `gadgetctl status` shows, as one structure filled once
  * (gadget_status.c for the gadget, supervisor_status() for the plugins)
- * and rendered twice, as text for a terminal and as JSON for scripts.
+ * and rendered twice, as text for a terminal and as JSON for scripts;
+ * and the lines of `gadgetctl monitor`, rendered the same two ways.
  * Both renderers read the same fields, so neither can show something the
  * other lacks.
  *
@@ -13,6 +14,7 @@
 #ifndef GADGETD_STATUS_H
 #define GADGETD_STATUS_H
 
+#include "ctl.h"
 #include "plan.h"
 
 #include <stdbool.h>
@@ -66,5 +68,14 @@ void status_write_text(const struct status *st, FILE *out);
 void status_write_json(const struct status *st, FILE *out);
 /* The plugins alone: text lines, or the members of a JSON array. */
 void status_write_plugins(const struct status *st, FILE *out, bool json);
+
+/*
+ * One `gadgetctl monitor` line for an event from gadgetd: text ("TIME
+ * KIND [FUNCTION] [DETAIL] [(code N)]", with no control character, as a
+ * plugin's words may be in it), or one JSON object; a newline after
+ * either. gadgetctl links this file, so that every view of gadgetd's
+ * state is rendered here.
+ */
+void status_write_event(const struct ctl_event *ev, FILE *out, bool json);
 
 #endif

@@ -176,12 +176,60 @@ static void test_json_escapes(void **state)
 	free(json);
 }
 
+static char *render_event(const struct ctl_event *ev, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	status_write_event(ev, out, json);
+	fclose(out);
+	return text;
+}
+
+/* gadgetctl monitor's lines: the time in ms, the kind, the function and
+ * detail when there are some ("off" for a switch to nothing), the code
+ * as restarts for a plugin's, and no control character from a plugin's
+ * words in the text; JSON has every field, escaped. */
+static void test_event_lines(void **state)
+{
+	struct ctl_event off = { .time_ms = 86400123, .kind = "switch-done",
+				 .function = "", .detail = "" };
+	struct ctl_event crash = { .time_ms = 5, .kind = "plugin-restarted",
+				   .function = "mtp", .detail = "", .code = 3 };
+	struct ctl_event key = { .time_ms = 0, .kind = "adb-key", .function = "adb",
+				 .detail = "aa\x1b[2J\nbb", .code = -5 };
+	char *t;
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	t = render_event(&off, false);
+	assert_string_equal(t, "1970-01-02 00:00:00.123 switch-done off\n");
+	free(t);
+	t = render_event(&crash, false);
+	assert_string_equal(t, "1970-01-01 00:00:00.005 plugin-restarted mtp (restarts 3)\n");
+	free(t);
+	t = render_event(&key, false);
+	assert_string_equal(t, "1970-01-01 00:00:00.000 adb-key adb aa?[2J?bb (code -5)\n");
+	free(t);
+	t = render_event(&key, true);
+	assert_string_equal(t, "{\"time_ms\":0,\"event\":\"adb-key\",\"function\":\"adb\","
+			       "\"detail\":\"aa\\u001b[2J\\nbb\",\"code\":-5}\n");
+	free(t);
+	t = render_event(&off, true);
+	assert_string_equal(t, "{\"time_ms\":86400123,\"event\":\"switch-done\","
+			       "\"function\":null,\"detail\":\"\",\"code\":0}\n");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_fields),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_json_escapes),
+		cmocka_unit_test(test_event_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
