@@ -1,7 +1,8 @@
 /*
- * netproc: spawn, watch (pidfd), restart with backoff, stop.
+ * netproc: spawn, watch and stop (common/child.c), restart with backoff.
  */
 #include "netproc.h"
+#include "child.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
@@ -25,13 +26,10 @@ struct netproc {
 	char comm[16];
 	char *pidfile;
 	char *argv[NETPROC_ARGS_MAX + 1];
-	pid_t pid;
-	struct loop_watch *pidfd;   /* the running child */
-	struct loop_watch *timer;   /* a restart, or a SIGKILL when stopping */
+	struct child *child;        /* the running child */
+	struct loop_watch *timer;   /* a restart */
 	bool stopping, failed;
-	unsigned n_exits;
-	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
-	unsigned backoff_ms;
+	struct child_restart restarts;
 	/* With a ready text: the child's output, the wait for the text. */
 	char *ready_text;
 	unsigned ready_ms, ready_first_ms;
@@ -45,7 +43,6 @@ static void netproc_free(struct netproc *p)
 {
 	unsigned i;
 
-	loop_watch_remove(p->pidfd);
 	loop_watch_remove(p->timer);
 	loop_watch_remove(p->out);
 	loop_watch_remove(p->ready_timer);
@@ -69,7 +66,7 @@ static void netproc_write_pidfile(const struct netproc *p)
 		log_warn("%s: cannot write %s", p->what, tmp);
 		return;
 	}
-	fprintf(f, "%d %s\n", (int)p->pid, p->comm);
+	fprintf(f, "%d %s\n", (int)child_pid(p->child), p->comm);
 	if (fclose(f) != 0 || rename(tmp, p->pidfile) < 0)
 		log_warn("%s: cannot write %s", p->what, p->pidfile);
 }
@@ -96,7 +93,7 @@ static void netproc_exec(struct netproc *p, int out)
 	_exit(127);
 }
 
-static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data);
+static void netproc_exited(int status, bool known, void *data);
 static void netproc_unready(struct loop_watch *w, void *data);
 
 /* One line of the helper's output: logged, and looked at for its text. */
@@ -177,35 +174,32 @@ static int netproc_watch_output(struct netproc *p)
 
 static int netproc_spawn(struct netproc *p)
 {
-	int fd, out = netproc_watch_output(p);
+	int out = netproc_watch_output(p);
+	pid_t pid;
 
 	if (out < -1)
 		return out;
-	p->pid = fork();
-	if (p->pid < 0) {
-		p->pid = 0;
+	pid = fork();
+	if (pid < 0) {
 		if (out >= 0)
 			close(out);
 		return -errno;
 	}
-	if (p->pid == 0)
+	if (pid == 0)
 		netproc_exec(p, out);
 	if (out >= 0)
 		close(out);
-	fd = syscall(SYS_pidfd_open, p->pid, 0);
-	if (fd < 0 || !(p->pidfd = loop_add_fd(p->loop, fd, EPOLLIN, netproc_exited, p))) {
+	p->child = child_watch(p->loop, pid, netproc_exited, p);
+	if (!p->child) {
 		int r = -errno;
 
-		if (fd >= 0)
-			close(fd);
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-		p->pid = 0;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
 		return r;
 	}
 	if (p->pidfile)
 		netproc_write_pidfile(p);
-	log_debug("%s: started %s as %d", p->what, p->argv[0], (int)p->pid);
+	log_debug("%s: started %s as %d", p->what, p->argv[0], (int)pid);
 	return 0;
 }
 
@@ -221,35 +215,6 @@ static void netproc_restart(struct loop_watch *w, void *data)
 		log_warnx("%s: cannot restart %s: %s", p->what, p->argv[0], strerror(-r));
 }
 
-/* Count this exit; true when it makes restart_limit within the window,
- * as supervisor.c counts a worker's. */
-static bool netproc_too_often(struct netproc *p)
-{
-	uint64_t now = loop_now_ms();
-	unsigned i = 0, j;
-
-	while (i < p->n_exits && now - p->exits_ms[i] >= p->cfg->restart_window_ms)
-		i++;
-	for (j = 0; i < p->n_exits; i++, j++)
-		p->exits_ms[j] = p->exits_ms[i];
-	p->n_exits = j;
-	if (p->n_exits < CONFIG_RESTART_LIMIT_MAX)
-		p->exits_ms[p->n_exits++] = now;
-	return p->n_exits >= p->cfg->restart_limit;
-}
-
-static void netproc_describe(int status, bool known, char *buf, size_t size)
-{
-	if (!known)
-		snprintf(buf, size, "exited");
-	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "killed by signal %d", WTERMSIG(status));
-	else
-		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
-}
-
-static void netproc_sigkill(struct loop_watch *w, void *data);
-
 /* No ready text within ready_ms: the helper goes, and comes back as soon
  * as it has gone (netproc_exited). */
 static void netproc_unready(struct loop_watch *w, void *data)
@@ -258,29 +223,25 @@ static void netproc_unready(struct loop_watch *w, void *data)
 
 	loop_watch_remove(w);
 	p->ready_timer = NULL;
-	if (!p->pid || p->stopping || p->renew)
+	if (!p->child || p->stopping || p->renew)
 		return;
 	log_warnx("%s: %s did not say \"%s\" within %u ms; starting it again",
 		  p->what, p->argv[0], p->ready_text, p->ready_ms);
 	p->ready_ms = p->ready_ms < NETPROC_READY_MAX_MS / 2 ? p->ready_ms * 2
 							      : NETPROC_READY_MAX_MS;
 	p->renew = true;
-	kill(p->pid, SIGTERM);
-	loop_watch_remove(p->timer);
-	p->timer = loop_add_timer(p->loop, NETPROC_KILL_MS, netproc_sigkill, p);
+	child_stop(p->child, NETPROC_KILL_MS);
 }
 
-static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *data)
+/* The child ended (its struct child goes after this returns). */
+static void netproc_exited(int status, bool known, void *data)
 {
 	struct netproc *p = data;
-	int status = 0;
-	bool known = waitpid(p->pid, &status, WNOHANG) == p->pid;
 	char how[64];
+	unsigned delay;
 	int r;
 
-	loop_watch_remove(w);
-	p->pidfd = NULL;
-	p->pid = 0;
+	p->child = NULL;
 	/* What it wrote last (the pipe's end may come after its exit). */
 	while (p->out && netproc_read(p) > 0)
 		;
@@ -292,26 +253,24 @@ static void netproc_exited(struct loop_watch *w, int fd, uint32_t events, void *
 		unlink(p->pidfile);
 	if (p->renew) {
 		p->renew = false;
-		loop_watch_remove(p->timer);
-		p->timer = NULL;
 		r = netproc_spawn(p);
 		if (r < 0)
 			log_warnx("%s: cannot start %s again: %s", p->what, p->argv[0],
 				  strerror(-r));
 		return;
 	}
-	netproc_describe(status, known, how, sizeof(how));
-	if (netproc_too_often(p)) {
+	child_describe(status, known, how, sizeof(how));
+	if (child_restart_too_often(&p->restarts, loop_now_ms(), p->cfg->restart_limit,
+				    p->cfg->restart_window_ms)) {
 		p->failed = true;
 		log_warnx("%s: %s %s, %u times within %u s: not restarted until the next switch",
-			  p->what, p->argv[0], how, p->n_exits,
+			  p->what, p->argv[0], how, p->restarts.n_exits,
 			  (p->cfg->restart_window_ms + 999) / 1000);
 		return;
 	}
-	log_warnx("%s: %s %s; restarting it in %u ms", p->what, p->argv[0], how,
-		  p->backoff_ms);
-	p->timer = loop_add_timer(p->loop, p->backoff_ms, netproc_restart, p);
-	p->backoff_ms = p->backoff_ms < 30000 ? p->backoff_ms * 2 : p->backoff_ms;
+	delay = child_restart_delay(&p->restarts, NETPROC_BACKOFF_MAX_MS);
+	log_warnx("%s: %s %s; restarting it in %u ms", p->what, p->argv[0], how, delay);
+	p->timer = loop_add_timer(p->loop, delay, netproc_restart, p);
 }
 
 struct netproc *netproc_start(struct loop *l, const struct config *cfg,
@@ -327,7 +286,7 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 		return NULL;
 	p->loop = l;
 	p->cfg = cfg;
-	p->backoff_ms = cfg->restart_delay_ms ? cfg->restart_delay_ms : 200;
+	p->restarts.backoff_ms = cfg->restart_delay_ms ? cfg->restart_delay_ms : 200;
 	snprintf(p->what, sizeof(p->what), "%s", what);
 	base = strrchr(argv[0], '/');
 	snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : argv[0]);
@@ -353,47 +312,32 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 	return p;
 }
 
-static void netproc_sigkill(struct loop_watch *w, void *data)
-{
-	struct netproc *p = data;
-
-	loop_watch_remove(w);
-	p->timer = NULL;
-	if (p->pid)
-		kill(p->pid, SIGKILL);
-}
-
 void netproc_stop(struct netproc *p)
 {
 	if (!p)
 		return;
 	loop_watch_remove(p->timer);
 	p->timer = NULL;
-	if (!p->pid) {
+	if (!p->child) {
 		netproc_free(p);
 		return;
 	}
 	p->stopping = true;
-	kill(p->pid, SIGTERM);
-	p->timer = loop_add_timer(p->loop, NETPROC_KILL_MS, netproc_sigkill, p);
-	if (!p->timer)
-		kill(p->pid, SIGKILL);
+	child_stop(p->child, NETPROC_KILL_MS);
 }
 
 void netproc_kill(struct netproc *p)
 {
 	if (!p)
 		return;
-	if (p->pid) {
-		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
-	}
+	child_kill_wait(p->child);
+	p->child = NULL;
 	netproc_free(p);
 }
 
 pid_t netproc_pid(const struct netproc *p)
 {
-	return p ? p->pid : 0;
+	return p ? child_pid(p->child) : 0;
 }
 
 bool netproc_failed(const struct netproc *p)

@@ -4,8 +4,9 @@
  * the same bounded policy (restart_delay doubling; restart_limit exits
  * within restart_window and it is failed, until the next start).
  *
- * The child is watched through a pidfd owned by the loop, so gadgetd
- * learns of its end even when another waitpid(-1) reaps it first. It
+ * The child is watched through a pidfd owned by the loop (common/child.c),
+ * so gadgetd learns of its end even when another waitpid(-1) reaps it
+ * first. It
  * gets SIGTERM if gadgetd dies (PR_SET_PDEATHSIG; a program that changes
  * its user, as dnsmasq does, loses that), and its pid file ("PID COMM")
  * lets the next gadgetd kill what a SIGKILLed one left.
@@ -22,6 +23,8 @@ struct netproc;
 
 /* SIGTERM, then SIGKILL after this long. */
 #define NETPROC_KILL_MS 1000
+/* The restart delay doubles from restart_delay (200 ms if 0) up to this. */
+#define NETPROC_BACKOFF_MAX_MS 30000
 #define NETPROC_ARGS_MAX 32
 /* The longest wait for a helper's ready line (struct netproc_ready). */
 #define NETPROC_READY_MAX_MS 60000

@@ -335,7 +335,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	if (!w)
 		return -ENOMEM;
 	w->sup = s;
-	w->backoff_ms = s->cfg->restart_delay_ms;
+	w->exits.backoff_ms = s->cfg->restart_delay_ms;
 	snprintf(w->name, sizeof(w->name), "%s", f->name);
 	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
 	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : f->name);
@@ -539,25 +539,6 @@ static void sup_hb_start(struct sup_worker *w)
 		log_warn("%s: cannot start the heartbeat", w->name);
 }
 
-/* Count this exit; true when it makes restart_limit within the window. */
-static bool sup_crash_loop(struct sup_worker *w, uint64_t now)
-{
-	const struct config *cfg = w->sup->cfg;
-	unsigned i = 0;
-
-	while (i < w->n_exits && now - w->exits_ms[i] >= cfg->restart_window_ms)
-		i++;
-	memmove(w->exits_ms, w->exits_ms + i, (w->n_exits - i) * sizeof(w->exits_ms[0]));
-	w->n_exits -= i;
-	if (w->n_exits == CONFIG_RESTART_LIMIT_MAX) {
-		memmove(w->exits_ms, w->exits_ms + 1,
-			(w->n_exits - 1) * sizeof(w->exits_ms[0]));
-		w->n_exits--;
-	}
-	w->exits_ms[w->n_exits++] = now;
-	return w->n_exits >= cfg->restart_limit;
-}
-
 static void sup_exit_text(struct sup_worker *w, int status)
 {
 	if (WIFSIGNALED(status))
@@ -576,6 +557,7 @@ static void sup_exited(struct sup_worker *w, int status)
 {
 	uint64_t now = loop_now_ms(), up = now - w->started_ms;
 	const struct config *cfg = w->sup->cfg;
+	unsigned delay;
 
 	sup_drain(w);
 	snprintf(w->last_error, sizeof(w->last_error), "%s", w->error);
@@ -604,13 +586,14 @@ static void sup_exited(struct sup_worker *w, int status)
 	 * host, with the same backoff: a host that could mark a function
 	 * failed could take it away until an admin switches.
 	 */
-	if (!w->host_seen && sup_crash_loop(w, now)) {
+	if (!w->host_seen && child_restart_too_often(&w->exits, now, cfg->restart_limit,
+						     cfg->restart_window_ms)) {
 		/* Restarting again would only re-enumerate the gadget every
 		 * few seconds; the other functions stay up and bound. */
 		w->failed = true;
 		snprintf(w->failed_why, sizeof(w->failed_why),
-			 "crashed %u time%s in %u s; last: %s", w->n_exits,
-			 w->n_exits == 1 ? "" : "s",
+			 "crashed %u time%s in %u s; last: %s", w->exits.n_exits,
+			 w->exits.n_exits == 1 ? "" : "s",
 			 (cfg->restart_window_ms + 999) / 1000, w->last_exit);
 		log_warnx("function %s: failed: %s; not restarting it until the "
 			  "next switch", w->name, w->failed_why);
@@ -624,17 +607,13 @@ static void sup_exited(struct sup_worker *w, int status)
 	w->restarts++;
 	sup_ready_changed(w->sup);
 	if (up > SUP_STABLE_MS)
-		w->backoff_ms = cfg->restart_delay_ms;
+		w->exits.backoff_ms = cfg->restart_delay_ms;
+	delay = child_restart_delay(&w->exits, SUP_BACKOFF_MAX_MS);
 	log_warnx("%s: worker %s%s%s; restarting in %u ms%s", w->name,
 		  w->last_exit, w->last_error[0] ? ": " : "", w->last_error,
-		  w->backoff_ms, w->host_seen ? " (a host had it: not counted "
+		  delay, w->host_seen ? " (a host had it: not counted "
 		  "towards restart_limit)" : "");
-	w->restart = loop_add_timer(w->sup->loop, w->backoff_ms, sup_restart, w);
-	if (w->backoff_ms < SUP_BACKOFF_MAX_MS) {
-		w->backoff_ms *= 2;
-		if (w->backoff_ms > SUP_BACKOFF_MAX_MS)
-			w->backoff_ms = SUP_BACKOFF_MAX_MS;
-	}
+	w->restart = loop_add_timer(w->sup->loop, delay, sup_restart, w);
 }
 
 /* A stopped worker is gone: now its instance may go. */
@@ -729,8 +708,8 @@ int supervisor_revive(struct supervisor *s)
 			 "(it had %s)", w->name, w->failed_why);
 		w->failed = false;
 		w->failed_why[0] = '\0';
-		w->n_exits = 0;
-		w->backoff_ms = s->cfg->restart_delay_ms;
+		w->exits.n_exits = 0;
+		w->exits.backoff_ms = s->cfg->restart_delay_ms;
 		r = sup_spawn(w);
 		if (r < 0) {
 			log_warnx("%s: cannot restart worker: %s", w->name, strerror(-r));

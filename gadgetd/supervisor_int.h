@@ -6,6 +6,7 @@
 #ifndef GADGETD_SUPERVISOR_INT_H
 #define GADGETD_SUPERVISOR_INT_H
 
+#include "child.h"
 #include "supervisor.h"
 #include "config.h"
 #include "profile.h"
@@ -54,7 +55,6 @@ struct sup_worker {
 	 * control request. Its exit then never counts as a crash loop. */
 	bool host_seen;
 	unsigned restarts;
-	unsigned backoff_ms;
 	uint64_t started_ms;
 	char last_exit[96];
 	/* What the running worker sent as its last error (WORKER_ERROR), and
@@ -68,11 +68,10 @@ struct sup_worker {
 	uint32_t hb_seq;
 	uint32_t hb_ack;     /* the seq of the last PONG */
 	bool hb_killed;      /* this pid was killed for missing it */
-	/* Exit times within restart_window_ms, oldest first; at
-	 * restart_limit of them the plugin is failed: no more restarts
-	 * until a switch revives it. */
-	uint64_t exits_ms[CONFIG_RESTART_LIMIT_MAX];
-	unsigned n_exits;
+	/* The next restart's delay, and the exits within
+	 * restart_window_ms; at restart_limit of them the plugin is failed:
+	 * no more restarts until a switch revives it. */
+	struct child_restart exits;
 	bool failed;
 	char failed_why[192];
 	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */

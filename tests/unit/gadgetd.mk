@@ -33,7 +33,7 @@ test_loop_SRCS := tests/unit/test_loop.c common/loop.c common/log.c
 test_loop_LIBS :=
 # gadgetd/supervisor.c with this test binary as the worker; mounts faked.
 UNIT_TESTS += test_supervisor
-test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c \
+test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
 	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
@@ -43,7 +43,7 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # (supervisor.c and supervisor_exec.c with this test binary as the worker;
 # mounts faked).
 UNIT_TESTS += test_sup_argv
-test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c \
+test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
 	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
 	common/wmsg.c common/strv.c common/json.c \
