@@ -1,5 +1,6 @@
 /* child: pidfd watch, stop escalation, exit text, restart policy. */
 #include "child.h"
+#include "log.h"
 #include "loop.h"
 
 #include <errno.h>
@@ -14,9 +15,11 @@
 
 struct child {
 	pid_t pid;
+	char what[80];
 	struct loop *loop;
 	struct loop_watch *pidfd;
 	struct loop_watch *kill_timer;
+	unsigned term_ms;
 	child_exit_fn fn;
 	void *data;
 };
@@ -42,7 +45,8 @@ static void child_ended(struct loop_watch *w, int fd, uint32_t events, void *dat
 	child_free(c);
 }
 
-struct child *child_watch(struct loop *l, pid_t pid, child_exit_fn fn, void *data)
+struct child *child_watch(struct loop *l, pid_t pid, const char *what,
+			  child_exit_fn fn, void *data)
 {
 	struct child *c = calloc(1, sizeof(*c));
 	int fd;
@@ -58,6 +62,7 @@ struct child *child_watch(struct loop *l, pid_t pid, child_exit_fn fn, void *dat
 		return NULL;
 	}
 	c->pid = pid;
+	snprintf(c->what, sizeof(c->what), "%s", what);
 	c->loop = l;
 	c->fn = fn;
 	c->data = data;
@@ -82,6 +87,8 @@ static void child_sigkill(struct loop_watch *w, void *data)
 
 	loop_watch_remove(w);
 	c->kill_timer = NULL;
+	log_warnx("%s (pid %d) did not stop within %u ms of SIGTERM; killing it",
+		  c->what, (int)c->pid, c->term_ms);
 	kill(c->pid, SIGKILL);
 }
 
@@ -90,6 +97,7 @@ void child_stop(struct child *c, unsigned term_ms)
 	if (!c || c->kill_timer)
 		return;
 	kill(c->pid, SIGTERM);
+	c->term_ms = term_ms;
 	c->kill_timer = loop_add_timer(c->loop, term_ms, child_sigkill, c);
 	if (!c->kill_timer)
 		kill(c->pid, SIGKILL);
@@ -103,6 +111,12 @@ void child_kill_wait(struct child *c)
 	while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	child_free(c);
+}
+
+void child_forget(struct child *c)
+{
+	if (c)
+		child_free(c);
 }
 
 void child_describe(int status, bool known, char *buf, size_t size)

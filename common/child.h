@@ -9,8 +9,10 @@
  * status then says nothing. The struct child is gone when the function
  * returns.
  *
- * Used by netproc (gadgetd's network helpers); the pidfd works under
- * qemu-user too, as the ARM checks run the unit tests.
+ * Used by the supervisor (gadgetd's plugin workers) and netproc (its
+ * network helpers), so that gadgetd has no SIGCHLD handler and no
+ * waitpid(-1); the pidfd works under qemu-user too, as the ARM checks run
+ * the unit tests.
  */
 #ifndef GADGETD_CHILD_H
 #define GADGETD_CHILD_H
@@ -24,9 +26,11 @@ struct child;
 
 typedef void (*child_exit_fn)(int status, bool known, void *data);
 
-/* Watch pid (a child of this process): NULL with errno set when its
- * pidfd cannot be had; the caller then still owns the process. */
-struct child *child_watch(struct loop *l, pid_t pid, child_exit_fn fn, void *data);
+/* Watch pid (a child of this process), which messages call what ("adb:
+ * worker", "ecm: dnsmasq"): NULL with errno set when its pidfd cannot be
+ * had; the caller then still owns the process. */
+struct child *child_watch(struct loop *l, pid_t pid, const char *what,
+			  child_exit_fn fn, void *data);
 pid_t child_pid(const struct child *c);
 /* SIGTERM now, and SIGKILL after term_ms unless it has ended; the exit
  * function is still called when it does. Again: nothing more. */
@@ -34,6 +38,9 @@ void child_stop(struct child *c, unsigned term_ms);
 /* SIGKILL it, wait for it here (the process is stopping) and free c; the
  * exit function is not called. NULL is fine. */
 void child_kill_wait(struct child *c);
+/* Stop watching: the caller has reaped the process, or leaves it. The
+ * exit function is not called. NULL is fine. */
+void child_forget(struct child *c);
 /* "exited with status 3", "killed by signal 9", or "exited" (!known). */
 void child_describe(int status, bool known, char *buf, size_t size);
 

@@ -105,11 +105,6 @@ const char *gadget_function_plugin(const struct gadget *g, const char *function)
 	return f ? f->plugin : NULL;
 }
 
-void gadget_reap(struct gadget *g)
-{
-	supervisor_reap(g->sup);
-}
-
 void gadget_save(struct gadget *g)
 {
 	struct state st = { 0 };

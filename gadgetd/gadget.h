@@ -160,6 +160,5 @@ const char *gadget_profile_name(const struct gadget *g);
 /* The plugin behind a function of the active profile; NULL for a kernel
  * function or a name the profile does not have. */
 const char *gadget_function_plugin(const struct gadget *g, const char *function);
-void gadget_reap(struct gadget *g);
 
 #endif

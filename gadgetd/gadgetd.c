@@ -123,11 +123,6 @@ static void gadgetd_on_quit(struct loop *l, int signo, void *data)
 	loop_quit(l, 0);
 }
 
-static void gadgetd_on_child(struct loop *l, int signo, void *data)
-{
-	gadget_reap(data);
-}
-
 /* Never a reload inside a switch: the gadget queues it behind the
  * transaction in progress. */
 static void gadgetd_on_hup(struct loop *l, int signo, void *data)
@@ -217,7 +212,6 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	}
 	loop_add_signal(l, SIGTERM, gadgetd_on_quit, g);
 	loop_add_signal(l, SIGINT, gadgetd_on_quit, g);
-	loop_add_signal(l, SIGCHLD, gadgetd_on_child, g);
 	loop_add_signal(l, SIGHUP, gadgetd_on_hup, g);
 	gadgetd_policy(cfg, &policy);
 	ctl = control_new(l, sock, &policy, g);

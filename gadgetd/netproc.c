@@ -189,7 +189,7 @@ static int netproc_spawn(struct netproc *p)
 		netproc_exec(p, out);
 	if (out >= 0)
 		close(out);
-	p->child = child_watch(p->loop, pid, netproc_exited, p);
+	p->child = child_watch(p->loop, pid, p->what, netproc_exited, p);
 	if (!p->child) {
 		int r = -errno;
 

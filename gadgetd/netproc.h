@@ -5,8 +5,8 @@
  * within restart_window and it is failed, until the next start).
  *
  * The child is watched through a pidfd owned by the loop (common/child.c),
- * so gadgetd learns of its end even when another waitpid(-1) reaps it
- * first. It
+ * as gadgetd's workers are: gadgetd reaps each child by its pid, and
+ * handles no SIGCHLD. It
  * gets SIGTERM if gadgetd dies (PR_SET_PDEATHSIG; a program that changes
  * its user, as dnsmasq does, loses that), and its pid file ("PID COMM")
  * lets the next gadgetd kill what a SIGKILLed one left.

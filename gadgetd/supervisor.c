@@ -150,8 +150,6 @@ static void sup_error_set(struct sup_worker *w, const char *p, size_t len)
 		      n < WORKER_ERROR_MAX ? n : WORKER_ERROR_MAX - 1);
 }
 
-static void sup_stop_escalate(struct loop_watch *t, void *data);
-
 /*
  * The worker asks to run as root (`adb root`) or as its user again. The
  * worker may be subverted: only the profile decides whether root is
@@ -173,12 +171,7 @@ static void sup_root_request(struct sup_worker *w, bool root)
 		 root ? w->root_names->request : w->root_names->undo);
 	w->root = root;
 	w->root_switching = true;
-	kill(w->pid, SIGTERM);
-	loop_watch_remove(w->kill_timer);
-	w->kill_timer = loop_add_timer(w->sup->loop, SUP_STOP_MS,
-				       sup_stop_escalate, w);
-	if (!w->kill_timer)
-		kill(w->pid, SIGKILL);
+	child_stop(w->child, SUP_STOP_MS);
 }
 
 static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
@@ -257,7 +250,7 @@ static int sup_worker_read(struct sup_worker *w)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
 	if (n <= 0) {
-		/* The worker is gone; SIGCHLD tells how. */
+		/* The worker is gone; its pidfd tells how (sup_child_ended). */
 		loop_watch_remove(w->sock);
 		w->sock = NULL;
 		w->ready = false;
@@ -280,26 +273,38 @@ static void sup_worker_io(struct loop_watch *lw, int fd, uint32_t events,
 }
 
 /* The worker has exited: what it sent last (its WORKER_ERROR) may still
- * wait in the socket, behind SIGCHLD. Bounded by the socket's buffer. */
+ * wait in the socket when its pidfd is read first. Bounded by the
+ * socket's buffer. */
 static void sup_drain(struct sup_worker *w)
 {
 	while (w->sock && sup_worker_read(w))
 		;
 }
 
+static void sup_child_ended(int status, bool known, void *data);
+
 static int sup_spawn(struct sup_worker *w)
 {
+	char what[PROFILE_NAME_MAX + 16];
 	pid_t pid;
 	int fd, r;
 
 	r = supervisor_exec_spawn(w->root ? w->argv_root : w->argv, &pid, &fd);
 	if (r < 0)
 		return r;
+	snprintf(what, sizeof(what), "%s: worker", w->name);
 	w->sock = loop_add_fd(w->sup->loop, fd, EPOLLIN, sup_worker_io, w);
-	if (!w->sock) {
-		close(fd);
+	w->child = w->sock ? child_watch(w->sup->loop, pid, what, sup_child_ended, w) : NULL;
+	if (!w->child) {
+		r = -errno;
+		if (w->sock)
+			loop_watch_remove(w->sock);
+		else
+			close(fd);
+		w->sock = NULL;
 		kill(pid, SIGKILL);
-		return -errno;
+		waitpid(pid, NULL, 0);
+		return r;
 	}
 	w->pid = pid;
 	w->ready = false;
@@ -319,7 +324,7 @@ static void sup_worker_free(struct sup_worker *w)
 	wargv_argv_free(w->argv_root);
 	sup_status_clear(w);
 	loop_watch_remove(w->hb);
-	loop_watch_remove(w->kill_timer);
+	child_forget(w->child); /* none but at shutdown's end */
 	free(w);
 }
 
@@ -376,17 +381,6 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	return 0;
 }
 
-static void sup_stop_escalate(struct loop_watch *t, void *data)
-{
-	struct sup_worker *w = data;
-
-	loop_watch_remove(t);
-	w->kill_timer = NULL;
-	log_warnx("%s: worker %d did not stop within %u ms of SIGTERM; killing it",
-		  w->name, (int)w->pid, SUP_STOP_MS);
-	kill(w->pid, SIGKILL);
-}
-
 void supervisor_stop(struct supervisor *s, const char *name)
 {
 	struct sup_worker **pp, *w;
@@ -406,18 +400,15 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	w->sock = NULL;
 	w->ready = false;
 	sup_ready_changed(s);
-	if (w->pid <= 0) {
+	if (!w->child) {
 		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
 		return;
 	}
-	/* Never wait here: SIGTERM now, SIGKILL from a timer, and the rest
-	 * from the reap (supervisor_reap). */
-	kill(w->pid, SIGTERM);
-	loop_watch_remove(w->kill_timer); /* an adb root restart's */
-	w->kill_timer = loop_add_timer(s->loop, SUP_STOP_MS, sup_stop_escalate, w);
-	if (!w->kill_timer)
-		kill(w->pid, SIGKILL);
+	/* Never wait here: SIGTERM now, SIGKILL later (child_stop()), and
+	 * the rest when it has ended (sup_child_ended()). */
+	w->stopping = true;
+	child_stop(w->child, SUP_STOP_MS);
 	w->next = s->stopping;
 	s->stopping = w;
 }
@@ -450,6 +441,8 @@ static void sup_free_stopping(struct supervisor *s)
 		if (r == 0)
 			log_warnx("%s: worker %d did not die; leaving it", w->name,
 				  (int)w->pid);
+		child_forget(w->child);
+		w->child = NULL;
 		s->stopping = w->next;
 		supervisor_exec_unmount(w->name, w->mount);
 		sup_worker_free(w);
@@ -573,8 +566,6 @@ static void sup_exited(struct sup_worker *w, int status)
 		w->root_switching = false;
 		snprintf(w->last_exit, sizeof(w->last_exit), "stopped for %s",
 			 w->root ? w->root_names->request : w->root_names->undo);
-		loop_watch_remove(w->kill_timer);
-		w->kill_timer = NULL;
 		sup_ready_changed(w->sup);
 		w->restart = loop_add_timer(w->sup->loop, 1, sup_restart, w);
 		return;
@@ -617,35 +608,33 @@ static void sup_exited(struct sup_worker *w, int status)
 }
 
 /* A stopped worker is gone: now its instance may go. */
-static bool sup_reaped_stopping(struct supervisor *s, pid_t pid)
+/* A stopped worker has ended: its instance goes. */
+static void sup_stopped(struct sup_worker *w)
 {
-	struct sup_worker **pp, *w;
+	struct supervisor *s = w->sup;
+	struct sup_worker **pp;
 
-	for (pp = &s->stopping; *pp && (*pp)->pid != pid; pp = &(*pp)->next)
+	for (pp = &s->stopping; *pp && *pp != w; pp = &(*pp)->next)
 		;
-	if (!(w = *pp))
-		return false;
-	*pp = w->next;
-	log_debug("%s: worker %d stopped", w->name, (int)pid);
+	if (*pp)
+		*pp = w->next;
+	log_debug("%s: worker %d stopped", w->name, (int)w->pid);
 	supervisor_exec_unmount(w->name, w->mount);
 	sup_worker_free(w);
 	sup_stopped_changed(s);
-	return true;
 }
 
-void supervisor_reap(struct supervisor *s)
+/* A worker's process has ended (its pidfd, common/child.c): the one
+ * reaper of workers, with no SIGCHLD. */
+static void sup_child_ended(int status, bool known, void *data)
 {
-	struct sup_worker *w;
-	int status;
-	pid_t pid;
+	struct sup_worker *w = data;
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		if (sup_reaped_stopping(s, pid))
-			continue;
-		for (w = s->workers; w; w = w->next)
-			if (w->pid == pid)
-				sup_exited(w, status);
-	}
+	w->child = NULL;
+	if (w->stopping)
+		sup_stopped(w);
+	else
+		sup_exited(w, status);
 }
 
 bool supervisor_stopping(struct supervisor *s)

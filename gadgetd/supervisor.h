@@ -144,9 +144,6 @@ unsigned supervisor_tcp_listening(struct supervisor *s, const char *name);
 int supervisor_tcp_listen(struct supervisor *s, const char *name,
 			  unsigned port, int *fds, unsigned n, const char *what);
 
-/* SIGCHLD: reap and schedule restarts. */
-void supervisor_reap(struct supervisor *s);
-
 /* Each worker's state into st->plugins (status.h); the strings stay
  * valid until the supervisor next runs. */
 void supervisor_status(struct supervisor *s, struct status *st);

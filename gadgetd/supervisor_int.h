@@ -74,8 +74,11 @@ struct sup_worker {
 	struct child_restart exits;
 	bool failed;
 	char failed_why[192];
-	/* Stopping: SIGTERM sent, SIGKILL due from this timer. */
-	struct loop_watch *kill_timer;
+	/* The running process (NULL between an exit and the restart). */
+	struct child *child;
+	/* supervisor_stop() stopped it: on the stopping list until it has
+	 * ended. */
+	bool stopping;
 	unsigned n_status;
 	char *status[SUP_MAX_STATUS][2];
 	/* TCP (supervisor_tcp.c): the port to listen on (the profile's tcp,

@@ -490,7 +490,6 @@ void fake_restart_due(const char *function)
 	fake_sup.on_restart(function, fake_sup.data);
 }
 
-void supervisor_reap(struct supervisor *s) {}
 unsigned supervisor_restarts(struct supervisor *s, const char *name) { return 1; }
 
 int supervisor_respawn(struct supervisor *s, const char *name)

@@ -57,7 +57,7 @@ static void test_exit_status(void **state)
 {
 	struct loop *l = loop_new();
 	struct ended e = { 0 };
-	struct child *c = child_watch(l, start("exit 3"), on_exit_fn, &e);
+	struct child *c = child_watch(l, start("exit 3"), "test", on_exit_fn, &e);
 	char how[64];
 
 	assert_non_null(c);
@@ -80,7 +80,7 @@ static void test_stop_escalates(void **state)
 {
 	struct loop *l = loop_new();
 	struct ended plain = { 0 }, stubborn = { 0 };
-	struct child *a = child_watch(l, start("exec sleep 30"), on_exit_fn, &plain);
+	struct child *a = child_watch(l, start("exec sleep 30"), "test", on_exit_fn, &plain);
 	/* The trap is set before the child says so (the file appears). */
 	char ready[] = "/tmp/test_child.XXXXXX";
 	int fd = mkstemp(ready);
@@ -94,7 +94,7 @@ static void test_stop_escalates(void **state)
 	unlink(ready);
 	snprintf(script, sizeof(script), "trap '' TERM; : > %s; while :; do sleep 1; done",
 		 ready);
-	b = child_watch(l, start(script), on_exit_fn, &stubborn);
+	b = child_watch(l, start(script), "test", on_exit_fn, &stubborn);
 	assert_non_null(a);
 	assert_non_null(b);
 	WAIT_UNTIL(access(ready, F_OK) == 0, usleep(10000));
@@ -125,7 +125,7 @@ static void test_kill_wait(void **state)
 	struct loop *l = loop_new();
 	struct ended e = { 0 };
 	pid_t pid = start("exec sleep 30");
-	struct child *c = child_watch(l, pid, on_exit_fn, &e);
+	struct child *c = child_watch(l, pid, "test", on_exit_fn, &e);
 
 	assert_non_null(c);
 	child_kill_wait(c);
@@ -144,7 +144,7 @@ static void test_reaped_elsewhere(void **state)
 	struct loop *l = loop_new();
 	struct ended e = { 0 };
 	pid_t pid = start("exit 5");
-	struct child *c = child_watch(l, pid, on_exit_fn, &e);
+	struct child *c = child_watch(l, pid, "test", on_exit_fn, &e);
 	char how[64];
 
 	assert_non_null(c);
@@ -166,7 +166,7 @@ static void test_watch_fails(void **state)
 
 	assert_int_equal(waitpid(pid, NULL, 0), pid);
 	errno = 0;
-	assert_null(child_watch(l, pid, on_exit_fn, &e));
+	assert_null(child_watch(l, pid, "test", on_exit_fn, &e));
 	assert_int_equal(errno, ESRCH);
 	loop_free(l);
 }

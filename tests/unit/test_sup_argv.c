@@ -109,11 +109,6 @@ struct result {
 
 static struct supervisor *the_sup;
 
-static void on_child(struct loop *l, int signo, void *data)
-{
-	supervisor_reap(the_sup);
-}
-
 static void on_ready(int r, const char *text, void *data)
 {
 	struct result *res = data;
@@ -171,7 +166,6 @@ static void test_max_options_reach_the_worker(void **state)
 	cfg.restart_delay_ms = 60000;
 	l = loop_new();
 	the_sup = supervisor_new(l, &cfg, NULL, NULL, NULL);
-	assert_int_equal(loop_add_signal(l, SIGCHLD, on_child, NULL), 0);
 	assert_int_equal(supervisor_start(the_sup, &p->functions[0]), 0);
 	/* The worker is this test again, which takes seconds to start under
 	 * qemu-user on a loaded machine: the ready timeout is the test's
