@@ -145,7 +145,7 @@ static void mtp_send_buf(struct mtp *m)
 static void mtp_in_release(struct mtp *m)
 {
 	if (m->reply.phase == MTP_PHASE_IN_GEN)
-		mtp_ops_gen_end(m->ops);
+		mtp_ops_prop_gen_end(m->ops);
 	else
 		close(m->reply.fd);
 	m->reply.fd = -1;
@@ -172,7 +172,7 @@ static size_t mtp_in_fill(struct mtp *m, uint8_t *buf, size_t hdr)
 	if (want > m->in_left)
 		want = (size_t)m->in_left; /* less than want: fits */
 	if (m->reply.phase == MTP_PHASE_IN_GEN) {
-		int rc = mtp_ops_gen_fill(m->ops, buf + hdr, want);
+		int rc = mtp_ops_prop_gen_fill(m->ops, buf + hdr, want);
 
 		if (rc < 0 && !m->in_err)
 			m->in_err = rc;
@@ -267,12 +267,12 @@ static void mtp_step_schedule(struct mtp *m)
 		m->step_w = loop_add_idle(l, mtp_step_run, m);
 		if (m->step_w)
 			return;
-		mtp_ops_step_abort(m->ops);
+		mtp_ops_object_step_abort(m->ops);
 		mtp_respond(m, &r);
 		return;
 	}
 	/* No loop (a test harness): all steps at once. */
-	while (!mtp_ops_step(m->ops, &r))
+	while (!mtp_ops_object_step(m->ops, &r))
 		;
 	mtp_respond(m, &r);
 }
@@ -285,7 +285,7 @@ static void mtp_step_run(struct loop_watch *w, void *data)
 	m->step_w = NULL;
 	if (m->state != MTP_STEPPING)
 		return;
-	if (!mtp_ops_step(m->ops, &r)) {
+	if (!mtp_ops_object_step(m->ops, &r)) {
 		mtp_step_schedule(m);
 		return;
 	}
@@ -543,7 +543,7 @@ static void mtp_abort(struct mtp *m)
 		if (m->step_w)
 			loop_watch_remove(m->step_w);
 		m->step_w = NULL;
-		mtp_ops_step_abort(m->ops);
+		mtp_ops_object_step_abort(m->ops);
 	}
 	m->state = MTP_IDLE;
 }

@@ -7,15 +7,19 @@
  * mtp_ops_buf(); for IN_FILE mtp.c streams `length` bytes of `fd` from
  * `offset` and then closes fd. For OUT_BUF mtp.c collects the host's data
  * into mtp_ops_buf() and calls mtp_ops_data_out() for the response. For
- * IN_GEN mtp.c streams `length` bytes pulled from mtp_ops_gen_fill() (a
- * dataset too large to build at once) and then calls mtp_ops_gen_end(). For
- * OUT_FILE mtp.c hands the data to mtp_ops_object_write() (the upload
- * of mtp_store: space and announced size are checked there) and calls
- * mtp_ops_object_done(). For OUT_DISCARD the data is read and dropped and
- * the response is the code already in the reply. For STEP (a long
- * CopyObject) the work goes on in bounded steps: mtp.c calls
- * mtp_ops_step() from its event loop until it says the reply is ready,
- * so the loop keeps running meanwhile.
+ * IN_GEN mtp.c streams `length` bytes pulled from mtp_ops_prop_gen_fill()
+ * (a dataset too large to build at once) and then calls
+ * mtp_ops_prop_gen_end(). For OUT_FILE mtp.c hands the data to
+ * mtp_ops_object_write() (the upload of mtp_store: space and announced
+ * size are checked there) and calls mtp_ops_object_done(). For
+ * OUT_DISCARD the data is read and dropped and the response is the code
+ * already in the reply. For STEP (a long CopyObject) the work goes on in
+ * bounded steps: mtp.c calls mtp_ops_object_step() from its event loop
+ * until it says the reply is ready, so the loop keeps running meanwhile.
+ *
+ * The module is split by operation family (mtp_ops_int.h lists the
+ * files): a function's prefix names its file, mtp_ops_object_* in
+ * mtp_ops_object.c, mtp_ops_prop_* in mtp_ops_prop.c.
  */
 #ifndef GADGETD_MTP_OPS_H
 #define GADGETD_MTP_OPS_H
@@ -93,14 +97,14 @@ void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r);
  * store changed since the length was announced (the rest of out is then
  * zeros, so the framing holds; answer Incomplete_Transfer).
  */
-int mtp_ops_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n);
+int mtp_ops_prop_gen_fill(struct mtp_ops *o, uint8_t *out, size_t n);
 /* The IN_GEN data phase is over, sent or abandoned. */
-void mtp_ops_gen_end(struct mtp_ops *o);
+void mtp_ops_prop_gen_end(struct mtp_ops *o);
 /* One step of the operation in progress (MTP_PHASE_STEP): false while
  * there is more to do, true when r holds the response. */
-bool mtp_ops_step(struct mtp_ops *o, struct mtp_reply *r);
+bool mtp_ops_object_step(struct mtp_ops *o, struct mtp_reply *r);
 /* Give up the operation in progress, if any; what it made goes. */
-void mtp_ops_step_abort(struct mtp_ops *o);
+void mtp_ops_object_step_abort(struct mtp_ops *o);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);

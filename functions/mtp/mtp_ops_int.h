@@ -1,0 +1,151 @@
+/*
+ * mtp_ops_int: what the files of the mtp_ops module share, and nothing
+ * outside them may use (mtp_ops.h is the public face). The module is
+ * split by operation family:
+ *
+ *   mtp_ops.c         the operation table and its dispatch, the session
+ *                     (OpenSession, CloseSession), DeviceInfo and the
+ *                     storages (GetStorageIDs, GetStorageInfo)
+ *   mtp_ops_object.c  objects: listing, ObjectInfo, reading, deleting,
+ *                     sending, moving and copying
+ *   mtp_ops_prop.c    object and device properties, property lists
+ *   mtp_ops_edit.c    Android's in-place edits
+ *
+ * mtp_ops.c reaches a family through the handlers declared here, which
+ * its table lists; a family reaches no other family.
+ */
+#ifndef GADGETD_MTP_OPS_INT_H
+#define GADGETD_MTP_OPS_INT_H
+
+#include "mtp_ops.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* "All storages" / "root folder" in PTP operation parameters. */
+#define MTP_ALL 0xFFFFFFFFu
+
+struct mtp_ops {
+	struct mtp_store *store;
+	struct mtp_ops_info info;
+	struct mtp_buf buf;
+	bool session;
+	uint32_t session_id;
+	/* The file announced by SendObjectInfo, awaiting SendObject. */
+	uint32_t pending;
+	struct mtp_store_upload *upload;
+	uint64_t pending_len;
+	/* Android's in-place edits; partial: SendPartialObject's data
+	 * goes to them rather than to an upload. */
+	struct mtp_edit *edit;
+	bool partial;
+	/* The GetObjectPropList being sent (MTP_PHASE_IN_GEN). */
+	struct mtp_proplist *gen;
+	/* The CopyObject in progress (MTP_PHASE_STEP). */
+	struct mtp_store_copy *copy;
+};
+
+typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+
+/* The reply helpers of every family. */
+static inline void mtp_ops_rc(struct mtp_reply *r, uint16_t code)
+{
+	r->code = code;
+}
+
+static inline void mtp_ops_param(struct mtp_reply *r, uint32_t v)
+{
+	if (r->nparams < MTP_MAX_PARAMS)
+		r->params[r->nparams++] = v;
+}
+
+/* The reply to a dataset built into o->buf with result rc. */
+static inline void mtp_ops_in_buf(struct mtp_ops *o, struct mtp_reply *r,
+				  int rc)
+{
+	if (rc == 0 && o->buf.oom)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	r->phase = MTP_PHASE_IN_BUF;
+}
+
+/*
+ * The families' handlers, each an mtp_ops_fn listed in mtp_ops.c's
+ * table; the *_data ones answer an OUT_BUF data phase (mtp_ops_data_out).
+ */
+
+/* mtp_ops_object.c */
+void mtp_ops_object_get_num(struct mtp_ops *o, const struct mtp_container *c,
+			    struct mtp_reply *r);
+void mtp_ops_object_get_handles(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r);
+void mtp_ops_object_get_info(struct mtp_ops *o, const struct mtp_container *c,
+			     struct mtp_reply *r);
+void mtp_ops_object_get_thumb(struct mtp_ops *o, const struct mtp_container *c,
+			      struct mtp_reply *r);
+void mtp_ops_object_get(struct mtp_ops *o, const struct mtp_container *c,
+			struct mtp_reply *r);
+void mtp_ops_object_get_partial(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r);
+void mtp_ops_object_get_partial64(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r);
+void mtp_ops_object_delete(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+void mtp_ops_object_want_dataset(struct mtp_ops *o,
+				 const struct mtp_container *c,
+				 struct mtp_reply *r);
+void mtp_ops_object_send(struct mtp_ops *o, const struct mtp_container *c,
+			 struct mtp_reply *r);
+void mtp_ops_object_move(struct mtp_ops *o, const struct mtp_container *c,
+			 struct mtp_reply *r);
+void mtp_ops_object_copy(struct mtp_ops *o, const struct mtp_container *c,
+			 struct mtp_reply *r);
+void mtp_ops_object_info_data(struct mtp_ops *o, const struct mtp_container *c,
+			      struct mtp_reply *r);
+void mtp_ops_object_send_props_data(struct mtp_ops *o,
+				    const struct mtp_container *c,
+				    struct mtp_reply *r);
+/* Forget the object SendObjectInfo announced; remove: its upload
+ * failed, so a new object's placeholder goes too. */
+void mtp_ops_object_drop_pending(struct mtp_ops *o, bool remove);
+
+/* mtp_ops_prop.c */
+void mtp_ops_prop_get_supported(struct mtp_ops *o,
+				const struct mtp_container *c,
+				struct mtp_reply *r);
+void mtp_ops_prop_get_desc(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+void mtp_ops_prop_get_value(struct mtp_ops *o, const struct mtp_container *c,
+			    struct mtp_reply *r);
+void mtp_ops_prop_set_value(struct mtp_ops *o, const struct mtp_container *c,
+			    struct mtp_reply *r);
+void mtp_ops_prop_get_list(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+void mtp_ops_prop_get_dprop_desc(struct mtp_ops *o,
+				 const struct mtp_container *c,
+				 struct mtp_reply *r);
+void mtp_ops_prop_get_dprop_value(struct mtp_ops *o,
+				  const struct mtp_container *c,
+				  struct mtp_reply *r);
+void mtp_ops_prop_value_data(struct mtp_ops *o, const struct mtp_container *c,
+			     struct mtp_reply *r);
+
+/* mtp_ops_edit.c */
+void mtp_ops_edit_begin(struct mtp_ops *o, const struct mtp_container *c,
+			struct mtp_reply *r);
+void mtp_ops_edit_end(struct mtp_ops *o, const struct mtp_container *c,
+		      struct mtp_reply *r);
+void mtp_ops_edit_truncate(struct mtp_ops *o, const struct mtp_container *c,
+			   struct mtp_reply *r);
+void mtp_ops_edit_send_partial(struct mtp_ops *o, const struct mtp_container *c,
+			       struct mtp_reply *r);
+
+#endif
