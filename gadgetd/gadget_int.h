@@ -61,6 +61,9 @@ struct gadget_txn {
 	bool save;            /* the state file records the set on success */
 	bool finished;        /* the result waits for txn_report */
 	int r;
+	/* The attempt's plan, computed once at its start (the teardown's
+	 * end uses it too, and the functions to create). */
+	struct plan plan;
 	uint64_t t0, t1, t2;
 	/* A bind refused as busy while the UDC is still registering. */
 	struct loop_watch *bind_timer;

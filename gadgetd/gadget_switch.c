@@ -173,12 +173,12 @@ static int gadget_switch_apply_begin(struct gadget *g, const struct profile *p,
 			      unsigned set, char *msg, size_t size)
 {
 	struct gadget_txn *t = g->txn;
-	struct plan plan;
 	int r;
 
 	t->t0 = loop_now_ms();
-	plan_compute(g->live, g->n_live, p, set, &plan);
-	r = gadget_switch_teardown_begin(g, &plan);
+	/* Once an attempt: g->live changes only in the teardown's end. */
+	plan_compute(g->live, g->n_live, p, set, &t->plan);
+	r = gadget_switch_teardown_begin(g, &t->plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
 		return r;
@@ -198,13 +198,12 @@ static int gadget_switch_apply_mid(struct gadget *g, const struct profile *p,
 {
 	const struct profile_set *s = &p->sets[set];
 	struct gadget_txn *t = g->txn;
-	struct plan plan;
+	const struct plan *plan = &t->plan;
 	unsigned i;
 	int r;
 
-	plan_compute(g->live, g->n_live, p, set, &plan);
 	g->n_left_out = 0;
-	r = gadget_switch_teardown_end(g, &plan);
+	r = gadget_switch_teardown_end(g, plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
 		return r;
@@ -215,8 +214,8 @@ static int gadget_switch_apply_mid(struct gadget *g, const struct profile *p,
 		snprintf(msg, size, "cannot set the gadget identity: %s", strerror(-r));
 		return r;
 	}
-	for (i = 0; !r && i < plan.n_create; i++)
-		r = gadget_switch_create(g, plan.create[i], msg, size);
+	for (i = 0; !r && i < plan->n_create; i++)
+		r = gadget_switch_create(g, plan->create[i], msg, size);
 	if (r < 0)
 		return r;
 	r = gadget_switch_link(g, s, p, msg, size);
