@@ -249,7 +249,9 @@ int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
 /* Off: unbind now, remove the functions once their workers are reaped. */
 void gadget_switch_down(struct gadget *g);
 /* Bind to the configured UDC: 0 (also when none is there yet), -EAGAIN
- * while the UDC registers, -errno with msg. */
+ * while the UDC registers, -errno with msg. Only binds: whoever bound
+ * then calls gadget_listen() (the switch's commit, a restart, the UDC's
+ * arrival). */
 int gadget_switch_bind(struct gadget *g, char *msg, size_t size);
 /* The transaction g->txn, of kind, becomes the one in progress. */
 struct gadget_txn *gadget_switch_txn_new(struct gadget *g,

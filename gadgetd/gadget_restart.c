@@ -62,10 +62,12 @@ void gadget_restart_ready(struct gadget *g, int r, const char *err)
 	    (r = gadget_restart_link_without_failed(g)) < 0)
 		log_warnx("%s: restart: cannot link the other functions: %s",
 			  t->function, strerror(-r));
-	if (gadget_switch_bind(g, t->msg, sizeof(t->msg)) < 0)
+	if (gadget_switch_bind(g, t->msg, sizeof(t->msg)) < 0) {
 		log_warnx("%s: restart: %s", t->function, t->msg);
-	else
+	} else {
 		log_info("%s: plugin restarted; gadget bound again", t->function);
+		gadget_listen(g);
+	}
 	/* A failed plugin is told by the supervisor, once, when it fails. */
 	if (!supervisor_failed(g->sup, t->function))
 		event_emit(EVENT_PLUGIN_RESTARTED, t->function, why,
@@ -226,5 +228,7 @@ void gadget_restart_udc_changed(void *data)
 		log_warnx("%s", msg);
 	else if (g->udc[0])
 		log_info("bound to UDC %s", g->udc);
+	if (r == 0)
+		gadget_listen(g);
 	gadget_host_sync(g);
 }

@@ -130,8 +130,6 @@ int gadget_switch_bind(struct gadget *g, char *msg, size_t size)
 	} else if (r < 0) {
 		snprintf(msg, size, "cannot bind the gadget to UDC %s: %s", g->udc,
 			 strerror(-r));
-	} else {
-		gadget_listen(g);
 	}
 	return r == -EBUSY && registering ? -EAGAIN : r;
 }
@@ -251,6 +249,7 @@ static int gadget_switch_apply_end(struct gadget *g, char *msg, size_t size)
 		r = -EBUSY;
 	if (r < 0)
 		return r;
+	gadget_listen(g);
 	g->timing.when = time(NULL);
 	/* Milliseconds of one switch: far below 2^32. */
 	g->timing.teardown_ms = (unsigned)(t->t1 - t->t0);
