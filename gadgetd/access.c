@@ -1,7 +1,7 @@
 /* access: the control socket's authority rules (see access.h). */
 #include "access.h"
-#include "ctl.h"
 #include "plugin_list.h"
+#include "request.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,10 +18,10 @@ enum access_role access_role(const struct access_peer *peer)
 	return ACCESS_OTHER;
 }
 
-enum access_command access_command_kind(const char *plugin, int argc, char **argv)
+enum access_command access_command_kind(const char *plugin, const char *command)
 {
 	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
-	const struct plugin_command *c = argc >= 2 ? plugin_meta_command(m, argv[1]) : NULL;
+	const struct plugin_command *c = command ? plugin_meta_command(m, command) : NULL;
 
 	switch (c ? c->access : PLUGIN_ACCESS_ADMIN) {
 	case PLUGIN_ACCESS_READ:
@@ -35,28 +35,27 @@ enum access_command access_command_kind(const char *plugin, int argc, char **arg
 }
 
 /* What the request does, for the refusal; NULL if group may do it. */
-static const char *access_admin_only(uint16_t type, int argc, char **argv,
-				     const char *active, const char *plugin,
-				     char *buf, size_t size)
+static const char *access_admin_only(const struct request *req,
+				     const struct access_view *v, char *buf, size_t size)
 {
-	switch (type) {
-	case CTL_SWITCH:
+	switch (req->op) {
+	case REQUEST_SWITCH:
 		/* --profile naming the active profile chooses nothing new. */
-		if (argc >= 2 && !strcmp(argv[0], "--profile") &&
-		    (!active || strcmp(argv[1], active)))
+		if (req->profile && (!v->active || strcmp(req->profile, v->active)))
 			return "choosing another profile (switch --profile)";
 		return NULL;
-	case CTL_OFF:
+	case REQUEST_OFF:
 		return "off";
-	case CTL_RELOAD:
+	case REQUEST_RELOAD:
 		return "reload";
-	case CTL_FUNCTION:
-		if (access_command_kind(plugin, argc, argv) != ACCESS_COMMAND_ADMIN)
+	case REQUEST_COMMAND:
+		if (access_command_kind(v->plugin, req->command) != ACCESS_COMMAND_ADMIN)
 			return NULL;
-		snprintf(buf, size, "the plugin command \"%s%s%s\"", argc > 0 ? argv[0] : "",
-			 argc > 1 ? " " : "", argc > 1 ? argv[1] : "");
+		snprintf(buf, size, "the plugin command \"%s%s%s\"",
+			 req->function ? req->function : "", req->command ? " " : "",
+			 req->command ? req->command : "");
 		return buf;
-	case CTL_STORAGE:
+	case REQUEST_STORAGE:
 		/*
 		 * Inserting makes gadgetd (root) serve a file to the USB host,
 		 * read and written: naming any file would hand group every
@@ -64,18 +63,24 @@ static const char *access_admin_only(uint16_t type, int argc, char **argv,
 		 * unless the profile opens it to group (group_media), whose
 		 * images are then confined to media_dir (gadget_storage()).
 		 */
-		if (argc > 0 && !strcmp(argv[0], "status"))
+		if (req->argc > 0 && !strcmp(req->argv[0], "status"))
 			return NULL;
-		if (plugin && !strcmp(plugin, ACCESS_GROUP_MEDIA))
+		if (v->group_media)
 			return NULL;
 		return "changing media (storage insert/eject) without group_media in the profile";
+	case REQUEST_LIST:
+	case REQUEST_STATUS:
+	case REQUEST_MONITOR:
+	case REQUEST_WAIT:
+	case REQUEST_UNKNOWN:
+		break;
 	}
 	return NULL; /* status, list, and unknown types the dispatcher refuses */
 }
 
 int access_check(const struct access_policy *p, const struct access_peer *peer,
-		 uint16_t type, int argc, char **argv, const char *active,
-		 const char *plugin, char *why, size_t size)
+		 const struct request *req, const struct access_view *view,
+		 char *why, size_t size)
 {
 	enum access_role role = access_role(peer);
 	char what_buf[160];
@@ -93,8 +98,7 @@ int access_check(const struct access_policy *p, const struct access_peer *peer,
 			 p->admin_group ? " or " : "", p->admin_group ? p->admin_group : "");
 		return -EACCES;
 	}
-	what = access_admin_only(type, argc, argv, active, plugin, what_buf,
-				 sizeof(what_buf));
+	what = access_admin_only(req, view, what_buf, sizeof(what_buf));
 	if (!what)
 		return 0;
 	if (p->admin_group)

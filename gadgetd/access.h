@@ -1,5 +1,6 @@
 /*
- * access: who may do what over the control socket.
+ * access: who may do what, over the control socket and D-Bus alike: it
+ * judges a typed request (request.h), not either front end's wire.
  *
  *   root            everything
  *   admin_group     everything (gadgetd.conf; unset by default)
@@ -51,31 +52,36 @@ enum access_role {
 enum access_role access_role(const struct access_peer *peer);
 
 /*
- * May peer make this request? type is an enum ctl_type, argv its
- * arguments; active is the active profile's name (NULL if none) and
- * plugin the plugin behind argv[0] for CTL_FUNCTION (NULL if the
- * function is unknown); for CTL_STORAGE, ACCESS_GROUP_MEDIA when the
- * profile lets group change the named function's media, else NULL. Returns 0, or -EACCES with why saying what is
- * refused and who may do it.
+ * What of the gadget's state a decision looks at, as the front end finds
+ * it when the request comes and again when a queued one runs.
  */
-#define ACCESS_GROUP_MEDIA "group_media"
+struct access_view {
+	const char *active; /* the active profile's name; NULL: none */
+	const char *plugin; /* the plugin behind a command's function; NULL:
+			     * a kernel function or an unknown one */
+	bool group_media;   /* the profile lets group change the named
+			     * storage function's media */
+};
 
 /*
- * What a plugin command (argv[0] the function, argv[1] the command) of
- * plugin does, from the plugin's declaration (plugin_meta.h): only
- * reads, drives a device the host sees (both open to group), or
- * anything else (root and admin_group).
+ * What the command of plugin does, from the plugin's declaration
+ * (plugin_meta.h): only reads, drives a device the host sees (both open
+ * to group), or anything else, an undeclared command included (root and
+ * admin_group). plugin or command may be NULL.
  */
 enum access_command {
 	ACCESS_COMMAND_READ,
 	ACCESS_COMMAND_DRIVE,
 	ACCESS_COMMAND_ADMIN,
 };
-enum access_command access_command_kind(const char *plugin, int argc, char **argv);
+enum access_command access_command_kind(const char *plugin, const char *command);
 
+/* May peer make req (request.h), seen as view says? 0, or -EACCES with
+ * why saying what is refused and who may do it. */
+struct request;
 int access_check(const struct access_policy *p, const struct access_peer *peer,
-		 uint16_t type, int argc, char **argv, const char *active,
-		 const char *plugin, char *why, size_t size);
+		 const struct request *req, const struct access_view *view,
+		 char *why, size_t size);
 
 /* Fill peer for the client on fd; -errno if the kernel cannot say. */
 int access_peer_identify(int fd, const struct access_policy *p,

@@ -5,6 +5,7 @@
 #include "log.h"
 #include "loop.h"
 #include "ctl.h"
+#include "request.h"
 #include "storage.h"
 
 #include <errno.h>
@@ -64,28 +65,11 @@ struct control {
 static void control_client_done(int r, const char *msg, void *data);
 
 static int control_switch(struct control *c, struct control_client *cl,
-			  int argc, char **argv, char *msg, size_t size)
+			  const struct request *req, char *msg, size_t size)
 {
-	const char *profile = NULL, *set = NULL;
-
-	if (argc >= 2 && !strcmp(argv[0], "--profile")) {
-		profile = argv[1];
-		argv += 2;
-		argc -= 2;
-	}
-	if (argc > 1) {
-		snprintf(msg, size, "switch takes one set");
-		return -EINVAL;
-	}
-	if (argc == 1)
-		set = argv[0];
-	if (!profile && !set) {
-		snprintf(msg, size, "switch needs a set or --profile NAME");
-		return -EINVAL;
-	}
 	return gadget_switch_as(c->gadget, access_role(&cl->peer) == ACCESS_GROUP ?
-				GADGET_MEMBER : GADGET_ADMIN, profile, set, msg, size,
-				control_client_done, cl);
+				GADGET_MEMBER : GADGET_ADMIN, req->profile, req->set, msg,
+				size, control_client_done, cl);
 }
 
 static void control_client_free(struct control_client *cl);
@@ -249,57 +233,61 @@ static void control_monitor_io(struct control_client *cl, int fd, uint32_t event
 /* A member of group changes media as themself; root and admin_group as
  * gadgetd. */
 static int control_storage(struct control *c, struct control_client *cl,
-			   int argc, char **argv, char *msg, size_t size, FILE *out)
+			   const struct request *req, char *msg, size_t size, FILE *out)
 {
 	struct storage_cred member = { .uid = cl->peer.uid, .gid = cl->peer.gid };
 	bool confined = access_role(&cl->peer) == ACCESS_GROUP;
 
-	return gadget_storage(c->gadget, confined ? &member : NULL, argc, argv, msg,
-			      size, out);
+	return gadget_storage(c->gadget, confined ? &member : NULL, req->argc, req->argv,
+			      msg, size, out);
 }
 
 static int control_dispatch(struct control *c, struct control_client *cl,
-			    uint16_t type, int argc, char **argv, FILE *out)
+			    const struct request *req, FILE *out)
 {
 	char msg[4096] = "";
 	int r = 0;
 
-	switch (type) {
-	case CTL_SWITCH:
-		r = control_switch(c, cl, argc, argv, msg, sizeof(msg));
+	if (req->bad) {
+		fprintf(out, "%s\n", req->bad);
+		return -EINVAL;
+	}
+	switch (req->op) {
+	case REQUEST_SWITCH:
+		r = control_switch(c, cl, req, msg, sizeof(msg));
 		break;
-	case CTL_OFF:
+	case REQUEST_OFF:
 		r = gadget_off_as(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
-	case CTL_RELOAD:
+	case REQUEST_RELOAD:
 		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
-	case CTL_LIST:
-		if (!argc) {
+	case REQUEST_LIST:
+		if (!req->what) {
 			gadget_list(c->gadget, out);
 			return 0;
 		}
-		r = argc == 1 ? gadget_list_names(c->gadget, out, argv[0]) : -EINVAL;
+		r = gadget_list_names(c->gadget, out, req->what);
 		if (r < 0)
 			snprintf(msg, sizeof(msg), "list takes sets, profiles or functions");
 		break;
-	case CTL_STATUS:
-		gadget_status(c->gadget, out, argc > 0 && !strcmp(argv[0], "json"));
+	case REQUEST_STATUS:
+		gadget_status(c->gadget, out, req->json);
 		return 0;
-	case CTL_STORAGE:
-		r = control_storage(c, cl, argc, argv, msg, sizeof(msg), out);
+	case REQUEST_STORAGE:
+		r = control_storage(c, cl, req, msg, sizeof(msg), out);
 		break;
-	case CTL_FUNCTION:
-		r = gadget_command(c->gadget, argc, argv, msg, sizeof(msg),
-					    control_client_done, cl);
+	case REQUEST_COMMAND:
+		r = gadget_command(c->gadget, req->argc, req->argv, msg, sizeof(msg),
+				   control_client_done, cl);
 		break;
-	case CTL_MONITOR:
+	case REQUEST_MONITOR:
 		return control_monitor_start(cl, out);
-	case CTL_WAIT:
+	case REQUEST_WAIT:
 		r = gadget_boot_wait(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
-	default:
-		snprintf(msg, sizeof(msg), "unknown request type %u", type);
+	case REQUEST_UNKNOWN:
+		snprintf(msg, sizeof(msg), "unknown request type %u", req->type);
 		r = -EBADMSG;
 	}
 	if (r == -EINPROGRESS)
@@ -318,33 +306,18 @@ static void control_reply(int fd, int32_t status, const char *text, size_t len)
 		log_debug("control: cannot send reply: %s", strerror(errno));
 }
 
-/* What only reads: allowed during a switch. */
-static bool control_mutates(uint16_t type)
-{
-	return type != CTL_STATUS && type != CTL_LIST && type != CTL_MONITOR &&
-	       type != CTL_WAIT;
-}
-
-/* What waits its turn behind a switch in progress (gadget.h's queue)
- * rather than being refused as busy; an off goes first. */
-static bool control_queues(uint16_t type)
-{
-	return type == CTL_SWITCH || type == CTL_RELOAD || type == CTL_OFF;
-}
-
 static int control_authorize(struct control *c, struct control_client *cl,
-			     uint16_t type, int argc, char **argv, FILE *out)
+			     const struct request *req, FILE *out)
 {
-	const char *plugin = NULL;
+	struct access_view view = { .active = gadget_profile_name(c->gadget) };
 	char why[512];
 	int r;
 
-	if (type == CTL_FUNCTION && argc > 0)
-		plugin = gadget_function_plugin(c->gadget, argv[0]);
-	if (type == CTL_STORAGE && gadget_storage_group_open(c->gadget, argc, argv))
-		plugin = ACCESS_GROUP_MEDIA;
-	r = access_check(&c->policy, &cl->peer, type, argc, argv,
-			 gadget_profile_name(c->gadget), plugin, why, sizeof(why));
+	if (req->function)
+		view.plugin = gadget_function_plugin(c->gadget, req->function);
+	if (req->op == REQUEST_STORAGE)
+		view.group_media = gadget_storage_group_open(c->gadget, req->argc, req->argv);
+	r = access_check(&c->policy, &cl->peer, req, &view, why, sizeof(why));
 	if (!r)
 		return 0;
 	fprintf(out, "%s\n", why);
@@ -359,6 +332,7 @@ static int control_request(struct control *c, struct control_client *cl,
 {
 	struct ctl_hdr h = { 0 };
 	char *argv[CONTROL_MAX_ARGS];
+	struct request req;
 	int argc, r;
 
 	argc = ctl_parse_request(buf, n, &h, argv, CONTROL_MAX_ARGS);
@@ -375,14 +349,15 @@ static int control_request(struct control *c, struct control_client *cl,
 		fprintf(out, "malformed request: arguments are not NUL-terminated strings\n");
 		return -EBADMSG;
 	}
-	r = control_authorize(c, cl, h.type, argc, argv, out);
+	request_from_ctl(h.type, argc, argv, &req);
+	r = control_authorize(c, cl, &req, out);
 	if (r < 0)
 		return r;
-	if (control_mutates(h.type) && !control_queues(h.type) && gadget_busy(c->gadget)) {
+	if (request_changes(&req) && !request_waits(&req) && gadget_busy(c->gadget)) {
 		fprintf(out, "another switch is in progress\n");
 		return -EBUSY;
 	}
-	return control_dispatch(c, cl, h.type, argc, argv, out);
+	return control_dispatch(c, cl, &req, out);
 }
 
 static void control_resume(struct control *c)

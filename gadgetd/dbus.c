@@ -102,16 +102,8 @@ static void dbus_req_done(int r, const char *msg, void *data)
 
 static int dbus_req_switch(struct dbus_req *q, char *msg, size_t size)
 {
-	const char *profile = NULL, *set;
-
-	if (q->argc == 3) {
-		profile = q->argv[1];
-		set = q->argv[2][0] ? q->argv[2] : NULL;
-	} else {
-		set = q->argv[0];
-	}
 	return gadget_switch_as(q->d->gadget, q->member ? GADGET_MEMBER : GADGET_ADMIN,
-				profile, set, msg, size, dbus_req_done, q);
+				q->req.profile, q->req.set, msg, size, dbus_req_done, q);
 }
 
 void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
@@ -124,20 +116,24 @@ void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 		dbus_req_done(r, why, q);
 		return;
 	}
-	switch (q->op) {
-	case DBUS_OP_SWITCH:
+	switch (q->req.op) {
+	case REQUEST_SWITCH:
 		r = dbus_req_switch(q, msg, sizeof(msg));
 		break;
-	case DBUS_OP_RELOAD:
+	case REQUEST_RELOAD:
 		r = gadget_reload(g, msg, sizeof(msg), dbus_req_done, q);
 		break;
-	case DBUS_OP_OFF:
+	case REQUEST_OFF:
 		r = gadget_off_as(g, msg, sizeof(msg), dbus_req_done, q);
 		break;
-	case DBUS_OP_COMMAND:
-		r = gadget_command(g, q->argc, q->argv, msg, sizeof(msg),
+	case REQUEST_COMMAND:
+		r = gadget_command(g, q->req.argc, q->req.argv, msg, sizeof(msg),
 				   dbus_req_done, q);
 		break;
+	default:
+		/* The methods make no other request. */
+		snprintf(msg, sizeof(msg), "not a request D-Bus makes");
+		r = -EINVAL;
 	}
 	if (r == -EINPROGRESS) {
 		q->in_gadget = true;
@@ -146,8 +142,7 @@ void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 	dbus_req_done(r, msg, q);
 }
 
-/* A request is kept as the control socket would carry it: the same
- * table (access.h) then judges both. */
+/* One of the request's strings, kept until it is freed. */
 static int dbus_req_arg(struct dbus_req *q, const char *s)
 {
 	q->argv[q->argc] = strdup(s);
@@ -158,7 +153,7 @@ static int dbus_req_arg(struct dbus_req *q, const char *s)
 }
 
 static struct dbus_req *dbus_req_new(struct dbus *d, sd_bus_message *m,
-				     enum dbus_op op, uint16_t type)
+				     enum request_op op)
 {
 	struct dbus_req *q;
 
@@ -171,8 +166,7 @@ static struct dbus_req *dbus_req_new(struct dbus *d, sd_bus_message *m,
 		return NULL;
 	q->d = d;
 	q->m = sd_bus_message_ref(m);
-	q->op = op;
-	q->type = type;
+	q->req.op = op;
 	q->next = d->reqs;
 	d->reqs = q;
 	d->n_reqs++;
@@ -227,13 +221,14 @@ static int dbus_method_switch(sd_bus_message *m, void *data, sd_bus_error *err)
 	r = dbus_check_name("set", set, 256, err);
 	if (r < 0)
 		return r;
-	q = dbus_req_new(data, m, DBUS_OP_SWITCH, CTL_SWITCH);
+	q = dbus_req_new(data, m, REQUEST_SWITCH);
 	if (!q)
 		return dbus_req_none(err);
 	if (dbus_req_arg(q, set) < 0) {
 		dbus_req_free(q);
 		return -ENOMEM;
 	}
+	q->req.set = q->argv[0];
 	return dbus_req_begin(q, err);
 }
 
@@ -249,21 +244,23 @@ static int dbus_method_switch_profile(sd_bus_message *m, void *data,
 	if (dbus_check_name("profile", profile, PROFILE_NAME_MAX, err) < 0 ||
 	    dbus_check_name("set", set, 256, err) < 0)
 		return -EINVAL;
-	q = dbus_req_new(data, m, DBUS_OP_SWITCH, CTL_SWITCH);
+	q = dbus_req_new(data, m, REQUEST_SWITCH);
 	if (!q)
 		return dbus_req_none(err);
-	if (dbus_req_arg(q, "--profile") < 0 || dbus_req_arg(q, profile) < 0 ||
-	    dbus_req_arg(q, set) < 0) {
+	if (dbus_req_arg(q, profile) < 0 || dbus_req_arg(q, set) < 0) {
 		dbus_req_free(q);
 		return -ENOMEM;
 	}
+	q->req.profile = q->argv[0];
+	/* "": the profile's default set. */
+	q->req.set = q->argv[1][0] ? q->argv[1] : NULL;
 	return dbus_req_begin(q, err);
 }
 
 static int dbus_method_plain(sd_bus_message *m, void *data, sd_bus_error *err,
-			     enum dbus_op op, uint16_t type)
+			     enum request_op op)
 {
-	struct dbus_req *q = dbus_req_new(data, m, op, type);
+	struct dbus_req *q = dbus_req_new(data, m, op);
 
 	if (!q)
 		return dbus_req_none(err);
@@ -272,12 +269,12 @@ static int dbus_method_plain(sd_bus_message *m, void *data, sd_bus_error *err,
 
 static int dbus_method_reload(sd_bus_message *m, void *data, sd_bus_error *err)
 {
-	return dbus_method_plain(m, data, err, DBUS_OP_RELOAD, CTL_RELOAD);
+	return dbus_method_plain(m, data, err, REQUEST_RELOAD);
 }
 
 static int dbus_method_off(sd_bus_message *m, void *data, sd_bus_error *err)
 {
-	return dbus_method_plain(m, data, err, DBUS_OP_OFF, CTL_OFF);
+	return dbus_method_plain(m, data, err, REQUEST_OFF);
 }
 
 /* The arguments, read one by one: a huge array is refused at the first
@@ -318,7 +315,7 @@ static int dbus_method_command(sd_bus_message *m, void *data, sd_bus_error *err)
 	r = dbus_check_name("function", fn, PROFILE_NAME_MAX, err);
 	if (r < 0)
 		return r;
-	q = dbus_req_new(data, m, DBUS_OP_COMMAND, CTL_FUNCTION);
+	q = dbus_req_new(data, m, REQUEST_COMMAND);
 	if (!q)
 		return dbus_req_none(err);
 	r = dbus_req_arg(q, fn);
@@ -331,6 +328,10 @@ static int dbus_method_command(sd_bus_message *m, void *data, sd_bus_error *err)
 		dbus_req_free(q);
 		return r;
 	}
+	q->req.function = q->argv[0];
+	q->req.command = q->argv[1];
+	q->req.argc = q->argc;
+	q->req.argv = q->argv;
 	return dbus_req_begin(q, err);
 }
 

@@ -87,24 +87,22 @@ static int dbus_auth_parse(sd_bus_message *m, const struct access_policy *p,
  * command, one that drives a device the host sees: typing into the
  * host is not a query), else the administrator's for its kind.
  */
-static const char *dbus_auth_action(struct dbus_req *q, const char *active,
-				    const char *plugin)
+static const char *dbus_auth_action(struct dbus_req *q, const struct access_view *view)
 {
 	struct access_policy p = { .group = "group" };
 	struct access_peer member = { .uid = 65534, .in_group = true };
 	char why[256];
-	bool open = !access_check(&p, &member, q->type, q->argc, q->argv, active,
-				  plugin, why, sizeof(why));
+	bool open = !access_check(&p, &member, &q->req, view, why, sizeof(why));
 
-	switch (q->op) {
-	case DBUS_OP_SWITCH:
+	switch (q->req.op) {
+	case REQUEST_SWITCH:
 		return open ? "org.gadgetd1.switch" : "org.gadgetd1.switch-profile";
-	case DBUS_OP_RELOAD:
+	case REQUEST_RELOAD:
 		return "org.gadgetd1.reload";
-	case DBUS_OP_OFF:
+	case REQUEST_OFF:
 		return "org.gadgetd1.off";
-	case DBUS_OP_COMMAND:
-		switch (access_command_kind(plugin, q->argc, q->argv)) {
+	case REQUEST_COMMAND:
+		switch (access_command_kind(view->plugin, q->req.command)) {
 		case ACCESS_COMMAND_READ:
 			return "org.gadgetd1.query";
 		case ACCESS_COMMAND_DRIVE:
@@ -113,6 +111,8 @@ static const char *dbus_auth_action(struct dbus_req *q, const char *active,
 			break;
 		}
 		return "org.gadgetd1.command";
+	default:
+		break;
 	}
 	return "org.gadgetd1.command";
 }
@@ -124,14 +124,14 @@ static int dbus_auth_details(struct dbus_req *q, sd_bus_message *m)
 
 	if (r < 0)
 		return r;
-	if (q->op == DBUS_OP_COMMAND)
-		r = sd_bus_message_append(m, "{ss}{ss}", "function", q->argv[0],
-					  "command", q->argv[1]);
-	else if (q->op == DBUS_OP_SWITCH && q->argc == 3)
-		r = sd_bus_message_append(m, "{ss}{ss}", "profile", q->argv[1], "set",
-					  q->argv[2]);
-	else if (q->op == DBUS_OP_SWITCH)
-		r = sd_bus_message_append(m, "{ss}", "set", q->argv[0]);
+	if (q->req.op == REQUEST_COMMAND)
+		r = sd_bus_message_append(m, "{ss}{ss}", "function", q->req.function,
+					  "command", q->req.command);
+	else if (q->req.op == REQUEST_SWITCH && q->req.profile)
+		r = sd_bus_message_append(m, "{ss}{ss}", "profile", q->req.profile, "set",
+					  q->req.set ? q->req.set : "");
+	else if (q->req.op == REQUEST_SWITCH)
+		r = sd_bus_message_append(m, "{ss}", "set", q->req.set);
 	if (r < 0)
 		return r;
 	return sd_bus_message_close_container(m);
@@ -232,7 +232,7 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 	struct dbus_req *q = data;
 	struct dbus *d = q->d;
 	struct access_peer peer = { 0 };
-	const char *plugin = NULL, *active = gadget_profile_name(d->gadget);
+	struct access_view view = { .active = gadget_profile_name(d->gadget) };
 	char how[128];
 	int r;
 
@@ -246,16 +246,15 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 	}
 	if (dbus_auth_over_share(q, peer.uid))
 		return 0;
-	if (q->type == CTL_FUNCTION)
-		plugin = gadget_function_plugin(d->gadget, q->argv[0]);
-	r = access_check(&d->policy, &peer, q->type, q->argc, q->argv, active,
-			 plugin, q->why, sizeof(q->why));
+	if (q->req.function)
+		view.plugin = gadget_function_plugin(d->gadget, q->req.function);
+	r = access_check(&d->policy, &peer, &q->req, &view, q->why, sizeof(q->why));
 	if (!r) {
 		q->member = access_role(&peer) == ACCESS_GROUP;
 		dbus_req_authorized(q, 0, "");
 		return 0;
 	}
-	q->action = dbus_auth_action(q, active, plugin);
+	q->action = dbus_auth_action(q, &view);
 	r = dbus_auth_polkit(q);
 	if (r < 0) {
 		snprintf(how, sizeof(how), "polkit could not be asked (%s)", strerror(-r));

@@ -12,6 +12,7 @@
 
 #include "dbus.h"
 #include "access.h"
+#include "request.h"
 #include "log.h"
 #include "profile.h"
 
@@ -76,12 +77,6 @@ struct dbus_snap {
 	struct dbus_udc udcs[DBUS_MAX_UDCS];
 };
 
-enum dbus_op {
-	DBUS_OP_SWITCH,
-	DBUS_OP_RELOAD,
-	DBUS_OP_OFF,
-	DBUS_OP_COMMAND,
-};
 
 /* A call being authorized, then carried out. */
 struct dbus_req {
@@ -89,18 +84,18 @@ struct dbus_req {
 	struct dbus_req *next;
 	sd_bus_message *m;
 	sd_bus_slot *slot;       /* the call to the bus or polkit in flight */
-	enum dbus_op op;
 	bool in_gadget;          /* the gadget has it: gadget_cancel() */
 	bool identified;         /* uid is the caller's, from the bus */
 	bool member;             /* allowed as gadgetd.conf's group, or by
 				  * polkit's org.gadgetd1.switch: only among
 				  * the active profile's sets (gadget.h) */
 	uid_t uid;
-	/* The request as the control socket would carry it (ctl.h's
-	 * CTL_* type and argv), for access_check(). */
-	uint16_t type;
+	/* The request (request.h): a switch, reload, off or command, its
+	 * strings in argv, which this owns (a command's: the function, the
+	 * command, its arguments; a switch's: [profile,] set). */
+	struct request req;
 	int argc;
-	char *argv[DBUS_MAX_ARGS + 3];
+	char *argv[DBUS_MAX_ARGS + 1];
 	const char *action;      /* polkit's, for what the table refuses */
 	char why[512];           /* the table's refusal, while polkit thinks */
 };

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "request.h"
 #include "control.h"
 #include "fuzz_runtime.h"
 #include "gadget.h"
@@ -238,6 +239,7 @@ static void check_access(const uint8_t *d, size_t len)
 	};
 	static char copy[CTL_MSG_MAX];
 	char *argv[64], why[256];
+	struct request req;
 	struct ctl_hdr h;
 	int argc;
 
@@ -250,16 +252,17 @@ static void check_access(const uint8_t *d, size_t len)
 	argc = ctl_parse_args(copy, h.len, argv, 64);
 	if (argc < 0)
 		return;
+	request_from_ctl(h.type, argc, argv, &req);
 	for (unsigned i = 0; i < sizeof(peers) / sizeof(*peers); i++) {
-		const char *plugin = argc && h.type == CTL_FUNCTION
-					     ? gadget_function_plugin(NULL, argv[0])
-					     : NULL;
+		struct access_view view = {
+			.active = gadget_profile_name(NULL),
+			.plugin = req.function ? gadget_function_plugin(NULL, req.function)
+					       : NULL,
+		};
 		int rc;
 
 		why[0] = '\0';
-		rc = access_check(&policy, &peers[i], h.type, argc, argv,
-				  gadget_profile_name(NULL), plugin, why,
-				  sizeof(why));
+		rc = access_check(&policy, &peers[i], &req, &view, why, sizeof(why));
 		if (rc != 0 && (rc != -EACCES || !why[0]))
 			abort();
 		if (i == 2 && rc == 0 && h.type >= CTL_SWITCH &&

@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "access.h"
+#include "request.h"
 #include "config.h"
 #include "ctl.h"
 #include "dbus.h"
@@ -461,14 +462,17 @@ static bool want_allowed(uint16_t type, int argc, char **argv)
 		.in_group = bus.who == C_MEMBER,
 		.in_admin = bus.who == C_ADMIN,
 	};
-	const char *plugin = type == CTL_FUNCTION ? gadget_function_plugin(NULL, argv[0])
-						  : NULL;
+	struct access_view view = {
+		.active = "fuzz",
+		.plugin = type == CTL_FUNCTION ? gadget_function_plugin(NULL, argv[0]) : NULL,
+	};
+	struct request req;
 	char why[512];
 
 	if (bus.who == C_UNKNOWN || bus.who == C_NO_UID)
 		return false;
-	if (!access_check(&policy, &peer, type, argc, argv, "fuzz", plugin, why,
-			  sizeof(why)))
+	request_from_ctl(type, argc, argv, &req);
+	if (!access_check(&policy, &peer, &req, &view, why, sizeof(why)))
 		return true;
 	return bus.polkit_yes && !bus.polkit_fails;
 }

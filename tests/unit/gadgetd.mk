@@ -12,6 +12,10 @@ test_boot_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
+# test_request: gadgetd/request.c, a request decoded into its typed form.
+UNIT_TESTS += test_request
+test_request_SRCS := tests/unit/test_request.c gadgetd/request.c
+test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
@@ -19,7 +23,7 @@ test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadg
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c gadgetd/event.c \
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c gadgetd/request.c gadgetd/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
@@ -83,7 +87,7 @@ test_event_LIBS :=
 # test_gadget; a fake polkit and a caller that is not root.
 UNIT_TESTS += test_dbus
 test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
-	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/access.c \
+	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/access.c gadgetd/request.c \
 	common/ctl.c common/strv.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "access.h"
+#include "request.h"
 #include "man_section.h"
 #include "optcheck.h"
 #include "plugin_list.h"
@@ -145,30 +146,33 @@ static void test_group_commands(void **state)
 	const struct plugin_command *c;
 	char why[256], fn[] = "f", cmd[64];
 	char *argv[2] = { fn, cmd };
+	struct access_view view = { 0 };
+	struct request req;
 	unsigned admin = 0;
 
+	request_from_ctl(CTL_FUNCTION, 2, argv, &req);
 	for (m = plugin_list_metas; *m; m++) {
+		view.plugin = (*m)->name;
 		for (c = (*m)->commands; c && c->name; c++) {
 			int want = c->access == PLUGIN_ACCESS_ADMIN ? -EACCES : 0;
 
 			snprintf(cmd, sizeof(cmd), "%s", c->name);
-			if (access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
-					 (*m)->name, why, sizeof(why)) != want)
+			if (access_check(&pol, &group, &req, &view, why, sizeof(why)) != want)
 				fail_msg("%s %s: group %s", (*m)->name, c->name,
 					 want ? "may run it" : why);
-			assert_int_equal(access_command_kind((*m)->name, 2, argv),
+			assert_int_equal(access_command_kind((*m)->name, cmd),
 					 kind_of(c->access));
 			admin += c->access == PLUGIN_ACCESS_ADMIN;
 		}
 		snprintf(cmd, sizeof(cmd), "not-listed");
-		assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
-					      (*m)->name, why, sizeof(why)), -EACCES);
+		assert_int_equal(access_check(&pol, &group, &req, &view, why, sizeof(why)),
+				 -EACCES);
 	}
 	/* adb allow and accessory revert at least. */
 	assert_true(admin >= 2);
 	snprintf(cmd, sizeof(cmd), "stats");
-	assert_int_equal(access_check(&pol, &group, CTL_FUNCTION, 2, argv, NULL,
-				      "no-such-plugin", why, sizeof(why)), -EACCES);
+	view.plugin = "no-such-plugin";
+	assert_int_equal(access_check(&pol, &group, &req, &view, why, sizeof(why)), -EACCES);
 }
 
 /* Whether the space-separated words hold w. */

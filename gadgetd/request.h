@@ -1,0 +1,57 @@
+/*
+ * request: what a client asks of gadgetd, typed, whichever front end it
+ * came through (the control socket, control.c; D-Bus, dbus.c).
+ *
+ * A front end decodes its wire into a struct request; access.c judges
+ * the struct (who may make it), and the front end then hands it to the
+ * gadget and renders the answer. Strings are borrowed from the front
+ * end's buffers and must outlive the request.
+ */
+#ifndef GADGETD_REQUEST_H
+#define GADGETD_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum request_op {
+	REQUEST_SWITCH,  /* profile and/or set */
+	REQUEST_OFF,
+	REQUEST_RELOAD,
+	REQUEST_LIST,    /* what: NULL (all), "sets", "profiles", "functions" */
+	REQUEST_STATUS,  /* json */
+	REQUEST_STORAGE, /* argc, argv: the storage words (storage.h) */
+	REQUEST_COMMAND, /* function, command; argc, argv: FUNCTION COMMAND ARGS... */
+	REQUEST_MONITOR,
+	REQUEST_WAIT,
+	REQUEST_UNKNOWN, /* a type this gadgetd does not know */
+};
+
+struct request {
+	enum request_op op;
+	uint16_t type;        /* the control socket's CTL_* type */
+	const char *profile;  /* switch --profile NAME; NULL */
+	const char *set;      /* switch SET; NULL */
+	const char *what;     /* list's choice; NULL */
+	bool json;            /* status --json */
+	const char *function; /* command: the function; NULL */
+	const char *command;  /* command: its name; NULL */
+	int argc;
+	char **argv;
+	/* Set when the arguments do not make a request of op: told after
+	 * access is decided, so that nobody learns more than they may. */
+	const char *bad;
+};
+
+/* Decode a control socket request (ctl.h's type and arguments). Never
+ * fails: a malformed one has bad set, an unknown type REQUEST_UNKNOWN. */
+void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r);
+
+/* It changes the gadget (a switch, reload, off, media, a plugin command):
+ * not while a switch is in progress, unless it waits its turn. */
+bool request_changes(const struct request *r);
+/* It waits its turn behind a switch in progress, rather than being
+ * refused as busy (a switch, reload or off; an off goes first). */
+bool request_waits(const struct request *r);
+
+#endif
