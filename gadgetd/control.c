@@ -354,8 +354,11 @@ static int control_request(struct control *c, struct control_client *cl,
 	if (r < 0)
 		return r;
 	if (request_changes(&req) && !request_waits(&req) && gadget_busy(c->gadget)) {
-		fprintf(out, "another switch is in progress\n");
-		return -EBUSY;
+		char msg[256];
+
+		r = gadget_refuse_busy(c->gadget, msg, sizeof(msg));
+		fprintf(out, "%s\n", msg);
+		return r;
 	}
 	return control_dispatch(c, cl, &req, out);
 }

@@ -81,7 +81,7 @@ bool gadget_busy(const struct gadget *g)
 	return g->txn || g->n_cmds || g->down_wait;
 }
 
-int gadget_refuse_busy(struct gadget *g, char *msg, size_t size)
+int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
 {
 	if (g->txn)
 		snprintf(msg, size, "another switch is in progress");

@@ -153,8 +153,12 @@ bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv);
  * not called. */
 void gadget_cancel(struct gadget *g, void *data);
 
-/* A switch, reload, restart or plugin command is in progress. */
+/* A switch, reload, restart or plugin command is in progress, or the
+ * gadget is going down. */
 bool gadget_busy(const struct gadget *g);
+/* -EBUSY, msg saying what the gadget is busy with: the one refusal of
+ * every front end. */
+int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size);
 /* The active profile's name, NULL if none is loaded. */
 const char *gadget_profile_name(const struct gadget *g);
 /* The plugin behind a function of the active profile; NULL for a kernel

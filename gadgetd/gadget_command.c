@@ -43,7 +43,9 @@ int gadget_command(struct gadget *g, int argc, char **argv,
 		snprintf(reply, size, "usage: gadgetctl FUNCTION COMMAND [ARGS...]");
 		return -EINVAL;
 	}
-	if (g->txn)
+	/* The busy rule of every front end: during a switch, a teardown or
+	 * another command, a command is refused (D-Bus once let it in). */
+	if (gadget_busy(g))
 		return gadget_refuse_busy(g, reply, size);
 	c = calloc(1, sizeof(*c));
 	if (!c) {

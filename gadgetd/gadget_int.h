@@ -206,8 +206,6 @@ struct gadget {
 /* gadget_reload() now, the gadget idle. */
 int gadget_reload_now(struct gadget *g, char *msg, size_t size,
 		      gadget_done_fn fn, void *data);
-/* -EBUSY, msg saying what the gadget is busy with. */
-int gadget_refuse_busy(struct gadget *g, char *msg, size_t size);
 /* The state file records the active profile and set (or off). */
 void gadget_save(struct gadget *g);
 /* Load and check profile name, with its workers' users resolved: 0,

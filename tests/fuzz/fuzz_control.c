@@ -173,6 +173,12 @@ bool gadget_busy(const struct gadget *g)
 	return false;
 }
 
+int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
+{
+	snprintf(msg, size, "busy");
+	return -EBUSY;
+}
+
 const char *gadget_profile_name(const struct gadget *g)
 {
 	return "fuzz";

@@ -149,6 +149,12 @@ bool gadget_busy(const struct gadget *g)
 	return fake_busy;
 }
 
+int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
+{
+	snprintf(msg, size, "another switch is in progress");
+	return -EBUSY;
+}
+
 const char *gadget_profile_name(const struct gadget *g)
 {
 	return "android";

@@ -449,6 +449,34 @@ static void test_command(void **state)
 	sd_bus_message_unref(r.m);
 }
 
+/* The socket's busy rule, by construction: a Command while another one
+ * waits for its plugin is Busy, with what the gadget is busy with. */
+static void test_command_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct test_reply r = { 0 };
+	sd_bus_message *m;
+
+	m = call(f, "Switch", "s", "acm,adb");
+	assert_string_equal(error_name(m), "");
+	sd_bus_message_unref(m);
+	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
+					     "Command", on_reply, &r, "sas", "adb", 1,
+					     "keys") >= 0);
+	WAIT_UNTIL(fake_commands_pending(), pump(f));
+	assert_int_equal(fake_commands_pending(), 1);
+	m = call(f, "Command", "sas", "adb", 1, "keys");
+	assert_string_equal(error_name(m), "org.gadgetd1.Error.Busy");
+	assert_non_null(strstr(sd_bus_message_get_error(m)->message,
+			       "a plugin command is in progress"));
+	sd_bus_message_unref(m);
+	assert_int_equal(fake_commands_pending(), 1);
+	fake_command_reply(0, "no keys\n");
+	WAIT_UNTIL(r.done, pump(f));
+	assert_true(r.done);
+	sd_bus_message_unref(r.m);
+}
+
 /* A caller as uid 65534 (a child process): the table refuses Off, polkit
  * is asked with org.gadgetd1.off and its answer holds; Switch among the
  * sets is org.gadgetd1.switch. Exit status: 0 done, 1 denied, 2 other. */
@@ -720,6 +748,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polkit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bus_lost, setup, teardown),
