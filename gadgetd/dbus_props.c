@@ -9,16 +9,12 @@
 #include "gadget.h"
 #include "log.h"
 #include "status.h"
-#include "udc.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DBUS_PROPS_UDC_DIR "/sys/class/udc"
 
 int dbus_props_get_str(sd_bus *bus, const char *path, const char *iface,
 		       const char *prop, sd_bus_message *reply, void *data,
@@ -210,13 +206,15 @@ static const struct status_plugin *dbus_props_plugin(const struct status *st,
 	return NULL;
 }
 
-static void dbus_props_function_fill(struct dbus *d, const struct status *st,
+static void dbus_props_function_fill(const struct status *st,
+				     const struct status_function *sf,
 				     struct dbus_function *f)
 {
-	const char *plugin = gadget_function_plugin(d->gadget, f->name);
-	const struct status_plugin *p = dbus_props_plugin(st, f->name);
+	const char *plugin = sf->plugin;
+	const struct status_plugin *p = dbus_props_plugin(st, sf->name);
 	unsigned i;
 
+	snprintf(f->name, sizeof(f->name), "%s", sf->name);
 	snprintf(f->plugin, sizeof(f->plugin), "%s", plugin ? plugin : "");
 	snprintf(f->state, sizeof(f->state), "%s",
 		 p ? p->state : plugin ? "stopped" : "kernel");
@@ -226,52 +224,20 @@ static void dbus_props_function_fill(struct dbus *d, const struct status *st,
 			snprintf(f->host, sizeof(f->host), "%s", p->kv[i][1]);
 }
 
-/* The functions of the set's configurations, each once, in order. */
-static void dbus_props_functions(struct dbus *d, const struct status *st,
-				 struct dbus_snap *s)
+/* The set's functions and the UDCs, as the status model has them. */
+static void dbus_props_model(const struct status *st, struct dbus_snap *s)
 {
-	char buf[256], *tok, *save;
-	unsigned i, j;
+	unsigned i;
 
-	for (i = 0; i < st->n_configs; i++) {
-		snprintf(buf, sizeof(buf), "%s", st->configs[i]);
-		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-			for (j = 0; j < s->n_functions; j++)
-				if (!strcmp(s->functions[j].name, tok))
-					break;
-			if (j < s->n_functions || s->n_functions == PROFILE_MAX_FUNCTIONS)
-				continue;
-			snprintf(s->functions[j].name, sizeof(s->functions[j].name), "%s", tok);
-			dbus_props_function_fill(d, st, &s->functions[j]);
-			s->n_functions++;
-		}
+	for (i = 0; i < st->n_functions && i < PROFILE_MAX_FUNCTIONS; i++)
+		dbus_props_function_fill(st, &st->functions[i], &s->functions[i]);
+	s->n_functions = i;
+	for (i = 0; i < st->n_udcs && i < DBUS_MAX_UDCS; i++) {
+		snprintf(s->udcs[i].name, sizeof(s->udcs[i].name), "%s", st->udcs[i].name);
+		snprintf(s->udcs[i].state, sizeof(s->udcs[i].state), "%s", st->udcs[i].state);
+		snprintf(s->udcs[i].speed, sizeof(s->udcs[i].speed), "%s", st->udcs[i].speed);
 	}
-}
-
-/* The bound UDC as the status says, then the others the kernel has. */
-static void dbus_props_udcs(struct dbus_snap *s)
-{
-	DIR *dir = opendir(DBUS_PROPS_UDC_DIR);
-	struct dbus_udc *u;
-	struct dirent *e;
-
-	if (s->udc[0]) {
-		u = &s->udcs[s->n_udcs++];
-		snprintf(u->name, sizeof(u->name), "%s", s->udc);
-		snprintf(u->state, sizeof(u->state), "%s", s->udc_state);
-		snprintf(u->speed, sizeof(u->speed), "%s", s->speed);
-	}
-	while (dir && s->n_udcs < DBUS_MAX_UDCS && (e = readdir(dir))) {
-		if (e->d_name[0] == '.' || !strcmp(e->d_name, s->udc) ||
-		    strlen(e->d_name) >= sizeof(u->name))
-			continue;
-		u = &s->udcs[s->n_udcs++];
-		memcpy(u->name, e->d_name, strlen(e->d_name) + 1); /* fits: checked */
-		udc_state(u->name, u->state, sizeof(u->state));
-		udc_speed(u->name, u->speed, sizeof(u->speed));
-	}
-	if (dir)
-		closedir(dir);
+	s->n_udcs = i;
 }
 
 static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
@@ -290,8 +256,7 @@ static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 	snprintf(s->udc, sizeof(s->udc), "%s", st.udc ? st.udc : "");
 	snprintf(s->udc_state, sizeof(s->udc_state), "%s", st.udc_state);
 	snprintf(s->speed, sizeof(s->speed), "%s", st.speed);
-	dbus_props_functions(d, &st, s);
-	dbus_props_udcs(s);
+	dbus_props_model(&st, s);
 }
 
 /* Up to n names of what differs; returns how many. */

@@ -108,6 +108,9 @@ struct gadget_status_buf {
 	char configs[PROFILE_MAX_CONFIGS][256];
 	char udc_state[64];
 	char speed[64];
+	struct {
+		char name[64], state[64], speed[64];
+	} udcs[8]; /* STATUS_MAX_UDCS */
 };
 struct status;
 /* gadget_status.c: the status structure alone, for renderers that are

@@ -6,6 +6,60 @@
 #include "udc.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* The set's functions in the order of its configurations, each once. */
+static void gadget_status_functions(struct gadget *g, struct status *st)
+{
+	const struct profile_set *s;
+	unsigned c, i, j;
+
+	if (g->set < 0)
+		return;
+	s = &g->profile->sets[g->set];
+	for (c = 0; c < s->n_configs; c++)
+		for (i = 0; i < s->configs[c].n_functions; i++) {
+			const struct profile_function *f =
+			    &g->profile->functions[s->configs[c].functions[i]];
+
+			for (j = 0; j < st->n_functions && strcmp(st->functions[j].name, f->name); j++)
+				;
+			if (j < st->n_functions || j == PROFILE_MAX_FUNCTIONS)
+				continue;
+			st->functions[j].name = f->name;
+			st->functions[j].plugin = f->plugin;
+			st->n_functions++;
+		}
+}
+
+/* The bound UDC as the status says, then the others the kernel has. */
+static void gadget_status_udcs(const char *bound, struct status *st,
+			       struct gadget_status_buf *buf)
+{
+	char names[STATUS_MAX_UDCS][sizeof(buf->udcs[0].name)];
+	unsigned i, n = udc_list(names[0], sizeof(names[0]), STATUS_MAX_UDCS);
+
+	_Static_assert(sizeof(buf->udcs) / sizeof(buf->udcs[0]) == STATUS_MAX_UDCS,
+		       "gadget_status_buf holds every UDC");
+	if (bound) {
+		st->udcs[0] = (struct status_udc){ bound, st->udc_state, st->speed };
+		st->n_udcs = 1;
+	}
+	for (i = 0; i < n && st->n_udcs < STATUS_MAX_UDCS; i++) {
+		struct status_udc *u = &st->udcs[st->n_udcs];
+
+		if (bound && !strcmp(names[i], bound))
+			continue;
+		/* udc_list() gives names that fit. */
+		memcpy(buf->udcs[st->n_udcs].name, names[i], strlen(names[i]) + 1);
+		udc_state(names[i], buf->udcs[st->n_udcs].state, sizeof(buf->udcs[0].state));
+		udc_speed(names[i], buf->udcs[st->n_udcs].speed, sizeof(buf->udcs[0].speed));
+		u->name = buf->udcs[st->n_udcs].name;
+		u->state = buf->udcs[st->n_udcs].state;
+		u->speed = buf->udcs[st->n_udcs].speed;
+		st->n_udcs++;
+	}
+}
 
 /* One structure for every rendering (status.h): text, JSON and the
  * D-Bus properties show the same. */
@@ -48,6 +102,8 @@ void gadget_status_fill(struct gadget *g, struct status *out,
 		udc_state(udc, buf->udc_state, sizeof(buf->udc_state));
 		udc_speed(udc, buf->speed, sizeof(buf->speed));
 	}
+	gadget_status_functions(g, &st);
+	gadget_status_udcs(udc, &st, buf);
 	supervisor_status(g->sup, &st);
 	*out = st;
 }

@@ -41,6 +41,18 @@ struct status_plugin {
 	const char *kv[STATUS_PLUGIN_KV_MAX][2];
 };
 
+/* A function of the set. */
+struct status_function {
+	const char *name;
+	const char *plugin;      /* NULL: a kernel function */
+};
+
+/* A UDC the kernel has (/sys/class/udc). */
+#define STATUS_MAX_UDCS 8
+struct status_udc {
+	const char *name, *state, *speed;
+};
+
 struct status {
 	const char *profile;     /* NULL: none loaded */
 	const char *set;         /* NULL: the gadget is off */
@@ -61,6 +73,13 @@ struct status {
 	const char *failed;      /* "" unless the last switch failed */
 	unsigned n_plugins;
 	struct status_plugin plugins[PLAN_MAX];
+	/* The set's functions, each once, in the order of its
+	 * configurations; none while off. */
+	unsigned n_functions;
+	struct status_function functions[PROFILE_MAX_FUNCTIONS];
+	/* The UDCs: the bound one first, then the others the kernel has. */
+	unsigned n_udcs;
+	struct status_udc udcs[STATUS_MAX_UDCS];
 };
 
 void status_write_text(const struct status *st, FILE *out);

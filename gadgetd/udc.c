@@ -81,6 +81,26 @@ int udc_pick(const char *policy, char *buf, size_t size)
 	return r < 0 ? r : 0;
 }
 
+static int udc_cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+unsigned udc_list(char *names, size_t size, unsigned max)
+{
+	DIR *d = opendir(UDC_SYSFS);
+	struct dirent *de;
+	unsigned n = 0;
+
+	while (d && n < max && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strlen(de->d_name) < size)
+			snprintf(names + n++ * size, size, "%s", de->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, n, size, udc_cmp_name);
+	return n;
+}
+
 static void udc_read_attr(const char *name, const char *attr, char *buf,
 			  size_t size, const char *none)
 {

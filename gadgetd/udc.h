@@ -19,6 +19,9 @@ int udc_pick(const char *policy, char *buf, size_t size);
  * when the UDC is gone) and current_speed ("high-speed", ...); "unknown"
  * when unreadable. */
 void udc_state(const char *name, char *buf, size_t size);
+/* The names of the UDCs the kernel has, sorted, into names (up to max of
+ * size bytes each); returns how many. */
+unsigned udc_list(char *names, size_t size, unsigned max);
 void udc_speed(const char *name, char *buf, size_t size);
 /* The gadget driver bound to the UDC ("function": a ConfigFS gadget's
  * name), "" when none. */

@@ -190,6 +190,26 @@ static void test_pick_auto_first_in_name_order(void **state)
 	assert_string_equal(udc, "a.usb");
 }
 
+/* Every UDC, sorted, up to max; a name that does not fit is left out. */
+static void test_list(void **state)
+{
+	char names[3][16];
+	char big[64];
+
+	assert_int_equal(udc_list(names[0], sizeof(names[0]), 3), 0);
+	add_udc("b.usb");
+	add_udc("dummy_udc.0");
+	add_udc("a.usb");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	add_udc(big);
+	assert_int_equal(udc_list(names[0], sizeof(names[0]), 3), 3);
+	assert_string_equal(names[0], "a.usb");
+	assert_string_equal(names[1], "b.usb");
+	assert_string_equal(names[2], "dummy_udc.0");
+	assert_int_equal(udc_list(names[0], sizeof(names[0]), 2), 2);
+}
+
 static void test_pick_auto_dummy_when_alone(void **state)
 {
 	char udc[64] = "";
@@ -365,6 +385,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pick_auto_first_in_name_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pick_auto_dummy_when_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pick_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pick_none, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_and_speed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_of_a_vanished_udc, setup, teardown),
