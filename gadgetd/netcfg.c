@@ -227,12 +227,9 @@ static bool netcfg_in_set(const struct profile *p, int set, unsigned fn)
 
 static unsigned netcfg_option_line(const struct profile_function *f, const char *key)
 {
-	unsigned i;
+	const struct profile_option *o = profile_option_find(f, key);
 
-	for (i = 0; i < f->n_options; i++)
-		if (!strcmp(f->options[i].key, key))
-			return f->options[i].line;
-	return 0;
+	return o ? o->line : 0;
 }
 
 /* One function against every address of the board. */

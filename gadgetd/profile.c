@@ -612,16 +612,6 @@ const struct profile_function *profile_function_find(const struct profile *p,
 	return NULL;
 }
 
-const char *profile_option(const struct profile_function *f, const char *key)
-{
-	unsigned i;
-
-	for (i = 0; i < f->n_options; i++)
-		if (!strcmp(f->options[i].key, key))
-			return f->options[i].value;
-	return NULL;
-}
-
 /* The function list of a configuration (what names "set 2" or "set 2:
  * configuration 1"; what is "a set" or "a configuration"). */
 static void profile_parse_fnlist(struct cfgtext_err *e, config_setting_t *fl,

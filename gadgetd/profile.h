@@ -40,6 +40,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "ktype.h"
@@ -159,7 +160,29 @@ int profile_cap_lookup(const char *name);
 
 const struct profile_function *profile_function_find(const struct profile *p,
 						     const char *name);
-const char *profile_option(const struct profile_function *f, const char *key);
+
+/* The one lookup of a function's option as the profile gives it (its
+ * text and line), or NULL: gadgetd's modules all use it, header only so
+ * that they need not link the parser. */
+static inline const struct profile_option *
+profile_option_find(const struct profile_function *f, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < f->n_options; i++)
+		if (!strcmp(f->options[i].key, key))
+			return &f->options[i];
+	return NULL;
+}
+
+/* Its text, or NULL. */
+static inline const char *profile_option(const struct profile_function *f,
+					 const char *key)
+{
+	const struct profile_option *o = profile_option_find(f, key);
+
+	return o ? o->value : NULL;
+}
 
 /*
  * Resolve a set request ("mtp,adb", order-insensitive, spaces ignored)

@@ -163,7 +163,7 @@ void supervisor_command_init(struct sup_worker *w, const struct profile_function
 {
 	const struct plugin_meta *m = plugin_list_find(w->plugin);
 	const char *opt = m ? m->keys_option : NULL;
-	const char *keys = opt ? plugin_meta_option(m, supervisor_option(f, opt), opt) : NULL;
+	const char *keys = opt ? plugin_meta_option(m, profile_option(f, opt), opt) : NULL;
 
 	snprintf(w->keys, sizeof(w->keys), "%s", keys ? keys : "");
 }

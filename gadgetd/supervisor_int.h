@@ -148,19 +148,6 @@ struct supervisor {
 	void *tcp_data;
 };
 
-/* f's option key as the profile gives it, or NULL (as profile_option(),
- * which the supervisor does not link). */
-static inline const char *supervisor_option(const struct profile_function *f,
-					    const char *key)
-{
-	unsigned i;
-
-	for (i = 0; i < f->n_options; i++)
-		if (!strcmp(f->options[i].key, key))
-			return f->options[i].value;
-	return NULL;
-}
-
 /* supervisor.c: the live worker of function name, or NULL. */
 struct sup_worker *supervisor_find(struct supervisor *s, const char *name);
 

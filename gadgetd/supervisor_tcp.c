@@ -24,9 +24,9 @@ void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f)
 {
 	const struct plugin_meta *m = plugin_list_find(w->plugin);
 	const struct plugin_meta_tcp *t = m ? m->tcp : NULL;
-	const char *port = t ? supervisor_option(f, t->port) : NULL;
-	const char *tcpip = t ? supervisor_option(f, t->tcpip) : NULL;
-	const char *iface = t ? supervisor_option(f, t->interface) : NULL;
+	const char *port = t ? profile_option(f, t->port) : NULL;
+	const char *tcpip = t ? profile_option(f, t->tcpip) : NULL;
+	const char *iface = t ? profile_option(f, t->interface) : NULL;
 
 	w->tcp_port = port ? (unsigned)strtoul(port, NULL, 10) : 0;
 	w->tcp_profile_port = w->tcp_port;
