@@ -83,8 +83,8 @@ static void mtp_write(struct mtp *m, unsigned ep, const void *buf, size_t len)
 	int rc = plugin_write(m->p, ep, buf, len);
 
 	if (rc < 0 && rc != -ESHUTDOWN && mtp_log_ok(m))
-		log_warnx("mtp: queueing %zu bytes on ep%u: %s", len, ep + 1,
-			  strerror(-rc));
+		log_warnx("%s: queueing %zu bytes on ep%u: %s",
+			  m->flavour->name, len, ep + 1, strerror(-rc));
 	if (rc == 0 && ep == MTP_EP_IN)
 		m->bytes_out += len;
 }
@@ -96,7 +96,8 @@ static void mtp_respond(struct mtp *m, const struct mtp_reply *r)
 				       m->cmd.tid, r->params, r->nparams);
 
 	if (r->code != MTP_RC_OK)
-		log_debug("mtp: op 0x%04x -> 0x%04x", m->cmd.code, r->code);
+		log_debug("%s: op 0x%04x -> 0x%04x", m->flavour->name,
+			  m->cmd.code, r->code);
 	mtp_write(m, MTP_EP_IN, out, n);
 	m->state = MTP_IDLE;
 }
@@ -314,7 +315,7 @@ static void mtp_busy(struct mtp *m, const uint8_t *data, size_t len)
 	if (!len || mtp_container_parse_hdr(data, len, &c) < 0 ||
 	    c.type != MTP_TYPE_COMMAND)
 		return;
-	log_debug("mtp: op 0x%04x while busy", c.code);
+	log_debug("%s: op 0x%04x while busy", m->flavour->name, c.code);
 	n = mtp_container_build(out, MTP_TYPE_RESPONSE, MTP_RC_DEVICE_BUSY,
 				c.tid, NULL, 0);
 	mtp_write(m, MTP_EP_IN, out, n);
@@ -333,13 +334,14 @@ static void mtp_command(struct mtp *m, const uint8_t *data, size_t len)
 			    .code = MTP_RC_GENERAL_ERROR, .fd = -1};
 			mtp_respond(m, &m->reply);
 		} else {
-			log_debug("mtp: dropped %zu bytes of garbage", len);
+			log_debug("%s: dropped %zu bytes of garbage",
+				  m->flavour->name, len);
 		}
 		return;
 	}
-	log_debug("mtp: op 0x%04x tid %u params %u: %08x %08x %08x",
-			  m->cmd.code, m->cmd.tid, m->cmd.nparams,
-			  m->cmd.params[0], m->cmd.params[1], m->cmd.params[2]);
+	log_debug("%s: op 0x%04x tid %u params %u: %08x %08x %08x",
+		  m->flavour->name, m->cmd.code, m->cmd.tid, m->cmd.nparams,
+		  m->cmd.params[0], m->cmd.params[1], m->cmd.params[2]);
 	mtp_ops_command(m->ops, &m->cmd, &m->reply);
 	switch (m->reply.phase) {
 	case MTP_PHASE_NONE: mtp_respond(m, &m->reply); break;
@@ -459,8 +461,9 @@ static void mtp_out_rx(struct mtp *m, const uint8_t *data, size_t len)
 			/* The host skipped its data phase: treat what
 			 * came as the next command. */
 			if (mtp_log_ok(m))
-				log_warnx("mtp: expected a data phase for op "
-					  "0x%04x", m->cmd.code);
+				log_warnx("%s: expected a data phase for op "
+					  "0x%04x",
+					  m->flavour->name, m->cmd.code);
 			m->state = MTP_IDLE;
 			mtp_command(m, data, len);
 			return;
@@ -502,8 +505,8 @@ void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	case MTP_DATA_OUT: mtp_out_rx(m, data, len); return;
 	case MTP_DATA_IN:
 		if (mtp_log_ok(m))
-			log_warnx("mtp: host sent %zu bytes while we send data",
-				  len);
+			log_warnx("%s: host sent %zu bytes while we send data",
+				  m->flavour->name, len);
 		return;
 	case MTP_STEPPING: mtp_busy(m, data, len); return;
 	case MTP_IDLE: break;
@@ -577,10 +580,11 @@ static void mtp_cancel(struct mtp *m, const uint8_t *data, size_t len)
 	if (mtp_container_parse_cancel(data, len, &tid) < 0)
 		return;
 	if (m->state != MTP_IDLE && tid != m->cmd.tid)
-		log_debug("mtp: cancel of transaction %u during %u", tid,
-			  m->cmd.tid);
+		log_debug("%s: cancel of transaction %u during %u",
+			  m->flavour->name, tid, m->cmd.tid);
 	if (mtp_log_ok(m))
-		log_info("mtp: host cancelled op 0x%04x", m->cmd.code);
+		log_info("%s: host cancelled op 0x%04x", m->flavour->name,
+			 m->cmd.code);
 	mtp_abort(m);
 }
 
@@ -645,14 +649,16 @@ static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 
 /* storageN_readonly, storageN_create, android_extension,
  * object_prop_lists: a boolean, or absent for its declared default. */
-static int mtp_opt_bool(struct plugin *p, const char *key, bool *out)
+static int mtp_opt_bool(struct plugin *p, const char *name, const char *key,
+			bool *out)
 {
 	const char *v = plugin_option_or_default(p, key);
 	int b = optdesc_bool(v);
 
 	*out = b == 1;
 	if (b < 0) {
-		log_warnx("mtp: option %s: \"%s\" is neither true nor false", key, v);
+		log_warnx("%s: option %s: \"%s\" is neither true nor false",
+			  name, key, v);
 		return -EINVAL;
 	}
 	return 0;
@@ -701,12 +707,12 @@ static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
 		v = "0";
 	rc = mtp_parse_count(v, max, out);
 	if (rc == -ERANGE)
-		log_warnx("mtp: option %s: \"%s\" is more than %llu%s", key,
-			  v, (unsigned long long)max,
+		log_warnx("%s: option %s: \"%s\" is more than %llu%s",
+			  m->flavour->name, key, v, (unsigned long long)max,
 			  strcmp(what, "reserve_mb") ? "" : " MiB");
 	else if (rc < 0)
-		log_warnx("mtp: option %s: \"%s\" is not a whole number", key,
-			  v);
+		log_warnx("%s: option %s: \"%s\" is not a whole number",
+			  m->flavour->name, key, v);
 	return rc < 0 ? -EINVAL : 0;
 }
 
@@ -743,8 +749,9 @@ static int mtp_add_storages(struct mtp *m)
 			snprintf(key, sizeof(key), "storage%u_reserve_%s", i,
 				 k ? "inodes" : "mb");
 			if (plugin_option(m->p, key)) {
-				log_warnx("mtp: option %s without storage%u_path",
-					  key, i);
+				log_warnx(
+				    "%s: option %s without storage%u_path",
+				    m->flavour->name, key, i);
 				return -EINVAL;
 			}
 		}
@@ -754,31 +761,35 @@ static int mtp_add_storages(struct mtp *m)
 		desc = plugin_option(m->p, key);
 		/* PTP serves its storages read-only unless `writable`. */
 		snprintf(key, sizeof(key), "storage%u_readonly", i);
-		if (mtp_opt_bool(m->p, m->flavour->ptp ? "writable" : key, &ro) < 0)
+		if (mtp_opt_bool(m->p, m->flavour->name,
+				 m->flavour->ptp ? "writable" : key, &ro) < 0)
 			return -EINVAL;
 		if (m->flavour->ptp)
 			ro = !ro;
 		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
 		if (rc == -ENOSYS) {
-			log_warnx("mtp: option storage%u_path: %s: confining a "
+			log_warnx("%s: option storage%u_path: %s: confining a "
 				  "storage needs openat2 (Linux 5.6 or later)",
-				  i, path);
+				  m->flavour->name, i, path);
 			return rc;
 		}
 		if (rc == -ELOOP) {
-			log_warnx("mtp: option storage%u_path: %s: a component is "
-				  "a symbolic link; give the real path: no link is "
-				  "followed to a storage", i, path);
+			log_warnx(
+			    "%s: option storage%u_path: %s: a component is "
+			    "a symbolic link; give the real path: no link is "
+			    "followed to a storage",
+			    m->flavour->name, i, path);
 			return rc;
 		}
 		if (rc == -ENOENT) {
-			log_warnx("mtp: option storage%u_path: %s: %s (set storage%u_create "
-				  "= true to have it made)", i, path, strerror(-rc), i);
+			log_warnx("%s: option storage%u_path: %s: %s (set "
+				  "storage%u_create = true to have it made)",
+				  m->flavour->name, i, path, strerror(-rc), i);
 			return rc;
 		}
 		if (rc < 0) {
-			log_warnx("mtp: option storage%u_path: %s: %s", i, path,
-				  strerror(-rc));
+			log_warnx("%s: option storage%u_path: %s: %s",
+				  m->flavour->name, i, path, strerror(-rc));
 			return rc;
 		}
 		rc = mtp_opt_reserve(m, i, id);
@@ -787,7 +798,8 @@ static int mtp_add_storages(struct mtp *m)
 		n++;
 	}
 	if (!n) {
-		log_warnx("mtp: no storage: set storage0_path to a folder");
+		log_warnx("%s: no storage: set storage0_path to a folder",
+			  m->flavour->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -798,7 +810,8 @@ static int mtp_add_storages(struct mtp *m)
  * handed to the worker's user, or made for it when storageN_create asks
  * (mtp_prep.h).
  */
-int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
+int mtp_prepare_as(struct plugin *p, uid_t uid, gid_t gid,
+		   const struct mtp_flavour *f)
 {
 	char key[64];
 	bool create;
@@ -808,18 +821,18 @@ int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid)
 		const char *path;
 
 		snprintf(key, sizeof(key), "storage%u_create", i);
-		if (mtp_opt_bool(p, key, &create) < 0)
+		if (mtp_opt_bool(p, f->name, key, &create) < 0)
 			return -EINVAL;
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(p, key);
 		if (!path && create) {
-			log_warnx("mtp: option storage%u_create without storage%u_path",
-				  i, i);
+			log_warnx("%s: option storage%u_create without "
+				  "storage%u_path", f->name, i, i);
 			return -EINVAL;
 		}
 		if (!path)
 			continue;
-		rc = mtp_prep_storage(i, path, create, uid, gid);
+		rc = mtp_prep_storage(f->name, i, path, create, uid, gid);
 		if (rc < 0)
 			return rc;
 	}
@@ -889,17 +902,18 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 	m->info.version = mtp_opt(m, "version", NULL, 3);
 	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
 	m->info.ptp = f->ptp;
-	rc = f->ptp ? 0 : mtp_opt_bool(p, "android_extension",
+	m->info.tables = f->tables;
+	rc = f->ptp ? 0 : mtp_opt_bool(p, f->name, "android_extension",
 				       &m->info.android_extension);
 	if (rc < 0)
 		goto fail;
 	m->info.object_prop_lists = true;
-	rc = f->ptp ? 0 : mtp_opt_bool(p, "object_prop_lists",
+	rc = f->ptp ? 0 : mtp_opt_bool(p, f->name, "object_prop_lists",
 				       &m->info.object_prop_lists);
 	if (rc < 0)
 		goto fail;
 	m->iobuf = malloc(MTP_XFER);
-	m->store = mtp_store_new();
+	m->store = mtp_store_new(f->name);
 	rc = -ENOMEM;
 	for (unsigned i = 0; i < 5; i++)
 		if (!m->strings[i])
@@ -911,12 +925,13 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 		goto fail;
 	rc = -ENOMEM;
 	m->ops = mtp_ops_new(m->store, &m->info);
-	m->events = mtp_events_new(plugin_loop(p), m->store, mtp_event, m);
+	m->events =
+	    mtp_events_new(f->name, plugin_loop(p), m->store, mtp_event, m);
 	if (!m->ops)
 		goto fail;
 	if (!m->events)
-		log_warn(
-		    "mtp: no inotify; the host will not see board changes");
+		log_warn("%s: no inotify; the host will not see board changes",
+			 m->flavour->name);
 	mtp_fill_desc(desc, f);
 	*priv = m;
 	return 0;

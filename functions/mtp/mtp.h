@@ -20,6 +20,8 @@
 
 #include "plugin.h"
 
+struct mtp_ops_tables; /* mtp_ops.h */
+
 /* Endpoint indexes in our plugin_desc. */
 #define MTP_EP_IN 0
 #define MTP_EP_OUT 1
@@ -34,26 +36,32 @@
  * same transport, operations and store, with these differences only.
  */
 struct mtp_flavour {
+	const char *name; /* what the worker's log lines start with: "mtp" */
 	/*
-	 * PTP (ISO 15740) as a camera: DeviceInfo names no vendor
-	 * extension, only PTP's operations (with GetThumb) are served, image
-	 * formats alone get codes (mtp_ptp.h), and the storages are read-only
-	 * unless the option `writable` is true (instead of storageN_readonly).
+	 * PTP (ISO 15740) as a camera: DeviceInfo names no vendor extension
+	 * and no device property, there is no android_extension or
+	 * object_prop_lists option, and the storages are read-only unless
+	 * the option `writable` is true (instead of storageN_readonly).
 	 */
 	bool ptp;
+	/* What the operations do differently (PTP's: only its operations,
+	 * with GetThumb, and image formats alone get codes), or NULL for
+	 * MTP's own (mtp_ops.h). */
+	const struct mtp_ops_tables *tables;
 	const char *interface_string; /* iInterface: "MTP" (libmtp looks for it) */
 	const char *ms_compat_id;     /* "MTP" for Windows, or NULL */
 };
 
 /*
  * The plugin's callbacks, shared by the mtp and ptp plugins: each defines
- * its gadgetd_plugin with MTP_PLUGIN_OPS, naming its declaration (meta)
- * and an init that calls mtp_init_as() with its flavour. f must outlive
- * the plugin.
+ * its gadgetd_plugin with MTP_PLUGIN_OPS, naming its declaration (meta),
+ * a prepare that calls mtp_prepare_as() and an init that calls
+ * mtp_init_as(), each with its flavour. f must outlive the plugin.
  */
 int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 		const struct mtp_flavour *f);
-int mtp_prepare(struct plugin *p, uid_t uid, gid_t gid);
+int mtp_prepare_as(struct plugin *p, uid_t uid, gid_t gid,
+		   const struct mtp_flavour *f);
 void mtp_finish(void *priv);
 void mtp_enable(void *priv);
 void mtp_disable(void *priv);
@@ -65,10 +73,10 @@ void mtp_tx_drained(void *priv, unsigned ep);
 int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 		   size_t size);
 
-#define MTP_PLUGIN_OPS(name_, meta_, init_)                                   \
+#define MTP_PLUGIN_OPS(name_, meta_, prepare_, init_)                         \
 	{                                                                     \
 		.abi_version = PLUGIN_ABI_VERSION, .name = (name_),           \
-		.meta = (meta_), .prepare = mtp_prepare, .init = (init_),     \
+		.meta = (meta_), .prepare = (prepare_), .init = (init_),      \
 		.finish = mtp_finish, .enable = mtp_enable,                   \
 		.disable = mtp_disable, .setup = mtp_setup,                   \
 		.setup_data = mtp_setup_data, .rx = mtp_rx,                   \

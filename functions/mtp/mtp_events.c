@@ -26,6 +26,7 @@ struct mtp_events_dir {
 };
 
 struct mtp_events {
+	const char *name; /* what its log lines start with */
 	struct mtp_store *store;
 	struct loop_watch *watch;
 	int fd;
@@ -48,7 +49,7 @@ static void mtp_events_listed(void *data, uint32_t storage, uint32_t parent,
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
 	wd = inotify_add_watch(e->fd, path, MTP_EVENTS_MASK);
 	if (wd < 0) {
-		log_debug("mtp: cannot watch folder %u: %s", parent,
+		log_debug("%s: cannot watch folder %u: %s", e->name, parent,
 			  strerror(errno));
 		return;
 	}
@@ -149,13 +150,15 @@ static bool mtp_events_quiet(void *data)
 	return ioctl(e->fd, FIONREAD, &n) == 0 && n == 0;
 }
 
-struct mtp_events *mtp_events_new(struct loop *l, struct mtp_store *s,
-				  mtp_events_fn fn, void *data)
+struct mtp_events *mtp_events_new(const char *name, struct loop *l,
+				  struct mtp_store *s, mtp_events_fn fn,
+				  void *data)
 {
 	struct mtp_events *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
+	e->name = name;
 	e->store = s;
 	e->fn = fn;
 	e->data = data;

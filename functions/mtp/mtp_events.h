@@ -20,9 +20,11 @@ struct mtp_events;
 
 typedef void (*mtp_events_fn)(void *data, uint16_t code, uint32_t param);
 
-/* Registers itself as the store's listed-folder callback. */
-struct mtp_events *mtp_events_new(struct loop *l, struct mtp_store *s,
-				  mtp_events_fn fn, void *data);
+/* Registers itself as the store's listed-folder callback. name starts
+ * its log lines ("mtp"); it must outlive the events. */
+struct mtp_events *mtp_events_new(const char *name, struct loop *l,
+				  struct mtp_store *s, mtp_events_fn fn,
+				  void *data);
 void mtp_events_free(struct mtp_events *e);
 
 /* The host itself just wrote handle: do not report its close back. */

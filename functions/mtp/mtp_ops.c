@@ -8,7 +8,6 @@
 #include "mtp_dataset.h"
 #include "mtp_edit.h"
 #include "mtp_proto.h"
-#include "mtp_ptp.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -83,28 +82,6 @@ void mtp_ops_reset(struct mtp_ops *o)
 	o->session = false;
 }
 
-uint16_t mtp_ops_errno_code(int err)
-{
-	switch (-err) {
-	case 0: return MTP_RC_OK;
-	case ENOENT: return MTP_RC_INVALID_OBJECT_HANDLE;
-	case EROFS: return MTP_RC_STORE_READ_ONLY;
-	case EACCES:
-	case EPERM:
-	case EEXIST:
-	case ENOTEMPTY: return MTP_RC_ACCESS_DENIED;
-	case EINVAL:
-	case ENAMETOOLONG:
-	case EBADMSG: return MTP_RC_INVALID_PARAMETER;
-	case ENOTDIR: return MTP_RC_INVALID_PARENT_OBJECT;
-	case ENOSPC:
-	case EDQUOT: return MTP_RC_STORE_FULL;
-	case EFBIG: return MTP_RC_OBJECT_TOO_LARGE;
-	case ECANCELED: return MTP_RC_TRANSACTION_CANCELLED;
-	}
-	return MTP_RC_GENERAL_ERROR;
-}
-
 static void mtp_ops_get_device_info(struct mtp_ops *o,
 				    const struct mtp_container *c,
 				    struct mtp_reply *r)
@@ -129,10 +106,13 @@ static void mtp_ops_get_device_info(struct mtp_ops *o,
 	    .n_formats = mtp_dataset_n_formats,
 	};
 
-	if (o->info.ptp) { /* PTP's events and formats; no device property */
+	if (o->info.ptp) /* no vendor extension, no device property */
 		d.ptp = true, d.n_dprops = 0;
-		d.events = mtp_ptp_events, d.n_events = mtp_ptp_n_events;
-		d.formats = mtp_ptp_formats, d.n_formats = mtp_ptp_n_formats;
+	if (o->info.tables) { /* the flavour's events and formats */
+		d.events = o->info.tables->events;
+		d.n_events = o->info.tables->n_events;
+		d.formats = o->info.tables->formats;
+		d.n_formats = o->info.tables->n_formats;
 	}
 	mtp_ops_in_buf(o, r, mtp_dataset_device_info(&o->buf, &d));
 }
@@ -220,12 +200,23 @@ static const struct mtp_ops_entry mtp_ops_table[] = {
 static const size_t mtp_ops_n =
     sizeof(mtp_ops_table) / sizeof(mtp_ops_table[0]);
 
+/* Whether operation code is served: as the flavour's tables say, or in
+ * MTP any but GetThumb (MTP's ObjectInfo names no thumbnail). */
+static bool mtp_ops_served(const struct mtp_ops *o, uint16_t code)
+{
+	const struct mtp_ops_tables *t = o->info.tables;
+
+	if (code == MTP_OP_GET_THUMB && !(t && t->get_thumb))
+		return false;
+	return !t || t->op_ok(code);
+}
+
 static size_t mtp_ops_codes(const struct mtp_ops *o, uint16_t *out, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < mtp_ops_n && n < max; i++)
-		if (mtp_ptp_op_ok(o->info.ptp, mtp_ops_table[i].code) &&
+		if (mtp_ops_served(o, mtp_ops_table[i].code) &&
 		    (o->info.object_prop_lists || !mtp_ops_table[i].prop_list))
 			out[n++] = mtp_ops_table[i].code;
 	return n;
@@ -245,7 +236,7 @@ void mtp_ops_command(struct mtp_ops *o, const struct mtp_container *c,
 		cmd.params[i] = 0;
 	for (size_t i = 0; i < mtp_ops_n; i++) {
 		if (mtp_ops_table[i].code != c->code ||
-		    !mtp_ptp_op_ok(o->info.ptp, c->code))
+		    !mtp_ops_served(o, c->code))
 			continue;
 		if (!o->session && c->code != MTP_OP_GET_DEVICE_INFO &&
 		    c->code != MTP_OP_OPEN_SESSION) {

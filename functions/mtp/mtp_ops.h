@@ -53,6 +53,31 @@ struct mtp_reply {
 	uint64_t length;
 };
 
+/*
+ * What a flavour changes in the operations (PTP's: functions/ptp/
+ * ptp_tables.h). Without tables (mtp_ops_info's NULL) they are MTP's:
+ * mtp_ops.c's events, mtp_dataset's formats, every operation but GetThumb.
+ * A flavour with tables sets every field.
+ */
+struct mtp_ops_tables {
+	/* DeviceInfo's EventsSupported and ImageFormats */
+	const uint16_t *events;
+	size_t n_events;
+	const uint16_t *formats;
+	size_t n_formats;
+	/* Whether operation code is served (GetThumb only with get_thumb). */
+	bool (*op_ok)(uint16_t code);
+	/* An object's format code, by its name. */
+	uint16_t (*format_of)(const char *name, bool dir);
+	/* The ObjectInfo dataset of st into b: 0 or -errno. */
+	int (*object_info)(struct mtp_store *s, struct mtp_buf *b,
+			   const struct mtp_obj_stat *st);
+	/* GetThumb's thumbnail of st into b: 0, -ENOENT when it has none,
+	 * or -errno. */
+	int (*get_thumb)(struct mtp_store *s, const struct mtp_obj_stat *st,
+			 struct mtp_buf *b);
+};
+
 struct mtp_ops_info {
 	const char *manufacturer;
 	const char *model;
@@ -69,9 +94,12 @@ struct mtp_ops_info {
 	 * whole device at once and sees sizes of 4 GiB at most
 	 * (docs/mtp-clients.md, "MTP listing"). */
 	bool object_prop_lists;
-	/* PTP's flavour (mtp.h, struct mtp_flavour): mtp_ptp.h says what
-	 * changes. */
+	/* PTP's flavour (mtp.h, struct mtp_flavour): DeviceInfo names no
+	 * vendor extension and no device property. */
 	bool ptp;
+	/* The flavour's tables, or NULL for MTP's; they must outlive the
+	 * ops. */
+	const struct mtp_ops_tables *tables;
 };
 
 struct mtp_ops;
@@ -108,8 +136,5 @@ void mtp_ops_object_step_abort(struct mtp_ops *o);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);
-
-/* Map -errno from the store to a response code. */
-uint16_t mtp_ops_errno_code(int err);
 
 #endif

@@ -18,6 +18,7 @@
 #define GADGETD_MTP_OPS_INT_H
 
 #include "mtp_ops.h"
+#include "mtp_proto.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -59,6 +60,29 @@ static inline void mtp_ops_param(struct mtp_reply *r, uint32_t v)
 {
 	if (r->nparams < MTP_MAX_PARAMS)
 		r->params[r->nparams++] = v;
+}
+
+/* Map -errno from the store to a response code. */
+static inline uint16_t mtp_ops_errno_code(int err)
+{
+	switch (-err) {
+	case 0: return MTP_RC_OK;
+	case ENOENT: return MTP_RC_INVALID_OBJECT_HANDLE;
+	case EROFS: return MTP_RC_STORE_READ_ONLY;
+	case EACCES:
+	case EPERM:
+	case EEXIST:
+	case ENOTEMPTY: return MTP_RC_ACCESS_DENIED;
+	case EINVAL:
+	case ENAMETOOLONG:
+	case EBADMSG: return MTP_RC_INVALID_PARAMETER;
+	case ENOTDIR: return MTP_RC_INVALID_PARENT_OBJECT;
+	case ENOSPC:
+	case EDQUOT: return MTP_RC_STORE_FULL;
+	case EFBIG: return MTP_RC_OBJECT_TOO_LARGE;
+	case ECANCELED: return MTP_RC_TRANSACTION_CANCELLED;
+	}
+	return MTP_RC_GENERAL_ERROR;
 }
 
 /* The reply to a dataset built into o->buf with result rc. */

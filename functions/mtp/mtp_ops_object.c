@@ -10,7 +10,6 @@
 #include "mtp_dataset.h"
 #include "mtp_edit.h"
 #include "mtp_proto.h"
-#include "mtp_ptp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,14 +39,15 @@ static bool mtp_ops_object_storage_ok(struct mtp_ops *o, uint32_t storage)
 static void mtp_ops_object_filter(struct mtp_ops *o, uint16_t fmt, uint32_t *h,
 				  size_t *n)
 {
+	uint16_t (*format_of)(const char *, bool) =
+	    o->info.tables ? o->info.tables->format_of : mtp_dataset_format_of;
 	size_t k = 0;
 
 	for (size_t i = 0; i < *n; i++) {
 		struct mtp_obj_stat st;
 
 		if (mtp_store_stat(o->store, h[i], &st) == 0 &&
-		    (o->info.ptp ? mtp_ptp_format_of : mtp_dataset_format_of)(
-			st.name, st.dir) == fmt)
+		    format_of(st.name, st.dir) == fmt)
 			h[k++] = h[i];
 	}
 	*n = k;
@@ -121,8 +121,8 @@ void mtp_ops_object_get_info(struct mtp_ops *o, const struct mtp_container *c,
 	struct mtp_obj_stat st;
 	int rc = mtp_store_stat(o->store, c->params[0], &st);
 
-	if (rc == 0 && o->info.ptp)
-		rc = mtp_ptp_object_info(o->store, &o->buf, &st);
+	if (rc == 0 && o->info.tables)
+		rc = o->info.tables->object_info(o->store, &o->buf, &st);
 	else if (rc == 0)
 		rc = mtp_dataset_object_info(&o->buf, &st);
 	mtp_ops_in_buf(o, r, rc);
@@ -131,9 +131,20 @@ void mtp_ops_object_get_info(struct mtp_ops *o, const struct mtp_container *c,
 void mtp_ops_object_get_thumb(struct mtp_ops *o, const struct mtp_container *c,
 			      struct mtp_reply *r)
 {
-	mtp_ops_rc(r, mtp_ptp_get_thumb(o->store, &o->buf, c->params[0]));
-	if (r->code == MTP_RC_OK)
-		mtp_ops_in_buf(o, r, 0);
+	struct mtp_obj_stat st;
+	int rc = mtp_store_stat(o->store, c->params[0], &st);
+
+	if (rc < 0) {
+		mtp_ops_rc(r, mtp_ops_errno_code(rc));
+		return;
+	}
+	/* Served only with tables that have it (mtp_ops_served). */
+	rc = o->info.tables->get_thumb(o->store, &st, &o->buf);
+	/* A folder, a file of another format, or a JPEG without one. */
+	if (rc == -ENOENT)
+		mtp_ops_rc(r, MTP_RC_NO_THUMBNAIL_PRESENT);
+	else
+		mtp_ops_in_buf(o, r, rc);
 }
 
 /* Stream [offset, offset + max) of a file, clipped to its size. */

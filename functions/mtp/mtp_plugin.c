@@ -7,10 +7,17 @@
 extern const struct plugin_meta mtp_meta; /* mtp_meta.c */
 
 static const struct mtp_flavour mtp_plugin_flavour = {
+	.name = "mtp",
 	.ptp = false,
+	.tables = NULL, /* MTP's own operations */
 	.interface_string = "MTP",
 	.ms_compat_id = "MTP",
 };
+
+static int mtp_plugin_prepare(struct plugin *p, uid_t uid, gid_t gid)
+{
+	return mtp_prepare_as(p, uid, gid, &mtp_plugin_flavour);
+}
 
 static int mtp_plugin_init(struct plugin *p, struct plugin_desc *desc,
 			   void **priv)
@@ -19,4 +26,4 @@ static int mtp_plugin_init(struct plugin *p, struct plugin_desc *desc,
 }
 
 const struct plugin_ops gadgetd_plugin =
-    MTP_PLUGIN_OPS("mtp", &mtp_meta, mtp_plugin_init);
+    MTP_PLUGIN_OPS("mtp", &mtp_meta, mtp_plugin_prepare, mtp_plugin_init);

@@ -11,15 +11,15 @@
 #include <unistd.h>
 
 /* The folder exists: the worker's user adopts it. */
-static int mtp_prep_adopt(unsigned i, const char *path, int fd, uid_t uid,
-			  gid_t gid)
+static int mtp_prep_adopt(const char *name, unsigned i, const char *path,
+			  int fd, uid_t uid, gid_t gid)
 {
 	struct stat st;
 
 	if (fstat(fd, &st) < 0 || fchown(fd, uid, gid) < 0 ||
 	    fchmod(fd, st.st_mode & 0770) < 0) {
-		log_warn("mtp: option storage%u_path: cannot hand %s to uid %u", i,
-			 path, (unsigned)uid);
+		log_warn("%s: option storage%u_path: cannot hand %s to uid %u",
+			 name, i, path, (unsigned)uid);
 		return -errno;
 	}
 	return 0;
@@ -33,8 +33,8 @@ static int mtp_prep_adopt(unsigned i, const char *path, int fd, uid_t uid,
  * storage folder's fd, -ENOENT when something is missing and create is
  * not set, or -errno (logged).
  */
-static int mtp_prep_walk(unsigned i, const char *path, bool create,
-			 uid_t uid, gid_t gid, bool *made)
+static int mtp_prep_walk(const char *name, unsigned i, const char *path,
+			 bool create, uid_t uid, gid_t gid, bool *made)
 {
 	const struct fsutil_mkdir o = {
 		.flags = FSUTIL_MKDIR_NOFOLLOW | FSUTIL_MKDIR_NO_DOTS |
@@ -50,48 +50,51 @@ static int mtp_prep_walk(unsigned i, const char *path, bool create,
 	*made = false;
 	fd = path[0] == '/' ? fsutil_mkdir_p(path, &o, &res) : -EINVAL;
 	if (fd == -EINVAL && path[0] == '/') {
-		log_warnx("mtp: option storage%u_path: %s: \".\" and \"..\" "
-			  "are not allowed in a storage path", i, path);
+		log_warnx("%s: option storage%u_path: %s: \".\" and \"..\" "
+			  "are not allowed in a storage path", name, i, path);
 		return fd;
 	}
 	if (fd == -EINVAL || fd == -ENAMETOOLONG) {
-		log_warnx("mtp: option storage%u_path: %s: a storage needs an "
-			  "absolute path", i, path);
+		log_warnx("%s: option storage%u_path: %s: a storage needs an "
+			  "absolute path", name, i, path);
 		return -EINVAL;
 	}
 	if (fd == -ENOENT && !create)
 		return fd;
 	if (fd == -ELOOP) {
-		log_warnx("mtp: option storage%u_path: %s: %.*s is a symbolic link; "
-			  "give the real path: no link is followed to a storage", i,
-			  path, (int)res.len, path);
+		log_warnx(
+		    "%s: option storage%u_path: %s: %.*s is a symbolic link; "
+		    "give the real path: no link is followed to a storage",
+		    name, i, path, (int)res.len, path);
 		return fd;
 	}
 	if (fd < 0) {
-		log_warnx("mtp: option storage%u_path: %s: cannot open or create %.*s: %s",
-			  i, path, (int)res.len, path, strerror(-fd));
+		log_warnx("%s: option storage%u_path: %s: cannot open or "
+			  "create %.*s: %s",
+			  name, i, path, (int)res.len, path, strerror(-fd));
 		return fd;
 	}
 	*made = res.made;
 	if (res.made)
-		log_info("mtp: made storage %s for uid %u", path, (unsigned)uid);
+		log_info("%s: made storage %s for uid %u", name, path,
+			 (unsigned)uid);
 	return fd;
 }
 
-int mtp_prep_storage(unsigned i, const char *path, bool create, uid_t uid,
-		     gid_t gid)
+int mtp_prep_storage(const char *name, unsigned i, const char *path,
+		     bool create, uid_t uid, gid_t gid)
 {
 	bool made;
 	int fd, r;
 
-	fd = mtp_prep_walk(i, path, create, uid, gid, &made);
+	fd = mtp_prep_walk(name, i, path, create, uid, gid, &made);
 	/* Missing and not to be made: left for init to report (a typo must
 	 * not make a folder). */
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
-	r = made ? 0 : mtp_prep_adopt(i, path, fd, uid, gid);
+	r = made ? 0 : mtp_prep_adopt(name, i, path, fd, uid, gid);
 	close(fd);
 	return r;
 }

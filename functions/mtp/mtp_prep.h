@@ -21,8 +21,9 @@
  *  - it is missing and create is not set: left for init to report (a typo
  *    must not make a folder).
  * Returns 0 or -errno, after logging which option and which folder failed.
+ * name starts the log lines ("mtp", mtp.h's struct mtp_flavour).
  */
-int mtp_prep_storage(unsigned i, const char *path, bool create, uid_t uid,
-		     gid_t gid);
+int mtp_prep_storage(const char *name, unsigned i, const char *path,
+		     bool create, uid_t uid, gid_t gid);
 
 #endif

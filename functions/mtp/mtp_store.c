@@ -31,11 +31,12 @@ void mtp_store_changed(struct mtp_store *s)
 	s->sc_handle = 0;
 }
 
-struct mtp_store *mtp_store_new(void)
+struct mtp_store *mtp_store_new(const char *name)
 {
 	struct mtp_store *s = calloc(1, sizeof(struct mtp_store));
 
 	if (s) {
+		s->name = name;
 		s->dc_fd = -1;
 		mtp_store_handle_set_max_objs(s, 0);
 	}
@@ -90,9 +91,9 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	close(probe);
 	/* Temporary files of uploads a killed worker left behind. */
 	if (!readonly && mtp_fs_sweep(fd, &budget) == -E2BIG)
-		log_info("mtp: %s: over %u entries; the rest of the storage "
+		log_info("%s: %s: over %u entries; the rest of the storage "
 			 "is cleaned of temporary files as it is listed",
-			 path, MTP_STORE_SWEEP_BUDGET);
+			 s->name, path, MTP_STORE_SWEEP_BUDGET);
 	st = &s->st[s->n_st];
 	st->path = strdup(path);
 	st->desc = strdup(desc ? desc : path);

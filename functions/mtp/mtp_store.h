@@ -67,7 +67,8 @@ struct mtp_storage_stat {
 	const char *path;
 };
 
-struct mtp_store *mtp_store_new(void);
+/* name starts the store's log lines ("mtp"); it must outlive the store. */
+struct mtp_store *mtp_store_new(const char *name);
 void mtp_store_free(struct mtp_store *s);
 
 /* For tests: hold at most n objects at once (0: MTP_STORE_MAX_OBJS). */

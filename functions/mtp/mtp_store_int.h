@@ -45,6 +45,7 @@ struct mtp_storage {
 };
 
 struct mtp_store {
+	const char *name; /* what its log lines start with */
 	struct mtp_storage st[MTP_STORE_MAX];
 	unsigned n_st;
 	struct mtp_obj *objs; /* objs[(h & MTP_STORE_SLOT_MASK) - 1] */

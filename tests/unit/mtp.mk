@@ -9,7 +9,7 @@ test_mtp_store_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
 	$(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) common/loop.c common/log.c common/fsutil.c
-test_mtp_plugin_LIBS = -Wl,--wrap=fstatvfs64,--wrap=statx $(MTP_EXIF_LIBS)
+test_mtp_plugin_LIBS = -Wl,--wrap=fstatvfs64,--wrap=statx
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
 	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
 test_mtp_events_LIBS := -Wl,--wrap=statx
@@ -22,11 +22,11 @@ test_mtp_edit_SRCS := tests/unit/test_mtp_edit.c tests/unit/fake_statvfs.c \
 	functions/mtp/mtp_edit.c $(mtp_STORE) functions/mtp/mtp_fs.c \
 	common/log.c
 test_mtp_edit_LIBS := -Wl,--wrap=fstatvfs64
-# The ptp plugin (functions/ptp/ptp.c on the mtp plugin's code), with
-# JPEG files made by tests/unit/ptp_jpeg.c.
+# The ptp plugin (functions/ptp/ptp.c, its tables and thumbnails on the
+# mtp plugin's code), with JPEG files made by tests/unit/ptp_jpeg.c.
 UNIT_TESTS += test_ptp
 test_ptp_SRCS := tests/unit/test_ptp.c tests/unit/ptp_jpeg.c \
 	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
-	$(ptp_META) functions/ptp/ptp.c $(mtp_CORE) \
+	$(ptp_META) functions/ptp/ptp.c $(ptp_CORE) \
 	common/loop.c common/log.c common/fsutil.c
-test_ptp_LIBS = -Wl,--wrap=fstatvfs64 $(MTP_EXIF_LIBS)
+test_ptp_LIBS = -Wl,--wrap=fstatvfs64 $(PTP_EXIF_LIBS)

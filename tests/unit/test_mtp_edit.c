@@ -70,7 +70,7 @@ static int setup(void **state)
 	strcpy(f->root, "/tmp/test_mtp_edit.XXXXXX");
 	assert_non_null(mkdtemp(f->root));
 	put(f, "a.txt", "hello world");
-	f->st = mtp_store_new();
+	f->st = mtp_store_new("mtp");
 	assert_int_equal(mtp_store_add(f->st, f->root, "T", false, &f->sid), 0);
 	f->e = mtp_edit_new(f->st);
 	assert_non_null(f->e);

@@ -82,9 +82,9 @@ static void test_events(void **state)
 	size_t n = 0;
 
 	assert_non_null(mkdtemp(root));
-	s = mtp_store_new();
+	s = mtp_store_new("mtp");
 	assert_int_equal(mtp_store_add(s, root, "r", false, &id), 0);
-	e = mtp_events_new(NULL, s, record, NULL);
+	e = mtp_events_new("mtp", NULL, s, record, NULL);
 	assert_non_null(e);
 	/* Nothing is watched before the host lists the folder. */
 	touch(root, "early");
@@ -155,9 +155,9 @@ static void test_stat_cache(void **state)
 	assert_non_null(mkdtemp(root));
 	touch(root, "a.txt");
 	touch(root, "b.txt");
-	s = mtp_store_new();
+	s = mtp_store_new("mtp");
 	assert_int_equal(mtp_store_add(s, root, "r", false, &id), 0);
-	e = mtp_events_new(NULL, s, record, NULL);
+	e = mtp_events_new("mtp", NULL, s, record, NULL);
 	assert_non_null(e);
 	assert_int_equal(mtp_store_list(s, id, MTP_STORE_ROOT, &list, &n), 0);
 	free(list);

@@ -63,12 +63,14 @@ static void assert_dir(const char *sub, unsigned mode, uid_t u, gid_t g)
 
 static void test_made_like_mkdir_p(void **state)
 {
-	assert_int_equal(mtp_prep_storage(0, at("srv/media/mtp"), true, uid, gid), 0);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/media/mtp"), true, uid, gid), 0);
 	assert_dir("srv", 0755, geteuid(), getegid());
 	assert_dir("srv/media", 0755, geteuid(), getegid());
 	assert_dir("srv/media/mtp", 0750, uid, gid);
 	/* Again: it exists now and is adopted as it is. */
-	assert_int_equal(mtp_prep_storage(0, at("srv/media/mtp"), true, uid, gid), 0);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/media/mtp"), true, uid, gid), 0);
 	assert_dir("srv/media/mtp", 0750, uid, gid);
 }
 
@@ -76,7 +78,8 @@ static void test_existing_parent_untouched(void **state)
 {
 	assert_int_equal(mkdir(at("srv"), 0700), 0);
 	assert_int_equal(chmod(at("srv"), 0711), 0);
-	assert_int_equal(mtp_prep_storage(0, at("srv//mtp/"), true, uid, gid), 0);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv//mtp/"), true, uid, gid), 0);
 	assert_dir("srv", 0711, geteuid(), getegid());
 	assert_dir("srv/mtp", 0750, uid, gid);
 }
@@ -86,7 +89,8 @@ static void test_missing_without_create(void **state)
 {
 	struct stat st;
 
-	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), false, uid, gid), 0);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/mtp"), false, uid, gid), 0);
 	assert_int_equal(lstat(at("srv"), &st), -1);
 	assert_int_equal(errno, ENOENT);
 }
@@ -96,7 +100,8 @@ static void test_existing_adopted(void **state)
 {
 	assert_int_equal(mkdir(at("mtp"), 0700), 0);
 	assert_int_equal(chmod(at("mtp"), 0775), 0);
-	assert_int_equal(mtp_prep_storage(0, at("mtp"), false, uid, gid), 0);
+	assert_int_equal(mtp_prep_storage("mtp", 0, at("mtp"), false, uid, gid),
+			 0);
 	assert_dir("mtp", 0770, uid, gid);
 }
 
@@ -106,11 +111,13 @@ static void test_link_on_the_way_refused(void **state)
 
 	assert_int_equal(mkdir(at("elsewhere"), 0700), 0);
 	assert_int_equal(symlink(at("elsewhere"), at("srv")), 0);
-	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), true, uid, gid), -ELOOP);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/mtp"), true, uid, gid), -ELOOP);
 	assert_int_equal(lstat(at("elsewhere/mtp"), &st), -1);
 	/* And a link as the storage itself. */
 	assert_int_equal(symlink(at("elsewhere"), at("mtp")), 0);
-	assert_int_equal(mtp_prep_storage(0, at("mtp"), true, uid, gid), -ELOOP);
+	assert_int_equal(mtp_prep_storage("mtp", 0, at("mtp"), true, uid, gid),
+			 -ELOOP);
 	assert_dir("elsewhere", 0700, geteuid(), getegid());
 }
 
@@ -123,11 +130,14 @@ static void test_existing_behind_link_refused(void **state)
 	assert_int_equal(mkdir(at("real/mtp"), 0700), 0);
 	assert_int_equal(chmod(at("real/mtp"), 0755), 0);
 	assert_int_equal(symlink(at("real"), at("srv")), 0);
-	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), false, uid, gid), -ELOOP);
-	assert_int_equal(mtp_prep_storage(0, at("srv/mtp"), true, uid, gid), -ELOOP);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/mtp"), false, uid, gid), -ELOOP);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("srv/mtp"), true, uid, gid), -ELOOP);
 	assert_dir("real/mtp", 0755, geteuid(), getegid());
 	/* The real path is fine. */
-	assert_int_equal(mtp_prep_storage(0, at("real/mtp"), false, uid, gid), 0);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("real/mtp"), false, uid, gid), 0);
 	assert_dir("real/mtp", 0750, uid, gid);
 }
 
@@ -136,16 +146,22 @@ static void test_odd_paths_refused(void **state)
 	char path[300];
 	FILE *f;
 
-	assert_int_equal(mtp_prep_storage(0, "relative/mtp", true, uid, gid), -EINVAL);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, "relative/mtp", true, uid, gid),
+	    -EINVAL);
 	snprintf(path, sizeof(path), "%s/a/../mtp", base);
-	assert_int_equal(mtp_prep_storage(0, path, true, uid, gid), -EINVAL);
+	assert_int_equal(mtp_prep_storage("mtp", 0, path, true, uid, gid),
+			 -EINVAL);
 	snprintf(path, sizeof(path), "%s/./mtp", base);
-	assert_int_equal(mtp_prep_storage(0, path, true, uid, gid), -EINVAL);
+	assert_int_equal(mtp_prep_storage("mtp", 0, path, true, uid, gid),
+			 -EINVAL);
 	/* A file in the way. */
 	f = fopen(at("file"), "w");
 	assert_non_null(f);
 	fclose(f);
-	assert_int_equal(mtp_prep_storage(0, at("file/mtp"), true, uid, gid), -ENOTDIR);
+	assert_int_equal(
+	    mtp_prep_storage("mtp", 0, at("file/mtp"), true, uid, gid),
+	    -ENOTDIR);
 }
 
 int main(void)

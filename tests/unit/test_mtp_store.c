@@ -61,7 +61,7 @@ static int setup(void **state)
 	assert_int_equal(symlink(f->root, p), 0);
 	snprintf(p, sizeof(p), "%s/lnk", f->s0);
 	assert_int_equal(symlink("../secret", p), 0);
-	f->st = mtp_store_new();
+	f->st = mtp_store_new("mtp");
 	assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false, &f->id0),
 			 0);
 	assert_int_equal(mtp_store_add(f->st, f->s1, "RO", true, &f->id1), 0);
@@ -153,7 +153,7 @@ static unsigned tmp_files(const char *dir)
 
 static void test_add_missing(void **state)
 {
-	struct mtp_store *s = mtp_store_new();
+	struct mtp_store *s = mtp_store_new("mtp");
 	uint32_t id;
 
 	assert_int_equal(mtp_store_add(s, "/nonexistent/x", "x", false, &id),
@@ -925,7 +925,7 @@ static void test_tmp_cleanup(void **state)
 {
 	struct fixture *f = *state;
 	struct mtp_store_upload *up;
-	struct mtp_store *s2 = mtp_store_new();
+	struct mtp_store *s2 = mtp_store_new("mtp");
 	uint32_t id, d, h, *list = NULL;
 	size_t n = 0;
 	char p[256], q[256];

@@ -3,7 +3,8 @@
  * flavour) through its plugin_ops, with the runtime faked: the
  * still-image interface, DeviceInfo with no vendor extension and PTP's
  * operations only, image format codes, GetThumb and ObjectInfo from the
- * EXIF thumbnail (mtp_thumb.c alone too), and read-only unless writable.
+ * EXIF thumbnail (ptp_thumb.c alone too), read-only unless writable, and
+ * log lines that say "ptp:".
  */
 /* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
@@ -19,7 +20,8 @@
 #include "mtp/mtp_container.h"
 #include "mtp/mtp_proto.h"
 #include "mtp/mtp_rd.h"
-#include "mtp/mtp_thumb.h"
+#include "ptp/ptp_thumb.h"
+#include "log.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -378,17 +380,45 @@ static void test_writable(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
-/* mtp_thumb alone: hostile segments end in -ENOENT, never a read past. */
+static char logged[256];
+
+static void tap_keep(enum log_level level, const char *msg)
+{
+	snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+/* The worker's lines start with "ptp:", MTP's with "mtp:" (mtp.h, struct
+ * mtp_flavour): in prepare, and in init down to the store. */
+static void test_log_prefix(void **state)
+{
+	struct plugin_desc desc;
+	struct plugin *p = fake_mtp_reset();
+	void *priv = NULL;
+
+	log_set_tap(tap_keep);
+	fake_mtp_set_option("storage0_create", "true");
+	assert_int_equal(ops->prepare(p, geteuid(), getegid()), -EINVAL);
+	assert_string_equal(
+	    logged, "ptp: option storage0_create without storage0_path");
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", "/nonexistent/dcim");
+	assert_int_equal(ops->init(p, &desc, &priv), -ENOENT);
+	assert_non_null(
+	    strstr(logged, "ptp: option storage0_path: /nonexistent/dcim: "));
+	log_set_tap(NULL);
+}
+
+/* ptp_thumb alone: hostile segments end in -ENOENT, never a read past. */
 static void test_thumb_parse(void **state)
 {
 	uint8_t j[4096];
-	struct mtp_thumb t;
+	struct ptp_thumb t;
 	struct mtp_buf b;
 	size_t n;
 
 	n = ptp_jpeg_make(j, 1, 10, 20, 30, 40, 100, 50, &thumb, &thumb_len);
 	mtp_buf_init(&b);
-	assert_int_equal(mtp_thumb_parse(j, n, &t, &b), 0);
+	assert_int_equal(ptp_thumb_parse(j, n, &t, &b), 0);
 	assert_int_equal(t.size, thumb_len);
 	assert_int_equal(t.width, 10);
 	assert_int_equal(t.height, 20);
@@ -399,12 +429,12 @@ static void test_thumb_parse(void **state)
 	mtp_buf_finish(&b);
 	/* Every truncation: the segment is cut, so no thumbnail. */
 	for (size_t cut = 0; cut < 4 + 2 + 6 + 98 + thumb_len; cut++)
-		assert_int_equal(mtp_thumb_parse(j, cut, &t, NULL), -ENOENT);
+		assert_int_equal(ptp_thumb_parse(j, cut, &t, NULL), -ENOENT);
 	/* A segment length past the data. */
 	j[4] = 0xFF;
-	assert_int_equal(mtp_thumb_parse(j, n, &t, NULL), -ENOENT);
+	assert_int_equal(ptp_thumb_parse(j, n, &t, NULL), -ENOENT);
 	/* Not a JPEG. */
-	assert_int_equal(mtp_thumb_parse((const uint8_t *)"GIF89a", 6, &t, NULL),
+	assert_int_equal(ptp_thumb_parse((const uint8_t *)"GIF89a", 6, &t, NULL),
 			 -ENOENT);
 }
 
@@ -420,6 +450,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_readonly_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_writable, setup_rw, teardown),
 	    cmocka_unit_test(test_thumb_parse),
+	    cmocka_unit_test(test_log_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

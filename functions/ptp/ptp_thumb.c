@@ -1,4 +1,4 @@
-#include "mtp_thumb.h"
+#include "ptp_thumb.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -9,15 +9,15 @@
 #include <libexif/exif-utils.h>
 
 /* JPEG markers (ITU T.81, B.1.1.3). */
-#define MTP_THUMB_SOI 0xD8
-#define MTP_THUMB_EOI 0xD9
-#define MTP_THUMB_SOS 0xDA
-#define MTP_THUMB_APP1 0xE1
+#define PTP_THUMB_SOI 0xD8
+#define PTP_THUMB_EOI 0xD9
+#define PTP_THUMB_SOS 0xDA
+#define PTP_THUMB_APP1 0xE1
 
-static const uint8_t mtp_thumb_exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
+static const uint8_t ptp_thumb_exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
 
 /* Stand-alone markers carry no length (TEM and RSTn). */
-static int mtp_thumb_standalone(uint8_t m)
+static int ptp_thumb_standalone(uint8_t m)
 {
 	return m == 0x01 || (m >= 0xD0 && m <= 0xD7);
 }
@@ -26,12 +26,12 @@ static int mtp_thumb_standalone(uint8_t m)
  * The APP1 segment holding EXIF ("Exif\0\0" and the TIFF data) among the
  * segments before the image data; NULL when there is none in p[0..n).
  */
-static const uint8_t *mtp_thumb_find_exif(const uint8_t *p, size_t n,
+static const uint8_t *ptp_thumb_find_exif(const uint8_t *p, size_t n,
 					  size_t *len)
 {
 	size_t off = 2;
 
-	if (n < 4 || p[0] != 0xFF || p[1] != MTP_THUMB_SOI)
+	if (n < 4 || p[0] != 0xFF || p[1] != PTP_THUMB_SOI)
 		return NULL;
 	while (off + 4 <= n) {
 		uint8_t m = p[off + 1];
@@ -43,18 +43,18 @@ static const uint8_t *mtp_thumb_find_exif(const uint8_t *p, size_t n,
 			off++;
 			continue;
 		}
-		if (mtp_thumb_standalone(m)) {
+		if (ptp_thumb_standalone(m)) {
 			off += 2;
 			continue;
 		}
-		if (m == MTP_THUMB_SOS || m == MTP_THUMB_EOI)
+		if (m == PTP_THUMB_SOS || m == PTP_THUMB_EOI)
 			return NULL;
 		seg = (size_t)p[off + 2] << 8 | p[off + 3];
 		if (seg < 2 || off + 2 + seg > n)
 			return NULL;
-		if (m == MTP_THUMB_APP1 && seg - 2 >= sizeof(mtp_thumb_exif_id) &&
-		    !memcmp(p + off + 4, mtp_thumb_exif_id,
-			    sizeof(mtp_thumb_exif_id))) {
+		if (m == PTP_THUMB_APP1 && seg - 2 >= sizeof(ptp_thumb_exif_id) &&
+		    !memcmp(p + off + 4, ptp_thumb_exif_id,
+			    sizeof(ptp_thumb_exif_id))) {
 			*len = seg - 2;
 			return p + off + 4;
 		}
@@ -64,7 +64,7 @@ static const uint8_t *mtp_thumb_find_exif(const uint8_t *p, size_t n,
 }
 
 /* Width and height from a JPEG's first SOFn marker; 0 when not found. */
-static void mtp_thumb_sof(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
+static void ptp_thumb_sof(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
 {
 	size_t off = 2;
 
@@ -77,7 +77,7 @@ static void mtp_thumb_sof(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
 			off++;
 			continue;
 		}
-		if (mtp_thumb_standalone(m)) {
+		if (ptp_thumb_standalone(m)) {
 			off += 2;
 			continue;
 		}
@@ -88,14 +88,14 @@ static void mtp_thumb_sof(const uint8_t *p, size_t n, uint32_t *w, uint32_t *h)
 			*w = (uint32_t)p[off + 7] << 8 | p[off + 8];
 			return;
 		}
-		if (m == MTP_THUMB_SOS || m == MTP_THUMB_EOI || seg < 2)
+		if (m == PTP_THUMB_SOS || m == PTP_THUMB_EOI || seg < 2)
 			return;
 		off += 2 + seg;
 	}
 }
 
 /* A SHORT or LONG tag of the EXIF IFD (PixelX/YDimension); 0: absent. */
-static uint32_t mtp_thumb_dim(ExifData *ed, ExifTag tag)
+static uint32_t ptp_thumb_dim(ExifData *ed, ExifTag tag)
 {
 	ExifEntry *e = exif_content_get_entry(ed->ifd[EXIF_IFD_EXIF], tag);
 	ExifByteOrder bo = exif_data_get_byte_order(ed);
@@ -109,7 +109,7 @@ static uint32_t mtp_thumb_dim(ExifData *ed, ExifTag tag)
 	return 0;
 }
 
-int mtp_thumb_parse(const uint8_t *p, size_t n, struct mtp_thumb *t,
+int ptp_thumb_parse(const uint8_t *p, size_t n, struct ptp_thumb *t,
 		    struct mtp_buf *out)
 {
 	const uint8_t *exif;
@@ -118,7 +118,7 @@ int mtp_thumb_parse(const uint8_t *p, size_t n, struct mtp_thumb *t,
 	int rc = -ENOENT;
 
 	memset(t, 0, sizeof(*t));
-	exif = mtp_thumb_find_exif(p, n, &len);
+	exif = ptp_thumb_find_exif(p, n, &len);
 	if (!exif)
 		return -ENOENT;
 	ed = exif_data_new();
@@ -129,12 +129,12 @@ int mtp_thumb_parse(const uint8_t *p, size_t n, struct mtp_thumb *t,
 	exif_data_load_data(ed, exif, (unsigned int)len);
 	/* Only a JPEG thumbnail is one PTP can name (ThumbFormat). */
 	if (ed->data && ed->size >= 4 && ed->size <= len &&
-	    ed->data[0] == 0xFF && ed->data[1] == MTP_THUMB_SOI) {
+	    ed->data[0] == 0xFF && ed->data[1] == PTP_THUMB_SOI) {
 		t->size = ed->size;
-		mtp_thumb_sof(ed->data, ed->size, &t->thumb_width,
+		ptp_thumb_sof(ed->data, ed->size, &t->thumb_width,
 			      &t->thumb_height);
-		t->width = mtp_thumb_dim(ed, EXIF_TAG_PIXEL_X_DIMENSION);
-		t->height = mtp_thumb_dim(ed, EXIF_TAG_PIXEL_Y_DIMENSION);
+		t->width = ptp_thumb_dim(ed, EXIF_TAG_PIXEL_X_DIMENSION);
+		t->height = ptp_thumb_dim(ed, EXIF_TAG_PIXEL_Y_DIMENSION);
 		rc = 0;
 		if (out) {
 			mtp_buf_put(out, ed->data, ed->size);
@@ -148,17 +148,17 @@ int mtp_thumb_parse(const uint8_t *p, size_t n, struct mtp_thumb *t,
 	return rc;
 }
 
-int mtp_thumb_read(int fd, struct mtp_thumb *t, struct mtp_buf *out)
+int ptp_thumb_read(int fd, struct ptp_thumb *t, struct mtp_buf *out)
 {
-	uint8_t *head = malloc(MTP_THUMB_HEAD);
+	uint8_t *head = malloc(PTP_THUMB_HEAD);
 	size_t n = 0;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!head)
 		return -ENOMEM;
-	while (n < MTP_THUMB_HEAD) {
-		ssize_t r = pread(fd, head + n, MTP_THUMB_HEAD - n, (off_t)n);
+	while (n < PTP_THUMB_HEAD) {
+		ssize_t r = pread(fd, head + n, PTP_THUMB_HEAD - n, (off_t)n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -170,7 +170,7 @@ int mtp_thumb_read(int fd, struct mtp_thumb *t, struct mtp_buf *out)
 			break;
 		n += (size_t)r;
 	}
-	rc = mtp_thumb_parse(head, n, t, out);
+	rc = ptp_thumb_parse(head, n, t, out);
 	free(head);
 	return rc;
 }
