@@ -5,7 +5,7 @@
 #include "log.h"
 #include "loop.h"
 #include "netcfg.h"
-#include "netlink.h"
+#include "usblink.h"
 #include "plugin_list.h"
 #include "profile.h"
 #include "state.h"
@@ -39,7 +39,7 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	if (g->sup)
 		supervisor_tcp_set_fn(g->sup, gadget_listen_request, g);
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
-	g->net = netlink_new(l, cfg);
+	g->net = usblink_new(l, cfg);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
 	composer_unbind(g->composer);
@@ -61,7 +61,7 @@ void gadget_free(struct gadget *g)
 	gadget_switch_txn_drop(g);
 	gadget_boot_cancel(g, NULL);
 	gadget_queue_cancel(g, NULL);
-	netlink_free(g->net);
+	usblink_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
 	supervisor_free(g->sup);
@@ -148,14 +148,14 @@ int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
 		     char *msg, size_t size)
 {
 	const char *own[PROFILE_MAX_FUNCTIONS];
-	unsigned n = netlink_ifaces(g->net, own, PROFILE_MAX_FUNCTIONS);
+	unsigned n = usblink_ifaces(g->net, own, PROFILE_MAX_FUNCTIONS);
 
 	return netcfg_clash(p, set, own, n, msg, size);
 }
 
 /* The bound set's network functions with an address, each with the name
  * the kernel gave its interface. */
-static unsigned gadget_net_wanted(struct gadget *g, struct netlink_want *want)
+static unsigned gadget_net_wanted(struct gadget *g, struct usblink_want *want)
 {
 	const struct profile_set *s = &g->profile->sets[g->set];
 	unsigned i, n = 0;
@@ -163,7 +163,7 @@ static unsigned gadget_net_wanted(struct gadget *g, struct netlink_want *want)
 
 	for (i = 0; i < s->n_functions; i++) {
 		const struct profile_function *f = &g->profile->functions[s->functions[i]];
-		struct netlink_want *w = &want[n];
+		struct usblink_want *w = &want[n];
 
 		if (netcfg_get(f, &w->nc) < 0 || !w->nc.has_addr)
 			continue;
@@ -196,7 +196,7 @@ static bool gadget_net_any(const struct gadget *g)
  * declared DNS-SD type (plugin_meta.tcp, "_adb._tcp") on the port its
  * worker listens on, and where it listens (tcp_interface), which decides
  * the link it is announced on. */
-static unsigned gadget_net_services(struct gadget *g, struct netlink_service *svc)
+static unsigned gadget_net_services(struct gadget *g, struct usblink_service *svc)
 {
 	const struct profile_function *f;
 	const struct plugin_meta *m;
@@ -223,8 +223,8 @@ static unsigned gadget_net_services(struct gadget *g, struct netlink_service *sv
 
 void gadget_net_sync(struct gadget *g)
 {
-	struct netlink_want want[PROFILE_MAX_FUNCTIONS];
-	struct netlink_service svc[PROFILE_MAX_FUNCTIONS];
+	struct usblink_want want[PROFILE_MAX_FUNCTIONS];
+	struct usblink_service svc[PROFILE_MAX_FUNCTIONS];
 	const char *udc = NULL;
 	unsigned n = 0, n_svc = 0;
 
@@ -235,7 +235,7 @@ void gadget_net_sync(struct gadget *g)
 		n = gadget_net_wanted(g, want);
 		n_svc = gadget_net_services(g, svc);
 	}
-	netlink_sync(g->net, want, n, svc, n_svc);
+	usblink_sync(g->net, want, n, svc, n_svc);
 }
 
 /* 250 ms, doubling: about 4 s in all. */

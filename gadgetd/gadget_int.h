@@ -31,7 +31,7 @@
 #include <time.h>
 
 struct composer;
-struct netlink;
+struct usblink;
 struct supervisor;
 struct udc_monitor;
 struct udc_watch;
@@ -136,9 +136,9 @@ struct gadget {
 	struct composer *composer;
 	struct supervisor *sup;
 	struct udc_monitor *udcmon;
-	/* The board's side of the network functions' links (netlink.h), and
+	/* The board's side of the network functions' links (usblink.h), and
 	 * the checks again after a UDC came or went (gadget_net_udc()). */
-	struct netlink *net;
+	struct usblink *net;
 	struct loop_watch *net_timer;
 	unsigned net_tries;
 	struct profile *profile;

@@ -3,7 +3,7 @@
 #include "event.h"
 #include "log.h"
 #include "loop.h"
-#include "netlink.h"
+#include "usblink.h"
 #include "plan.h"
 #include "profile.h"
 #include "supervisor.h"
@@ -45,7 +45,7 @@ static int gadget_switch_teardown_begin(struct gadget *g, const struct plan *pla
 	int r;
 
 	/* Addresses, DHCP and mDNS go before the functions do. */
-	netlink_sync(g->net, NULL, 0, NULL, 0);
+	usblink_sync(g->net, NULL, 0, NULL, 0);
 	r = composer_unbind(g->composer);
 	if (r < 0)
 		return r;

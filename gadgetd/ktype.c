@@ -41,7 +41,7 @@ static const struct optdesc ktype_net_attrs[] = {
 	{ .name = "qmult", .type = OPTDESC_INT, .min = 1, .max = 255,
 	  .help = "queue length multiplier at high and super speed" },
 	/* The board's side of the link (netcfg.h): checked across keys by
-	 * netcfg_check(), applied by netlink.c once the gadget is bound. */
+	 * netcfg_check(), applied by usblink.c once the gadget is bound. */
 	{ .name = "ifname", .type = OPTDESC_STRING, .max = 15,
 	  .help = "the interface's name pattern, such as usb%d" },
 	{ .name = "address", .type = OPTDESC_STRING, .max = 18,

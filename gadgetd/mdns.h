@@ -3,7 +3,7 @@
  * over mDNS on one network interface, through avahi-daemon's D-Bus API
  * (org.freedesktop.Avahi). gadgetd runs it for each USB network link with
  * an mDNS name and for each service a function offers over TCP
- * (netlink.h), supervised like any helper (netproc.h):
+ * (usblink.h), supervised like any helper (netproc.h):
  *
  *   gadgetd-mdns --interface IFNAME --address NAME ADDRESS
  *       NAME (gadgetd.local) -> ADDRESS, IPv4 or IPv6, with no reverse

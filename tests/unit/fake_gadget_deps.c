@@ -9,7 +9,7 @@
 #include "composer.h"
 #include "config.h"
 #include "loop.h"
-#include "netlink.h"
+#include "usblink.h"
 #include "run_until.h"
 #include "state.h"
 #include "supervisor.h"
@@ -592,22 +592,22 @@ int fake_wait_done(struct loop *l, struct fake_result *res)
  * "net(FUNCTION@IFNAME,...)", one that takes live links down as "net()";
  * one that changes nothing from none (every teardown of a gadget without
  * addresses) is not, so that those sequences stay as they were. */
-struct netlink {
+struct usblink {
 	unsigned unused; /* the links live now */
 };
 
-struct netlink *netlink_new(struct loop *l, const struct config *cfg)
+struct usblink *usblink_new(struct loop *l, const struct config *cfg)
 {
-	return calloc(1, sizeof(struct netlink));
+	return calloc(1, sizeof(struct usblink));
 }
 
-void netlink_free(struct netlink *nl)
+void usblink_free(struct usblink *nl)
 {
 	free(nl);
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
-		  const struct netlink_service *svc, unsigned n_svc)
+void usblink_sync(struct usblink *nl, const struct usblink_want *want, unsigned n,
+		  const struct usblink_service *svc, unsigned n_svc)
 {
 	char arg[256];
 	size_t len = 0;
@@ -626,7 +626,7 @@ void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned 
 	fake_call("net", arg);
 }
 
-unsigned netlink_ifaces(const struct netlink *nl, const char **names, unsigned max)
+unsigned usblink_ifaces(const struct usblink *nl, const char **names, unsigned max)
 {
 	return 0;
 }

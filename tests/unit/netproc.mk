@@ -3,11 +3,11 @@
 UNIT_TESTS += test_netproc
 test_netproc_SRCS := tests/unit/test_netproc.c gadgetd/netproc.c common/child.c common/loop.c common/log.c
 test_netproc_LIBS :=
-# gadgetd/netlink.c with rtnetlink and the helpers faked: a refused
+# gadgetd/usblink.c with rtnetlink and the helpers faked: a refused
 # address is tried again each tick, and given up on after 10 tries.
-UNIT_TESTS += test_netlink
-test_netlink_SRCS := tests/unit/test_netlink.c gadgetd/netlink.c common/loop.c common/log.c
-test_netlink_LIBS :=
+UNIT_TESTS += test_usblink
+test_usblink_SRCS := tests/unit/test_usblink.c gadgetd/usblink.c common/loop.c common/log.c
+test_usblink_LIBS :=
 # common/child.c with real processes: the exit function gets the status
 # once, SIGTERM escalates to SIGKILL, the bounded kill-wait, the restart
 # record's window and doubling delay.

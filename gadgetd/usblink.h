@@ -1,8 +1,8 @@
 /*
- * netlink: the board's side of the gadget's USB network links, live.
+ * usblink: the board's side of the gadget's USB network links, live.
  *
  * For each network function of the bound set that has an address
- * (netcfg.h), netlink_sync() puts the address on its interface and sets
+ * (netcfg.h), usblink_sync() puts the address on its interface and sets
  * it up (IPv6 link-local stays on: disable_ipv6 is cleared), starts a
  * dnsmasq serving the host one lease when dhcp is on, and a
  * gadgetd-mdns announcing NAME.local on that link's interface only when
@@ -20,7 +20,7 @@
  *
  * Run-time files in run_dir: net-FUNCTION.addr ("IFNAME A.B.C.D/N"),
  * net-FUNCTION-dnsmasq.pid, net-FUNCTION-mdns.pid, the lease file
- * net-FUNCTION.leases and net-service-FUNCTION.pid for a service. netlink_new() cleans what a crashed gadgetd left.
+ * net-FUNCTION.leases and net-service-FUNCTION.pid for a service. usblink_new() cleans what a crashed gadgetd left.
  */
 #ifndef GADGETD_NETLINK_H
 #define GADGETD_NETLINK_H
@@ -34,21 +34,21 @@
 
 struct loop;
 struct config;
-struct netlink;
+struct usblink;
 
 /* One link as gadgetd wants it now. */
-struct netlink_want {
+struct usblink_want {
 	char function[PROFILE_NAME_MAX];
 	char ifname[NETCFG_IFNAME_MAX]; /* the kernel's name, read back */
 	struct netcfg nc;
 };
 
-struct netlink *netlink_new(struct loop *l, const struct config *cfg);
+struct usblink *usblink_new(struct loop *l, const struct config *cfg);
 /* Everything down at once (helpers killed and reaped, addresses gone). */
-void netlink_free(struct netlink *nl);
+void usblink_free(struct usblink *nl);
 
 /* A service a function offers on TCP, for mDNS. */
-struct netlink_service {
+struct usblink_service {
 	char function[PROFILE_NAME_MAX];
 	char type[PROFILE_NAME_MAX + 8]; /* "_adb._tcp" */
 	unsigned port;
@@ -59,13 +59,13 @@ struct netlink_service {
 
 /* Make want (n entries; NULL when 0) the live links, and nothing else;
  * then the same for the announced services (svc, n_svc). */
-void netlink_sync(struct netlink *nl, const struct netlink_want *want,
-		  unsigned n, const struct netlink_service *svc,
+void usblink_sync(struct usblink *nl, const struct usblink_want *want,
+		  unsigned n, const struct usblink_service *svc,
 		  unsigned n_svc);
 
 /* The names of the live links' interfaces (up to max), for
  * netcfg_clash()'s ignore list; returns how many. */
-unsigned netlink_ifaces(const struct netlink *nl, const char **names,
+unsigned usblink_ifaces(const struct usblink *nl, const char **names,
 			unsigned max);
 
 #endif

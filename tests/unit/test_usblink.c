@@ -1,8 +1,8 @@
 /*
- * Unit tests for gadgetd/netlink.c with rtnetlink and the helpers faked:
+ * Unit tests for gadgetd/usblink.c with rtnetlink and the helpers faked:
  * an address the kernel refuses is tried again at each tick until it
  * takes (then the link is recorded and watched), and given up on after
- * NETLINK_SET_TRIES refusals until the next sync; a link set down to
+ * USBLINK_SET_TRIES refusals until the next sync; a link set down to
  * tell a silent host the link again is set up again even when the first
  * try is refused. The mDNS helpers' command lines: the name and each
  * service on one link's interface only (gadgetd-mdns --interface), the
@@ -25,7 +25,7 @@
 #include "config.h"
 #include "loop.h"
 #include "mdns.h"
-#include "netlink.h"
+#include "usblink.h"
 #include "netcfg.h"
 #include "netproc.h"
 #include "rtnl.h"
@@ -142,8 +142,8 @@ struct fixture {
 	struct loop *loop;
 	struct config cfg;
 	char dir[64];
-	struct netlink *nl;
-	struct netlink_want want;
+	struct usblink *nl;
+	struct usblink_want want;
 };
 
 static int setup(void **state)
@@ -151,12 +151,12 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	assert_non_null(f);
-	snprintf(f->dir, sizeof(f->dir), "/tmp/test_netlink.XXXXXX");
+	snprintf(f->dir, sizeof(f->dir), "/tmp/test_usblink.XXXXXX");
 	assert_non_null(mkdtemp(f->dir));
 	f->cfg.run_dir = f->dir;
 	f->loop = loop_new();
 	assert_non_null(f->loop);
-	f->nl = netlink_new(f->loop, &f->cfg);
+	f->nl = usblink_new(f->loop, &f->cfg);
 	assert_non_null(f->nl);
 	snprintf(f->want.function, sizeof(f->want.function), "ncm");
 	/* No such interface: its sysfs counters read as 0, no carrier. */
@@ -176,7 +176,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[128];
 
-	netlink_free(f->nl);
+	usblink_free(f->nl);
 	loop_free(f->loop);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
 	assert_int_equal(system(cmd), 0);
@@ -208,7 +208,7 @@ static void test_refused_address_tried_again(void **state)
 	struct fixture *f = *state;
 
 	fake_add_fail = 3;
-	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	usblink_sync(f->nl, &f->want, 1, NULL, 0);
 	assert_int_equal(fake_add_calls, 1);
 	assert_false(fake_has_addr);
 	/* A tick (300 ms) each: the fourth try takes. */
@@ -226,17 +226,17 @@ static void test_refused_address_given_up(void **state)
 	struct fixture *f = *state;
 
 	fake_add_fail = 1000;
-	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	usblink_sync(f->nl, &f->want, 1, NULL, 0);
 	run_until_adds(f, 10);
-	/* NETLINK_SET_TRIES (10) in all, then no more... */
+	/* USBLINK_SET_TRIES (10) in all, then no more... */
 	assert_int_equal(fake_add_calls, 10);
 	run_ms(f, 700);
 	assert_int_equal(fake_add_calls, 10);
 	assert_false(fake_has_addr);
 	/* ...until the link is wanted afresh. */
 	fake_add_fail = 0;
-	netlink_sync(f->nl, NULL, 0, NULL, 0);
-	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	usblink_sync(f->nl, NULL, 0, NULL, 0);
+	usblink_sync(f->nl, &f->want, 1, NULL, 0);
 	assert_int_equal(fake_add_calls, 11);
 	assert_true(fake_has_addr);
 }
@@ -249,22 +249,22 @@ static void test_mdns_name_on_its_link(void **state)
 	struct fixture *f = *state;
 
 	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
-	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	usblink_sync(f->nl, &f->want, 1, NULL, 0);
 	assert_int_equal(fake_starts, 1);
 	assert_string_equal(fake_argv[0], HELPER " --interface gdtest9 --address "
 			    "gadgetd.local 192.168.77.2");
 	assert_string_equal(fake_ready[0], MDNS_READY_TEXT);
 	/* No name: no helper. */
-	netlink_sync(f->nl, NULL, 0, NULL, 0);
+	usblink_sync(f->nl, NULL, 0, NULL, 0);
 	f->want.nc.mdns[0] = '\0';
 	fake_starts = 0;
-	netlink_sync(f->nl, &f->want, 1, NULL, 0);
+	usblink_sync(f->nl, &f->want, 1, NULL, 0);
 	assert_int_equal(fake_starts, 0);
 }
 
-static struct netlink_service adb_service(const char *iface)
+static struct usblink_service adb_service(const char *iface)
 {
-	struct netlink_service s = { .function = "adb", .type = "_adb._tcp", .port = 5555 };
+	struct usblink_service s = { .function = "adb", .type = "_adb._tcp", .port = 5555 };
 
 	snprintf(s.iface, sizeof(s.iface), "%s", iface);
 	return s;
@@ -280,24 +280,24 @@ static void test_service_on_the_named_link(void **state)
 {
 	struct fixture *f = *state;
 	const char *ifaces[] = { "", "*" };
-	struct netlink_service s;
+	struct usblink_service s;
 	unsigned i;
 
 	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
 	for (i = 0; i < 2; i++) {
 		s = adb_service(ifaces[i]);
 		fake_starts = 0;
-		netlink_sync(f->nl, &f->want, 1, &s, 1);
-		netlink_sync(f->nl, &f->want, 1, &s, 1);
+		usblink_sync(f->nl, &f->want, 1, &s, 1);
+		usblink_sync(f->nl, &f->want, 1, &s, 1);
 		assert_int_equal(started("--service"), 1);
 		assert_int_equal(started(ADB_ON_GDTEST9), 1);
 		assert_string_equal(fake_ready[fake_starts - 1], MDNS_READY_TEXT);
-		netlink_sync(f->nl, NULL, 0, NULL, 0);
+		usblink_sync(f->nl, NULL, 0, NULL, 0);
 	}
 	/* No name on the link: not announced. */
 	f->want.nc.mdns[0] = '\0';
 	fake_starts = 0;
-	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	usblink_sync(f->nl, &f->want, 1, &s, 1);
 	assert_int_equal(fake_starts, 0);
 }
 
@@ -307,15 +307,15 @@ static void test_service_on_the_named_link(void **state)
 static void test_service_on_its_interface_only(void **state)
 {
 	struct fixture *f = *state;
-	struct netlink_service s = adb_service("wlan0");
+	struct usblink_service s = adb_service("wlan0");
 
 	snprintf(f->want.nc.mdns, sizeof(f->want.nc.mdns), "gadgetd");
-	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	usblink_sync(f->nl, &f->want, 1, &s, 1);
 	assert_int_equal(started("--address"), 1);
 	assert_int_equal(started("--service"), 0);
 	/* The same set with tcp_interface = "gdtest9". */
 	s = adb_service("gdtest9");
-	netlink_sync(f->nl, &f->want, 1, &s, 1);
+	usblink_sync(f->nl, &f->want, 1, &s, 1);
 	assert_int_equal(started("--service"), 1);
 	assert_int_equal(started(ADB_ON_GDTEST9), 1);
 }
@@ -325,15 +325,15 @@ static void test_service_on_its_interface_only(void **state)
 static void test_service_on_the_second_link(void **state)
 {
 	struct fixture *f = *state;
-	struct netlink_want want[2] = { f->want, f->want };
-	struct netlink_service s = adb_service("gdtest8");
+	struct usblink_want want[2] = { f->want, f->want };
+	struct usblink_service s = adb_service("gdtest8");
 
 	snprintf(want[0].nc.mdns, sizeof(want[0].nc.mdns), "gadgetd");
 	snprintf(want[1].function, sizeof(want[1].function), "rndis");
 	snprintf(want[1].ifname, sizeof(want[1].ifname), "gdtest8");
 	snprintf(want[1].nc.mdns, sizeof(want[1].nc.mdns), "board2");
 	want[1].nc.addr.s_addr = htonl(0xc0a84e02); /* 192.168.78.2 */
-	netlink_sync(f->nl, want, 2, &s, 1);
+	usblink_sync(f->nl, want, 2, &s, 1);
 	assert_int_equal(started(HELPER " --interface gdtest9 --address gadgetd.local "
 				 "192.168.77.2"), 1);
 	assert_int_equal(started(HELPER " --interface gdtest8 --address board2.local "

@@ -1,8 +1,8 @@
 /*
- * netlink: live links, each its address, its dnsmasq and its
+ * usblink: live links, each its address, its dnsmasq and its
  * gadgetd-mdns; synced to what gadgetd wants, cleaned after a crash.
  */
-#include "netlink.h"
+#include "usblink.h"
 #include "config.h"
 #include "log.h"
 #include "loop.h"
@@ -18,22 +18,22 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The host's carrier watch (netlink_watch_link): a tick, the ticks of
+/* The host's carrier watch (usblink_watch_link): a tick, the ticks of
  * silence before the first poke (doubling after each), and how many. */
-#define NETLINK_TICK_MS 300
-#define NETLINK_QUIET_TICKS 7u
-#define NETLINK_POKES 3
+#define USBLINK_TICK_MS 300
+#define USBLINK_QUIET_TICKS 7u
+#define USBLINK_POKES 3
 /* rtnetlink refusing the address or the link's state: tried again each
  * tick, this many times in all (3 s), before gadgetd gives up on the link
  * until the next switch. One refusal must not leave a link without its
  * address for good. */
-#define NETLINK_SET_TRIES 10
+#define USBLINK_SET_TRIES 10
 
-struct netlink_link {
-	struct netlink_want w;
+struct usblink_link {
+	struct usblink_want w;
 	bool addr_set;
 	struct netproc *dhcp, *mdns;
-	/* The host's connect notification (netlink_watch): watched until
+	/* The host's connect notification (usblink_watch): watched until
 	 * the host sends a packet; rx_packets at the start, ticks since the
 	 * last look or poke, pokes so far, and down for one tick. */
 	bool watched, down;
@@ -44,35 +44,35 @@ struct netlink_link {
 };
 
 /* The mDNS helper (mdns.h). */
-#define NETLINK_MDNS_HELPER LIBEXECDIR "/gadgetd-mdns"
+#define USBLINK_MDNS_HELPER LIBEXECDIR "/gadgetd-mdns"
 
 /* A service wanted: what it is, the host name it points at and the
  * interface it is announced on ("" for both: not announced). */
-struct netlink_announced {
-	struct netlink_service s;
+struct usblink_announced {
+	struct usblink_service s;
 	char host[NETCFG_MDNS_MAX + 8];
 	char ifname[NETCFG_IFNAME_MAX];
 	struct netproc *proc;
 };
 
-struct netlink {
+struct usblink {
 	struct loop *loop;
 	const struct config *cfg;
 	struct loop_watch *watch_timer;
 	unsigned n, n_svc;
-	struct netlink_link links[PROFILE_MAX_FUNCTIONS];
-	struct netlink_announced svc[PROFILE_MAX_FUNCTIONS];
+	struct usblink_link links[PROFILE_MAX_FUNCTIONS];
+	struct usblink_announced svc[PROFILE_MAX_FUNCTIONS];
 };
 
 /* run_dir/net-FUNCTION + suffix. */
-static void netlink_path(const struct netlink *nl, const char *function,
+static void usblink_path(const struct usblink *nl, const char *function,
 			 const char *suffix, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/net-%s%s", nl->cfg->run_dir, function, suffix);
 }
 
 /* What a crashed gadgetd left in run_dir: helpers and addresses. */
-static void netlink_clean(struct netlink *nl)
+static void usblink_clean(struct usblink *nl)
 {
 	DIR *d = opendir(nl->cfg->run_dir);
 	struct dirent *de;
@@ -111,19 +111,19 @@ static void netlink_clean(struct netlink *nl)
 		closedir(d);
 }
 
-struct netlink *netlink_new(struct loop *l, const struct config *cfg)
+struct usblink *usblink_new(struct loop *l, const struct config *cfg)
 {
-	struct netlink *nl = calloc(1, sizeof(*nl));
+	struct usblink *nl = calloc(1, sizeof(*nl));
 
 	if (!nl)
 		return NULL;
 	nl->loop = l;
 	nl->cfg = cfg;
-	netlink_clean(nl);
+	usblink_clean(nl);
 	return nl;
 }
 
-static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
+static void usblink_start_dhcp(struct usblink *nl, struct usblink_link *k)
 {
 	const struct netcfg *nc = &k->w.nc;
 	char host[INET_ADDRSTRLEN], mask[INET_ADDRSTRLEN], other[INET_ADDRSTRLEN];
@@ -139,7 +139,7 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 	inet_ntop(AF_INET, &m, mask, sizeof(mask));
 	snprintf(iface, sizeof(iface), "--interface=%s", k->w.ifname);
 	snprintf(range, sizeof(range), "--dhcp-range=%s,%s,%s,12h", host, host, mask);
-	netlink_path(nl, k->w.function, ".leases", leases, sizeof(leases));
+	usblink_path(nl, k->w.function, ".leases", leases, sizeof(leases));
 	snprintf(lease_arg, sizeof(lease_arg), "--dhcp-leasefile=%s", leases);
 	/* By default neither a gateway nor a DNS server: option 3 and 6
 	 * given empty are not sent, so the host keeps its own routes. */
@@ -157,7 +157,7 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
 	/* A new link may have a new host (host_addr is random per function):
 	 * the single address must not stay leased to the last one. */
 	unlink(leases);
-	netlink_path(nl, k->w.function, "-dnsmasq.pid", pid, sizeof(pid));
+	usblink_path(nl, k->w.function, "-dnsmasq.pid", pid, sizeof(pid));
 	snprintf(what, sizeof(what), "%s: dhcp", k->w.function);
 	k->dhcp = netproc_start(nl->loop, nl->cfg, what, argv, pid, NULL);
 }
@@ -170,30 +170,30 @@ static void netlink_start_dhcp(struct netlink *nl, struct netlink_link *k)
  * is then started again (netproc.h). Probing takes under a second; 5 s
  * leaves room for a loaded board (2 s seen under TCG).
  */
-static const struct netproc_ready netlink_mdns_ready = {
+static const struct netproc_ready usblink_mdns_ready = {
 	.text = MDNS_READY_TEXT,
 	.ms = 5000,
 };
 
 /* NAME.local on the link's own interface only: its address is reachable
  * there and nowhere else, so the board's LAN must not learn it. */
-static void netlink_start_mdns(struct netlink *nl, struct netlink_link *k)
+static void usblink_start_mdns(struct usblink *nl, struct usblink_link *k)
 {
 	char name[NETCFG_MDNS_MAX + 8], addr[INET_ADDRSTRLEN], pid[4200], what[64];
-	char *argv[] = { NETLINK_MDNS_HELPER, "--interface", k->w.ifname, "--address",
+	char *argv[] = { USBLINK_MDNS_HELPER, "--interface", k->w.ifname, "--address",
 			 name, addr, NULL };
 
 	snprintf(name, sizeof(name), "%s.local", k->w.nc.mdns);
 	inet_ntop(AF_INET, &k->w.nc.addr, addr, sizeof(addr));
-	netlink_path(nl, k->w.function, "-mdns.pid", pid, sizeof(pid));
+	usblink_path(nl, k->w.function, "-mdns.pid", pid, sizeof(pid));
 	snprintf(what, sizeof(what), "%s: mdns", k->w.function);
 	log_info("function %s: announcing %s over mDNS on %s only", k->w.function, name,
 		 k->w.ifname);
-	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
+	k->mdns = netproc_start(nl->loop, nl->cfg, what, argv, pid, &usblink_mdns_ready);
 }
 
 /* IPv6 link-local comes with the interface unless it is disabled. */
-static void netlink_ipv6_on(const char *ifname)
+static void usblink_ipv6_on(const char *ifname)
 {
 	char path[128];
 	FILE *f;
@@ -207,12 +207,12 @@ static void netlink_ipv6_on(const char *ifname)
 		log_warn("%s: cannot enable IPv6 (%s)", ifname, path);
 }
 
-static void netlink_record(const struct netlink *nl, const struct netlink_link *k)
+static void usblink_record(const struct usblink *nl, const struct usblink_link *k)
 {
 	char path[4200], a[INET_ADDRSTRLEN];
 	FILE *f;
 
-	netlink_path(nl, k->w.function, ".addr", path, sizeof(path));
+	usblink_path(nl, k->w.function, ".addr", path, sizeof(path));
 	f = fopen(path, "we");
 	if (!f) {
 		log_warn("cannot write %s", path);
@@ -237,10 +237,10 @@ static void netlink_record(const struct netlink *nl, const struct netlink_link *
  * selected the data interface (the board's carrier is on) and sends
  * nothing, not even IPv6's first packets. Then the board's side is set
  * down and, a tick later, up again: "disconnected" and "connected" reach
- * the host NETLINK_TICK_MS apart, which it handles. A host that has not
+ * the host USBLINK_TICK_MS apart, which it handles. A host that has not
  * opened its interface yet costs nothing: the notifications wait for it.
  */
-static unsigned long long netlink_sysfs_ull(const char *ifname, const char *attr)
+static unsigned long long usblink_sysfs_ull(const char *ifname, const char *attr)
 {
 	char path[128];
 	unsigned long long v = 0;
@@ -256,18 +256,18 @@ static unsigned long long netlink_sysfs_ull(const char *ifname, const char *attr
 	return v;
 }
 
-static void netlink_watch_arm(struct netlink *nl);
-static bool netlink_up(struct netlink *nl, struct netlink_link *k);
+static void usblink_watch_arm(struct usblink *nl);
+static bool usblink_up(struct usblink *nl, struct usblink_link *k);
 
 /* One link's tick: true while it stays watched. */
-static bool netlink_watch_link(struct netlink_link *k)
+static bool usblink_watch_link(struct usblink_link *k)
 {
 	const char *ifn = k->w.ifname;
 
 	if (k->down) {
 		int r = rtnl_link_up(ifn);
 
-		if (r < 0 && ++k->tries < NETLINK_SET_TRIES)
+		if (r < 0 && ++k->tries < USBLINK_SET_TRIES)
 			return true; /* the next tick tries again */
 		if (r < 0)
 			log_warnx("function %s: cannot set %s up again: %s", k->w.function,
@@ -276,12 +276,12 @@ static bool netlink_watch_link(struct netlink_link *k)
 		k->tries = 0;
 		return true;
 	}
-	if (netlink_sysfs_ull(ifn, "statistics/rx_packets") != k->rx0)
+	if (usblink_sysfs_ull(ifn, "statistics/rx_packets") != k->rx0)
 		return false; /* the host talks: its carrier is on */
-	if (!netlink_sysfs_ull(ifn, "carrier") ||
-	    ++k->ticks < NETLINK_QUIET_TICKS << k->pokes)
+	if (!usblink_sysfs_ull(ifn, "carrier") ||
+	    ++k->ticks < USBLINK_QUIET_TICKS << k->pokes)
 		return true;
-	if (k->pokes == NETLINK_POKES)
+	if (k->pokes == USBLINK_POKES)
 		return false;
 	k->ticks = 0;
 	k->pokes++;
@@ -291,82 +291,82 @@ static bool netlink_watch_link(struct netlink_link *k)
 	return true;
 }
 
-static void netlink_watch_tick(struct loop_watch *w, void *data)
+static void usblink_watch_tick(struct loop_watch *w, void *data)
 {
-	struct netlink *nl = data;
+	struct usblink *nl = data;
 	unsigned i;
 
 	loop_watch_remove(w);
 	nl->watch_timer = NULL;
 	for (i = 0; i < nl->n; i++) {
-		struct netlink_link *k = &nl->links[i];
+		struct usblink_link *k = &nl->links[i];
 
-		if (!k->addr_set && k->tries && k->tries < NETLINK_SET_TRIES)
-			netlink_up(nl, k);
+		if (!k->addr_set && k->tries && k->tries < USBLINK_SET_TRIES)
+			usblink_up(nl, k);
 		else if (k->watched)
-			k->watched = netlink_watch_link(k);
+			k->watched = usblink_watch_link(k);
 	}
-	netlink_watch_arm(nl);
+	usblink_watch_arm(nl);
 }
 
 /* A link still to set up, or still watched. */
-static bool netlink_ticking(const struct netlink_link *k)
+static bool usblink_ticking(const struct usblink_link *k)
 {
-	return k->watched || (!k->addr_set && k->tries && k->tries < NETLINK_SET_TRIES);
+	return k->watched || (!k->addr_set && k->tries && k->tries < USBLINK_SET_TRIES);
 }
 
-static void netlink_watch_arm(struct netlink *nl)
+static void usblink_watch_arm(struct usblink *nl)
 {
 	unsigned i;
 
-	for (i = 0; i < nl->n && !netlink_ticking(&nl->links[i]); i++)
+	for (i = 0; i < nl->n && !usblink_ticking(&nl->links[i]); i++)
 		;
 	if (i < nl->n && !nl->watch_timer)
-		nl->watch_timer = loop_add_timer(nl->loop, NETLINK_TICK_MS,
-						 netlink_watch_tick, nl);
+		nl->watch_timer = loop_add_timer(nl->loop, USBLINK_TICK_MS,
+						 usblink_watch_tick, nl);
 }
 
 /* The address on the link and the link up: true once both are; else
- * tried again from the watch's tick (netlink_watch_tick). */
-static bool netlink_up(struct netlink *nl, struct netlink_link *k)
+ * tried again from the watch's tick (usblink_watch_tick). */
+static bool usblink_up(struct usblink *nl, struct usblink_link *k)
 {
 	char a[INET_ADDRSTRLEN];
 	int r;
 
 	inet_ntop(AF_INET, &k->w.nc.addr, a, sizeof(a));
 	if (!k->tries)
-		netlink_ipv6_on(k->w.ifname);
+		usblink_ipv6_on(k->w.ifname);
 	r = rtnl_addr_add(k->w.ifname, k->w.nc.addr, k->w.nc.prefix);
 	if (!r)
 		r = rtnl_link_up(k->w.ifname);
 	if (r < 0) {
 		k->tries++;
-		if (k->tries == 1 || k->tries == NETLINK_SET_TRIES)
+		if (k->tries == 1 || k->tries == USBLINK_SET_TRIES)
 			log_warnx("function %s: cannot set %s/%u on %s: %s%s", k->w.function,
 				  a, k->w.nc.prefix, k->w.ifname, strerror(-r),
 				  k->tries == 1 ? "; trying again" :
 				  "; given up until the next switch");
-		if (k->tries < NETLINK_SET_TRIES)
-			netlink_watch_arm(nl);
+		if (k->tries < USBLINK_SET_TRIES)
+			usblink_watch_arm(nl);
 		return false;
 	}
 	k->tries = 0;
 	k->addr_set = true;
 	k->watched = true;
-	k->rx0 = netlink_sysfs_ull(k->w.ifname, "statistics/rx_packets");
-	netlink_watch_arm(nl);
-	netlink_record(nl, k);
+	k->rx0 = usblink_sysfs_ull(k->w.ifname, "statistics/rx_packets");
+	usblink_watch_arm(nl);
+	usblink_record(nl, k);
 	log_info("function %s: %s has %s/%u%s%s%s", k->w.function, k->w.ifname, a,
 		 k->w.nc.prefix, k->w.nc.dhcp ? ", DHCP for the host" : "",
 		 k->w.nc.mdns[0] ? ", mDNS name " : "", k->w.nc.mdns);
 	if (k->w.nc.dhcp)
-		netlink_start_dhcp(nl, k);
+		usblink_start_dhcp(nl, k);
 	if (k->w.nc.mdns[0])
-		netlink_start_mdns(nl, k);
+		usblink_start_mdns(nl, k);
 	return true;
 }
 
-static void netlink_down(struct netlink *nl, struct netlink_link *k, bool now)
+static void usblink_down(struct usblink *nl, struct usblink_link *k, bool now)
 {
 	char path[4200];
 	int r;
@@ -387,13 +387,13 @@ static void netlink_down(struct netlink *nl, struct netlink_link *k, bool now)
 		else
 			log_info("function %s: %s is down", k->w.function, k->w.ifname);
 	}
-	netlink_path(nl, k->w.function, ".addr", path, sizeof(path));
+	usblink_path(nl, k->w.function, ".addr", path, sizeof(path));
 	unlink(path);
-	netlink_path(nl, k->w.function, ".leases", path, sizeof(path));
+	usblink_path(nl, k->w.function, ".leases", path, sizeof(path));
 	unlink(path);
 }
 
-static bool netlink_same(const struct netlink_want *a, const struct netlink_want *b)
+static bool usblink_same(const struct usblink_want *a, const struct usblink_want *b)
 {
 	return !strcmp(a->function, b->function) && !strcmp(a->ifname, b->ifname) &&
 	       !memcmp(&a->nc, &b->nc, sizeof(a->nc));
@@ -409,10 +409,10 @@ static bool netlink_same(const struct netlink_want *a, const struct netlink_want
  * interface (wlan0), nowhere: the service listens on no USB link.
  * true with host ("gadgetd.local") and ifname set.
  */
-static bool netlink_service_where(const struct netlink *nl, const struct netlink_service *s,
+static bool usblink_service_where(const struct usblink *nl, const struct usblink_service *s,
 				  char *host, size_t hsize, char *ifname, size_t isize)
 {
-	const struct netlink_link *k;
+	const struct usblink_link *k;
 	unsigned i;
 
 	for (i = 0; i < nl->n; i++) {
@@ -428,11 +428,11 @@ static bool netlink_service_where(const struct netlink *nl, const struct netlink
 	return false;
 }
 
-/* The service on its link's interface only (netlink_service_where). */
-static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
+/* The service on its link's interface only (usblink_service_where). */
+static void usblink_announce(struct usblink *nl, struct usblink_announced *a)
 {
 	char name[PROFILE_NAME_MAX + NETCFG_MDNS_MAX + 2], port[16], pid[4200], what[96];
-	char *argv[] = { NETLINK_MDNS_HELPER, "--interface", a->ifname, "--service", name,
+	char *argv[] = { USBLINK_MDNS_HELPER, "--interface", a->ifname, "--service", name,
 			 a->s.type, port, "--host", a->host, NULL };
 	size_t n = strcspn(a->host, ".");
 
@@ -443,36 +443,36 @@ static void netlink_announce(struct netlink *nl, struct netlink_announced *a)
 	snprintf(what, sizeof(what), "%s: mdns %s", a->s.function, a->s.type);
 	log_info("%s: announcing %s on port %u as %s over mDNS on %s only", a->s.function,
 		 a->s.type, a->s.port, a->host, a->ifname);
-	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid, &netlink_mdns_ready);
+	a->proc = netproc_start(nl->loop, nl->cfg, what, argv, pid, &usblink_mdns_ready);
 }
 
-static bool netlink_service_same(const struct netlink_service *a,
-				 const struct netlink_service *b)
+static bool usblink_service_same(const struct usblink_service *a,
+				 const struct usblink_service *b)
 {
 	return !strcmp(a->function, b->function) && !strcmp(a->type, b->type) &&
 	       a->port == b->port && !strcmp(a->iface, b->iface);
 }
 
 /* Service s, wanted, is where a says (announced there, or nowhere). */
-static bool netlink_service_kept(const struct netlink *nl, const struct netlink_announced *a,
-				 const struct netlink_service *s)
+static bool usblink_service_kept(const struct usblink *nl, const struct usblink_announced *a,
+				 const struct usblink_service *s)
 {
 	char host[NETCFG_MDNS_MAX + 8], ifname[NETCFG_IFNAME_MAX];
 
-	if (!netlink_service_where(nl, s, host, sizeof(host), ifname, sizeof(ifname)))
+	if (!usblink_service_where(nl, s, host, sizeof(host), ifname, sizeof(ifname)))
 		return !a->host[0];
 	return !strcmp(a->host, host) && !strcmp(a->ifname, ifname);
 }
 
-static void netlink_service_add(struct netlink *nl, const struct netlink_service *s)
+static void usblink_service_add(struct usblink *nl, const struct usblink_service *s)
 {
-	struct netlink_announced *a = &nl->svc[nl->n_svc++];
+	struct usblink_announced *a = &nl->svc[nl->n_svc++];
 
 	memset(a, 0, sizeof(*a));
 	a->s = *s;
-	if (netlink_service_where(nl, s, a->host, sizeof(a->host), a->ifname,
+	if (usblink_service_where(nl, s, a->host, sizeof(a->host), a->ifname,
 				  sizeof(a->ifname)))
-		netlink_announce(nl, a);
+		usblink_announce(nl, a);
 	else if (s->iface[0] && strcmp(s->iface, "*"))
 		log_info("%s: %s on port %u is not announced over mDNS: it listens on %s "
 			 "only, which is not a USB link with an mDNS name", s->function,
@@ -480,16 +480,16 @@ static void netlink_service_add(struct netlink *nl, const struct netlink_service
 }
 
 /* The services wanted, each announced while a link it listens on has a
- * name (netlink_service_where). */
-static void netlink_sync_services(struct netlink *nl, const struct netlink_service *svc,
+ * name (usblink_service_where). */
+static void usblink_sync_services(struct usblink *nl, const struct usblink_service *svc,
 				  unsigned n)
 {
 	unsigned i, j;
 
 	for (i = 0; i < nl->n_svc;) {
-		for (j = 0; j < n && !netlink_service_same(&nl->svc[i].s, &svc[j]); j++)
+		for (j = 0; j < n && !usblink_service_same(&nl->svc[i].s, &svc[j]); j++)
 			;
-		if (j < n && netlink_service_kept(nl, &nl->svc[i], &svc[j])) {
+		if (j < n && usblink_service_kept(nl, &nl->svc[i], &svc[j])) {
 			i++;
 			continue;
 		}
@@ -500,41 +500,41 @@ static void netlink_sync_services(struct netlink *nl, const struct netlink_servi
 		nl->svc[i] = nl->svc[--nl->n_svc];
 	}
 	for (j = 0; j < n && nl->n_svc < PROFILE_MAX_FUNCTIONS; j++) {
-		for (i = 0; i < nl->n_svc && !netlink_service_same(&nl->svc[i].s, &svc[j]); i++)
+		for (i = 0; i < nl->n_svc && !usblink_service_same(&nl->svc[i].s, &svc[j]); i++)
 			;
 		if (i == nl->n_svc)
-			netlink_service_add(nl, &svc[j]);
+			usblink_service_add(nl, &svc[j]);
 	}
 }
 
-void netlink_sync(struct netlink *nl, const struct netlink_want *want, unsigned n,
-		  const struct netlink_service *svc, unsigned n_svc)
+void usblink_sync(struct usblink *nl, const struct usblink_want *want, unsigned n,
+		  const struct usblink_service *svc, unsigned n_svc)
 {
 	unsigned i, j;
 
 	for (i = 0; i < nl->n;) {
-		for (j = 0; j < n && !netlink_same(&nl->links[i].w, &want[j]); j++)
+		for (j = 0; j < n && !usblink_same(&nl->links[i].w, &want[j]); j++)
 			;
 		if (j < n) {
 			i++;
 			continue;
 		}
-		netlink_down(nl, &nl->links[i], false);
+		usblink_down(nl, &nl->links[i], false);
 		nl->links[i] = nl->links[--nl->n];
 	}
 	for (j = 0; j < n && nl->n < PROFILE_MAX_FUNCTIONS; j++) {
-		for (i = 0; i < nl->n && !netlink_same(&nl->links[i].w, &want[j]); i++)
+		for (i = 0; i < nl->n && !usblink_same(&nl->links[i].w, &want[j]); i++)
 			;
 		if (i < nl->n)
 			continue;
 		memset(&nl->links[nl->n], 0, sizeof(nl->links[nl->n]));
 		nl->links[nl->n].w = want[j];
-		netlink_up(nl, &nl->links[nl->n++]);
+		usblink_up(nl, &nl->links[nl->n++]);
 	}
-	netlink_sync_services(nl, svc, n_svc);
+	usblink_sync_services(nl, svc, n_svc);
 }
 
-void netlink_free(struct netlink *nl)
+void usblink_free(struct usblink *nl)
 {
 	unsigned i;
 
@@ -544,11 +544,11 @@ void netlink_free(struct netlink *nl)
 	for (i = 0; i < nl->n_svc; i++)
 		netproc_kill(nl->svc[i].proc);
 	for (i = 0; i < nl->n; i++)
-		netlink_down(nl, &nl->links[i], true);
+		usblink_down(nl, &nl->links[i], true);
 	free(nl);
 }
 
-unsigned netlink_ifaces(const struct netlink *nl, const char **names, unsigned max)
+unsigned usblink_ifaces(const struct usblink *nl, const char **names, unsigned max)
 {
 	unsigned i, n = 0;
 
