@@ -426,21 +426,28 @@ static void test_event(void **state)
 	assert_true(wait_changed(f, ":State "));
 }
 
+/* adb up, and "adb keys" sent and waiting for its plugin; r gets the
+ * reply. */
+static void command_waiting(struct fixture *f, struct test_reply *r)
+{
+	sd_bus_message *m = call(f, "Switch", "s", "acm,adb");
+
+	assert_string_equal(error_name(m), "");
+	sd_bus_message_unref(m);
+	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
+					     "Command", on_reply, r, "sas", "adb", 1,
+					     "keys") >= 0);
+	WAIT_UNTIL(fake_commands_pending(), pump(f));
+	assert_int_equal(fake_commands_pending(), 1);
+}
+
 static void test_command(void **state)
 {
 	struct fixture *f = *state;
 	struct test_reply r = { 0 };
 	const char *s;
-	sd_bus_message *m;
 
-	m = call(f, "Switch", "s", "acm,adb");
-	assert_string_equal(error_name(m), "");
-	sd_bus_message_unref(m);
-	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
-					     "Command", on_reply, &r, "sas", "adb", 1,
-					     "keys") >= 0);
-	WAIT_UNTIL(fake_commands_pending(), pump(f));
-	assert_int_equal(fake_commands_pending(), 1);
+	command_waiting(f, &r);
 	fake_command_reply(0, "no keys\n");
 	WAIT_UNTIL(r.done, pump(f));
 	assert_true(r.done);
@@ -457,14 +464,7 @@ static void test_command_busy(void **state)
 	struct test_reply r = { 0 };
 	sd_bus_message *m;
 
-	m = call(f, "Switch", "s", "acm,adb");
-	assert_string_equal(error_name(m), "");
-	sd_bus_message_unref(m);
-	assert_true(sd_bus_call_method_async(f->cli, NULL, TEST_DEST, TEST_PATH, TEST_IFACE,
-					     "Command", on_reply, &r, "sas", "adb", 1,
-					     "keys") >= 0);
-	WAIT_UNTIL(fake_commands_pending(), pump(f));
-	assert_int_equal(fake_commands_pending(), 1);
+	command_waiting(f, &r);
 	m = call(f, "Command", "sas", "adb", 1, "keys");
 	assert_string_equal(error_name(m), "org.gadgetd1.Error.Busy");
 	assert_non_null(strstr(sd_bus_message_get_error(m)->message,
