@@ -4,9 +4,7 @@
 #   tests/lint/layout-doc-selftest.sh
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail=0
+. "$here/expect.sh"
 
 # good DIR: a tree and a layout.md that names it right: folders, files
 # alone and with their path, a glob, a man page, a link, an installed
@@ -45,7 +43,6 @@ run() {
 	out=$("$here/layout-doc.sh" "$t/tree" 2>&1)
 	rc=$?
 }
-. "$here/expect.sh"
 doc=$t/tree/docs/layout.md
 # add TEXT: a last line for the page; its number is $line.
 add() {

@@ -5,9 +5,7 @@
 #   tests/lint/plugin-names-selftest.sh
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail=0
+. "$here/expect.sh"
 
 # tree BODY: a tree with plugins adb and hid and gadgetd/x.c holding BODY.
 tree() {
@@ -22,7 +20,6 @@ run() {
 	out=$(python3 "$here/plugin-names.py" "$t/tree" 2>&1)
 	rc=$?
 }
-. "$here/expect.sh"
 
 tree '/* "adb" in a comment */
 // and "adb" here

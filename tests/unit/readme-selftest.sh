@@ -6,9 +6,7 @@ set -u
 ctl=${1:?usage: readme-selftest.sh GADGETCTL}
 case $ctl in /*) ;; *) ctl=$(pwd)/$ctl ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-fail=0
+. "$here/../lint/expect.sh"
 
 # good DIR: a README with a link into docs/ (with a heading), a checked
 # path, a profile example; docs/a.md links back.
@@ -47,7 +45,6 @@ run() {
 	out=$("$here/readme.sh" "$t/tree" "$ctl" 2>&1)
 	rc=$?
 }
-. "$here/../lint/expect.sh"
 
 good "$t/tree"
 expect_ok "a good tree passes"
