@@ -9,10 +9,10 @@
  * status then says nothing. The struct child is gone when the function
  * returns.
  *
- * Used by the supervisor (gadgetd's plugin workers) and netproc (its
- * network helpers), so that gadgetd has no SIGCHLD handler and no
- * waitpid(-1); the pidfd works under qemu-user too, as the ARM checks run
- * the unit tests.
+ * Used by the supervisor (gadgetd's plugin workers), netproc (its
+ * network helpers) and a worker's spawner (adb's shells), so that no
+ * process of gadgetd's has a SIGCHLD handler or a waitpid(-1); the pidfd
+ * works under qemu-user too, as the ARM checks run the unit tests.
  */
 #ifndef GADGETD_CHILD_H
 #define GADGETD_CHILD_H

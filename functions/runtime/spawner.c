@@ -3,12 +3,12 @@
  * a seccomp-filtered worker (see spawner.h for the protocol).
  */
 #include "spawner.h"
+#include "child.h"
 #include "log.h"
 #include "loop.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pty.h>
 #include <pwd.h>
 #include <signal.h>
@@ -16,7 +16,6 @@
 #include <sys/epoll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -108,9 +107,20 @@ int spawner_req_parse(const uint8_t *buf, size_t len, struct spawner_cmd *c)
 
 /* ---- the spawner process ---- */
 
+/* A program started and not yet reaped: its pidfd's watch (NULL: a free
+ * slot) and the write end of its status pipe. */
 struct spawner_kid {
-	pid_t pid;
+	struct child *child;
 	int status_w;
+};
+
+/* The spawner's own state, on its own loop: nothing of the worker's. */
+struct spawner_server {
+	const struct spawner_cfg *cfg;
+	struct loop *loop;
+	struct loop_watch *sock; /* owns the request socket */
+	struct spawner_kid kids[SPAWNER_MAX_CHILDREN];
+	uint8_t buf[SPAWNER_MSG_MAX + 1];
 };
 
 static void spawner_child_env(const char *shell, const struct spawner_cmd *c)
@@ -263,98 +273,133 @@ static void spawner_reply(int fd, int32_t err, pid_t pid, const int *fds,
 	(void)!sendmsg(fd, &mh, MSG_NOSIGNAL);
 }
 
-static void spawner_request(const struct spawner_cfg *cfg, int fd,
-			    const uint8_t *buf, size_t len,
-			    struct spawner_kid *kids)
+/* The kid's end, from the loop: its wait status goes to the worker as
+ * before, then EOF. Nothing else here reaps, so the status is known; were
+ * it not, the worker reads EOF alone, as when the spawner is gone. */
+static void spawner_kid_exited(int status, bool known, void *data)
 {
+	struct spawner_kid *kid = data;
+
+	if (known)
+		(void)!write(kid->status_w, &status, sizeof(status));
+	close(kid->status_w);
+	kid->status_w = -1;
+	kid->child = NULL;
+}
+
+/* A program forked but not watched: end it now, before the worker hears
+ * of it. */
+static void spawner_unfork(pid_t pid, int *give, unsigned n_give, int status_w)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	spawner_close_all(give, n_give);
+	close(status_w);
+}
+
+static void spawner_request(struct spawner_server *s, int fd,
+			    const uint8_t *buf, size_t len)
+{
+	struct spawner_kid *kid = NULL;
 	struct spawner_cmd c;
 	int give[4], status_w = -1, r;
 	unsigned i, n_give = 0;
 	pid_t pid = 0;
 
 	r = spawner_req_parse(buf, len, &c);
-	if (!r && c.reboot && !cfg->reboot)
+	if (!r && c.reboot && !s->cfg->reboot)
 		r = -EPERM;
-	for (i = 0; !r && i < SPAWNER_MAX_CHILDREN && kids[i].pid; i++)
-		;
-	if (!r && i == SPAWNER_MAX_CHILDREN)
+	for (i = 0; !r && i < SPAWNER_MAX_CHILDREN && !kid; i++)
+		if (!s->kids[i].child)
+			kid = &s->kids[i];
+	if (!r && !kid)
 		r = -EAGAIN;
 	if (!r)
-		r = spawner_fork(cfg, &c, &pid, give, &n_give, &status_w);
+		r = spawner_fork(s->cfg, &c, &pid, give, &n_give, &status_w);
+	if (!r) {
+		kid->child = child_watch(s->loop, pid, "spawner: shell",
+					 spawner_kid_exited, kid);
+		if (!kid->child) {
+			r = -errno;
+			spawner_unfork(pid, give, n_give, status_w);
+		}
+	}
 	if (r < 0) {
 		spawner_reply(fd, r, 0, NULL, 0);
 		return;
 	}
-	kids[i].pid = pid;
-	kids[i].status_w = status_w;
+	kid->status_w = status_w;
 	spawner_reply(fd, 0, pid, give, n_give);
 	/* The worker has its copies now (or is gone, and the hang-up that
 	 * follows ends the child). */
 	spawner_close_all(give, n_give);
 }
 
-static void spawner_reap(struct spawner_kid *kids)
+static void spawner_serve_event(struct loop_watch *w, int fd, uint32_t events,
+				void *data)
 {
-	int status;
-	unsigned i;
-	pid_t pid;
+	struct spawner_server *s = data;
+	ssize_t n = recv(fd, s->buf, sizeof(s->buf), MSG_DONTWAIT);
 
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		for (i = 0; i < SPAWNER_MAX_CHILDREN; i++) {
-			if (kids[i].pid != pid)
-				continue;
-			(void)!write(kids[i].status_w, &status, sizeof(status));
-			close(kids[i].status_w);
-			kids[i].pid = 0;
-		}
+	if (n < 0 && (errno == EAGAIN || errno == EINTR) &&
+	    !(events & (EPOLLHUP | EPOLLERR)))
+		return;
+	if (n <= 0) {
+		loop_quit(s->loop, 0);
+		return;
+	}
+	spawner_request(s, fd, s->buf, n);
+}
+
+/* The worker is gone: so are its sessions. Each is hung up as a whole
+ * and left (whoever inherits it reaps it), as a terminal's hang-up
+ * would; the worker's own end of a session kills it too. */
+static void spawner_hangup(struct spawner_server *s)
+{
+	unsigned i;
+
+	for (i = 0; i < SPAWNER_MAX_CHILDREN; i++) {
+		if (!s->kids[i].child)
+			continue;
+		kill(-child_pid(s->kids[i].child), SIGHUP);
+		child_forget(s->kids[i].child);
+		s->kids[i].child = NULL;
+		close(s->kids[i].status_w);
 	}
 }
 
 void spawner_serve(const struct spawner_cfg *cfg, int fd)
 {
-	static struct spawner_kid kids[SPAWNER_MAX_CHILDREN];
-	static uint8_t buf[SPAWNER_MSG_MAX + 1];
-	struct signalfd_siginfo si;
-	struct pollfd pf[2];
-	sigset_t chld;
-	unsigned i;
-	ssize_t n;
+	static struct spawner_server s;
 
+	/* A fresh loop: the worker's (its fds are closed) is not ours.
+	 * The signals the worker's loop blocked (SIGTERM, SIGINT) stay
+	 * blocked: the spawner ends when its worker hangs up, not on a
+	 * signal sent to the whole group, so that it hangs up its sessions
+	 * first. Its programs start with none blocked. Each child is
+	 * reaped through its pidfd, so SIGCHLD must not be ignored (the
+	 * kernel would reap them itself and their status would be lost). */
 	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, NULL);
-	pf[0].fd = fd;
-	pf[0].events = POLLIN;
-	pf[1].fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-	pf[1].events = POLLIN;
-	if (pf[1].fd < 0)
+	signal(SIGCHLD, SIG_DFL);
+	memset(&s, 0, sizeof(s));
+	s.cfg = cfg;
+	s.loop = loop_new();
+	if (!s.loop) {
+		close(fd);
 		return;
-	for (;;) {
-		if (poll(pf, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pf[1].revents) {
-			while (read(pf[1].fd, &si, sizeof(si)) == sizeof(si))
-				;
-			spawner_reap(kids);
-		}
-		if (!pf[0].revents)
-			continue;
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n <= 0)
-			break;
-		spawner_request(cfg, fd, buf, n, kids);
 	}
-	/* The worker is gone: so are its sessions. */
-	for (i = 0; i < SPAWNER_MAX_CHILDREN; i++)
-		if (kids[i].pid)
-			kill(-kids[i].pid, SIGHUP);
-	close(pf[1].fd);
+	s.sock = loop_add_fd(s.loop, fd, EPOLLIN, spawner_serve_event, &s);
+	if (!s.sock) {
+		close(fd);
+		loop_free(s.loop);
+		return;
+	}
+	loop_run(s.loop);
+	spawner_hangup(&s);
+	loop_watch_remove(s.sock);
+	loop_free(s.loop);
 }
 
 int spawner_start(const struct spawner_cfg *cfg, int *fd, pid_t *pid)

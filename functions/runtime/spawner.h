@@ -124,7 +124,8 @@ int spawner_spawn(struct spawner *sp, const struct spawner_cmd *c,
  * for it anyway is killed and its fds closed. NULL is ignored. */
 void spawner_cancel(struct spawner_call *call);
 
-/* The spawner's side: serve fd until it closes. Exposed for tests. */
+/* The spawner's side: serve fd (taken: closed when it returns) on a loop
+ * of its own until it closes. Exposed for tests. */
 void spawner_serve(const struct spawner_cfg *cfg, int fd);
 
 /*

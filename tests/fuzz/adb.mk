@@ -12,7 +12,7 @@ FUZZERS += fuzz_adb_auth
 fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
 	tests/unit/adb_testkey.c \
 	$(adb_META) $(adb_CORE) tests/unit/fake_spawn.c functions/runtime/spawner.c \
-	common/loop.c common/log.c common/fsutil.c
+	common/child.c common/loop.c common/log.c common/fsutil.c
 fuzz_adb_auth_LIBS = -lcrypto -lutil -lcmocka $(ADB_COMPRESS_LIBS)
 
 # The adb_keys loader and the key parsers:
@@ -28,7 +28,7 @@ FUZZERS += fuzz_adb_stream
 fuzz_adb_stream_SRCS := tests/fuzz/fuzz_adb_stream.c \
 	functions/adb/adb_stream.c functions/adb/adb_shell.c functions/adb/adb_shellmsg.c \
 	functions/adb/adb_forward.c tests/unit/fake_spawn.c functions/runtime/spawner.c \
-	common/loop.c common/log.c
+	common/child.c common/loop.c common/log.c
 fuzz_adb_stream_LIBS := -lutil
 
 # The same harness with real shell streams (slow: a fork per input):

@@ -3,5 +3,5 @@
 #   build/fuzz/fuzz_spawner -max_total_time=60 tests/fuzz/corpus_spawner
 FUZZERS += fuzz_spawner
 fuzz_spawner_SRCS := tests/fuzz/fuzz_spawner.c functions/runtime/spawner.c \
-	common/loop.c common/log.c
+	common/child.c common/loop.c common/log.c
 fuzz_spawner_LIBS := -lutil

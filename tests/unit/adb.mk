@@ -11,7 +11,7 @@ test_adb_auth_LIBS := -lcrypto
 test_adb_SRCS := tests/unit/test_adb.c tests/unit/adb_fixture.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
 	tests/unit/adb_testkey.c \
 	$(adb_META) $(adb_CORE) \
-	functions/runtime/spawner.c common/loop.c common/log.c common/fsutil.c
+	functions/runtime/spawner.c common/child.c common/loop.c common/log.c common/fsutil.c
 test_adb_LIBS = -lcrypto -lutil $(ADB_COMPRESS_LIBS)
 # adb over TCP: the same plugin with real sockets on 127.0.0.1.
 UNIT_TESTS += test_adb_tcp

@@ -415,6 +415,49 @@ static void test_spawn_missing_shell(void **state)
 	assert_int_equal(spawner_start(&rel, &fd, &pid), -EINVAL);
 }
 
+/* Each program's wait status reaches its own status pipe when it ends,
+ * in whatever order they end; a signal's death too. */
+static void test_spawn_status_each_its_own(void **state)
+{
+	struct sp *s = *state;
+	struct spawner_cmd waits = { .cmd = "read x; exit 3" };
+	struct spawner_cmd killed = { .cmd = "kill -KILL $$" };
+	struct spawner_child a, b;
+	int st;
+
+	assert_int_equal(sp_spawn(s, &waits, &a), 0);
+	assert_int_equal(sp_spawn(s, &killed, &b), 0);
+	st = wait_status(b.status);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGKILL);
+	assert_int_equal(write(a.in, "go\n", 3), 3);
+	st = wait_status(a.status);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 3);
+	close_child(&a);
+	close_child(&b);
+}
+
+/* The worker hangs up: each session is hung up as a whole, its
+ * background job too (stdout reaches EOF only once both are gone), and
+ * the spawner exits at once, with no status to report. */
+static void test_hangup_ends_sessions(void **state)
+{
+	struct sp *s = *state;
+	struct spawner_cmd c = { .cmd = "sleep 1000 & echo ready; wait" };
+	struct spawner_child ch;
+	char buf[64];
+
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
+	assert_int_equal(read(ch.out, buf, 6), 6);
+	assert_memory_equal(buf, "ready\n", 6);
+	sp_stop(s);
+	assert_int_equal(read_all(ch.out, buf, sizeof(buf)), 0);
+	assert_int_equal(read(ch.status, buf, 1), 0);
+	close_child(&ch);
+	sp_start(s, "/bin/sh", NULL);
+}
+
 /*
  * A subverted worker cannot choose the program. A request laid out as
  * the old format (a shell path first) is refused; one that puts a path
@@ -591,6 +634,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spawn_pipes, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_pty, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_missing_shell, sp_setup, sp_teardown),
+		cmocka_unit_test_setup_teardown(test_spawn_status_each_its_own, sp_setup, sp_teardown),
+		cmocka_unit_test_setup_teardown(test_hangup_ends_sessions, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_request_cannot_name_a_program, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_reboot, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawner_refuses_garbage, sp_setup, sp_teardown),
