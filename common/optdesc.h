@@ -7,13 +7,15 @@
  * any plugin: an unknown name, a value of the wrong type or out of range
  * is refused with "FILE:LINE: functions.NAME.KEY: why". What passes is
  * stored in its canonical text: booleans "true"/"false", integers in
- * decimal, strings as given. So a plugin reads an option knowing the
- * value is well-formed, or the declared default when it is absent
- * (plugin_option_or_default(), plugin.h).
+ * decimal, strings as given. A plugin reads an option, or the declared
+ * default when it is absent, as text (plugin_option_or_default(),
+ * plugin.h) or typed (plugin_option_bool(), plugin_option_int()), which
+ * parse it again with the parsers below: a worker started by hand gets
+ * options nobody checked.
  *
  * Header only, with no dependencies, so that the daemon, the checker in
  * gadgetctl and every plugin see the same declarations and the same
- * boolean parser.
+ * boolean and integer parsers.
  */
 #ifndef GADGETD_OPTDESC_H
 #define GADGETD_OPTDESC_H
@@ -21,6 +23,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum optdesc_type {
@@ -65,6 +68,36 @@ static inline int optdesc_bool(const char *v)
 		if (!strcmp(v, words[i]))
 			return i % 2 == 0;
 	return -EINVAL;
+}
+
+/* 0 if v is in d's min..max, else -ERANGE. */
+static inline int optdesc_int_range(const struct optdesc *d, long long v)
+{
+	return v < d->min || v > d->max ? -ERANGE : 0;
+}
+
+/*
+ * The one integer parser: text is exactly one integer, an optional '-'
+ * then digits, in decimal, 0x hex or 0 octal (strtoll's base 0), with
+ * nothing around it. 0 with *out set; -EINVAL for anything else (a
+ * number beyond long long included); -ERANGE when it is outside d's
+ * min..max, *out then set all the same, for the caller's message.
+ */
+static inline int optdesc_int(const struct optdesc *d, const char *text,
+			      long long *out)
+{
+	const char *digit = text && text[0] == '-' ? text + 1 : text;
+	char *end;
+	long long v;
+
+	if (!digit || *digit < '0' || *digit > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(text, &end, 0);
+	if (*end || errno)
+		return -EINVAL;
+	*out = v;
+	return optdesc_int_range(d, v);
 }
 
 /*

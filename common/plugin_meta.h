@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "optdesc.h"
@@ -84,7 +85,8 @@ struct plugin_meta {
 	 * refusing unknown names and ill-typed values, and hands the plugin
 	 * canonical text (booleans "true"/"false", integers in decimal). The
 	 * plugin reads a value or its declared default with
-	 * plugin_option_or_default() (plugin.h). man/gadgetd.conf.5's
+	 * plugin_option_or_default(), plugin_option_bool() or
+	 * plugin_option_int() (plugin.h). man/gadgetd.conf.5's
 	 * "Plugin options" documents each one.
 	 */
 	const struct optdesc *options;
@@ -173,6 +175,57 @@ static inline const char *plugin_meta_option(const struct plugin_meta *m,
 	if (value)
 		return value;
 	return m ? optdesc_default(m->options, key) : NULL;
+}
+
+/*
+ * plugin_meta_option() typed, under plugin_option_bool() and
+ * plugin_option_int() (functions/runtime/plugin.h), which log why: value
+ * or key's default read as a boolean (optdesc_bool()), or as an integer
+ * in the range m declares for key (optdesc_int()). 0 with *out set;
+ * -ENOENT when there is neither (*out untouched, why empty); -EINVAL when
+ * it is none, or key is not declared an integer, with why a sentence that
+ * names the option and the value.
+ */
+static inline int plugin_meta_option_bool(const struct plugin_meta *m,
+					  const char *value, const char *key,
+					  bool *out, char *why, size_t why_size)
+{
+	const char *v = plugin_meta_option(m, value, key);
+	int b = optdesc_bool(v);
+
+	why[0] = '\0';
+	if (!v)
+		return -ENOENT;
+	if (b < 0) {
+		snprintf(why, why_size, "option %s: \"%s\" is not true or false", key, v);
+		return -EINVAL;
+	}
+	*out = b;
+	return 0;
+}
+
+static inline int plugin_meta_option_int(const struct plugin_meta *m,
+					 const char *value, const char *key,
+					 long long *out, char *why, size_t why_size)
+{
+	const struct optdesc *d = optdesc_find(m ? m->options : NULL, key);
+	const char *v = plugin_meta_option(m, value, key);
+	long long n;
+
+	why[0] = '\0';
+	if (!v)
+		return -ENOENT;
+	if (!d || d->type != OPTDESC_INT) {
+		snprintf(why, why_size, "option %s is not declared an integer", key);
+		return -EINVAL;
+	}
+	if (optdesc_int(d, v, &n) < 0) {
+		snprintf(why, why_size, "option %s: \"%s\" is not an integer in %lld..%lld",
+			 key, v, d->min, d->max);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
 }
 
 /* The command name declares, or NULL (m may be NULL). */

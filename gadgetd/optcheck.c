@@ -8,7 +8,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* "xx:xx:xx:xx:xx:xx", unicast and not all zero: the kernel refuses
@@ -57,31 +56,26 @@ static int optcheck_bool(const config_setting_t *s, char *out, size_t size,
 	return 0;
 }
 
-/* An integer, or a string holding exactly one in decimal or 0x hex. */
+/* An integer, or a string holding exactly one (optdesc_int()). */
 static int optcheck_int(const struct optdesc *d, const config_setting_t *s,
 			char *out, size_t size, char *why, size_t why_size)
 {
-	long long v;
+	long long v = 0;
+	int r = -EINVAL;
 
 	if (config_setting_type(s) == CONFIG_TYPE_INT ||
 	    config_setting_type(s) == CONFIG_TYPE_INT64) {
 		v = config_setting_get_int64(s);
+		r = optdesc_int_range(d, v);
 	} else if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-		const char *t = config_setting_get_string(s);
-		char *end;
-
-		errno = 0;
-		v = strtoll(t, &end, 0);
-		if (!isdigit((unsigned char)t[t[0] == '-']) || *end || errno) {
-			snprintf(why, why_size, "expected an integer");
-			return -EINVAL;
-		}
-	} else {
-		snprintf(why, why_size, "expected an integer");
+		r = optdesc_int(d, config_setting_get_string(s), &v);
+	}
+	if (r == -ERANGE) {
+		snprintf(why, why_size, "%lld out of range (%lld..%lld)", v, d->min, d->max);
 		return -EINVAL;
 	}
-	if (v < d->min || v > d->max) {
-		snprintf(why, why_size, "%lld out of range (%lld..%lld)", v, d->min, d->max);
+	if (r < 0) {
+		snprintf(why, why_size, "expected an integer");
 		return -EINVAL;
 	}
 	snprintf(out, size, "%lld", v);

@@ -452,42 +452,10 @@ static int accessory_listen(struct accessory *a)
 	return 0;
 }
 
-/* A number of milliseconds, or absent for its declared default. */
-static int accessory_opt_ms(struct plugin *p, const char *key, uint64_t *out)
-{
-	const char *v = plugin_option_or_default(p, key);
-	char *end;
-	unsigned long long n;
-
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	/* At most a day: anything longer is a typo. */
-	if (*v < '0' || *v > '9' || *end || errno || n > 86400000ULL) {
-		log_warnx("accessory: option %s: \"%s\" is not a number of milliseconds",
-			  key, v);
-		return -EINVAL;
-	}
-	*out = n;
-	return 0;
-}
-
 /* plugin_option() in the shape plugin_meta's switch_set takes. */
 static const char *accessory_option(const char *key, const void *ctx)
 {
 	return plugin_option((struct plugin *)ctx, key);
-}
-
-static int accessory_opt_bool(struct plugin *p, const char *key, bool *out)
-{
-	const char *v = plugin_option_or_default(p, key);
-	int b = optdesc_bool(v);
-
-	*out = b == 1;
-	if (b < 0) {
-		log_warnx("accessory: option %s: \"%s\" is not true or false", key, v);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 static int accessory_opt_str(struct plugin *p, const char *key,
@@ -527,6 +495,7 @@ static int accessory_options(struct accessory *a)
 {
 	const char *mode = plugin_option(a->p, "mode");
 	char def_sock[PATH_MAX + sizeof(ACCESSORY_SOCKET_NAME) + 1];
+	long long claim_ms, disc_ms;
 	bool with_adb;
 	int r;
 
@@ -538,16 +507,20 @@ static int accessory_options(struct accessory *a)
 	/* gadgetd makes this folder for the worker's user (0750). */
 	r = accessory_opt_str(a->p, "state_dir", NULL, a->state_dir,
 			      sizeof(a->state_dir));
-	r = r ? r : accessory_opt_bool(a->p, "with_adb", &with_adb);
+	/* Read for the check alone: switch_set applies it. */
+	r = r ? r : plugin_option_bool(a->p, "with_adb", &with_adb);
 	/* The set gadgetd lets this worker ask for (the same rule). */
 	r = r ? r : accessory_opt_str(a->p, "accessory_set",
 				      accessory_meta.switch_set(accessory_option, a->p),
 				      a->switch_set, sizeof(a->switch_set));
-	r = r ? r : accessory_opt_ms(a->p, "claim_timeout_ms", &a->claim_ms);
-	r = r ? r : accessory_opt_ms(a->p, "disconnect_timeout_ms", &a->disc_ms);
+	r = r ? r : plugin_option_int(a->p, "claim_timeout_ms", &claim_ms);
+	r = r ? r : plugin_option_int(a->p, "disconnect_timeout_ms", &disc_ms);
 	r = r ? r : accessory_opt_group(a);
 	if (r)
 		return r;
+	/* Never negative: the declaration's range starts at 0. */
+	a->claim_ms = (uint64_t)claim_ms;
+	a->disc_ms = (uint64_t)disc_ms;
 	snprintf(def_sock, sizeof(def_sock), "%s/%s", a->state_dir,
 		 ACCESSORY_SOCKET_NAME);
 	return accessory_opt_str(a->p, "socket", def_sock, a->sock_path,

@@ -510,19 +510,6 @@ static int adb_open_service(void *data, struct adb_stream *s, const char *name,
 	return rc;
 }
 
-static int adb_parse_auth(struct plugin *p, bool *on)
-{
-	const char *v = plugin_option_or_default(p, "auth");
-	int b = optdesc_bool(v);
-
-	if (b < 0) {
-		log_warnx("adb: auth = \"%s\": expected true or false", v);
-		return -EINVAL;
-	}
-	*on = b;
-	return 0;
-}
-
 static void adb_describe(struct plugin_desc *desc)
 {
 	desc->cls = 0xff;
@@ -655,6 +642,7 @@ unsigned adb_streams(const struct adb *c)
 static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
 	struct adb *a = calloc(1, sizeof(*a));
+	int rc;
 
 	if (!a)
 		return -ENOMEM;
@@ -662,7 +650,7 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	a->host_log = (struct log_burst)LOG_BURST_INIT(
 		"messages about the host's behaviour", ADB_HOST_LOG_BURST,
 		ADB_HOST_LOG_WINDOW_S);
-	if (adb_parse_auth(p, &a->auth_on) < 0) {
+	if (plugin_option_bool(p, "auth", &a->auth_on) < 0) {
 		free(a);
 		return -EINVAL;
 	}
@@ -681,10 +669,12 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		 plugin_option_or_default(p, "device"));
 	a->tr = &adb_usb_transport;
 	a->tr_data = a;
-	a->tcp = adb_tcp_new(p, a);
-	if (adb_setup(a) < 0 || !a->tcp) {
+	rc = adb_tcp_new(p, a, &a->tcp);
+	if (rc == 0 && adb_setup(a) < 0)
+		rc = -ENOMEM;
+	if (rc < 0) {
 		adb_finish(a);
-		return -ENOMEM;
+		return rc;
 	}
 	/* A peer closing a pipe or socket must be an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);

@@ -73,25 +73,32 @@ struct adb_tcp {
 	uint8_t rx[ADB_TCP_RX_SIZE];
 };
 
-struct adb_tcp *adb_tcp_new(struct plugin *p, struct adb *main)
+int adb_tcp_new(struct plugin *p, struct adb *main, struct adb_tcp **out)
 {
 	struct adb_tcp *t = calloc(1, sizeof(*t));
-	const char *v;
+	long long port, timeout;
+	int r;
 
+	*out = NULL;
 	if (!t)
-		return NULL;
+		return -ENOMEM;
 	t->p = p;
 	t->main = main;
 	t->log = (struct log_burst)LOG_BURST_INIT(
 		"messages about tcp peers", ADB_TCP_LOG_BURST,
 		ADB_TCP_LOG_WINDOW_S);
-	v = plugin_option_or_default(p, "tcpip");
-	t->tcpip = v && optdesc_bool(v) == 1;
-	v = plugin_option_or_default(p, "tcp");
-	t->profile_port = v ? (unsigned)strtoul(v, NULL, 10) : 0;
-	v = plugin_option_or_default(p, "tcp_auth_timeout");
-	t->auth_timeout_ms = (v ? (unsigned)strtoul(v, NULL, 10) : 60) * 1000;
-	return t;
+	r = plugin_option_bool(p, "tcpip", &t->tcpip);
+	r = r ? r : plugin_option_int(p, "tcp", &port);
+	r = r ? r : plugin_option_int(p, "tcp_auth_timeout", &timeout);
+	if (r < 0) {
+		free(t);
+		return -EINVAL;
+	}
+	/* In the declared ranges: 0..65535 and 1..3600. */
+	t->profile_port = (unsigned)port;
+	t->auth_timeout_ms = (unsigned)timeout * 1000;
+	*out = t;
+	return 0;
 }
 
 static void adb_tcp_status(struct adb_tcp *t)

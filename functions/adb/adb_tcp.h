@@ -28,9 +28,10 @@ struct adb;
 struct adb_tcp;
 struct plugin;
 
-/* The TCP side of main's plugin, listening on nothing yet. Reads the
- * options tcpip and tcp_auth_timeout. NULL when out of memory. */
-struct adb_tcp *adb_tcp_new(struct plugin *p, struct adb *main);
+/* The TCP side of main's plugin, listening on nothing yet, in *out.
+ * Reads the options tcpip, tcp and tcp_auth_timeout. 0; or -ENOMEM, or
+ * -EINVAL for an option that is wrong (logged), with *out NULL. */
+int adb_tcp_new(struct plugin *p, struct adb *main, struct adb_tcp **out);
 /* Close the listeners and every peer. t may be NULL. */
 void adb_tcp_free(struct adb_tcp *t);
 

@@ -35,11 +35,13 @@ struct echo {
 static int echo_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
 	struct echo *e = calloc(1, sizeof(*e));
-	int ms_os = optdesc_bool(plugin_option_or_default(p, "ms_os"));
+	bool ms_os;
 
-	if (!e || ms_os < 0) {
+	if (!e)
+		return -ENOMEM;
+	if (plugin_option_bool(p, "ms_os", &ms_os) < 0) {
 		free(e);
-		return e ? -EINVAL : -ENOMEM;
+		return -EINVAL;
 	}
 	e->p = p;
 	e->ctrl_len = strlen("gadgetd echo");

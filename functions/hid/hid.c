@@ -343,18 +343,26 @@ static void hid_setup_data(void *priv, const struct usb_ctrlrequest *req,
 static int hid_init_desc(struct hid *h, struct plugin *p)
 {
 	const char *own = plugin_option(p, "report_desc");
-	const char *len = plugin_option(p, "report_length");
 	const uint8_t *d;
-	int n;
+	long long len;
+	int n, r;
 
 	if (own) {
 		n = optdesc_hex(own, h->report_desc, sizeof(h->report_desc));
-		if (n <= 0 || !len) {
-			log_warnx("hid: report_desc needs report_length (the input report's bytes)");
+		if (n <= 0) {
+			log_warnx("hid: option report_desc: \"%s\" is not an even "
+				  "number of hex digits (at most %zu bytes)",
+				  own, sizeof(h->report_desc));
 			return -EINVAL;
 		}
+		r = plugin_option_int(p, "report_length", &len);
+		if (r == -ENOENT)
+			log_warnx("hid: report_desc needs report_length (the input report's bytes)");
+		if (r < 0)
+			return -EINVAL;
 		h->report_desc_len = (size_t)n;
-		h->report_len = h->ctx.custom_len = (size_t)atoi(len);
+		/* In the declared range, 1..64. */
+		h->report_len = h->ctx.custom_len = (size_t)len;
 		return 0;
 	}
 	d = hid_desc_report(h->ctx.kind, h->ctx.nkro, &h->report_desc_len);
@@ -368,14 +376,14 @@ static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	struct hid *h = calloc(1, sizeof(*h));
 	const char *kind = plugin_option_or_default(p, "kind");
 	const char *layout = plugin_option_or_default(p, "layout");
-	int nkro = optdesc_bool(plugin_option_or_default(p, "nkro"));
 	char why[256], layouts[512];
+	bool nkro;
 
 	if (!h)
 		return -ENOMEM;
 	h->p = p;
-	if (hid_desc_kind(kind, &h->ctx.kind) < 0 || nkro < 0 ||
-	    hid_init_desc(h, p) < 0) {
+	if (hid_desc_kind(kind, &h->ctx.kind) < 0 ||
+	    plugin_option_bool(p, "nkro", &nkro) < 0 || hid_init_desc(h, p) < 0) {
 		free(h);
 		return -EINVAL;
 	}

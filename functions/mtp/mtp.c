@@ -647,73 +647,19 @@ static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
 	return m->strings[slot];
 }
 
-/* storageN_readonly, storageN_create, android_extension,
- * object_prop_lists: a boolean, or absent for its declared default. */
-static int mtp_opt_bool(struct plugin *p, const char *name, const char *key,
-			bool *out)
-{
-	const char *v = plugin_option_or_default(p, key);
-	int b = optdesc_bool(v);
-
-	*out = b == 1;
-	if (b < 0) {
-		log_warnx("%s: option %s: \"%s\" is neither true nor false",
-			  name, key, v);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Largest storageN_reserve_mb: anything more is a typo (1 PiB). */
-#define MTP_RESERVE_MB_MAX (1ull << 30)
-/* Largest storageN_reserve_inodes: more than any file system counts. */
-#define MTP_RESERVE_INODES_MAX (1ull << 32)
-
-/*
- * storageN_reserve_mb and storageN_reserve_inodes: a whole number, digits
- * only (no sign, no space, no unit), at most max.
- */
-static int mtp_parse_count(const char *v, uint64_t max, uint64_t *out)
-{
-	uint64_t n = 0;
-
-	if (!*v)
-		return -EINVAL;
-	for (const char *c = v; *c; c++)
-		if (*c < '0' || *c > '9')
-			return -EINVAL;
-	/* Eleven digits would be over the limits anyway, and might overflow. */
-	if (strlen(v) > 10)
-		return -ERANGE;
-	for (const char *c = v; *c; c++)
-		n = n * 10 + (uint64_t)(*c - '0');
-	if (n > max)
-		return -ERANGE;
-	*out = n;
-	return 0;
-}
-
 /* One reserve option of storage i (absent: its declared default). */
 static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
-			 uint64_t max, uint64_t *out)
+			 uint64_t *out)
 {
 	char key[64];
-	const char *v;
-	int rc;
+	long long n;
 
 	snprintf(key, sizeof(key), "storage%u_%s", i, what);
-	v = plugin_option_or_default(m->p, key);
-	if (!v)
-		v = "0";
-	rc = mtp_parse_count(v, max, out);
-	if (rc == -ERANGE)
-		log_warnx("%s: option %s: \"%s\" is more than %llu%s",
-			  m->flavour->name, key, v, (unsigned long long)max,
-			  strcmp(what, "reserve_mb") ? "" : " MiB");
-	else if (rc < 0)
-		log_warnx("%s: option %s: \"%s\" is not a whole number",
-			  m->flavour->name, key, v);
-	return rc < 0 ? -EINVAL : 0;
+	if (plugin_option_int(m->p, key, &n) < 0)
+		return -EINVAL;
+	/* Never negative: the declared range starts at 0. */
+	*out = (uint64_t)n;
+	return 0;
 }
 
 static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
@@ -721,10 +667,9 @@ static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
 	uint64_t mb, inodes;
 	int rc;
 
-	rc = mtp_opt_count(m, i, "reserve_mb", MTP_RESERVE_MB_MAX, &mb);
+	rc = mtp_opt_count(m, i, "reserve_mb", &mb);
 	if (rc == 0)
-		rc = mtp_opt_count(m, i, "reserve_inodes",
-				   MTP_RESERVE_INODES_MAX, &inodes);
+		rc = mtp_opt_count(m, i, "reserve_inodes", &inodes);
 	if (rc == 0)
 		rc = mtp_store_set_reserve(m->store, id, mb << 20);
 	if (rc == 0)
@@ -761,8 +706,8 @@ static int mtp_add_storages(struct mtp *m)
 		desc = plugin_option(m->p, key);
 		/* PTP serves its storages read-only unless `writable`. */
 		snprintf(key, sizeof(key), "storage%u_readonly", i);
-		if (mtp_opt_bool(m->p, m->flavour->name,
-				 m->flavour->ptp ? "writable" : key, &ro) < 0)
+		if (plugin_option_bool(m->p, m->flavour->ptp ? "writable" : key,
+				       &ro) < 0)
 			return -EINVAL;
 		if (m->flavour->ptp)
 			ro = !ro;
@@ -821,7 +766,7 @@ int mtp_prepare_as(struct plugin *p, uid_t uid, gid_t gid,
 		const char *path;
 
 		snprintf(key, sizeof(key), "storage%u_create", i);
-		if (mtp_opt_bool(p, f->name, key, &create) < 0)
+		if (plugin_option_bool(p, key, &create) < 0)
 			return -EINVAL;
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(p, key);
@@ -903,13 +848,13 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 	m->info.friendly_name = mtp_opt(m, "friendly_name", m->info.model, 4);
 	m->info.ptp = f->ptp;
 	m->info.tables = f->tables;
-	rc = f->ptp ? 0 : mtp_opt_bool(p, f->name, "android_extension",
-				       &m->info.android_extension);
+	rc = f->ptp ? 0 : plugin_option_bool(p, "android_extension",
+					     &m->info.android_extension);
 	if (rc < 0)
 		goto fail;
 	m->info.object_prop_lists = true;
-	rc = f->ptp ? 0 : mtp_opt_bool(p, f->name, "object_prop_lists",
-				       &m->info.object_prop_lists);
+	rc = f->ptp ? 0 : plugin_option_bool(p, "object_prop_lists",
+					     &m->info.object_prop_lists);
 	if (rc < 0)
 		goto fail;
 	m->iobuf = malloc(MTP_XFER);

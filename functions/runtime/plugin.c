@@ -6,6 +6,7 @@
  */
 #include "epio.h"
 #include "ffs.h"
+#include "log.h"
 #include "plugin.h"
 #include "spawner.h"
 #include "wmsg.h"
@@ -34,6 +35,33 @@ const char *plugin_option(struct plugin *p, const char *key)
 		if (!strncmp(p->opts[i], key, kl) && p->opts[i][kl] == '=')
 			return p->opts[i] + kl + 1;
 	return NULL;
+}
+
+/* The getters' one complaint (plugin_meta_option_bool()'s why), with the
+ * plugin's name; r passes through. */
+static int plugin_option_refused(struct plugin *p, int r, const char *why)
+{
+	if (r == -EINVAL)
+		log_warnx("%s: %s", p->ops->name, why);
+	return r;
+}
+
+int plugin_option_bool(struct plugin *p, const char *key, bool *out)
+{
+	char why[256];
+
+	return plugin_option_refused(
+		p, plugin_meta_option_bool(p->ops->meta, plugin_option(p, key), key,
+					   out, why, sizeof(why)), why);
+}
+
+int plugin_option_int(struct plugin *p, const char *key, long long *out)
+{
+	char why[256];
+
+	return plugin_option_refused(
+		p, plugin_meta_option_int(p->ops->meta, plugin_option(p, key), key,
+					  out, why, sizeof(why)), why);
 }
 
 /* The plugin may only write to its IN endpoints. */

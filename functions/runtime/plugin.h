@@ -223,6 +223,18 @@ static inline const char *plugin_option_or_default(struct plugin *p,
 }
 
 /*
+ * A boolean option (true/false, yes/no, on/off, 1/0), or an integer in
+ * the range its declaration gives, from the profile, else the declared
+ * default: 0 with *out set. gadgetd hands a worker checked values, but
+ * one started by hand gets whatever it is given, so these parse again:
+ * -EINVAL, logged with the option and the value, for a value that is
+ * none (or an integer option its declaration does not have). -ENOENT,
+ * not logged, when the option is absent and has no default.
+ */
+int plugin_option_bool(struct plugin *p, const char *key, bool *out);
+int plugin_option_int(struct plugin *p, const char *key, long long *out);
+
+/*
  * Queue one IN transfer of len bytes (copied). Each call is one USB
  * transfer: it ends with a short packet unless len is a multiple of
  * wMaxPacketSize. len == 0 queues a zero-length packet, which the runtime

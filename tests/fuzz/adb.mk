@@ -9,7 +9,7 @@ fuzz_adb_sync_SRCS := tests/fuzz/fuzz_adb_sync.c functions/adb/adb_syncmsg.c
 # The adb plugin before authorization, through its ops table (auth on):
 #   build/fuzz/fuzz_adb_auth -max_total_time=60 tests/fuzz/corpus_adb_auth
 FUZZERS += fuzz_adb_auth
-fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c \
+fuzz_adb_auth_SRCS := tests/fuzz/fuzz_adb_auth.c tests/fuzz/fuzz_runtime.c tests/unit/fake_plugin_options.c \
 	tests/unit/adb_testkey.c \
 	$(adb_META) $(adb_CORE) tests/unit/fake_spawn.c functions/runtime/spawner.c \
 	common/child.c common/loop.c common/log.c common/fsutil.c

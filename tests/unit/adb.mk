@@ -8,7 +8,7 @@ test_adb_shellmsg_LIBS :=
 test_adb_auth_SRCS := tests/unit/test_adb_auth.c tests/unit/adb_testkey.c \
 	functions/adb/adb_auth.c common/log.c
 test_adb_auth_LIBS := -lcrypto
-test_adb_SRCS := tests/unit/test_adb.c tests/unit/adb_fixture.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_spawn.c \
+test_adb_SRCS := tests/unit/test_adb.c tests/unit/adb_fixture.c tests/unit/fake_plugin_adb.c tests/unit/fake_plugin_bufs.c tests/unit/fake_plugin_options.c tests/unit/fake_spawn.c \
 	tests/unit/adb_testkey.c \
 	$(adb_META) $(adb_CORE) \
 	functions/runtime/spawner.c common/child.c common/loop.c common/log.c common/fsutil.c

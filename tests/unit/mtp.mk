@@ -7,7 +7,7 @@ test_mtp_store_SRCS := tests/unit/test_mtp_store.c tests/unit/fake_statvfs.c \
 	$(mtp_STORE) functions/mtp/mtp_fs.c common/log.c
 test_mtp_store_LIBS := -Wl,--wrap=fstatvfs64
 test_mtp_plugin_SRCS := tests/unit/test_mtp_plugin.c \
-	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
+	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_plugin_options.c tests/unit/fake_statvfs.c \
 	$(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) common/loop.c common/log.c common/fsutil.c
 test_mtp_plugin_LIBS = -Wl,--wrap=fstatvfs64,--wrap=statx
 test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c \
@@ -26,7 +26,7 @@ test_mtp_edit_LIBS := -Wl,--wrap=fstatvfs64
 # mtp plugin's code), with JPEG files made by tests/unit/ptp_jpeg.c.
 UNIT_TESTS += test_ptp
 test_ptp_SRCS := tests/unit/test_ptp.c tests/unit/ptp_jpeg.c \
-	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_statvfs.c \
+	tests/unit/fake_plugin_mtp.c tests/unit/fake_plugin_bufs.c tests/unit/fake_plugin_options.c tests/unit/fake_statvfs.c \
 	$(ptp_META) functions/ptp/ptp.c $(ptp_CORE) \
 	common/loop.c common/log.c common/fsutil.c
 test_ptp_LIBS = -Wl,--wrap=fstatvfs64 $(PTP_EXIF_LIBS)

@@ -1453,7 +1453,7 @@ static void test_reserve_option(void **state)
 {
 	static const char *const bad[] = {
 	    "",	   "-1",   "+1",  " 1",		 "1 ",	       "1M",
-	    "1.5", "0x10", "1e3", "99999999999", "1073741825", "١",
+	    "1.5", "0x1g", "1e3", "99999999999", "1073741825", "١",
 	};
 	struct fx *f = *state;
 
@@ -1464,6 +1464,8 @@ static void test_reserve_option(void **state)
 	}
 	assert_int_equal(reinit(f, "storage0_reserve_mb", "0", NULL), 0);
 	assert_int_equal(reinit(f, "storage0_reserve_mb", "007", NULL), 0);
+	/* As a profile may write it (optdesc_int()). */
+	assert_int_equal(reinit(f, "storage0_reserve_mb", "0x10", NULL), 0);
 	assert_int_equal(reinit(f, "storage0_reserve_mb", "1073741824", NULL),
 			 0);
 	/* A reserve for a storage that is not there is a typo. */

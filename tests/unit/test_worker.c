@@ -3,8 +3,9 @@
  * FunctionFS folder on the command line. What it must refuse, before it
  * touches any USB file: bad arguments (exit 2), an fd 3 that is not
  * gadgetd's socket, a plugin that does not load or is no gadgetd plugin,
- * a user that does not exist, an FFS folder without ep0 (exit 1, with
- * its reason sent to gadgetd as WORKER_ERROR right before it exits).
+ * a user that does not exist, an option given by hand that is wrong, an
+ * FFS folder without ep0 (exit 1, with its reason sent to gadgetd as
+ * WORKER_ERROR right before it exits).
  *
  * The binary is $GADGETD_WORKER, else build/gadgetd-worker (make unit
  * runs from the top of the tree and builds it first); the plugin that
@@ -266,6 +267,32 @@ static void test_no_ep0(void **state)
 }
 
 /*
+ * Options given by hand, which gadgetd never checked: the plugin's getters
+ * (plugin_option_bool(), functions/runtime/plugin.c) take what a profile
+ * may say and refuse the rest, naming the option and the value.
+ */
+static void test_hand_given_option(void **state)
+{
+	struct run r;
+	char ffs[128], opt[32];
+	char *argv[] = { NULL, "-P", ECHO_SO, "-i", "x", "-d", ffs, "-o", opt, NULL };
+
+	snprintf(ffs, sizeof(ffs), "%s/ffs", dir);
+	assert_int_equal(mkdir(ffs, 0700), 0);
+	snprintf(opt, sizeof(opt), "ms_os=maybe");
+	run_worker(argv, &r);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.log, "echo: option ms_os: \"maybe\" is not true or false");
+	assert_contains(r.err, "option ms_os");
+	/* A word a profile may use passes: the plugin starts, and stops at
+	 * the missing ep0. */
+	snprintf(opt, sizeof(opt), "ms_os=off");
+	run_worker(argv, &r);
+	assert_int_equal(r.status, 1);
+	assert_contains(r.err, "/ffs/ep0");
+}
+
+/*
  * A running worker and what gadgetd may send it. ep0 is a pseudo-terminal
  * in raw mode (it takes the descriptors, reads nothing until written to,
  * and polls like ep0); ep1 and ep2 are plain files, untouched while the
@@ -510,6 +537,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plugin_without_symbol, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_ep0, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hand_given_option, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_worker_and_bad_messages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_running_worker_gadgetd_hangs_up, setup, teardown),
 	};
