@@ -47,6 +47,8 @@ import time
 
 import usb.core
 import usb.util
+
+import usb_find
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
 
@@ -74,13 +76,7 @@ class Link:
     """One claimed ADB interface; a thread reads every message."""
 
     def __init__(self, vidpid):
-        vid, pid = (int(x, 16) for x in vidpid.split(":"))
-        self.dev = None
-        for _ in range(100):
-            self.dev = usb.core.find(idVendor=vid, idProduct=pid)
-            if self.dev is not None:
-                break
-            time.sleep(0.1)
+        self.dev = usb_find.device(vidpid, 10)
         if self.dev is None:
             sys.exit("FAIL: no device %s" % vidpid)
         cfg = self.dev.get_active_configuration()

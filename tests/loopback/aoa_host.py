@@ -38,6 +38,8 @@ import sys
 import threading
 import time
 
+import usb_find
+
 STRINGS = ["gadgetd-test", "LoopbackDock", "AOA loopback test",
            "1.0", "https://example.org/aoa", "SER123"]
 
@@ -47,30 +49,8 @@ def die(msg):
     sys.exit(1)
 
 
-def sysfs_has(vidpid):
-    base = "/sys/bus/usb/devices"
-    for d in os.listdir(base):
-        try:
-            with open(os.path.join(base, d, "idVendor")) as f:
-                vid = f.read().strip()
-            with open(os.path.join(base, d, "idProduct")) as f:
-                pid = f.read().strip()
-        except OSError:
-            continue
-        if vid + ":" + pid == vidpid:
-            return True
-    return False
-
-
 def find(vidpid, wait=0):
-    import usb.core
-    # Wait in sysfs: libusb keeps the device list of its first scan when
-    # no hotplug events reach it (no udevd in the test bed).
-    deadline = time.time() + wait
-    while not sysfs_has(vidpid) and time.time() < deadline:
-        time.sleep(0.05)
-    vid, pid = (int(x, 16) for x in vidpid.split(":"))
-    dev = usb.core.find(idVendor=vid, idProduct=pid)
+    dev = usb_find.device(vidpid, wait)
     if dev is None:
         die("no device %s" % vidpid)
     return dev

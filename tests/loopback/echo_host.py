@@ -17,17 +17,16 @@ import time
 import usb.core
 import usb.util
 
+import usb_find
+
 TIMEOUT_MS = 5000
 
 
 def find(vid, pid, secs=10):
-    deadline = time.monotonic() + secs
-    while time.monotonic() < deadline:
-        dev = usb.core.find(idVendor=vid, idProduct=pid)
-        if dev is not None:
-            return dev
-        time.sleep(0.1)
-    sys.exit("no device %04x:%04x" % (vid, pid))
+    dev = usb_find.device("%04x:%04x" % (vid, pid), secs)
+    if dev is None:
+        sys.exit("no device %04x:%04x" % (vid, pid))
+    return dev
 
 
 def echo_interface(dev, any_vendor):

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import time
 
-from aoa_host import sysfs_has
+import usb_find
 
 
 def worker_pid(function, wait):
@@ -46,11 +46,9 @@ def worker_pid(function, wait):
 
 def one_round(vidpid, function):
     import usb.core
-    deadline = time.time() + 20
-    while not sysfs_has(vidpid) and time.time() < deadline:
-        time.sleep(0.05)
-    vid, pid = (int(x, 16) for x in vidpid.split(":"))
-    dev = usb.core.find(idVendor=vid, idProduct=pid)
+    import usb.util
+
+    dev = usb_find.device(vidpid, 20)
     wpid = worker_pid(function, 15)
     if dev is None or not wpid:
         return "no device %s or no %s worker" % (vidpid, function)
@@ -75,7 +73,6 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__)
         sys.exit(2)
-    import usb.util  # noqa: F401 (dispose_resources)
     why = one_round(sys.argv[1], sys.argv[2])
     if why:
         print("ep0_stall: " + why)

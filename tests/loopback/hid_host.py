@@ -39,6 +39,8 @@ import struct
 import sys
 import time
 
+import usb_find
+
 NAME = "gadgetd"
 CODES = "/usr/include/linux/input-event-codes.h"
 
@@ -118,19 +120,10 @@ class InputDevice:
 
 
 def usb_dir(vidpid):
-    vid, pid = vidpid.split(":")
-    base = "/sys/bus/usb/devices"
-    for n in os.listdir(base):
-        try:
-            with open(os.path.join(base, n, "idVendor")) as f:
-                v = f.read().strip()
-            with open(os.path.join(base, n, "idProduct")) as f:
-                p = f.read().strip()
-        except OSError:
-            continue
-        if (v, p) == (vid, pid):
-            return os.path.join(base, n)
-    sys.exit("no USB device " + vidpid)
+    d = usb_find.sysfs_dir(vidpid)
+    if d is None:
+        sys.exit("no USB device " + vidpid)
+    return d
 
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 DIGITS = "1234567890"

@@ -26,10 +26,11 @@ Prints "ok NAME" for each check passed and exits 1 at the first failure.
 """
 import struct
 import sys
-import time
 
 import usb.core
 import usb.util
+
+import usb_find
 
 T = 5000
 CMD, DATA, RESP = 1, 2, 3
@@ -38,11 +39,7 @@ MTP_OPS = (0x9801, 0x9802, 0x9803, 0x9805, 0x9808, 0x95C1, 0x95C4, 0x1014)
 
 class Ptp:
     def __init__(self, vid, pid):
-        deadline = time.monotonic() + 10
-        self.dev = None
-        while self.dev is None and time.monotonic() < deadline:
-            self.dev = usb.core.find(idVendor=vid, idProduct=pid)
-            time.sleep(0.1)
+        self.dev = usb_find.device("%04x:%04x" % (vid, pid), 10)
         if self.dev is None:
             sys.exit("no device %04x:%04x" % (vid, pid))
         cfg = self.dev.get_active_configuration()
