@@ -383,11 +383,17 @@ static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 		return -ENOMEM;
 	h->p = p;
 	if (hid_desc_kind(kind, &h->ctx.kind) < 0 ||
-	    plugin_option_bool(p, "nkro", &nkro) < 0 || hid_init_desc(h, p) < 0) {
+	    plugin_option_bool(p, "nkro", &nkro) < 0) {
 		free(h);
 		return -EINVAL;
 	}
+	/* Before the descriptor, which it chooses (it was set after, so an
+	 * nkro keyboard described itself as a boot keyboard). */
 	h->ctx.nkro = nkro && h->ctx.kind == HID_DESC_KEYBOARD;
+	if (hid_init_desc(h, p) < 0) {
+		free(h);
+		return -EINVAL;
+	}
 	if (h->ctx.kind == HID_DESC_KEYBOARD) {
 		snprintf(layouts, sizeof(layouts), "%s,%s", layout,
 			 plugin_option_or_default(p, "layouts"));
