@@ -155,8 +155,12 @@ static void spawner_child_exec(const struct spawner_cfg *cfg,
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
+	/* Every signal at its default, whatever the worker inherited: a
+	 * gadgetd started under nohup passed SIGHUP ignored down to here, and
+	 * the hang-up of a session then ended none of its jobs. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
 	close_range(3, ~0U, 0);
 	spawner_child_env(cfg->shell, c);
 	if (c->reboot) {

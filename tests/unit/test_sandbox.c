@@ -446,12 +446,24 @@ static void test_hangup_ends_sessions(void **state)
 	struct sp *s = *state;
 	struct spawner_cmd c = { .cmd = "sleep 1000 & echo ready; wait" };
 	struct spawner_child ch;
+	struct pollfd p;
 	char buf[64];
 
+	/* Even from a worker that inherited SIGHUP ignored (gadgetd started
+	 * under nohup), which once passed it on to the session: its jobs
+	 * then outlived the hang-up. */
+	sp_stop(s);
+	signal(SIGHUP, SIG_IGN);
+	sp_start(s, "/bin/sh", NULL);
+	signal(SIGHUP, SIG_DFL);
 	assert_int_equal(sp_spawn(s, &c, &ch), 0);
 	assert_int_equal(read(ch.out, buf, 6), 6);
 	assert_memory_equal(buf, "ready\n", 6);
 	sp_stop(s);
+	/* The job's end closes its output; bounded, so that a job that
+	 * outlives the hang-up fails the test instead of hanging it. */
+	p = (struct pollfd){ .fd = ch.out, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 30000), 1);
 	assert_int_equal(read_all(ch.out, buf, sizeof(buf)), 0);
 	assert_int_equal(read(ch.status, buf, 1), 0);
 	close_child(&ch);
