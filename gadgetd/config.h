@@ -34,6 +34,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "child.h"
+
 struct config {
 	char *path;
 	char *profile;
@@ -67,8 +69,9 @@ struct config {
 	unsigned switch_queue_timeout_ms;
 };
 
-/* The most restart_limit may be: the supervisor keeps that many exit times. */
-#define CONFIG_RESTART_LIMIT_MAX 64
+/* The most restart_limit may be: the restart record (common/child.h),
+ * which workers and helpers share, keeps that many exit times. */
+#define CONFIG_RESTART_LIMIT_MAX CHILD_RESTART_MAX
 
 /* Same error convention as profile_load(). */
 int config_load(const char *path, struct config **out, char *err,
