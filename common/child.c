@@ -147,11 +147,20 @@ bool child_restart_too_often(struct child_restart *r, uint64_t now_ms,
 	return r->n_exits >= limit;
 }
 
-unsigned child_restart_delay(struct child_restart *r, unsigned max_ms)
+void child_restart_reset(struct child_restart *r, unsigned first_ms)
 {
-	unsigned d = r->backoff_ms;
+	r->backoff_ms = first_ms;
+	r->n_exits = 0;
+}
 
-	if (d < max_ms)
-		r->backoff_ms = d < max_ms / 2 ? d * 2 : max_ms;
+unsigned child_restart_delay(struct child_restart *r, unsigned first_ms,
+			     uint64_t up_ms)
+{
+	unsigned d, max = first_ms > CHILD_BACKOFF_MAX_MS ? first_ms : CHILD_BACKOFF_MAX_MS;
+
+	if (up_ms >= CHILD_STABLE_MS)
+		r->backoff_ms = first_ms;
+	d = r->backoff_ms;
+	r->backoff_ms = d < max / 2 ? d * 2 : max;
 	return d;
 }

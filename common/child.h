@@ -32,6 +32,8 @@ typedef void (*child_exit_fn)(int status, bool known, void *data);
 struct child *child_watch(struct loop *l, pid_t pid, const char *what,
 			  child_exit_fn fn, void *data);
 pid_t child_pid(const struct child *c);
+/* How long a child has after SIGTERM before SIGKILL (child_stop()). */
+#define CHILD_TERM_MS 2000
 /* SIGTERM now, and SIGKILL after term_ms unless it has ended; the exit
  * function is still called when it does. Again: nothing more. */
 void child_stop(struct child *c, unsigned term_ms);
@@ -48,24 +50,31 @@ void child_describe(int status, bool known, char *buf, size_t size);
 #define CHILD_RESTART_MAX 64
 
 /*
- * The record behind one restart policy, for workers and helpers alike: a
- * child that ends is started again after a delay that doubles from the
- * policy's first delay up to its cap, until limit ends fall within a
- * window; then it is failed. The policy's numbers are passed in, as
- * gadgetd.conf gives them.
+ * The one restart policy, for workers and helpers alike: a child that
+ * ends is started again after a delay that starts at the first delay
+ * (gadgetd.conf's restart_delay; 0 means at once) and doubles on each
+ * end, up to CHILD_BACKOFF_MAX_MS, and starts over once the child has
+ * run for CHILD_STABLE_MS; when limit ends fall within a window
+ * (restart_limit, restart_window) it is failed instead.
  */
+#define CHILD_BACKOFF_MAX_MS 5000
+#define CHILD_STABLE_MS 30000
 struct child_restart {
-	unsigned backoff_ms; /* the next delay; set it to start over */
+	unsigned backoff_ms; /* the next delay */
 	unsigned n_exits;
 	uint64_t exits_ms[CHILD_RESTART_MAX];
 };
 
+/* Start over: the next delay is first_ms, and no end is remembered. */
+void child_restart_reset(struct child_restart *r, unsigned first_ms);
 /* Count an end at now_ms: true when it makes limit within window_ms.
  * Once CHILD_RESTART_MAX are remembered, the oldest goes. */
 bool child_restart_too_often(struct child_restart *r, uint64_t now_ms,
 			     unsigned limit, unsigned window_ms);
-/* The delay before the next start; the one after it doubles, up to
- * max_ms (or stays, when already beyond). */
-unsigned child_restart_delay(struct child_restart *r, unsigned max_ms);
+/* The delay before the next start of a child that ran up_ms: first_ms
+ * after a run of CHILD_STABLE_MS, else the one before doubled, up to
+ * CHILD_BACKOFF_MAX_MS (or the same, when the first is already beyond). */
+unsigned child_restart_delay(struct child_restart *r, unsigned first_ms,
+			     uint64_t up_ms);
 
 #endif

@@ -30,6 +30,7 @@ struct netproc {
 	struct loop_watch *timer;   /* a restart */
 	bool stopping, failed;
 	struct child_restart restarts;
+	uint64_t started_ms;        /* the running child's start */
 	/* With a ready text: the child's output, the wait for the text. */
 	char *ready_text;
 	unsigned ready_ms, ready_first_ms;
@@ -190,6 +191,7 @@ static int netproc_spawn(struct netproc *p)
 	if (out >= 0)
 		close(out);
 	p->child = child_watch(p->loop, pid, p->what, netproc_exited, p);
+	p->started_ms = loop_now_ms();
 	if (!p->child) {
 		int r = -errno;
 
@@ -230,7 +232,7 @@ static void netproc_unready(struct loop_watch *w, void *data)
 	p->ready_ms = p->ready_ms < NETPROC_READY_MAX_MS / 2 ? p->ready_ms * 2
 							      : NETPROC_READY_MAX_MS;
 	p->renew = true;
-	child_stop(p->child, NETPROC_KILL_MS);
+	child_stop(p->child, CHILD_TERM_MS);
 }
 
 /* The child ended (its struct child goes after this returns). */
@@ -268,7 +270,8 @@ static void netproc_exited(int status, bool known, void *data)
 			  (p->cfg->restart_window_ms + 999) / 1000);
 		return;
 	}
-	delay = child_restart_delay(&p->restarts, NETPROC_BACKOFF_MAX_MS);
+	delay = child_restart_delay(&p->restarts, p->cfg->restart_delay_ms,
+				    loop_now_ms() - p->started_ms);
 	log_warnx("%s: %s %s; restarting it in %u ms", p->what, p->argv[0], how, delay);
 	p->timer = loop_add_timer(p->loop, delay, netproc_restart, p);
 }
@@ -286,7 +289,7 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 		return NULL;
 	p->loop = l;
 	p->cfg = cfg;
-	p->restarts.backoff_ms = cfg->restart_delay_ms ? cfg->restart_delay_ms : 200;
+	child_restart_reset(&p->restarts, cfg->restart_delay_ms);
 	snprintf(p->what, sizeof(p->what), "%s", what);
 	base = strrchr(argv[0], '/');
 	snprintf(p->comm, sizeof(p->comm), "%s", base ? base + 1 : argv[0]);
@@ -323,7 +326,7 @@ void netproc_stop(struct netproc *p)
 		return;
 	}
 	p->stopping = true;
-	child_stop(p->child, NETPROC_KILL_MS);
+	child_stop(p->child, CHILD_TERM_MS);
 }
 
 void netproc_kill(struct netproc *p)

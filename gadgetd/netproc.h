@@ -21,10 +21,6 @@ struct loop;
 struct config;
 struct netproc;
 
-/* SIGTERM, then SIGKILL after this long. */
-#define NETPROC_KILL_MS 1000
-/* The restart delay doubles from restart_delay (200 ms if 0) up to this. */
-#define NETPROC_BACKOFF_MAX_MS 30000
 #define NETPROC_ARGS_MAX 32
 /* The longest wait for a helper's ready line (struct netproc_ready). */
 #define NETPROC_READY_MAX_MS 60000

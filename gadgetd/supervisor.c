@@ -171,7 +171,7 @@ static void sup_root_request(struct sup_worker *w, bool root)
 		 root ? w->root_names->request : w->root_names->undo);
 	w->root = root;
 	w->root_switching = true;
-	child_stop(w->child, SUP_STOP_MS);
+	child_stop(w->child, CHILD_TERM_MS);
 }
 
 static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
@@ -340,7 +340,7 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	if (!w)
 		return -ENOMEM;
 	w->sup = s;
-	w->exits.backoff_ms = s->cfg->restart_delay_ms;
+	child_restart_reset(&w->exits, s->cfg->restart_delay_ms);
 	snprintf(w->name, sizeof(w->name), "%s", f->name);
 	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
 	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : f->name);
@@ -408,13 +408,13 @@ void supervisor_stop(struct supervisor *s, const char *name)
 	/* Never wait here: SIGTERM now, SIGKILL later (child_stop()), and
 	 * the rest when it has ended (sup_child_ended()). */
 	w->stopping = true;
-	child_stop(w->child, SUP_STOP_MS);
+	child_stop(w->child, CHILD_TERM_MS);
 	w->next = s->stopping;
 	s->stopping = w;
 }
 
 /* Shutdown only: wait for the stopping workers, bounded (SIGTERM was
- * sent; SIGKILL after SUP_STOP_MS; a worker stuck in the kernel even
+ * sent; SIGKILL after CHILD_TERM_MS; a worker stuck in the kernel even
  * after SIGKILL is left behind after SUP_KILL_MS more). */
 static void sup_free_stopping(struct supervisor *s)
 {
@@ -426,8 +426,8 @@ static void sup_free_stopping(struct supervisor *s)
 	while ((w = s->stopping)) {
 		pid_t r = waitpid(w->pid, &status, WNOHANG);
 
-		if (r == 0 && loop_now_ms() - t0 < SUP_STOP_MS + SUP_KILL_MS) {
-			if (!killed && loop_now_ms() - t0 >= SUP_STOP_MS) {
+		if (r == 0 && loop_now_ms() - t0 < CHILD_TERM_MS + SUP_KILL_MS) {
+			if (!killed && loop_now_ms() - t0 >= CHILD_TERM_MS) {
 				for (w = s->stopping; w; w = w->next) {
 					log_warnx("%s: worker %d did not stop; killing it",
 						  w->name, (int)w->pid);
@@ -597,9 +597,7 @@ static void sup_exited(struct sup_worker *w, int status)
 	}
 	w->restarts++;
 	sup_ready_changed(w->sup);
-	if (up > SUP_STABLE_MS)
-		w->exits.backoff_ms = cfg->restart_delay_ms;
-	delay = child_restart_delay(&w->exits, SUP_BACKOFF_MAX_MS);
+	delay = child_restart_delay(&w->exits, cfg->restart_delay_ms, up);
 	log_warnx("%s: worker %s%s%s; restarting in %u ms%s", w->name,
 		  w->last_exit, w->last_error[0] ? ": " : "", w->last_error,
 		  delay, w->host_seen ? " (a host had it: not counted "
@@ -697,8 +695,7 @@ int supervisor_revive(struct supervisor *s)
 			 "(it had %s)", w->name, w->failed_why);
 		w->failed = false;
 		w->failed_why[0] = '\0';
-		w->exits.n_exits = 0;
-		w->exits.backoff_ms = s->cfg->restart_delay_ms;
+		child_restart_reset(&w->exits, s->cfg->restart_delay_ms);
 		r = sup_spawn(w);
 		if (r < 0) {
 			log_warnx("%s: cannot restart worker: %s", w->name, strerror(-r));

@@ -20,11 +20,6 @@
 #include <sys/types.h>
 
 #define SUP_MAX_STATUS STATUS_PLUGIN_KV_MAX
-/* Restarts wait cfg->restart_delay_ms, doubling up to this (or to the
- * first delay, when that is longer). */
-#define SUP_BACKOFF_MAX_MS 5000
-#define SUP_STABLE_MS 30000
-#define SUP_STOP_MS 2000
 /* At shutdown, how long after SIGKILL a worker may take to die. */
 #define SUP_KILL_MS 1000
 

@@ -202,20 +202,38 @@ static void test_restart_full(void **state)
 
 static void test_restart_delay(void **state)
 {
-	struct child_restart r = { .backoff_ms = 200 };
+	struct child_restart r;
 	const unsigned want[] = { 200, 400, 800, 1600, 3200, 5000, 5000 };
 	unsigned i;
 
+	(void)state;
+	child_restart_reset(&r, 200);
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		assert_int_equal(child_restart_delay(&r, 5000), want[i]);
-	/* Beyond the cap already: it stays. */
-	r.backoff_ms = 9000;
-	assert_int_equal(child_restart_delay(&r, 5000), 9000);
-	assert_int_equal(r.backoff_ms, 9000);
-	/* 0 stays 0 (restart_delay = 0). */
-	r.backoff_ms = 0;
-	assert_int_equal(child_restart_delay(&r, 5000), 0);
-	assert_int_equal(child_restart_delay(&r, 5000), 0);
+		assert_int_equal(child_restart_delay(&r, 200, 10), want[i]);
+	/* A child that ran CHILD_STABLE_MS starts over at the first delay. */
+	assert_int_equal(child_restart_delay(&r, 200, CHILD_STABLE_MS - 1), 5000);
+	assert_int_equal(child_restart_delay(&r, 200, CHILD_STABLE_MS), 200);
+	assert_int_equal(child_restart_delay(&r, 200, 10), 400);
+	/* A first delay beyond the cap: it stays. */
+	child_restart_reset(&r, 9000);
+	assert_int_equal(child_restart_delay(&r, 9000, 10), 9000);
+	assert_int_equal(child_restart_delay(&r, 9000, 10), 9000);
+	/* 0 stays 0 (restart_delay = 0: at once). */
+	child_restart_reset(&r, 0);
+	assert_int_equal(child_restart_delay(&r, 0, 10), 0);
+	assert_int_equal(child_restart_delay(&r, 0, 10), 0);
+}
+
+static void test_restart_reset(void **state)
+{
+	struct child_restart r = { 0 };
+
+	(void)state;
+	assert_false(child_restart_too_often(&r, 1000, 2, 60000));
+	assert_true(child_restart_too_often(&r, 1001, 2, 60000));
+	child_restart_reset(&r, 200);
+	assert_int_equal(r.n_exits, 0);
+	assert_false(child_restart_too_often(&r, 1002, 2, 60000));
 }
 
 int main(void)
@@ -228,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_watch_fails),
 		cmocka_unit_test(test_restart_window),
 		cmocka_unit_test(test_restart_full),
+		cmocka_unit_test(test_restart_reset),
 		cmocka_unit_test(test_restart_delay),
 	};
 
