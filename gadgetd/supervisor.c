@@ -164,7 +164,7 @@ static void sup_root_request(struct sup_worker *w, bool root)
 			  w->name);
 		return;
 	}
-	if (root == w->root || w->root_switching || w->pid <= 0)
+	if (root == w->root || w->root_switching || sup_pid(w) <= 0)
 		return;
 	log_info("%s: restarting the worker as %s (%s)", w->name,
 		 root ? "root" : "its user",
@@ -187,7 +187,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		w->ready = true;
 		w->ever_ready = true;
 		w->alive_ms = loop_now_ms();
-		log_info("%s: plugin ready (pid %d)", w->name, (int)w->pid);
+		log_info("%s: plugin ready (pid %d)", w->name, (int)sup_pid(w));
 		sup_ready_changed(w->sup);
 		return;
 	case WORKER_STATUS:
@@ -306,7 +306,6 @@ static int sup_spawn(struct sup_worker *w)
 		waitpid(pid, NULL, 0);
 		return r;
 	}
-	w->pid = pid;
 	w->ready = false;
 	w->error[0] = '\0';
 	w->hb_killed = false;
@@ -424,14 +423,14 @@ static void sup_free_stopping(struct supervisor *s)
 	int status;
 
 	while ((w = s->stopping)) {
-		pid_t r = waitpid(w->pid, &status, WNOHANG);
+		pid_t r = waitpid(sup_pid(w), &status, WNOHANG);
 
 		if (r == 0 && loop_now_ms() - t0 < CHILD_TERM_MS + SUP_KILL_MS) {
 			if (!killed && loop_now_ms() - t0 >= CHILD_TERM_MS) {
 				for (w = s->stopping; w; w = w->next) {
 					log_warnx("%s: worker %d did not stop; killing it",
-						  w->name, (int)w->pid);
-					kill(w->pid, SIGKILL);
+						  w->name, (int)sup_pid(w));
+					kill(sup_pid(w), SIGKILL);
 				}
 				killed = true;
 			}
@@ -440,7 +439,7 @@ static void sup_free_stopping(struct supervisor *s)
 		}
 		if (r == 0)
 			log_warnx("%s: worker %d did not die; leaving it", w->name,
-				  (int)w->pid);
+				  (int)sup_pid(w));
 		child_forget(w->child);
 		w->child = NULL;
 		s->stopping = w->next;
@@ -456,7 +455,7 @@ int supervisor_respawn(struct supervisor *s, const char *name)
 
 	if (!w)
 		return -ENOENT;
-	if (w->pid > 0)
+	if (sup_pid(w) > 0)
 		return 0;
 	if (w->failed)
 		return -ENOTRECOVERABLE;
@@ -494,7 +493,7 @@ static void sup_hb_tick(struct loop_watch *t, void *data)
 	uint64_t silent;
 	int n;
 
-	if (w->pid <= 0 || w->hb_killed)
+	if (sup_pid(w) <= 0 || w->hb_killed)
 		return;
 	/* What the worker already sent first: the timer may come first in a
 	 * round after gadgetd itself was held up, the answer waiting. */
@@ -502,12 +501,12 @@ static void sup_hb_tick(struct loop_watch *t, void *data)
 	silent = loop_now_ms() - w->alive_ms;
 	if (w->hb_ack != w->hb_seq && silent >= cfg->heartbeat_timeout_ms) {
 		log_warnx("function %s: worker %d did not answer the heartbeat for "
-			  "%llu s; killing it", w->name, (int)w->pid,
+			  "%llu s; killing it", w->name, (int)sup_pid(w),
 			  (unsigned long long)(silent / 1000));
 		log_debug("%s: heartbeat %u sent, %u answered last", w->name,
 			  w->hb_seq, w->hb_ack);
 		w->hb_killed = true;
-		kill(w->pid, SIGKILL);
+		kill(sup_pid(w), SIGKILL);
 		return;
 	}
 	loop_timer_rearm(t, cfg->heartbeat_interval_ms);
@@ -555,7 +554,6 @@ static void sup_exited(struct sup_worker *w, int status)
 	sup_drain(w);
 	snprintf(w->last_error, sizeof(w->last_error), "%s", w->error);
 	sup_exit_text(w, status);
-	w->pid = 0;
 	w->ready = false;
 	w->host = false;
 	loop_watch_remove(w->hb);
@@ -616,7 +614,7 @@ static void sup_stopped(struct sup_worker *w)
 		;
 	if (*pp)
 		*pp = w->next;
-	log_debug("%s: worker %d stopped", w->name, (int)w->pid);
+	log_debug("%s: worker stopped", w->name);
 	supervisor_exec_unmount(w->name, w->mount);
 	sup_worker_free(w);
 	sup_stopped_changed(s);
@@ -869,8 +867,8 @@ void supervisor_status(struct supervisor *s, struct status *st)
 		p->name = w->name;
 		p->state = w->failed ? "failed"
 			   : w->ready ? (w->host ? "enabled" : "ready")
-				      : (w->pid ? "starting" : "restarting");
-		p->pid = (int)w->pid;
+				      : (sup_pid(w) ? "starting" : "restarting");
+		p->pid = (int)sup_pid(w);
 		p->restarts = w->restarts;
 		p->root_allowed = w->root_allowed;
 		p->root_request = w->root_allowed ? w->root_names->request : "";

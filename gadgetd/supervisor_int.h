@@ -40,7 +40,6 @@ struct sup_worker {
 	uid_t uid;
 	gid_t gid;
 	char plugin[PROFILE_NAME_MAX * 2 + 8];
-	pid_t pid;
 	struct loop_watch *sock;
 	struct loop_watch *restart;
 	bool ready;
@@ -69,7 +68,8 @@ struct sup_worker {
 	struct child_restart exits;
 	bool failed;
 	char failed_why[192];
-	/* The running process (NULL between an exit and the restart). */
+	/* The running process (NULL between an exit and the restart);
+	 * its pid is sup_pid(). */
 	struct child *child;
 	/* supervisor_stop() stopped it: on the stopping list until it has
 	 * ended. */
@@ -165,5 +165,11 @@ void supervisor_command_reply(struct sup_worker *w, uint32_t id, int32_t rc,
 void supervisor_command_finish_all(struct sup_worker *w, int rc, const char *why);
 /* supervisor_free(): every command's result to its caller now. */
 void supervisor_command_free_all(struct supervisor *s);
+
+/* The running worker's pid; 0 while none runs. */
+static inline pid_t sup_pid(const struct sup_worker *w)
+{
+	return child_pid(w->child);
+}
 
 #endif

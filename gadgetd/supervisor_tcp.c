@@ -97,10 +97,10 @@ bool supervisor_tcp_due(struct supervisor *s, const char *name,
 {
 	struct sup_worker *w = supervisor_find(s, name);
 
-	if (!w || w->pid <= 0 || !w->sock)
+	if (!w || sup_pid(w) <= 0 || !w->sock)
 		return false;
 	/* A worker starts listening on nothing: no need to say so. */
-	if (w->tcp_sent_pid != w->pid)
+	if (w->tcp_sent_pid != sup_pid(w))
 		return strncmp(what, "0@", 2) != 0;
 	return strcmp(w->tcp_sent, what) != 0;
 }
@@ -109,7 +109,7 @@ unsigned supervisor_tcp_listening(struct supervisor *s, const char *name)
 {
 	struct sup_worker *w = supervisor_find(s, name);
 
-	if (!w || w->pid <= 0 || w->tcp_sent_pid != w->pid || !w->tcp_sent_n)
+	if (!w || sup_pid(w) <= 0 || w->tcp_sent_pid != sup_pid(w) || !w->tcp_sent_n)
 		return 0;
 	return (unsigned)strtoul(w->tcp_sent, NULL, 10);
 }
@@ -134,7 +134,7 @@ int supervisor_tcp_listen(struct supervisor *s, const char *name,
 	struct cmsghdr *c;
 	int len, r = 0;
 
-	if (!w || w->pid <= 0 || !w->sock || n > WMSG_MAX_FDS) {
+	if (!w || sup_pid(w) <= 0 || !w->sock || n > WMSG_MAX_FDS) {
 		supervisor_tcp_close(fds, n);
 		return -ESRCH;
 	}
@@ -154,7 +154,7 @@ int supervisor_tcp_listen(struct supervisor *s, const char *name,
 		r = -errno;
 		log_warn("%s: cannot hand the worker its tcp sockets", w->name);
 	} else {
-		w->tcp_sent_pid = w->pid;
+		w->tcp_sent_pid = sup_pid(w);
 		w->tcp_sent_n = n;
 		snprintf(w->tcp_sent, sizeof(w->tcp_sent), "%s", what);
 	}

@@ -66,7 +66,6 @@ static void setup_worker(const char *plugin, const char *keys_opt)
 	wk.sup = &sup;
 	strcpy(wk.name, "adb");
 	snprintf(wk.plugin, sizeof(wk.plugin), "%s", plugin);
-	wk.pid = 1234;
 	wk.gid = 65534;
 	wk.ready = true;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);

@@ -26,6 +26,20 @@ static struct supervisor sup;
 static struct sup_worker wk;
 static int worker_end = -1;
 static unsigned asked;
+/* The worker's process: common/child.c's child_pid(), faked here. */
+static pid_t wk_pid;
+
+pid_t child_pid(const struct child *c)
+{
+	return c ? *(const pid_t *)c : 0;
+}
+
+/* A run of the worker with pid (0: none runs). */
+static void wk_run(pid_t pid)
+{
+	wk_pid = pid;
+	wk.child = pid ? (struct child *)&wk_pid : NULL;
+}
 
 /* supervisor.c's, for the one worker here. */
 struct sup_worker *supervisor_find(struct supervisor *s, const char *name)
@@ -60,7 +74,7 @@ static void setup_worker_of(const char *plugin, const char *const *opts)
 	wk.sup = &sup;
 	strcpy(wk.name, "adb");
 	snprintf(wk.plugin, sizeof(wk.plugin), "%s", plugin ? plugin : "adb");
-	wk.pid = 1234;
+	wk_run(1234);
 	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	wk.sock = loop_add_fd(sup.loop, sv[0], EPOLLIN, NULL, NULL);
 	worker_end = sv[1];
@@ -227,11 +241,11 @@ static void test_listen_handover(void **state)
 	assert_int_equal(supervisor_tcp_listening(&sup, "adb"), 5555);
 	assert_int_equal(supervisor_tcp_listening(&sup, "nope"), 0);
 	/* A new run of the worker gets them again. */
-	wk.pid = 4321;
+	wk_run(4321);
 	assert_int_equal(supervisor_tcp_listening(&sup, "adb"), 0);
 	assert_true(supervisor_tcp_due(&sup, "adb", "5555@usb0,usb1"));
 	/* No running worker: the fds are closed all the same. */
-	wk.pid = 0;
+	wk_run(0);
 	fds[0] = open("/dev/null", O_RDONLY);
 	assert_int_equal(supervisor_tcp_listen(&sup, "adb", 5555, fds, 1, "x"),
 			 -ESRCH);
