@@ -4,8 +4,7 @@
 #include "event.h"
 #include "log.h"
 #include "loop.h"
-#include "netcfg.h"
-#include "usblink.h"
+#include "netsvc.h"
 #include "plugin_list.h"
 #include "profile.h"
 #include "state.h"
@@ -17,6 +16,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* netsvc's view of the gadget. */
+static void gadget_net_view(struct netsvc_view *v, void *data)
+{
+	const struct gadget *g = data;
+
+	v->profile = g->profile;
+	v->set = g->set;
+	v->live = g->live;
+	v->n_live = g->n_live;
+	v->switching = g->txn != NULL;
+}
 
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 {
@@ -36,10 +47,14 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	}
 	g->sup = supervisor_new(l, cfg, gadget_queue_plugin_request,
 				gadget_restart_due, g);
-	if (g->sup)
-		supervisor_tcp_set_fn(g->sup, gadget_listen_request, g);
+	g->net = g->sup ? netsvc_new(l, cfg, g->composer, g->sup, gadget_net_view, g) : NULL;
+	if (!g->net) {
+		supervisor_free(g->sup);
+		composer_free(g->composer);
+		free(g);
+		return -ENOMEM;
+	}
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
-	g->net = usblink_new(l, cfg);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
 	composer_unbind(g->composer);
@@ -61,7 +76,7 @@ void gadget_free(struct gadget *g)
 	gadget_switch_txn_drop(g);
 	gadget_boot_cancel(g, NULL);
 	gadget_queue_cancel(g, NULL);
-	usblink_free(g->net);
+	netsvc_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
 	supervisor_free(g->sup);
@@ -71,7 +86,6 @@ void gadget_free(struct gadget *g)
 	udc_watch_free(g->host);
 	loop_watch_remove(g->queue);
 	loop_watch_remove(g->udc_timer);
-	loop_watch_remove(g->net_timer);
 	profile_free(g->profile);
 	free(g);
 }
@@ -136,130 +150,12 @@ int gadget_load_profile(struct gadget *g, const char *name,
 		return -EINVAL;
 	/* Every worker's user must exist before anything is torn down. */
 	if (profile_resolve_ids(*out, msg, size) < 0 ||
-	    gadget_net_clash(g, *out, -1, msg, size) < 0) {
+	    netsvc_clash(g->net, *out, -1, msg, size) < 0) {
 		profile_free(*out);
 		*out = NULL;
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
-		     char *msg, size_t size)
-{
-	const char *own[PROFILE_MAX_FUNCTIONS];
-	unsigned n = usblink_ifaces(g->net, own, PROFILE_MAX_FUNCTIONS);
-
-	return netcfg_clash(p, set, own, n, msg, size);
-}
-
-/* The bound set's network functions with an address, each with the name
- * the kernel gave its interface. */
-static unsigned gadget_net_wanted(struct gadget *g, struct usblink_want *want)
-{
-	const struct profile_set *s = &g->profile->sets[g->set];
-	unsigned i, n = 0;
-	int r;
-
-	for (i = 0; i < s->n_functions; i++) {
-		const struct profile_function *f = &g->profile->functions[s->functions[i]];
-		struct usblink_want *w = &want[n];
-
-		if (netcfg_get(f, &w->nc) < 0 || !w->nc.has_addr)
-			continue;
-		snprintf(w->function, sizeof(w->function), "%s", f->name);
-		r = composer_net_ifname(g->composer, f->name, w->ifname, sizeof(w->ifname));
-		if (r < 0) {
-			log_warnx("function %s: no network interface to configure: %s",
-				  f->name, r == -EAGAIN ? "not named by the kernel yet" : strerror(-r));
-			continue;
-		}
-		n++;
-	}
-	return n;
-}
-
-/* The set has a network function with an address. */
-static bool gadget_net_any(const struct gadget *g)
-{
-	const struct profile_set *s = &g->profile->sets[g->set];
-	struct netcfg nc;
-	unsigned i;
-
-	for (i = 0; i < s->n_functions; i++)
-		if (!netcfg_get(&g->profile->functions[s->functions[i]], &nc) && nc.has_addr)
-			return true;
-	return false;
-}
-
-/* The services the live functions offer over TCP now: each plugin's
- * declared DNS-SD type (plugin_meta.tcp, "_adb._tcp") on the port its
- * worker listens on, and where it listens (tcp_interface), which decides
- * the link it is announced on. */
-static unsigned gadget_net_services(struct gadget *g, struct usblink_service *svc)
-{
-	const struct profile_function *f;
-	const struct plugin_meta *m;
-	const char *iface;
-	unsigned i, port, n = 0;
-
-	for (i = 0; i < g->n_live && n < PROFILE_MAX_FUNCTIONS; i++) {
-		if (!g->live[i].fn.type->ffs)
-			continue;
-		port = supervisor_tcp_listening(g->sup, g->live[i].fn.name);
-		f = profile_function_find(g->profile, g->live[i].fn.name);
-		m = f && f->plugin ? plugin_list_find(f->plugin) : NULL;
-		if (!port || !m || !m->tcp)
-			continue;
-		iface = "";
-		supervisor_tcp_port(g->sup, f->name, &iface);
-		snprintf(svc[n].function, sizeof(svc[n].function), "%s", f->name);
-		snprintf(svc[n].type, sizeof(svc[n].type), "%s", m->tcp->service);
-		snprintf(svc[n].iface, sizeof(svc[n].iface), "%s", iface);
-		svc[n++].port = port;
-	}
-	return n;
-}
-
-void gadget_net_sync(struct gadget *g)
-{
-	struct usblink_want want[PROFILE_MAX_FUNCTIONS];
-	struct usblink_service svc[PROFILE_MAX_FUNCTIONS];
-	const char *udc = NULL;
-	unsigned n = 0, n_svc = 0;
-
-	if (g->profile && g->set >= 0 && gadget_net_any(g))
-		udc = composer_bound_udc(g->composer);
-	/* A gadget keeps its UDC's name while the UDC is gone. */
-	if (udc && udc_registered(udc)) {
-		n = gadget_net_wanted(g, want);
-		n_svc = gadget_net_services(g, svc);
-	}
-	usblink_sync(g->net, want, n, svc, n_svc);
-}
-
-/* 250 ms, doubling: about 4 s in all. */
-#define GADGET_NET_TRIES 4
-
-static void gadget_net_settle(struct loop_watch *w, void *data)
-{
-	struct gadget *g = data;
-
-	loop_watch_remove(w);
-	g->net_timer = NULL;
-	if (!g->txn)
-		gadget_net_sync(g);
-	if (++g->net_tries < GADGET_NET_TRIES)
-		g->net_timer = loop_add_timer(g->loop, 250u << g->net_tries,
-					      gadget_net_settle, g);
-}
-
-void gadget_net_udc(struct gadget *g)
-{
-	gadget_net_sync(g);
-	loop_watch_remove(g->net_timer);
-	g->net_tries = 0;
-	g->net_timer = loop_add_timer(g->loop, 250, gadget_net_settle, g);
 }
 
 static void gadget_host_changed(const char *state, void *data)

@@ -15,7 +15,6 @@
  *   gadget_list.c     gadgetctl list
  *   gadget_storage.c  gadgetctl storage: media of mass_storage LUNs
  *   gadget_status.c   gadgetctl status, filled into status.h's structure
- *   gadget_listen.c   listening TCP sockets for plugins (adb over TCP)
  */
 #ifndef GADGETD_GADGET_INT_H
 #define GADGETD_GADGET_INT_H
@@ -31,7 +30,7 @@
 #include <time.h>
 
 struct composer;
-struct usblink;
+struct netsvc;
 struct supervisor;
 struct udc_monitor;
 struct udc_watch;
@@ -136,11 +135,8 @@ struct gadget {
 	struct composer *composer;
 	struct supervisor *sup;
 	struct udc_monitor *udcmon;
-	/* The board's side of the network functions' links (usblink.h), and
-	 * the checks again after a UDC came or went (gadget_net_udc()). */
-	struct usblink *net;
-	struct loop_watch *net_timer;
-	unsigned net_tries;
+	/* The board's side of the bound set's network (netsvc.h). */
+	struct netsvc *net;
 	struct profile *profile;
 	int set;
 	char udc[64];
@@ -213,18 +209,6 @@ void gadget_save(struct gadget *g);
 int gadget_load_profile(struct gadget *g, const char *name,
 			struct profile **out, char *msg, size_t size);
 
-/* Make the network links match the gadget: up for the bound set's
- * network functions while the UDC is there, down otherwise. */
-void gadget_net_sync(struct gadget *g);
-/* A UDC came or went: sync now and a few times over the next seconds, as
- * its uevent comes before its gadget device is there (or gone). */
-void gadget_net_udc(struct gadget *g);
-/* Refuse set (-1: every set) of p when a network function's subnet
- * clashes with another interface of the board: -EADDRINUSE, msg with
- * FILE:LINE and the other interface. */
-int gadget_net_clash(struct gadget *g, const struct profile *p, int set,
-		     char *msg, size_t size);
-
 /* Watch the state of the UDC the gadget is bound to (EVENT_HOST), or
  * stop watching when it is off or its UDC went: the last state told is
  * then "not attached". */
@@ -248,7 +232,7 @@ int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
 void gadget_switch_down(struct gadget *g);
 /* Bind to the configured UDC: 0 (also when none is there yet), -EAGAIN
  * while the UDC registers, -errno with msg. Only binds: whoever bound
- * then calls gadget_listen() (the switch's commit, a restart, the UDC's
+ * then calls netsvc_bound() (the switch's commit, a restart, the UDC's
  * arrival). */
 int gadget_switch_bind(struct gadget *g, char *msg, size_t size);
 /* The transaction g->txn, of kind, becomes the one in progress. */
@@ -271,13 +255,6 @@ int gadget_restart_begin(struct gadget *g, const char *function);
 void gadget_restart_ready(struct gadget *g, int r, const char *err);
 /* The UDC monitor's callback. */
 void gadget_restart_udc_changed(void *data);
-
-/* gadget_listen.c */
-/* After a bind: hand each function with TCP its listening sockets, bound
- * to the gadget's network interfaces, if they changed. */
-void gadget_listen(struct gadget *g);
-/* supervisor_tcp_fn: a plugin asked to start or stop listening. */
-void gadget_listen_request(const char *function, void *data);
 
 /* gadget_queue.c */
 /* A plugin asked for a switch (the supervisor's callback). */

@@ -3,6 +3,7 @@
 #include "event.h"
 #include "log.h"
 #include "loop.h"
+#include "netsvc.h"
 #include "profile.h"
 #include "supervisor.h"
 #include "udc.h"
@@ -66,7 +67,7 @@ void gadget_restart_ready(struct gadget *g, int r, const char *err)
 		log_warnx("%s: restart: %s", t->function, t->msg);
 	} else {
 		log_info("%s: plugin restarted; gadget bound again", t->function);
-		gadget_listen(g);
+		netsvc_bound(g->net);
 	}
 	/* A failed plugin is told by the supervisor, once, when it fails. */
 	if (!supervisor_failed(g->sup, t->function))
@@ -197,7 +198,7 @@ void gadget_restart_udc_changed(void *data)
 	if (g->txn)
 		return;
 	/* The UDC went (its links go down) or came back (up again). */
-	gadget_net_udc(g);
+	netsvc_udc_changed(g->net);
 	if (g->set < 0)
 		return;
 	bound = composer_bound_udc(g->composer);
@@ -229,6 +230,6 @@ void gadget_restart_udc_changed(void *data)
 	else if (g->udc[0])
 		log_info("bound to UDC %s", g->udc);
 	if (r == 0)
-		gadget_listen(g);
+		netsvc_bound(g->net);
 	gadget_host_sync(g);
 }

@@ -3,7 +3,7 @@
 #include "event.h"
 #include "log.h"
 #include "loop.h"
-#include "usblink.h"
+#include "netsvc.h"
 #include "plan.h"
 #include "profile.h"
 #include "supervisor.h"
@@ -45,7 +45,7 @@ static int gadget_switch_teardown_begin(struct gadget *g, const struct plan *pla
 	int r;
 
 	/* Addresses, DHCP and mDNS go before the functions do. */
-	usblink_sync(g->net, NULL, 0, NULL, 0);
+	netsvc_down(g->net);
 	r = composer_unbind(g->composer);
 	if (r < 0)
 		return r;
@@ -249,7 +249,7 @@ static int gadget_switch_apply_end(struct gadget *g, char *msg, size_t size)
 		r = -EBUSY;
 	if (r < 0)
 		return r;
-	gadget_listen(g);
+	netsvc_bound(g->net);
 	g->timing.when = time(NULL);
 	/* Milliseconds of one switch: far below 2^32. */
 	g->timing.teardown_ms = (unsigned)(t->t1 - t->t0);
@@ -368,7 +368,7 @@ void gadget_switch_txn_finish(struct gadget *g, int r)
 	if (t->p != g->profile)
 		profile_free(t->p);
 	t->p = NULL;
-	gadget_net_sync(g);
+	netsvc_sync(g->net);
 	gadget_host_sync(g);
 	g->txn_report = loop_add_idle(g->loop, gadget_switch_txn_report, g);
 	if (!g->txn_report)
@@ -600,7 +600,7 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 		return idx;
 	}
 	/* The board may have gained an address since the profile was loaded. */
-	if (gadget_net_clash(g, p, idx, msg, size) < 0) {
+	if (netsvc_clash(g->net, p, idx, msg, size) < 0) {
 		if (p != g->profile)
 			profile_free(p);
 		return -EINVAL;

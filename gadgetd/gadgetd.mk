@@ -6,7 +6,7 @@ PROFILE_LIBS := -lconfig -lusbgx
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c \
-	gadgetd/gadget_listen.c gadgetd/event.c gadgetd/gadget_storage.c gadgetd/storage.c
+	gadgetd/netsvc.c gadgetd/event.c gadgetd/gadget_storage.c gadgetd/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/usblink.c gadgetd/netproc.c common/child.c gadgetd/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \

@@ -119,7 +119,7 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
  * port, or whose plugin asked for one (WORKER_TCP, when the profile has
  * tcpip = true; a port below 1024 only if it is the profile's tcp), gets
  * listening sockets from gadgetd once the gadget is bound and its network
- * interfaces exist (gadget_listen.c).
+ * interfaces exist (netsvc.c).
  */
 /* The plugin of function asked to start or stop listening. */
 typedef void (*supervisor_tcp_fn)(const char *function, void *data);

@@ -175,7 +175,7 @@ const char *composer_bound_udc(struct composer *c)
 	return fake_bound ? "dummy_udc.0" : NULL;
 }
 
-/* No TCP here: gadget_listen.c finds nothing to do. */
+/* No TCP here: netsvc.c finds nothing to do. */
 void supervisor_tcp_set_fn(struct supervisor *s, supervisor_tcp_fn fn,
 			   void *data)
 {

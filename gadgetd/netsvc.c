@@ -1,0 +1,326 @@
+/*
+ * netsvc: the bound set's network, board side (netsvc.h).
+ *
+ * Listening sockets are bound to the gadget's own network interfaces,
+ * which exist only once the gadget is bound, so they are made after each
+ * bind, and when a plugin asks (supervisor_tcp_fn), and handed to the
+ * worker only when they differ from what its run has.
+ */
+#include "netsvc.h"
+#include "composer.h"
+#include "config.h"
+#include "log.h"
+#include "loop.h"
+#include "netcfg.h"
+#include "plan.h"
+#include "plugin_list.h"
+#include "profile.h"
+#include "supervisor.h"
+#include "tcplisten.h"
+#include "udc.h"
+#include "usblink.h"
+#include "wmsg.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The checks after a UDC came or went: 250 ms, doubling: about 4 s in
+ * all. */
+#define NETSVC_SETTLE_TRIES 4
+
+struct netsvc {
+	struct loop *loop;
+	struct composer *composer;
+	struct supervisor *sup;
+	struct usblink *links;
+	struct loop_watch *settle;
+	unsigned settle_tries;
+	netsvc_view_fn view_fn;
+	void *view_data;
+};
+
+struct netsvc_ifs {
+	unsigned n;
+	char name[WMSG_MAX_FDS][IF_NAMESIZE];
+};
+
+static void netsvc_view(struct netsvc *ns, struct netsvc_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->set = -1;
+	ns->view_fn(v, ns->view_data);
+}
+
+/* The bound set's network functions with an address, each with the name
+ * the kernel gave its interface. */
+static unsigned netsvc_wanted(struct netsvc *ns, const struct netsvc_view *v,
+			      struct usblink_want *want)
+{
+	const struct profile_set *s = &v->profile->sets[v->set];
+	unsigned i, n = 0;
+	int r;
+
+	for (i = 0; i < s->n_functions; i++) {
+		const struct profile_function *f = &v->profile->functions[s->functions[i]];
+		struct usblink_want *w = &want[n];
+
+		if (netcfg_get(f, &w->nc) < 0 || !w->nc.has_addr)
+			continue;
+		snprintf(w->function, sizeof(w->function), "%s", f->name);
+		r = composer_net_ifname(ns->composer, f->name, w->ifname, sizeof(w->ifname));
+		if (r < 0) {
+			log_warnx("function %s: no network interface to configure: %s",
+				  f->name, r == -EAGAIN ? "not named by the kernel yet" : strerror(-r));
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
+/* The set has a network function with an address. */
+static bool netsvc_any(const struct netsvc_view *v)
+{
+	const struct profile_set *s = &v->profile->sets[v->set];
+	struct netcfg nc;
+	unsigned i;
+
+	for (i = 0; i < s->n_functions; i++)
+		if (!netcfg_get(&v->profile->functions[s->functions[i]], &nc) && nc.has_addr)
+			return true;
+	return false;
+}
+
+/* The services the live functions offer over TCP now: each plugin's
+ * declared DNS-SD type (plugin_meta.tcp, "_adb._tcp") on the port its
+ * worker listens on, and where it listens (tcp_interface), which decides
+ * the link it is announced on. */
+static unsigned netsvc_services(struct netsvc *ns, const struct netsvc_view *v,
+				struct usblink_service *svc)
+{
+	const struct profile_function *f;
+	const struct plugin_meta *m;
+	const char *iface;
+	unsigned i, port, n = 0;
+
+	for (i = 0; i < v->n_live && n < PROFILE_MAX_FUNCTIONS; i++) {
+		if (!v->live[i].fn.type->ffs)
+			continue;
+		port = supervisor_tcp_listening(ns->sup, v->live[i].fn.name);
+		f = profile_function_find(v->profile, v->live[i].fn.name);
+		m = f && f->plugin ? plugin_list_find(f->plugin) : NULL;
+		if (!port || !m || !m->tcp)
+			continue;
+		iface = "";
+		supervisor_tcp_port(ns->sup, f->name, &iface);
+		snprintf(svc[n].function, sizeof(svc[n].function), "%s", f->name);
+		snprintf(svc[n].type, sizeof(svc[n].type), "%s", m->tcp->service);
+		snprintf(svc[n].iface, sizeof(svc[n].iface), "%s", iface);
+		svc[n++].port = port;
+	}
+	return n;
+}
+
+void netsvc_sync(struct netsvc *ns)
+{
+	struct usblink_want want[PROFILE_MAX_FUNCTIONS];
+	struct usblink_service svc[PROFILE_MAX_FUNCTIONS];
+	struct netsvc_view v;
+	const char *udc = NULL;
+	unsigned n = 0, n_svc = 0;
+
+	netsvc_view(ns, &v);
+	if (v.profile && v.set >= 0 && netsvc_any(&v))
+		udc = composer_bound_udc(ns->composer);
+	/* A gadget keeps its UDC's name while the UDC is gone. */
+	if (udc && udc_registered(udc)) {
+		n = netsvc_wanted(ns, &v, want);
+		n_svc = netsvc_services(ns, &v, svc);
+	}
+	usblink_sync(ns->links, want, n, svc, n_svc);
+}
+
+void netsvc_down(struct netsvc *ns)
+{
+	usblink_sync(ns->links, NULL, 0, NULL, 0);
+}
+
+static void netsvc_settle(struct loop_watch *w, void *data)
+{
+	struct netsvc *ns = data;
+	struct netsvc_view v;
+
+	loop_watch_remove(w);
+	ns->settle = NULL;
+	netsvc_view(ns, &v);
+	if (!v.switching)
+		netsvc_sync(ns);
+	if (++ns->settle_tries < NETSVC_SETTLE_TRIES)
+		ns->settle = loop_add_timer(ns->loop, 250u << ns->settle_tries,
+					    netsvc_settle, ns);
+}
+
+void netsvc_udc_changed(struct netsvc *ns)
+{
+	netsvc_sync(ns);
+	loop_watch_remove(ns->settle);
+	ns->settle_tries = 0;
+	ns->settle = loop_add_timer(ns->loop, 250, netsvc_settle, ns);
+}
+
+int netsvc_clash(struct netsvc *ns, const struct profile *p, int set, char *msg,
+		 size_t size)
+{
+	const char *own[PROFILE_MAX_FUNCTIONS];
+	unsigned n = usblink_ifaces(ns->links, own, PROFILE_MAX_FUNCTIONS);
+
+	return netcfg_clash(p, set, own, n, msg, size);
+}
+
+/* The interfaces of the gadget's network functions, as the kernel named
+ * them. */
+static void netsvc_ifnames(struct netsvc *ns, const struct netsvc_view *v,
+			   struct netsvc_ifs *ifs)
+{
+	unsigned i;
+
+	ifs->n = 0;
+	for (i = 0; i < v->n_live && ifs->n < WMSG_MAX_FDS; i++) {
+		if (v->live[i].fn.type->ffs)
+			continue;
+		if (composer_net_ifname(ns->composer, v->live[i].fn.name,
+					ifs->name[ifs->n], IF_NAMESIZE) == 0 &&
+		    ifs->name[ifs->n][0])
+			ifs->n++;
+	}
+}
+
+/* Where function name listens, as "PORT@if1,if2|IDX1,IDX2" (what), into
+ * ifs. The indexes tell a new interface from a gone one of the same name
+ * (rndis,adb to ncm,adb: usb0 both times, adb's worker kept), whose
+ * sockets no longer receive anything. */
+static unsigned netsvc_listen_plan(struct netsvc *ns, const struct netsvc_view *v,
+				   const char *name, struct netsvc_ifs *ifs,
+				   char *what, size_t size)
+{
+	const char *iface = "";
+	unsigned port = supervisor_tcp_port(ns->sup, name, &iface);
+	unsigned i;
+	int n;
+
+	ifs->n = 0;
+	if (port && !strcmp(iface, "*")) {
+		ifs->n = 1;
+		ifs->name[0][0] = '\0';
+	} else if (port && iface[0]) {
+		ifs->n = 1;
+		snprintf(ifs->name[0], IF_NAMESIZE, "%s", iface);
+	} else if (port) {
+		netsvc_ifnames(ns, v, ifs);
+	}
+	n = snprintf(what, size, "%u@", port);
+	for (i = 0; i < ifs->n && n > 0 && (size_t)n < size; i++)
+		n += snprintf(what + n, size - n, "%s%s", i ? "," : "",
+			      ifs->name[i][0] ? ifs->name[i] : "*");
+	for (i = 0; i < ifs->n && n > 0 && (size_t)n < size; i++)
+		n += snprintf(what + n, size - n, "%s%u", i ? "," : "|",
+			      ifs->name[i][0] ? if_nametoindex(ifs->name[i]) : 0);
+	return port;
+}
+
+/*
+ * Function name now listens on port on the n interfaces (n == 0: it
+ * stopped): its mDNS announcement follows (netsvc_sync() asks the
+ * supervisor what each worker listens on; a set without the function, the
+ * gadget off or gone, and gadgetd's exit withdraw it there). A switch
+ * under way syncs once it is over.
+ */
+static void netsvc_listen_one(struct netsvc *ns, const struct netsvc_view *v,
+			      const char *name)
+{
+	struct netsvc_ifs ifs;
+	int fds[WMSG_MAX_FDS];
+	unsigned i, n = 0, port;
+	char what[256];
+
+	port = netsvc_listen_plan(ns, v, name, &ifs, what, sizeof(what));
+	if (!supervisor_tcp_due(ns->sup, name, what))
+		return;
+	/* Not an error: the function may also be in sets without one. */
+	if (port && !ifs.n)
+		log_info("%s: not listening on tcp port %u: the set has no "
+			 "network function", name, port);
+	for (i = 0; i < ifs.n; i++)
+		if (tcplisten_open(ifs.name[i][0] ? ifs.name[i] : NULL, port,
+				   &fds[n]) == 0)
+			n++;
+	if (port && n)
+		log_info("%s: listening on tcp port %u (%.*s)", name, port,
+			 (int)strcspn(strchr(what, '@') + 1, "|"), strchr(what, '@') + 1);
+	if (supervisor_tcp_listen(ns->sup, name, port, fds, n, what) < 0)
+		return;
+	log_debug("%s: tcp port %u on %u interface%s", name, n ? port : 0, n,
+		  n == 1 ? "" : "s");
+	if (!v->switching)
+		netsvc_sync(ns);
+}
+
+void netsvc_bound(struct netsvc *ns)
+{
+	struct netsvc_view v;
+	unsigned i;
+
+	if (!composer_bound_udc(ns->composer))
+		return;
+	netsvc_view(ns, &v);
+	for (i = 0; i < v.n_live; i++)
+		if (v.live[i].fn.type->ffs)
+			netsvc_listen_one(ns, &v, v.live[i].fn.name);
+}
+
+/* supervisor_tcp_fn: a plugin asked to start or stop listening. */
+static void netsvc_listen_request(const char *function, void *data)
+{
+	struct netsvc *ns = data;
+	struct netsvc_view v;
+
+	if (!composer_bound_udc(ns->composer))
+		return;
+	netsvc_view(ns, &v);
+	netsvc_listen_one(ns, &v, function);
+}
+
+struct netsvc *netsvc_new(struct loop *l, const struct config *cfg,
+			  struct composer *composer, struct supervisor *sup,
+			  netsvc_view_fn view, void *data)
+{
+	struct netsvc *ns = calloc(1, sizeof(*ns));
+
+	if (!ns)
+		return NULL;
+	ns->loop = l;
+	ns->composer = composer;
+	ns->sup = sup;
+	ns->view_fn = view;
+	ns->view_data = data;
+	ns->links = usblink_new(l, cfg);
+	if (!ns->links) {
+		free(ns);
+		return NULL;
+	}
+	supervisor_tcp_set_fn(sup, netsvc_listen_request, ns);
+	return ns;
+}
+
+void netsvc_free(struct netsvc *ns)
+{
+	if (!ns)
+		return;
+	supervisor_tcp_set_fn(ns->sup, NULL, NULL);
+	usblink_free(ns->links);
+	loop_watch_remove(ns->settle);
+	free(ns);
+}
