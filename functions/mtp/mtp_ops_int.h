@@ -35,7 +35,7 @@ struct mtp_ops {
 	uint32_t session_id;
 	/* The file announced by SendObjectInfo, awaiting SendObject. */
 	uint32_t pending;
-	struct mtp_store_upload *upload;
+	struct mtp_upload *upload;
 	uint64_t pending_len;
 	/* Android's in-place edits; partial: SendPartialObject's data
 	 * goes to them rather than to an upload. */

@@ -285,7 +285,7 @@ static void mtp_ops_object_announce(struct mtp_ops *o, struct mtp_reply *r,
 	else
 		rc = mtp_store_upload_begin(
 		    o->store, storage, parent, name,
-		    size == MTP_LEN_UNKNOWN ? MTP_STORE_SIZE_UNKNOWN : size, &h,
+		    size == MTP_LEN_UNKNOWN ? MTP_UPLOAD_SIZE_UNKNOWN : size, &h,
 		    &o->upload);
 	if (rc < 0) {
 		mtp_ops_rc(r, mtp_ops_errno_code(rc));
@@ -361,7 +361,7 @@ int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n)
 		return mtp_edit_write(o->edit, data, n);
 	if (!o->upload)
 		return -EBADF;
-	return mtp_store_upload_write(o->upload, data, n);
+	return mtp_upload_write(o->upload, data, n);
 }
 
 void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)

@@ -15,31 +15,44 @@
  * listing a folder cleans it too. */
 #define MTP_STORE_SWEEP_BUDGET 100000
 
+/* The API's parent of a storage's top objects is the handle table's. */
+_Static_assert(MTP_STORE_ROOT == MTP_HANDLES_ROOT,
+	       "MTP_STORE_ROOT is MTP_HANDLES_ROOT");
+
 void mtp_store_set_quiet_fn(struct mtp_store *s, mtp_store_quiet_fn fn,
 			    void *data)
 {
-	s->quiet_fn = fn;
-	s->quiet_data = data;
-	mtp_store_changed(s);
+	mtp_walk_set_quiet_fn(s->walk, fn, data);
 }
 
 void mtp_store_changed(struct mtp_store *s)
 {
-	if (s->dc_fd >= 0)
-		close(s->dc_fd);
-	s->dc_fd = -1;
-	s->sc_handle = 0;
+	mtp_walk_changed(s->walk);
+}
+
+/* The handle table forgot or rekeyed a handle: the stat kept by handle
+ * may name another object now. */
+static void mtp_store_handles_changed(void *data)
+{
+	mtp_store_changed(data);
 }
 
 struct mtp_store *mtp_store_new(const char *name)
 {
 	struct mtp_store *s = calloc(1, sizeof(struct mtp_store));
 
-	if (s) {
-		s->name = name;
-		s->dc_fd = -1;
-		mtp_store_handle_set_max_objs(s, 0);
+	if (!s)
+		return NULL;
+	s->name = name;
+	s->walk = mtp_walk_new();
+	s->handles = mtp_handles_new(mtp_store_handles_changed, s);
+	if (!s->walk || !s->handles) {
+		mtp_walk_free(s->walk);
+		mtp_handles_free(s->handles);
+		free(s);
+		return NULL;
 	}
+	s->uploads.handles = s->handles;
 	return s;
 }
 
@@ -47,19 +60,21 @@ void mtp_store_free(struct mtp_store *s)
 {
 	if (!s)
 		return;
-	while (s->uploads)
-		mtp_store_upload_abort(s, s->uploads, true);
-	mtp_store_changed(s);
+	while (s->uploads.head)
+		mtp_store_upload_abort(s, s->uploads.head, true);
+	mtp_walk_free(s->walk);
 	for (unsigned i = 0; i < s->n_st; i++) {
 		close(s->st[i].rootfd);
 		free(s->st[i].path);
 		free(s->st[i].desc);
 	}
-	for (uint32_t h = 0; h < s->n_objs; h++)
-		free(s->objs[h].name);
-	free(s->objs);
-	free(s->buckets);
+	mtp_handles_free(s->handles);
 	free(s);
+}
+
+void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n)
+{
+	mtp_handles_set_max(s->handles, n);
 }
 
 void mtp_store_set_listed_fn(struct mtp_store *s, mtp_store_listed_fn fn,
@@ -183,6 +198,7 @@ bool mtp_store_name_ok(const char *name)
 		return false;
 	return strcmp(name, ".") && strcmp(name, "..");
 }
+
 int mtp_store_dirfd(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		    int *fd)
 {
@@ -190,7 +206,28 @@ int mtp_store_dirfd(struct mtp_store *s, uint32_t storage, uint32_t parent,
 
 	if (!st)
 		return -ENOENT;
-	return mtp_store_walk_open_dir(s, st, parent, fd);
+	return mtp_walk_open_dir(s->handles, st, parent, fd);
+}
+
+/* The live object of handle and its storage: 0 or -ENOENT. */
+static int mtp_store_obj(struct mtp_store *s, uint32_t handle,
+			 const struct mtp_handles_obj **o,
+			 struct mtp_storage **st)
+{
+	*o = mtp_handles_obj(s->handles, handle);
+	if (!*o)
+		return -ENOENT;
+	*st = mtp_store_find(s, (*o)->storage);
+	return *st ? 0 : -ENOENT;
+}
+
+int mtp_store_parent_fd(struct mtp_store *s, uint32_t handle,
+			const struct mtp_handles_obj **o,
+			struct mtp_storage **st, int *fd)
+{
+	int rc = mtp_store_obj(s, handle, o, st);
+
+	return rc < 0 ? rc : mtp_walk_parent_fd(s->handles, *st, *o, fd);
 }
 
 /* Stat name in dirfd: -ENOENT unless it is an object the host may see. */
@@ -204,19 +241,14 @@ static int mtp_store_lstat(int dirfd, const char *name, struct mtp_fs_stat *sb)
 int mtp_store_stat(struct mtp_store *s, uint32_t handle,
 		   struct mtp_obj_stat *out)
 {
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	struct mtp_storage *st;
 	struct mtp_fs_stat sb;
-	int fd, rc;
+	int rc;
 
-	rc = mtp_store_walk_stat_cached(s, handle, &o, &st, &sb);
-	if (rc == -ENOSYS) {
-		rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &fd);
-		if (rc < 0)
-			return rc;
-		rc = mtp_store_lstat(fd, o->name, &sb);
-		close(fd);
-	}
+	rc = mtp_store_obj(s, handle, &o, &st);
+	if (rc == 0)
+		rc = mtp_walk_stat(s->walk, s->handles, st, handle, o, &sb);
 	if (rc == -EACCES)
 		rc = -ENOENT;
 	if (rc < 0)
@@ -259,14 +291,14 @@ static int mtp_store_open_at(int dfd, const char *name, int flags, int *out)
 
 int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
 {
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	struct mtp_storage *st;
 	int dfd, rc;
 
 	/* Reads only: in-place writes go through mtp_store_edit_open(). */
 	if ((flags & O_ACCMODE) != O_RDONLY)
 		return -EINVAL;
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &dfd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
 	if (rc < 0)
 		return rc;
 	return mtp_store_open_at(dfd, o->name, flags, out);
@@ -275,12 +307,12 @@ int mtp_store_open(struct mtp_store *s, uint32_t handle, int flags, int *out)
 int mtp_store_edit_open(struct mtp_store *s, uint32_t handle, int *out,
 			uint64_t *reserve)
 {
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	struct mtp_storage *st;
 	int dfd, rc;
 
 	mtp_store_changed(s);
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &dfd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &dfd);
 	if (rc < 0)
 		return rc;
 	if (st->readonly) {
@@ -308,14 +340,14 @@ uint32_t mtp_store_lookup(struct mtp_store *s, uint32_t storage,
 	    mtp_store_dirfd(s, storage, parent, &fd) < 0)
 		return 0;
 	if (mtp_store_lstat(fd, name, &sb) == 0)
-		mtp_store_handle_intern(s, storage, parent, name, &h);
+		mtp_handles_intern(s->handles, storage, parent, name, &h);
 	close(fd);
 	return h;
 }
 
 /* A new entry called name may be made in storage: 0 or -errno. */
-int mtp_store_writable(struct mtp_store *s, uint32_t storage, const char *name,
-		       struct mtp_storage **out)
+static int mtp_store_writable(struct mtp_store *s, uint32_t storage,
+			      const char *name, struct mtp_storage **out)
 {
 	struct mtp_storage *st = mtp_store_find(s, storage);
 
@@ -340,7 +372,7 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 	rc = mtp_store_writable(s, storage, name, &st);
 	if (rc < 0)
 		return rc;
-	rc = mtp_store_walk_open_dir(s, st, parent, &dfd);
+	rc = mtp_walk_open_dir(s->handles, st, parent, &dfd);
 	if (rc < 0)
 		return rc;
 	/* A folder that exists is reused, unless it is a mount point; a
@@ -360,18 +392,19 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 	}
 	close(dfd);
 	if (rc == 0)
-		rc = mtp_store_handle_intern(s, storage, parent, name, handle);
+		rc = mtp_handles_intern(s->handles, storage, parent, name,
+					handle);
 	return rc;
 }
 
 int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 {
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
 
 	mtp_store_changed(s);
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &fd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
 	if (rc < 0)
 		return rc;
 	if (st->readonly) {
@@ -381,20 +414,20 @@ int mtp_store_delete(struct mtp_store *s, uint32_t handle)
 	rc = mtp_fs_remove(fd, o->name);
 	close(fd);
 	if (rc == 0 || rc == -ENOENT)
-		mtp_store_handle_forget_tree(s, handle);
+		mtp_handles_forget_tree(s->handles, handle);
 	return rc;
 }
 
 int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
 {
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	struct mtp_storage *st;
 	int fd, rc;
 
 	mtp_store_changed(s);
 	if (!mtp_store_name_ok(name))
 		return -EINVAL;
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &fd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &fd);
 	if (rc < 0)
 		return rc;
 	if (st->readonly)
@@ -402,14 +435,15 @@ int mtp_store_rename(struct mtp_store *s, uint32_t handle, const char *name)
 	else if (renameat2(fd, o->name, fd, name, RENAME_NOREPLACE) < 0)
 		rc = -errno;
 	close(fd);
-	return rc < 0 ? rc : mtp_store_handle_rekey(s, handle, o->parent, name);
+	return rc < 0 ? rc
+		      : mtp_handles_rekey(s->handles, handle, o->parent, name);
 }
 
 int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		   uint32_t parent)
 {
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	int sfd, dfd, rc;
 
 	mtp_store_changed(s);
@@ -417,23 +451,61 @@ int mtp_store_move(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		return -ENOENT;
 	if (dst->readonly)
 		return -EROFS;
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &sfd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &sfd);
 	if (rc < 0)
 		return rc;
 	if (st->readonly || dst != st) {
 		close(sfd);
 		return st->readonly ? -EROFS : -EXDEV;
 	}
-	if (mtp_store_handle_is_ancestor(s, handle, parent)) {
+	if (mtp_handles_is_ancestor(s->handles, handle, parent)) {
 		close(sfd);
 		return -EINVAL;
 	}
-	rc = mtp_store_walk_open_dir(s, st, parent, &dfd);
+	rc = mtp_walk_open_dir(s->handles, st, parent, &dfd);
 	if (rc == 0) {
 		if (renameat2(sfd, o->name, dfd, o->name, RENAME_NOREPLACE) < 0)
 			rc = -errno;
 		close(dfd);
 	}
 	close(sfd);
-	return rc < 0 ? rc : mtp_store_handle_rekey(s, handle, parent, o->name);
+	return rc < 0 ? rc
+		      : mtp_handles_rekey(s->handles, handle, parent, o->name);
+}
+
+uint32_t mtp_store_handle(struct mtp_store *s, uint32_t storage,
+			  uint32_t parent, const char *name)
+{
+	return mtp_handles_find(s->handles, storage, parent, name);
+}
+
+void mtp_store_handle_forget(struct mtp_store *s, uint32_t handle)
+{
+	mtp_handles_forget(s->handles, handle);
+}
+
+int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
+			   uint32_t parent, const char *name, uint64_t size,
+			   uint32_t *handle, struct mtp_upload **up)
+{
+	struct mtp_storage *st;
+	int rc = mtp_store_writable(s, storage, name, &st);
+
+	if (rc < 0)
+		return rc;
+	return mtp_upload_begin(&s->uploads, st, parent, name, size, handle,
+				up);
+}
+
+int mtp_store_upload_commit(struct mtp_store *s, struct mtp_upload *up)
+{
+	mtp_store_changed(s);
+	return mtp_upload_commit(up);
+}
+
+void mtp_store_upload_abort(struct mtp_store *s, struct mtp_upload *up,
+			    bool keep_new)
+{
+	mtp_store_changed(s);
+	mtp_upload_abort(up, keep_new);
 }

@@ -28,15 +28,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "mtp_upload.h"
+
 #define MTP_STORE_MAX 8
-/*
- * Upper bound on objects known at once, to bound memory whatever the host
- * lists. A handle of a forgotten or deleted object is dead: it is never
- * given to another object until its slot was reused 2048 times, which
- * takes more than 2 million deletions (see mtp_store_handle.c).
- */
-#define MTP_STORE_MAX_OBJS ((1u << 21) - 1)
-/* Parent value meaning "the storage root" in this API. */
+/* Parent value meaning "the storage root" in this API (the handle
+ * table's MTP_HANDLES_ROOT). */
 #define MTP_STORE_ROOT 0u
 
 struct mtp_store;
@@ -53,11 +49,6 @@ struct mtp_obj_stat {
 	const char *name; /* valid until the next call that changes the store */
 };
 
-/* An upload's size when the host did not say (ObjectInfo's 0xFFFFFFFF). */
-#define MTP_STORE_SIZE_UNKNOWN UINT64_MAX
-
-struct mtp_store_upload;
-
 struct mtp_storage_stat {
 	uint64_t capacity;
 	uint64_t free_bytes; /* what may be written: free less the reserve */
@@ -71,8 +62,15 @@ struct mtp_storage_stat {
 struct mtp_store *mtp_store_new(const char *name);
 void mtp_store_free(struct mtp_store *s);
 
-/* For tests: hold at most n objects at once (0: MTP_STORE_MAX_OBJS). */
-void mtp_store_handle_set_max_objs(struct mtp_store *s, uint32_t n);
+/*
+ * The store knows MTP_HANDLES_MAX objects at once at the most, to bound
+ * memory whatever the host lists (-ENOSPC beyond). A handle of a
+ * forgotten or deleted object is dead: it is never given to another
+ * object until its slot was reused 2048 times, which takes more than 2
+ * million deletions (see mtp_handles.h). For tests: hold at most n
+ * objects at once (0: MTP_HANDLES_MAX).
+ */
+void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n);
 
 /*
  * Add a storage rooted at path (must be an existing directory). *id gets
@@ -146,34 +144,17 @@ int mtp_store_mkdir(struct mtp_store *s, uint32_t storage, uint32_t parent,
 		    const char *name, uint32_t *handle);
 
 /*
- * Start receiving the file name under parent, size bytes long (or
- * MTP_STORE_SIZE_UNKNOWN, counted as 4 GiB - 1 for the space check).
- * *handle gets the object's handle: the existing file's, or that of an
- * empty placeholder made for a new name. -ENOSPC when the storage cannot
- * take size bytes and keep its reserve; -EEXIST when a folder has the
- * name, -EACCES when something invisible has it.
+ * Start receiving the file name under parent (mtp_upload_begin, which
+ * says what *handle gets and what fails), in storage (-EROFS when it is
+ * read-only, -EINVAL for a bad name). mtp_upload_write() sends the data.
  */
 int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
 			   uint32_t parent, const char *name, uint64_t size,
-			   uint32_t *handle, struct mtp_store_upload **up);
-/* Append n bytes: -EFBIG beyond the announced size, -ENOSPC when the
- * storage would keep less than its reserve. Nothing is written then. The
- * free space is looked at again once MTP_STORE_SPACE_LOOK bytes went in
- * since the last look, and before every write once that look left less
- * than MTP_STORE_SPACE_LOOK above the reserve: a board that fills the
- * disk meanwhile is seen within that many bytes of the upload. */
-#define MTP_STORE_SPACE_LOOK (1024 * 1024)
-int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
-			   size_t n);
-/*
- * The data is complete: replace the target with it. -EIO when fewer bytes
- * than announced came. Frees up whatever the result; on failure the old
- * content stays and a placeholder is removed.
- */
-int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up);
-/* Give up an upload: the temporary file goes; a new object's empty
- * placeholder stays when keep_new (the host may have meant it empty). */
-void mtp_store_upload_abort(struct mtp_store *s, struct mtp_store_upload *up,
+			   uint32_t *handle, struct mtp_upload **up);
+/* mtp_upload_commit(), mtp_upload_abort(), and the store knows that the
+ * disk changed. */
+int mtp_store_upload_commit(struct mtp_store *s, struct mtp_upload *up);
+void mtp_store_upload_abort(struct mtp_store *s, struct mtp_upload *up,
 			    bool keep_new);
 /* Delete an object, folders recursively. The handle is dropped. */
 int mtp_store_delete(struct mtp_store *s, uint32_t handle);

@@ -27,7 +27,7 @@ int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle, uint32_t storage,
 {
 	struct mtp_storage *st, *dst = mtp_store_find(s, storage);
 	struct mtp_store_copy *c;
-	struct mtp_obj *o;
+	const struct mtp_handles_obj *o;
 	int sfd, dfd, rc;
 
 	mtp_store_changed(s);
@@ -35,17 +35,17 @@ int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		return -ENOENT;
 	if (dst->readonly)
 		return -EROFS;
-	rc = mtp_store_walk_parent_fd(s, handle, &o, &st, &sfd);
+	rc = mtp_store_parent_fd(s, handle, &o, &st, &sfd);
 	if (rc < 0)
 		return rc;
-	if (st == dst && mtp_store_handle_is_ancestor(s, handle, parent)) {
+	if (st == dst && mtp_handles_is_ancestor(s->handles, handle, parent)) {
 		close(sfd);
 		return -EINVAL;
 	}
 	c = calloc(1, sizeof(*c));
 	rc = c ? 0 : -ENOMEM;
 	if (rc == 0)
-		rc = mtp_store_walk_open_dir(s, dst, parent, &dfd);
+		rc = mtp_walk_open_dir(s->handles, dst, parent, &dfd);
 	if (rc == 0) {
 		c->storage = storage;
 		c->parent = parent;
@@ -72,8 +72,8 @@ int mtp_store_copy_step(struct mtp_store *s, struct mtp_store_copy *c,
 	if (rc > 0)
 		return rc;
 	if (rc == 0)
-		rc = mtp_store_handle_intern(s, c->storage, c->parent, c->name,
-					     copy);
+		rc = mtp_handles_intern(s->handles, c->storage, c->parent,
+					c->name, copy);
 	/* A copy the host cannot be given a handle for goes again. */
 	if (rc < 0)
 		mtp_fs_copy_discard(c->fc);

@@ -13,7 +13,7 @@ static bool mtp_store_list_dirent_ok(struct mtp_store *s, int dfd,
 {
 	/* A temporary file no upload owns was left by a killed worker. */
 	if (mtp_fs_is_tmp(de->d_name) && de->d_type != DT_DIR &&
-	    !mtp_store_upload_owns(s, de->d_name)) {
+	    !mtp_upload_owns(&s->uploads, de->d_name)) {
 		if (mtp_fs_entry(dfd, de->d_name, sb) == 0 && !sb->dir)
 			unlinkat(dfd, de->d_name, 0);
 		return false;
@@ -80,8 +80,8 @@ int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
 
 		if (!mtp_store_list_dirent_ok(s, dirfd(d), de, &sb))
 			continue;
-		rc =
-		    mtp_store_handle_intern(s, storage, parent, de->d_name, &h);
+		rc = mtp_handles_intern(s->handles, storage, parent, de->d_name,
+					&h);
 		if (rc == 0) {
 			struct mtp_obj_stat os = {
 			    .handle = h,
@@ -93,7 +93,7 @@ int mtp_store_list_stat(struct mtp_store *s, uint32_t storage,
 			    .mtime = sb.mtime,
 			    .ctime = sb.ctime,
 			    /* h was just interned: its slot is live. */
-			    .name = mtp_store_handle_slot(s, h)->name,
+			    .name = mtp_handles_obj(s->handles, h)->name,
 			};
 
 			rc = mtp_store_list_push(out, stats, n, &os);

@@ -1,5 +1,5 @@
 /* mtp_events: inotify changes in listed folders become MTP events, and
- * make the store's cached stat (mtp_store_walk.c) be made again. statx()
+ * make the store's cached stat (mtp_walk.c) be made again. statx()
  * is wrapped to count the stats. */
 /* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
@@ -77,7 +77,7 @@ static void test_events(void **state)
 	char root[] = "/tmp/test_mtp_events.XXXXXX", p[256], cmd[128];
 	struct mtp_events *e;
 	struct mtp_store *s;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	uint32_t id, h, *list = NULL;
 	size_t n = 0;
 
@@ -119,7 +119,7 @@ static void test_events(void **state)
 		assert_int_equal(mtp_store_upload_begin(s, id, MTP_STORE_ROOT,
 							"host.bin", 1, &h, &up),
 				 0);
-		assert_int_equal(mtp_store_upload_write(up, "y", 1), 0);
+		assert_int_equal(mtp_upload_write(up, "y", 1), 0);
 		assert_int_equal(mtp_store_upload_commit(s, up), 0);
 		mtp_events_dispatch(e);
 		assert_int_equal(seen.n, 3);

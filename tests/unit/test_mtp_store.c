@@ -104,13 +104,13 @@ static uint32_t find(struct fixture *f, uint32_t sid, uint32_t parent,
 static int upload(struct fixture *f, uint32_t sid, uint32_t parent,
 		  const char *name, const char *data, uint32_t *h)
 {
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	size_t n = strlen(data);
 	int rc = mtp_store_upload_begin(f->st, sid, parent, name, n, h, &up);
 
 	if (rc < 0)
 		return rc;
-	rc = mtp_store_upload_write(up, data, n);
+	rc = mtp_upload_write(up, data, n);
 	if (rc < 0) {
 		mtp_store_upload_abort(f->st, up, false);
 		return rc;
@@ -495,7 +495,7 @@ static void test_handle_reuse(void **state)
 	 * every 3 cycles, and its generation (11 bits) wraps after 2048
 	 * uses: in cycle 6143, no earlier. (16 slots took 18 423 cycles, 50
 	 * s of the arm64 bed's time.) */
-	mtp_store_handle_set_max_objs(f->st, 4);
+	mtp_store_set_max_objs(f->st, 4);
 	assert_int_equal(mtp_store_mkdir(f->st, f->id0, MTP_STORE_ROOT, "d",
 					 &stale),
 			 0);
@@ -540,7 +540,7 @@ static void test_overwrite_keeps_old(void **state)
 {
 	struct fixture *f = *state;
 	uint32_t a = find(f, f->id0, MTP_STORE_ROOT, "a.txt"), h, *list = NULL;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	struct mtp_obj_stat st;
 	struct stat sb;
 	size_t n = 0;
@@ -550,7 +550,7 @@ static void test_overwrite_keeps_old(void **state)
 						"a.txt", 10, &h, &up),
 			 0);
 	assert_int_equal(h, a);
-	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
+	assert_int_equal(mtp_upload_write(up, "HELLO", 5), 0);
 	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
 	/* The temporary file is there, but not for the host to see. */
 	assert_int_equal(tmp_files(f->s0), 1);
@@ -558,7 +558,7 @@ static void test_overwrite_keeps_old(void **state)
 	    mtp_store_list(f->st, f->id0, MTP_STORE_ROOT, &list, &n), 0);
 	assert_int_equal(n, 2);
 	free(list);
-	assert_int_equal(mtp_store_upload_write(up, "0123456789", 10), -EFBIG);
+	assert_int_equal(mtp_upload_write(up, "0123456789", 10), -EFBIG);
 	mtp_store_upload_abort(f->st, up, false);
 	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
 	assert_int_equal(tmp_files(f->s0), 0);
@@ -567,7 +567,7 @@ static void test_overwrite_keeps_old(void **state)
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
 						"a.txt", 10, &h, &up),
 			 0);
-	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
+	assert_int_equal(mtp_upload_write(up, "HELLO", 5), 0);
 	assert_int_equal(mtp_store_upload_commit(f->st, up), -EIO);
 	assert_string_equal(slurp(f->s0, "a.txt"), "hello");
 	assert_int_equal(tmp_files(f->s0), 0);
@@ -577,8 +577,8 @@ static void test_overwrite_keeps_old(void **state)
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
 						"a.txt", 10, &h, &up),
 			 0);
-	assert_int_equal(mtp_store_upload_write(up, "HELLO", 5), 0);
-	assert_int_equal(mtp_store_upload_write(up, "WORLD", 5), 0);
+	assert_int_equal(mtp_upload_write(up, "HELLO", 5), 0);
+	assert_int_equal(mtp_upload_write(up, "WORLD", 5), 0);
 	assert_int_equal(mtp_store_upload_commit(f->st, up), 0);
 	assert_string_equal(slurp(f->s0, "a.txt"), "HELLOWORLD");
 	assert_int_equal(stat(p, &sb), 0);
@@ -593,7 +593,7 @@ static void test_overwrite_keeps_old(void **state)
 			 0);
 	assert_int_equal(mtp_store_stat(f->st, h, &st), 0);
 	assert_int_equal(st.size, 0);
-	assert_int_equal(mtp_store_upload_write(up, "ab", 2), 0);
+	assert_int_equal(mtp_upload_write(up, "ab", 2), 0);
 	mtp_store_upload_abort(f->st, up, false);
 	assert_string_equal(slurp(f->s0, "new.bin"), "");
 	assert_int_equal(find(f, f->id0, MTP_STORE_ROOT, "new.bin"), 0);
@@ -607,12 +607,12 @@ static void test_overwrite_keeps_old(void **state)
 }
 
 /* Far from full, an upload looks at the free space once per
- * MTP_STORE_SPACE_LOOK written, not before every write; a board that
+ * MTP_UPLOAD_SPACE_LOOK written, not before every write; a board that
  * fills the disk meanwhile is still seen within that many bytes. */
 static void test_space_looks(void **state)
 {
 	struct fixture *f = *state;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	static char chunk[64 << 10];
 	unsigned looks, i;
 	uint32_t h;
@@ -626,19 +626,18 @@ static void test_space_looks(void **state)
 			 0);
 	looks = fake_statvfs_looks();
 	for (i = 0; i < 64; i++)
-		assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)),
-				 0);
+		assert_int_equal(mtp_upload_write(up, chunk, sizeof(chunk)), 0);
 	/* 4 MiB written: one look per MiB. */
 	assert_int_equal(fake_statvfs_looks() - looks,
-			 (4 << 20) / MTP_STORE_SPACE_LOOK);
+			 (4 << 20) / MTP_UPLOAD_SPACE_LOOK);
 	/* The board leaves 128 KiB, less than the reserve. */
 	snprintf(p, sizeof(p), "%s/dir/filler", f->s0);
 	fd = open(p, O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, fake_statvfs_free() - (128 << 10)), 0);
 	close(fd);
-	for (i = 0; rc == 0 && i <= MTP_STORE_SPACE_LOOK / sizeof(chunk); i++)
-		rc = mtp_store_upload_write(up, chunk, sizeof(chunk));
+	for (i = 0; rc == 0 && i <= MTP_UPLOAD_SPACE_LOOK / sizeof(chunk); i++)
+		rc = mtp_upload_write(up, chunk, sizeof(chunk));
 	assert_int_equal(rc, -ENOSPC);
 	mtp_store_upload_abort(f->st, up, false);
 	assert_int_equal(tmp_files(f->s0), 0);
@@ -651,7 +650,7 @@ static void test_space_and_reserve(void **state)
 {
 	struct fixture *f = *state;
 	struct mtp_storage_stat ss;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	static char chunk[64 << 10];
 	uint32_t h, big, c;
 	char p[256];
@@ -667,7 +666,7 @@ static void test_space_and_reserve(void **state)
 	/* An unknown size (4 GiB or more) does not fit on a small disk, nor
 	 * one byte more than the reserve leaves. Nothing is created. */
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
-						"big", MTP_STORE_SIZE_UNKNOWN,
+						"big", MTP_UPLOAD_SIZE_UNKNOWN,
 						&h, &up),
 			 -ENOSPC);
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
@@ -681,15 +680,14 @@ static void test_space_and_reserve(void **state)
 	assert_int_equal(mtp_store_upload_begin(f->st, f->id0, MTP_STORE_ROOT,
 						"fits", 512 << 10, &h, &up),
 			 0);
-	assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)), 0);
+	assert_int_equal(mtp_upload_write(up, chunk, sizeof(chunk)), 0);
 	snprintf(p, sizeof(p), "%s/dir/filler", f->s0);
 	fd = open(p, O_CREAT | O_WRONLY, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 640 << 10), 0);
 	close(fd);
 	assert_true(fake_statvfs_free() >= (256 << 10));
-	assert_int_equal(mtp_store_upload_write(up, chunk, sizeof(chunk)),
-			 -ENOSPC);
+	assert_int_equal(mtp_upload_write(up, chunk, sizeof(chunk)), -ENOSPC);
 	mtp_store_upload_abort(f->st, up, false);
 	assert_int_equal(tmp_files(f->s0), 0);
 	assert_int_equal(
@@ -746,7 +744,7 @@ static unsigned entries(const char *dir)
 static void refuse_every_creation(struct fixture *f, uint32_t empty,
 				  uint32_t folder)
 {
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	unsigned before = entries(f->s0);
 	uint32_t h;
 
@@ -924,7 +922,7 @@ static void test_tree_ops_skip_links(void **state)
 static void test_tmp_cleanup(void **state)
 {
 	struct fixture *f = *state;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	struct mtp_store *s2 = mtp_store_new("mtp");
 	uint32_t id, d, h, *list = NULL;
 	size_t n = 0;
@@ -949,7 +947,7 @@ static void test_tmp_cleanup(void **state)
 	free(list);
 	assert_int_equal(n, 2); /* inner.txt and up.bin */
 	assert_int_equal(tmp_files(p), 1);
-	assert_int_equal(mtp_store_upload_write(up, "1", 1), 0);
+	assert_int_equal(mtp_upload_write(up, "1", 1), 0);
 	assert_int_equal(mtp_store_upload_commit(f->st, up), 0);
 	assert_string_equal(slurp(p, "up.bin"), "1");
 	assert_int_equal(tmp_files(p), 0);

@@ -1,8 +1,13 @@
 /*
- * mtp_store_upload: receiving a file from the host into a hidden temporary
- * file that replaces the target once complete.
+ * mtp_upload: receiving a file from the host into a hidden temporary file
+ * that replaces the target once complete.
  */
-#include "mtp_store_int.h"
+#include "mtp_upload.h"
+
+#include "mtp_fs.h"
+#include "mtp_handles.h"
+#include "mtp_storage.h"
+#include "mtp_walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct mtp_store_upload {
-	struct mtp_store_upload *next;
+struct mtp_upload {
+	struct mtp_upload *next;
+	struct mtp_upload_list *list; /* the list it is on */
 	struct mtp_storage *st;
 	uint32_t handle;
 	int dirfd; /* the target's folder */
@@ -21,31 +27,30 @@ struct mtp_store_upload {
 	bool made; /* the target did not exist: its placeholder is ours */
 	uint64_t size;
 	uint64_t written;
-	uint64_t room;	 /* headroom at the last look, less what went in since */
+	uint64_t room; /* headroom at the last look, less what went in since */
 	uint64_t unseen; /* bytes written since that look */
 	char *name;
 	char tmp[48];
 };
 
-/* True when name is the temporary file of an upload in progress. */
-bool mtp_store_upload_owns(struct mtp_store *s, const char *name)
+bool mtp_upload_owns(const struct mtp_upload_list *l, const char *name)
 {
-	for (struct mtp_store_upload *u = s->uploads; u; u = u->next)
+	for (struct mtp_upload *u = l->head; u; u = u->next)
 		if (!strcmp(u->tmp, name))
 			return true;
 	return false;
 }
 
 /* Create the hidden temporary file of an upload in dfd; tmp gets its name. */
-static int mtp_store_upload_tmp_open(struct mtp_store *s, int dfd, char *tmp,
-				     size_t size)
+static int mtp_upload_tmp_open(struct mtp_upload_list *l, int dfd, char *tmp,
+			       size_t size)
 {
 	/* O_EXCL refuses whatever holds the name, a planted link included. */
 	for (unsigned i = 0; i < 100; i++) {
 		int fd;
 
 		snprintf(tmp, size, MTP_FS_TMP_PREFIX "%ld-%u", (long)getpid(),
-			 s->tmp_seq++);
+			 l->tmp_seq++);
 		fd = mtp_fs_open(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd != -EEXIST)
 			return fd;
@@ -55,12 +60,12 @@ static int mtp_store_upload_tmp_open(struct mtp_store *s, int dfd, char *tmp,
 
 /* Close and remove what an upload holds; drop_new also removes the
  * placeholder of a new object and forgets its handle. */
-static void mtp_store_upload_free(struct mtp_store *s,
-				  struct mtp_store_upload *up, bool drop_new)
+static void mtp_upload_free(struct mtp_upload *up, bool drop_new)
 {
+	struct mtp_upload_list *l = up->list;
 	struct mtp_fs_stat sb;
 
-	for (struct mtp_store_upload **p = &s->uploads; *p; p = &(*p)->next)
+	for (struct mtp_upload **p = &l->head; *p; p = &(*p)->next)
 		if (*p == up) {
 			*p = up->next;
 			break;
@@ -75,23 +80,22 @@ static void mtp_store_upload_free(struct mtp_store *s,
 	    sb.size == 0)
 		unlinkat(up->dirfd, up->name, 0);
 	if (up->made && drop_new && up->handle)
-		mtp_store_handle_forget(s, up->handle);
+		mtp_handles_forget(l->handles, up->handle);
 	if (up->dirfd >= 0)
 		close(up->dirfd);
 	free(up->name);
 	free(up);
 }
 
-/* Everything mtp_store_upload_begin() checks and creates. */
-static int mtp_store_upload_prepare(struct mtp_store *s,
-				    struct mtp_store_upload *up,
-				    uint32_t parent)
+/* Everything mtp_upload_begin() checks and creates. */
+static int mtp_upload_prepare(struct mtp_upload *up, uint32_t parent)
 {
+	struct mtp_upload_list *l = up->list;
 	struct mtp_fs_stat sb;
 	uint64_t need;
 	int rc, fd;
 
-	rc = mtp_store_walk_open_dir(s, up->st, parent, &up->dirfd);
+	rc = mtp_walk_open_dir(l->handles, up->st, parent, &up->dirfd);
 	if (rc < 0)
 		return rc;
 	rc = mtp_fs_entry(up->dirfd, up->name, &sb);
@@ -109,7 +113,7 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 	 * temporary file, and a new object's placeholder, are objects of
 	 * their own (an empty file too takes an inode). An ObjectInfo's
 	 * 0xFFFFFFFF says 4 GiB or more. */
-	need = up->size == MTP_STORE_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
+	need = up->size == MTP_UPLOAD_SIZE_UNKNOWN ? 0xFFFFFFFFull : up->size;
 	rc = mtp_fs_room(up->dirfd, &up->st->reserve, need, up->made ? 2 : 1);
 	if (rc < 0)
 		return rc;
@@ -123,8 +127,7 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 		}
 		close(fd);
 	}
-	up->fd =
-	    mtp_store_upload_tmp_open(s, up->dirfd, up->tmp, sizeof(up->tmp));
+	up->fd = mtp_upload_tmp_open(l, up->dirfd, up->tmp, sizeof(up->tmp));
 	if (up->fd < 0) {
 		up->tmp[0] = 0;
 		return up->fd;
@@ -132,55 +135,51 @@ static int mtp_store_upload_prepare(struct mtp_store *s,
 	/* The new version keeps the old one's permissions. */
 	if (!up->made && fchmod(up->fd, sb.mode & 0777) < 0)
 		return -errno;
-	return mtp_store_handle_intern(s, up->st->id, parent, up->name,
-				       &up->handle);
+	return mtp_handles_intern(l->handles, up->st->id, parent, up->name,
+				  &up->handle);
 }
 
-int mtp_store_upload_begin(struct mtp_store *s, uint32_t storage,
-			   uint32_t parent, const char *name, uint64_t size,
-			   uint32_t *handle, struct mtp_store_upload **out)
+int mtp_upload_begin(struct mtp_upload_list *l, struct mtp_storage *st,
+		     uint32_t parent, const char *name, uint64_t size,
+		     uint32_t *handle, struct mtp_upload **out)
 {
-	struct mtp_storage *st;
-	struct mtp_store_upload *up;
+	struct mtp_upload *up;
 	int rc;
 
-	rc = mtp_store_writable(s, storage, name, &st);
-	if (rc < 0)
-		return rc;
 	up = calloc(1, sizeof(*up));
 	if (!up)
 		return -ENOMEM;
+	up->list = l;
 	up->st = st;
 	up->size = size;
 	up->fd = -1;
 	up->dirfd = -1;
 	up->name = strdup(name);
-	rc = up->name ? mtp_store_upload_prepare(s, up, parent) : -ENOMEM;
+	rc = up->name ? mtp_upload_prepare(up, parent) : -ENOMEM;
 	if (rc < 0) {
-		mtp_store_upload_free(s, up, true);
+		mtp_upload_free(up, true);
 		return rc;
 	}
-	up->next = s->uploads;
-	s->uploads = up;
+	up->next = l->head;
+	l->head = up;
 	*handle = up->handle;
 	*out = up;
 	return 0;
 }
 
-int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
-			   size_t n)
+int mtp_upload_write(struct mtp_upload *up, const void *data, size_t n)
 {
 	const uint8_t *p = data;
 	int rc;
 
-	if (up->size != MTP_STORE_SIZE_UNKNOWN && n > up->size - up->written)
+	if (up->size != MTP_UPLOAD_SIZE_UNKNOWN && n > up->size - up->written)
 		return -EFBIG;
 	/* Checked during the upload, not only at its start: the announced
 	 * size may be unknown, and the board may fill the disk meanwhile.
 	 * Not before every 64 KiB read though: fstatfs was a fifth of the
 	 * worker's system calls in a 50 MB send (docs/benchmarks.md). */
-	if (up->unseen + n > MTP_STORE_SPACE_LOOK ||
-	    up->room < MTP_STORE_SPACE_LOOK + n) {
+	if (up->unseen + n > MTP_UPLOAD_SPACE_LOOK ||
+	    up->room < MTP_UPLOAD_SPACE_LOOK + n) {
 		rc = mtp_fs_headroom(up->fd, up->st->reserve.bytes, &up->room);
 		if (rc < 0)
 			return rc;
@@ -204,12 +203,11 @@ int mtp_store_upload_write(struct mtp_store_upload *up, const void *data,
 	return 0;
 }
 
-int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
+int mtp_upload_commit(struct mtp_upload *up)
 {
 	int rc = 0;
 
-	mtp_store_changed(s);
-	if (up->size != MTP_STORE_SIZE_UNKNOWN && up->written != up->size)
+	if (up->size != MTP_UPLOAD_SIZE_UNKNOWN && up->written != up->size)
 		rc = -EIO;
 	/* On disk and closed before the rename: the host takes a completed
 	 * SendObject as stored, and a board loses power without warning. A
@@ -231,13 +229,11 @@ int mtp_store_upload_commit(struct mtp_store *s, struct mtp_store_upload *up)
 		rc = -errno;
 	if (rc == 0)
 		up->tmp[0] = 0;
-	mtp_store_upload_free(s, up, rc < 0);
+	mtp_upload_free(up, rc < 0);
 	return rc;
 }
 
-void mtp_store_upload_abort(struct mtp_store *s, struct mtp_store_upload *up,
-			    bool keep_new)
+void mtp_upload_abort(struct mtp_upload *up, bool keep_new)
 {
-	mtp_store_changed(s);
-	mtp_store_upload_free(s, up, !keep_new);
+	mtp_upload_free(up, !keep_new);
 }
