@@ -18,6 +18,12 @@ enum access_role access_role(const struct access_peer *peer)
 	return ACCESS_OTHER;
 }
 
+void access_grant(struct access_peer *peer, enum access_role role)
+{
+	peer->in_group = role >= ACCESS_GROUP;
+	peer->in_admin = role >= ACCESS_ADMIN;
+}
+
 enum access_command access_command_kind(const char *plugin, const char *command)
 {
 	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;

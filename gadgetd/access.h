@@ -15,6 +15,10 @@
  * Choosing another profile, reload, off and every plugin command not
  * listed as read-only (above all "adb allow", which changes trust) need
  * root or admin_group.
+ *
+ * access_check() is the one check: the front ends ask it (through
+ * dispatch_check()) when a request comes, and dispatch.c asks it again,
+ * with the same peer, when a queued request starts.
  */
 #ifndef GADGETD_ACCESS_H
 #define GADGETD_ACCESS_H
@@ -33,7 +37,8 @@ struct access_policy {
 };
 
 /* A peer as the kernel saw it when it connected (SO_PEERCRED and
- * SO_PEERGROUPS). */
+ * SO_PEERGROUPS), or as the bus daemon says (D-Bus), with polkit's grant
+ * if it allowed the call (access_grant()). */
 struct access_peer {
 	uid_t uid;
 	gid_t gid;       /* primary */
@@ -50,10 +55,14 @@ enum access_role {
 };
 
 enum access_role access_role(const struct access_peer *peer);
+/* peer as a grant of role makes them (polkit's, over D-Bus: group for
+ * org.gadgetd1.switch, admin_group for the other actions): access_role()
+ * then says role, unless peer is root. */
+void access_grant(struct access_peer *peer, enum access_role role);
 
 /*
- * What of the gadget's state a decision looks at, as the front end finds
- * it when the request comes and again when a queued one runs.
+ * What of the gadget's state a decision looks at, as dispatch_view()
+ * finds it when the request comes and again when a queued one starts.
  */
 struct access_view {
 	const char *active; /* the active profile's name; NULL: none */

@@ -1,12 +1,12 @@
 #include "control.h"
 #include "access.h"
+#include "dispatch.h"
 #include "event.h"
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
 #include "ctl.h"
 #include "request.h"
-#include "storage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +50,7 @@ struct control_client {
 struct control {
 	struct loop *loop;
 	struct gadget *gadget;
+	struct dispatch *dispatch;
 	struct loop_watch *listen;
 	struct loop_watch *retry;  /* armed while accept() is paused */
 	bool paused;
@@ -63,15 +64,6 @@ struct control {
 };
 
 static void control_client_done(int r, const char *msg, void *data);
-
-static int control_switch(struct control *c, struct control_client *cl,
-			  const struct request *req, char *msg, size_t size)
-{
-	return gadget_switch_as(c->gadget, access_role(&cl->peer) == ACCESS_GROUP ?
-				GADGET_MEMBER : GADGET_ADMIN, req->profile, req->set, msg,
-				size, control_client_done, cl);
-}
-
 static void control_client_free(struct control_client *cl);
 
 static void control_out_clear(struct control_client *cl)
@@ -230,18 +222,6 @@ static void control_monitor_io(struct control_client *cl, int fd, uint32_t event
 	loop_watch_set_events(cl->io, EPOLLIN);
 }
 
-/* A member of group changes media as themself; root and admin_group as
- * gadgetd. */
-static int control_storage(struct control *c, struct control_client *cl,
-			   const struct request *req, char *msg, size_t size, FILE *out)
-{
-	struct storage_cred member = { .uid = cl->peer.uid, .gid = cl->peer.gid };
-	bool confined = access_role(&cl->peer) == ACCESS_GROUP;
-
-	return gadget_storage(c->gadget, confined ? &member : NULL, req->argc, req->argv,
-			      msg, size, out);
-}
-
 static int control_dispatch(struct control *c, struct control_client *cl,
 			    const struct request *req, FILE *out)
 {
@@ -254,13 +234,13 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 	}
 	switch (req->op) {
 	case REQUEST_SWITCH:
-		r = control_switch(c, cl, req, msg, sizeof(msg));
-		break;
 	case REQUEST_OFF:
-		r = gadget_off_as(c->gadget, msg, sizeof(msg), control_client_done, cl);
-		break;
 	case REQUEST_RELOAD:
-		r = gadget_reload(c->gadget, msg, sizeof(msg), control_client_done, cl);
+	case REQUEST_STORAGE:
+	case REQUEST_COMMAND:
+	case REQUEST_UNKNOWN:
+		r = dispatch_submit(c->dispatch, &cl->peer, req, msg, sizeof(msg), out,
+				    control_client_done, cl);
 		break;
 	case REQUEST_LIST:
 		if (!req->what) {
@@ -274,21 +254,11 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 	case REQUEST_STATUS:
 		gadget_status(c->gadget, out, req->json);
 		return 0;
-	case REQUEST_STORAGE:
-		r = control_storage(c, cl, req, msg, sizeof(msg), out);
-		break;
-	case REQUEST_COMMAND:
-		r = gadget_command(c->gadget, req->argc, req->argv, msg, sizeof(msg),
-				   control_client_done, cl);
-		break;
 	case REQUEST_MONITOR:
 		return control_monitor_start(cl, out);
 	case REQUEST_WAIT:
 		r = gadget_boot_wait(c->gadget, msg, sizeof(msg), control_client_done, cl);
 		break;
-	case REQUEST_UNKNOWN:
-		snprintf(msg, sizeof(msg), "unknown request type %u", req->type);
-		r = -EBADMSG;
 	}
 	if (r == -EINPROGRESS)
 		return r;
@@ -309,15 +279,9 @@ static void control_reply(int fd, int32_t status, const char *text, size_t len)
 static int control_authorize(struct control *c, struct control_client *cl,
 			     const struct request *req, FILE *out)
 {
-	struct access_view view = { .active = gadget_profile_name(c->gadget) };
 	char why[512];
-	int r;
+	int r = dispatch_check(c->dispatch, &cl->peer, req, why, sizeof(why));
 
-	if (req->function)
-		view.plugin = gadget_function_plugin(c->gadget, req->function);
-	if (req->op == REQUEST_STORAGE)
-		view.group_media = gadget_storage_group_open(c->gadget, req->argc, req->argv);
-	r = access_check(&c->policy, &cl->peer, req, &view, why, sizeof(why));
 	if (!r)
 		return 0;
 	fprintf(out, "%s\n", why);
@@ -353,13 +317,6 @@ static int control_request(struct control *c, struct control_client *cl,
 	r = control_authorize(c, cl, &req, out);
 	if (r < 0)
 		return r;
-	if (request_changes(&req) && !request_waits(&req) && gadget_busy(c->gadget)) {
-		char msg[256];
-
-		r = gadget_refuse_busy(c->gadget, msg, sizeof(msg));
-		fprintf(out, "%s\n", msg);
-		return r;
-	}
 	return control_dispatch(c, cl, &req, out);
 }
 
@@ -382,9 +339,9 @@ static void control_client_free(struct control_client *cl)
 			*pp = cl->next;
 			break;
 		}
-	/* The request goes on without it. */
+	/* The request goes on (or waits) without it. */
 	if (cl->pending)
-		gadget_cancel(c->gadget, cl);
+		dispatch_cancel(c->dispatch, cl);
 	event_unsubscribe(cl->monitor);
 	control_out_clear(cl);
 	loop_watch_remove(cl->io);
@@ -667,7 +624,8 @@ static char *control_strdup(const char *s)
 }
 
 struct control *control_new(struct loop *l, const char *path,
-			    const struct access_policy *policy, struct gadget *g)
+			    const struct access_policy *policy, struct gadget *g,
+			    struct dispatch *d)
 {
 	struct control *c = calloc(1, sizeof(*c));
 	int fd;
@@ -676,6 +634,7 @@ struct control *control_new(struct loop *l, const char *path,
 		return NULL;
 	c->loop = l;
 	c->gadget = g;
+	c->dispatch = d;
 	c->max_clients = CONTROL_MAX_CLIENTS;
 	c->per_uid = CONTROL_MAX_PER_UID;
 	c->reserved = CONTROL_RESERVED_CLIENTS;

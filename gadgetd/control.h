@@ -15,7 +15,7 @@
  * A request that goes on after it was read (a switch waiting for its
  * plugins, a plugin command) keeps its client pending: nothing more is
  * read from it until the reply is sent, and a client that hangs up
- * meanwhile is forgotten (gadget_cancel()).
+ * meanwhile is forgotten (dispatch_cancel()).
  *
  * A monitor (CTL_MONITOR, `gadgetctl monitor`) stays connected, takes one
  * of the max_clients slots and is never idle; it gets one CTL_EVENT per
@@ -29,6 +29,7 @@
 
 struct loop;
 struct gadget;
+struct dispatch;
 struct control;
 struct access_policy;
 
@@ -43,9 +44,12 @@ struct access_policy;
  * many were not logged. */
 #define CONTROL_LOG_S 10
 
-/* policy's strings are copied. */
+/* policy's strings are copied. What changes the gadget goes through d
+ * (dispatch.h), which judges it; what only reads (status, list, monitor,
+ * wait) is asked of g. */
 struct control *control_new(struct loop *l, const char *path,
-			    const struct access_policy *policy, struct gadget *g);
+			    const struct access_policy *policy, struct gadget *g,
+			    struct dispatch *d);
 void control_free(struct control *c);
 
 /* Other limits than the defaults above (tests, small boards). */

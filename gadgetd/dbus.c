@@ -2,6 +2,7 @@
 #include "dbus_int.h"
 #include "config.h"
 #include "ctl.h"
+#include "dispatch.h"
 #include "event.h"
 #include "gadget.h"
 #include "log.h"
@@ -46,8 +47,8 @@ static void dbus_req_free(struct dbus_req *q)
 			q->d->n_reqs--;
 			break;
 		}
-	if (q->in_gadget)
-		gadget_cancel(q->d->gadget, q);
+	if (q->submitted)
+		dispatch_cancel(q->d->dispatch, q);
 	sd_bus_slot_unref(q->slot);
 	sd_bus_message_unref(q->m);
 	for (i = 0; i < q->argc; i++)
@@ -85,7 +86,7 @@ static void dbus_req_done(int r, const char *msg, void *data)
 	struct dbus *d = q->d;
 	int rr;
 
-	q->in_gadget = false;
+	q->submitted = false;
 	if (!msg[0] && r < 0)
 		msg = strerror(-r);
 	rr = dbus_req_reply(q, r, msg);
@@ -100,15 +101,8 @@ static void dbus_req_done(int r, const char *msg, void *data)
 	dbus_rearm(d);
 }
 
-static int dbus_req_switch(struct dbus_req *q, char *msg, size_t size)
-{
-	return gadget_switch_as(q->d->gadget, q->member ? GADGET_MEMBER : GADGET_ADMIN,
-				q->req.profile, q->req.set, msg, size, dbus_req_done, q);
-}
-
 void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 {
-	struct gadget *g = q->d->gadget;
 	char msg[4096] = "";
 
 	q->slot = sd_bus_slot_unref(q->slot);
@@ -116,27 +110,10 @@ void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 		dbus_req_done(r, why, q);
 		return;
 	}
-	switch (q->req.op) {
-	case REQUEST_SWITCH:
-		r = dbus_req_switch(q, msg, sizeof(msg));
-		break;
-	case REQUEST_RELOAD:
-		r = gadget_reload(g, msg, sizeof(msg), dbus_req_done, q);
-		break;
-	case REQUEST_OFF:
-		r = gadget_off_as(g, msg, sizeof(msg), dbus_req_done, q);
-		break;
-	case REQUEST_COMMAND:
-		r = gadget_command(g, q->req.argc, q->req.argv, msg, sizeof(msg),
-				   dbus_req_done, q);
-		break;
-	default:
-		/* The methods make no other request. */
-		snprintf(msg, sizeof(msg), "not a request D-Bus makes");
-		r = -EINVAL;
-	}
+	r = dispatch_submit(q->d->dispatch, &q->peer, &q->req, msg, sizeof(msg), NULL,
+			    dbus_req_done, q);
 	if (r == -EINPROGRESS) {
-		q->in_gadget = true;
+		q->submitted = true;
 		return;
 	}
 	dbus_req_done(r, msg, q);
@@ -584,7 +561,8 @@ static char *dbus_strdup(const char *s)
 }
 
 struct dbus *dbus_new(struct loop *l, const struct config *cfg,
-		      const struct access_policy *policy, struct gadget *g)
+		      const struct access_policy *policy, struct gadget *g,
+		      struct dispatch *dispatch)
 {
 	struct dbus *d = calloc(1, sizeof(*d));
 
@@ -596,6 +574,7 @@ struct dbus *dbus_new(struct loop *l, const struct config *cfg,
 	d->denied_log = (struct log_burst)LOG_BURST_INIT("lines about denied D-Bus calls",
 							 1, DBUS_LOG_S);
 	d->gadget = g;
+	d->dispatch = dispatch;
 	d->policy = *policy;
 	d->policy.group = dbus_strdup(policy->group);
 	d->policy.admin_group = dbus_strdup(policy->admin_group);

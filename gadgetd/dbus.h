@@ -20,6 +20,7 @@
 
 struct loop;
 struct gadget;
+struct dispatch;
 struct access_policy;
 struct config;
 
@@ -30,9 +31,12 @@ struct config;
 #define DBUS_LOG_S 10
 
 /* policy's strings are copied; cfg (profile_dir, for ListProfiles) must
- * outlive it. NULL only when out of memory: no bus is no error. */
+ * outlive it. The methods that change the gadget go through dispatch
+ * (dispatch.h); the properties and ListSets read g. NULL only when out
+ * of memory: no bus is no error. */
 struct dbus *dbus_new(struct loop *l, const struct config *cfg,
-		      const struct access_policy *policy, struct gadget *g);
+		      const struct access_policy *policy, struct gadget *g,
+		      struct dispatch *dispatch);
 /* Try again after ms instead of DBUS_RETRY_MS (tests). */
 void dbus_set_retry_ms(struct dbus *d, unsigned ms);
 /* Pending callers get an error reply; the bus is closed without waiting. */

@@ -13,7 +13,7 @@
  */
 #include "dbus_int.h"
 #include "ctl.h"
-#include "gadget.h"
+#include "dispatch.h"
 #include "log.h"
 
 #include <errno.h>
@@ -164,7 +164,8 @@ static int dbus_auth_polkit_done(sd_bus_message *m, void *data, sd_bus_error *er
 	if (r >= 0)
 		r = sd_bus_message_read(m, "bb", &yes, &challenge);
 	if (r >= 0 && yes) {
-		q->member = !strcmp(q->action, "org.gadgetd1.switch");
+		access_grant(&q->peer, strcmp(q->action, "org.gadgetd1.switch") ?
+				    ACCESS_ADMIN : ACCESS_GROUP);
 		dbus_req_authorized(q, 0, "");
 		return 0;
 	}
@@ -209,12 +210,11 @@ static bool dbus_auth_over_share(struct dbus_req *q, uid_t uid)
 	const struct dbus_req *o;
 	unsigned n = 0;
 
-	q->uid = uid;
 	q->identified = true;
 	if (uid == 0)
 		return false;
 	for (o = q->d->reqs; o; o = o->next)
-		if (o != q && o->identified && o->uid == uid)
+		if (o != q && o->identified && o->peer.uid == uid)
 			n++;
 	if (n < DBUS_MAX_REQS_PER_UID)
 		return false;
@@ -231,29 +231,26 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 {
 	struct dbus_req *q = data;
 	struct dbus *d = q->d;
-	struct access_peer peer = { 0 };
-	struct access_view view = { .active = gadget_profile_name(d->gadget) };
+	struct access_view view;
 	char how[128];
 	int r;
 
 	q->slot = sd_bus_slot_unref(q->slot);
-	r = sd_bus_message_get_error(m) ? -ESRCH : dbus_auth_parse(m, &d->policy, &peer);
+	r = sd_bus_message_get_error(m) ? -ESRCH : dbus_auth_parse(m, &d->policy, &q->peer);
 	if (r < 0) {
 		snprintf(q->why, sizeof(q->why), "permission denied: the bus cannot say "
 			 "who the caller is");
 		dbus_req_authorized(q, -EACCES, q->why);
 		return 0;
 	}
-	if (dbus_auth_over_share(q, peer.uid))
+	if (dbus_auth_over_share(q, q->peer.uid))
 		return 0;
-	if (q->req.function)
-		view.plugin = gadget_function_plugin(d->gadget, q->req.function);
-	r = access_check(&d->policy, &peer, &q->req, &view, q->why, sizeof(q->why));
+	r = dispatch_check(d->dispatch, &q->peer, &q->req, q->why, sizeof(q->why));
 	if (!r) {
-		q->member = access_role(&peer) == ACCESS_GROUP;
 		dbus_req_authorized(q, 0, "");
 		return 0;
 	}
+	dispatch_view(d->dispatch, &q->req, &view);
 	q->action = dbus_auth_action(q, &view);
 	r = dbus_auth_polkit(q);
 	if (r < 0) {

@@ -84,12 +84,12 @@ struct dbus_req {
 	struct dbus_req *next;
 	sd_bus_message *m;
 	sd_bus_slot *slot;       /* the call to the bus or polkit in flight */
-	bool in_gadget;          /* the gadget has it: gadget_cancel() */
-	bool identified;         /* uid is the caller's, from the bus */
-	bool member;             /* allowed as gadgetd.conf's group, or by
-				  * polkit's org.gadgetd1.switch: only among
-				  * the active profile's sets (gadget.h) */
-	uid_t uid;
+	bool submitted;          /* dispatch has it: dispatch_cancel() */
+	bool identified;         /* peer.uid is the caller's, from the bus */
+	/* Who asks: the caller's uid and groups from the bus, as polkit's
+	 * grant makes them if it allowed the call (access_grant());
+	 * dispatch judges a queued request again with it. */
+	struct access_peer peer;
 	/* The request (request.h): a switch, reload, off or command, its
 	 * strings in argv, which this owns (a command's: the function, the
 	 * command, its arguments; a switch's: [profile,] set). */
@@ -103,6 +103,7 @@ struct dbus_req {
 struct dbus {
 	struct loop *loop;
 	struct gadget *gadget;
+	struct dispatch *dispatch;
 	const struct config *cfg;
 	struct access_policy policy;
 	sd_bus *bus;

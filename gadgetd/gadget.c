@@ -75,7 +75,6 @@ void gadget_free(struct gadget *g)
 	g->freeing = true;
 	gadget_switch_txn_drop(g);
 	gadget_boot_cancel(g, NULL);
-	gadget_queue_cancel(g, NULL);
 	netsvc_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
@@ -109,6 +108,23 @@ int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
 const char *gadget_profile_name(const struct gadget *g)
 {
 	return g->profile ? g->profile->name : NULL;
+}
+
+void gadget_set_waiters(struct gadget *g, const struct gadget_waiters *w, void *data)
+{
+	g->waiters = w;
+	g->waiters_data = data;
+}
+
+void gadget_kick_waiters(struct gadget *g)
+{
+	g->waiters_kicked = true;
+	gadget_queue_kick(g);
+}
+
+const struct profile *gadget_target_profile(const struct gadget *g)
+{
+	return g->txn && g->txn->p ? g->txn->p : g->profile;
 }
 
 const char *gadget_function_plugin(const struct gadget *g, const char *function)
@@ -205,26 +221,8 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 	return 0;
 }
 
-int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		  void *data)
-{
-	if (gadget_busy(g) && fn)
-		return gadget_queue_client(g, GADGET_QUEUE_OFF, GADGET_ADMIN, NULL, NULL,
-					   msg, size, fn, data);
-	return gadget_off(g, msg, size);
-}
-
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data)
-{
-	if ((gadget_busy(g) || g->queued) && fn)
-		return gadget_queue_client(g, GADGET_QUEUE_RELOAD, GADGET_ADMIN, NULL,
-					   NULL, msg, size, fn, data);
-	return gadget_reload_now(g, msg, size, fn, data);
-}
-
-int gadget_reload_now(struct gadget *g, char *msg, size_t size,
-		      gadget_done_fn fn, void *data)
 {
 	struct profile *p;
 	char name[GADGET_SET_MAX];
@@ -259,7 +257,6 @@ void gadget_cancel(struct gadget *g, void *data)
 	if (g->txn && g->txn->data == data)
 		g->txn->fn = NULL;
 	gadget_boot_cancel(g, data);
-	gadget_queue_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

@@ -8,7 +8,10 @@
  * every FunctionFS plugin to be ready (an event from its worker, while
  * the loop goes on), binds, and on any failure goes back to the set that
  * worked before. One transaction runs at a time; what plugins and SIGHUP
- * ask for meanwhile is queued and runs after it.
+ * ask for meanwhile, and crashed workers, wait and run after it; then the
+ * clients' queue (dispatch.c) hears that the gadget is idle. Every call
+ * here is an immediate operation: refused (-EBUSY) while the gadget is
+ * busy; deciding whether a client's request waits is dispatch.c's.
  */
 #ifndef GADGETD_GADGET_H
 #define GADGETD_GADGET_H
@@ -55,48 +58,35 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
  * profile_dir, loaded and validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
  * request (nothing touched), other codes for a failure after which the
- * gadget was rolled back. Asked with fn while another switch, a plugin
- * command or an off is in progress (or others wait), it waits its turn
- * in the clients' queue (gadget_queue.c): -EINPROGRESS, fn follows once
- * its own switch is done (-ETIME when it waited switch_queue_timeout);
- * -EBUSY when switch_queue requests wait already. gadget_reload() queues
- * the same way; gadget_off() and gadget_command() are refused (-EBUSY),
- * gadget_off_as() goes first (below).
+ * gadget was rolled back; -EBUSY (gadget_refuse_busy()) while busy. The
+ * state file records the set. gadget_off() and gadget_command() are
+ * refused while busy too.
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data);
 int gadget_off(struct gadget *g, char *msg, size_t size);
-
-/*
- * Who asks, for the front ends (control.c, dbus.c): an administrator
- * (root, admin_group, or polkit's org.gadgetd1.switch-profile), or a
- * member (gadgetd.conf's group, or polkit's org.gadgetd1.switch), who may
- * only switch among the active profile's sets. A member's queued request
- * is judged again when it runs: one that names a profile which is no
- * longer the active one is refused then (-EACCES), whatever it was when
- * it was queued. Members leave the last GADGET_QUEUE_RESERVED places of
- * the queue (switch_queue) to administrators.
- */
-enum gadget_who {
-	GADGET_ADMIN,
-	GADGET_MEMBER,
-};
-#define GADGET_QUEUE_RESERVED 2
-int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
-		     const char *set, char *msg, size_t size, gadget_done_fn fn,
-		     void *data);
-/* An administrator's off. Asked with fn while a switch or command runs,
- * it goes to the head of the queue, ahead of every request queued before
- * it, which it answers -ECANCELED (they would turn the gadget on again):
- * -EINPROGRESS, fn follows once the gadget is off. Otherwise at once. */
-int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		  void *data);
-/* Re-read the active profile; a bad file changes nothing. */
+/* Re-read the active profile and apply its active set again; a bad file
+ * changes nothing. -EBUSY while busy. */
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 		  void *data);
 /* gadget_queue.c: SIGHUP: reload now, or once the switch or command in
  * progress is done; the result is logged. */
 void gadget_queue_reload(struct gadget *g);
+
+/*
+ * What waits for the gadget outside it: the clients' queue (dispatch.c).
+ * idle(data) is called once the gadget is idle and none of its own work
+ * waits (crashed workers, SIGHUP's reload, a plugin's switch request:
+ * these go first), from the loop: when a transaction, command or
+ * teardown ends, and after this round once gadget_kick_waiters() asked.
+ * queued(data) is how many wait, for status. w NULL: nobody waits.
+ */
+struct gadget_waiters {
+	void (*idle)(void *data);
+	unsigned (*queued)(void *data);
+};
+void gadget_set_waiters(struct gadget *g, const struct gadget_waiters *w, void *data);
+void gadget_kick_waiters(struct gadget *g);
 
 /* gadget_status.c: `gadgetctl status`, as text or JSON (status.h). */
 void gadget_status(struct gadget *g, FILE *out, bool json);
@@ -131,9 +121,9 @@ void gadget_list(struct gadget *g, FILE *out);
  * with its plugin ("-" for a kernel function) after a tab. -EINVAL for
  * another what. */
 int gadget_list_names(struct gadget *g, FILE *out, const char *what);
-/* gadget_command.c: argv[0] is the function. Refused (-EBUSY) during a
- * switch; a switch waits (-EBUSY for clients, queued for plugins) until
- * it is answered. */
+/* gadget_command.c: argv[0] is the function. Refused (-EBUSY) while
+ * busy; until it is answered the gadget is busy (a plugin's switch
+ * request waits, a client's is dispatch.c's to queue). */
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
 		   size_t size, gadget_done_fn fn, void *data);
 /*
@@ -164,6 +154,9 @@ bool gadget_busy(const struct gadget *g);
 int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size);
 /* The active profile's name, NULL if none is loaded. */
 const char *gadget_profile_name(const struct gadget *g);
+/* The profile the transaction in progress goes to, else the active one;
+ * NULL if none is loaded. Valid until the gadget next changes. */
+const struct profile *gadget_target_profile(const struct gadget *g);
 /* The plugin behind a function of the active profile; NULL for a kernel
  * function or a name the profile does not have. */
 const char *gadget_function_plugin(const struct gadget *g, const char *function);

@@ -9,7 +9,9 @@
  *                     the plugins, bind, commit or roll back
  *   gadget_boot.c     the start-up and its fallbacks
  *   gadget_queue.c    what waits for the transaction in progress: a
- *                     plugin's switch request, SIGHUP's reload
+ *                     crashed worker, a plugin's switch request,
+ *                     SIGHUP's reload; then the clients' queue, which
+ *                     is dispatch.c's, hears the gadget is idle
  *   gadget_restart.c  a crashed worker again, a UDC that appeared
  *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
  *   gadget_list.c     gadgetctl list
@@ -71,27 +73,6 @@ struct gadget_txn {
 	char back[512];
 	gadget_done_fn fn;
 	void *data;
-};
-
-/* A client's switch or reload waiting for the one in progress
- * (gadget_queue.c), in the order they came. */
-enum gadget_queue_kind {
-	GADGET_QUEUE_SWITCH,
-	GADGET_QUEUE_RELOAD,
-	GADGET_QUEUE_OFF,
-};
-
-struct gadget_queued {
-	struct gadget *g;
-	enum gadget_queue_kind kind;
-	enum gadget_who who;
-	bool has_profile, has_set;
-	char profile[64];
-	char set[GADGET_SET_MAX];
-	gadget_done_fn fn;
-	void *data;
-	struct loop_watch *timer;   /* switch_queue_timeout */
-	struct gadget_queued *next;
 };
 
 /* A plugin command waiting for its reply. */
@@ -176,9 +157,11 @@ struct gadget {
 	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
 	struct loop_watch *queue;
 	char queued_what[PROFILE_NAME_MAX + 32];
-	/* Clients' switches and reloads, behind what the above wait for. */
-	struct gadget_queued *queued;
-	unsigned n_queued;
+	/* The clients' queue (dispatch.c), behind what the above wait for:
+	 * told when the gadget is idle; kicked: it asked to be told. */
+	const struct gadget_waiters *waiters;
+	void *waiters_data;
+	bool waiters_kicked;
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
@@ -199,9 +182,6 @@ struct gadget {
 #define GADGET_OFF_NOTE "; the gadget is off"
 
 /* gadget.c */
-/* gadget_reload() now, the gadget idle. */
-int gadget_reload_now(struct gadget *g, char *msg, size_t size,
-		      gadget_done_fn fn, void *data);
 /* The state file records the active profile and set (or off). */
 void gadget_save(struct gadget *g);
 /* Load and check profile name, with its workers' users resolved: 0,
@@ -262,20 +242,8 @@ void gadget_queue_plugin_request(const char *function, const char *request,
 				 void *data);
 /* Look at the queue after this round. */
 void gadget_queue_kick(struct gadget *g);
-/* Run what waits now, when a transaction or command has ended. */
+/* Run what waits now, when a transaction or command has ended: the
+ * gadget's own first, else the waiters' idle(). */
 void gadget_queue_run_now(struct gadget *g);
-/* A client's switch (profile, set as gadget_switch() takes them),
- * reload or off, while another runs or others wait: -EINPROGRESS (fn
- * follows once it ran, or with -ETIME after switch_queue_timeout),
- * -EBUSY when switch_queue wait already (a member: all but the
- * GADGET_QUEUE_RESERVED last), or a request refused at once (an unknown
- * set of the profile that will be active). An off goes to the head and
- * cancels what waited before it. */
-int gadget_queue_client(struct gadget *g, enum gadget_queue_kind kind,
-			enum gadget_who who, const char *profile, const char *set,
-			char *msg, size_t size, gadget_done_fn fn, void *data);
-/* Forget data's queued requests, or (data NULL, gadget_free()) answer
- * every one with -ECANCELED. */
-void gadget_queue_cancel(struct gadget *g, void *data);
 
 #endif

@@ -51,207 +51,6 @@ static int gadget_queue_request(struct gadget *g, char *msg, size_t size)
 				  gadget_queue_log_done, g);
 }
 
-static void gadget_queue_client_free(struct gadget_queued *q)
-{
-	loop_watch_remove(q->timer);
-	free(q);
-}
-
-/*
- * A member's request, judged again now that it runs: a member may only
- * switch among the active profile's sets, and naming the active profile
- * was allowed when it was queued; if another profile became active in
- * the meantime (an administrator's switch ran first), it is refused now,
- * else the member's request would undo the administrator's.
- */
-static int gadget_queue_still_allowed(const struct gadget *g,
-				      const struct gadget_queued *q, char *msg,
-				      size_t size)
-{
-	if (q->who != GADGET_MEMBER || q->kind != GADGET_QUEUE_SWITCH || !q->has_profile)
-		return 0;
-	if (g->profile && !strcmp(g->profile->name, q->profile))
-		return 0;
-	snprintf(msg, size, "permission denied: while this switch waited, the active "
-		 "profile became %s; choosing another profile (switch --profile %s) is "
-		 "for root and admin_group; nothing was changed",
-		 g->profile ? g->profile->name : "none (off)", q->profile);
-	return -EACCES;
-}
-
-/* The head of the clients' queue, run now: on until one goes on (a
- * transaction) or none is left. Each is answered from here when it ends
- * at once, as gadget.h promises (never from inside the call that queued
- * it). */
-static void gadget_queue_client_next(struct gadget *g)
-{
-	char msg[4096];
-	int r;
-
-	while (g->queued && !gadget_busy(g) && !g->freeing) {
-		struct gadget_queued *q = g->queued;
-		gadget_done_fn fn = q->fn;
-		void *data = q->data;
-
-		g->queued = q->next;
-		g->n_queued--;
-		msg[0] = '\0';
-		r = gadget_queue_still_allowed(g, q, msg, sizeof(msg));
-		if (r < 0)
-			log_info("a queued switch: %s", msg);
-		else if (q->kind == GADGET_QUEUE_RELOAD)
-			r = gadget_reload_now(g, msg, sizeof(msg), fn, data);
-		else if (q->kind == GADGET_QUEUE_OFF)
-			r = gadget_off(g, msg, sizeof(msg));
-		else
-			r = gadget_switch_save(g, q->has_profile ? q->profile : NULL,
-					       q->has_set ? q->set : NULL, true, msg,
-					       sizeof(msg), fn, data);
-		gadget_queue_client_free(q);
-		if (r == -EINPROGRESS)
-			return;
-		fn(r, msg, data);
-	}
-}
-
-static void gadget_queue_client_expired(struct loop_watch *w, void *data)
-{
-	struct gadget_queued *q = data, **p;
-	struct gadget *g = q->g;
-	char msg[256];
-
-	for (p = &g->queued; *p && *p != q; p = &(*p)->next)
-		;
-	*p = q->next;
-	g->n_queued--;
-	snprintf(msg, sizeof(msg), "waited %u s for the switches before it; "
-		 "nothing was changed (switch_queue_timeout)",
-		 g->cfg->switch_queue_timeout_ms / 1000);
-	log_warnx("a queued %s %s", q->kind == GADGET_QUEUE_RELOAD ? "reload" :
-		  q->kind == GADGET_QUEUE_OFF ? "off" : "switch", msg);
-	q->fn(-ETIME, msg, q->data);
-	gadget_queue_client_free(q);
-}
-
-/* Would set be refused at once? Only when no request ahead of it may
- * change the profile: then it is the active profile's. */
-static int gadget_queue_check(struct gadget *g, const char *profile,
-			      const char *set, char *msg, size_t size)
-{
-	const struct gadget_queued *q;
-
-	if (profile || !set || !g->profile)
-		return 0;
-	for (q = g->queued; q; q = q->next)
-		if (q->kind != GADGET_QUEUE_SWITCH || q->has_profile)
-			return 0;
-	if (g->txn && g->txn->p && g->txn->p != g->profile)
-		return 0;
-	return profile_set_find(g->profile, set, msg, size) < 0 ? -EINVAL : 0;
-}
-
-/* Take data's queued requests (NULL: every one) out of the queue; each
- * is answered -ECANCELED with why, unless why is NULL. */
-static void gadget_queue_drop(struct gadget *g, void *data, const char *why)
-{
-	struct gadget_queued **p = &g->queued;
-
-	while (*p) {
-		struct gadget_queued *q = *p;
-
-		if (data && q->data != data) {
-			p = &q->next;
-			continue;
-		}
-		*p = q->next;
-		g->n_queued--;
-		if (why)
-			q->fn(-ECANCELED, why, q->data);
-		gadget_queue_client_free(q);
-	}
-}
-
-/* An off runs before what waited: those are answered, not run. */
-static void gadget_queue_cancel_for_off(struct gadget *g)
-{
-	gadget_queue_drop(g, NULL, "an administrator turned the gadget off before "
-			  "this request ran; nothing was changed");
-}
-
-/* How many may wait when who asks: a member leaves the last
- * GADGET_QUEUE_RESERVED places to administrators, as the control
- * socket keeps its last slots. */
-static unsigned gadget_queue_limit(const struct gadget *g, enum gadget_who who)
-{
-	unsigned n = g->cfg->switch_queue;
-
-	if (who == GADGET_ADMIN)
-		return n;
-	return n > GADGET_QUEUE_RESERVED ? n - GADGET_QUEUE_RESERVED : 0;
-}
-
-int gadget_queue_client(struct gadget *g, enum gadget_queue_kind kind,
-			enum gadget_who who, const char *profile, const char *set,
-			char *msg, size_t size, gadget_done_fn fn, void *data)
-{
-	struct gadget_queued *q, **p;
-	unsigned limit = gadget_queue_limit(g, who);
-	int r;
-
-	r = gadget_queue_check(g, profile, set, msg, size);
-	if (r < 0)
-		return r;
-	if (kind == GADGET_QUEUE_OFF)
-		gadget_queue_cancel_for_off(g);
-	if (g->n_queued >= limit) {
-		size_t n;
-
-		if (gadget_busy(g))
-			gadget_refuse_busy(g, msg, size);
-		else
-			snprintf(msg, size, "another switch is waiting; try again");
-		n = strlen(msg);
-		snprintf(msg + n, size - n, " (%u more wait, switch_queue = %u%s)",
-			 g->n_queued, g->cfg->switch_queue,
-			 who == GADGET_MEMBER && limit < g->cfg->switch_queue ?
-			 ", the last places kept for root and admin_group" : "");
-		return -EBUSY;
-	}
-	q = calloc(1, sizeof(*q));
-	if (!q) {
-		snprintf(msg, size, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	q->g = g;
-	q->kind = kind;
-	q->who = who;
-	q->has_profile = profile != NULL;
-	q->has_set = set != NULL;
-	snprintf(q->profile, sizeof(q->profile), "%s", profile ? profile : "");
-	snprintf(q->set, sizeof(q->set), "%s", set ? set : "");
-	q->fn = fn;
-	q->data = data;
-	q->timer = loop_add_timer(g->loop, g->cfg->switch_queue_timeout_ms,
-				  gadget_queue_client_expired, q);
-	if (!q->timer) {
-		free(q);
-		snprintf(msg, size, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	for (p = &g->queued; *p; p = &(*p)->next)
-		;
-	*p = q;
-	g->n_queued++;
-	gadget_queue_kick(g);
-	return -EINPROGRESS;
-}
-
-void gadget_queue_cancel(struct gadget *g, void *data)
-{
-	gadget_queue_drop(g, data, data ? NULL :
-			  "gadgetd is stopping; the request did not run");
-}
-
 /* Start what was queued, one transaction at a time. A crashed worker
  * comes first: the gadget is down until it is back. */
 static void gadget_queue_run(struct loop_watch *w, void *data)
@@ -273,13 +72,16 @@ static void gadget_queue_run(struct loop_watch *w, void *data)
 	if (g->reload_pending) {
 		g->reload_pending = false;
 		snprintf(g->queued_what, sizeof(g->queued_what), "reload");
-		r = gadget_reload_now(g, msg, sizeof(msg), gadget_queue_log_done, g);
+		r = gadget_reload(g, msg, sizeof(msg), gadget_queue_log_done, g);
 	} else if (g->pending[0]) {
 		snprintf(g->queued_what, sizeof(g->queued_what), "switch requested by %s",
 			 g->pending_from);
 		r = gadget_queue_request(g, msg, sizeof(msg));
 	} else {
-		gadget_queue_client_next(g);
+		/* Nothing of the gadget's own: the clients' turn. */
+		g->waiters_kicked = false;
+		if (g->waiters)
+			g->waiters->idle(g->waiters_data);
 		return;
 	}
 	if (r != -EINPROGRESS) {
@@ -293,7 +95,7 @@ void gadget_queue_kick(struct gadget *g)
 {
 	if (g->queue || g->freeing)
 		return;
-	if (!g->n_restarts && !g->reload_pending && !g->pending[0] && !g->queued)
+	if (!g->n_restarts && !g->reload_pending && !g->pending[0] && !g->waiters_kicked)
 		return;
 	g->queue = loop_add_idle(g->loop, gadget_queue_run, g);
 	if (!g->queue)

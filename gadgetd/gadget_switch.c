@@ -616,20 +616,9 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 	return gadget_switch_transact(g, p, idx, save, msg, size, fn, data);
 }
 
-/* What a client or a plugin asks for is what the next start restores. */
-int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
-		     const char *set, char *msg, size_t size, gadget_done_fn fn,
-		     void *data)
-{
-	/* A client waits its turn; nobody overtakes the queue. */
-	if ((gadget_busy(g) || g->queued) && fn)
-		return gadget_queue_client(g, GADGET_QUEUE_SWITCH, who, profile, set,
-					   msg, size, fn, data);
-	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
-}
-
+/* What a client asks for is what the next start restores. */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
-	return gadget_switch_as(g, GADGET_ADMIN, profile, set, msg, size, fn, data);
+	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
 }

@@ -4,6 +4,7 @@
 #include "control.h"
 #include "dbus.h"
 #include "dirs.h"
+#include "dispatch.h"
 #include "gadget.h"
 #include "log.h"
 #include "loop.h"
@@ -193,6 +194,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	struct access_policy policy;
 	struct notify_watchdog *wd;
 	struct gadget *g = NULL;
+	struct dispatch *disp;
 	struct control *ctl;
 	struct dbus *bus;
 	char msg[4096];
@@ -214,14 +216,17 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	loop_add_signal(l, SIGINT, gadgetd_on_quit, g);
 	loop_add_signal(l, SIGHUP, gadgetd_on_hup, g);
 	gadgetd_policy(cfg, &policy);
-	ctl = control_new(l, sock, &policy, g);
+	/* Between the gadget and the front ends: both submit to it. */
+	disp = dispatch_new(l, cfg, &policy, g);
+	ctl = disp ? control_new(l, sock, &policy, g, disp) : NULL;
 	if (!ctl) {
+		dispatch_free(disp);
 		gadget_free(g);
 		loop_free(l);
 		return 1;
 	}
 	/* Optional: without a system bus it only logs (dbus.h). */
-	bus = dbus_new(l, cfg, &policy, g);
+	bus = dbus_new(l, cfg, &policy, g, disp);
 	/* Fed from the loop: a loop that blocks starves it. */
 	wd = notify_watchdog_new(l);
 	r = gadget_boot_start(g, msg, sizeof(msg), gadgetd_started, NULL);
@@ -232,6 +237,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	notify_watchdog_free(wd);
 	dbus_free(bus);
 	control_free(ctl);
+	dispatch_free(disp);
 	gadget_free(g);
 	loop_free(l);
 	return r;

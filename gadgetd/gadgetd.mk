@@ -12,7 +12,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
 	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
-	gadgetd/control.c gadgetd/access.c gadgetd/request.c \
+	gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
 	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c \
 	gadgetd/dirs.c \
 	gadgetd/access_peer.c \

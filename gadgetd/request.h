@@ -3,9 +3,11 @@
  * came through (the control socket, control.c; D-Bus, dbus.c).
  *
  * A front end decodes its wire into a struct request; access.c judges
- * the struct (who may make it), and the front end then hands it to the
- * gadget and renders the answer. Strings are borrowed from the front
- * end's buffers and must outlive the request.
+ * the struct (who may make it, through dispatch_check()), dispatch.c
+ * runs it, queues it or refuses it as busy, and the front end renders
+ * the answer. Strings are borrowed from the front end's buffers and must
+ * outlive the request; a request that waits in dispatch's queue is
+ * copied there, with its own strings, and judged again when it starts.
  */
 #ifndef GADGETD_REQUEST_H
 #define GADGETD_REQUEST_H

@@ -20,7 +20,9 @@
 
 #include "access.h"
 #include "request.h"
+#include "config.h"
 #include "control.h"
+#include "dispatch.h"
 #include "fuzz_runtime.h"
 #include "gadget.h"
 #include "log.h"
@@ -99,19 +101,17 @@ void gadget_cancel(struct gadget *g, void *data)
 			pending[i].fn = NULL;
 }
 
-int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
-		     const char *set, char *msg, size_t size, gadget_done_fn fn,
-		     void *data)
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	if (!profile && !set)
 		abort();
 	return fake_msg(msg, size, "switched", set ? set : profile, fn, data);
 }
 
-int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		  void *data)
+int gadget_off(struct gadget *g, char *msg, size_t size)
 {
-	return fake_msg(msg, size, "off", NULL, fn, data);
+	return fake_msg(msg, size, "off", NULL, NULL, NULL);
 }
 
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
@@ -168,17 +168,6 @@ bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
 	return argc > 1 && !strcmp(argv[1], "media");
 }
 
-bool gadget_busy(const struct gadget *g)
-{
-	return false;
-}
-
-int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
-{
-	snprintf(msg, size, "busy");
-	return -EBUSY;
-}
-
 const char *gadget_profile_name(const struct gadget *g)
 {
 	return "fuzz";
@@ -199,6 +188,9 @@ static char path[200];
 static const struct access_policy policy = { .group = NULL,
 					     .admin_group = NULL };
 
+static const struct config cfg = { .switch_queue = 8, .switch_queue_timeout_ms = 60000 };
+static struct dispatch *dispatch;
+
 static void setup_once(void)
 {
 	if (loop)
@@ -206,7 +198,8 @@ static void setup_once(void)
 	log_init("fuzz_control", true, LOG_LEVEL_ERROR);
 	snprintf(path, sizeof(path), "%s/sock", fuzz_rt_scratch("fuzz_control"));
 	loop = loop_new();
-	if (!loop || !control_new(loop, path, &policy, (struct gadget *)&loop))
+	dispatch = loop ? dispatch_new(loop, &cfg, &policy, (struct gadget *)&loop) : NULL;
+	if (!dispatch || !control_new(loop, path, &policy, (struct gadget *)&loop, dispatch))
 		abort();
 }
 

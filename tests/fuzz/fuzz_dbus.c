@@ -45,6 +45,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "dbus.h"
+#include "dispatch.h"
 #include "fuzz_runtime.h"
 #include "gadget.h"
 #include "log.h"
@@ -125,9 +126,8 @@ static int fake_answer(const char *arg, char *msg, size_t size, gadget_done_fn f
 	return -EINPROGRESS;
 }
 
-int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
-		     const char *set, char *msg, size_t size, gadget_done_fn fn,
-		     void *data)
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	const char *argv[2] = { profile, set };
 
@@ -135,11 +135,10 @@ int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
 	return fake_answer(set ? set : profile, msg, size, fn, data);
 }
 
-int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		  void *data)
+int gadget_off(struct gadget *g, char *msg, size_t size)
 {
 	fake_record(OP_OFF, 0, NULL);
-	return fake_answer(NULL, msg, size, fn, data);
+	return fake_answer(NULL, msg, size, NULL, NULL);
 }
 
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
@@ -160,6 +159,19 @@ void gadget_cancel(struct gadget *g, void *data)
 {
 	if (pending.idle && pending.data == data)
 		pending.fn = NULL;
+}
+
+/* D-Bus has no storage method (the gadget is never busy here:
+ * fake_gadget_idle.c). */
+int gadget_storage(struct gadget *g, const struct storage_cred *member,
+		   int argc, char **argv, char *msg, size_t size, FILE *out)
+{
+	abort();
+}
+
+bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+{
+	abort();
 }
 
 void gadget_list_sets(struct gadget *g, gadget_list_fn fn, void *data)
@@ -307,6 +319,7 @@ static void setup_once(void)
 		.admin_group = "gadgetadm", .admin_gid = FUZZ_ADMIN_GID,
 	};
 	static struct config cfg;
+	struct dispatch *dispatch;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char addr[160];
 	int lfd, cfd;
@@ -322,7 +335,8 @@ static void setup_once(void)
 	    listen(lfd, 1) < 0)
 		abort();
 	loop = loop_new();
-	if (!loop || !dbus_new(loop, &cfg, &policy, (struct gadget *)&gadget))
+	dispatch = loop ? dispatch_new(loop, &cfg, &policy, (struct gadget *)&gadget) : NULL;
+	if (!dispatch || !dbus_new(loop, &cfg, &policy, (struct gadget *)&gadget, dispatch))
 		abort();
 	cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	close(lfd);

@@ -8,6 +8,8 @@
 
 #include "composer.h"
 #include "config.h"
+#include "event.h"
+#include "gadget.h"
 #include "loop.h"
 #include "usblink.h"
 #include "run_until.h"
@@ -18,6 +20,7 @@
 #include "tcplisten.h"
 #include "udc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char fake_calls[8192];
 char fake_fail_at[128];
@@ -588,6 +592,47 @@ int fake_wait_done(struct loop *l, struct fake_result *res)
 	return res->r;
 }
 
+char fake_heard[4096];
+
+void fake_hear(const struct event *ev, void *data)
+{
+	size_t n = strlen(fake_heard);
+
+	snprintf(fake_heard + n, sizeof(fake_heard) - n, "%s%s%s:%s:%d;",
+		 event_kind_name(ev->kind), ev->function ? "/" : "",
+		 ev->function ? ev->function : "", ev->detail, ev->code);
+}
+
+int fake_finish(struct loop *l, int r, struct fake_result *res)
+{
+	if (r != -EINPROGRESS)
+		return r;
+	assert_false(res->done);
+	return fake_wait_done(l, res);
+}
+
+char *fake_status_text(struct gadget *g, bool json)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	assert_non_null(out);
+	gadget_status(g, out, json);
+	fclose(out);
+	return text;
+}
+
+void fake_status_set(struct gadget *g, char *buf, size_t size)
+{
+	char *text = fake_status_text(g, false), *p;
+
+	p = strstr(text, "\nset: ");
+	assert_non_null(p);
+	snprintf(buf, size, "%.*s", (int)strcspn(p + 6, "\n"), p + 6);
+	free(text);
+}
+
 /* The network links: each sync that wants links is recorded as
  * "net(FUNCTION@IFNAME,...)", one that takes live links down as "net()";
  * one that changes nothing from none (every teardown of a gadget without
@@ -689,6 +734,35 @@ void udc_watch_free(struct udc_watch *w)
 	free(w);
 }
 
+/* test_gadget's profile "t" (fake_gadget_deps.h). */
+const char fake_gadget_profile[] =
+	"gadget: {\n"
+	"  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;\n"
+	"  strings: { lang = 0x409; manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };\n"
+	"};\n"
+	"functions: {\n"
+	"  acm: { type = \"acm\"; };\n"
+	"  ecm: { type = \"ecm\"; };\n"
+	"  ncm: { type = \"ncm\"; };\n"
+	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
+	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
+	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
+	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
+	"  rndis: { type = \"rndis\"; address = \"10.77.0.1/24\"; dhcp = true; };\n"
+	"};\n"
+	"sets = (\n"
+	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
+	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
+	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
+	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
+	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
+	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
+	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
+	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; },\n"
+	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010c; }\n"
+	");\n"
+	"default = \"acm,ecm\";\n";
+
 void fake_profile_dir(char *dir, size_t size, const char *name)
 {
 	snprintf(dir, size, "/tmp/%s.XXXXXX", name);
@@ -705,6 +779,22 @@ void fake_profile_put(const char *dir, const char *name, const char *text)
 	assert_non_null(fp);
 	fputs(text, fp);
 	fclose(fp);
+}
+
+void fake_profile_dir_remove(const char *dir)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *dp = opendir(dir);
+
+	assert_non_null(dp);
+	while ((e = readdir(dp)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(dp);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 void fake_config(struct config *cfg, char *dir)

@@ -14,6 +14,12 @@ struct config;
  * share: profile "t" in that folder, the UDC found, no state file, no
  * FunctionFS, plugins ready within 100 ms. */
 void fake_profile_dir(char *dir, size_t size, const char *name);
+/* Remove the folder and every file in it. */
+void fake_profile_dir_remove(const char *dir);
+/* test_gadget's profile: sets acm,ecm (the default), ncm, acm,adb,
+ * mtp,adb, mtp,adb,aoa (aoa's accessory_set: ncm), two of two
+ * configurations and rndis,adb. */
+extern const char fake_gadget_profile[];
 void fake_profile_put(const char *dir, const char *name, const char *text);
 void fake_config(struct config *cfg, char *dir);
 
@@ -26,6 +32,19 @@ struct fake_result {
 void fake_on_done(int r, const char *msg, void *data);
 /* Run the loop until res is done (at most RUN_UNTIL_MS); its result. */
 int fake_wait_done(struct loop *l, struct fake_result *res);
+/* r, a request's return; for -EINPROGRESS (never answered from inside
+ * its call) the result given to res, once it comes. */
+int fake_finish(struct loop *l, int r, struct fake_result *res);
+/* What a monitor hears (event.h), subscribed with fake_hear: one
+ * "kind[/function]:detail:code;" each, appended to fake_heard. */
+struct event;
+extern char fake_heard[4096];
+void fake_hear(const struct event *ev, void *data);
+struct gadget;
+/* gadget_status()'s text or JSON, malloc'd. */
+char *fake_status_text(struct gadget *g, bool json);
+/* The set gadget_status() shows ("off" when none is up). */
+void fake_status_set(struct gadget *g, char *buf, size_t size);
 
 extern char fake_calls[8192];
 extern char fake_fail_at[128];   /* e.g. "link(ecm)" */

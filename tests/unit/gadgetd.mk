@@ -9,6 +9,14 @@ test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
+# gadgetd/dispatch.c over the gadget, with test_gadget's fakes: the
+# clients' queue, its limits and order, the check again at run time.
+UNIT_TESTS += test_dispatch
+test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c \
+	gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	common/loop.c common/log.c
+test_dispatch_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
@@ -23,7 +31,8 @@ test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadg
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/access.c gadgetd/request.c gadgetd/event.c \
+test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c \
+	gadgetd/request.c gadgetd/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
@@ -87,8 +96,8 @@ test_event_LIBS :=
 # test_gadget; a fake polkit and a caller that is not root.
 UNIT_TESTS += test_dbus
 test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
-	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/access.c gadgetd/request.c \
-	common/ctl.c common/strv.c \
+	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/dispatch.c gadgetd/access.c \
+	gadgetd/request.c common/ctl.c common/strv.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)

@@ -1,5 +1,5 @@
-/* The control socket server (control.c, with access.c) against a faked
- * gadget, faked peer credentials and a faked accept4(): every malformed or
+/* The control socket server (control.c, with access.c and dispatch.c)
+ * against a faked gadget, faked peer credentials and a faked accept4(): every malformed or
  * unauthorized request gets a clear refusal and nothing reaches the
  * gadget; the client cap, the idle timeout and EMFILE are handled. */
 #include <setjmp.h>
@@ -9,7 +9,9 @@
 #include <cmocka.h>
 
 #include "access.h"
+#include "config.h"
 #include "control.h"
+#include "dispatch.h"
 #include "gadget.h"
 #include "loop.h"
 #include "ctl.h"
@@ -33,13 +35,12 @@ static gadget_done_fn later_fn;
 static void *later_data;
 static int cancels;
 
-int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
-		     const char *set, char *msg, size_t size, gadget_done_fn fn,
-		     void *data)
+int gadget_switch(struct gadget *g, const char *profile, const char *set,
+		  char *msg, size_t size, gadget_done_fn fn, void *data)
 {
 	gadget_calls++;
-	snprintf(last_switch, sizeof(last_switch), "%s|%s|%s", profile ? profile : "-",
-		 set ? set : "-", who == GADGET_MEMBER ? "member" : "admin");
+	snprintf(last_switch, sizeof(last_switch), "%s|%s", profile ? profile : "-",
+		 set ? set : "-");
 	if (set && !strcmp(set, "nosuch")) {
 		snprintf(msg, size, "unknown function \"nosuch\"");
 		return -ENOENT;
@@ -53,8 +54,7 @@ int gadget_switch_as(struct gadget *g, enum gadget_who who, const char *profile,
 	return 0;
 }
 
-int gadget_off_as(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
-		  void *data)
+int gadget_off(struct gadget *g, char *msg, size_t size)
 {
 	gadget_calls++;
 	snprintf(msg, size, "gadget is off");
@@ -149,6 +149,37 @@ bool gadget_busy(const struct gadget *g)
 	return fake_busy;
 }
 
+/* dispatch.c's queue: told when the gadget is idle (waiters_idle()). */
+static const struct gadget_waiters *waiters;
+static void *waiters_data;
+
+void gadget_set_waiters(struct gadget *g, const struct gadget_waiters *w, void *data)
+{
+	waiters = w;
+	waiters_data = data;
+}
+
+void gadget_kick_waiters(struct gadget *g)
+{
+}
+
+static void waiters_idle(void)
+{
+	waiters->idle(waiters_data);
+}
+
+/* No transaction: dispatch.c never looks at a profile. */
+const struct profile *gadget_target_profile(const struct gadget *g)
+{
+	return NULL;
+}
+
+int profile_set_find(const struct profile *p, const char *request, char *err,
+		     size_t size)
+{
+	return 0;
+}
+
 int gadget_refuse_busy(const struct gadget *g, char *msg, size_t size)
 {
 	snprintf(msg, size, "another switch is in progress");
@@ -228,6 +259,8 @@ static const struct access_peer peer_other = { .uid = 1003 };
 
 struct fixture {
 	struct loop *loop;
+	struct config cfg;
+	struct dispatch *disp;
 	struct control *ctl;
 	char path[108];
 };
@@ -246,7 +279,11 @@ static int setup(void **state)
 	chown_calls = 0;
 	chown_path[0] = '\0';
 	fake_chown_errno = 0;
-	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	f->cfg.switch_queue = 8;
+	f->cfg.switch_queue_timeout_ms = 60000;
+	f->disp = dispatch_new(f->loop, &f->cfg, &pol, (struct gadget *)f);
+	assert_non_null(f->disp);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f, f->disp);
 	assert_non_null(f->ctl);
 	gadget_calls = 0;
 	fake_busy = false;
@@ -272,7 +309,10 @@ static int setup_no_admin(void **state)
 	setup(state);
 	f = *state;
 	control_free(f->ctl);
-	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	dispatch_free(f->disp);
+	f->disp = dispatch_new(f->loop, &f->cfg, &pol, (struct gadget *)f);
+	assert_non_null(f->disp);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f, f->disp);
 	assert_non_null(f->ctl);
 	return 0;
 }
@@ -282,6 +322,7 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	control_free(f->ctl);
+	dispatch_free(f->disp);
 	loop_free(f->loop);
 	assert_int_equal(access(f->path, F_OK), -1);
 	free(f);
@@ -334,13 +375,12 @@ static void test_switch_ok(void **state)
 	size_t n = request(req, CTL_SWITCH, "--profile\0lab\0mtp,adb", 22);
 
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
-	assert_string_equal(last_switch, "lab|mtp,adb|admin");
+	assert_string_equal(last_switch, "lab|mtp,adb");
 	assert_string_equal(text, "switched to mtp,adb\n");
-	/* A member's switch is the gadget's to judge again if it waits. */
 	fake_peer = peer_group;
 	n = request(req, CTL_SWITCH, "ncm", 4);
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
-	assert_string_equal(last_switch, "-|ncm|member");
+	assert_string_equal(last_switch, "-|ncm");
 }
 
 static void test_switch_error_passes_through(void **state)
@@ -485,23 +525,41 @@ static void test_pending_client_hangs_up(void **state)
 	assert_null(later_fn);
 }
 
-/* A plugin command during a switch is refused; status is not; off is
- * the gadget's to queue (it goes first). */
+/* A plugin command (or an unknown request) during a switch is refused;
+ * status is not; off waits its turn in dispatch's queue and runs once
+ * the gadget is idle. */
 static void test_busy_refuses_changes_not_status(void **state)
 {
 	struct fixture *f = *state;
-	char req[64], text[256];
+	char req[64], text[256], buf[CTL_MSG_MAX];
 	size_t n = request(req, CTL_FUNCTION, "adb\0keys", 9);
+	ssize_t got = -1;
+	int fd;
 
 	fake_busy = true;
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EBUSY);
 	assert_non_null(strstr(text, "in progress"));
+	/* An unknown type counts as a change, as it always did. */
+	n = request(req, 77, "", 0);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EBUSY);
 	n = request(req, CTL_STATUS, "", 0);
 	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
 	assert_int_equal(gadget_calls, 0);
 	n = request(req, CTL_OFF, "", 0);
-	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	fd = client_send(f, req, n);
+	RUN_UNTIL(f->loop, dispatch_queued(f->disp));
+	assert_int_equal(dispatch_queued(f->disp), 1);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), -1);
+	assert_int_equal(gadget_calls, 0);
+	fake_busy = false;
+	waiters_idle();
 	assert_int_equal(gadget_calls, 1);
+	RUN_UNTIL(f->loop, (got = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) >= 0);
+	assert_true(got > (ssize_t)(sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body)));
+	assert_string_equal(buf + sizeof(struct ctl_hdr) + sizeof(struct ctl_reply_body),
+			    "gadget is off\n");
+	close(fd);
+	loop_dispatch(f->loop, 10);
 }
 
 static void test_function_command(void **state)
@@ -530,7 +588,7 @@ static void test_socket_mode(void **state)
 	/* Without a group the socket is root's alone. */
 	control_free(f->ctl);
 	chown_calls = 0;
-	f->ctl = control_new(f->loop, f->path, &none, (struct gadget *)f);
+	f->ctl = control_new(f->loop, f->path, &none, (struct gadget *)f, f->disp);
 	assert_non_null(f->ctl);
 	assert_int_equal(stat(f->path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
@@ -547,11 +605,11 @@ static void test_socket_chown_fails(void **state)
 
 	control_free(f->ctl);
 	fake_chown_errno = EPERM;
-	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f, f->disp);
 	assert_null(f->ctl);
 	assert_int_equal(access(f->path, F_OK), -1);
 	fake_chown_errno = 0;
-	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f);
+	f->ctl = control_new(f->loop, f->path, &pol, (struct gadget *)f, f->disp);
 	assert_non_null(f->ctl);
 }
 

@@ -14,6 +14,7 @@
 #include "access.h"
 #include "config.h"
 #include "dbus.h"
+#include "dispatch.h"
 #include "fake_bus.h"
 #include "event.h"
 #include "fake_gadget_deps.h"
@@ -65,6 +66,7 @@ struct fixture {
 	struct config cfg;
 	struct loop *loop;
 	struct gadget *g;
+	struct dispatch *disp;
 	struct dbus *d;
 	sd_bus *cli;
 	char changed[1024];   /* "PATH:Prop " for every PropertiesChanged */
@@ -295,7 +297,9 @@ static int setup(void **state)
 	if (r == -EINPROGRESS)
 		r = fake_wait_done(f->loop, &res);
 	assert_int_equal(r, 0);
-	f->d = dbus_new(f->loop, &f->cfg, &policy, f->g);
+	f->disp = dispatch_new(f->loop, &f->cfg, &policy, f->g);
+	assert_non_null(f->disp);
+	f->d = dbus_new(f->loop, &f->cfg, &policy, f->g, f->disp);
 	assert_non_null(f->d);
 	assert_int_equal(sd_bus_open_system(&f->cli), 0);
 	assert_true(sd_bus_match_signal(f->cli, NULL, TEST_DEST, NULL,
@@ -314,6 +318,7 @@ static int teardown(void **state)
 
 	sd_bus_flush_close_unref(f->cli);
 	dbus_free(f->d);
+	dispatch_free(f->disp);
 	gadget_free(f->g);
 	loop_free(f->loop);
 	stop_daemon(f);
@@ -651,7 +656,7 @@ static void test_no_bus(void **state)
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/bus", 1);
 	log_init("gadgetd", true, LOG_LEVEL_INFO);
 	dup2(fd, 2);
-	d = dbus_new(l, NULL, &policy, NULL);
+	d = dbus_new(l, NULL, &policy, NULL, NULL);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

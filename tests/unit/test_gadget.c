@@ -18,34 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char test_profile[] =
-	"gadget: {\n"
-	"  vendor_id = 0x1d6b; product_id = 0x0104; bcd_device = 0x0100;\n"
-	"  strings: { lang = 0x409; manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };\n"
-	"};\n"
-	"functions: {\n"
-	"  acm: { type = \"acm\"; };\n"
-	"  ecm: { type = \"ecm\"; };\n"
-	"  ncm: { type = \"ncm\"; };\n"
-	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
-	"  mtp: { type = \"ffs\"; plugin = \"mtp\"; user = \"root\"; };\n"
-	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
-	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
-	"  rndis: { type = \"rndis\"; address = \"10.77.0.1/24\"; dhcp = true; };\n"
-	"};\n"
-	"sets = (\n"
-	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
-	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
-	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
-	"  { functions = [ \"mtp\", \"adb\" ]; product_id = 0x0108; },\n"
-	"  { functions = [ \"mtp\", \"adb\", \"aoa\" ]; product_id = 0x0109; },\n"
-	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
-	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
-	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; },\n"
-	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010c; }\n"
-	");\n"
-	"default = \"acm,ecm\";\n";
-
 struct fixture {
 	char dir[64];
 	struct config cfg;
@@ -54,14 +26,11 @@ struct fixture {
 	char msg[4096];
 };
 
-/* A request that goes on is never answered from inside its call. */
 static int finish(struct fixture *f, int r, struct fake_result *res)
 {
-	if (r != -EINPROGRESS)
-		return r;
-	assert_false(res->done);
-	r = fake_wait_done(f->loop, res);
-	snprintf(f->msg, sizeof(f->msg), "%s", res->msg);
+	r = fake_finish(f->loop, r, res);
+	if (res->done)
+		snprintf(f->msg, sizeof(f->msg), "%s", res->msg);
 	return r;
 }
 
@@ -79,7 +48,7 @@ static int setup(void **state)
 	struct fixture *f = calloc(1, sizeof(*f));
 
 	fake_profile_dir(f->dir, sizeof(f->dir), "test_gadget");
-	fake_profile_put(f->dir, "t", test_profile);
+	fake_profile_put(f->dir, "t", fake_gadget_profile);
 	fake_config(&f->cfg, f->dir);
 	fake_reset();
 	f->loop = loop_new();
@@ -106,16 +75,7 @@ static int teardown(void **state)
 
 static void status_set(struct fixture *f, char *buf, size_t size)
 {
-	char *text = NULL, *p;
-	size_t len;
-	FILE *out = open_memstream(&text, &len);
-
-	gadget_status(f->g, out, false);
-	fclose(out);
-	p = strstr(text, "\nset: ");
-	assert_non_null(p);
-	snprintf(buf, size, "%.*s", (int)strcspn(p + 6, "\n"), p + 6);
-	free(text);
+	fake_status_set(f->g, buf, size);
 }
 
 static void test_start_applies_default(void **state)
@@ -197,13 +157,7 @@ static void test_plugin_not_ready_rolls_back(void **state)
 /* The status text of the gadget, malloc'd. */
 static char *status_text(struct fixture *f, bool json)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *out = open_memstream(&text, &len);
-
-	gadget_status(f->g, out, json);
-	fclose(out);
-	return text;
+	return fake_status_text(f->g, json);
 }
 
 /* A worker's own error line, as the supervisor reports a death before
@@ -628,7 +582,7 @@ static void test_sighup_during_switch(void **state)
 	run_rounds(f, 2);
 	/* The profile on disk changes ncm's product id. */
 	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
-	text = strdup(test_profile);
+	text = strdup(fake_gadget_profile);
 	p = strstr(text, "0x0106");
 	memcpy(p, "0x0116", 6);
 	fp = fopen(path, "w");
@@ -939,185 +893,6 @@ static void test_restart_after_kernel_unbind(void **state)
 	assert_true(fake_is_bound());
 }
 
-/* What monitors hear (event.h), one "kind:detail:code;" each. */
-static char heard[4096];
-
-static void hear(const struct event *ev, void *data)
-{
-	size_t n = strlen(heard);
-
-	snprintf(heard + n, sizeof(heard) - n, "%s%s%s:%s:%d;", event_kind_name(ev->kind),
-		 ev->function ? "/" : "", ev->function ? ev->function : "",
-		 ev->detail, ev->code);
-}
-
-/* Switches asked while one runs wait their turn, in order, each answered
- * when its own is done; one more than switch_queue is refused as busy,
- * and a set the active profile lacks is refused at once. */
-static void test_queue_in_order(void **state)
-{
-	struct fixture *f = *state;
-	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 };
-	struct event_sub *sub = event_subscribe(hear, NULL);
-	char set[64];
-
-	f->cfg.switch_queue = 2;
-	f->cfg.switch_queue_timeout_ms = 60000;
-	heard[0] = '\0';
-	fake_hold_ready = true;
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
-				       fake_on_done, &a), -EINPROGRESS);
-	run_rounds(f, 3);
-	assert_true(fake_waiting_ready());
-	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &b), -EINPROGRESS);
-	assert_int_equal(gadget_switch(f->g, NULL, "nosuch", f->msg, sizeof(f->msg),
-				       fake_on_done, &e), -EINVAL);
-	assert_int_equal(gadget_reload(f->g, f->msg, sizeof(f->msg), fake_on_done, &c),
-			 -EINPROGRESS);
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &d), -EBUSY);
-	assert_non_null(strstr(f->msg, "another switch is in progress (2 more wait"));
-	fake_release_ready(0, "");
-	assert_int_equal(fake_wait_done(f->loop, &a), 0);
-	assert_false(b.done);
-	run_rounds(f, 3);
-	assert_true(fake_waiting_ready());
-	fake_release_ready(0, "");
-	assert_int_equal(fake_wait_done(f->loop, &b), 0);
-	assert_non_null(strstr(b.msg, "switched to acm,adb (profile t)"));
-	assert_false(c.done);
-	fake_hold_ready = false;
-	assert_int_equal(fake_wait_done(f->loop, &c), 0);
-	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "acm,adb");
-	assert_false(d.done);
-	assert_false(e.done);
-	/* Each begun after the one before was done. */
-	assert_string_equal(heard, "switch-begun:ncm:0;switch-done:ncm:0;"
-			    "switch-begun:acm,adb:0;switch-done:acm,adb:0;"
-			    "switch-begun:acm,adb:0;switch-done:acm,adb:0;");
-	event_unsubscribe(sub);
-}
-
-/*
- * A member's queued request is judged again when it runs: "--profile t"
- * was allowed while t was active, and is refused once an administrator's
- * switch to u ran first. Members leave the last places of the queue to
- * administrators. An administrator's off goes first: what waited before
- * it is answered, not run.
- */
-static void test_queue_member(void **state)
-{
-	struct fixture *f = *state;
-	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 },
-			   o = { 0 };
-	char path[128], set[64];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/u.conf", f->dir);
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(test_profile, fp);
-	fclose(fp);
-	f->cfg.switch_queue = 4;
-	f->cfg.switch_queue_timeout_ms = 60000;
-	fake_hold_ready = true;
-	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, "u", "mtp,adb", f->msg,
-					  sizeof(f->msg), fake_on_done, &a), -EINPROGRESS);
-	run_rounds(f, 3);
-	assert_true(fake_waiting_ready());
-	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, "t", "ncm", f->msg,
-					  sizeof(f->msg), fake_on_done, &b), -EINPROGRESS);
-	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "ncm", f->msg,
-					  sizeof(f->msg), fake_on_done, &c), -EINPROGRESS);
-	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "acm,ecm", f->msg,
-					  sizeof(f->msg), fake_on_done, &d), -EBUSY);
-	assert_non_null(strstr(f->msg, "the last places kept for root and admin_group"));
-	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, NULL, "acm,ecm", f->msg,
-					  sizeof(f->msg), fake_on_done, &d), -EINPROGRESS);
-	fake_release_ready(0, "");
-	fake_hold_ready = false;
-	assert_int_equal(fake_wait_done(f->loop, &a), 0);
-	assert_int_equal(fake_wait_done(f->loop, &b), -EACCES);
-	assert_non_null(strstr(b.msg, "the active profile became u"));
-	assert_int_equal(fake_wait_done(f->loop, &c), 0);
-	assert_int_equal(fake_wait_done(f->loop, &d), 0);
-	assert_string_equal(gadget_profile_name(f->g), "u");
-	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "acm,ecm");
-
-	/* Off during a switch: queued ahead, the member's switch cancelled. */
-	memset(&b, 0, sizeof(b));
-	fake_hold_ready = true;
-	assert_int_equal(gadget_switch_as(f->g, GADGET_ADMIN, NULL, "mtp,adb", f->msg,
-					  sizeof(f->msg), fake_on_done, &e), -EINPROGRESS);
-	run_rounds(f, 3);
-	assert_true(fake_waiting_ready());
-	assert_int_equal(gadget_switch_as(f->g, GADGET_MEMBER, NULL, "ncm", f->msg,
-					  sizeof(f->msg), fake_on_done, &b), -EINPROGRESS);
-	assert_int_equal(gadget_off_as(f->g, f->msg, sizeof(f->msg), fake_on_done, &o),
-			 -EINPROGRESS);
-	assert_true(b.done);
-	assert_int_equal(b.r, -ECANCELED);
-	assert_false(o.done);
-	fake_release_ready(0, "");
-	fake_hold_ready = false;
-	assert_int_equal(fake_wait_done(f->loop, &e), 0);
-	assert_int_equal(fake_wait_done(f->loop, &o), 0);
-	assert_non_null(strstr(o.msg, "gadget is off"));
-	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "off");
-	unlink(path);
-}
-
-/* A client that hangs up is forgotten, its switch not run; one that
- * waited longer than switch_queue_timeout is told so, nothing changed;
- * gadgetd stopping answers the rest. */
-static void test_queue_cancel_and_expiry(void **state)
-{
-	struct fixture *f = *state;
-	struct fake_result a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 };
-	char set[64];
-
-	f->cfg.switch_queue = 8;
-	f->cfg.switch_queue_timeout_ms = 50;
-	fake_hold_ready = true;
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
-				       fake_on_done, &a), -EINPROGRESS);
-	run_rounds(f, 3);
-	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &b), -EINPROGRESS);
-	gadget_cancel(f->g, &b);
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &c), -EINPROGRESS);
-	assert_int_equal(fake_wait_done(f->loop, &c), -ETIME);
-	assert_non_null(strstr(c.msg, "switch_queue_timeout"));
-	f->cfg.switch_queue_timeout_ms = 60000;
-	assert_int_equal(gadget_switch(f->g, NULL, "mtp,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &d), -EINPROGRESS);
-	fake_release_ready(0, "");
-	assert_int_equal(fake_wait_done(f->loop, &a), 0);
-	fake_hold_ready = false;
-	assert_int_equal(fake_wait_done(f->loop, &d), 0);
-	assert_false(b.done);
-	status_set(f, set, sizeof(set));
-	assert_string_equal(set, "mtp,adb");
-	/* Queued at gadget_free(): answered, -ECANCELED. */
-	fake_hold_ready = true;
-	memset(&a, 0, sizeof(a));
-	assert_int_equal(gadget_switch(f->g, NULL, "ncm", f->msg, sizeof(f->msg),
-				       fake_on_done, &a), -EINPROGRESS);
-	run_rounds(f, 3);
-	memset(&b, 0, sizeof(b));
-	assert_int_equal(gadget_switch(f->g, NULL, "acm,adb", f->msg, sizeof(f->msg),
-				       fake_on_done, &b), -EINPROGRESS);
-	gadget_free(f->g);
-	f->g = NULL;
-	assert_true(b.done);
-	assert_int_equal(b.r, -ECANCELED);
-}
-
 /* gadgetctl wait: asked before the start-up began, answered when it is
  * over, in order; at once afterwards; a cancelled waiter hears nothing. */
 static void test_boot_wait(void **state)
@@ -1180,12 +955,12 @@ static void test_list_names(void **state)
 static void test_off_events(void **state)
 {
 	struct fixture *f = *state;
-	struct event_sub *sub = event_subscribe(hear, NULL);
+	struct event_sub *sub = event_subscribe(fake_hear, NULL);
 
-	heard[0] = '\0';
+	fake_heard[0] = '\0';
 	fake_host_state("configured");
 	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
-	assert_string_equal(heard, "host:configured:0;switch-begun::0;"
+	assert_string_equal(fake_heard, "host:configured:0;switch-begun::0;"
 			    "host:not attached:0;switch-done::0;");
 	event_unsubscribe(sub);
 }
@@ -1194,8 +969,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_start_applies_default, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_queue_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_queue_cancel_and_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_wait, setup, teardown),
@@ -1209,7 +982,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_second_configuration_failure_rolls_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_plugin_in_second_configuration, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_queue_member, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
