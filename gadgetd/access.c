@@ -69,7 +69,7 @@ static const char *access_admin_only(const struct request *req,
 		 * unless the profile opens it to group (group_media), whose
 		 * images are then confined to media_dir (gadget_storage()).
 		 */
-		if (req->argc > 0 && !strcmp(req->argv[0], "status"))
+		if (req->storage.op == STORAGE_STATUS)
 			return NULL;
 		if (v->group_media)
 			return NULL;

@@ -228,7 +228,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 	char msg[4096] = "";
 	int r = 0;
 
-	if (req->bad) {
+	if (req->bad[0]) {
 		fprintf(out, "%s\n", req->bad);
 		return -EINVAL;
 	}

@@ -65,7 +65,8 @@ void dispatch_view(struct dispatch *d, const struct request *req,
 	if (req->function)
 		view->plugin = gadget_function_plugin(d->g, req->function);
 	if (req->op == REQUEST_STORAGE)
-		view->group_media = gadget_storage_group_open(d->g, req->argc, req->argv);
+		view->group_media = !req->bad[0] &&
+				    gadget_storage_group_open(d->g, req->storage.function);
 }
 
 int dispatch_check(struct dispatch *d, const struct access_peer *peer,
@@ -85,8 +86,8 @@ static int dispatch_storage(struct dispatch *d, const struct access_peer *peer,
 	struct storage_cred member = { .uid = peer->uid, .gid = peer->gid };
 	bool confined = access_role(peer) == ACCESS_GROUP;
 
-	return gadget_storage(d->g, confined ? &member : NULL, req->argc, req->argv,
-			      msg, size, out);
+	return gadget_storage(d->g, confined ? &member : NULL, &req->storage, msg,
+			      size, out);
 }
 
 /* req now, on the gadget's own terms. */

@@ -127,8 +127,8 @@ int gadget_list_names(struct gadget *g, FILE *out, const char *what);
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
 		   size_t size, gadget_done_fn fn, void *data);
 /*
- * gadget_storage.c: `gadgetctl storage ...` (argv[0] is insert, eject or
- * status; storage.h) on the active set's mass_storage functions, at once
+ * gadget_storage.c: `gadgetctl storage ...` (req: insert, eject or status,
+ * parsed; storage.h) on the active set's mass_storage functions, at once
  * (ConfigFS only, no worker). member: NULL for root and admin_group,
  * else the member of group who asks, whose images must lie beneath the
  * function's media_dir, who cannot lower the profile's cdrom and ro,
@@ -137,11 +137,12 @@ int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
  * 0 or -errno with msg; status prints to out.
  */
 struct storage_cred;
+struct storage_req;
 int gadget_storage(struct gadget *g, const struct storage_cred *member,
-		   int argc, char **argv, char *msg, size_t size, FILE *out);
-/* Whether the profile lets group change the media of the function the
- * request names (its group_media attribute). */
-bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv);
+		   const struct storage_req *req, char *msg, size_t size, FILE *out);
+/* Whether the profile lets group change the media of function (NULL: the
+ * set's one mass_storage function): its group_media attribute. */
+bool gadget_storage_group_open(const struct gadget *g, const char *function);
 /* The caller behind data went away: its requests go on, but their fn is
  * not called. */
 void gadget_cancel(struct gadget *g, void *data);

@@ -148,34 +148,26 @@ static int gadget_storage_run(struct gadget *g, const struct storage_req *req,
 }
 
 int gadget_storage(struct gadget *g, const struct storage_cred *member,
-		   int argc, char **argv, char *msg, size_t size, FILE *out)
+		   const struct storage_req *req, char *msg, size_t size, FILE *out)
 {
 	const struct profile_function *f;
-	struct storage_req req;
-	int r = storage_parse(argc, argv, &req, msg, size);
 
-	if (r < 0)
-		return r;
-	if (req.op == STORAGE_STATUS) {
-		if (req.function && !gadget_storage_find(g, req.function, msg, size))
+	if (req->op == STORAGE_STATUS) {
+		if (req->function && !gadget_storage_find(g, req->function, msg, size))
 			return -ENOENT;
-		gadget_storage_status(g, req.function, member != NULL, out, msg, size);
+		gadget_storage_status(g, req->function, member != NULL, out, msg, size);
 		return 0;
 	}
-	f = gadget_storage_find(g, req.function, msg, size);
+	f = gadget_storage_find(g, req->function, msg, size);
 	if (!f)
 		return -ENOENT;
-	return gadget_storage_run(g, &req, f, member, msg, size);
+	return gadget_storage_run(g, req, f, member, msg, size);
 }
 
-bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+bool gadget_storage_group_open(const struct gadget *g, const char *function)
 {
 	char msg[256];
-	struct storage_req req;
-	const struct profile_function *f;
+	const struct profile_function *f = gadget_storage_find(g, function, msg, sizeof(msg));
 
-	if (storage_parse(argc, argv, &req, msg, sizeof(msg)) < 0)
-		return false;
-	f = gadget_storage_find(g, req.function, msg, sizeof(msg));
 	return f && optdesc_bool(ktype_attr(f, "group_media")) == 1;
 }

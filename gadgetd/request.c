@@ -2,6 +2,7 @@
 #include "request.h"
 #include "ctl.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void request_switch(int argc, char **argv, struct request *r)
@@ -12,11 +13,11 @@ static void request_switch(int argc, char **argv, struct request *r)
 		argc -= 2;
 	}
 	if (argc > 1)
-		r->bad = "switch takes one set";
+		snprintf(r->bad, sizeof(r->bad), "%s", "switch takes one set");
 	else if (argc == 1)
 		r->set = argv[0];
 	else if (!r->profile)
-		r->bad = "switch needs a set or --profile NAME";
+		snprintf(r->bad, sizeof(r->bad), "%s", "switch needs a set or --profile NAME");
 }
 
 void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r)
@@ -41,7 +42,7 @@ void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r)
 		if (argc == 1)
 			r->what = argv[0];
 		else if (argc > 1)
-			r->bad = "list takes sets, profiles or functions";
+			snprintf(r->bad, sizeof(r->bad), "%s", "list takes sets, profiles or functions");
 		return;
 	case CTL_STATUS:
 		r->op = REQUEST_STATUS;
@@ -49,6 +50,7 @@ void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r)
 		return;
 	case CTL_STORAGE:
 		r->op = REQUEST_STORAGE;
+		storage_parse(argc, argv, &r->storage, r->bad, sizeof(r->bad));
 		return;
 	case CTL_FUNCTION:
 		r->op = REQUEST_COMMAND;

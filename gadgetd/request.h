@@ -16,13 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "storage.h"
+
 enum request_op {
 	REQUEST_SWITCH,  /* profile and/or set */
 	REQUEST_OFF,
 	REQUEST_RELOAD,
 	REQUEST_LIST,    /* what: NULL (all), "sets", "profiles", "functions" */
 	REQUEST_STATUS,  /* json */
-	REQUEST_STORAGE, /* argc, argv: the storage words (storage.h) */
+	REQUEST_STORAGE, /* storage: the storage words, parsed (storage.h) */
 	REQUEST_COMMAND, /* function, command; argc, argv: FUNCTION COMMAND ARGS... */
 	REQUEST_MONITOR,
 	REQUEST_WAIT,
@@ -40,9 +42,11 @@ struct request {
 	const char *command;  /* command: its name; NULL */
 	int argc;
 	char **argv;
-	/* Set when the arguments do not make a request of op: told after
-	 * access is decided, so that nobody learns more than they may. */
-	const char *bad;
+	struct storage_req storage; /* storage: what argv says, once */
+	/* Not empty when the arguments do not make a request of op: told
+	 * after access is decided, so that nobody learns more than they
+	 * may. */
+	char bad[512];
 };
 
 /* Decode a control socket request (ctl.h's type and arguments). Never

@@ -30,6 +30,7 @@
 #define STORAGE_MAX_LUNS 16
 
 enum storage_op {
+	STORAGE_NONE,   /* the words name no storage command */
 	STORAGE_STATUS,
 	STORAGE_INSERT,
 	STORAGE_EJECT,
@@ -47,7 +48,8 @@ struct storage_req {
 /*
  * argv as gadgetctl sends it: "insert" [--cdrom] [--ro] [--lun N]
  * [FUNCTION] IMAGE, "eject" [--force] [--lun N] [FUNCTION], "status"
- * [FUNCTION]. 0, or -EINVAL with msg giving the usage.
+ * [FUNCTION]. 0, or -EINVAL with msg giving the usage; req->op is then
+ * still the command named (STORAGE_NONE: none), for who may be told.
  */
 int storage_parse(int argc, char **argv, struct storage_req *req, char *msg,
 		  size_t size);

@@ -155,17 +155,16 @@ int gadget_command(struct gadget *g, int argc, char **argv,
 }
 
 int gadget_storage(struct gadget *g, const struct storage_cred *member,
-		   int argc, char **argv, char *msg, size_t size, FILE *out)
+		   const struct storage_req *req, char *msg, size_t size, FILE *out)
 {
-	check_args(argc, argv);
-	snprintf(msg, size, "storage %s", argc ? argv[0] : "");
+	snprintf(msg, size, "storage %d %s", (int)req->op,
+		 req->function ? req->function : "-");
 	return 0;
 }
 
-bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+bool gadget_storage_group_open(const struct gadget *g, const char *function)
 {
-	check_args(argc, argv);
-	return argc > 1 && !strcmp(argv[1], "media");
+	return function && !strcmp(function, "media");
 }
 
 const char *gadget_profile_name(const struct gadget *g)

@@ -164,12 +164,12 @@ void gadget_cancel(struct gadget *g, void *data)
 /* D-Bus has no storage method (the gadget is never busy here:
  * fake_gadget_idle.c). */
 int gadget_storage(struct gadget *g, const struct storage_cred *member,
-		   int argc, char **argv, char *msg, size_t size, FILE *out)
+		   const struct storage_req *req, char *msg, size_t size, FILE *out)
 {
 	abort();
 }
 
-bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+bool gadget_storage_group_open(const struct gadget *g, const char *function)
 {
 	abort();
 }

@@ -130,7 +130,7 @@ static const char *expand(const char *s, char *buf, size_t size)
 static void check_parse(int argc, char **argv, const struct storage_req *req,
 			int r, const char *msg)
 {
-	static const char *const ops[] = { "status", "insert", "eject" };
+	static const char *const ops[] = { NULL, "status", "insert", "eject" };
 	bool fn_own = !req->function, img_own = !req->image;
 
 	if (r < 0) {
@@ -138,7 +138,7 @@ static void check_parse(int argc, char **argv, const struct storage_req *req,
 			abort();
 		return;
 	}
-	if (r != 0 || argc < 1 || (unsigned)req->op > STORAGE_EJECT ||
+	if (r != 0 || argc < 1 || req->op == STORAGE_NONE || (unsigned)req->op > STORAGE_EJECT ||
 	    strcmp(argv[0], ops[req->op]) || req->lun < 0 || req->lun >= STORAGE_MAX_LUNS)
 		abort();
 	for (int i = 1; i < argc; i++) {

@@ -22,7 +22,7 @@ test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
 # test_request: gadgetd/request.c, a request decoded into its typed form.
 UNIT_TESTS += test_request
-test_request_SRCS := tests/unit/test_request.c gadgetd/request.c
+test_request_SRCS := tests/unit/test_request.c gadgetd/request.c gadgetd/storage.c
 test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -32,7 +32,7 @@ test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c \
-	gadgetd/request.c gadgetd/event.c \
+	gadgetd/request.c gadgetd/storage.c gadgetd/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4

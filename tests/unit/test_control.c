@@ -17,6 +17,7 @@
 #include "ctl.h"
 #include "event.h"
 #include "run_until.h"
+#include "storage.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -125,23 +126,19 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
 static int storage_confined = -1;
 
 int gadget_storage(struct gadget *g, const struct storage_cred *member,
-		   int argc, char **argv, char *msg, size_t size, FILE *out)
+		   const struct storage_req *req, char *msg, size_t size, FILE *out)
 {
 	gadget_calls++;
 	storage_confined = member != NULL;
-	snprintf(msg, size, "storage %s", argc > 0 ? argv[0] : "");
+	snprintf(msg, size, "storage %d %s", (int)req->op,
+		 req->function ? req->function : "-");
 	return 0;
 }
 
 /* The profile opens the media of "kvmdisk" to group, not of "disk". */
-bool gadget_storage_group_open(const struct gadget *g, int argc, char **argv)
+bool gadget_storage_group_open(const struct gadget *g, const char *function)
 {
-	int i;
-
-	for (i = 0; i < argc; i++)
-		if (!strcmp(argv[i], "kvmdisk"))
-			return true;
-	return false;
+	return function && !strcmp(function, "kvmdisk");
 }
 
 bool gadget_busy(const struct gadget *g)
@@ -731,6 +728,23 @@ static void test_storage_authority(void **state)
 	fake_peer = peer_other;
 	st = request(req, CTL_STORAGE, "status", 7);
 	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EACCES);
+	assert_int_equal(gadget_calls, 3);
+	/* Words that name no storage command: group, which may change no
+	 * media here, is refused as for a change (not shown the usage); a
+	 * malformed status is only a status, and group is told why... */
+	fake_peer = peer_group;
+	st = request(req, CTL_STORAGE, "bogus\0kvmdisk", 14);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EACCES);
+	assert_non_null(strstr(text, "changing media"));
+	st = request(req, CTL_STORAGE, "status\0--lun\0" "1", 15);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EINVAL);
+	assert_non_null(strstr(text, "storage: unknown option \"--lun\""));
+	/* ... and an administrator is told the usage; the gadget is not
+	 * asked, and the words were parsed once, before either. */
+	fake_peer = peer_admin;
+	st = request(req, CTL_STORAGE, "insert\0--lun\0x\0a.img", 21);
+	assert_int_equal(roundtrip(f, req, st, text, sizeof(text)), -EINVAL);
+	assert_non_null(strstr(text, "storage: --lun takes a number 0..15"));
 	assert_int_equal(gadget_calls, 3);
 }
 

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "ctl.h"
@@ -34,15 +35,15 @@ static void test_switch(void **state)
 	assert_int_equal(r.op, REQUEST_SWITCH);
 	assert_null(r.profile);
 	assert_string_equal(r.set, "mtp,adb");
-	assert_null(r.bad);
+	assert_string_equal(r.bad, "");
 	r = decode(CTL_SWITCH, 3, "--profile", "dev", "adb");
 	assert_string_equal(r.profile, "dev");
 	assert_string_equal(r.set, "adb");
-	assert_null(r.bad);
+	assert_string_equal(r.bad, "");
 	r = decode(CTL_SWITCH, 2, "--profile", "dev");
 	assert_string_equal(r.profile, "dev");
 	assert_null(r.set);
-	assert_null(r.bad);
+	assert_string_equal(r.bad, "");
 	r = decode(CTL_SWITCH, 2, "a", "b");
 	assert_string_equal(r.bad, "switch takes one set");
 	r = decode(CTL_SWITCH, 0);
@@ -75,6 +76,16 @@ static void test_others(void **state)
 	r = decode(CTL_STORAGE, 2, "eject", "disk");
 	assert_int_equal(r.op, REQUEST_STORAGE);
 	assert_int_equal(r.argc, 2);
+	/* The storage words are parsed here, once (storage.h). */
+	assert_string_equal(r.bad, "");
+	assert_int_equal(r.storage.op, STORAGE_EJECT);
+	assert_string_equal(r.storage.function, "disk");
+	r = decode(CTL_STORAGE, 1, "insert");
+	assert_int_equal(r.storage.op, STORAGE_INSERT);
+	assert_non_null(strstr(r.bad, "storage insert: which image?"));
+	r = decode(CTL_STORAGE, 1, "bogus");
+	assert_int_equal(r.storage.op, STORAGE_NONE);
+	assert_non_null(strstr(r.bad, "storage: unknown command \"bogus\""));
 	r = decode(999, 0);
 	assert_int_equal(r.op, REQUEST_UNKNOWN);
 	assert_int_equal(r.type, 999);
