@@ -18,7 +18,9 @@ hid_host.py unplug AFTER VID:PID READY  count the keyboard's key presses as
                                         unplug the device as far as the
                                         gadget can tell (deauthorize it: the
                                         host deconfigures it); count until
-                                        the node is gone; print the count
+                                        the node is gone; print that count
+                                        and the presses the host's
+                                        controller took (usbmon)
 
 Each reader opens its device, then creates READY, so that the test sends
 only once the host listens. The evdev interface is used through its
@@ -36,6 +38,7 @@ import os
 import re
 import select
 import struct
+import subprocess
 import sys
 import time
 
@@ -282,7 +285,8 @@ def cmd_led(led, value):
 
 
 def hidraw_keyboard(usb):
-    """The /dev/hidrawN of the boot keyboard interface under usb."""
+    """The /dev/hidrawN of the boot keyboard interface under usb, and the
+    interface's sysfs folder."""
     end = time.time() + 30
     while time.time() < end:
         for n in sorted(os.listdir("/sys/class/hidraw")):
@@ -293,16 +297,87 @@ def hidraw_keyboard(usb):
             try:
                 with open(os.path.join(intf, "bInterfaceProtocol")) as f:
                     if f.read().strip() == "01":
-                        return "/dev/" + n
+                        return "/dev/" + n, intf
             except OSError:
                 continue
         time.sleep(0.2)
     sys.exit("no hidraw node for the keyboard")
 
 
+class Usbmon:
+    """The key presses the host's controller took from the keyboard's
+    interrupt IN endpoint, as usbmon's binary interface (/dev/usbmonB)
+    shows them: what the gadget counts as arrived, whether or not the
+    host's HID layer passed them on. While the kernel tears a device down,
+    it kills the interrupt URB, and usbhid drops a report whose data had
+    come by then (the URB ends -ENOENT with its data; seen under load),
+    so hidraw cannot say what arrived. The text interface is no use here: it has no poll, and its
+    read blocks until the next event, which never comes once the device
+    has gone."""
+
+    # struct mon_bin_hdr (Documentation/usb/usbmon.rst), 48 bytes.
+    HDR = struct.Struct("<QBBBBHccqiiII8s")
+    # MON_IOCG_STATS: _IOR(0x92, 3, struct mon_bin_stats { u32 queued, dropped; }).
+    IOCG_STATS = (2 << 30) | (8 << 16) | (0x92 << 8) | 3
+
+    def __init__(self, usb, intf):
+        def attr(d, name, base=10):
+            with open(os.path.join(d, name)) as f:
+                return int(f.read().strip(), base)
+
+        self.bus, self.dev = attr(usb, "busnum"), attr(usb, "devnum")
+        self.ep = next(attr(os.path.join(intf, e), "bEndpointAddress", 16)
+                       for e in sorted(os.listdir(intf))
+                       if e.startswith("ep_") and int(e[3:], 16) & 0x80)
+        subprocess.run(["modprobe", "usbmon"], check=True, timeout=30)
+        node = "/dev/usbmon%d" % self.bus
+        end = time.time() + 10
+        while not os.path.exists(node) and time.time() < end:
+            time.sleep(0.05)
+        self.fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK)
+        self.presses = 0
+
+    def drain(self):
+        """Count what usbmon holds now."""
+        while True:
+            try:
+                ev = os.read(self.fd, 4096)
+            except BlockingIOError:
+                return
+            if len(ev) < self.HDR.size:
+                sys.exit("usbmon gave %d bytes, not an event" % len(ev))
+            (_, kind, xfer, epnum, devnum, busnum, _, _, _, _, status, _, cap,
+             _) = self.HDR.unpack_from(ev)
+            data = ev[self.HDR.size:self.HDR.size + cap]
+            if kind == ord("C") and epnum == self.ep and devnum == self.dev:
+                # For the test's log: what each completion brought.
+                print("usbmon: C status %d data %s" % (status, data.hex() or "-"),
+                      file=sys.stderr)
+            # A completion (C) of an interrupt (1) transfer from our
+            # endpoint, with data: a report the controller took. Its
+            # status may be an error: a URB killed in the teardown after
+            # its data came (-ENOENT), which usbhid then drops.
+            if kind == ord("C") and xfer == 1 and epnum == self.ep and \
+                    devnum == self.dev and busnum == self.bus and \
+                    len(data) >= 3 and data[2]:
+                self.presses += 1
+
+    def close(self):
+        self.drain()
+        stats = bytearray(8)
+        fcntl.ioctl(self.fd, self.IOCG_STATS, stats)
+        os.close(self.fd)
+        dropped = struct.unpack("<II", stats)[1]
+        if dropped:
+            sys.exit("usbmon dropped %d events: the count is not known" % dropped)
+        return self.presses
+
+
 def cmd_unplug(after, vidpid, rdy):
     usb = usb_dir(vidpid)
-    fd = os.open(hidraw_keyboard(usb), os.O_RDONLY)
+    node, intf = hidraw_keyboard(usb)
+    mon = Usbmon(usb, intf)
+    fd = os.open(node, os.O_RDONLY)
     ready(rdy)
     presses = 0
     while True:
@@ -318,9 +393,12 @@ def cmd_unplug(after, vidpid, rdy):
         if len(rep) >= 3 and rep[2]:
             presses += 1
             if presses == after:
+                # Returns once the kernel has torn the device down: its
+                # interrupt URB was given back, and usbmon holds all.
                 with open(os.path.join(usb, "authorized"), "w") as f:
                     f.write("0")
-    print(presses)
+    # Last, "READ TOOK": what hidraw passed on, what the controller took.
+    print(presses, mon.close())
     return 0 if presses >= after else 1
 
 
