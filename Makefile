@@ -48,21 +48,26 @@ WARN := -Wall -Wextra -Wno-unused-parameter -Wmissing-prototypes -Wshadow \
 DEFS := -D_GNU_SOURCE \
 	-DSYSCONFDIR='"$(SYSCONFDIR)"' -DPLUGINDIR='"$(PLUGINDIR)"' \
 	-DLIBEXECDIR='"$(LIBEXECDIR)"' -DRUNDIR='"$(RUNDIR)"' -DSTATEDIR='"$(STATEDIR)"'
-# Each part of the tree sees its own headers and the shared ones only, by
-# plain -I (no "../" in any #include): common/ (loop, log, wmsg, strv, the
-# control protocol, json, the option descriptor, the plugin declaration)
-# sees itself; gadgetd/ (the daemon, gadgetctl) sees gadgetd/ and common/
-# (a plugin's rules reach it through its declaration, plugin_meta.h);
-# functions/ (the worker
-# runtime in functions/runtime/, the plugins beside it) sees the runtime
-# (plugin.h) and common/. Tests see everything.
-TEST_INCS := -Igadgetd -Ifunctions -Ifunctions/runtime -Ifunctions/mtp -Icommon -Itests/unit -Itests/fuzz
-# The ptp plugin is the mtp plugin's code in another flavour: functions/ptp/
-# sees functions/mtp/ too.
-incs_of = $(if $(filter common/%,$(1)),-Icommon,$\
-	$(if $(filter gadgetd/%,$(1)),-Igadgetd -Icommon,$\
-	$(if $(filter functions/ptp/%,$(1)),-Ifunctions/mtp -Ifunctions/runtime -Icommon,$\
-	$(if $(filter functions/%,$(1)),-Ifunctions/runtime -Icommon,$(TEST_INCS)))))
+# Each part of the tree sees its own headers and those of the folders
+# below it, by plain -I (no "../" in any #include): the table of
+# tests/lint/layout.sh says which folders each product folder (common/,
+# gadgetd/ and its folders, functions/ and its) may include, and
+# `layout.sh --incs` turns it into FOLDER=-IA,-IB,... words: a file gets
+# those of its folder (a header it includes sees what its own folder
+# may). Roughly: common/ sees itself; gadgetd/ (the daemon, gadgetctl)
+# sees the gadgetd/ folders below each one and common/ (a plugin's rules
+# reach it through its declaration, plugin_meta.h); functions/ (the
+# worker runtime in functions/runtime/, the plugins beside it) sees the
+# runtime (plugin.h) and common/, and functions/ptp/ functions/mtp/ too.
+# Tests, and what no row names, see everything.
+TEST_INCS := -Igadgetd $(patsubst %/,-I%,$(sort $(dir $(wildcard gadgetd/*/*.h)))) \
+	-Ifunctions -Ifunctions/runtime -Ifunctions/mtp -Icommon -Itests/unit -Itests/fuzz
+LAYOUT_INCS := $(shell tests/lint/layout.sh --incs .)
+$(if $(filter common=%,$(LAYOUT_INCS)),,$(error tests/lint/layout.sh --incs: no -I flags for common/))
+comma := ,
+dir_of = $(patsubst %/,%,$(dir $(1)))
+incs_of = $(or $(subst $(comma), ,$(patsubst $(call dir_of,$(1))=%,%,$\
+	$(filter $(call dir_of,$(1))=%,$(LAYOUT_INCS)))),$(TEST_INCS))
 # Preprocessor flags, then compiler flags; the user's CPPFLAGS, CFLAGS and
 # LDFLAGS come last so that they win.
 ALL_CPPFLAGS = $(DEFS) $(call incs_of,$<) $(CPPFLAGS)
@@ -183,7 +188,7 @@ FORCE:
 # check-cross). The headers of each build are listed in B/.headers; when
 # one listed there is gone, B/.headers-gone is touched, and every object
 # depends on it.
-HEADERS := $(sort $(wildcard common/*.h gadgetd/*.h functions/*/*.h tests/unit/*.h tests/fuzz/*.h))
+HEADERS := $(sort $(wildcard common/*.h gadgetd/*.h gadgetd/*/*.h functions/*/*.h tests/unit/*.h tests/fuzz/*.h))
 HEADERS_GONE := $(B)/.headers-gone
 $(shell mkdir -p $(B) && { [ -e $(HEADERS_GONE) ] || : >$(HEADERS_GONE); } && \
 	if [ -f $(B)/.headers ]; then for h in $$(cat $(B)/.headers); do \
@@ -246,11 +251,13 @@ unit: $(UNIT_BINS) exports names fuzz-long-selftest check-cross-selftest lint
 
 # The test scripts' checks count: no `check ... && cmd`, no check in a
 # pipeline or other subshell (tests/lint/checks.sh, with its self-test);
-# the product's layout holds: no #include "../", no .c over 1000 lines
-# (tests/lint/layout.sh); docs/layout.md names only what exists and every
+# the product's layout holds: each #include goes down its table of
+# folders, none climbs by "../", no .c is over 1000 lines
+# (tests/lint/layout.sh, after its self-test); docs/layout.md names only what exists and every
 # source folder (tests/lint/layout-doc.sh, after its self-test).
 lint:
 	tests/lint/checks.sh
+	tests/lint/layout-selftest.sh
 	tests/lint/layout.sh .
 	tests/lint/layout-doc-selftest.sh
 	tests/lint/layout-doc.sh .
