@@ -1,6 +1,6 @@
 /*
  * optdesc: how a function's options are declared, for the kernel's
- * function types (gadgetd/ktype.c) and for FunctionFS plugins (each
+ * function types (gadgetd/profile/ktype.c) and for FunctionFS plugins (each
  * plugin's declaration, functions/NAME/NAME_meta.c, common/plugin_meta.h).
  *
  * gadgetd checks a profile against these declarations without loading

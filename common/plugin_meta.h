@@ -8,12 +8,13 @@
  * and named in its plugin.mk (adb_META := functions/adb/adb_meta.c). The
  * build lists every built plugin's declaration in plugin_list.h's
  * plugin_list_metas[], from which the rest is derived: the profile's option
- * checks (gadgetd/optcheck.c), the default user (gadgetd/profile.c), what
- * the control socket's group may run (gadgetd/access.c) and the
- * sysusers.d file (gadgetd/sysusers_gen.c). The plugin's own ops table
- * points to the same declaration (plugin.h, .meta) for its defaults, its
- * seccomp filter and its spawner. tests/unit/test_plugin_list.c checks
- * each derived thing, and man/gadgetd.conf.5's option list, against it.
+ * checks (gadgetd/profile/optcheck.c), the default user
+ * (gadgetd/profile/profile.c), what the control socket's group may run
+ * (gadgetd/access.c) and the sysusers.d file (gadgetd/sysusers_gen.c). The
+ * plugin's own ops table points to the same declaration (plugin.h, .meta) for
+ * its defaults, its seccomp filter and its spawner.
+ * tests/unit/test_plugin_list.c checks each derived thing, and
+ * man/gadgetd.conf.5's option list, against it.
  *
  * Header only, with no dependencies beyond optdesc.h.
  */

@@ -1,6 +1,7 @@
 # The profile parser and what it checks against (kernel types, options).
-PROFILE_SRCS := gadgetd/profile.c gadgetd/profile_set.c gadgetd/ktype.c gadgetd/netcfg.c gadgetd/optcheck.c gadgetd/cfgtext.c \
-	$(PLUGIN_LIST_SRCS)
+PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c \
+	gadgetd/profile/ktype.c gadgetd/profile/netcfg.c gadgetd/profile/optcheck.c \
+	gadgetd/profile/cfgtext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \

@@ -12,13 +12,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 # good: a tree whose includes go down the table of layout.sh.
 good() {
 	rm -rf "$t/tree"
-	mkdir -p "$t/tree/common" "$t/tree/gadgetd" "$t/tree/functions/runtime" \
+	mkdir -p "$t/tree/common" "$t/tree/gadgetd/profile" "$t/tree/functions/runtime" \
 		"$t/tree/functions/echo" "$t/tree/functions/hid"
 	cd "$t/tree"
 	: > common/loop.h
 	printf '#include "loop.h"\n' > common/loop.c
 	: > gadgetd/gadget.h
-	printf '#include "gadget.h"\n#include "loop.h"\n' > gadgetd/gadget.c
+	: > gadgetd/profile/profile.h
+	printf '#include "profile.h"\n#include "loop.h"\n' > gadgetd/profile/profile.c
+	printf '#include "gadget.h"\n#include "loop.h"\n#include "profile.h"\n' > gadgetd/gadget.c
 	: > functions/runtime/plugin.h
 	: > functions/hid/hid.h
 	printf '#include "plugin.h"\n#include "loop.h"\n' > functions/echo/echo.c
@@ -43,6 +45,11 @@ expect "an upward include: common/ reaching gadgetd/" \
 	'common/loop.c:2: #include "gadget.h" is in gadgetd/, and common/ may include from no other folder'
 
 good
+add gadgetd/profile/profile.c '#include "gadget.h"'
+expect "an upward include: gadgetd/profile/ reaching the gadget" \
+	'gadgetd/profile/profile.c:3: #include "gadget.h" is in gadgetd/, and gadgetd/profile/ may include from common/'
+
+good
 add functions/echo/echo.c '#include "hid.h"'
 expect "a sideways include: a plugin reaching another" \
 	'functions/echo/echo.c:3: #include "hid.h" is in functions/hid/, and functions/echo/ may include from functions/runtime/ common/ (its row functions/*/'
@@ -55,12 +62,12 @@ expect "an upward include from a header" \
 good
 add gadgetd/gadget.c '#include "../common/loop.h"'
 expect "a ../ include" \
-	'gadgetd/gadget.c:3: #include "../common/loop.h" (an include that climbs out of its folder)'
+	'gadgetd/gadget.c:4: #include "../common/loop.h" (an include that climbs out of its folder)'
 
 good
 add gadgetd/gadget.c '#include "gone.h"'
 expect "a header no folder holds" \
-	'gadgetd/gadget.c:3: #include "gone.h": no product folder holds gone.h'
+	'gadgetd/gadget.c:4: #include "gone.h": no product folder holds gone.h'
 
 good
 mkdir -p "$t/tree/gadgetd/nowhere"
@@ -105,7 +112,8 @@ common/:
 gadgetd/a/: common/
 gadgetd/b/: common/
 gadgetd/c/: gadgetd/b/
-gadgetd/: common/
+gadgetd/profile/: common/
+gadgetd/: gadgetd/profile/ common/
 functions/runtime/: common/
 functions/*/: functions/runtime/ common/
 '

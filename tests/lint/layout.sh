@@ -22,9 +22,15 @@ set -eu
 # besides its own. A * matches one name; a folder's own row wins over
 # one with a *. A header's folder is the one that holds it (each header
 # name is held once in the product tree).
+#
+# gadgetd/'s floors, bottom up (docs/layout.md): common/; profile/;
+# model/; supervisor/, net/ and storage/; the gadget (the files still in
+# gadgetd/ itself); front/; gadgetd/ itself, its top (gadgetd.c, config,
+# dirs, notify, state). cli/ sits on common/, profile/ and model/.
 floors='
 common/:
-gadgetd/: common/
+gadgetd/profile/: common/
+gadgetd/: gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/

@@ -5,11 +5,12 @@
 
 What gadgetd knows of a plugin comes from its declaration
 (common/plugin_meta.h): its commands, root request, TCP options, events
-and keys file. So a string literal in gadgetd/*.c or gadgetd/*.h that
-names a plugin (a word that is a name in some functions/*/plugin.mk's
-"PLUGINS += NAME") is a rule about that plugin written in the wrong
-place. Comments are not read. Allowed: an example in help text (a
-literal with "e.g."), and the names listed in ALLOWED with their reason.
+and keys file. So a string literal in a .c or .h file of gadgetd/ (or
+of its folders) that names a plugin (a word that is a name in some
+functions/*/plugin.mk's "PLUGINS += NAME") is a rule about that plugin
+written in the wrong place. Comments are not read. Allowed: an example
+in help text (a literal with "e.g."), and the names listed in ALLOWED
+with their reason.
 Fails, printing FILE:LINE and the literal, for each other one.
 """
 import os
@@ -18,7 +19,7 @@ import sys
 
 # (file, literal): why it may name a plugin.
 ALLOWED = {
-    ("gadgetd/ktype.c", "hid"): "the kernel's HID function type, not the plugin",
+    ("gadgetd/profile/ktype.c", "hid"): "the kernel's HID function type, not the plugin",
 }
 
 tree = sys.argv[1] if len(sys.argv) > 1 else "."
@@ -53,12 +54,12 @@ def main():
         return 1
     word = re.compile(r"(?<![A-Za-z0-9])(%s)(?![A-Za-z0-9])" % "|".join(sorted(names)))
     bad = 0
-    gdir = os.path.join(tree, "gadgetd")
-    for f in sorted(os.listdir(gdir)):
-        if not f.endswith((".c", ".h")):
-            continue
-        rel = "gadgetd/" + f
-        for line, lit in literals(open(os.path.join(gdir, f)).read()):
+    files = []
+    for d, _, fs in os.walk(os.path.join(tree, "gadgetd")):
+        files += [os.path.join(d, f) for f in fs if f.endswith((".c", ".h"))]
+    for path in sorted(files):
+        rel = os.path.relpath(path, tree)
+        for line, lit in literals(open(path).read()):
             m = word.search(lit)
             if not m or "e.g." in lit or (rel, lit) in ALLOWED:
                 continue

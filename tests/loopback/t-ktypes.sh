@@ -1,4 +1,4 @@
-# Kernel function types from gadgetd/ktype.c's table, through gadgetd:
+# Kernel function types from gadgetd/profile/ktype.c's table, through gadgetd:
 # the example audio profile's midi function (in_ports = 2, out_ports = 3)
 # with acm, seen by the host as a MIDI streaming interface with those
 # port counts; uac2 beside it; a bad midi attribute refused by gadgetctl

@@ -27,7 +27,7 @@ test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
-test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/cfgtext.c common/fsutil.c
+test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/profile/cfgtext.c common/fsutil.c
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.

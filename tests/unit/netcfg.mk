@@ -1,4 +1,4 @@
-# gadgetd/netcfg.c: the network link keys of a profile and the subnet
+# gadgetd/profile/netcfg.c: the network link keys of a profile and the subnet
 # clash check, with getifaddrs() wrapped to fake the board's interfaces.
 UNIT_TESTS += test_netcfg
 test_netcfg_SRCS := tests/unit/test_netcfg.c $(PROFILE_SRCS)

@@ -1,7 +1,7 @@
 UNIT_TESTS += test_profile test_config
 test_profile_SRCS := tests/unit/test_profile.c $(PROFILE_SRCS)
 test_profile_LIBS := $(PROFILE_LIBS)
-test_config_SRCS := tests/unit/test_config.c gadgetd/config.c gadgetd/cfgtext.c
+test_config_SRCS := tests/unit/test_config.c gadgetd/config.c gadgetd/profile/cfgtext.c
 test_config_LIBS := -lconfig
 # The plugin declarations and everything derived from their list: option
 # checks, default users, group commands, the sysusers.d file, the manual.
@@ -11,7 +11,7 @@ test_plugin_list_SRCS := tests/unit/test_plugin_list.c tests/unit/man_section.c 
 test_plugin_list_LIBS := $(PROFILE_LIBS)
 $(B)/test/tests/unit/test_plugin_list.o: $(B)/gen/gadgetd.sysusers
 $(B)/test/tests/unit/test_plugin_list.o: CPPFLAGS += -DSYSUSERS_FILE='"$(B)/gen/gadgetd.sysusers"'
-# gadgetd/ktype.c's table against man/gadgetd.conf.5's kernel types.
+# gadgetd/profile/ktype.c's table against man/gadgetd.conf.5's kernel types.
 UNIT_TESTS += test_ktype
 test_ktype_SRCS := tests/unit/test_ktype.c tests/unit/man_section.c $(PROFILE_SRCS)
 test_ktype_LIBS := $(PROFILE_LIBS)

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/ktype.c's table against what users read of it:
+ * Unit tests for gadgetd/profile/ktype.c's table against what users read of it:
  * man/gadgetd.conf.5's "Kernel function types" has one ".TP" paragraph per
  * type (".B acm", or ".BR ecm \", \" ncm ..." for types that share their
  * attributes) whose bold words are exactly the type's attributes, and the

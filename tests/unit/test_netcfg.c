@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/netcfg.c: a network function's link keys are
+ * Unit tests for gadgetd/profile/netcfg.c: a network function's link keys are
  * refused with FILE:LINE: functions.NAME.KEY when wrong or missing what
  * they need, the host's one address is computed, and a subnet that
  * overlaps another interface of the board is refused naming it.

@@ -1,7 +1,7 @@
 /* The option parsers every reader shares (common/optdesc.h): the integer
- * parser of gadgetd's checks (gadgetd/optcheck.c) and of the plugins, and
- * the typed readers under the plugins' getters (common/plugin_meta.h,
- * plugin_option_bool() and plugin_option_int()). */
+ * parser of gadgetd's checks (gadgetd/profile/optcheck.c) and of the
+ * plugins, and the typed readers under the plugins' getters
+ * (common/plugin_meta.h, plugin_option_bool() and plugin_option_int()). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/profile.c: every malformed profile is refused
+ * Unit tests for gadgetd/profile/profile.c: every malformed profile is refused
  * with a message that names the file, the line and the field; valid ones
  * come back with every field; set requests resolve as gadgetctl sends them.
  */
