@@ -96,7 +96,7 @@ int ctl_parse_reply(const char *buf, size_t n, int32_t *status,
 		    const char **text);
 
 /*
- * An event (gadgetd/event.h) as a monitor receives it: its payload is
+ * An event (gadgetd/model/event.h) as a monitor receives it: its payload is
  * five NUL-terminated strings: kind ("switch-done"...), function ("" for
  * none), detail, code and the time in milliseconds since the epoch (both
  * decimal). The pointers point into the datagram.

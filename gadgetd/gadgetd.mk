@@ -6,8 +6,8 @@ PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
-	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/status.c \
-	gadgetd/netsvc.c gadgetd/event.c gadgetd/gadget_storage.c gadgetd/storage.c
+	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
+	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/usblink.c gadgetd/netproc.c common/child.c gadgetd/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
@@ -24,7 +24,7 @@ GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # one interface through avahi-daemon (gadgetd/mdns.h).
 MDNS_SRCS := gadgetd/mdns_main.c gadgetd/mdns.c common/loop.c common/log.c
 MDNS_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)
-GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/status.c $(PROFILE_SRCS) common/ctl.c \
+GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/model/status.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/json.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).

@@ -35,6 +35,9 @@ run() {
 	out=$("$here/layout.sh" "$t/tree" 2>&1)
 	rc=$?
 }
+# The floors of layout.sh, with exceptions of the self-test's own (the
+# real ones name files the small trees do not hold).
+export LAYOUT_EXCEPTIONS=
 
 good
 expect_ok "a good tree passes"
@@ -79,10 +82,10 @@ good
 seq 1001 | sed 's/.*/int x&;/' > "$t/tree/gadgetd/big.c"
 expect "a .c over 1000 lines" 'gadgetd/big.c: 1001 lines, more than 1000'
 
-# The exceptions, on a table of the self-test's own.
+# The exceptions.
 good
 add common/loop.c '#include "gadget.h"'
-export LAYOUT_EXCEPTIONS='
+LAYOUT_EXCEPTIONS='
 # why it climbs
 common/loop.c gadget.h
 '

@@ -30,7 +30,8 @@ set -eu
 floors='
 common/:
 gadgetd/profile/: common/
-gadgetd/: gadgetd/profile/ common/
+gadgetd/model/: gadgetd/profile/ common/
+gadgetd/: gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/
@@ -39,6 +40,9 @@ functions/*/: functions/runtime/ common/
 # exception that names no include, or one the table allows already,
 # fails too.
 exceptions='
+# The model sizes its list of plugins by PLAN_MAX, a bound of the
+# gadget (plan.h) that a lower floor should hold.
+gadgetd/model/status.h plan.h
 '
 
 floors=${LAYOUT_FLOORS-$floors}

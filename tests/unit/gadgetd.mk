@@ -32,13 +32,13 @@ test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c \
-	gadgetd/request.c gadgetd/storage.c gadgetd/event.c \
+	gadgetd/request.c gadgetd/storage.c gadgetd/model/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
-# gadgetd/status.c: one status structure, rendered as text and as JSON.
+# gadgetd/model/status.c: one status structure, rendered as text and as JSON.
 UNIT_TESTS += test_status
-test_status_SRCS := tests/unit/test_status.c gadgetd/status.c common/json.c
+test_status_SRCS := tests/unit/test_status.c gadgetd/model/status.c common/json.c
 test_status_LIBS :=
 # common/loop.c alone: watch removal, idle and destroy callbacks.
 UNIT_TESTS += test_loop
@@ -48,7 +48,7 @@ test_loop_LIBS :=
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
+	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -58,7 +58,7 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
 	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
-	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/status.c gadgetd/event.c \
+	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
@@ -88,9 +88,9 @@ UNIT_TESTS += test_supervisor_command
 test_supervisor_command_SRCS := tests/unit/test_supervisor_command.c gadgetd/supervisor_command.c \
 	common/wmsg.c common/strv.c $(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 test_supervisor_command_LIBS :=
-# gadgetd/event.c alone: delivery order, unsubscribing during delivery.
+# gadgetd/model/event.c alone: delivery order, unsubscribing during delivery.
 UNIT_TESTS += test_event
-test_event_SRCS := tests/unit/test_event.c gadgetd/event.c common/log.c
+test_event_SRCS := tests/unit/test_event.c gadgetd/model/event.c common/log.c
 test_event_LIBS :=
 # gadgetd/dbus*.c on a private dbus-daemon, the gadget faked as in
 # test_gadget; a fake polkit and a caller that is not root.

@@ -1,4 +1,4 @@
-/* gadgetd/event.c alone: order of delivery, unsubscribing from a
+/* gadgetd/model/event.c alone: order of delivery, unsubscribing from a
  * callback, nested emits refused, names. */
 #include <setjmp.h>
 #include <stdarg.h>

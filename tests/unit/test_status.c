@@ -1,5 +1,5 @@
 /*
- * gadgetd/status.c: one status structure, two renderings. Every field is
+ * gadgetd/model/status.c: one status structure, two renderings. Every field is
  * filled with a value found nowhere else, and both the text and the JSON
  * must show each one, so that a field added to one renderer and not the
  * other fails here (the text once lacked "switches").
