@@ -121,7 +121,7 @@ struct plugin_meta {
 	/*
 	 * The option naming its file of trusted keys (adb's "keys"): a
 	 * worker's request to trust a key makes gadgetd, as root, append the
-	 * key there (gadgetd/supervisor_command.c). NULL: none.
+	 * key there (gadgetd/supervisor/supervisor_command.c). NULL: none.
 	 */
 	const char *keys_option;
 

@@ -1,8 +1,8 @@
 /*
- * wargv: the command line gadgetd starts gadgetd-worker with, as one
- * struct and one codec. gadgetd encodes it (gadgetd/supervisor_exec.c),
- * the worker decodes it (functions/runtime/worker.c); both sides share
- * this file, so a flag cannot be spelled two ways.
+ * wargv: the command line gadgetd starts gadgetd-worker with, as one struct
+ * and one codec. gadgetd encodes it (gadgetd/supervisor/supervisor_exec.c),
+ * the worker decodes it (functions/runtime/worker.c); both sides share this
+ * file, so a flag cannot be spelled two ways.
  *
  *   WORKER -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
  *          [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v]

@@ -1,6 +1,6 @@
 /*
  * wmsg: the messages between gadgetd and a gadgetd-worker process, and
- * their codec, used by both ends (gadgetd/supervisor.c and
+ * their codec, used by both ends (gadgetd/supervisor/supervisor.c and
  * functions/runtime/worker.c).
  *
  * gadgetd starts one worker per FunctionFS instance:

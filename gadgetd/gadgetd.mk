@@ -10,8 +10,8 @@ GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/usblink.c gadgetd/netproc.c common/child.c gadgetd/rtnl.c \
-	gadgetd/plan.c gadgetd/supervisor.c gadgetd/supervisor_command.c gadgetd/supervisor_exec.c \
-	gadgetd/supervisor_tcp.c gadgetd/tcplisten.c \
+	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
+	gadgetd/supervisor/supervisor_tcp.c gadgetd/tcplisten.c \
 	common/wargv.c \
 	gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
 	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c \

@@ -31,7 +31,8 @@ floors='
 common/:
 gadgetd/profile/: common/
 gadgetd/model/: gadgetd/profile/ common/
-gadgetd/: gadgetd/model/ gadgetd/profile/ common/
+gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
+gadgetd/: gadgetd/supervisor/ gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/
@@ -43,6 +44,13 @@ exceptions='
 # The model sizes its list of plugins by PLAN_MAX, a bound of the
 # gadget (plan.h) that a lower floor should hold.
 gadgetd/model/status.h plan.h
+# The supervisor reads gadgetd.conf (struct config: its folders, worker,
+# timeouts and restart limits) and makes the FunctionFS mount points with
+# dirs_make(): both are of the top, gadgetd/, and would sit lower.
+gadgetd/supervisor/supervisor.c config.h
+gadgetd/supervisor/supervisor_int.h config.h
+gadgetd/supervisor/supervisor_exec.c config.h
+gadgetd/supervisor/supervisor_exec.c dirs.h
 '
 
 floors=${LAYOUT_FLOORS-$floors}

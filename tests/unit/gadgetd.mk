@@ -44,10 +44,11 @@ test_status_LIBS :=
 UNIT_TESTS += test_loop
 test_loop_SRCS := tests/unit/test_loop.c common/loop.c common/log.c
 test_loop_LIBS :=
-# gadgetd/supervisor.c with this test binary as the worker; mounts faked.
+# gadgetd/supervisor/supervisor.c with this test binary as the worker; mounts
+# faked.
 UNIT_TESTS += test_supervisor
-test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
+	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
 	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
@@ -56,8 +57,8 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 # (supervisor.c and supervisor_exec.c with this test binary as the worker;
 # mounts faked).
 UNIT_TESTS += test_sup_argv
-test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor.c common/child.c \
-	gadgetd/supervisor_command.c gadgetd/supervisor_exec.c gadgetd/supervisor_tcp.c \
+test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
+	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
 	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
@@ -80,12 +81,12 @@ test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/lo
 test_tcplisten_LIBS :=
 # What a worker may ask for TCP, and the hand-over of its sockets.
 UNIT_TESTS += test_supervisor_tcp
-test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor_tcp.c $(PLUGIN_LIST_SRCS) \
+test_supervisor_tcp_SRCS := tests/unit/test_supervisor_tcp.c gadgetd/supervisor/supervisor_tcp.c $(PLUGIN_LIST_SRCS) \
 	common/wmsg.c common/strv.c common/loop.c common/log.c
 test_supervisor_tcp_LIBS :=
 # The keys file gadgetd appends to for a worker's `allow` (WORKER_KEY).
 UNIT_TESTS += test_supervisor_command
-test_supervisor_command_SRCS := tests/unit/test_supervisor_command.c gadgetd/supervisor_command.c \
+test_supervisor_command_SRCS := tests/unit/test_supervisor_command.c gadgetd/supervisor/supervisor_command.c \
 	common/wmsg.c common/strv.c $(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 test_supervisor_command_LIBS :=
 # gadgetd/model/event.c alone: delivery order, unsubscribing during delivery.

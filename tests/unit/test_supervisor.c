@@ -1,8 +1,8 @@
-/* gadgetd/supervisor.c with real worker processes: this binary, run again
- * as the worker (see worker_main), and mount()/umount2() wrapped. Plugin
- * commands are answered from the loop, never from inside the call; a
- * worker that dies or is stopped while a command waits finishes it, and
- * ASan sees any use of the freed worker record. */
+/* gadgetd/supervisor/supervisor.c with real worker processes: this binary,
+ * run again as the worker (see worker_main), and mount()/umount2() wrapped.
+ * Plugin commands are answered from the loop, never from inside the call; a
+ * worker that dies or is stopped while a command waits finishes it, and ASan
+ * sees any use of the freed worker record. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,10 +1,10 @@
 /*
- * gadgetd/supervisor_command.c alone: the keys file gadgetd appends to
- * for a worker's `allow` (WORKER_KEY, issue 37: the file is root's so
- * that an adb shell, running as the worker's user, cannot write it).
- * Only an `allow` in flight opens it, for one line of text; never through
- * a symbolic link or into a file of several links. Over a real
- * socketpair, in a temporary folder.
+ * gadgetd/supervisor/supervisor_command.c alone: the keys file gadgetd
+ * appends to for a worker's `allow` (WORKER_KEY, issue 37: the file is root's
+ * so that an adb shell, running as the worker's user, cannot write it). Only
+ * an `allow` in flight opens it, for one line of text; never through a
+ * symbolic link or into a file of several links. Over a real socketpair, in a
+ * temporary folder.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
- * gadgetd/supervisor_tcp.c: which workers get listening sockets, what a
- * worker may ask for (only the profile's tcpip = true lets it), and the
- * hand-over (WORKER_LISTEN with SCM_RIGHTS), over a real socketpair.
+ * gadgetd/supervisor/supervisor_tcp.c: which workers get listening sockets,
+ * what a worker may ask for (only the profile's tcpip = true lets it), and
+ * the hand-over (WORKER_LISTEN with SCM_RIGHTS), over a real socketpair.
  */
 #include <errno.h>
 #include <fcntl.h>
