@@ -7,11 +7,11 @@ PROFILE_LIBS := -lconfig -lusbgx
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
-	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage.c
+	gadgetd/net/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
-	gadgetd/usblink.c gadgetd/netproc.c common/child.c gadgetd/rtnl.c \
+	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
-	gadgetd/supervisor/supervisor_tcp.c gadgetd/tcplisten.c \
+	gadgetd/supervisor/supervisor_tcp.c gadgetd/net/tcplisten.c \
 	common/wargv.c \
 	gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
 	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c \
@@ -21,8 +21,8 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # gadgetd-mdns, the helper that announces a name or a service over mDNS on
-# one interface through avahi-daemon (gadgetd/mdns.h).
-MDNS_SRCS := gadgetd/mdns_main.c gadgetd/mdns.c common/loop.c common/log.c
+# one interface through avahi-daemon (gadgetd/net/mdns.h).
+MDNS_SRCS := gadgetd/net/mdns_main.c gadgetd/net/mdns.c common/loop.c common/log.c
 MDNS_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)
 GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/model/status.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/json.c common/log.c

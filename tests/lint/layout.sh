@@ -32,7 +32,8 @@ common/:
 gadgetd/profile/: common/
 gadgetd/model/: gadgetd/profile/ common/
 gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/: gadgetd/supervisor/ gadgetd/model/ gadgetd/profile/ common/
+gadgetd/net/: gadgetd/model/ gadgetd/profile/ common/
+gadgetd/: gadgetd/supervisor/ gadgetd/net/ gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/
@@ -51,6 +52,20 @@ gadgetd/supervisor/supervisor.c config.h
 gadgetd/supervisor/supervisor_int.h config.h
 gadgetd/supervisor/supervisor_exec.c config.h
 gadgetd/supervisor/supervisor_exec.c dirs.h
+# The network helpers read gadgetd.conf too (struct config: the run
+# folder, the restart limits).
+gadgetd/net/netproc.c config.h
+gadgetd/net/usblink.c config.h
+gadgetd/net/netsvc.c config.h
+# netsvc (the network of the bound set) stands between the gadget and
+# the network: it reads the live functions of the gadget (plan_live),
+# asks the composer for the interface of a function and the bound UDC,
+# udc.c whether that UDC is there, and takes the TCP requests of the
+# supervisor (sideways, on the same floor).
+gadgetd/net/netsvc.c composer.h
+gadgetd/net/netsvc.c plan.h
+gadgetd/net/netsvc.c udc.h
+gadgetd/net/netsvc.c supervisor.h
 '
 
 floors=${LAYOUT_FLOORS-$floors}

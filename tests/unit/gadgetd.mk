@@ -77,7 +77,7 @@ test_access_peer_SRCS := tests/unit/test_access_peer.c gadgetd/access_peer.c
 test_access_peer_LIBS :=
 # The listening sockets gadgetd hands to workers (adb over TCP).
 UNIT_TESTS += test_tcplisten
-test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/tcplisten.c common/log.c
+test_tcplisten_SRCS := tests/unit/test_tcplisten.c gadgetd/net/tcplisten.c common/log.c
 test_tcplisten_LIBS :=
 # What a worker may ask for TCP, and the hand-over of its sockets.
 UNIT_TESTS += test_supervisor_tcp

@@ -1,12 +1,12 @@
-# gadgetd/netproc.c with real processes (sh, sleep): restarts after a
+# gadgetd/net/netproc.c with real processes (sh, sleep): restarts after a
 # crash, gives up after restart_limit, stops, and cleans stale pid files.
 UNIT_TESTS += test_netproc
-test_netproc_SRCS := tests/unit/test_netproc.c gadgetd/netproc.c common/child.c common/loop.c common/log.c
+test_netproc_SRCS := tests/unit/test_netproc.c gadgetd/net/netproc.c common/child.c common/loop.c common/log.c
 test_netproc_LIBS :=
-# gadgetd/usblink.c with rtnetlink and the helpers faked: a refused
+# gadgetd/net/usblink.c with rtnetlink and the helpers faked: a refused
 # address is tried again each tick, and given up on after 10 tries.
 UNIT_TESTS += test_usblink
-test_usblink_SRCS := tests/unit/test_usblink.c gadgetd/usblink.c common/loop.c common/log.c
+test_usblink_SRCS := tests/unit/test_usblink.c gadgetd/net/usblink.c common/loop.c common/log.c
 test_usblink_LIBS :=
 # common/child.c with real processes: the exit function gets the status
 # once, SIGTERM escalates to SIGKILL, the bounded kill-wait, the restart

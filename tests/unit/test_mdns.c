@@ -1,5 +1,5 @@
 /*
- * gadgetd-mdns (gadgetd/mdns.c: mdns_main() in a child, with the
+ * gadgetd-mdns (gadgetd/net/mdns.c: mdns_main() in a child, with the
  * program's command line and its output in a pipe, as gadgetd runs the
  * program; no exec, so qemu-user runs it too) against a fake
  * avahi-daemon: this test owns

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/netproc.c with real children: a helper killed
+ * Unit tests for gadgetd/net/netproc.c with real children: a helper killed
  * with SIGKILL comes back with a new pid and its pid file follows; one
  * that keeps dying is given up on after restart_limit exits; stopping
  * ends it and removes its pid file; a stale pid file's process is killed

@@ -1,5 +1,5 @@
 /*
- * gadgetd/tcplisten.c: the listening sockets gadgetd hands to a worker.
+ * gadgetd/net/tcplisten.c: the listening sockets gadgetd hands to a worker.
  * Real sockets on the loopback interface.
  */
 #include <arpa/inet.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/usblink.c with rtnetlink and the helpers faked:
+ * Unit tests for gadgetd/net/usblink.c with rtnetlink and the helpers faked:
  * an address the kernel refuses is tried again at each tick until it
  * takes (then the link is recorded and watched), and given up on after
  * USBLINK_SET_TRIES refusals until the next sync; a link set down to
