@@ -7,7 +7,7 @@ PROFILE_LIBS := -lconfig -lusbgx
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
-	gadgetd/net/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage.c
+	gadgetd/net/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \

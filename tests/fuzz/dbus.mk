@@ -3,6 +3,6 @@
 #   build/fuzz/fuzz_dbus -max_total_time=60 tests/fuzz/corpus_dbus
 FUZZERS += fuzz_dbus
 fuzz_dbus_SRCS := tests/fuzz/fuzz_dbus.c tests/fuzz/fuzz_runtime.c tests/fuzz/fake_gadget_idle.c \
-	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c gadgetd/storage.c \
+	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c gadgetd/storage/storage.c \
 	gadgetd/model/event.c $(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 fuzz_dbus_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)

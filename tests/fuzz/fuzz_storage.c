@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: `gadgetctl storage ...` as gadgetd reads it
- * (gadgetd/storage.c through storage.h only): storage_parse() on the
+ * (gadgetd/storage/storage.c through storage.h only): storage_parse() on the
  * request's arguments, storage_open_image() on the image it names,
  * against a real tree on tmpfs with every way out of media_dir in it,
  * and storage_status() on LUN files the kernel might show, as a member

@@ -4,4 +4,4 @@
 #   build/fuzz/fuzz_storage -max_total_time=60 tests/fuzz/corpus_storage
 FUZZERS += fuzz_storage
 fuzz_storage_SRCS := tests/fuzz/fuzz_storage.c tests/fuzz/fuzz_runtime.c \
-	gadgetd/storage.c
+	gadgetd/storage/storage.c

@@ -19,9 +19,10 @@
 set -eu
 
 # The table: FOLDER/: the folders whose headers its files may include,
-# besides its own. A * matches one name; a folder's own row wins over
-# one with a *. A header's folder is the one that holds it (each header
-# name is held once in the product tree).
+# besides its own; a line that starts with a tab goes on with the row
+# above. A * matches one name; a folder's own row wins over one with a
+# *. A header's folder is the one that holds it (each header name is
+# held once in the product tree).
 #
 # gadgetd/'s floors, bottom up (docs/layout.md): common/; profile/;
 # model/; supervisor/, net/ and storage/; the gadget (the files still in
@@ -33,7 +34,9 @@ gadgetd/profile/: common/
 gadgetd/model/: gadgetd/profile/ common/
 gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/net/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/: gadgetd/supervisor/ gadgetd/net/ gadgetd/model/ gadgetd/profile/ common/
+gadgetd/storage/: gadgetd/model/ gadgetd/profile/ common/
+gadgetd/: gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/ gadgetd/model/
+	gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/
@@ -83,7 +86,7 @@ files=$(find common gadgetd functions -name '*.[ch]' | sort)
 	# FILE:LINE:TEXT of each quoted include
 	echo "$files" | xargs grep -Hn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' /dev/null |
 		sed 's/^/I /' || :
-	# the .c files over the limit, with their line count
+	# NAME and line count of each .c file
 	echo "$files" | grep '\.c$' | xargs wc -l | awk '$2 != "total" { print "N", $2, $1 }'
 } | FLOORS=$floors EXCEPTIONS=$exceptions LC_ALL=C awk -v incs=$incs -v max=1000 '
 function dirof(f) {
@@ -114,6 +117,11 @@ BEGIN {
 	n = split(ENVIRON["FLOORS"], line, "\n")
 	for (i = 1; i <= n; i++) {
 		if (line[i] ~ /^[ \t]*(#|$)/) continue
+		if (line[i] ~ /^[ \t]/) {
+			v = line[i]; sub(/^[ \t]+/, "", v)
+			allow[k] = allow[k] " " v
+			continue
+		}
 		k = line[i]; sub(/:.*/, "", k)
 		v = line[i]; sub(/^[^:]*:[ \t]*/, "", v)
 		allow[k] = v

@@ -22,7 +22,7 @@ test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
 # test_request: gadgetd/request.c, a request decoded into its typed form.
 UNIT_TESTS += test_request
-test_request_SRCS := tests/unit/test_request.c gadgetd/request.c gadgetd/storage.c
+test_request_SRCS := tests/unit/test_request.c gadgetd/request.c gadgetd/storage/storage.c
 test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -32,7 +32,7 @@ test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c \
-	gadgetd/request.c gadgetd/storage.c gadgetd/model/event.c \
+	gadgetd/request.c gadgetd/storage/storage.c gadgetd/model/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
@@ -102,8 +102,8 @@ test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/uni
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
-# gadgetd/storage.c alone: media_dir confinement and LUN attributes, in
+# gadgetd/storage/storage.c alone: media_dir confinement and LUN attributes, in
 # a temporary folder laid out like a mass_storage function's.
 UNIT_TESTS += test_storage
-test_storage_SRCS := tests/unit/test_storage.c gadgetd/storage.c
+test_storage_SRCS := tests/unit/test_storage.c gadgetd/storage/storage.c
 test_storage_LIBS :=

@@ -1,9 +1,9 @@
 /*
- * gadgetd/storage.c alone: the storage request parser, the confinement of
- * images to media_dir (every way out refused and named), the kernel's own
- * checks made before anything is ejected, a failed insert that never
- * reopens the old medium by its name, what a member is shown, and the LUN
- * attributes written, against a temporary folder laid out like a
+ * gadgetd/storage/storage.c alone: the storage request parser, the
+ * confinement of images to media_dir (every way out refused and named), the
+ * kernel's own checks made before anything is ejected, a failed insert that
+ * never reopens the old medium by its name, what a member is shown, and the
+ * LUN attributes written, against a temporary folder laid out like a
  * mass_storage function's ConfigFS folder.
  */
 #include <setjmp.h>
