@@ -456,9 +456,9 @@ install-files:
 	install -Dm644 gadgetd/gadgetctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/gadgetctl
 	install -Dm644 man/gadgetd-dbus.7 $(DESTDIR)$(MANDIR)/man7/gadgetd-dbus.7
 	@# The D-Bus API: who may own the name, polkit's actions, the interface.
-	install -Dm644 gadgetd/org.gadgetd1.conf $(DESTDIR)$(DATADIR)/dbus-1/system.d/org.gadgetd1.conf
-	install -Dm644 gadgetd/org.gadgetd1.policy $(DESTDIR)$(DATADIR)/polkit-1/actions/org.gadgetd1.policy
-	install -Dm644 gadgetd/org.gadgetd1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.gadgetd1.xml
+	install -Dm644 gadgetd/front/org.gadgetd1.conf $(DESTDIR)$(DATADIR)/dbus-1/system.d/org.gadgetd1.conf
+	install -Dm644 gadgetd/front/org.gadgetd1.policy $(DESTDIR)$(DATADIR)/polkit-1/actions/org.gadgetd1.policy
+	install -Dm644 gadgetd/front/org.gadgetd1.xml $(DESTDIR)$(DATADIR)/dbus-1/interfaces/org.gadgetd1.xml
 
 clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \

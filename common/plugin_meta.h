@@ -10,9 +10,9 @@
  * plugin_list_metas[], from which the rest is derived: the profile's option
  * checks (gadgetd/profile/optcheck.c), the default user
  * (gadgetd/profile/profile.c), what the control socket's group may run
- * (gadgetd/access.c) and the sysusers.d file (gadgetd/sysusers_gen.c). The
- * plugin's own ops table points to the same declaration (plugin.h, .meta) for
- * its defaults, its seccomp filter and its spawner.
+ * (gadgetd/front/access.c) and the sysusers.d file (gadgetd/sysusers_gen.c).
+ * The plugin's own ops table points to the same declaration (plugin.h, .meta)
+ * for its defaults, its seccomp filter and its spawner.
  * tests/unit/test_plugin_list.c checks each derived thing, and
  * man/gadgetd.conf.5's option list, against it.
  *

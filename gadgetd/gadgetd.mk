@@ -13,10 +13,10 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
 	gadgetd/supervisor/supervisor_tcp.c gadgetd/net/tcplisten.c \
 	common/wargv.c \
-	gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
-	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c \
+	gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
+	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c \
 	gadgetd/dirs.c \
-	gadgetd/access_peer.c \
+	gadgetd/front/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)

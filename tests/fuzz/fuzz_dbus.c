@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: gadgetd's D-Bus methods (gadgetd/dbus*.c, as they
+ * libFuzzer target: gadgetd's D-Bus methods (gadgetd/front/dbus*.c, as they
  * are) on a real sd-bus connection: how a call's arguments become a
  * request (ctl.h's type and argv, dbus_int.h's struct dbus_req), who may
  * make it (the caller's credentials, access.h's table, polkit), and the

@@ -35,8 +35,12 @@ gadgetd/model/: gadgetd/profile/ common/
 gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/net/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/storage/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/: gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/ gadgetd/model/
-	gadgetd/profile/ common/
+# front/ stands on the gadget, which is in gadgetd/ itself until it has
+# a folder of its own: till then front/ and gadgetd/ include each other.
+gadgetd/front/: gadgetd/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
+	gadgetd/model/ gadgetd/profile/ common/
+gadgetd/: gadgetd/front/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
+	gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/

@@ -9,20 +9,20 @@ test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
-# gadgetd/dispatch.c over the gadget, with test_gadget's fakes: the
+# gadgetd/front/dispatch.c over the gadget, with test_gadget's fakes: the
 # clients' queue, its limits and order, the check again at run time.
 UNIT_TESTS += test_dispatch
 test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c \
-	gadgetd/dispatch.c gadgetd/access.c gadgetd/request.c \
+	gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_dispatch_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
-# test_request: gadgetd/request.c, a request decoded into its typed form.
+# test_request: gadgetd/front/request.c, a request decoded into its typed form.
 UNIT_TESTS += test_request
-test_request_SRCS := tests/unit/test_request.c gadgetd/request.c gadgetd/storage/storage.c
+test_request_SRCS := tests/unit/test_request.c gadgetd/front/request.c gadgetd/storage/storage.c
 test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
@@ -31,8 +31,8 @@ test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadg
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
-test_control_SRCS := tests/unit/test_control.c gadgetd/control.c gadgetd/dispatch.c gadgetd/access.c \
-	gadgetd/request.c gadgetd/storage/storage.c gadgetd/model/event.c \
+test_control_SRCS := tests/unit/test_control.c gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c \
+	gadgetd/front/request.c gadgetd/storage/storage.c gadgetd/model/event.c \
 	$(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
@@ -71,9 +71,10 @@ test_dirs_LIBS :=
 UNIT_TESTS += test_notify
 test_notify_SRCS := tests/unit/test_notify.c gadgetd/notify.c common/loop.c common/log.c
 test_notify_LIBS :=
-# gadgetd/access_peer.c: who a control socket peer is (SO_PEERCRED, groups).
+# gadgetd/front/access_peer.c: who a control socket peer is (SO_PEERCRED,
+# groups).
 UNIT_TESTS += test_access_peer
-test_access_peer_SRCS := tests/unit/test_access_peer.c gadgetd/access_peer.c
+test_access_peer_SRCS := tests/unit/test_access_peer.c gadgetd/front/access_peer.c
 test_access_peer_LIBS :=
 # The listening sockets gadgetd hands to workers (adb over TCP).
 UNIT_TESTS += test_tcplisten
@@ -93,12 +94,12 @@ test_supervisor_command_LIBS :=
 UNIT_TESTS += test_event
 test_event_SRCS := tests/unit/test_event.c gadgetd/model/event.c common/log.c
 test_event_LIBS :=
-# gadgetd/dbus*.c on a private dbus-daemon, the gadget faked as in
+# gadgetd/front/dbus*.c on a private dbus-daemon, the gadget faked as in
 # test_gadget; a fake polkit and a caller that is not root.
 UNIT_TESTS += test_dbus
 test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
-	gadgetd/dbus.c gadgetd/dbus_auth.c gadgetd/dbus_props.c gadgetd/dispatch.c gadgetd/access.c \
-	gadgetd/request.c common/ctl.c common/strv.c \
+	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c gadgetd/front/dispatch.c gadgetd/front/access.c \
+	gadgetd/front/request.c common/ctl.c common/strv.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)

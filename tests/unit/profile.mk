@@ -7,7 +7,7 @@ test_config_LIBS := -lconfig
 # checks, default users, group commands, the sysusers.d file, the manual.
 UNIT_TESTS += test_plugin_list
 test_plugin_list_SRCS := tests/unit/test_plugin_list.c tests/unit/man_section.c \
-	$(PROFILE_SRCS) gadgetd/access.c gadgetd/request.c gadgetd/storage/storage.c
+	$(PROFILE_SRCS) gadgetd/front/access.c gadgetd/front/request.c gadgetd/storage/storage.c
 test_plugin_list_LIBS := $(PROFILE_LIBS)
 $(B)/test/tests/unit/test_plugin_list.o: $(B)/gen/gadgetd.sysusers
 $(B)/test/tests/unit/test_plugin_list.o: CPPFLAGS += -DSYSUSERS_FILE='"$(B)/gen/gadgetd.sysusers"'

@@ -1,4 +1,4 @@
-/* gadgetd/access_peer.c: who a control socket peer is, from the kernel's
+/* gadgetd/front/access_peer.c: who a control socket peer is, from the kernel's
  * record (SO_PEERCRED) and its groups, primary and supplementary. */
 #include <setjmp.h>
 #include <stdarg.h>

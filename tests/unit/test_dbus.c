@@ -1,5 +1,5 @@
 /*
- * gadgetd's D-Bus API (gadgetd/dbus*.c) on a private dbus-daemon, with
+ * gadgetd's D-Bus API (gadgetd/front/dbus*.c) on a private dbus-daemon, with
  * the gadget's ConfigFS and workers faked (fake_gadget_deps.c). The test
  * is the caller: an sd-bus connection of its own, pumped with the loop.
  * A fake polkit (this test owning org.freedesktop.PolicyKit1) answers for
@@ -247,7 +247,7 @@ static void start_daemon(struct fixture *f)
 {
 	char after[256 + PATH_MAX], policy[PATH_MAX];
 
-	assert_non_null(realpath("gadgetd/org.gadgetd1.conf", policy));
+	assert_non_null(realpath("gadgetd/front/org.gadgetd1.conf", policy));
 	snprintf(after, sizeof(after),
 		 "<policy user=\"root\"><allow own=\"org.freedesktop.PolicyKit1\"/></policy>"
 		 "<include>%s</include>", policy);
@@ -717,13 +717,13 @@ static void introspect(struct fixture *f, const char *path, char *out, size_t si
 	sd_bus_message_unref(r.m);
 }
 
-/* The committed interface (gadgetd/org.gadgetd1.xml, installed, and
+/* The committed interface (gadgetd/front/org.gadgetd1.xml, installed, and
  * documented in gadgetd-dbus(7)) is what the objects say they are. */
 static void test_introspect(void **state)
 {
 	static char want[32768], got[32768], file[32768];
 	struct fixture *f = *state;
-	FILE *fp = fopen("gadgetd/org.gadgetd1.xml", "r");
+	FILE *fp = fopen("gadgetd/front/org.gadgetd1.xml", "r");
 	size_t n;
 
 	assert_non_null(fp);
@@ -739,9 +739,9 @@ static void test_introspect(void **state)
 	assert_non_null(strstr(got, "org.gadgetd1.Function"));
 	assert_non_null(strstr(got, "org.gadgetd1.UDC"));
 	if (strcmp(want, got)) {
-		fprintf(stderr, "---- gadgetd/org.gadgetd1.xml\n%s---- what the objects "
+		fprintf(stderr, "---- gadgetd/front/org.gadgetd1.xml\n%s---- what the objects "
 			"say\n%s----\n", want, got);
-		fail_msg("gadgetd/org.gadgetd1.xml differs from what the objects say");
+		fail_msg("gadgetd/front/org.gadgetd1.xml differs from what the objects say");
 	}
 }
 

@@ -1,5 +1,5 @@
 /*
- * gadgetd/request.c: a control socket request decoded into its typed
+ * gadgetd/front/request.c: a control socket request decoded into its typed
  * form, malformed ones marked (not refused: access is decided first),
  * and which requests change the gadget or wait their turn.
  */

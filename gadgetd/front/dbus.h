@@ -1,6 +1,6 @@
 /*
  * dbus: gadgetd on the system bus, as org.gadgetd1 (gadgetd-dbus(7); the
- * interface is gadgetd/org.gadgetd1.xml).
+ * interface is gadgetd/front/org.gadgetd1.xml).
  *
  * Served from gadgetd's own loop through sd-bus, never blocking it: every
  * call that waits (a switch, the caller's credentials, polkit) is answered
