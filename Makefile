@@ -453,7 +453,7 @@ install-files:
 	install -Dm644 man/gadgetd.8 $(DESTDIR)$(MANDIR)/man8/gadgetd.8
 	install -Dm644 man/gadgetctl.1 $(DESTDIR)$(MANDIR)/man1/gadgetctl.1
 	install -Dm644 man/gadgetd.conf.5 $(DESTDIR)$(MANDIR)/man5/gadgetd.conf.5
-	install -Dm644 gadgetd/gadgetctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/gadgetctl
+	install -Dm644 gadgetd/cli/gadgetctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/gadgetctl
 	install -Dm644 man/gadgetd-dbus.7 $(DESTDIR)$(MANDIR)/man7/gadgetd-dbus.7
 	@# The D-Bus API: who may own the name, polkit's actions, the interface.
 	install -Dm644 gadgetd/front/org.gadgetd1.conf $(DESTDIR)$(DATADIR)/dbus-1/system.d/org.gadgetd1.conf

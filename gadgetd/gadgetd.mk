@@ -24,7 +24,7 @@ GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # one interface through avahi-daemon (gadgetd/net/mdns.h).
 MDNS_SRCS := gadgetd/net/mdns_main.c gadgetd/net/mdns.c common/loop.c common/log.c
 MDNS_LIBS = $(shell $(PKG_CONFIG) --libs libsystemd)
-GADGETCTL_SRCS := gadgetd/gadgetctl.c gadgetd/model/status.c $(PROFILE_SRCS) common/ctl.c \
+GADGETCTL_SRCS := gadgetd/cli/gadgetctl.c gadgetd/model/status.c $(PROFILE_SRCS) common/ctl.c \
 	common/strv.c common/json.c common/log.c
 GADGETCTL_LIBS := $(PROFILE_LIBS)
 # gadgetd with ASan+UBSan, for the loopback stress test (t-stress.sh).

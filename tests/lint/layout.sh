@@ -39,6 +39,7 @@ gadgetd/storage/: gadgetd/model/ gadgetd/profile/ common/
 # a folder of its own: till then front/ and gadgetd/ include each other.
 gadgetd/front/: gadgetd/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
 	gadgetd/model/ gadgetd/profile/ common/
+gadgetd/cli/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/: gadgetd/front/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
 	gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/

@@ -3,6 +3,6 @@
 # make unit.
 unit: completion
 completion:
-	tests/unit/completion.sh gadgetd/gadgetctl.bash-completion >$(B)/completion.log 2>&1 || \
+	tests/unit/completion.sh gadgetd/cli/gadgetctl.bash-completion >$(B)/completion.log 2>&1 || \
 		{ cat $(B)/completion.log; echo "completion FAILED"; exit 1; }
 .PHONY: completion

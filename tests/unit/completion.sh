@@ -1,11 +1,11 @@
 #!/bin/bash
-# gadgetd/gadgetctl.bash-completion driven the way bash drives it
+# gadgetd/cli/gadgetctl.bash-completion driven the way bash drives it
 # (COMP_WORDS, COMP_CWORD), against a gadgetctl stub that answers as
 # gadgetd would. Part of make unit.
 # Usage: completion.sh [COMPLETION_FILE]
 set -u
 export LC_ALL=C
-file=${1:-gadgetd/gadgetctl.bash-completion}
+file=${1:-gadgetd/cli/gadgetctl.bash-completion}
 . /usr/share/bash-completion/bash_completion || exit 1
 . "$file" || exit 1
 

@@ -31,7 +31,7 @@
 #endif
 #define MAN5_FILE "man/gadgetd.conf.5" /* make unit runs from the root */
 #define MAN1_FILE "man/gadgetctl.1"
-#define COMPLETION_FILE "gadgetd/gadgetctl.bash-completion"
+#define COMPLETION_FILE "gadgetd/cli/gadgetctl.bash-completion"
 #define MAX_PLUGIN_LINES 16
 
 /* A declared name as a profile writes it: "storageN_path" as storage0_path. */
