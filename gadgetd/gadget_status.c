@@ -122,3 +122,6 @@ void gadget_status(struct gadget *g, FILE *out, bool json)
 	else
 		status_write_text(&st, out);
 }
+
+_Static_assert(STATUS_MAX_PLUGINS == PLAN_MAX,
+	       "the status holds a worker for every function a plan has");

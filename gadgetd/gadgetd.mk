@@ -7,7 +7,7 @@ PROFILE_LIBS := -lconfig -lusbgx
 GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/gadget_boot.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
-	gadgetd/net/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage/storage.c
+	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
 	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
@@ -15,9 +15,9 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
 	common/wargv.c \
 	gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
 	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c \
-	gadgetd/dirs.c \
+	gadgetd/profile/dirs.c \
 	gadgetd/front/access_peer.c \
-	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/config.c \
+	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/profile/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # gadgetd-mdns, the helper that announces a name or a service over mDNS on

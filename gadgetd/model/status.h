@@ -15,7 +15,7 @@
 #define GADGETD_STATUS_H
 
 #include "ctl.h"
-#include "plan.h"
+#include "profile.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,6 +23,10 @@
 
 /* The key/value pairs a plugin may report about itself. */
 #define STATUS_PLUGIN_KV_MAX 16
+
+/* A worker per function of a set, and as many on their way out
+ * (plan.h's PLAN_MAX, which gadget_status.c checks against it). */
+#define STATUS_MAX_PLUGINS (PROFILE_MAX_FUNCTIONS * 2)
 
 struct status_plugin {
 	const char *name;
@@ -72,7 +76,7 @@ struct status {
 	time_t failed_when;
 	const char *failed;      /* "" unless the last switch failed */
 	unsigned n_plugins;
-	struct status_plugin plugins[PLAN_MAX];
+	struct status_plugin plugins[STATUS_MAX_PLUGINS];
 	/* The set's functions, each once, in the order of its
 	 * configurations; none while off. */
 	unsigned n_functions;

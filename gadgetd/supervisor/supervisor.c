@@ -861,7 +861,7 @@ void supervisor_status(struct supervisor *s, struct status *st)
 	unsigned i;
 
 	st->n_plugins = 0;
-	for (w = s->workers; w && st->n_plugins < PLAN_MAX; w = w->next) {
+	for (w = s->workers; w && st->n_plugins < STATUS_MAX_PLUGINS; w = w->next) {
 		struct status_plugin *p = &st->plugins[st->n_plugins++];
 
 		p->name = w->name;

@@ -26,8 +26,8 @@ set -eu
 #
 # gadgetd/'s floors, bottom up (docs/layout.md): common/; profile/;
 # model/; supervisor/, net/ and storage/; the gadget (the files still in
-# gadgetd/ itself); front/; gadgetd/ itself, its top (gadgetd.c, config,
-# dirs, notify, state). cli/ sits on common/, profile/ and model/.
+# gadgetd/ itself); front/; gadgetd/ itself, its top (gadgetd.c,
+# notify, state). cli/ sits on common/, profile/ and model/.
 floors='
 common/:
 gadgetd/profile/: common/
@@ -50,30 +50,6 @@ functions/*/: functions/runtime/ common/
 # exception that names no include, or one the table allows already,
 # fails too.
 exceptions='
-# The model sizes its list of plugins by PLAN_MAX, a bound of the
-# gadget (plan.h) that a lower floor should hold.
-gadgetd/model/status.h plan.h
-# The supervisor reads gadgetd.conf (struct config: its folders, worker,
-# timeouts and restart limits) and makes the FunctionFS mount points with
-# dirs_make(): both are of the top, gadgetd/, and would sit lower.
-gadgetd/supervisor/supervisor.c config.h
-gadgetd/supervisor/supervisor_int.h config.h
-gadgetd/supervisor/supervisor_exec.c config.h
-gadgetd/supervisor/supervisor_exec.c dirs.h
-# The network helpers read gadgetd.conf too (struct config: the run
-# folder, the restart limits).
-gadgetd/net/netproc.c config.h
-gadgetd/net/usblink.c config.h
-gadgetd/net/netsvc.c config.h
-# netsvc (the network of the bound set) stands between the gadget and
-# the network: it reads the live functions of the gadget (plan_live),
-# asks the composer for the interface of a function and the bound UDC,
-# udc.c whether that UDC is there, and takes the TCP requests of the
-# supervisor (sideways, on the same floor).
-gadgetd/net/netsvc.c composer.h
-gadgetd/net/netsvc.c plan.h
-gadgetd/net/netsvc.c udc.h
-gadgetd/net/netsvc.c supervisor.h
 '
 
 floors=${LAYOUT_FLOORS-$floors}

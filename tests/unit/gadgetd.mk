@@ -1,12 +1,12 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_gadget_LIBS := $(PROFILE_LIBS)
 # gadget_boot_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
 # gadgetd/front/dispatch.c over the gadget, with test_gadget's fakes: the
@@ -14,7 +14,7 @@ test_boot_LIBS := $(PROFILE_LIBS)
 UNIT_TESTS += test_dispatch
 test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c \
 	gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_dispatch_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
@@ -27,7 +27,7 @@ test_request_LIBS :=
 # gadgetd/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
-test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/config.c gadgetd/profile/cfgtext.c common/fsutil.c
+test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/profile/config.c gadgetd/profile/cfgtext.c common/fsutil.c
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
@@ -49,7 +49,7 @@ test_loop_LIBS :=
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
 	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
-	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
+	gadgetd/profile/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
 test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
@@ -59,13 +59,13 @@ test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
 	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
-	gadgetd/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
+	gadgetd/profile/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c
 test_sup_argv_LIBS := $(PROFILE_LIBS) -Wl,--wrap=mount,--wrap=umount2
-# gadgetd/dirs.c alone, in a temporary folder.
+# gadgetd/profile/dirs.c alone, in a temporary folder.
 UNIT_TESTS += test_dirs
-test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/dirs.c common/fsutil.c
+test_dirs_SRCS := tests/unit/test_dirs.c gadgetd/profile/dirs.c common/fsutil.c
 test_dirs_LIBS :=
 # gadgetd/notify.c: sd_notify datagrams and the watchdog, to a fake systemd.
 UNIT_TESTS += test_notify
@@ -100,7 +100,7 @@ UNIT_TESTS += test_dbus
 test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
 	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c gadgetd/front/dispatch.c gadgetd/front/access.c \
 	gadgetd/front/request.c common/ctl.c common/strv.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
 # gadgetd/storage/storage.c alone: media_dir confinement and LUN attributes, in

@@ -1,7 +1,7 @@
 UNIT_TESTS += test_profile test_config
 test_profile_SRCS := tests/unit/test_profile.c $(PROFILE_SRCS)
 test_profile_LIBS := $(PROFILE_LIBS)
-test_config_SRCS := tests/unit/test_config.c gadgetd/config.c gadgetd/profile/cfgtext.c
+test_config_SRCS := tests/unit/test_config.c gadgetd/profile/config.c gadgetd/profile/cfgtext.c
 test_config_LIBS := -lconfig
 # The plugin declarations and everything derived from their list: option
 # checks, default users, group commands, the sysusers.d file, the manual.

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/config.c: defaults, paths relative to the file,
+ * Unit tests for gadgetd/profile/config.c: defaults, paths relative to the file,
  * and every refused setting named with FILE:LINE.
  */
 #include <errno.h>

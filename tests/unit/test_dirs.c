@@ -1,4 +1,4 @@
-/* gadgetd/dirs.c alone, in a temporary folder: modes whatever the umask,
+/* gadgetd/profile/dirs.c alone, in a temporary folder: modes whatever the umask,
  * existing folders left alone, errors that name the path. */
 #include <setjmp.h>
 #include <stdarg.h>
