@@ -11,6 +11,12 @@ for line in open(sys.argv[1]):
             # A bench that printed no figure ("BENCH NAME  MB/s") has none.
             continue
         samples.setdefault(parts[1], []).append(value)
+# No time, size or rate of a run can be below zero: such a figure is a
+# bench's own error (b-ptp once netted out more than its download took),
+# and fails the run rather than be printed as a ratio.
+bad = sorted(f"{k} {x:g}" for k, v in samples.items() for x in v if x < 0)
+if bad:
+    sys.exit("ratios: figures that cannot be true: " + ", ".join(bad))
 # A benchmark measured more than once in the run (the ceiling, first and
 # last) counts with its mean.
 vals = {k: sum(v) / len(v) for k, v in samples.items()}
