@@ -10,6 +10,7 @@
 #include "state.h"
 #include "supervisor.h"
 #include "supervisor_exec.h"
+#include "txn.h"
 #include "udc.h"
 
 #include <errno.h>
@@ -24,8 +25,8 @@ static void gadget_net_view(struct netsvc_view *v, void *data)
 
 	v->profile = g->profile;
 	v->set = g->set;
-	v->live = g->live;
-	v->n_live = g->n_live;
+	v->live = g->live.fn;
+	v->n_live = g->live.n;
 	v->switching = g->txn != NULL;
 }
 
@@ -54,6 +55,8 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 		free(g);
 		return -ENOMEM;
 	}
+	g->env = (struct txn_env){ .loop = l, .cfg = cfg, .composer = g->composer,
+				   .sup = g->sup, .net = g->net, .live = &g->live };
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
 	/* A gadget left by a crashed gadgetd has no workers behind its
 	 * FunctionFS instances: clean it and compose afresh. */
@@ -70,10 +73,14 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 
 void gadget_free(struct gadget *g)
 {
+	struct txn *txn;
+
 	if (!g)
 		return;
 	g->freeing = true;
-	gadget_switch_txn_drop(g);
+	txn = g->txn;
+	g->txn = NULL;
+	txn_drop(txn);
 	gadget_boot_cancel(g, NULL);
 	netsvc_free(g->net);
 	composer_unbind(g->composer);
@@ -124,7 +131,9 @@ void gadget_kick_waiters(struct gadget *g)
 
 const struct profile *gadget_target_profile(const struct gadget *g)
 {
-	return g->txn && g->txn->p ? g->txn->p : g->profile;
+	const struct profile *p = g->txn ? txn_target(g->txn) : NULL;
+
+	return p ? p : g->profile;
 }
 
 const char *gadget_function_plugin(const struct gadget *g, const char *function)
@@ -254,8 +263,8 @@ void gadget_cancel(struct gadget *g, void *data)
 {
 	struct gadget_cmd *c;
 
-	if (g->txn && g->txn->data == data)
-		g->txn->fn = NULL;
+	if (g->txn)
+		txn_cancel(g->txn, data);
 	gadget_boot_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)

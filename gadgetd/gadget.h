@@ -1,12 +1,13 @@
 /*
- * gadget: the live gadget and the switch transaction; the public face of
- * the gadget module, whose files gadget_int.h lists (each function here
- * names the file it lives in, when that is not gadget.c).
+ * gadget: the live gadget; the public face of the gadget module, whose
+ * files gadget_int.h lists (each function here names the file it lives
+ * in, when that is not gadget.c).
  *
- * A switch validates the request, computes the difference from the live
- * ConfigFS tree, unbinds once, removes and creates functions, waits for
- * every FunctionFS plugin to be ready (an event from its worker, while
- * the loop goes on), binds, and on any failure goes back to the set that
+ * A switch validates the request, then hands it to a transaction
+ * (txn.h), which computes the difference from the live ConfigFS tree,
+ * unbinds once, removes and creates functions, waits for every
+ * FunctionFS plugin to be ready (an event from its worker, while the
+ * loop goes on), binds, and on any failure goes back to the set that
  * worked before. One transaction runs at a time; what plugins and SIGHUP
  * ask for meanwhile, and crashed workers, wait and run after it; then the
  * clients' queue (dispatch.c) hears that the gadget is idle. Every call

@@ -34,9 +34,9 @@ static void gadget_boot_note(struct gadget *g, const char *fmt, ...)
 static void gadget_boot_failed(struct gadget *g, const char *what,
 			       const char *set, const char *why)
 {
-	size_t n = strlen(why), k = strlen(GADGET_OFF_NOTE);
+	size_t n = strlen(why), k = strlen(TXN_OFF_NOTE);
 
-	if (n >= k && !strcmp(why + n - k, GADGET_OFF_NOTE))
+	if (n >= k && !strcmp(why + n - k, TXN_OFF_NOTE))
 		n -= k;
 	g->boot.fell = true;
 	gadget_boot_note(g, "%s %s failed: %.*s; ", what, set, (int)n, why);

@@ -5,14 +5,16 @@
  *
  *   gadget.c          the gadget itself: new/free, off, reload, cancel,
  *                     loading a profile, saving the state
- *   gadget_switch.c   the switch transaction: teardown, create, wait for
- *                     the plugins, bind, commit or roll back
+ *   gadget_switch.c   a switch asked for (checked, then handed to a
+ *                     transaction, txn.h) and the gadget's side of the
+ *                     transaction: its txn_ops, the gadget going off
  *   gadget_boot.c     the start-up and its fallbacks
  *   gadget_queue.c    what waits for the transaction in progress: a
  *                     crashed worker, a plugin's switch request,
  *                     SIGHUP's reload; then the clients' queue, which
  *                     is dispatch.c's, hears the gadget is idle
- *   gadget_restart.c  a crashed worker again, a UDC that appeared
+ *   gadget_restart.c  a crashed worker again (as a transaction), a UDC
+ *                     that appeared
  *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
  *   gadget_list.c     gadgetctl list
  *   gadget_storage.c  gadgetctl storage: media of mass_storage LUNs
@@ -26,6 +28,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "state.h"
+#include "txn.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,42 +41,7 @@ struct udc_monitor;
 struct udc_watch;
 struct loop_watch;
 
-#define GADGET_SET_MAX 256
-
-struct gadget_timing {
-	time_t when;
-	unsigned teardown_ms, ready_ms, bind_ms, total_ms;
-};
-
-enum gadget_txn_kind {
-	GADGET_TXN_SWITCH,   /* a switch or a reload: rolls back on failure */
-	GADGET_TXN_RESTART,  /* a crashed worker again, the gadget unbound */
-};
-
-/* The one transaction in progress. It waits for the plugins through the
- * supervisor and goes on from gadget_switch_txn_ready(). */
-struct gadget_txn {
-	enum gadget_txn_kind kind;
-	struct profile *p;    /* the target; freed here unless it went live */
-	int set;
-	char name[GADGET_SET_MAX];
-	char function[PROFILE_NAME_MAX];  /* restart */
-	bool rollback;        /* applying g->profile and g->set again */
-	bool save;            /* the state file records the set on success */
-	bool finished;        /* the result waits for txn_report */
-	int r;
-	/* The attempt's plan, computed once at its start (the teardown's
-	 * end uses it too, and the functions to create). */
-	struct plan plan;
-	uint64_t t0, t1, t2;
-	/* A bind refused as busy while the UDC is still registering. */
-	struct loop_watch *bind_timer;
-	unsigned bind_tries;
-	char msg[4096];
-	char back[512];
-	gadget_done_fn fn;
-	void *data;
-};
+#define GADGET_SET_MAX TXN_SET_MAX
 
 /* A plugin command waiting for its reply. */
 struct gadget_cmd {
@@ -120,24 +88,19 @@ struct gadget {
 	struct netsvc *net;
 	struct profile *profile;
 	int set;
-	char udc[64];
 	/* The host's side: the bound UDC's state, told as EVENT_HOST while
 	 * the gadget is on and its UDC is there (gadget_host_sync()). */
 	struct udc_watch *host;
-	struct gadget_txn *txn;
-	struct loop_watch *txn_report;
+	/* What ConfigFS holds, and what transactions work on (txn.h). */
+	struct txn_live live;
+	struct txn_env env;
+	/* The one transaction in progress. */
+	struct txn *txn;
 	struct gadget_cmd *cmds;
 	unsigned n_cmds;
 	bool freeing;
 	/* gadget_switch_down() waits for its workers to be reaped. */
 	bool down_wait;
-	/* Functions of the set left out of the configuration because their
-	 * plugin failed, until the next switch links them again. */
-	unsigned n_left_out;
-	char left_out[PLAN_MAX][PROFILE_NAME_MAX];
-	unsigned n_live;
-	struct plan_live live[PLAN_MAX];
-	struct gadget_timing timing;
 	unsigned switches;
 	/* The last switch that failed, for status, until one works. */
 	time_t failed_when;
@@ -174,13 +137,6 @@ struct gadget {
 	bool keep_state;
 };
 
-/* Binds refused as busy are tried again after 100 ms, doubling each time,
- * up to about 6 s in all: see gadget_restart_udc_changed(). */
-#define GADGET_UDC_TRIES 6
-
-/* Ends the message of a switch that left the gadget off. */
-#define GADGET_OFF_NOTE "; the gadget is off"
-
 /* gadget.c */
 /* The state file records the active profile and set (or off). */
 void gadget_save(struct gadget *g);
@@ -208,31 +164,18 @@ int gadget_switch_save(struct gadget *g, const char *profile,
 int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
 			   bool save, char *msg, size_t size, gadget_done_fn fn,
 			   void *data);
-/* Off: unbind now, remove the functions once their workers are reaped. */
+/* Off: unbind now, remove the functions once their workers are reaped
+ * (g->down_wait until then). */
 void gadget_switch_down(struct gadget *g);
-/* Bind to the configured UDC: 0 (also when none is there yet), -EAGAIN
- * while the UDC registers, -errno with msg. Only binds: whoever bound
- * then calls netsvc_bound() (the switch's commit, a restart, the UDC's
- * arrival). */
-int gadget_switch_bind(struct gadget *g, char *msg, size_t size);
-/* The transaction g->txn, of kind, becomes the one in progress. */
-struct gadget_txn *gadget_switch_txn_new(struct gadget *g,
-					 enum gadget_txn_kind kind,
-					 gadget_done_fn fn, void *data);
-/* supervisor_wait_ready()'s callback for every transaction. */
-void gadget_switch_txn_ready(int r, const char *err, void *data);
-/* The transaction ended with r: its caller hears from the loop. */
-void gadget_switch_txn_finish(struct gadget *g, int r);
-/* gadget_free() during a transaction: stop waiting, answer now. */
-void gadget_switch_txn_drop(struct gadget *g);
+/* A transaction of the gadget's (txn_new() with the gadget's txn_ops),
+ * g->txn, not started yet. NULL with errno. */
+struct txn *gadget_switch_txn_new(struct gadget *g, gadget_done_fn fn, void *data);
 
 /* gadget_restart.c */
 /* A crashed worker again (the supervisor's restart callback), queued
  * behind a transaction in progress. */
 void gadget_restart_due(const char *function, void *data);
 int gadget_restart_begin(struct gadget *g, const char *function);
-/* The restarted plugin is ready, or not (r): bind again. */
-void gadget_restart_ready(struct gadget *g, int r, const char *err);
 /* The UDC monitor's callback. */
 void gadget_restart_udc_changed(void *data);
 

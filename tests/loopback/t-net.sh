@@ -217,7 +217,7 @@ dnsmasq_restarted() {
 # back but the kernel could not bind the gadget to it again (its log's
 # ...)" (gadget_restart.c); one whose fresh bind failed at an earlier
 # return gets "cannot bind the gadget to UDC dummy_udc.0: a function
-# failed to bind to it (the kernel log's ...)" (gadget_switch.c).
+# failed to bind to it (the kernel log's ...)" (txn.c).
 stranded_n() { gd_log | grep -c '^gadgetd: .*"udc dummy_udc.0: failed to start"'; }
 
 # After a return, up to 20 s for one of: the host's side enumerates the

@@ -611,28 +611,6 @@ int fake_finish(struct loop *l, int r, struct fake_result *res)
 	return fake_wait_done(l, res);
 }
 
-char *fake_status_text(struct gadget *g, bool json)
-{
-	char *text = NULL;
-	size_t len;
-	FILE *out = open_memstream(&text, &len);
-
-	assert_non_null(out);
-	gadget_status(g, out, json);
-	fclose(out);
-	return text;
-}
-
-void fake_status_set(struct gadget *g, char *buf, size_t size)
-{
-	char *text = fake_status_text(g, false), *p;
-
-	p = strstr(text, "\nset: ");
-	assert_non_null(p);
-	snprintf(buf, size, "%.*s", (int)strcspn(p + 6, "\n"), p + 6);
-	free(text);
-}
-
 /* The network links: each sync that wants links is recorded as
  * "net(FUNCTION@IFNAME,...)", one that takes live links down as "net()";
  * one that changes nothing from none (every teardown of a gadget without

@@ -1,5 +1,5 @@
 UNIT_TESTS += test_gadget test_ctl
-test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c \
+test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c tests/unit/fake_gadget_status.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_gadget_LIBS := $(PROFILE_LIBS)
@@ -12,11 +12,18 @@ test_boot_LIBS := $(PROFILE_LIBS)
 # gadgetd/front/dispatch.c over the gadget, with test_gadget's fakes: the
 # clients' queue, its limits and order, the check again at run time.
 UNIT_TESTS += test_dispatch
-test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c \
+test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c tests/unit/fake_gadget_status.c \
 	gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
 	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_dispatch_LIBS := $(PROFILE_LIBS)
+# gadgetd/txn.c alone: the transaction over the same fakes, this test its
+# owner.
+UNIT_TESTS += test_txn
+test_txn_SRCS := tests/unit/test_txn.c tests/unit/fake_gadget_deps.c gadgetd/txn.c \
+	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/model/status.c common/json.c gadgetd/plan.c \
+	$(PROFILE_SRCS) gadgetd/profile/config.c common/loop.c common/log.c
+test_txn_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c
 test_ctl_LIBS :=
