@@ -1,4 +1,5 @@
 #include "gadget_int.h"
+#include "boot.h"
 #include "composer.h"
 #include "config.h"
 #include "event.h"
@@ -30,6 +31,57 @@ static void gadget_net_view(struct netsvc_view *v, void *data)
 	v->switching = g->txn != NULL;
 }
 
+/* The start-up's calls up (boot_ops). */
+static int gadget_boot_load(const char *name, char *msg, size_t size, void *data)
+{
+	struct gadget *g = data;
+
+	profile_free(g->profile);
+	return gadget_load_profile(g, name, &g->profile, msg, size);
+}
+
+static const struct profile *gadget_boot_profile(void *data)
+{
+	const struct gadget *g = data;
+
+	return g->profile;
+}
+
+static int gadget_boot_switch(const char *set, char *msg, size_t size,
+			      boot_done_fn fn, void *fn_data, void *data)
+{
+	struct gadget *g = data;
+
+	return gadget_switch_save(g, NULL, set, !g->keep_state, msg, size, fn,
+				  fn_data);
+}
+
+static void gadget_boot_keep_state(void *data)
+{
+	struct gadget *g = data;
+
+	g->keep_state = true;
+}
+
+static const struct boot_ops gadget_boot_ops = {
+	.load = gadget_boot_load,
+	.profile = gadget_boot_profile,
+	.switch_set = gadget_boot_switch,
+	.keep_state = gadget_boot_keep_state,
+};
+
+int gadget_boot_start(struct gadget *g, char *msg, size_t size,
+		      gadget_done_fn fn, void *data)
+{
+	return boot_start(g->boot, msg, size, fn, data);
+}
+
+int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
+		     gadget_done_fn fn, void *data)
+{
+	return boot_wait(g->boot, msg, size, fn, data);
+}
+
 int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 {
 	struct gadget *g = calloc(1, sizeof(*g));
@@ -49,7 +101,10 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	g->sup = supervisor_new(l, cfg, gadget_queue_plugin_request,
 				gadget_restart_due, g);
 	g->net = g->sup ? netsvc_new(l, cfg, g->composer, g->sup, gadget_net_view, g) : NULL;
-	if (!g->net) {
+	g->boot = boot_new(cfg, &gadget_boot_ops, g);
+	if (!g->net || !g->boot) {
+		boot_free(g->boot);
+		netsvc_free(g->net);
 		supervisor_free(g->sup);
 		composer_free(g->composer);
 		free(g);
@@ -78,10 +133,12 @@ void gadget_free(struct gadget *g)
 	if (!g)
 		return;
 	g->freeing = true;
+	/* A start-up step that ends now is the last. */
+	boot_stop(g->boot);
 	txn = g->txn;
 	g->txn = NULL;
 	txn_drop(txn);
-	gadget_boot_cancel(g, NULL);
+	boot_free(g->boot);
 	netsvc_free(g->net);
 	composer_unbind(g->composer);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
@@ -265,7 +322,7 @@ void gadget_cancel(struct gadget *g, void *data)
 
 	if (g->txn)
 		txn_cancel(g->txn, data);
-	gadget_boot_cancel(g, data);
+	boot_cancel(g->boot, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

@@ -41,12 +41,12 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out);
 /* Tear the gadget down (workers stopped, ConfigFS removed). */
 void gadget_free(struct gadget *g);
 
-/* gadget_boot.c: bring up the set from the state file, else the
+/* The start-up (boot.h): bring up the set from the state file, else the
  * profile's default. */
 int gadget_boot_start(struct gadget *g, char *msg, size_t size,
 		      gadget_done_fn fn, void *data);
 
-/* gadget_boot.c: the start-up is over (gadget_boot_start()'s result:
+/* The start-up (boot.h) is over (gadget_boot_start()'s result:
  * 0 when a set is up, the one it fell back to included, or the gadget
  * stayed off as it was) or not yet (-EINPROGRESS: fn follows, once, when
  * it is; -ECANCELED from gadget_free()). */

@@ -8,7 +8,6 @@
  *   gadget_switch.c   a switch asked for (checked, then handed to a
  *                     transaction, txn.h) and the gadget's side of the
  *                     transaction: its txn_ops, the gadget going off
- *   gadget_boot.c     the start-up and its fallbacks
  *   gadget_queue.c    what waits for the transaction in progress: a
  *                     crashed worker, a plugin's switch request,
  *                     SIGHUP's reload; then the clients' queue, which
@@ -34,6 +33,7 @@
 #include <stdint.h>
 #include <time.h>
 
+struct boot;
 struct composer;
 struct netsvc;
 struct supervisor;
@@ -49,33 +49,6 @@ struct gadget_cmd {
 	gadget_done_fn fn;
 	void *data;
 	struct gadget_cmd *next;
-};
-
-enum gadget_boot_step {
-	GADGET_BOOT_SAVED,    /* the set in the state file */
-	GADGET_BOOT_DEFAULT,  /* the profile's default set */
-	GADGET_BOOT_DONE,
-};
-
-/* A client waiting for the start-up to be over (gadget_boot_wait()). */
-struct gadget_boot_waiter {
-	gadget_done_fn fn;
-	void *data;
-	struct gadget_boot_waiter *next;
-};
-
-struct gadget_boot {
-	enum gadget_boot_step step;
-	/* The start-up is over, with r and result (its message). */
-	bool over;
-	int r;
-	char result[1024];
-	struct gadget_boot_waiter *waiters;
-	char saved[STATE_SET_MAX];
-	char note[2048];
-	bool fell;            /* a step failed */
-	gadget_done_fn fn;
-	void *data;
 };
 
 struct gadget {
@@ -128,9 +101,8 @@ struct gadget {
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
-	/* The start-up, one step after the other (gadget_boot_step()), and
-	 * what each step did, for status. */
-	struct gadget_boot boot;
+	/* The start-up and what it did, for status (boot.h). */
+	struct boot *boot;
 	/* The start-up fell back from what the state file names: the file
 	 * keeps naming it, so that the next start tries it again, until a
 	 * client or plugin chooses a set (or off). */
@@ -149,11 +121,6 @@ int gadget_load_profile(struct gadget *g, const char *name,
  * stop watching when it is off or its UDC went: the last state told is
  * then "not attached". */
 void gadget_host_sync(struct gadget *g);
-
-/* gadget_boot.c */
-/* Forget data's wait, or answer every wait (-ECANCELED, data NULL):
- * gadget_cancel() and gadget_free(). */
-void gadget_boot_cancel(struct gadget *g, void *data);
 
 /* gadget_switch.c */
 /* gadget_switch(); save: whether the state file records the set. */

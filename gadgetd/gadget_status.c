@@ -1,4 +1,5 @@
 #include "gadget_int.h"
+#include "boot.h"
 #include "composer.h"
 #include "profile.h"
 #include "status.h"
@@ -81,7 +82,7 @@ void gadget_status_fill(struct gadget *g, struct status *out,
 		.ready_ms = g->live.timing.ready_ms,
 		.bind_ms = g->live.timing.bind_ms,
 		.total_ms = g->live.timing.total_ms,
-		.boot = g->boot.note,
+		.boot = boot_note(g->boot),
 		.failed_when = g->failed_when,
 		.failed = g->failed,
 	};
