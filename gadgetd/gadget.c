@@ -1,5 +1,6 @@
 #include "gadget_int.h"
 #include "boot.h"
+#include "pending.h"
 #include "composer.h"
 #include "config.h"
 #include "event.h"
@@ -92,7 +93,6 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	g->loop = l;
 	g->cfg = cfg;
 	g->set = -1;
-	g->refused_log = (struct log_burst)LOG_BURST_INIT("refused switch requests of workers", 5, 60);
 	r = composer_new(cfg->gadget_name, &g->composer);
 	if (r < 0) {
 		free(g);
@@ -102,7 +102,9 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 				gadget_restart_due, g);
 	g->net = g->sup ? netsvc_new(l, cfg, g->composer, g->sup, gadget_net_view, g) : NULL;
 	g->boot = boot_new(cfg, &gadget_boot_ops, g);
-	if (!g->net || !g->boot) {
+	g->pending = pending_new(l, &gadget_queue_ops, g);
+	if (!g->net || !g->boot || !g->pending) {
+		pending_free(g->pending);
 		boot_free(g->boot);
 		netsvc_free(g->net);
 		supervisor_free(g->sup);
@@ -135,6 +137,7 @@ void gadget_free(struct gadget *g)
 	g->freeing = true;
 	/* A start-up step that ends now is the last. */
 	boot_stop(g->boot);
+	pending_stop(g->pending);
 	txn = g->txn;
 	g->txn = NULL;
 	txn_drop(txn);
@@ -147,7 +150,7 @@ void gadget_free(struct gadget *g)
 	composer_free(g->composer);
 	udc_monitor_free(g->udcmon);
 	udc_watch_free(g->host);
-	loop_watch_remove(g->queue);
+	pending_free(g->pending);
 	loop_watch_remove(g->udc_timer);
 	profile_free(g->profile);
 	free(g);
@@ -182,8 +185,7 @@ void gadget_set_waiters(struct gadget *g, const struct gadget_waiters *w, void *
 
 void gadget_kick_waiters(struct gadget *g)
 {
-	g->waiters_kicked = true;
-	gadget_queue_kick(g);
+	pending_kick_waiters(g->pending);
 }
 
 const struct profile *gadget_target_profile(const struct gadget *g)

@@ -1,5 +1,6 @@
 #include "gadget_int.h"
 #include "log.h"
+#include "pending.h"
 #include "supervisor.h"
 
 #include <errno.h>
@@ -29,7 +30,7 @@ static void gadget_command_done(int rc, const char *reply, void *data)
 		c->fn(safe ? rc : -ENOMEM, safe ? safe : "out of memory", c->data);
 	free(safe);
 	free(c);
-	gadget_queue_run_now(g);
+	pending_run_now(g->pending);
 }
 
 int gadget_command(struct gadget *g, int argc, char **argv,

@@ -4,14 +4,15 @@
  * by job:
  *
  *   gadget.c          the gadget itself: new/free, off, reload, cancel,
- *                     loading a profile, saving the state
+ *                     loading a profile, saving the state, the
+ *                     start-up's calls up (boot.h)
  *   gadget_switch.c   a switch asked for (checked, then handed to a
  *                     transaction, txn.h) and the gadget's side of the
  *                     transaction: its txn_ops, the gadget going off
- *   gadget_queue.c    what waits for the transaction in progress: a
- *                     crashed worker, a plugin's switch request,
- *                     SIGHUP's reload; then the clients' queue, which
- *                     is dispatch.c's, hears the gadget is idle
+ *   gadget_queue.c    the gadget's side of what waits for the transaction
+ *                     in progress (pending.h: crashed workers, a plugin's
+ *                     switch request, SIGHUP's reload), which then tells
+ *                     the clients' queue, dispatch.c's, the gadget is idle
  *   gadget_restart.c  a crashed worker again (as a transaction), a UDC
  *                     that appeared
  *   gadget_command.c  plugin commands (gadgetctl FUNCTION COMMAND)
@@ -41,7 +42,7 @@ struct udc_monitor;
 struct udc_watch;
 struct loop_watch;
 
-#define GADGET_SET_MAX TXN_SET_MAX
+#define GADGET_SET_MAX PROFILE_SET_NAME_MAX
 
 /* A plugin command waiting for its reply. */
 struct gadget_cmd {
@@ -78,26 +79,13 @@ struct gadget {
 	/* The last switch that failed, for status, until one works. */
 	time_t failed_when;
 	char failed[4096 + GADGET_SET_MAX + 16];
-	/* The set before a plugin asked for a switch, for "revert". */
-	char revert_profile[64];
-	char revert_set[GADGET_SET_MAX];
-	/* Waiting for the transaction or command in progress: a plugin's
-	 * switch request (the last one wins), SIGHUP, crashed workers. */
-	char pending[GADGET_SET_MAX];
-	char pending_from[PROFILE_NAME_MAX];
-	/* Requests refused by gadget_queue_allowed(): a subverted worker
-	 * can send them at will. */
-	struct log_burst refused_log;
-	bool reload_pending;
-	unsigned n_restarts;
-	char restarts[PLAN_MAX][PROFILE_NAME_MAX];
-	struct loop_watch *queue;
-	char queued_what[PROFILE_NAME_MAX + 32];
+	/* What waits for the transaction or command in progress: crashed
+	 * workers, SIGHUP, a plugin's switch request (pending.h). */
+	struct pending *pending;
 	/* The clients' queue (dispatch.c), behind what the above wait for:
-	 * told when the gadget is idle; kicked: it asked to be told. */
+	 * told when the gadget is idle. */
 	const struct gadget_waiters *waiters;
 	void *waiters_data;
-	bool waiters_kicked;
 	/* Binding to a UDC that just appeared: retries and their timer. */
 	struct loop_watch *udc_timer;
 	unsigned udc_tries;
@@ -147,13 +135,10 @@ int gadget_restart_begin(struct gadget *g, const char *function);
 void gadget_restart_udc_changed(void *data);
 
 /* gadget_queue.c */
+/* The gadget's side of its pending work (pending_new()'s ops). */
+extern const struct pending_ops gadget_queue_ops;
 /* A plugin asked for a switch (the supervisor's callback). */
 void gadget_queue_plugin_request(const char *function, const char *request,
 				 void *data);
-/* Look at the queue after this round. */
-void gadget_queue_kick(struct gadget *g);
-/* Run what waits now, when a transaction or command has ended: the
- * gadget's own first, else the waiters' idle(). */
-void gadget_queue_run_now(struct gadget *g);
 
 #endif

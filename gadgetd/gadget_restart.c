@@ -3,6 +3,7 @@
 #include "log.h"
 #include "loop.h"
 #include "netsvc.h"
+#include "pending.h"
 #include "profile.h"
 #include "supervisor.h"
 #include "txn.h"
@@ -55,11 +56,8 @@ void gadget_restart_due(const char *function, void *data)
 		gadget_restart_begin(g, function);
 		return;
 	}
-	if (g->n_restarts < PLAN_MAX)
-		snprintf(g->restarts[g->n_restarts++], PROFILE_NAME_MAX, "%s", function);
-	else
+	if (pending_restart(g->pending, function) < 0)
 		supervisor_respawn(g->sup, function);
-	gadget_queue_kick(g);
 }
 
 /* A UDC's uevent comes before its gadget device joins the bus, so a bind

@@ -1,6 +1,7 @@
 #include "gadget_int.h"
 #include "composer.h"
 #include "netsvc.h"
+#include "pending.h"
 #include "profile.h"
 #include "supervisor.h"
 #include "txn.h"
@@ -61,7 +62,9 @@ static void gadget_switch_ended(void *data)
 
 static void gadget_switch_idle(void *data)
 {
-	gadget_queue_run_now(data);
+	struct gadget *g = data;
+
+	pending_run_now(g->pending);
 }
 
 static const struct txn_ops gadget_switch_ops = {
@@ -88,7 +91,7 @@ static void gadget_switch_down_stopped(void *data)
 	/* A transaction that turned the gadget off reports now. */
 	if (g->txn && txn_down_done(g->txn))
 		return;
-	gadget_queue_run_now(g);
+	pending_run_now(g->pending);
 }
 
 /* Off, or going back failed too: the gadget is unbound at once; its

@@ -35,7 +35,7 @@ struct txn {
 	int cur_set;
 	struct profile *p;    /* the target; freed here unless it went live */
 	int set;
-	char name[TXN_SET_MAX];
+	char name[PROFILE_SET_NAME_MAX];
 	char function[PROFILE_NAME_MAX];  /* restart */
 	bool rollback;        /* applying cur and cur_set again */
 	bool save;            /* the state file records the set on success */
@@ -458,7 +458,7 @@ static void txn_off(struct txn *t)
 static void txn_attempted(struct txn *t, int r)
 {
 	size_t n = strlen(t->msg);
-	char old[TXN_SET_MAX];
+	char old[PROFILE_SET_NAME_MAX];
 
 	if (!t->rollback) {
 		if (!r) {

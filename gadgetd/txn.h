@@ -34,8 +34,6 @@ struct loop;
 struct netsvc;
 struct txn;
 
-#define TXN_SET_MAX 256
-
 /* Binds refused as busy are tried again after 100 ms, doubling each time,
  * up to about 6 s in all (a switch here, and the owner's bind to a UDC
  * that appeared). */

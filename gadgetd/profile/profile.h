@@ -49,6 +49,9 @@
 #define PROFILE_MAX_SETS 32
 #define PROFILE_MAX_OPTIONS 32
 #define PROFILE_NAME_MAX 32
+/* A set's name ("acm,ecm") as gadgetd keeps it for messages, status and
+ * requests. */
+#define PROFILE_SET_NAME_MAX 256
 /* USB configurations per set (c.1 ... c.4). */
 #define PROFILE_MAX_CONFIGS 4
 
