@@ -54,7 +54,7 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
 		     gadget_done_fn fn, void *data);
 
 /*
- * gadget_switch.c: switch to set (NULL: the profile's default) of
+ * Switch to set (NULL: the profile's default) of
  * profile (NULL: keep the current one; otherwise the name of a profile in
  * profile_dir, loaded and validated first). Returns 0, or -errno with msg saying what failed and
  * whether the previous set was restored: -ENOENT/-EPERM/-EINVAL for a bad
@@ -122,7 +122,7 @@ void gadget_list(struct gadget *g, FILE *out);
  * with its plugin ("-" for a kernel function) after a tab. -EINVAL for
  * another what. */
 int gadget_list_names(struct gadget *g, FILE *out, const char *what);
-/* gadget_command.c: argv[0] is the function. Refused (-EBUSY) while
+/* argv[0] is the function (gadget_command.c sends it). Refused (-EBUSY) while
  * busy; until it is answered the gadget is busy (a plugin's switch
  * request waits, a client's is dispatch.c's to queue). */
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,

@@ -33,21 +33,12 @@ static void gadget_command_done(int rc, const char *reply, void *data)
 	pending_run_now(g->pending);
 }
 
-int gadget_command(struct gadget *g, int argc, char **argv,
-			    char *reply, size_t size, gadget_done_fn fn,
-			    void *data)
+int gadget_command_send(struct gadget *g, int argc, char **argv, char *reply,
+			size_t size, gadget_done_fn fn, void *data)
 {
 	struct gadget_cmd *c;
 	int r;
 
-	if (argc < 2) {
-		snprintf(reply, size, "usage: gadgetctl FUNCTION COMMAND [ARGS...]");
-		return -EINVAL;
-	}
-	/* The busy rule of every front end: during a switch, a teardown or
-	 * another command, a command is refused (D-Bus once let it in). */
-	if (gadget_busy(g))
-		return gadget_refuse_busy(g, reply, size);
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		snprintf(reply, size, "%s", strerror(ENOMEM));

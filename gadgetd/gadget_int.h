@@ -3,12 +3,11 @@
  * outside them may use (gadget.h is the public face). The module is split
  * by job:
  *
- *   gadget.c          the gadget itself: new/free, off, reload, cancel,
- *                     loading a profile, saving the state, the
- *                     start-up's calls up (boot.h)
- *   gadget_switch.c   a switch asked for (checked, then handed to a
- *                     transaction, txn.h) and the gadget's side of the
- *                     transaction: its txn_ops, the gadget going off
+ *   gadget.c          the gadget itself: new/free, switch (checked, then
+ *                     handed to a transaction, txn.h), off, reload,
+ *                     cancel, loading a profile, saving the state; the
+ *                     calls up of its transactions (txn_ops) and of its
+ *                     start-up (boot_ops)
  *   gadget_queue.c    the gadget's side of what waits for the transaction
  *                     in progress (pending.h: crashed workers, a plugin's
  *                     switch request, SIGHUP's reload), which then tells
@@ -24,14 +23,10 @@
 #define GADGETD_GADGET_INT_H
 
 #include "gadget.h"
-#include "log.h"
-#include "plan.h"
 #include "profile.h"
-#include "state.h"
 #include "txn.h"
 
 #include <stdbool.h>
-#include <stdint.h>
 #include <time.h>
 
 struct boot;
@@ -73,7 +68,7 @@ struct gadget {
 	struct gadget_cmd *cmds;
 	unsigned n_cmds;
 	bool freeing;
-	/* gadget_switch_down() waits for its workers to be reaped. */
+	/* gadget_down() waits for its workers to be reaped. */
 	bool down_wait;
 	unsigned switches;
 	/* The last switch that failed, for status, until one works. */
@@ -98,33 +93,21 @@ struct gadget {
 };
 
 /* gadget.c */
-/* The state file records the active profile and set (or off). */
-void gadget_save(struct gadget *g);
-/* Load and check profile name, with its workers' users resolved: 0,
- * -ENOENT or -EINVAL with msg saying why. */
-int gadget_load_profile(struct gadget *g, const char *name,
-			struct profile **out, char *msg, size_t size);
-
 /* Watch the state of the UDC the gadget is bound to (EVENT_HOST), or
  * stop watching when it is off or its UDC went: the last state told is
  * then "not attached". */
 void gadget_host_sync(struct gadget *g);
-
-/* gadget_switch.c */
+/* Load and check profile name, with its workers' users resolved: 0,
+ * -ENOENT or -EINVAL with msg saying why. */
+int gadget_load_profile(struct gadget *g, const char *name,
+			struct profile **out, char *msg, size_t size);
 /* gadget_switch(); save: whether the state file records the set. */
 int gadget_switch_save(struct gadget *g, const char *profile,
 		       const char *set, bool save, char *msg, size_t size,
 		       gadget_done_fn fn, void *data);
-/* Switch to set of p (owned by the transaction unless it is g->profile). */
-int gadget_switch_transact(struct gadget *g, struct profile *p, int set,
-			   bool save, char *msg, size_t size, gadget_done_fn fn,
-			   void *data);
-/* Off: unbind now, remove the functions once their workers are reaped
- * (g->down_wait until then). */
-void gadget_switch_down(struct gadget *g);
 /* A transaction of the gadget's (txn_new() with the gadget's txn_ops),
  * g->txn, not started yet. NULL with errno. */
-struct txn *gadget_switch_txn_new(struct gadget *g, gadget_done_fn fn, void *data);
+struct txn *gadget_txn_new(struct gadget *g, gadget_done_fn fn, void *data);
 
 /* gadget_restart.c */
 /* A crashed worker again (the supervisor's restart callback), queued
@@ -133,6 +116,12 @@ void gadget_restart_due(const char *function, void *data);
 int gadget_restart_begin(struct gadget *g, const char *function);
 /* The UDC monitor's callback. */
 void gadget_restart_udc_changed(void *data);
+
+/* gadget_command.c */
+/* gadget_command() once allowed: sent to the plugin's worker; the gadget
+ * is busy until the reply. */
+int gadget_command_send(struct gadget *g, int argc, char **argv, char *reply,
+			size_t size, gadget_done_fn fn, void *data);
 
 /* gadget_queue.c */
 /* The gadget's side of its pending work (pending_new()'s ops). */

@@ -35,7 +35,7 @@ int gadget_restart_begin(struct gadget *g, const char *function)
 	if (composer_bound_udc(g->composer) && txn_left_out(&g->live, function) &&
 	    supervisor_failed(g->sup, function))
 		return 0;
-	t = gadget_switch_txn_new(g, NULL, NULL);
+	t = gadget_txn_new(g, NULL, NULL);
 	if (!t)
 		return -ENOMEM;
 	txn_restart(t, function);

@@ -1,5 +1,6 @@
 #include "composer.h"
 #include "gadget_int.h"
+#include "log.h"
 #include "storage.h"
 
 #include <errno.h>

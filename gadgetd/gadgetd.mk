@@ -4,7 +4,7 @@ PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c \
 	gadgetd/profile/cfgtext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 # The gadget module, one file per job (gadgetd/gadget_int.h lists them).
-GADGET_SRCS := gadgetd/gadget.c gadgetd/gadget_switch.c gadgetd/txn.c gadgetd/boot.c gadgetd/pending.c \
+GADGET_SRCS := gadgetd/gadget.c gadgetd/txn.c gadgetd/boot.c gadgetd/pending.c \
 	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
 	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
 	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage/storage.c
