@@ -25,10 +25,10 @@ test_txn_SRCS := tests/unit/test_txn.c tests/unit/fake_gadget_deps.c gadgetd/txn
 	$(PROFILE_SRCS) gadgetd/profile/config.c common/loop.c common/log.c
 test_txn_LIBS := $(PROFILE_LIBS)
 # gadgetd/pending.c alone: the gadget's own waiting work, this test its
-# owner.
+# owner (test_gadget's profile, from fake_gadget_deps.c).
 UNIT_TESTS += test_pending
-test_pending_SRCS := tests/unit/test_pending.c gadgetd/pending.c $(PROFILE_SRCS) \
-	common/loop.c common/log.c
+test_pending_SRCS := tests/unit/test_pending.c tests/unit/fake_gadget_deps.c gadgetd/pending.c \
+	gadgetd/model/event.c $(PROFILE_SRCS) common/loop.c common/log.c
 test_pending_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
 test_ctl_SRCS := tests/unit/test_ctl.c common/ctl.c common/strv.c

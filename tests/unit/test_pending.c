@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fake_gadget_deps.h"
 #include "log.h"
 #include "loop.h"
 #include "pending.h"
@@ -21,25 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char profile_t[] =
-	"gadget: {\n"
-	"  vendor_id = 0x1d6b; product_id = 0x0104;\n"
-	"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };\n"
-	"};\n"
-	"functions: {\n"
-	"  acm: { type = \"acm\"; };\n"
-	"  ncm: { type = \"ncm\"; };\n"
-	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
-	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
-	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
-	"};\n"
-	"sets = (\n"
-	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0105; },\n"
-	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
-	"  { functions = [ \"adb\", \"aoa\" ]; product_id = 0x0107; }\n"
-	");\n"
-	"default = \"acm,adb\";\n";
 
 /* The owner: a profile, a set, busy or not, and what it was asked. */
 struct fixture {
@@ -145,8 +127,8 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	f->loop = loop_new();
-	assert_int_equal(profile_parse("t.conf", profile_t, &f->p, err, sizeof(err)), 0);
-	f->set = set_index(f, "adb,aoa");
+	assert_int_equal(profile_parse("t.conf", fake_gadget_profile, &f->p, err, sizeof(err)), 0);
+	f->set = set_index(f, "mtp,adb,aoa");
 	f->pd = pending_new(f->loop, &ops, f);
 	assert_non_null(f->pd);
 	logged[0] = '\0';
@@ -207,10 +189,10 @@ static void test_last_request_wins(void **state)
 	assert_string_equal(f->calls, "switch(-:ncm) idle ");
 	/* "revert" goes back to where the last request came from. */
 	f->calls[0] = '\0';
-	f->set = set_index(f, "adb,aoa");
+	f->set = set_index(f, "mtp,adb,aoa");
 	pending_plugin_request(f->pd, "aoa", "revert");
 	go_idle(f);
-	assert_string_equal(f->calls, "switch(t:adb,aoa) idle ");
+	assert_string_equal(f->calls, "switch(t:mtp,adb,aoa) idle ");
 	/* Once. */
 	f->calls[0] = '\0';
 	pending_plugin_request(f->pd, "aoa", "revert");
@@ -234,7 +216,7 @@ static void test_refused_not_in_set(void **state)
 	assert_non_null(strstr(logged, "adb: switch to \"ncm\" refused: its plugin "
 			       "may not ask for a switch"));
 	/* Only its accessory_set, even from the active set. */
-	f->set = set_index(f, "adb,aoa");
+	f->set = set_index(f, "mtp,adb,aoa");
 	pending_plugin_request(f->pd, "aoa", "acm,adb");
 	go_idle(f);
 	assert_string_equal(f->calls, "idle idle ");

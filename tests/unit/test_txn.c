@@ -25,24 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char profile_t[] =
-	"gadget: {\n"
-	"  vendor_id = 0x1d6b; product_id = 0x0104;\n"
-	"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };\n"
-	"};\n"
-	"functions: {\n"
-	"  acm: { type = \"acm\"; };\n"
-	"  ecm: { type = \"ecm\"; };\n"
-	"  ncm: { type = \"ncm\"; };\n"
-	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
-	"};\n"
-	"sets = (\n"
-	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
-	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
-	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; }\n"
-	");\n"
-	"default = \"acm,ecm\";\n";
-
 /* The owner: what is live, and what the transaction told it. */
 struct fixture {
 	char dir[64];
@@ -179,7 +161,7 @@ static struct profile *parse(void)
 	struct profile *p;
 	char err[1024];
 
-	assert_int_equal(profile_parse("t.conf", profile_t, &p, err, sizeof(err)), 0);
+	assert_int_equal(profile_parse("t.conf", fake_gadget_profile, &p, err, sizeof(err)), 0);
 	return p;
 }
 
