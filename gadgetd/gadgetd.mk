@@ -3,21 +3,21 @@ PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c \
 	gadgetd/profile/ktype.c gadgetd/profile/netcfg.c gadgetd/profile/optcheck.c \
 	gadgetd/profile/cfgtext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
-# The gadget module, one file per job (gadgetd/gadget_int.h lists them).
-GADGET_SRCS := gadgetd/gadget.c gadgetd/txn.c gadgetd/boot.c gadgetd/pending.c \
-	gadgetd/gadget_queue.c gadgetd/gadget_restart.c gadgetd/gadget_command.c \
-	gadgetd/gadget_list.c gadgetd/gadget_status.c gadgetd/model/status.c \
-	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/gadget_storage.c gadgetd/storage/storage.c
-GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/composer.c \
+# The gadget module, one file per job (gadgetd/gadget/gadget_int.h lists them).
+GADGET_SRCS := gadgetd/gadget/gadget.c gadgetd/gadget/txn.c gadgetd/gadget/boot.c gadgetd/gadget/pending.c \
+	gadgetd/gadget/gadget_queue.c gadgetd/gadget/gadget_restart.c gadgetd/gadget/gadget_command.c \
+	gadgetd/gadget/gadget_list.c gadgetd/gadget/gadget_status.c gadgetd/model/status.c \
+	gadgetd/gadget/netsvc.c gadgetd/model/event.c gadgetd/gadget/gadget_storage.c gadgetd/storage/storage.c
+GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/gadget/composer.c \
 	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
-	gadgetd/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
+	gadgetd/gadget/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
 	gadgetd/supervisor/supervisor_tcp.c gadgetd/net/tcplisten.c \
 	common/wargv.c \
 	gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
 	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c \
 	gadgetd/profile/dirs.c \
 	gadgetd/front/access_peer.c \
-	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/udc.c gadgetd/state.c gadgetd/profile/config.c \
+	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/gadget/udc.c gadgetd/gadget/state.c gadgetd/profile/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
 GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd)
 # gadgetd-mdns, the helper that announces a name or a service over mDNS on

@@ -25,9 +25,9 @@ set -eu
 # held once in the product tree).
 #
 # gadgetd/'s floors, bottom up (docs/layout.md): common/; profile/;
-# model/; supervisor/, net/ and storage/; the gadget (the files still in
-# gadgetd/ itself); front/; gadgetd/ itself, its top (gadgetd.c,
-# notify, state). cli/ sits on common/, profile/ and model/.
+# model/; supervisor/, net/ and storage/; gadget/; front/; gadgetd/
+# itself, its top (gadgetd.c, notify). cli/ sits on common/, profile/
+# and model/.
 floors='
 common/:
 gadgetd/profile/: common/
@@ -35,13 +35,13 @@ gadgetd/model/: gadgetd/profile/ common/
 gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/net/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/storage/: gadgetd/model/ gadgetd/profile/ common/
-# front/ stands on the gadget, which is in gadgetd/ itself until it has
-# a folder of its own: till then front/ and gadgetd/ include each other.
-gadgetd/front/: gadgetd/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
+gadgetd/gadget/: gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
 	gadgetd/model/ gadgetd/profile/ common/
+gadgetd/front/: gadgetd/gadget/ gadgetd/supervisor/ gadgetd/net/
+	gadgetd/storage/ gadgetd/model/ gadgetd/profile/ common/
 gadgetd/cli/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/: gadgetd/front/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
-	gadgetd/model/ gadgetd/profile/ common/
+gadgetd/: gadgetd/front/ gadgetd/gadget/ gadgetd/supervisor/ gadgetd/net/
+	gadgetd/storage/ gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/
 functions/*/: functions/runtime/ common/

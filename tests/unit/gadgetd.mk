@@ -1,12 +1,12 @@
 UNIT_TESTS += test_gadget test_ctl
 test_gadget_SRCS := tests/unit/test_gadget.c tests/unit/fake_gadget_deps.c tests/unit/fake_gadget_status.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/gadget/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_gadget_LIBS := $(PROFILE_LIBS)
 # gadget_boot_start(): the start-up's fallbacks, with the same fakes.
 UNIT_TESTS += test_boot
 test_boot_SRCS := tests/unit/test_boot.c tests/unit/fake_gadget_deps.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/gadget/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_boot_LIBS := $(PROFILE_LIBS)
 # gadgetd/front/dispatch.c over the gadget, with test_gadget's fakes: the
@@ -14,20 +14,20 @@ test_boot_LIBS := $(PROFILE_LIBS)
 UNIT_TESTS += test_dispatch
 test_dispatch_SRCS := tests/unit/test_dispatch.c tests/unit/fake_gadget_deps.c tests/unit/fake_gadget_status.c \
 	gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/gadget/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_dispatch_LIBS := $(PROFILE_LIBS)
-# gadgetd/txn.c alone: the transaction over the same fakes, this test its
+# gadgetd/gadget/txn.c alone: the transaction over the same fakes, this test its
 # owner.
 UNIT_TESTS += test_txn
-test_txn_SRCS := tests/unit/test_txn.c tests/unit/fake_gadget_deps.c gadgetd/txn.c \
-	gadgetd/netsvc.c gadgetd/model/event.c gadgetd/model/status.c common/json.c gadgetd/plan.c \
+test_txn_SRCS := tests/unit/test_txn.c tests/unit/fake_gadget_deps.c gadgetd/gadget/txn.c \
+	gadgetd/gadget/netsvc.c gadgetd/model/event.c gadgetd/model/status.c common/json.c gadgetd/gadget/plan.c \
 	$(PROFILE_SRCS) gadgetd/profile/config.c common/loop.c common/log.c
 test_txn_LIBS := $(PROFILE_LIBS)
-# gadgetd/pending.c alone: the gadget's own waiting work, this test its
+# gadgetd/gadget/pending.c alone: the gadget's own waiting work, this test its
 # owner (test_gadget's profile, from fake_gadget_deps.c).
 UNIT_TESTS += test_pending
-test_pending_SRCS := tests/unit/test_pending.c tests/unit/fake_gadget_deps.c gadgetd/pending.c \
+test_pending_SRCS := tests/unit/test_pending.c tests/unit/fake_gadget_deps.c gadgetd/gadget/pending.c \
 	gadgetd/model/event.c $(PROFILE_SRCS) common/loop.c common/log.c
 test_pending_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.
@@ -37,10 +37,10 @@ test_ctl_LIBS :=
 UNIT_TESTS += test_request
 test_request_SRCS := tests/unit/test_request.c gadgetd/front/request.c gadgetd/storage/storage.c
 test_request_LIBS :=
-# gadgetd/state.c with fsync() and rename() wrapped: the order of the
+# gadgetd/gadget/state.c with fsync() and rename() wrapped: the order of the
 # steps that make a save durable, and failures at each.
 UNIT_TESTS += test_state
-test_state_SRCS := tests/unit/test_state.c gadgetd/state.c gadgetd/profile/config.c gadgetd/profile/cfgtext.c common/fsutil.c
+test_state_SRCS := tests/unit/test_state.c gadgetd/gadget/state.c gadgetd/profile/config.c gadgetd/profile/cfgtext.c common/fsutil.c
 test_state_LIBS := -lconfig -Wl,--wrap=fsync,--wrap=rename
 UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
@@ -113,7 +113,7 @@ UNIT_TESTS += test_dbus
 test_dbus_SRCS := tests/unit/test_dbus.c tests/unit/fake_gadget_deps.c tests/unit/fake_bus.c \
 	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c gadgetd/front/dispatch.c gadgetd/front/access.c \
 	gadgetd/front/request.c common/ctl.c common/strv.c \
-	$(GADGET_SRCS) common/json.c gadgetd/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
+	$(GADGET_SRCS) common/json.c gadgetd/gadget/plan.c $(PROFILE_SRCS) gadgetd/profile/config.c \
 	common/loop.c common/log.c
 test_dbus_LIBS = $(PROFILE_LIBS) $(shell $(PKG_CONFIG) --libs libsystemd)
 # gadgetd/storage/storage.c alone: media_dir confinement and LUN attributes, in

@@ -1,4 +1,4 @@
-/* gadgetd/composer.c with the real libusbgx on a faked ConfigFS
+/* gadgetd/gadget/composer.c with the real libusbgx on a faked ConfigFS
  * (fake_configfs.c): what a profile's set becomes in the tree, binding
  * and unbinding, and that a step that fails leaves nothing half made. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * gadgetd/pending.c alone, this test its owner (pending_ops): what waits
+ * gadgetd/gadget/pending.c alone, this test its owner (pending_ops): what waits
  * runs in its order once the owner is idle (crashed workers, then
  * SIGHUP's reload, then a plugin's switch request, then the clients'
  * turn); a plugin's last request wins; "revert" goes back; a request

@@ -1,5 +1,5 @@
 /*
- * Unit tests for gadgetd/plan.c: a live function is kept across a switch
+ * Unit tests for gadgetd/gadget/plan.c: a live function is kept across a switch
  * only when its definition is the same, and who its worker runs as is
  * part of the definition, so that a worker restarted as root by adb root
  * never outlives a switch to a profile that refuses root.

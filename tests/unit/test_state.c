@@ -1,5 +1,5 @@
 /*
- * gadgetd/state.c: every malformed state file is refused whole, with a
+ * gadgetd/gadget/state.c: every malformed state file is refused whole, with a
  * message naming the file, the line and the field; a save is durable in
  * the right order (file fsync, rename, directory fsync), seen through
  * wrapped fsync() and rename(), and a failure at any step leaves the old

@@ -1,5 +1,5 @@
 /*
- * gadgetd/txn.c alone, over the fakes of ConfigFS, the workers and the
+ * gadgetd/gadget/txn.c alone, over the fakes of ConfigFS, the workers and the
  * UDC (fake_gadget_deps.c), with this test as its owner (txn_ops): a
  * switch commits, a failing bind rolls back and says so, a restart binds
  * again; the owner hears in order (finished, ended, the caller, idle).

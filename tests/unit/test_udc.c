@@ -1,4 +1,4 @@
-/* gadgetd/udc.c against a faked sysfs: /sys/class/udc is a temporary
+/* gadgetd/gadget/udc.c against a faked sysfs: /sys/class/udc is a temporary
  * folder (opendir, fopen and access wrapped, other paths untouched), and
  * the kernel's uevent socket a datagram socketpair (socket and bind
  * wrapped for AF_NETLINK). Checks which UDC "auto" and a name pick, what
