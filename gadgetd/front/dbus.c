@@ -101,7 +101,9 @@ static void dbus_req_done(int r, const char *msg, void *data)
 	dbus_rearm(d);
 }
 
-void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
+/* The call is authorized (r == 0) or not (dbus_auth_done_fn): carry it
+ * out, or answer it. */
+static void dbus_req_authorized(struct dbus_req *q, int r, const char *why)
 {
 	char msg[4096] = "";
 
@@ -162,7 +164,7 @@ static int dbus_req_none(sd_bus_error *err)
 /* Asked, now authorize it; the reply comes later (1: sd-bus sends none). */
 static int dbus_req_begin(struct dbus_req *q, sd_bus_error *err)
 {
-	int r = dbus_auth_start(q);
+	int r = dbus_auth_start(q, dbus_req_authorized);
 
 	if (r < 0) {
 		dbus_req_free(q);

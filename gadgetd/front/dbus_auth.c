@@ -144,7 +144,7 @@ static void dbus_auth_deny(struct dbus_req *q, const char *how)
 	snprintf(why, sizeof(why), "%s; %s", q->why, how);
 	if (log_burst_ok(&q->d->denied_log))
 		log_info("dbus: refused %s: %s", sd_bus_message_get_sender(q->m), why);
-	dbus_req_authorized(q, -EACCES, why);
+	q->auth_done(q, -EACCES, why);
 }
 
 static int dbus_auth_polkit_done(sd_bus_message *m, void *data, sd_bus_error *err)
@@ -166,7 +166,7 @@ static int dbus_auth_polkit_done(sd_bus_message *m, void *data, sd_bus_error *er
 	if (r >= 0 && yes) {
 		access_grant(&q->peer, strcmp(q->action, "org.gadgetd1.switch") ?
 				    ACCESS_ADMIN : ACCESS_GROUP);
-		dbus_req_authorized(q, 0, "");
+		q->auth_done(q, 0, "");
 		return 0;
 	}
 	snprintf(how, sizeof(how), "polkit did not authorize %s%s", q->action,
@@ -223,7 +223,7 @@ static bool dbus_auth_over_share(struct dbus_req *q, uid_t uid)
 		 DBUS_MAX_REQS_PER_UID);
 	if (log_burst_ok(&q->d->denied_log))
 		log_info("dbus: refused %s: %s", sd_bus_message_get_sender(q->m), q->why);
-	dbus_req_authorized(q, -EBUSY, q->why);
+	q->auth_done(q, -EBUSY, q->why);
 	return true;
 }
 
@@ -240,14 +240,14 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 	if (r < 0) {
 		snprintf(q->why, sizeof(q->why), "permission denied: the bus cannot say "
 			 "who the caller is");
-		dbus_req_authorized(q, -EACCES, q->why);
+		q->auth_done(q, -EACCES, q->why);
 		return 0;
 	}
 	if (dbus_auth_over_share(q, q->peer.uid))
 		return 0;
 	r = dispatch_check(d->dispatch, &q->peer, &q->req, q->why, sizeof(q->why));
 	if (!r) {
-		dbus_req_authorized(q, 0, "");
+		q->auth_done(q, 0, "");
 		return 0;
 	}
 	dispatch_view(d->dispatch, &q->req, &view);
@@ -260,13 +260,14 @@ static int dbus_auth_creds_done(sd_bus_message *m, void *data, sd_bus_error *err
 	return 0;
 }
 
-int dbus_auth_start(struct dbus_req *q)
+int dbus_auth_start(struct dbus_req *q, dbus_auth_done_fn done)
 {
 	sd_bus *bus = sd_bus_message_get_bus(q->m);
 	const char *sender = sd_bus_message_get_sender(q->m);
 
 	if (!sender)
 		return -EBADMSG;
+	q->auth_done = done;
 	return sd_bus_call_method_async(bus, &q->slot, "org.freedesktop.DBus",
 					"/org/freedesktop/DBus", "org.freedesktop.DBus",
 					"GetConnectionCredentials", dbus_auth_creds_done, q,

@@ -79,6 +79,10 @@ struct dbus_snap {
 
 
 /* A call being authorized, then carried out. */
+struct dbus_req;
+/* dbus_auth_start()'s answer: authorized (r == 0) or not (why says why). */
+typedef void (*dbus_auth_done_fn)(struct dbus_req *q, int r, const char *why);
+
 struct dbus_req {
 	struct dbus *d;
 	struct dbus_req *next;
@@ -97,6 +101,7 @@ struct dbus_req {
 	int argc;
 	char *argv[DBUS_MAX_ARGS + 1];
 	const char *action;      /* polkit's, for what the table refuses */
+	dbus_auth_done_fn auth_done;
 	char why[512];           /* the table's refusal, while polkit thinks */
 };
 
@@ -118,16 +123,13 @@ struct dbus {
 	struct dbus_snap snap;
 };
 
-/* dbus.c: the call is authorized (r == 0) or not (-EACCES, why says
- * why): carry it out, or answer it. */
-void dbus_req_authorized(struct dbus_req *q, int r, const char *why);
 /* The bus may have something to send: watch for it. */
 void dbus_rearm(struct dbus *d);
 
 /* dbus_auth.c: find out who sent q, then whether the table or polkit
- * allows it; dbus_req_authorized() follows, from a later callback.
- * -errno if the question cannot be asked. */
-int dbus_auth_start(struct dbus_req *q);
+ * allows it; done follows, from a later callback (-EACCES or -EBUSY
+ * when not). -errno if the question cannot be asked. */
+int dbus_auth_start(struct dbus_req *q, dbus_auth_done_fn done);
 
 /* dbus_props.c: the function and UDC objects, and the refresh before
  * each call. */
