@@ -11,13 +11,17 @@ set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src" || exit 1
 n=0 bad=0
+# Every folder's headers (the layering is layout.sh's to check, not this).
+incs=$(for d in gadgetd gadgetd/*/ functions functions/runtime functions/mtp common; do
+	[ -d "$d" ] && printf -- '-I%s ' "${d%/}"
+done)
 for f in $(find common gadgetd functions -name '*.c' | sort); do
 	n=$((n + 1))
 	clang --target=arm-linux-gnueabihf -std=gnu11 -fsyntax-only -D_GNU_SOURCE \
 		-D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64 -DSYSCONFDIR='"/etc"' \
 		-DPLUGINDIR='"/usr/lib/gadgetd"' -DLIBEXECDIR='"/usr/libexec/gadgetd"' \
 		-DRUNDIR='"/run"' -DSTATEDIR='"/var/lib/gadgetd"' \
-		-Igadgetd -Icommon -Ifunctions -Ifunctions/runtime -Ifunctions/mtp $(pkg-config --cflags libusbgx 2>/dev/null) \
+		$incs $(pkg-config --cflags libusbgx 2>/dev/null) \
 		-Werror=shorten-64-to-32 "$f" || bad=$((bad + 1))
 done
 echo "shorten: $n files for armhf, $bad with a 64-to-32-bit truncation or an error"
