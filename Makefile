@@ -321,8 +321,10 @@ demo: deps
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
+# b-adbd runs Debian's adbd from a root of its own (tests/vm/mkadbd.sh).
 bench: deps
 	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile
+	tests/vm/mkadbd.sh $(B)/adbd
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 

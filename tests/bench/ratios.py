@@ -94,6 +94,14 @@ pairs = [
     ("near_ffsfile_in_mbps", "near_sync16k_in_mbps", "ffs-file bound in / libmtp-pattern bound (what user space and the file cost)", None),
     ("sync16k_out_mbps", "ceiling_write_mbps", "libmtp-pattern bound out / mass_storage write", None),
     ("sync16k_in_mbps", "ceiling_read_mbps", "libmtp-pattern bound in / mass_storage read", None),
+    # b-adbd: gadgetd's adb against Debian's adbd 34, adb 29 the host
+    # (issue 39's goal: gadgetd at least as fast on every line).
+    ("peer_gadgetd_push_mbps", "peer_adbd_push_mbps", "adb 29 push 64 MiB: gadgetd / adbd", 1.0),
+    ("peer_gadgetd_pull_mbps", "peer_adbd_pull_mbps", "adb 29 pull 64 MiB: gadgetd / adbd", 1.0),
+    ("peer_adbd_tree_push_ms", "peer_gadgetd_tree_push_ms", "adb 29 push of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_tree_pull_ms", "peer_gadgetd_tree_pull_ms", "adb 29 pull of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_shell20_ms", "peer_gadgetd_shell20_ms", "20 adb shell true: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_device_ms", "peer_gadgetd_device_ms", "bind to adb devices showing device: adbd time / gadgetd time", 1.0),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
     ("umtprd_files_s", "mtp_files_s", f"mtp-files {files} files: umtprd time / gadgetd time", 1.0),

@@ -1,0 +1,200 @@
+# gadgetd's adb against Debian's own adbd (AOSP's daemon, 34.0.5 from
+# bookworm-backports, chrooted in build/adbd/root: tests/vm/mkadbd.sh),
+# in the same boot, with Debian's adb 29 (this machine's) as the host.
+# adbd first, then the adb plugin; the same jobs for each, PEER adbd or
+# gadgetd in the names:
+#   peer_PEER_device_ms: from the UDC bind to `adb devices` showing the
+#     device as "device" (adb's server already running; one sample, the
+#     gadget's first bind);
+#   peer_PEER_{push,pull}_mbps: 64 MiB from and to tmpfs, as adb reports
+#     its transfer, best of 3; sha256 checked on the device's copy and on
+#     the one pulled back;
+#   peer_PEER_tree_{push,pull}_ms: a folder of 200 files of 4 KiB pushed,
+#     then pulled, whole adb command, best of 3; checked the same way;
+#   peer_PEER_shell20_ms: 20 `adb shell true` one after the other, best of 3.
+# ADBD_BENCH_STRACE=1 also traces each daemon over one more tree push
+# (peer_strace below).
+# ratios.py prints gadgetd / adbd (rates) and adbd / gadgetd (times).
+#
+# Each gadget is composed by hand. adbd's as Debian's adbd-usb-gadget
+# composes it (VID 18d1, FunctionFS instance "adb" mounted at
+# /dev/usb-ffs/adb, where adbd opens ep0..ep2, no mount options), with
+# adbd chrooted and /dev (with /dev/shm and the FunctionFS mount under it),
+# /proc and /sys bound into its root. gadgetd's
+# as b-adb.sh runs it: gadgetd-worker with the adb plugin behind
+# tests/loopback/ffs_worker.py, FunctionFS mounted no_disconnect=1 as
+# gadgetd mounts it. Debian's adbd is built without adb authentication
+# (it has no ro.adb.secure to turn it on), so the plugin runs with
+# auth=off here: the connection takes the same steps on both.
+. "$SRC/tests/loopback/lib.sh"
+
+R=$B/adbd/root
+W=/run/b-adbd
+FFSD=/dev/usb-ffs/adb
+FFSG=/run/ffs-badbd
+[ -x "$R/usr/lib/android-sdk/platform-tools/adbd" ] ||
+	die "no adbd in $R (make bench makes it: tests/vm/mkadbd.sh)"
+adb_key_home "$W" || die "adb keygen failed"
+
+ADBD_PID=
+adbd_down() {
+	[ -n "$ADBD_PID" ] && kill "$ADBD_PID" 2>/dev/null && wait "$ADBD_PID" 2>/dev/null
+	ADBD_PID=
+	cfs_unbind badbd
+	umount -R "$R/dev" 2>/dev/null
+	umount "$R/sys" 2>/dev/null
+	umount "$R/proc" 2>/dev/null
+	umount $FFSD 2>/dev/null
+	cfs_teardown badbd
+}
+cleanup() {
+	timeout 10 adb kill-server >/dev/null 2>&1
+	adbd_down
+	pkill -KILL -f "gadgetd-worker.*$FFSG" 2>/dev/null
+	cfs_unbind bgadb
+	umount $FFSG 2>/dev/null
+	cfs_teardown bgadb
+	rm -rf "$W" /dev/shm/b-adbd.*
+}
+trap cleanup EXIT
+
+gd_modules
+mkdir -p /dev/pts
+mountpoint -q /dev/pts || mount -t devpts devpts /dev/pts
+head -c 67108864 /dev/urandom > /dev/shm/b-adbd.src
+sum=$(sha256sum < /dev/shm/b-adbd.src)
+mkdir -p /dev/shm/b-adbd.tree
+for i in $(seq 200); do
+	head -c 4096 /dev/urandom > /dev/shm/b-adbd.tree/f$i
+done
+# treesum DIR: one sum over the names and contents of DIR's files.
+treesum() { (cd "$1" && sha256sum f*) | sha256sum; }
+tsum=$(treesum /dev/shm/b-adbd.tree)
+
+ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
+mbps() { awk -v ms="$1" 'BEGIN { printf "%.1f", 67108864 / 1e6 / (ms / 1000) }'; }
+adb_ms() { sed -n 's/.*(67108864 bytes in \([0-9.]*\)s).*/\1/p' "$1" | awk '{ printf "%d", $1 * 1000 }'; }
+best() { [ -n "$2" ] && [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
+
+# device_ms SERIAL: bind has just been done; poll `adb devices` until it
+# lists SERIAL as "device", print the milliseconds since $T_BIND.
+device_ms() {
+	local n=0
+	while ! adb devices 2>/dev/null | grep -q "^$1	device\$"; do
+		n=$((n + 1))
+		[ $n -lt 600 ] || die "adb devices never showed $1: $(adb devices 2>&1)"
+		sleep 0.05
+	done
+	ms "$T_BIND"
+}
+
+# peer_jobs PEER SERIAL: the timed jobs against the bound device SERIAL.
+peer_jobs() {
+	local p=$1 bp=999999 bl=999999 tp=999999 tl=999999 sh=999999 t i
+	export ANDROID_SERIAL=$2
+	for i in 1 2 3; do
+		timeout 120 adb push /dev/shm/b-adbd.src /dev/shm/b-adbd.dev >$W/push.txt 2>&1 ||
+			die "$p push: $(cat $W/push.txt)"
+		bp=$(best $bp "$(adb_ms $W/push.txt)")
+		[ "$(sha256sum < /dev/shm/b-adbd.dev)" = "$sum" ] || die "$p: the pushed file differs"
+		timeout 120 adb pull /dev/shm/b-adbd.dev /dev/shm/b-adbd.back >$W/pull.txt 2>&1 ||
+			die "$p pull: $(cat $W/pull.txt)"
+		bl=$(best $bl "$(adb_ms $W/pull.txt)")
+		[ "$(sha256sum < /dev/shm/b-adbd.back)" = "$sum" ] || die "$p: the pulled file differs"
+		rm -f /dev/shm/b-adbd.dev /dev/shm/b-adbd.back
+
+		t=$(date +%s%N)
+		timeout 120 adb push /dev/shm/b-adbd.tree /dev/shm/b-adbd.tdev >$W/push.txt 2>&1 ||
+			die "$p tree push: $(cat $W/push.txt)"
+		tp=$(best $tp "$(ms "$t")")
+		[ "$(treesum /dev/shm/b-adbd.tdev)" = "$tsum" ] || die "$p: the pushed tree differs"
+		t=$(date +%s%N)
+		timeout 120 adb pull /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback >$W/pull.txt 2>&1 ||
+			die "$p tree pull: $(cat $W/pull.txt)"
+		tl=$(best $tl "$(ms "$t")")
+		[ "$(treesum /dev/shm/b-adbd.tback)" = "$tsum" ] || die "$p: the pulled tree differs"
+		rm -rf /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback
+
+		t=$(date +%s%N)
+		for _ in $(seq 20); do
+			timeout 30 adb shell true || die "$p: adb shell true failed"
+		done
+		sh=$(best $sh "$(ms "$t")")
+	done
+	[ $bp -lt 999999 ] && [ $bl -lt 999999 ] ||
+		die "$p: adb did not report its transfer times: $(cat $W/push.txt $W/pull.txt)"
+	echo "BENCH peer_${p}_push_mbps $(mbps $bp) MB/s"
+	echo "BENCH peer_${p}_pull_mbps $(mbps $bl) MB/s"
+	echo "BENCH peer_${p}_tree_push_ms $tp ms"
+	echo "BENCH peer_${p}_tree_pull_ms $tl ms"
+	echo "BENCH peer_${p}_shell20_ms $sh ms"
+	unset ANDROID_SERIAL
+}
+
+# peer_strace PEER PID SERIAL: with ADBD_BENCH_STRACE=1, `strace -f -tt`
+# of the device side (adbd, or the worker) over one more push and one
+# more pull of the tree, in b-adbd/strace-PEER-{push,pull}.txt.
+peer_strace() {
+	[ "${ADBD_BENCH_STRACE:-}" = 1 ] || return 0
+	local st from to
+	export ANDROID_SERIAL=$3
+	for what in push pull; do
+		timeout 300 strace -f -tt -p "$2" -o "strace-$1-$what.txt" &
+		st=$!
+		sleep 1
+		from=/dev/shm/b-adbd.tree to=/dev/shm/b-adbd.tdev
+		[ $what = push ] || from=$to to=/dev/shm/b-adbd.tback
+		timeout 120 adb $what $from $to >/dev/null 2>&1 || die "$1: the tree $what under strace failed"
+		kill -INT $st
+		wait $st
+	done
+	rm -rf /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback
+	unset ANDROID_SERIAL
+}
+
+timeout 30 adb start-server >/dev/null 2>&1 || die "adb start-server"
+
+# Debian's adbd.
+cfs_gadget -m Debian -p "ADB device" -s ADBD-BENCH -c "ADB Configuration" \
+	badbd 18d1 0100 ffs.adb || die "configfs (adbd)"
+mkdir -p $FFSD
+mount -t functionfs adb $FFSD || die "mount functionfs (adbd)"
+# /dev with what is mounted under it: /dev/shm, where the files go, and
+# the FunctionFS instance.
+for m in proc sys; do
+	mount --bind "/$m" "$R/$m" || die "bind /$m into $R"
+done
+mount --rbind /dev "$R/dev" && mount --make-rslave "$R/dev" || die "bind /dev into $R"
+[ -e "$R$FFSD/ep0" ] || die "no $FFSD/ep0 in $R"
+env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	chroot "$R" /usr/lib/android-sdk/platform-tools/adbd >$W/adbd.log 2>&1 &
+ADBD_PID=$!
+# adbd opens ep0 and writes its descriptors; ep1 appears then.
+n=0
+while [ ! -e $FFSD/ep1 ]; do
+	n=$((n + 1))
+	[ $n -lt 300 ] || die "adbd wrote no descriptors: $(cat $W/adbd.log)"
+	kill -0 $ADBD_PID 2>/dev/null || die "adbd exited: $(cat $W/adbd.log)"
+	sleep 0.05
+done
+T_BIND=$(date +%s%N)
+cfs_bind badbd || die "bind (adbd)"
+echo "BENCH peer_adbd_device_ms $(device_ms ADBD-BENCH) ms"
+peer_jobs adbd ADBD-BENCH
+peer_strace adbd "$ADBD_PID" ADBD-BENCH
+adbd_down
+wait_no_usb 18d1:0100 10 || die "the adbd gadget did not go"
+
+# gadgetd's adb plugin.
+cfs_gadget -m Debian -p "ADB device" -s GADGETD-BENCH -c "ADB Configuration" \
+	bgadb 18d1 4ee7 ffs.gadb || die "configfs (gadgetd)"
+mkdir -p $FFSG
+mount -t functionfs -o no_disconnect=1 gadb $FFSG || die "mount functionfs (gadgetd)"
+timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
+	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFSG -o auth=off \
+	>/dev/null 2>"$W/worker.log" || die "adb worker did not start: $(cat $W/worker.log)"
+T_BIND=$(date +%s%N)
+cfs_bind bgadb || die "bind (gadgetd)"
+echo "BENCH peer_gadgetd_device_ms $(device_ms GADGETD-BENCH) ms"
+peer_jobs gadgetd GADGETD-BENCH
+peer_strace gadgetd "$(pgrep -f "gadgetd-worker.*$FFSG" | head -n 1)" GADGETD-BENCH
