@@ -56,6 +56,8 @@ struct adb_sync {
 	int n_iov;
 	/* RECV in progress */
 	int recv_fd;
+	bool recv_file;  /* a regular file: a short read is near its end */
+	bool recv_short; /* the last read gave less than it asked */
 	struct adb_compress *enc; /* RCV2 with compression */
 	uint8_t *enc_in;
 	size_t enc_len, enc_off;
@@ -505,6 +507,7 @@ static void sync_do_recv(struct adb_sync *sy,
 			 const struct adb_syncmsg_event *ev)
 {
 	enum adb_compress_type type;
+	struct stat st;
 	int rc = 1;
 
 	if (ev->id == ADB_SYNC_RCV2) {
@@ -525,6 +528,7 @@ static void sync_do_recv(struct adb_sync *sy,
 		return;
 	}
 	posix_fadvise(sy->recv_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	sy->recv_file = fstat(sy->recv_fd, &st) == 0 && S_ISREG(st.st_mode);
 	if (rc == 1)
 		return;
 	if (!sy->enc_in)
@@ -743,7 +747,7 @@ static size_t sync_recv_more_encoded(struct adb_sync *sy, uint8_t *buf,
 static size_t sync_recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 {
 	struct iovec iov[64];
-	size_t n = 0, off = 0;
+	size_t n = 0, off = 0, asked = 0;
 	int cnt = 0;
 	ssize_t r;
 
@@ -756,6 +760,7 @@ static size_t sync_recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 		iov[cnt].iov_base = buf + off + 8;
 		iov[cnt++].iov_len = want;
 		off += 8 + want;
+		asked += want;
 	}
 	if (cnt == 0)
 		return 0;
@@ -771,6 +776,7 @@ static size_t sync_recv_more(struct adb_sync *sy, uint8_t *buf, size_t room)
 		sy->recv_fd = -1;
 		return 0;
 	}
+	sy->recv_short = (size_t)r < asked;
 	for (int i = 0; i < cnt && r > 0; i++) {
 		size_t len = (size_t)r < iov[i].iov_len ? (size_t)r : iov[i].iov_len;
 		adb_syncmsg_put_header(buf + n, ADB_SYNC_DATA, len);
@@ -802,9 +808,17 @@ static ssize_t sync_produce(void *svc, uint8_t *buf, size_t max)
 				? sync_recv_more_encoded(sy, buf + n, max - n)
 				: sync_recv_more(sy, buf + n, max - n);
 			n += k;
-			/* A short read leaves the rest of buf for the next
-			 * round, which also sees the end of the file. */
-			if (sy->recv_fd >= 0)
+			/*
+			 * A regular file read short is at its end, most
+			 * likely: read on, so that its DONE goes out in this
+			 * WRTE with the last DATA, as adbd does, and not in a
+			 * WRTE of its own after the host's OKAY (a small
+			 * file's pull took two round trips). Anything else
+			 * (a full buffer, a pipe, compression) goes on in the
+			 * next round.
+			 */
+			if (sy->recv_fd >= 0 &&
+			    (!k || sy->enc || !sy->recv_file || !sy->recv_short))
 				break;
 		} else if (sy->dir) {
 			sync_list_more(sy, max - n);

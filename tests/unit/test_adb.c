@@ -564,6 +564,24 @@ static void test_sync_push_pull_stat(void **state)
 	assert_int_equal(n, sizeof(data));
 	assert_int_equal(got, off + 8);
 	assert_int_equal(get32(out + off), ADB_SYNC_DONE);
+	/* A small file comes whole in one WRTE, its DONE after its DATA, as
+	 * adbd sends it: not a second WRTE that waits for the host's OKAY
+	 * (a tree of small files took two round trips a file). */
+	snprintf(path, sizeof(path), "%s/small", t->dir);
+	{
+		FILE *f = fopen(path, "w");
+
+		assert_non_null(f);
+		assert_int_equal(fwrite(data, 1, 4096, f), 4096);
+		fclose(f);
+	}
+	n = put_req(req, ADB_SYNC_RECV, path, strlen(path));
+	got = sync_call(t, 20, id, req, n, out, 1);
+	assert_int_equal(got, 8 + 4096 + 8);
+	assert_int_equal(get32(out), ADB_SYNC_DATA);
+	assert_int_equal(get32(out + 4), 4096);
+	assert_memory_equal(out + 8, data, 4096);
+	assert_int_equal(get32(out + 8 + 4096), ADB_SYNC_DONE);
 	adb_fixture_stop(t);
 }
 
