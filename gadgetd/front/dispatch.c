@@ -99,7 +99,7 @@ static int dispatch_run(struct dispatch *d, const struct access_peer *peer,
 	case REQUEST_SWITCH:
 		return gadget_switch(d->g, req->profile, req->set, msg, size, fn, data);
 	case REQUEST_OFF:
-		return gadget_off(d->g, msg, size);
+		return gadget_off(d->g, msg, size, fn, data);
 	case REQUEST_RELOAD:
 		return gadget_reload(d->g, msg, size, fn, data);
 	case REQUEST_COMMAND:

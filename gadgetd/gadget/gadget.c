@@ -129,6 +129,8 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	return 0;
 }
 
+static void gadget_off_answer(struct gadget *g, int r, const char *msg);
+
 void gadget_free(struct gadget *g)
 {
 	struct txn *txn;
@@ -136,6 +138,8 @@ void gadget_free(struct gadget *g)
 	if (!g)
 		return;
 	g->freeing = true;
+	gadget_off_answer(g, -ECANCELED, "gadgetd is stopping; the gadget's "
+			  "functions were not all removed yet");
 	/* A start-up step that ends now is the last. */
 	boot_stop(g->boot);
 	pending_stop(g->pending);
@@ -346,6 +350,16 @@ struct txn *gadget_txn_new(struct gadget *g, gadget_done_fn fn, void *data)
 	return g->txn;
 }
 
+/* The caller of an off that waited for the gadget to go, if any. */
+static void gadget_off_answer(struct gadget *g, int r, const char *msg)
+{
+	gadget_done_fn fn = g->off_fn;
+
+	g->off_fn = NULL;
+	if (fn)
+		fn(r, msg, g->off_data);
+}
+
 /* The rest of gadget_down(), once the workers are reaped. */
 static void gadget_down_stopped(void *data)
 {
@@ -353,6 +367,7 @@ static void gadget_down_stopped(void *data)
 
 	g->down_wait = false;
 	txn_down_end(&g->env);
+	gadget_off_answer(g, 0, "gadget is off");
 	/* A transaction that turned the gadget off reports now. */
 	if (g->txn && txn_down_done(g->txn))
 		return;
@@ -440,7 +455,8 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	return gadget_switch_save(g, profile, set, true, msg, size, fn, data);
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+	       void *data)
 {
 	if (gadget_busy(g))
 		return gadget_refuse_busy(g, msg, size);
@@ -452,6 +468,11 @@ int gadget_off(struct gadget *g, char *msg, size_t size)
 		gadget_save(g);
 	snprintf(msg, size, "gadget is off");
 	event_emit(EVENT_SWITCH_DONE, NULL, "", 0);
+	if (fn && g->down_wait) {
+		g->off_fn = fn;
+		g->off_data = data;
+		return -EINPROGRESS;
+	}
 	return 0;
 }
 
@@ -504,6 +525,8 @@ void gadget_cancel(struct gadget *g, void *data)
 
 	if (g->txn)
 		txn_cancel(g->txn, data);
+	if (g->off_fn && g->off_data == data)
+		g->off_fn = NULL;
 	boot_cancel(g->boot, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)

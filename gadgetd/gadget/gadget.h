@@ -65,7 +65,12 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
  */
 int gadget_switch(struct gadget *g, const char *profile, const char *set,
 		  char *msg, size_t size, gadget_done_fn fn, void *data);
-int gadget_off(struct gadget *g, char *msg, size_t size);
+/* Off: unbind now; the functions and the gadget leave ConfigFS once
+ * their workers are reaped, and meanwhile the gadget is busy. With fn,
+ * -EINPROGRESS until then, and fn (0, "gadget is off") follows, so that
+ * a reply says the gadget is gone; without, 0 at once. */
+int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+	       void *data);
 /* Re-read the active profile and apply its active set again; a bad file
  * changes nothing. -EBUSY while busy. */
 int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,

@@ -70,6 +70,9 @@ struct gadget {
 	bool freeing;
 	/* gadget_down() waits for its workers to be reaped. */
 	bool down_wait;
+	/* An off's caller, answered once the gadget is gone (gadget_off()). */
+	gadget_done_fn off_fn;
+	void *off_data;
 	unsigned switches;
 	/* The last switch that failed, for status, until one works. */
 	time_t failed_when;

@@ -109,7 +109,8 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	return fake_msg(msg, size, "switched", set ? set : profile, fn, data);
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+	       void *data)
 {
 	return fake_msg(msg, size, "off", NULL, NULL, NULL);
 }

@@ -135,7 +135,8 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	return fake_answer(set ? set : profile, msg, size, fn, data);
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+	       void *data)
 {
 	fake_record(OP_OFF, 0, NULL);
 	return fake_answer(NULL, msg, size, NULL, NULL);

@@ -265,7 +265,7 @@ static void test_saved_and_default_fail_off(void **state)
 	assert_int_equal(fake_state_saves, 0);
 	/* gadgetd still answers, and a later switch works. */
 	fake_fail_at[0] = '\0';
-	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
 	assert_string_equal(fake_state_file.set, "");
 	/* JSON carries the same story, its quotes escaped. */
 	out = open_memstream(&text, &len);

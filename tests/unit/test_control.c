@@ -55,7 +55,8 @@ int gadget_switch(struct gadget *g, const char *profile, const char *set,
 	return 0;
 }
 
-int gadget_off(struct gadget *g, char *msg, size_t size)
+int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+	       void *data)
 {
 	gadget_calls++;
 	snprintf(msg, size, "gadget is off");

@@ -320,8 +320,8 @@ static void test_gadget_first(void **state)
 }
 
 /* Not busy: a change runs at once; a command during a switch is refused
- * with what the gadget is busy with, and an off while nothing runs is at
- * once too. */
+ * with what the gadget is busy with; an off while nothing runs starts at
+ * once, and answers when the gadget is gone. */
 static void test_run_or_busy(void **state)
 {
 	struct fixture *f = *state;
@@ -339,10 +339,17 @@ static void test_run_or_busy(void **state)
 	fake_hold_ready = false;
 	fake_release_ready(0, "");
 	assert_int_equal(fake_wait_done(f->loop, &b), 0);
+	/* An off answers once the gadget has left ConfigFS, after its
+	 * workers were reaped: not while they are still going. */
 	memset(&a, 0, sizeof(a));
-	assert_int_equal(submit(f, &peer_admin, REQUEST_OFF, NULL, NULL, &a), 0);
+	fake_calls[0] = '\0';
+	assert_int_equal(submit(f, &peer_admin, REQUEST_OFF, NULL, NULL, &a), -EINPROGRESS);
 	assert_false(a.done);
-	assert_string_equal(f->msg, "gadget is off");
+	assert_null(strstr(fake_calls, "destroy"));
+	assert_int_equal(fake_wait_done(f->loop, &a), 0);
+	assert_string_equal(a.msg, "gadget is off");
+	assert_non_null(strstr(fake_calls, "reaped"));
+	assert_non_null(strstr(fake_calls, "destroy"));
 }
 
 int main(void)

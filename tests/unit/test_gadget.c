@@ -278,7 +278,7 @@ static void test_off_and_back(void **state)
 	struct fixture *f = *state;
 	char set[64];
 
-	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
 	status_set(f, set, sizeof(set));
 	assert_string_equal(set, "off");
 	assert_string_equal(fake_state_set, "");
@@ -303,7 +303,7 @@ static void test_network_link_follows_the_gadget(void **state)
 			    "link(acm) link(ecm) bind(dummy_udc.0) ");
 	assert_int_equal(do_switch(f, NULL, "rndis,adb"), 0);
 	fake_clear_calls();
-	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
 	assert_true(strncmp(fake_calls, "net() unbind() ", 15) == 0);
 	RUN_UNTIL(f->loop, !gadget_busy(f->g));
 	assert_false(gadget_busy(f->g));
@@ -471,7 +471,7 @@ static void test_command_during_switch(void **state)
 	assert_int_equal(gadget_command(f->g, 2, cmd_argv, reply, sizeof(reply),
 						 fake_on_done, &cmd), -EBUSY);
 	assert_non_null(strstr(reply, "another switch is in progress"));
-	assert_int_equal(gadget_off(f->g, reply, sizeof(reply)), -EBUSY);
+	assert_int_equal(gadget_off(f->g, reply, sizeof(reply), NULL, NULL), -EBUSY);
 	assert_int_equal(fake_commands_pending(), 0);
 	fake_release_ready(0, "");
 	assert_int_equal(fake_wait_done(f->loop, &sw), 0);
@@ -752,7 +752,7 @@ static void test_off_waits_for_reap(void **state)
 	assert_int_equal(do_switch(f, NULL, "mtp,adb"), 0);
 	fake_hold_stop = true;
 	fake_clear_calls();
-	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
 	assert_false(fake_is_bound());
 	assert_null(strstr(fake_calls, "remove("));
 	assert_true(gadget_busy(f->g));
@@ -959,7 +959,7 @@ static void test_off_events(void **state)
 
 	fake_heard[0] = '\0';
 	fake_host_state("configured");
-	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg)), 0);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
 	assert_string_equal(fake_heard, "host:configured:0;switch-begun::0;"
 			    "host:not attached:0;switch-done::0;");
 	event_unsubscribe(sub);
