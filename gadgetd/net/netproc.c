@@ -108,7 +108,10 @@ static void netproc_line(struct netproc *p)
 	p->line[p->line_len] = '\0';
 	p->line_len = 0;
 	log_info("%s: %s", p->what, p->line);
-	if (p->ready || !strstr(p->line, p->ready_text))
+	/* A child that is being started again (renew) is on its way out:
+	 * what it says now is not the next one's, which must say it again
+	 * within its own wait. */
+	if (p->ready || p->renew || !strstr(p->line, p->ready_text))
 		return;
 	p->ready = true;
 	p->ready_ms = p->ready_first_ms;

@@ -169,6 +169,35 @@ static void test_netproc_stop_wait(struct loop *l, struct netproc *p)
 		loop_dispatch(l, 10);
 }
 
+/* A child that says the text only once it was told to go (it ignores
+ * SIGTERM until SIGKILL comes) does not count: the next one must say it
+ * within its own wait, and once one has, the helper stays. It failed when
+ * the text of a child on its way out counted: the helper was ready, then
+ * started again when that child died. */
+static void test_ready_from_dying_child(void **state)
+{
+	char script[256];
+	char *argv[] = { "sh", "-c", script, NULL };
+	const struct netproc_ready ready = { .text = "Established under name", .ms = 100 };
+	struct loop *l = loop_new();
+	struct netproc *p;
+
+	snprintf(script, sizeof(script),
+		 "trap '' TERM; sleep 0.3; echo \"Established under name 'x.local'\" >&2; exec sleep 30");
+	p = netproc_start(l, &test_netproc_cfg, "t: late", argv, NULL, &ready);
+	assert_non_null(p);
+	/* The first child is told to go at 100 ms and says it at 300 ms. */
+	for (int i = 0; i < 50; i++)
+		loop_dispatch(l, 10);
+	assert_false(netproc_ready(p));
+	/* The third child's wait (400 ms) outlasts its 300 ms. */
+	assert_true(test_netproc_until(l, test_netproc_is_ready, p));
+	assert_int_equal(test_netproc_pids_during(l, p, 1000), 0);
+	assert_true(netproc_ready(p));
+	test_netproc_stop_wait(l, p);
+	loop_free(l);
+}
+
 static void test_ready_renews(void **state)
 {
 	char flag[64], script[256];
@@ -287,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_kill_now),
 		cmocka_unit_test(test_stale_pidfile),
 		cmocka_unit_test(test_ready_renews),
+		cmocka_unit_test(test_ready_from_dying_child),
 		cmocka_unit_test(test_ready_never),
 	};
 
