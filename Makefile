@@ -254,7 +254,9 @@ unit: $(UNIT_BINS) exports names fuzz-long-selftest check-cross-selftest lint
 # the product's layout holds: each #include goes down its table of
 # folders, none climbs by "../", no .c is over 1000 lines
 # (tests/lint/layout.sh, after its self-test); docs/layout.md names only what exists and every
-# source folder (tests/lint/layout-doc.sh, after its self-test).
+# source folder (tests/lint/layout-doc.sh, after its self-test); the
+# bench's ratios fail a whole run with a figure missing or negative
+# (tests/bench/ratios-selftest.sh).
 lint:
 	tests/lint/checks.sh
 	tests/lint/layout-selftest.sh
@@ -263,6 +265,7 @@ lint:
 	tests/lint/layout-doc.sh .
 	tests/lint/plugin-names-selftest.sh
 	tests/lint/plugin-names.py .
+	tests/bench/ratios-selftest.sh
 
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)

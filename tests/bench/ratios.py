@@ -1,14 +1,27 @@
-"""Print throughput ratios from the BENCH lines of one VM run."""
+"""Print throughput ratios from the BENCH lines of one VM run.
+
+ratios.py [--whole] BENCH.TXT: with --whole (make bench of every
+benchmark), a ratio that cannot be taken ("n/a") or a BENCH line with no
+figure fails the run after the ratios are printed: every benchmark ran,
+so a missing figure is a benchmark's error, not a subset's gap.
+"""
 import sys
 
+args = sys.argv[1:]
+whole = "--whole" in args
+args = [a for a in args if a != "--whole"]
+if len(args) != 1:
+    sys.exit("usage: ratios.py [--whole] BENCH.TXT")
 samples = {}
-for line in open(sys.argv[1]):
+empty = []
+for line in open(args[0]):
     parts = line.split()
-    if len(parts) >= 3 and parts[0] == "BENCH":
+    if len(parts) >= 2 and parts[0] == "BENCH":
         try:
             value = float(parts[2])
-        except ValueError:
+        except (IndexError, ValueError):
             # A bench that printed no figure ("BENCH NAME  MB/s") has none.
+            empty.append(parts[1])
             continue
         samples.setdefault(parts[1], []).append(value)
 # No time, size or rate of a run can be below zero: such a figure is a
@@ -124,6 +137,7 @@ for k in vals:
         pairs.append((k, "near_ffsfile_out_mbps", f"{v} (MTP_BENCH_XFER_BASES) send, net / ffs-file bound", None))
         pairs.append((f"{v}_get_net_mbps", "near_ffsfile_in_mbps", f"{v} (MTP_BENCH_XFER_BASES) get, net / ffs-file bound", None))
 print("ratios (same VM run):")
+missing = []
 for num, den, what, target in pairs:
     if num in vals and den in vals and vals[den] > 0:
         r = vals[num] / vals[den]
@@ -137,4 +151,11 @@ for num, den, what, target in pairs:
             per = [x / ((d[i] + d[i + 1]) / 2) for i, x in enumerate(n)]
             print(f"    per round: {', '.join(f'{x:.2f}' for x in per)}")
     else:
-        print(f"  {what}: n/a (missing {num if num not in vals else den})")
+        gone = num if num not in vals else den
+        why = f"{den} is 0" if gone == den and den in vals else f"missing {gone}"
+        print(f"  {what}: n/a ({why})")
+        missing.append(gone)
+if whole and (missing or empty):
+    why = [f"no figure printed for {k}" for k in sorted(set(empty))]
+    why += [f"no usable {k} for a ratio" for k in sorted(set(missing))]
+    sys.exit("ratios: a whole run must give every figure: " + "; ".join(why))
