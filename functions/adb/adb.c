@@ -200,10 +200,16 @@ static void adb_waiting_clear(struct adb *a)
 	a->waiting_fp[0] = '\0';
 }
 
+/*
+ * The banner goes without a NUL, as AOSP's adbd sends it: hosts take the
+ * whole payload as the string, and adb 34 read the last feature as
+ * "sendrecv_v2_dry_run_send\0", a feature it does not know, and refused
+ * `adb push -n` ("dry-run not supported by the device").
+ */
 static void adb_send_cnxn(struct adb *a)
 {
 	adb_send(a, ADB_CNXN, a->version, a->max_payload, a->banner,
-		 strlen(a->banner) + 1);
+		 strlen(a->banner));
 	adb_set_state(a, ADB_STATE_DEVICE);
 	adb_waiting_clear(a);
 }
