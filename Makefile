@@ -285,7 +285,13 @@ BED := $(B)/vm
 bed:
 	tests/vm/mkbed.sh $(BED)
 
-loopback: all bed
+# t-adb34 runs Debian's adb 34 as the host, and b-adbd Debian's adbd:
+# both from one root of bookworm-backports (tests/vm/mkadbd.sh; made
+# once, again when the script changes), so the machine keeps its adb 29.
+adbd-root:
+	tests/vm/mkadbd.sh $(B)/adbd
+
+loopback: all bed adbd-root
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
 # make check (tests/vm/check-run.sh): the build's packages first, then
@@ -324,10 +330,9 @@ demo: deps
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
-# b-adbd runs Debian's adbd from a root of its own (tests/vm/mkadbd.sh).
+# b-adbd runs Debian's adbd from a root of its own (adbd-root).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile
-	tests/vm/mkadbd.sh $(B)/adbd
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile adbd-root
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -469,6 +474,6 @@ clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
 		$(B)/host $(BINS)
 
-.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench adbd-root deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)
