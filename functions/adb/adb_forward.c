@@ -356,8 +356,33 @@ static int forward_listen_on(struct loop *l, struct fwd_listener *ln)
 	return ln->w ? 0 : -ENOMEM;
 }
 
+/*
+ * The port a tcp: listener got, 0 for other kinds. As AOSP's adbd, a
+ * listener asked for tcp:0 takes the name of the port the kernel gave
+ * it, so that list-forward shows it and killforward can name it.
+ */
+static unsigned forward_tcp_port(struct fwd_listener *ln, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned port;
+
+	if (strncmp(ln->local, "tcp:", 4) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	else if (ss.ss_family == AF_INET6)
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	else
+		return 0;
+	if (!strcmp(ln->local, "tcp:0"))
+		snprintf(ln->local, sizeof(ln->local), "tcp:%u", port);
+	return port;
+}
+
 static int forward_reverse_add(struct adb_forward *f, const char *arg,
-			       const char **why)
+			       const char **why, unsigned *port)
 {
 	bool norebind = !strncmp(arg, "norebind:", 9);
 	const char *semi;
@@ -390,6 +415,7 @@ static int forward_reverse_add(struct adb_forward *f, const char *arg,
 		free(ln);
 		return rc;
 	}
+	*port = forward_tcp_port(ln, loop_watch_fd(ln->w));
 	ln->next = f->listeners;
 	f->listeners = ln;
 	return 0;
@@ -438,10 +464,11 @@ int adb_forward_reverse(struct adb_forward *f, const char *cmd, char *reply,
 			size_t size)
 {
 	const char *why = "unknown reverse command";
+	unsigned port = 0;
 	int rc = -EINVAL;
 
 	if (!strncmp(cmd, "forward:", 8)) {
-		rc = forward_reverse_add(f, cmd + 8, &why);
+		rc = forward_reverse_add(f, cmd + 8, &why, &port);
 	} else if (!strncmp(cmd, "killforward:", 12)) {
 		why = "listener not found";
 		rc = forward_reverse_remove(f, cmd + 12);
@@ -455,5 +482,10 @@ int adb_forward_reverse(struct adb_forward *f, const char *cmd, char *reply,
 		log_info("adb: reverse:%s: %s", cmd, why);
 		return forward_reply_fail(reply, size, why, -rc);
 	}
+	/* A new tcp: listener's port follows, as adbd sends it: adb prints
+	 * it, the one way a host learns which port tcp:0 got. */
+	if (port)
+		return snprintf(reply, size, "OKAY%04x%u",
+				snprintf(NULL, 0, "%u", port), port);
 	return snprintf(reply, size, "OKAY");
 }

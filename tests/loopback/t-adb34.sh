@@ -15,7 +15,9 @@
 #   first push sends all, the second nothing, a changed file alone after
 #   it; `push -n` (sendrecv_v2_dry_run_send) stores nothing;
 # - the basics: devices, `adb features`, the v2 shell protocol (exit
-#   codes, stdout and stderr apart, stdin to its end: close-stdin), ls.
+#   codes, stdout and stderr apart, stdin to its end: close-stdin), ls;
+# - `adb reverse tcp:0`: adb prints the port the device's listener got
+#   (adbd sends it after its OKAY) and the list names it.
 # mDNS: Debian's adb 34 has no mDNS backend. Its packaging leaves out
 # transport_mdns.cpp, the openscreen discovery and the mdnsresponder
 # client (debian/system/libadb.mk) and links a stub whose mdns_check()
@@ -210,6 +212,17 @@ check "push -n (dry run) of a new file" a34 push -n /w/tree/f1 $DEV/dry
 check "stores nothing" [ ! -e $DEV/dry ]
 a34 ls $DEV/tree > "$W/ls.txt" 2>&1
 check "adb ls lists the tree" sh -c "grep -q ' f8\$' '$W/ls.txt' && grep -q ' sub\$' '$W/ls.txt'"
+
+say "reverse tcp:0"
+# adb prints the port the device's listener got, as adbd sends it after
+# its OKAY; the listener is listed under that port.
+RPORT=$(a34 reverse tcp:0 tcp:7301 2>&1)
+echo "   adb reverse tcp:0 tcp:7301: $RPORT"
+check "adb reverse tcp:0 prints the port the device picked" sh -c "[ '$RPORT' -gt 0 ] 2>/dev/null"
+a34 reverse --list > "$W/rev.txt" 2>&1
+check "reverse --list shows it under that port" grep -q " tcp:$RPORT tcp:7301\$" "$W/rev.txt"
+check "the device listens there" sh -c "ss -Hltn 'sport = :$RPORT' | grep -q LISTEN"
+check "reverse --remove tcp:$RPORT" a34 reverse --remove "tcp:$RPORT"
 
 say "mdns (Debian's adb 34 is built without a backend: see the header)"
 a34 mdns check > "$W/mdns.txt" 2>&1

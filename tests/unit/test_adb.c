@@ -1665,6 +1665,7 @@ static void test_allow_asks_gadgetd(void **state)
 static void test_reverse_and_reboot(void **state)
 {
 	struct adb_fixture *t = start("off");
+	char port[8], want[64];
 	struct msg m;
 	uint32_t id;
 
@@ -1689,6 +1690,25 @@ static void test_reverse_and_reboot(void **state)
 	expect(t, &m, ADB_WRTE);
 	assert_memory_equal(m.data, "FAIL", 4);
 	send_msg(t, ADB_OKAY, 63, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	/* tcp:0: the port the kernel gave follows the OKAY, as adbd sends
+	 * it, and the listener is listed under it. */
+	id = open_stream(t, 65, "reverse:forward:tcp:0;tcp:5");
+	expect(t, &m, ADB_WRTE);
+	assert_true(m.len > 8 && m.len < 16);
+	assert_memory_equal(m.data, "OKAY", 4);
+	memcpy(port, m.data + 8, m.len - 8);
+	port[m.len - 8] = '\0';
+	snprintf(want, sizeof(want), "%04x", (unsigned)strlen(port));
+	assert_memory_equal(m.data + 4, want, 4);
+	assert_true(atoi(port) > 0 && atoi(port) < 65536);
+	send_msg(t, ADB_OKAY, 65, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+	id = open_stream(t, 66, "reverse:list-forward");
+	expect(t, &m, ADB_WRTE);
+	snprintf(want, sizeof(want), "UsbFfs tcp:%s tcp:5\n", port);
+	assert_non_null(memmem(m.data, m.len, want, strlen(want)));
+	send_msg(t, ADB_OKAY, 66, id, NULL, 0);
 	expect(t, &m, ADB_CLSE);
 	id = open_stream(t, 64, "reboot:");
 	expect(t, &m, ADB_WRTE);
