@@ -63,7 +63,7 @@ pairs = [
     ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
     ("adb_push_mbps", "adb1m_out_mbps", "adb 29 push / adb-pattern bound (1 MiB WRTE, then OKAY, to SourceSink)", 0.9),
     ("adb_pull_mbps", "adb1m_in_mbps", "adb 29 pull / adb-pattern bound (1 MiB WRTE, then OKAY, from SourceSink)", 0.9),
-    ("adb_push_mbps", "adbhop1m_out_mbps", "adb 29 push / adb-pattern bound with adb's client-server socket hop", None),
+    ("adb_push_mbps", "adbhop1m_out_mbps", "adb 29 push / adb-pattern bound with adb's client-server socket hop", 0.9),
     ("adb_pull_mbps", "adbhop1m_in_mbps", "adb 29 pull / adb-pattern bound with adb's client-server socket hop", None),
     ("adbhop1m_out_mbps", "adb1m_out_mbps", "adb-pattern bound out: with the socket hop / without", None),
     ("adbhop1m_in_mbps", "adb1m_in_mbps", "adb-pattern bound in: with the socket hop / without", None),
