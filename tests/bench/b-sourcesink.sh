@@ -23,7 +23,8 @@
 # adb1m_{in,out}_mbps, adbhop1m_{in,out}_mbps and mtp_txn_floor_ms.
 # SS_ONLY_SYNC=1 measures sync16k only, SS_PREFIX=P names it P_sync16k_*
 # (b-mtp.sh takes the bound so, right before and after its transfers);
-# SS_ONLY_BULK=1 measures bulk1m only (b-adb.sh, the same way); and
+# SS_ONLY_BULK=1 measures bulk1m only (b-adb.sh, the same way);
+# SS_ONLY_ADBHOP=1 adbhop1m only (tests/loopback/probe-adb29push.sh); and
 # SS_SYNC_BYTES moves that many bytes instead of 50 MB (b-ptp.sh: the size
 # of its photos).
 . "$SRC/tests/loopback/lib.sh"
@@ -68,6 +69,11 @@ measure_txn() {
 	wait_no_usb 1d6b:0102 10 || die "SourceSink gadget did not go"
 	cfs_unlink sourcesink SourceSink.ss
 }
+if [ -n "${SS_ONLY_ADBHOP:-}" ]; then
+	head -c 67108864 /dev/urandom > /dev/shm/adb1m.src
+	measure adbhop1m 65536 67108864 1048576 /dev/shm/adb1m.in /dev/shm/adb1m.src adbhop
+	exit 0
+fi
 if [ -n "${SS_ONLY_BULK:-}" ]; then
 	measure bulk1m 65536 67108864 1048576 /dev/null /dev/zero
 	exit 0
