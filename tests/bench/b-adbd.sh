@@ -1,19 +1,23 @@
 # gadgetd's adb against Debian's own adbd (AOSP's daemon, 34.0.5 from
 # bookworm-backports, chrooted in build/adbd/root: tests/vm/mkadbd.sh),
 # in the same boot, with Debian's adb 29 (this machine's) as the host.
-# adbd first, then the adb plugin; the same jobs for each, PEER adbd or
-# gadgetd in the names:
+# The two take turns, ADBD_BENCH_ROUNDS rounds (3), so that a change in
+# the machine's load meets both alike: each round starts one daemon
+# afresh, binds it, runs every job once, takes it down, then does the
+# same for the other; the order flips each round (adbd first in odd
+# rounds, gadgetd in even ones). Each figure is the best of its daemon's
+# rounds, PEER adbd or gadgetd in the names:
 #   peer_PEER_device_ms: from the UDC bind to `adb devices` showing the
-#     device as "device" (adb's server already running; one sample, the
-#     gadget's first bind);
+#     device as "device" (adb's server already running);
 #   peer_PEER_{push,pull}_mbps: 64 MiB from and to tmpfs, as adb reports
-#     its transfer, best of 3; sha256 checked on the device's copy and on
-#     the one pulled back;
+#     its transfer; sha256 checked on the device's copy and on the one
+#     pulled back;
 #   peer_PEER_tree_{push,pull}_ms: a folder of 200 files of 4 KiB pushed,
-#     then pulled, whole adb command, best of 3; checked the same way;
-#   peer_PEER_shell20_ms: 20 `adb shell true` one after the other, best of 3.
+#     then pulled, whole adb command; checked the same way;
+#   peer_PEER_shell20_ms: 20 `adb shell true` one after the other.
+# Each round's figures are in b-adbd.log too (lines "round N PEER ...").
 # ADBD_BENCH_STRACE=1 also traces each daemon over one more tree push
-# (peer_strace below).
+# and pull (peer_strace below), after the rounds.
 # ratios.py prints gadgetd / adbd (rates) and adbd / gadgetd (times).
 #
 # Each gadget is composed by hand. adbd's as Debian's adbd-usb-gadget
@@ -37,6 +41,7 @@ FFSG=/run/ffs-badbd
 adb_key_home "$W" || die "adb keygen failed"
 
 ADBD_PID=
+WORKER_PID=
 adbd_down() {
 	[ -n "$ADBD_PID" ] && kill "$ADBD_PID" 2>/dev/null && wait "$ADBD_PID" 2>/dev/null
 	ADBD_PID=
@@ -47,13 +52,17 @@ adbd_down() {
 	umount $FFSD 2>/dev/null
 	cfs_teardown badbd
 }
-cleanup() {
-	timeout 10 adb kill-server >/dev/null 2>&1
-	adbd_down
-	pkill -KILL -f "gadgetd-worker.*$FFSG" 2>/dev/null
+gadgetd_down() {
+	[ -n "$WORKER_PID" ] && kill -KILL "$WORKER_PID" 2>/dev/null
+	WORKER_PID=
 	cfs_unbind bgadb
 	umount $FFSG 2>/dev/null
 	cfs_teardown bgadb
+}
+cleanup() {
+	timeout 10 adb kill-server >/dev/null 2>&1
+	adbd_down
+	gadgetd_down
 	rm -rf "$W" /dev/shm/b-adbd.*
 }
 trap cleanup EXIT
@@ -74,7 +83,6 @@ tsum=$(treesum /dev/shm/b-adbd.tree)
 ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
 mbps() { awk -v ms="$1" 'BEGIN { printf "%.1f", 67108864 / 1e6 / (ms / 1000) }'; }
 adb_ms() { sed -n 's/.*(67108864 bytes in \([0-9.]*\)s).*/\1/p' "$1" | awk '{ printf "%d", $1 * 1000 }'; }
-best() { [ -n "$2" ] && [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
 
 # device_ms SERIAL: bind has just been done; poll `adb devices` until it
 # lists SERIAL as "device", print the milliseconds since $T_BIND.
@@ -88,47 +96,59 @@ device_ms() {
 	ms "$T_BIND"
 }
 
-# peer_jobs PEER SERIAL: the timed jobs against the bound device SERIAL.
+# peer_jobs PEER SERIAL: each timed job once against the bound device
+# SERIAL; its figures go to $W/PEER.txt, one "JOB VALUE" line each.
 peer_jobs() {
-	local p=$1 bp=999999 bl=999999 tp=999999 tl=999999 sh=999999 t i
+	local p=$1 bp bl tp tl sh t
 	export ANDROID_SERIAL=$2
-	for i in 1 2 3; do
-		timeout 120 adb push /dev/shm/b-adbd.src /dev/shm/b-adbd.dev >$W/push.txt 2>&1 ||
-			die "$p push: $(cat $W/push.txt)"
-		bp=$(best $bp "$(adb_ms $W/push.txt)")
-		[ "$(sha256sum < /dev/shm/b-adbd.dev)" = "$sum" ] || die "$p: the pushed file differs"
-		timeout 120 adb pull /dev/shm/b-adbd.dev /dev/shm/b-adbd.back >$W/pull.txt 2>&1 ||
-			die "$p pull: $(cat $W/pull.txt)"
-		bl=$(best $bl "$(adb_ms $W/pull.txt)")
-		[ "$(sha256sum < /dev/shm/b-adbd.back)" = "$sum" ] || die "$p: the pulled file differs"
-		rm -f /dev/shm/b-adbd.dev /dev/shm/b-adbd.back
-
-		t=$(date +%s%N)
-		timeout 120 adb push /dev/shm/b-adbd.tree /dev/shm/b-adbd.tdev >$W/push.txt 2>&1 ||
-			die "$p tree push: $(cat $W/push.txt)"
-		tp=$(best $tp "$(ms "$t")")
-		[ "$(treesum /dev/shm/b-adbd.tdev)" = "$tsum" ] || die "$p: the pushed tree differs"
-		t=$(date +%s%N)
-		timeout 120 adb pull /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback >$W/pull.txt 2>&1 ||
-			die "$p tree pull: $(cat $W/pull.txt)"
-		tl=$(best $tl "$(ms "$t")")
-		[ "$(treesum /dev/shm/b-adbd.tback)" = "$tsum" ] || die "$p: the pulled tree differs"
-		rm -rf /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback
-
-		t=$(date +%s%N)
-		for _ in $(seq 20); do
-			timeout 30 adb shell true || die "$p: adb shell true failed"
-		done
-		sh=$(best $sh "$(ms "$t")")
-	done
-	[ $bp -lt 999999 ] && [ $bl -lt 999999 ] ||
+	timeout 120 adb push /dev/shm/b-adbd.src /dev/shm/b-adbd.dev >$W/push.txt 2>&1 ||
+		die "$p push: $(cat $W/push.txt)"
+	bp=$(adb_ms $W/push.txt)
+	[ "$(sha256sum < /dev/shm/b-adbd.dev)" = "$sum" ] || die "$p: the pushed file differs"
+	timeout 120 adb pull /dev/shm/b-adbd.dev /dev/shm/b-adbd.back >$W/pull.txt 2>&1 ||
+		die "$p pull: $(cat $W/pull.txt)"
+	bl=$(adb_ms $W/pull.txt)
+	[ "$(sha256sum < /dev/shm/b-adbd.back)" = "$sum" ] || die "$p: the pulled file differs"
+	rm -f /dev/shm/b-adbd.dev /dev/shm/b-adbd.back
+	[ -n "$bp" ] && [ "$bp" -gt 0 ] && [ -n "$bl" ] && [ "$bl" -gt 0 ] ||
 		die "$p: adb did not report its transfer times: $(cat $W/push.txt $W/pull.txt)"
-	echo "BENCH peer_${p}_push_mbps $(mbps $bp) MB/s"
-	echo "BENCH peer_${p}_pull_mbps $(mbps $bl) MB/s"
-	echo "BENCH peer_${p}_tree_push_ms $tp ms"
-	echo "BENCH peer_${p}_tree_pull_ms $tl ms"
-	echo "BENCH peer_${p}_shell20_ms $sh ms"
+
+	t=$(date +%s%N)
+	timeout 120 adb push /dev/shm/b-adbd.tree /dev/shm/b-adbd.tdev >$W/push.txt 2>&1 ||
+		die "$p tree push: $(cat $W/push.txt)"
+	tp=$(ms "$t")
+	[ "$(treesum /dev/shm/b-adbd.tdev)" = "$tsum" ] || die "$p: the pushed tree differs"
+	t=$(date +%s%N)
+	timeout 120 adb pull /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback >$W/pull.txt 2>&1 ||
+		die "$p tree pull: $(cat $W/pull.txt)"
+	tl=$(ms "$t")
+	[ "$(treesum /dev/shm/b-adbd.tback)" = "$tsum" ] || die "$p: the pulled tree differs"
+	rm -rf /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback
+
+	t=$(date +%s%N)
+	for _ in $(seq 20); do
+		timeout 30 adb shell true || die "$p: adb shell true failed"
+	done
+	sh=$(ms "$t")
+	printf 'push %s\npull %s\ntree_push %s\ntree_pull %s\nshell20 %s\n' \
+		"$bp" "$bl" "$tp" "$tl" "$sh" >> "$W/$p.txt"
+	echo "round $round $p: push $(mbps $bp) MB/s, pull $(mbps $bl) MB/s," \
+		"tree push $tp ms, tree pull $tl ms, 20 shells $sh ms"
 	unset ANDROID_SERIAL
+}
+
+# peer_best PEER JOB: the least of PEER's rounds for JOB (a time).
+peer_best() { awk -v j="$2" '$1 == j && (m == "" || $2 < m) { m = $2 } END { print m }' "$W/$1.txt"; }
+
+# peer_report PEER: its BENCH lines, each the best of its rounds.
+peer_report() {
+	local p=$1
+	echo "BENCH peer_${p}_device_ms $(peer_best $p device) ms"
+	echo "BENCH peer_${p}_push_mbps $(mbps "$(peer_best $p push)") MB/s"
+	echo "BENCH peer_${p}_pull_mbps $(mbps "$(peer_best $p pull)") MB/s"
+	echo "BENCH peer_${p}_tree_push_ms $(peer_best $p tree_push) ms"
+	echo "BENCH peer_${p}_tree_pull_ms $(peer_best $p tree_pull) ms"
+	echo "BENCH peer_${p}_shell20_ms $(peer_best $p shell20) ms"
 }
 
 # peer_strace PEER PID SERIAL: with ADBD_BENCH_STRACE=1, `strace -f -tt`
@@ -152,49 +172,90 @@ peer_strace() {
 	unset ANDROID_SERIAL
 }
 
+# adbd_up: Debian's adbd started afresh on its gadget, bound, and seen
+# by adb as "device" (the time it took goes to $W/adbd.txt).
+adbd_up() {
+	local n=0
+	cfs_gadget -m Debian -p "ADB device" -s ADBD-BENCH -c "ADB Configuration" \
+		badbd 18d1 0100 ffs.adb || die "configfs (adbd)"
+	mkdir -p $FFSD
+	mount -t functionfs adb $FFSD || die "mount functionfs (adbd)"
+	# /dev with what is mounted under it: /dev/shm, where the files go,
+	# and the FunctionFS instance.
+	for m in proc sys; do
+		mount --bind "/$m" "$R/$m" || die "bind /$m into $R"
+	done
+	mount --rbind /dev "$R/dev" && mount --make-rslave "$R/dev" || die "bind /dev into $R"
+	[ -e "$R$FFSD/ep0" ] || die "no $FFSD/ep0 in $R"
+	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		chroot "$R" /usr/lib/android-sdk/platform-tools/adbd >$W/adbd.log 2>&1 &
+	ADBD_PID=$!
+	# adbd opens ep0 and writes its descriptors; ep1 appears then.
+	while [ ! -e $FFSD/ep1 ]; do
+		n=$((n + 1))
+		[ $n -lt 300 ] || die "adbd wrote no descriptors: $(cat $W/adbd.log)"
+		kill -0 $ADBD_PID 2>/dev/null || die "adbd exited: $(cat $W/adbd.log)"
+		sleep 0.05
+	done
+	T_BIND=$(date +%s%N)
+	cfs_bind badbd || die "bind (adbd)"
+	echo "device $(device_ms ADBD-BENCH)" >> "$W/adbd.txt"
+}
+
+# gadgetd_up: the adb plugin's worker started afresh on its gadget, the
+# same way.
+gadgetd_up() {
+	local ready
+	cfs_gadget -m Debian -p "ADB device" -s GADGETD-BENCH -c "ADB Configuration" \
+		bgadb 18d1 4ee7 ffs.gadb || die "configfs (gadgetd)"
+	mkdir -p $FFSG
+	mount -t functionfs -o no_disconnect=1 gadb $FFSG || die "mount functionfs (gadgetd)"
+	ready=$(timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
+		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFSG -o auth=off \
+		2>"$W/worker.log") || die "adb worker did not start: $(cat $W/worker.log)"
+	WORKER_PID=$(echo "$ready" | awk '$1 == "READY" { print $2 }')
+	[ -n "$WORKER_PID" ] || die "adb worker: no pid in \"$ready\""
+	T_BIND=$(date +%s%N)
+	cfs_bind bgadb || die "bind (gadgetd)"
+	echo "device $(device_ms GADGETD-BENCH)" >> "$W/gadgetd.txt"
+}
+
+# peer_round PEER: PEER up, its jobs, PEER down and off the bus.
+peer_round() {
+	if [ "$1" = adbd ]; then
+		adbd_up
+		peer_jobs adbd ADBD-BENCH
+		adbd_down
+		wait_no_usb 18d1:0100 10 || die "the adbd gadget did not go"
+	else
+		gadgetd_up
+		peer_jobs gadgetd GADGETD-BENCH
+		gadgetd_down
+		wait_no_usb 18d1:4ee7 10 || die "the gadgetd gadget did not go"
+	fi
+}
+
 timeout 30 adb start-server >/dev/null 2>&1 || die "adb start-server"
-
-# Debian's adbd.
-cfs_gadget -m Debian -p "ADB device" -s ADBD-BENCH -c "ADB Configuration" \
-	badbd 18d1 0100 ffs.adb || die "configfs (adbd)"
-mkdir -p $FFSD
-mount -t functionfs adb $FFSD || die "mount functionfs (adbd)"
-# /dev with what is mounted under it: /dev/shm, where the files go, and
-# the FunctionFS instance.
-for m in proc sys; do
-	mount --bind "/$m" "$R/$m" || die "bind /$m into $R"
+: > "$W/adbd.txt"
+: > "$W/gadgetd.txt"
+for round in $(seq "${ADBD_BENCH_ROUNDS:-3}"); do
+	if [ $((round % 2)) = 1 ]; then
+		peer_round adbd
+		peer_round gadgetd
+	else
+		peer_round gadgetd
+		peer_round adbd
+	fi
 done
-mount --rbind /dev "$R/dev" && mount --make-rslave "$R/dev" || die "bind /dev into $R"
-[ -e "$R$FFSD/ep0" ] || die "no $FFSD/ep0 in $R"
-env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	chroot "$R" /usr/lib/android-sdk/platform-tools/adbd >$W/adbd.log 2>&1 &
-ADBD_PID=$!
-# adbd opens ep0 and writes its descriptors; ep1 appears then.
-n=0
-while [ ! -e $FFSD/ep1 ]; do
-	n=$((n + 1))
-	[ $n -lt 300 ] || die "adbd wrote no descriptors: $(cat $W/adbd.log)"
-	kill -0 $ADBD_PID 2>/dev/null || die "adbd exited: $(cat $W/adbd.log)"
-	sleep 0.05
-done
-T_BIND=$(date +%s%N)
-cfs_bind badbd || die "bind (adbd)"
-echo "BENCH peer_adbd_device_ms $(device_ms ADBD-BENCH) ms"
-peer_jobs adbd ADBD-BENCH
-peer_strace adbd "$ADBD_PID" ADBD-BENCH
-adbd_down
-wait_no_usb 18d1:0100 10 || die "the adbd gadget did not go"
+peer_report adbd
+peer_report gadgetd
 
-# gadgetd's adb plugin.
-cfs_gadget -m Debian -p "ADB device" -s GADGETD-BENCH -c "ADB Configuration" \
-	bgadb 18d1 4ee7 ffs.gadb || die "configfs (gadgetd)"
-mkdir -p $FFSG
-mount -t functionfs -o no_disconnect=1 gadb $FFSG || die "mount functionfs (gadgetd)"
-timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFSG -o auth=off \
-	>/dev/null 2>"$W/worker.log" || die "adb worker did not start: $(cat $W/worker.log)"
-T_BIND=$(date +%s%N)
-cfs_bind bgadb || die "bind (gadgetd)"
-echo "BENCH peer_gadgetd_device_ms $(device_ms GADGETD-BENCH) ms"
-peer_jobs gadgetd GADGETD-BENCH
-peer_strace gadgetd "$(pgrep -f "gadgetd-worker.*$FFSG" | head -n 1)" GADGETD-BENCH
+if [ "${ADBD_BENCH_STRACE:-}" = 1 ]; then
+	adbd_up
+	peer_strace adbd "$ADBD_PID" ADBD-BENCH
+	adbd_down
+	wait_no_usb 18d1:0100 10 || die "the adbd gadget did not go"
+	gadgetd_up
+	peer_strace gadgetd "$WORKER_PID" GADGETD-BENCH
+	gadgetd_down
+fi
