@@ -433,6 +433,19 @@ static int adb_on_message(void *data, const struct adb_hdr *h,
 	return 0;
 }
 
+/* A message's header, its payload still on the bus: a WRTE may be
+ * acknowledged now (adb_stream_mux_on_write_head). Not where the payload
+ * has a checksum to pass first, nor before the host is let in. */
+static void adb_on_head(void *data, const struct adb_hdr *h)
+{
+	struct adb *a = data;
+
+	if (h->cmd != ADB_WRTE || a->state != ADB_STATE_DEVICE ||
+	    a->version < ADB_VERSION_SKIP_CHECKSUM)
+		return;
+	adb_stream_mux_on_write_head(a->streams, h->arg0, h->arg1);
+}
+
 /*
  * The reboot command started (its fds are not ours to use) or not. It
  * needs nothing of struct adb, which may be gone by then; a host can ask
@@ -573,6 +586,8 @@ static int adb_setup(struct adb *a)
 	struct plugin *p = a->p;
 
 	a->reader = adb_packet_reader_new(adb_on_message, a);
+	if (a->reader)
+		adb_packet_reader_set_head(a->reader, adb_on_head);
 	a->streams = adb_stream_mux_new(plugin_loop(p), adb_send, &adb_bufs,
 					adb_room, adb_open_service, a);
 	a->fwd = a->streams ? adb_forward_new(a->streams, plugin_loop(p)) : NULL;

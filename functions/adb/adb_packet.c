@@ -2,6 +2,7 @@
 #include "adb_packet.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -89,6 +90,7 @@ void adb_packet_cmd_name(uint32_t cmd, char name[5])
 
 struct adb_packet_reader {
 	adb_packet_reader_fn fn;
+	adb_packet_head_fn head;
 	void *data;
 	uint32_t max;
 	uint8_t hdr_buf[ADB_HDR_SIZE];
@@ -97,6 +99,7 @@ struct adb_packet_reader {
 	/* Payload being assembled when it came in pieces. */
 	uint8_t *payload;
 	size_t payload_have;
+	bool head_told; /* head() has been called for this message */
 };
 
 struct adb_packet_reader *adb_packet_reader_new(adb_packet_reader_fn fn,
@@ -124,6 +127,12 @@ void adb_packet_reader_free(struct adb_packet_reader *r)
 		return;
 	free(r->payload);
 	free(r);
+}
+
+void adb_packet_reader_set_head(struct adb_packet_reader *r,
+				adb_packet_head_fn head)
+{
+	r->head = head;
 }
 
 void adb_packet_reader_set_max(struct adb_packet_reader *r,
@@ -157,6 +166,7 @@ static ssize_t packet_take_header(struct adb_packet_reader *r,
 	if (rc == -EBADMSG || rc == -EMSGSIZE)
 		return rc;
 	r->payload_have = 0;
+	r->head_told = false;
 	return n;
 }
 
@@ -198,6 +208,10 @@ int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
 			buf += want;
 			len -= want;
 			continue;
+		}
+		if (r->head && !r->head_told) {
+			r->head_told = true;
+			r->head(r->data, &r->hdr);
 		}
 		size_t n = len < want ? len : want;
 		memcpy(r->payload + r->payload_have, buf, n);

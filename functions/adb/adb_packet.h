@@ -62,9 +62,20 @@ struct adb_packet_reader;
 typedef int (*adb_packet_reader_fn)(void *data, const struct adb_hdr *h,
 				    const uint8_t *payload);
 
+/*
+ * Called once for a message whose header is in but whose payload is
+ * still to come (not all of it in the bytes being fed), before any of
+ * the payload; the message itself follows through adb_packet_reader_fn.
+ * Lets the owner answer a WRTE while its payload is still on the bus.
+ */
+typedef void (*adb_packet_head_fn)(void *data, const struct adb_hdr *h);
+
 struct adb_packet_reader *adb_packet_reader_new(adb_packet_reader_fn fn,
 						void *data);
 void adb_packet_reader_free(struct adb_packet_reader *r);
+/* Set (or clear, NULL) the head callback; it gets the reader's data. */
+void adb_packet_reader_set_head(struct adb_packet_reader *r,
+				adb_packet_head_fn head);
 /* Limit accepted from now on (the negotiated max payload). */
 void adb_packet_reader_set_max(struct adb_packet_reader *r,
 			       uint32_t max_payload);

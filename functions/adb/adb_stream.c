@@ -22,6 +22,7 @@ struct adb_stream {
 	bool want;        /* the service has data */
 	bool in_flight;   /* our WRTE awaits the host's OKAY */
 	bool ack_pending; /* the service holds the host's last WRTE */
+	bool acked_early; /* the host's WRTE on its way has had its OKAY */
 	bool dead;        /* closed; freed once no call into it runs */
 	bool linked;
 	unsigned in_call;
@@ -412,7 +413,9 @@ static void stream_deliver(struct adb_stream_mux *t, struct adb_stream *s,
 
 	/* Hold back replies the write triggers so that our OKAY goes out
 	 * before them, as adbd does. */
-	if (s->ops->ack_first)
+	if (s->acked_early)
+		s->acked_early = false;
+	else if (s->ops->ack_first)
 		stream_send_okay(t, s, len);
 	t->hold = true;
 	rc = s->ops->write(s->svc, data, len);
@@ -429,6 +432,22 @@ static void stream_deliver(struct adb_stream_mux *t, struct adb_stream *s,
 		s->ack_pending = true;
 		s->held_len = len;
 	}
+}
+
+void adb_stream_mux_on_write_head(struct adb_stream_mux *t, uint32_t remote,
+				  uint32_t local)
+{
+	struct adb_stream *s = stream_find(t, local);
+
+	/* Only where on_write would hand the WRTE straight to a service that
+	 * acknowledges first; the host cannot send the next WRTE before this
+	 * one's payload, which is already on its way. */
+	if (t->delayed_ack || !s || s->dead || remote == 0 ||
+	    s->remote != remote || s->ack_pending || s->acked_early ||
+	    !s->ops->ack_first)
+		return;
+	stream_send_okay(t, s, 0);
+	s->acked_early = true;
 }
 
 /* Keep a host WRTE until the service takes the one it holds. The window

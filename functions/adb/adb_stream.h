@@ -119,6 +119,16 @@ void adb_stream_mux_on_okay(struct adb_stream_mux *t, uint32_t remote,
 			    uint32_t local, const uint8_t *payload, size_t len);
 void adb_stream_mux_on_write(struct adb_stream_mux *t, uint32_t remote,
 			     uint32_t local, const uint8_t *data, size_t len);
+/*
+ * A WRTE's header, its payload still to come (adb_packet_head_fn). Without
+ * delayed_ack, a stream whose service acknowledges first (ack_first) and
+ * that can take the WRTE at once is sent its OKAY now, not when the whole
+ * payload is in: a host that keeps one WRTE in flight (adb 29) then
+ * readies its next one while this payload is still on the bus. The WRTE
+ * itself, through adb_stream_mux_on_write, is not acknowledged again.
+ */
+void adb_stream_mux_on_write_head(struct adb_stream_mux *t, uint32_t remote,
+				  uint32_t local);
 void adb_stream_mux_on_close(struct adb_stream_mux *t, uint32_t remote,
 			     uint32_t local);
 

@@ -1234,6 +1234,99 @@ static void test_delayed_ack_recv_window(void **state)
 	adb_fixture_stop(t);
 }
 
+/*
+ * A push with one WRTE in flight (adb 29): the sync stream's OKAY goes out
+ * once the WRTE's header is in, while its payload is still to come, so
+ * that the host readies its next WRTE meanwhile; the WRTE is not
+ * acknowledged a second time. Not for a stream whose service holds data
+ * (a shell), nor under delayed_ack, nor for a host whose payloads carry a
+ * checksum to check first.
+ */
+static struct msg send_head_then(struct adb_fixture *t, uint32_t hid,
+				 uint32_t id, const uint8_t *data, size_t len,
+				 bool early)
+{
+	uint8_t hdr[ADB_HDR_SIZE];
+	struct msg m = { 0 };
+
+	adb_packet_encode(hdr, ADB_WRTE, hid, id, data, len, 1);
+	ops->rx(t->priv, 0, hdr, sizeof(hdr));
+	if (early) {
+		assert_true(next(t, &m));
+		assert_int_equal(m.cmd, ADB_OKAY);
+		assert_int_equal(m.arg0, id);
+		assert_int_equal(m.arg1, hid);
+		assert_int_equal(m.len, 0);
+	}
+	expect_nothing(t);
+	ops->rx(t->priv, 0, data, len / 2);
+	expect_nothing(t);
+	ops->rx(t->priv, 0, data + len / 2, len - len / 2);
+	if (!early)
+		expect(t, &m, ADB_OKAY);
+	return m;
+}
+
+static void test_sync_okay_at_header(void **state)
+{
+	struct adb_fixture *t = start("off");
+	static uint8_t req[65544 + 200];
+	char path[128], spec[160];
+	uint8_t data[1000];
+	size_t n = 0;
+	struct stat st;
+	uint32_t id, sid;
+	struct msg m;
+
+	memset(data, 'p', sizeof(data));
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 30, "sync:");
+	snprintf(path, sizeof(path), "%s/early", t->dir);
+	snprintf(spec, sizeof(spec), "%s,%u", path, 0100600);
+	n += put_req(req + n, ADB_SYNC_SEND, spec, strlen(spec));
+	n += put_req(req + n, ADB_SYNC_DATA, data, sizeof(data));
+	send_head_then(t, 30, id, req, n, true);
+	n = put_req(req, ADB_SYNC_DATA, data, sizeof(data));
+	adb_syncmsg_put32(req + n, ADB_SYNC_DONE);
+	adb_syncmsg_put32(req + n + 4, 1600000000);
+	n += 8;
+	send_head_then(t, 30, id, req, n, true);
+	/* The file is whole, and DONE's answer follows the OKAY. */
+	expect(t, &m, ADB_WRTE);
+	assert_int_equal(m.len, 8);
+	assert_int_equal(get32(m.data), ADB_SYNC_OKAY);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 2 * sizeof(data));
+	send_msg(t, ADB_OKAY, 30, id, NULL, 0);
+	expect_nothing(t);
+	/* A shell's stdin is acknowledged once the service took it. */
+	sid = open_stream(t, 31, "exec:cat > /dev/null");
+	send_head_then(t, 31, sid, data, sizeof(data), false);
+	expect_nothing(t);
+	adb_fixture_stop(t);
+
+	/* A host that checksums its payloads: the OKAY waits for the whole
+	 * WRTE. */
+	t = start("off");
+	send_msg(t, ADB_CNXN, 0x01000000, ADB_MAX_PAYLOAD, "host::", 7);
+	expect(t, &m, ADB_CNXN);
+	id = open_stream(t, 32, "sync:");
+	n = put_req(req, ADB_SYNC_STA2, path, strlen(path));
+	send_head_then(t, 32, id, req, n, false);
+	expect(t, &m, ADB_WRTE);
+	adb_fixture_stop(t);
+
+	/* delayed_ack: the window, not an early OKAY. */
+	t = start("off");
+	connect_delayed_ack(t);
+	send_msg(t, ADB_OPEN, 33, 1 << 20, "sync:", 6);
+	expect(t, &m, ADB_OKAY);
+	id = m.arg0;
+	m = send_head_then(t, 33, id, req, n, false);
+	assert_int_equal(okay_delta(&m), (int32_t)n);
+	adb_fixture_stop(t);
+}
+
 static void test_auth_flow(void **state)
 {
 	struct adb_fixture *t = start("on");
@@ -1833,6 +1926,7 @@ int main(void)
 		cmocka_unit_test(test_shell_pty_term_and_winsize),
 		cmocka_unit_test(test_exec_raw_bytes),
 		cmocka_unit_test(test_sync_push_pull_stat),
+		cmocka_unit_test(test_sync_okay_at_header),
 		cmocka_unit_test(test_sync_errors),
 		cmocka_unit_test(test_sync_v2),
 		cmocka_unit_test(test_sync_pipelined_and_stash_limit),

@@ -200,6 +200,59 @@ static void test_reader_partial_payload_then_reset(void **state)
 	adb_packet_reader_free(r);
 }
 
+/* head(): once per message whose payload is still to come, before the
+ * message; never for one that arrives whole. */
+static unsigned heads, heads_msgs_before;
+static struct got *heads_got;
+
+static void on_head(void *data, const struct adb_hdr *h)
+{
+	struct got *g = data;
+
+	assert_ptr_equal(g, heads_got);
+	assert_int_equal(h->cmd, ADB_WRTE);
+	heads++;
+	heads_msgs_before = g->n;
+}
+
+static void test_reader_head(void **state)
+{
+	uint8_t buf[256];
+	size_t n = 0, m;
+	struct got g = { 0 };
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
+
+	heads = 0;
+	heads_got = &g;
+	adb_packet_reader_set_head(r, on_head);
+	n += put_msg(buf + n, ADB_OKAY, 1, 5, NULL);
+	m = put_msg(buf + n, ADB_WRTE, 5, 1, "0123456789");
+	/* Whole, with a payload-less message before it: no head. */
+	assert_int_equal(adb_packet_reader_feed(r, buf, n + m), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(heads, 0);
+	/* adb 29's way: the header in a transfer of its own, then the
+	 * payload in pieces: one head, before the message. */
+	assert_int_equal(adb_packet_reader_feed(r, buf + n, ADB_HDR_SIZE), 0);
+	assert_int_equal(heads, 1);
+	assert_int_equal(heads_msgs_before, 2);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n + ADB_HDR_SIZE, 4), 0);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n + ADB_HDR_SIZE + 4, 0), 0);
+	assert_int_equal(heads, 1);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n + ADB_HDR_SIZE + 4, 6), 0);
+	assert_int_equal(g.n, 3);
+	assert_memory_equal(g.payload[2], "0123456789", 10);
+	assert_int_equal(heads, 1);
+	/* Header and part of the payload together: one head again. */
+	assert_int_equal(adb_packet_reader_feed(r, buf + n, m - 1), 0);
+	assert_int_equal(heads, 2);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n + m - 1, 1), 0);
+	assert_int_equal(g.n, 4);
+	assert_int_equal(heads, 2);
+	adb_packet_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_reader_unknown_command_delivered),
 		cmocka_unit_test(test_reader_callback_error),
 		cmocka_unit_test(test_reader_partial_payload_then_reset),
+		cmocka_unit_test(test_reader_head),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
