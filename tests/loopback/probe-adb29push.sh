@@ -5,7 +5,8 @@
 # adbhop1m, SS_ONLY_ADBHOP=1), then every build of PROBE_BUILDS
 # ("DIR:DIR...", build directories; default this one) in turn serving the
 # adb gadget for 3 pushes of 64 MiB by Debian's adb 29 (adb's own rate,
-# each, and the worker's CPU). Then usbmon over one more push with each
+# each, and the worker's CPU) and 2 pushes of a tree of 200 files of 4
+# KiB (the whole command, each). Then usbmon over one more push with each
 # build, and over the bound, split into the phases of a WRTE by
 # tests/bench/usbmon-adbwrte.awk (PROBE lines). Outside make check, like
 # probe-adbpush.sh:
@@ -24,6 +25,10 @@ cfs_gadget -s PROBE29 padb29 18d1 4ee7 ffs.adb || die "configfs"
 mkdir -p $FFS
 mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
 head -c 67108864 /dev/urandom > /dev/shm/probe29.src
+mkdir -p /dev/shm/probe29.tree
+for i in $(seq 200); do
+	head -c 4096 /dev/urandom > /dev/shm/probe29.tree/f$i
+done
 up() {
 	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
 		"$1/gadgetd-worker" -P "$1/plugins/adb.so" -i adb -d $FFS -o auth=on \
@@ -50,6 +55,13 @@ push() {
 		awk '{ printf "%.1f", 67.108864 / $1 }'
 	rm -f /dev/shm/probe29.dev
 }
+# tree: the wall time of pushing 200 files of 4 KiB (b-adbd.sh's tree).
+tree() {
+	t=$(date +%s%N)
+	timeout 120 adb push /dev/shm/probe29.tree /dev/shm/probe29.tdev >$W/push.txt 2>&1 || die "tree push: $(cat $W/push.txt)"
+	echo $((($(date +%s%N) - t) / 1000000))
+	rm -rf /dev/shm/probe29.tdev
+}
 phases() {
 	awk -v psize=1048576 -f "$SRC/tests/bench/usbmon-adbwrte.awk" "$2" | sed "s/^/PROBE phases $1 /"
 	rm -f "$2"
@@ -64,7 +76,7 @@ for round in $(seq "${PROBE_ROUNDS:-2}"); do
 		w0=$(ticks $WPID)
 		r="$(push) $(push) $(push)"
 		w1=$(ticks $WPID)
-		echo "PROBE push-$bt-$round $r MB/s, worker cpu $(( (w1 - w0) * 1000 / hz )) ms"
+		echo "PROBE push-$bt-$round $r MB/s, worker cpu $(( (w1 - w0) * 1000 / hz )) ms, tree push $(tree) $(tree) ms"
 		down
 	done
 done
@@ -91,5 +103,5 @@ wait $mp 2>/dev/null
 phases bound $W/mon.txt
 umount $FFS
 cfs_teardown padb29
-rm -f /dev/shm/probe29.*
+rm -rf /dev/shm/probe29.*
 exit 0
