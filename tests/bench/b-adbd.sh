@@ -16,8 +16,11 @@
 #     then pulled, whole adb command; checked the same way;
 #   peer_PEER_shell20_ms: 20 `adb shell true` one after the other.
 # Each round's figures are in b-adbd.log too (lines "round N PEER ...").
-# ADBD_BENCH_STRACE=1 also traces each daemon over one more tree push
-# and pull (peer_strace below), after the rounds.
+# ADBD_BENCH_STRACE=1 also traces each daemon (with the children it
+# has: gadgetd's spawner) over one more tree push and pull and five
+# `adb shell true` (peer_strace below), after the rounds;
+# ADBD_BENCH_STRACE_JOBS names some of them ("push pull shell"), and
+# ADBD_BENCH_ROUNDS=0 leaves only the traces.
 # ratios.py prints gadgetd / adbd (rates) and adbd / gadgetd (times).
 #
 # Each gadget is composed by hand. adbd's as Debian's adbd-usb-gadget
@@ -132,7 +135,8 @@ peer_jobs() {
 	sh=$(ms "$t")
 	printf 'push %s\npull %s\ntree_push %s\ntree_pull %s\nshell20 %s\n' \
 		"$bp" "$bl" "$tp" "$tl" "$sh" >> "$W/$p.txt"
-	echo "round $round $p: push $(mbps $bp) MB/s, pull $(mbps $bl) MB/s," \
+	echo "round $round $p: \"device\" $(awk '$1 == "device" { v = $2 } END { print v }' "$W/$p.txt") ms," \
+		"push $(mbps $bp) MB/s, pull $(mbps $bl) MB/s," \
 		"tree push $tp ms, tree pull $tl ms, 20 shells $sh ms"
 	unset ANDROID_SERIAL
 }
@@ -142,7 +146,10 @@ peer_best() { awk -v j="$2" '$1 == j && (m == "" || $2 < m) { m = $2 } END { pri
 
 # peer_report PEER: its BENCH lines, each the best of its rounds.
 peer_report() {
-	local p=$1
+	local p=$1 job
+	for job in device push pull tree_push tree_pull shell20; do
+		[ -n "$(peer_best $p $job)" ] || die "$p: no $job figure (ADBD_BENCH_ROUNDS=${ADBD_BENCH_ROUNDS:-3})"
+	done
 	echo "BENCH peer_${p}_device_ms $(peer_best $p device) ms"
 	echo "BENCH peer_${p}_push_mbps $(mbps "$(peer_best $p push)") MB/s"
 	echo "BENCH peer_${p}_pull_mbps $(mbps "$(peer_best $p pull)") MB/s"
@@ -156,15 +163,24 @@ peer_report() {
 # more pull of the tree, in b-adbd/strace-PEER-{push,pull}.txt.
 peer_strace() {
 	[ "${ADBD_BENCH_STRACE:-}" = 1 ] || return 0
-	local st from to
+	local st from to pids p
 	export ANDROID_SERIAL=$3
-	for what in push pull; do
-		timeout 300 strace -f -tt -p "$2" -o "strace-$1-$what.txt" &
+	# The daemon and its children already running (gadgetd's spawner).
+	pids="-p $2"
+	for p in $(pgrep -P "$2"); do pids="$pids -p $p"; done
+	for what in ${ADBD_BENCH_STRACE_JOBS:-push pull shell}; do
+		timeout 900 strace -f -tt $pids -o "strace-$1-$what.txt" &
 		st=$!
 		sleep 1
-		from=/dev/shm/b-adbd.tree to=/dev/shm/b-adbd.tdev
-		[ $what = push ] || from=$to to=/dev/shm/b-adbd.tback
-		timeout 120 adb $what $from $to >/dev/null 2>&1 || die "$1: the tree $what under strace failed"
+		if [ $what = shell ]; then
+			for _ in 1 2 3 4 5; do
+				timeout 120 adb shell true || die "$1: adb shell true under strace failed"
+			done
+		else
+			from=/dev/shm/b-adbd.tree to=/dev/shm/b-adbd.tdev
+			[ $what = push ] || from=$to to=/dev/shm/b-adbd.tback
+			timeout 600 adb $what $from $to >/dev/null 2>&1 || die "$1: the tree $what under strace failed"
+		fi
 		kill -INT $st
 		wait $st
 	done
@@ -247,8 +263,11 @@ for round in $(seq "${ADBD_BENCH_ROUNDS:-3}"); do
 		peer_round adbd
 	fi
 done
-peer_report adbd
-peer_report gadgetd
+# ADBD_BENCH_ROUNDS=0: no rounds and no BENCH lines, only the traces.
+if [ "${ADBD_BENCH_ROUNDS:-3}" != 0 ]; then
+	peer_report adbd
+	peer_report gadgetd
+fi
 
 if [ "${ADBD_BENCH_STRACE:-}" = 1 ]; then
 	adbd_up
