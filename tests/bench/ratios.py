@@ -155,6 +155,23 @@ for num, den, what, target in pairs:
         why = f"{den} is 0" if gone == den and den in vals else f"missing {gone}"
         print(f"  {what}: n/a ({why})")
         missing.append(gone)
+# Figures held to a limit of their own rather than compared: b-memory's
+# ceilings (what gadgetd owns alone, issue 39's goal; its growth over 900
+# switches, a leak check whose noise is a few pages of malloc's arena).
+limits = [
+    ("gadgetd_mem_idle_anon_kib", "<=", 1024, "gadgetd anonymous memory at idle, KiB"),
+    ("gadgetd_mem_100_anon_kib", "<=", 1024, "gadgetd anonymous memory after 100 switches, KiB"),
+    ("gadgetd_mem_1000_anon_kib", "<=", 1024, "gadgetd anonymous memory after 1 000 switches, KiB"),
+    ("gadgetd_mem_anon_growth_kib", "<=", 64, "gadgetd anonymous memory grown from 100 to 1 000 switches, KiB"),
+]
+print("limits (same VM run):")
+for key, op, bound, what in limits:
+    if key in vals:
+        ok = vals[key] <= bound if op == "<=" else vals[key] >= bound
+        print(f"  {what}: {vals[key]:g}  (target {op} {bound:g}: {'met' if ok else 'NOT met'})")
+    else:
+        print(f"  {what}: n/a (missing {key})")
+        missing.append(key)
 if whole and (missing or empty):
     why = [f"no figure printed for {k}" for k in sorted(set(empty))]
     why += [f"no usable {k} for a ratio" for k in sorted(set(missing))]
