@@ -115,6 +115,12 @@ pairs = [
     ("peer_adbd_tree_pull_ms", "peer_gadgetd_tree_pull_ms", "adb 29 pull of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
     ("peer_adbd_shell20_ms", "peer_gadgetd_shell20_ms", "20 adb shell true: adbd time / gadgetd time", 1.0),
     ("peer_adbd_device_ms", "peer_gadgetd_device_ms", "bind to adb devices showing device: adbd time / gadgetd time", 1.0),
+    # b-adbstreams: N adb 29 streams at once against one alone (issue 39:
+    # the aggregate should not fall as streams are added).
+    ("adbs4_push_agg_mbps", "adbs1_push_agg_mbps", "adb 29, 4 pushes at once, aggregate / 1 push", 0.9),
+    ("adbs16_push_agg_mbps", "adbs1_push_agg_mbps", "adb 29, 16 pushes at once, aggregate / 1 push", 0.9),
+    ("adbs4_pull_agg_mbps", "adbs1_pull_agg_mbps", "adb 29, 4 pulls at once, aggregate / 1 pull", 0.9),
+    ("adbs16_pull_agg_mbps", "adbs1_pull_agg_mbps", "adb 29, 16 pulls at once, aggregate / 1 pull", 0.9),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
     ("umtprd_files_s", "mtp_files_s", f"mtp-files {files} files: umtprd time / gadgetd time", 1.0),
@@ -157,13 +163,16 @@ for num, den, what, target in pairs:
         missing.append(gone)
 # Figures held to a limit of their own rather than compared: b-memory's
 # ceilings (what gadgetd owns alone, issue 39's goal; its growth over 900
-# switches, a leak check whose noise is a few pages of malloc's arena).
+# switches, a leak check whose noise is a few pages of malloc's arena) and b-adbstreams' fairness (slowest stream's rate / fastest's).
 limits = [
     ("gadgetd_mem_idle_anon_kib", "<=", 1024, "gadgetd anonymous memory at idle, KiB"),
     ("gadgetd_mem_100_anon_kib", "<=", 1024, "gadgetd anonymous memory after 100 switches, KiB"),
     ("gadgetd_mem_1000_anon_kib", "<=", 1024, "gadgetd anonymous memory after 1 000 switches, KiB"),
     ("gadgetd_mem_anon_growth_kib", "<=", 64, "gadgetd anonymous memory grown from 100 to 1 000 switches, KiB"),
 ]
+for n in (4, 16):
+    for kind in ("push", "pull", "mix"):
+        limits.append((f"adbs{n}_{kind}_fair", ">=", 0.8, f"adb 29, {n} streams at once ({kind}): slowest / fastest"))
 print("limits (same VM run):")
 for key, op, bound, what in limits:
     if key in vals:
