@@ -381,6 +381,41 @@ static void test_shell_v2_raw(void **state)
 	adb_fixture_stop(t);
 }
 
+/* A shell's output that waited while its last WRTE was unacknowledged
+ * goes out in one WRTE, past a pipe's default 64 KiB: a shell stream
+ * gets as much of the link a round trip as a sync stream. */
+static void test_shell_v2_fills_wrte(void **state)
+{
+	struct adb_fixture *t = start("off");
+	size_t total = 0, biggest = 0;
+	int closed = 0;
+	struct msg m;
+	uint32_t id;
+
+	connect_host(t, ADB_MAX_PAYLOAD);
+	id = open_stream(t, 12, "shell,v2,raw:head -c 1048576 /dev/zero");
+	while (!closed) {
+		pump_until_sent(t);
+		while (next(t, &m)) {
+			if (m.cmd == ADB_CLSE) {
+				closed = 1;
+				break;
+			}
+			assert_int_equal(m.cmd, ADB_WRTE);
+			total += m.len;
+			if (m.len > biggest)
+				biggest = m.len;
+			/* The child fills its pipe meanwhile. */
+			usleep(200 * 1000);
+			send_msg(t, ADB_OKAY, 12, id, NULL, 0);
+		}
+	}
+	/* 1 MiB of stdout in v2 packets of 5-byte headers, and the exit. */
+	assert_true(total > 1048576);
+	assert_true(biggest > 65536 + 5);
+	adb_fixture_stop(t);
+}
+
 static void test_shell_v2_stdin_and_close(void **state)
 {
 	struct adb_fixture *t = start("off");
@@ -1922,6 +1957,7 @@ int main(void)
 		cmocka_unit_test(test_bad_option),
 		cmocka_unit_test(test_malformed_messages),
 		cmocka_unit_test(test_shell_v2_raw),
+		cmocka_unit_test(test_shell_v2_fills_wrte),
 		cmocka_unit_test(test_shell_v2_stdin_and_close),
 		cmocka_unit_test(test_shell_pty_term_and_winsize),
 		cmocka_unit_test(test_exec_raw_bytes),
