@@ -332,7 +332,7 @@ demo: deps
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 # b-adbd runs Debian's adbd from a root of its own (adbd-root).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile adbd-root
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc adbd-root
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -346,6 +346,12 @@ $(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h
 $(B)/ffsfile: tests/bench/ffsfile.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -laio
+
+# The bare-kernel switch floor's FunctionFS function (tests/bench/b-switch.sh):
+# it writes a plugin's descriptors and holds ep0, nothing more.
+$(B)/ffsdesc: tests/bench/ffsdesc.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^)
 
 # Host side of the bench's delayed_ack and sendrecv_v2 figures
 # (tests/bench/b-adb.sh): a raw-ADB host in C.

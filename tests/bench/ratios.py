@@ -121,6 +121,12 @@ pairs = [
     ("adbs16_push_agg_mbps", "adbs1_push_agg_mbps", "adb 29, 16 pushes at once, aggregate / 1 push", 0.9),
     ("adbs4_pull_agg_mbps", "adbs1_pull_agg_mbps", "adb 29, 4 pulls at once, aggregate / 1 pull", 0.9),
     ("adbs16_pull_agg_mbps", "adbs1_pull_agg_mbps", "adb 29, 16 pulls at once, aggregate / 1 pull", 0.9),
+    # b-switch's sets of 1, 4 and 8 functions: the floor/gadgetd ratio of
+    # the bigger sets against a one-function set's (issue 39: flat).
+    ("switch_n4_floor_over_gadgetd", "switch_n1k_floor_over_gadgetd", "switch floor/gadgetd, 4 functions (2 FunctionFS) / 1 kernel function", 0.9),
+    ("switch_n8_floor_over_gadgetd", "switch_n1k_floor_over_gadgetd", "switch floor/gadgetd, 8 functions (3 FunctionFS) / 1 kernel function", 0.9),
+    ("switch_n4_floor_over_gadgetd", "switch_n1f_floor_over_gadgetd", "switch floor/gadgetd, 4 functions (2 FunctionFS) / 1 FunctionFS function", 0.9),
+    ("switch_n8_floor_over_gadgetd", "switch_n1f_floor_over_gadgetd", "switch floor/gadgetd, 8 functions (3 FunctionFS) / 1 FunctionFS function", 0.9),
     ("mtp_send_mbps", "umtprd_send_mbps", "mtp-sendfile gadgetd / umtprd", None),
     ("mtp_get_mbps", "umtprd_get_mbps", "mtp-getfile gadgetd / umtprd", None),
     ("umtprd_files_s", "mtp_files_s", f"mtp-files {files} files: umtprd time / gadgetd time", 1.0),

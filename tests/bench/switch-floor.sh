@@ -11,7 +11,23 @@
 #       out and creates the ones it brings)
 #   switch-floor.sh swap SET PID UDC      one gadget per set, composed once:
 #       unbind the bound one, bind SET's; the least the kernel allows
+#   switch-floor.sh nsetup SET PID        one more gadget for swap, for
+#       b-switch.sh's sets of 1, 4 and 8 functions: SET names its
+#       functions (acm_a,ms_a,adb_a,...), each composed by what its name
+#       begins with, as b-switch.sh's profile defines it (acm, ecm with
+#       its MACs, mass_storage with one removable LUN, hid with a boot
+#       keyboard's report, gser; adb, mtp and echo as FunctionFS
+#       functions whose descriptors tests/bench/ffsdesc writes, with the
+#       plugins' interface classes, endpoints and strings, and keeps
+#       ep0 open): gadget floor_SET (commas made underscores)
 #   switch-floor.sh teardown              unbind and remove them all
+#
+# The FunctionFS functions of the floor are composed and their
+# descriptors written once, at nsetup; a swap binds them as they are.
+# gadgetd starts a plugin's worker at each switch that brings the
+# function: that is the work the floor leaves out, and the ratio shows
+# what it costs. ffsdesc writes no MS OS descriptors (the plugins do;
+# Linux hosts do not read them).
 #
 # relink starts one rm and one ln, swap nothing but this shell: on the TCG
 # bed every process costs tens of milliseconds, hundreds under load, and
@@ -64,7 +80,89 @@ unbind_all() {
 	done
 }
 
+FFSRUN=/run/switch-floor
+
+# hid_report: a boot keyboard's report descriptor (also b-switch.sh's
+# profile's report_desc), 8-byte reports.
+HID_REPORT=05010906a101050719e029e71500250175019508810295017508810195067508150025650507190029658100c0
+
+# nfunction G NAME: NAME's function made in gadget G (not linked); its
+# ConfigFS name printed. A FunctionFS instance's name is global to all
+# gadgets: it has the gadget's product id in it (PIDTAG).
+nfunction() {
+	f=$GS/$1/functions
+	case $2 in
+	acm_*) mkdir "$f/acm.$2" && echo "acm.$2" ;;
+	gser_*) mkdir "$f/gser.$2" && echo "gser.$2" ;;
+	ecm_*)
+		mkdir "$f/ecm.$2" || return 1
+		case $2 in *_a) m=1 ;; *) m=2 ;; esac
+		echo "02:00:00:00:0$m:01" > "$f/ecm.$2/dev_addr"
+		echo "02:00:00:00:0$m:02" > "$f/ecm.$2/host_addr"
+		echo "ecm.$2"
+		;;
+	ms_*)
+		mkdir "$f/mass_storage.$2" || return 1
+		echo 1 > "$f/mass_storage.$2/lun.0/removable"
+		echo "mass_storage.$2"
+		;;
+	hid_*)
+		mkdir "$f/hid.$2" || return 1
+		echo 1 > "$f/hid.$2/protocol"
+		echo 1 > "$f/hid.$2/subclass"
+		echo 8 > "$f/hid.$2/report_length"
+		o=
+		for b in $(echo $HID_REPORT | sed 's/../& /g'); do
+			o="$o$(printf '\\%03o' $((0x$b)))"
+		done
+		# shellcheck disable=SC2059
+		printf "$o" > "$f/hid.$2/report_desc"
+		echo "hid.$2"
+		;;
+	adb_* | mtp_* | echo_*)
+		i=p$PIDTAG$(echo "$2" | tr -d _)
+		mkdir "$f/ffs.$i" || return 1
+		mkdir -p "$FFSRUN/$i"
+		mount -t functionfs "$i" "$FFSRUN/$i" || return 1
+		case $2 in
+		adb_*) set -- 0xff 0x42 0x01 oi "ADB Interface" ;;
+		mtp_*) set -- 6 1 1 ion MTP ;;
+		echo_*) set -- 0xff 0xff 0xff io "gadgetd echo" ;;
+		esac
+		"$FFSDESC" "$FFSRUN/$i" "$@" > "$FFSRUN/$i.out" 2>&1 &
+		echo $! >> "$FFSRUN/pids"
+		n=0
+		until grep -q ready "$FFSRUN/$i.out"; do
+			n=$((n + 1))
+			[ $n -lt 100 ] || { cat "$FFSRUN/$i.out" >&2; return 1; }
+			sleep 0.1
+		done
+		echo "ffs.$i"
+		;;
+	*) echo "switch-floor.sh: no function $2" >&2; return 1 ;;
+	esac
+}
+
 case $1 in
+nsetup)
+	FFSDESC=${FFSDESC:?switch-floor.sh nsetup: FFSDESC=PATH of ffsdesc}
+	g=floor_$(echo "$2" | tr , _)
+	PIDTAG=${3#0x}
+	cfs_gadget -u -m gadgetd -p "gadgetd development board" -s GADGETD0001 \
+		-c gadgetd -o 0xcd "$g" 1d6b "$3"
+	echo 0x0100 > "$GS/$g/bcdDevice"
+	echo 64 > "$GS/$g/bMaxPacketSize0"
+	echo 0x80 > "$GS/$g/configs/c.1/bmAttributes"
+	echo 250 > "$GS/$g/configs/c.1/MaxPower"
+	fs=
+	rest=$2,
+	while [ -n "$rest" ]; do
+		fs="$fs $(nfunction "$g" "${rest%%,*}")"
+		rest=${rest#*,}
+	done
+	# shellcheck disable=SC2086
+	cfs_link "$g" $fs
+	;;
 setup)
 	gadget floor 0x0105 all
 	gadget floor_acm_ecm 0x0105 acm,ecm
@@ -92,16 +190,29 @@ relink)
 	;;
 swap)
 	unbind_all
-	case $2 in
-	acm,ecm) g=floor_acm_ecm ;;
-	ncm) g=floor_ncm ;;
-	*) echo "switch-floor.sh: no gadget for $2" >&2; exit 1 ;;
-	esac
+	# floor_SET with its commas made underscores, by builtins alone.
+	g=floor_ rest=$2
+	while :; do
+		case $rest in
+		*,*) g=$g${rest%%,*}_ rest=${rest#*,} ;;
+		*) g=$g$rest; break ;;
+		esac
+	done
+	[ -d "$GS/$g" ] || { echo "switch-floor.sh: no gadget for $2" >&2; exit 1; }
 	echo "floor: bind $2" > /dev/kmsg
 	echo "$4" > "$GS/$g/UDC"
 	;;
 teardown)
 	unbind_all
+	if [ -f "$FFSRUN/pids" ]; then
+		# shellcheck disable=SC2046
+		kill $(cat "$FFSRUN/pids") 2>/dev/null || :
+		sleep 0.5
+	fi
+	for m in "$FFSRUN"/*; do
+		[ -d "$m" ] && umount "$m" 2>/dev/null
+	done
+	rm -rf "$FFSRUN"
 	for g in "$GS"/floor*; do
 		cfs_teardown "${g##*/}"
 	done
