@@ -187,6 +187,51 @@ for key, op, bound, what in limits:
     else:
         print(f"  {what}: n/a (missing {key})")
         missing.append(key)
+
+# b-scale-mtp: what an object costs as the store grows (issue 39), this
+# build's (mtp_scale) and other builds' (mtpNAME_scale, MTP_SCALE_BASES).
+# Time per object at the largest size over that at the one below, each
+# less the empty store's time (the fixed cost: libmtp's start, the
+# session): 1.0 is linear. Bound 1.5: a cost quadratic in objects gives
+# 10 between 10 000 and 100 000 objects, n log n 1.25, and a loaded
+# two-CPU machine moves one time by 20 % either way. A size whose time
+# is within the empty store's (mtp-folders' start-up swings by more than
+# 10 000 objects' list under load) gives no per-object time: said so.
+scales = sorted({k.split("_scale_")[0] + "_scale" for k in vals if k.startswith("mtp") and "_scale_" in k})
+for p in ["mtp_scale"] + [p for p in scales if p != "mtp_scale"]:
+    sizes = sorted(int(k[len(p) + 1:-len("_connect_ms")]) for k in vals
+                   if k.startswith(p + "_") and k.endswith("_connect_ms"))
+    sizes = [n for n in sizes if n > 0]
+    if len(sizes) < 2:
+        # This build's run needs two sizes (MTP_SCALE_SIZES).
+        gone = [f"{p}_{n}_connect_ms" for n in (1000, 10000) if n not in sizes]
+        if p == "mtp_scale" and gone:
+            print(f"  b-scale-mtp, cost per object between sizes: n/a (missing {gone[0]})")
+            missing.append(gone[0])
+        continue
+    lo, hi = sizes[-2], sizes[-1]
+    for m, what, tgt in (("proplist_ms", "GetObjectPropList of the whole device (pyusb)", 1.5),
+                         ("list_ms", "mtp-folders (libmtp's whole-device list)", 1.5),
+                         ("files_ms", "mtp-files (a walk)", 1.5),
+                         ("connect_ms", "first connect, OpenSession to GetObjectHandles of the root", None)):
+        k0, kl, kh = (f"{p}_{n}_{m}" for n in (0, lo, hi))
+        if kl not in vals or kh not in vals or k0 not in vals:
+            continue
+        dl, dh = vals[kl] - vals[k0], vals[kh] - vals[k0]
+        if dl <= 0 or dh <= 0:
+            print(f"  {p}: {what}: {vals[k0]:g} ms empty, {vals[kl]:g} at {lo}, {vals[kh]:g} at {hi} objects"
+                  " (no per-object time: a size within the empty store's time)")
+            continue
+        r = (dh / hi) / (dl / lo)
+        t = "" if tgt is None else f"  (target <= {tgt}: {'met' if r <= tgt else 'NOT met'})"
+        print(f"  {p}: {what}, time per object less the empty store's, {hi} / {lo} objects: {r:.2f}"
+              f" ({dh / hi * 1000:.1f} / {dl / lo * 1000:.1f} us){t}")
+    for n in sizes:
+        k = f"{p}_{n}_bytes_per_object"
+        if k in vals:
+            print(f"  {p}: the worker's anonymous memory beyond the empty store's, {n} objects: {vals[k]:.0f} B an object"
+                  f" ({vals.get(f'{p}_{n}_marginal_bytes_per_object', 0):.0f} B each added since the size below)"
+                  + (f"  (target <= 64: {'met' if vals[k] <= 64 else 'NOT met'})" if n == hi else ""))
 if whole and (missing or empty):
     why = [f"no figure printed for {k}" for k in sorted(set(empty))]
     why += [f"no usable {k} for a ratio" for k in sorted(set(missing))]

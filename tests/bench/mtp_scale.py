@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""A first connect to an MTP responder, timed, with pyusb (b-scale-mtp.sh).
+
+  mtp_scale.py VID:PID
+
+On a responder that has not been asked anything yet, in one claim:
+OpenSession, GetStorageIDs, then GetObjectHandles of the first storage's
+root (libmtp's first question about the objects when it opens a device
+uncached, as mtp-files does), then GetObjectPropList of the whole device
+(handle 0xFFFFFFFF, every property, depth 0xFFFFFFFF: what libmtp asks
+when it opens a device cached, as mtp-folders does), then CloseSession.
+Prints
+
+  connect_ms MS   OpenSession sent to GetObjectHandles' response read
+  handles N       the handles GetObjectHandles gave
+  proplist_ms MS  GetObjectPropList sent to its response read
+  proplist_objs N the objects the list covers (its ObjectFileName
+                  entries)
+
+and exits 1 when an operation does not answer OK. The times are the
+responder's and the bus's, without libmtp's own start-up (about 0.3 s of
+mtp-folders under TCG, docs/benchmarks.md).
+"""
+import os
+import struct
+import sys
+import time
+
+import usb.core
+import usb.util
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "loopback"))
+import usb_find  # noqa: E402
+
+T = 600000
+CMD, DATA, RESP = 1, 2, 3
+OK = 0x2001
+
+
+class Mtp:
+    def __init__(self, vidpid):
+        self.dev = usb_find.device(vidpid, 10)
+        if self.dev is None:
+            sys.exit("no device %s" % vidpid)
+        cfg = self.dev.get_active_configuration()
+        self.intf = next((i for i in cfg if i.bNumEndpoints == 3), None)
+        if self.intf is None:
+            sys.exit("no interface with three endpoints")
+        if self.dev.is_kernel_driver_active(self.intf.bInterfaceNumber):
+            self.dev.detach_kernel_driver(self.intf.bInterfaceNumber)
+        usb.util.claim_interface(self.dev, self.intf.bInterfaceNumber)
+        bulk = usb.util.ENDPOINT_TYPE_BULK
+        for ep in self.intf:
+            if usb.util.endpoint_type(ep.bmAttributes) != bulk:
+                continue
+            if usb.util.endpoint_direction(ep.bEndpointAddress) == usb.util.ENDPOINT_IN:
+                self.bin = ep
+            else:
+                self.bout = ep
+        self.tid = 0
+
+    def command(self, code, *params):
+        self.bout.write(struct.pack("<IHHI", 12 + 4 * len(params), CMD, code, self.tid) +
+                        b"".join(struct.pack("<I", p) for p in params), T)
+        self.tid += 1
+
+    def read_container(self):
+        buf = bytearray(self.bin.read(512 * 1024, T))
+        if len(buf) < 12:
+            raise RuntimeError("runt container: %r" % bytes(buf))
+        length, kind, code, _ = struct.unpack_from("<IHHI", buf)
+        while len(buf) < length:
+            buf += self.bin.read(512 * 1024, T)
+        if kind == DATA and length % self.bin.wMaxPacketSize == 0:
+            self.bin.read(self.bin.wMaxPacketSize, T)  # the ZLP
+        return kind, code, bytes(buf[12:length])
+
+    def op(self, code, *params):
+        """The response code and the data phase (None without one)."""
+        self.command(code, *params)
+        data = None
+        kind, rc, body = self.read_container()
+        if kind == DATA:
+            data = body
+            kind, rc, body = self.read_container()
+        if kind != RESP:
+            raise RuntimeError("op 0x%04x: container type %d" % (code, kind))
+        return rc, data
+
+
+def names_in(plist):
+    """The ObjectFileName (0xDC07, a string: type 0xFFFF) entries of a
+    GetObjectPropList dataset. Counted as bytes: no other entry of
+    gadgetd's holds them (handles, sizes and dates are small numbers,
+    names UTF-16 of what the store holds)."""
+    return plist.count(b"\x07\xdc\xff\xff")
+
+
+def check(what, rc):
+    if rc != OK:
+        print("FAIL: %s answered 0x%04x" % (what, rc))
+        sys.exit(1)
+
+
+def main():
+    m = Mtp(sys.argv[1])
+    t0 = time.monotonic()
+    check("OpenSession", m.op(0x1002, 1)[0])
+    rc, d = m.op(0x1004)
+    check("GetStorageIDs", rc)
+    storage = struct.unpack_from("<I", d, 4)[0]
+    rc, d = m.op(0x1007, storage, 0, 0xFFFFFFFF)
+    t1 = time.monotonic()
+    check("GetObjectHandles", rc)
+    print("connect_ms %.1f" % ((t1 - t0) * 1000))
+    print("handles %d" % struct.unpack_from("<I", d)[0])
+    t0 = time.monotonic()
+    rc, d = m.op(0x9805, 0xFFFFFFFF, 0, 0xFFFFFFFF, 0, 0xFFFFFFFF)
+    t1 = time.monotonic()
+    check("GetObjectPropList", rc)
+    print("proplist_ms %.1f" % ((t1 - t0) * 1000))
+    print("proplist_objs %d" % names_in(d))
+    check("CloseSession", m.op(0x1003)[0])
+    usb.util.release_interface(m.dev, m.intf.bInterfaceNumber)
+
+
+main()
