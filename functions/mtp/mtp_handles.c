@@ -5,6 +5,7 @@
 #include "mtp_handles.h"
 
 #include "mtp_fs.h"
+#include "mtp_names.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -29,12 +30,23 @@
 _Static_assert(MTP_HANDLES_MAX == MTP_HANDLES_SLOT_MASK,
 	       "a handle's slot bits number MTP_HANDLES_MAX slots");
 
+/* 24 bytes: a live slot is in a hash chain (next, by handle), a free one
+ * in the FIFO (next_free, by slot index + 1); 0 ends either. */
 struct mtp_handles_slot {
 	struct mtp_handles_obj obj; /* obj.name NULL once the object is gone */
-	uint32_t next;		    /* hash chain, by handle; 0 ends it */
-	uint32_t gen;		    /* the slot's generation */
-	uint32_t next_free; /* free FIFO, by slot index + 1; 0 ends it */
+	union {
+		uint32_t next;
+		uint32_t next_free;
+	};
+	uint32_t gen; /* the slot's generation */
 };
+
+_Static_assert(sizeof(struct mtp_handles_slot) <= 24,
+	       "a slot costs every object known: keep it at 24 bytes");
+
+/* Dead name bytes are reclaimed once they outweigh the live ones and
+ * reach this much (mtp_handles_compact). */
+#define MTP_HANDLES_COMPACT_MIN 65536u
 
 struct mtp_handles {
 	struct mtp_handles_slot *objs; /* objs[(h & SLOT_MASK) - 1] */
@@ -46,6 +58,7 @@ struct mtp_handles {
 	uint32_t quarantine; /* freed slots kept out of use */
 	uint32_t *buckets;
 	uint32_t n_buckets;
+	struct mtp_names *names; /* every obj.name */
 	mtp_handles_changed_fn changed_fn;
 	void *changed_data;
 };
@@ -64,11 +77,15 @@ struct mtp_handles *mtp_handles_new(mtp_handles_changed_fn fn, void *data)
 {
 	struct mtp_handles *t = calloc(1, sizeof(*t));
 
-	if (t) {
-		t->changed_fn = fn;
-		t->changed_data = data;
-		mtp_handles_set_max(t, 0);
+	if (t)
+		t->names = mtp_names_new();
+	if (!t || !t->names) {
+		free(t);
+		return NULL;
 	}
+	t->changed_fn = fn;
+	t->changed_data = data;
+	mtp_handles_set_max(t, 0);
 	return t;
 }
 
@@ -76,8 +93,7 @@ void mtp_handles_free(struct mtp_handles *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < t->n_objs; i++)
-		free(t->objs[i].obj.name);
+	mtp_names_free(t->names);
 	free(t->objs);
 	free(t->buckets);
 	free(t);
@@ -241,12 +257,12 @@ int mtp_handles_intern(struct mtp_handles *t, uint32_t storage, uint32_t parent,
 	*out = mtp_handles_find(t, storage, parent, name);
 	if (*out)
 		return 0;
-	copy = strdup(name);
+	copy = mtp_names_add(t->names, name);
 	if (!copy)
 		return -ENOMEM;
 	idx = mtp_handles_take_slot(t);
 	if (idx < 0) {
-		free(copy);
+		mtp_names_drop(t->names, copy);
 		return (int)idx;
 	}
 	o = &t->objs[idx];
@@ -254,13 +270,41 @@ int mtp_handles_intern(struct mtp_handles *t, uint32_t storage, uint32_t parent,
 	o->obj.storage = storage;
 	o->obj.parent = parent;
 	o->next = 0;
-	o->next_free = 0;
 	*out = mtp_handles_of(t, (uint32_t)idx);
 	mtp_handles_rehash(t, *out);
 	return 0;
 }
 
-void mtp_handles_forget(struct mtp_handles *t, uint32_t handle)
+/*
+ * Once the dead names outweigh the live ones, copy the live ones into a
+ * new arena and free the old: what a host deleted stops costing memory.
+ * It moves every name, so it runs only on the way out of a call that
+ * forgets or rekeys (mtp_handles.h: a name is good until then). Out of
+ * memory, the old arena stays.
+ */
+static void mtp_handles_compact(struct mtp_handles *t)
+{
+	size_t dead = mtp_names_dead(t->names);
+	struct mtp_names *n;
+
+	if (dead < MTP_HANDLES_COMPACT_MIN || dead <= mtp_names_live(t->names))
+		return;
+	n = mtp_names_new();
+	if (!n || !mtp_names_reserve(n, mtp_names_live(t->names))) {
+		mtp_names_free(n);
+		return;
+	}
+	/* The room is there: no add below can fail. */
+	for (uint32_t i = 0; i < t->n_objs; i++)
+		if (t->objs[i].obj.name)
+			t->objs[i].obj.name =
+			    mtp_names_add(n, t->objs[i].obj.name);
+	mtp_names_free(t->names);
+	t->names = n;
+}
+
+/* mtp_handles_forget without the compaction. */
+static void mtp_handles_drop(struct mtp_handles *t, uint32_t handle)
 {
 	struct mtp_handles_slot *o = mtp_handles_live(t, handle);
 	uint32_t idx;
@@ -269,7 +313,7 @@ void mtp_handles_forget(struct mtp_handles *t, uint32_t handle)
 	if (!o)
 		return;
 	mtp_handles_unhash(t, handle);
-	free(o->obj.name);
+	mtp_names_drop(t->names, o->obj.name);
 	o->obj.name = NULL;
 	/* The handle dies with the object; 0xFFFFFFFF means "all" in MTP
 	 * and is never handed out. */
@@ -284,6 +328,12 @@ void mtp_handles_forget(struct mtp_handles *t, uint32_t handle)
 		t->free_head = idx + 1;
 	t->free_tail = idx + 1;
 	t->n_free++;
+}
+
+void mtp_handles_forget(struct mtp_handles *t, uint32_t handle)
+{
+	mtp_handles_drop(t, handle);
+	mtp_handles_compact(t);
 }
 
 /* True when anc is h or one of its folders (all live). */
@@ -329,7 +379,7 @@ void mtp_handles_forget_tree(struct mtp_handles *t, uint32_t handle)
 		found[n++] = h;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		mtp_handles_forget(t, found[i]);
+		mtp_handles_drop(t, found[i]);
 	free(found);
 	mtp_handles_forget(t, handle);
 }
@@ -340,20 +390,27 @@ int mtp_handles_rekey(struct mtp_handles *t, uint32_t handle, uint32_t parent,
 {
 	struct mtp_handles_slot *o = mtp_handles_slot(t, handle);
 	uint32_t old = mtp_handles_find(t, o->obj.storage, parent, name);
-	char *n = strdup(name);
+	/* Copied first: name may be this object's own (a move keeps it). */
+	char *n = mtp_names_add(t->names, name);
 
 	/* What was cached of handle names the object under its old key. */
 	mtp_handles_changed(t);
 	if (!n)
 		return -ENOMEM;
 	if (old && old != handle)
-		mtp_handles_forget(t, old);
+		mtp_handles_drop(t, old);
 	mtp_handles_unhash(t, handle);
-	free(o->obj.name);
+	mtp_names_drop(t->names, o->obj.name);
 	o->obj.name = n;
 	o->obj.parent = parent;
 	mtp_handles_rehash(t, handle);
+	mtp_handles_compact(t);
 	return 0;
+}
+
+size_t mtp_handles_name_bytes(struct mtp_handles *t)
+{
+	return mtp_names_live(t->names) + mtp_names_dead(t->names);
 }
 
 /* True when folder `anc` is parent or one of its ancestors. */

@@ -15,6 +15,7 @@
 #define GADGETD_MTP_HANDLES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -30,7 +31,9 @@
 struct mtp_handles;
 
 /* What the table holds of a live object; valid until the next call that
- * interns, forgets or rekeys. */
+ * interns, forgets or rekeys. Its name is good longer: until the next
+ * call that forgets or rekeys (interning moves no name, so a listing may
+ * keep the names of what it interned; mtp_store_list_stat). */
 struct mtp_handles_obj {
 	char *name;
 	uint32_t storage;
@@ -69,6 +72,9 @@ void mtp_handles_forget_tree(struct mtp_handles *h, uint32_t handle);
  */
 int mtp_handles_rekey(struct mtp_handles *h, uint32_t handle, uint32_t parent,
 		      const char *name);
+/* The bytes the names of the objects take, and those of forgotten names
+ * not yet reclaimed (for tests). */
+size_t mtp_handles_name_bytes(struct mtp_handles *h);
 /* True when folder `anc` is parent or one of its ancestors. */
 bool mtp_handles_is_ancestor(struct mtp_handles *h, uint32_t anc,
 			     uint32_t parent);

@@ -10,7 +10,8 @@
  *   mtp_store_copy.c    copying a file or a folder tree, in steps
  *
  * It is made of objects of its own, below it, that know nothing of the
- * store: the handle table (mtp_handles.c), the walk from a handle to its
+ * store: the handle table (mtp_handles.c, its names packed by
+ * mtp_names.c), the walk from a handle to its
  * folder and the folder kept for stats (mtp_walk.c), the uploads
  * (mtp_upload.c), and the storages they are handed (mtp_storage.h). The
  * store calls them; the table calls back when it forgets or rekeys a

@@ -1,10 +1,10 @@
 PLUGINS += mtp
 mtp_META := functions/mtp/mtp_meta.c
 # The store module, one file per job, and the objects below it: the handle
-# table, the walk to a folder, the uploads (functions/mtp/mtp_store_int.h
+# table and its names, the walk to a folder, the uploads (functions/mtp/mtp_store_int.h
 # lists them).
 mtp_STORE := functions/mtp/mtp_store.c functions/mtp/mtp_store_list.c functions/mtp/mtp_store_copy.c \
-	functions/mtp/mtp_handles.c functions/mtp/mtp_walk.c functions/mtp/mtp_upload.c
+	functions/mtp/mtp_handles.c functions/mtp/mtp_names.c functions/mtp/mtp_walk.c functions/mtp/mtp_upload.c
 # The operations, one file per family (functions/mtp/mtp_ops_int.h lists them).
 mtp_OPS := functions/mtp/mtp_ops.c functions/mtp/mtp_ops_object.c functions/mtp/mtp_ops_prop.c \
 	functions/mtp/mtp_ops_edit.c

@@ -1,5 +1,5 @@
 UNIT_TESTS += test_mtp_container test_mtp_store test_mtp_plugin test_mtp_events \
-	test_mtp_prep test_mtp_edit test_mtp_handles
+	test_mtp_prep test_mtp_edit test_mtp_handles test_mtp_names
 test_mtp_container_SRCS := tests/unit/test_mtp_container.c \
 	functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c functions/mtp/mtp_dataset.c
 test_mtp_container_LIBS :=
@@ -14,8 +14,11 @@ test_mtp_events_SRCS := tests/unit/test_mtp_events.c functions/mtp/mtp_events.c 
 	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
 test_mtp_events_LIBS := -Wl,--wrap=statx
 # functions/mtp/mtp_handles.c alone: the handle table, no disk.
-test_mtp_handles_SRCS := tests/unit/test_mtp_handles.c functions/mtp/mtp_handles.c
+test_mtp_handles_SRCS := tests/unit/test_mtp_handles.c functions/mtp/mtp_handles.c functions/mtp/mtp_names.c
 test_mtp_handles_LIBS :=
+# functions/mtp/mtp_names.c alone: the handle table's names.
+test_mtp_names_SRCS := tests/unit/test_mtp_names.c functions/mtp/mtp_names.c
+test_mtp_names_LIBS :=
 # functions/mtp/mtp_prep.c alone, in a temporary folder (as root: the
 # storage goes to another user).
 test_mtp_prep_SRCS := tests/unit/test_mtp_prep.c functions/mtp/mtp_prep.c common/log.c common/fsutil.c

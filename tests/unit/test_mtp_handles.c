@@ -1,7 +1,7 @@
 /* functions/mtp/mtp_handles.c alone: the handle table, no disk. Handles
  * by (storage, parent, name), forgetting (a folder's tree too), rekeying,
- * the quarantine and generations that keep a dead handle dead, and the
- * changed callback its owner's caches rely on. */
+ * the quarantine and generations that keep a dead handle dead, the
+ * changed callback its owner's caches rely on, and the names' memory. */
 /* clang-format off: cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,8 +210,9 @@ static void test_generations(void **state)
 	assert_true(slot_back >= 2000);
 }
 
-/* A full table refuses a new object until one is forgotten; then the
- * freed slot is taken at once, quarantine or not, under a new handle. */
+/* A full table refuses a new object until one is forgotten, and keeps
+ * none of its name; then the freed slot is taken at once, quarantine or
+ * not, under a new handle. */
 static void test_full(void **state)
 {
 	struct fixture *f = *state;
@@ -223,14 +224,98 @@ static void test_full(void **state)
 		snprintf(name, sizeof(name), "n%u", i);
 		h[i] = intern(f, MTP_HANDLES_ROOT, name);
 	}
-	assert_int_equal(
-	    mtp_handles_intern(f->t, SID, MTP_HANDLES_ROOT, "more", &more),
-	    -ENOSPC);
+	/* Refused again and again, "more" costs no name bytes. */
+	for (unsigned i = 0; i < 10; i++)
+		assert_int_equal(mtp_handles_intern(f->t, SID, MTP_HANDLES_ROOT,
+						    "more", &more),
+				 -ENOSPC);
+	assert_int_equal(mtp_handles_name_bytes(f->t), 4 * 3);
 	mtp_handles_forget(f->t, h[2]);
 	more = intern(f, MTP_HANDLES_ROOT, "more");
 	assert_true(more != h[2]);
 	assert_int_equal(more & MTP_HANDLES_MAX, h[2] & MTP_HANDLES_MAX);
 	assert_null(mtp_handles_obj(f->t, h[2]));
+}
+
+/* A name stays where it is while others are interned: a listing keeps
+ * the names of what it interned (mtp_store_list_stat). */
+static void test_names_stay(void **state)
+{
+	struct fixture *f = *state;
+	uint32_t a = intern(f, MTP_HANDLES_ROOT, "first");
+	const char *name = mtp_handles_obj(f->t, a)->name;
+	char more[24];
+
+	for (unsigned i = 0; i < 20000; i++) {
+		snprintf(more, sizeof(more), "IMG_%08u.jpg", i);
+		intern(f, MTP_HANDLES_ROOT, more);
+	}
+	assert_string_equal(name, "first");
+	assert_ptr_equal(mtp_handles_obj(f->t, a)->name, name);
+}
+
+/* Interns n names IMG_%08u.jpg (17 bytes each) into the root. */
+static void intern_images(struct fixture *f, uint32_t *h, unsigned n)
+{
+	char name[24];
+
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "IMG_%08u.jpg", i);
+		h[i] = intern(f, MTP_HANDLES_ROOT, name);
+	}
+}
+
+/* What a host deleted stops costing memory: once the dead names outweigh
+ * the live ones, the live ones are copied anew, and every object still
+ * has its own name. */
+static void test_names_compact(void **state)
+{
+	struct fixture *f = *state;
+	static uint32_t h[10000];
+	char name[24];
+	const struct mtp_handles_obj *o;
+
+	intern_images(f, h, 10000);
+	assert_int_equal(mtp_handles_name_bytes(f->t), 10000 * 17);
+	for (unsigned i = 0; i < 5000; i++)
+		mtp_handles_forget(f->t, h[i]);
+	/* As many dead bytes as live ones: kept. */
+	assert_int_equal(mtp_handles_name_bytes(f->t), 10000 * 17);
+	for (unsigned i = 5000; i < 9000; i++)
+		mtp_handles_forget(f->t, h[i]);
+	assert_true(mtp_handles_name_bytes(f->t) < 2 * 1000 * 17 + 65536);
+	for (unsigned i = 9000; i < 10000; i++) {
+		snprintf(name, sizeof(name), "IMG_%08u.jpg", i);
+		o = mtp_handles_obj(f->t, h[i]);
+		assert_non_null(o);
+		assert_string_equal(o->name, name);
+		assert_int_equal(
+		    mtp_handles_find(f->t, SID, MTP_HANDLES_ROOT, name), h[i]);
+	}
+}
+
+/* A move keeps the object's own name (mtp_store_move passes it to
+ * rekey): it survives the compaction the rekey sets off. */
+static void test_names_move_own(void **state)
+{
+	struct fixture *f = *state;
+	static uint32_t h[4000];
+	uint32_t d = intern(f, MTP_HANDLES_ROOT, "d");
+	const struct mtp_handles_obj *o;
+
+	intern_images(f, h, 4000);
+	/* 65 535 dead bytes: one short of a compaction. */
+	for (unsigned i = 0; i < 3855; i++)
+		mtp_handles_forget(f->t, h[i]);
+	assert_int_equal(mtp_handles_name_bytes(f->t), 4000 * 17 + 2);
+	o = mtp_handles_obj(f->t, h[3999]);
+	assert_int_equal(mtp_handles_rekey(f->t, h[3999], d, o->name), 0);
+	assert_int_equal(mtp_handles_name_bytes(f->t), 145 * 17 + 2);
+	o = mtp_handles_obj(f->t, h[3999]);
+	assert_string_equal(o->name, "IMG_00003999.jpg");
+	assert_int_equal(o->parent, d);
+	assert_int_equal(mtp_handles_find(f->t, SID, d, "IMG_00003999.jpg"),
+			 h[3999]);
 }
 
 int main(void)
@@ -243,6 +328,11 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rekey, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_full, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_names_stay, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_names_compact, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_names_move_own, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests_name("mtp_handles", tests, NULL, NULL);
