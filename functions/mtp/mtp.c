@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -857,6 +858,17 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 					     &m->info.object_prop_lists);
 	if (rc < 0)
 		goto fail;
+	/*
+	 * A listing's buffers are big and live for one transaction (a
+	 * whole-device list of 100 000 objects holds about 11 MB). glibc
+	 * raises its mmap threshold to the largest mapped block freed, so
+	 * the next ones come from the heap, which keeps them once freed: the
+	 * worker held 770 bytes an object after listing 10 000 objects, 7.3
+	 * MB of it heap (docs/benchmarks.md, b-scale-mtp). A threshold set
+	 * by hand stays put: every block of 128 KiB or more is mapped apart
+	 * and goes back to the system when freed.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	m->iobuf = malloc(MTP_XFER);
 	m->store = mtp_store_new(f->name);
 	rc = -ENOMEM;
