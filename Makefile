@@ -332,7 +332,7 @@ demo: deps
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 # b-adbd runs Debian's adbd from a root of its own (adbd-root).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc adbd-root
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc $(B)/adbtcp adbd-root
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -358,6 +358,12 @@ $(B)/ffsdesc: tests/bench/ffsdesc.c
 $(B)/adbhost: tests/bench/adbhost.c tests/bench/usbfind.c tests/bench/usbfind.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -lusb-1.0 -lcrypto
+
+# Both halves of b-net's bound of adb over TCP: adb 29's pattern between
+# two small programs over the same link (tests/bench/b-net.sh).
+$(B)/adbtcp: tests/bench/adbtcp.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^)
 
 deps:
 	@tests/vm/deps.sh

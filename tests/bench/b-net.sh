@@ -14,6 +14,16 @@
 # host's key in its keys file): push and pull of 64 MiB between tmpfs on
 # both ends, best of 2, as adb reports it: BENCH adb_tcp_{push,pull}_mbps
 # (TCP over ncm) and adb_usb_{push,pull}_mbps (adb's own USB transport).
+# Beside adb over TCP, in each round (ADB_TCP_BENCH_ROUNDS, 2), on that
+# same link: iperf3 again (net_ncmadb_{out,in}_mbps), then adb 29's
+# pattern between two small programs (tests/bench/adbtcp.c: a 24-byte
+# header and 1 MiB of payload each written alone, then the wait for the
+# 24-byte OKAY; the same files), best of 2: adbtcp_{out,in}_mbps, and
+# with adb's client-server hop through TCP over the loopback on the
+# host, adbtcphop_{out,in}_mbps. That is the bound of any device under
+# adb 29 over TCP: what adb loses against it is the device's or adb's own
+# server, what the bound loses against iperf3 is adb 29's pattern.
+# ratios.py takes the mean of the rounds.
 . "$SRC/tests/loopback/lib.sh"
 BOARD=10.77.0.1
 NS=benchnet
@@ -67,7 +77,6 @@ for fn in ncm ecm rndis; do
 	echo "BENCH net_${fn}_out_vcpu_pct $(busiest "$c0" "$c1")"
 	echo "BENCH net_${fn}_in_vcpu_pct $(busiest "$c1" "$c2")"
 done
-pkill -x iperf3
 
 # adb in the host's namespace: one server there sees the board over USB
 # (not namespaced) and over TCP.
@@ -113,10 +122,39 @@ D=/run/b-net
 # The board's adb runs as gadgetd-adb: a folder it may write.
 mkdir -p $D && chown gadgetd-adb $D || die "$D"
 head -c 67108864 /dev/urandom > $D/src.bin
-for t in tcp usb; do
-	[ $t = tcp ] && s=$BOARD:5555 || s=$usb
-	echo "BENCH adb_${t}_push_mbps $(adb_xfer "$s" push) MB/s"
-	echo "BENCH adb_${t}_pull_mbps $(adb_xfer "$s" pull) MB/s"
+[ -x "$B/adbtcp" ] || die "$B/adbtcp missing (make bench builds it)"
+"$B/adbtcp" serve 5556 $D/src.bin $D/bound.in &
+bound_pid=$!
+trap 'kill $bound_pid 2>/dev/null' EXIT
+# bound MODE: adb 29's pattern over the same link, best of 2, MB/s.
+bound() {
+	local a b f=$D/src.bin
+	case $1 in *pull) f=$D/bound.back ;; esac
+	a=$(ip netns exec $NS timeout 120 "$B/adbtcp" "$1" $BOARD 5556 67108864 1048576 $f) || die "adbtcp $1"
+	b=$(ip netns exec $NS timeout 120 "$B/adbtcp" "$1" $BOARD 5556 67108864 1048576 $f) || die "adbtcp $1"
+	case $1 in
+	*push) cmp -s $D/src.bin $D/bound.in || die "adbtcp $1: bytes differ" ;;
+	*) cmp -s $D/src.bin $D/bound.back || die "adbtcp $1: bytes differ" ;;
+	esac
+	best "$a" "$b"
+}
+round=0
+while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
+	round=$((round + 1))
+	out=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -J | rate) || die "ncm,adb: iperf3 out"
+	in=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -R -J | rate) || die "ncm,adb: iperf3 in"
+	echo "BENCH net_ncmadb_out_mbps $out MB/s"
+	echo "BENCH net_ncmadb_in_mbps $in MB/s"
+	echo "BENCH adb_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
+	echo "BENCH adb_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"
+	echo "BENCH adbtcphop_out_mbps $(bound hoppush) MB/s"
+	echo "BENCH adbtcphop_in_mbps $(bound hoppull) MB/s"
+	echo "BENCH adbtcp_out_mbps $(bound push) MB/s"
+	echo "BENCH adbtcp_in_mbps $(bound pull) MB/s"
 done
+kill $bound_pid
+pkill -x iperf3
+echo "BENCH adb_usb_push_mbps $(adb_xfer "$usb" push) MB/s"
+echo "BENCH adb_usb_pull_mbps $(adb_xfer "$usb" pull) MB/s"
 hadb kill-server >/dev/null 2>&1
 rm -rf $D
