@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "adb.h"
+#include "adb_packet.h"
 #include "adb_tcp.h"
 #include "log.h"
 #include "loop.h"
@@ -43,9 +44,16 @@ struct adb_tcp_out {
 struct adb_tcp_peer {
 	struct adb_tcp *t;
 	struct loop_watch *io;
-	/* Output is sent once a round, after the round's events: a header
-	 * and its payload leave in one segment. */
+	/*
+	 * A message goes out as soon as it is whole (its header and its
+	 * payload in one sendmsg): an OKAY before the file write that
+	 * follows it, a pull's WRTE before the read of the next one. What
+	 * the socket does not take, and any error, waits for flush_idle,
+	 * which runs from the loop after the round's events.
+	 */
 	struct loop_watch *flush_idle;
+	size_t msg_left; /* payload bytes of the last header still to come */
+	bool pump_due;   /* a send from inside adb code drained the queue */
 	bool out_armed;  /* EPOLLOUT asked for */
 	struct adb *c;
 	struct adb_tcp_out *head, *tail;
@@ -217,10 +225,13 @@ static void adb_tcp_drained(struct adb_tcp_peer *pe, size_t before)
 static void adb_tcp_on_flush(struct loop_watch *w, void *data)
 {
 	struct adb_tcp_peer *pe = data;
-	size_t before = pe->queued;
+	/* A send from inside adb code that drained the queue counts as
+	 * draining now: only from here may streams be pumped. */
+	size_t before = pe->pump_due ? PLUGIN_TX_LOW : pe->queued;
 	int rc;
 
 	pe->flush_idle = NULL;
+	pe->pump_due = false;
 	rc = adb_tcp_flush(pe);
 	if (rc < 0) {
 		if (log_burst_ok(&pe->t->log))
@@ -261,6 +272,33 @@ static int adb_tcp_enqueue(struct adb_tcp_peer *pe, uint8_t *data,
 	return 0;
 }
 
+/*
+ * Called from inside adb code once len more bytes are queued: when they
+ * end a message, send what the socket takes now. Nothing is freed here
+ * (the caller may not see its peer go): an error is left for flush_idle,
+ * which meets it again and drops the peer from the loop.
+ */
+static void adb_tcp_queued_more(struct adb_tcp_peer *pe, const uint8_t *buf,
+				size_t len)
+{
+	size_t before = pe->queued;
+
+	if (pe->msg_left) {
+		/* The payload of the header before it, in one call. */
+		pe->msg_left -= len < pe->msg_left ? len : pe->msg_left;
+	} else if (len == ADB_HDR_SIZE) {
+		struct adb_hdr h;
+
+		adb_packet_decode(buf, &h);
+		pe->msg_left = h.len;
+	}
+	if (pe->msg_left || adb_tcp_flush(pe) < 0)
+		return;
+	if ((before >= PLUGIN_TX_LOW && pe->queued < PLUGIN_TX_LOW) ||
+	    (before && !pe->queued))
+		pe->pump_due = true;
+}
+
 static int adb_tcp_write(void *data, const void *buf, size_t len)
 {
 	struct adb_tcp_peer *pe = data;
@@ -271,9 +309,12 @@ static int adb_tcp_write(void *data, const void *buf, size_t len)
 		return -ENOMEM;
 	memcpy(copy, buf, len);
 	rc = adb_tcp_enqueue(pe, copy, len, false);
-	if (rc < 0)
+	if (rc < 0) {
 		free(copy);
-	return rc;
+		return rc;
+	}
+	adb_tcp_queued_more(pe, copy, len);
+	return 0;
 }
 
 static int adb_tcp_write_buf(void *data, void *buf, size_t len)
@@ -281,9 +322,12 @@ static int adb_tcp_write_buf(void *data, void *buf, size_t len)
 	struct adb_tcp_peer *pe = data;
 	int rc = adb_tcp_enqueue(pe, buf, len, true);
 
-	if (rc < 0)
+	if (rc < 0) {
 		plugin_buf_free(pe->t->p, buf);
-	return rc;
+		return rc;
+	}
+	adb_tcp_queued_more(pe, buf, len);
+	return 0;
 }
 
 static size_t adb_tcp_queued(void *data)

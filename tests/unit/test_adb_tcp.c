@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,7 @@
 
 #include "adb/adb_auth.h"
 #include "adb/adb_packet.h"
+#include "adb/adb_syncmsg.h"
 #include "adb/adb_tcp.h"
 #include "adb_fixture.h"
 #include "adb_testkey.h"
@@ -460,6 +462,130 @@ static void test_tcp_stop(void **state)
 	adb_fixture_stop(t);
 }
 
+/* A message leaves as soon as it is whole, not at the end of the loop's
+ * round: the OKAY of a push's WRTE before the file is written, a pull's
+ * WRTE before the next is read. Seen here with the token that `adb
+ * allow` sends a waiting peer: it is on the socket, header and payload,
+ * before the loop turns again. */
+static void test_tcp_sent_when_whole(void **state)
+{
+	struct adb_fixture *t = start("on", NULL);
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	const char *pub = adb_testkey_pub(key);
+	uint8_t buf[ADB_HDR_SIZE + ADB_AUTH_TOKEN_SIZE];
+	struct pollfd pfd;
+	struct adb_hdr h;
+	struct msg m;
+	size_t got = 0;
+	int fd = client(t);
+
+	cnxn(t, fd, ADB_AUTH);
+	csend(fd, ADB_AUTH, ADB_AUTH_RSAPUBLICKEY, 0, pub, strlen(pub) + 1);
+	assert_int_equal(cread(t, fd, m.data, 1, 200), -1); /* no answer */
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	/* No loop_dispatch from here on. */
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	while (got < sizeof(buf) && poll(&pfd, 1, RUN_UNTIL_MS) == 1) {
+		ssize_t n = recv(fd, buf + got, sizeof(buf) - got, MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	assert_int_equal(got, sizeof(buf));
+	adb_packet_decode(buf, &h);
+	assert_int_equal(h.cmd, ADB_AUTH);
+	assert_int_equal(h.arg0, ADB_AUTH_TOKEN);
+	assert_int_equal(h.len, ADB_AUTH_TOKEN_SIZE);
+	close(fd);
+	adb_fixture_stop(t);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A pull of 5 MiB and a bit over TCP, with 1 MiB WRTEs that the socket
+ * takes in pieces while the host does not read: every byte comes, in
+ * order, each WRTE whole and after the OKAY of the one before. */
+static void test_tcp_pull(void **state)
+{
+	struct adb_fixture *t = start("off", NULL);
+	const size_t size = 5 * 1024 * 1024 + 4321;
+	uint8_t *data = malloc(size), *stream = malloc(size + 1024 * 1024);
+	uint8_t *payload = malloc(ADB_MAX_PAYLOAD);
+	uint8_t req[256], hdr[ADB_HDR_SIZE];
+	size_t have = 0, off = 0, n = 0;
+	char path[128];
+	struct adb_hdr h;
+	struct msg m;
+	uint32_t id;
+	FILE *f;
+	int fd = client(t);
+
+	assert_non_null(data);
+	assert_non_null(stream);
+	assert_non_null(payload);
+	for (size_t i = 0; i < size; i++)
+		data[i] = (uint8_t)(i * 13 + i / 4093);
+	snprintf(path, sizeof(path), "%s/big", t->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, size, f), size);
+	fclose(f);
+	cnxn(t, fd, ADB_CNXN);
+	csend(fd, ADB_OPEN, 9, 0, "sync:", 6);
+	cexpect(t, fd, &m, ADB_OKAY);
+	id = m.arg0;
+	adb_syncmsg_put32(req, ADB_SYNC_RECV);
+	adb_syncmsg_put32(req + 4, strlen(path));
+	memcpy(req + 8, path, strlen(path));
+	csend(fd, ADB_WRTE, 9, id, req, 8 + strlen(path));
+	cexpect(t, fd, &m, ADB_OKAY);
+	for (;;) {
+		/* Let the worker fill the socket before the host reads. */
+		for (int i = 0; i < 5; i++)
+			loop_dispatch(t->loop, 5);
+		assert_int_equal(cread(t, fd, hdr, sizeof(hdr), RUN_UNTIL_MS),
+				 ADB_HDR_SIZE);
+		adb_packet_decode(hdr, &h);
+		if (h.cmd == ADB_CLSE)
+			break;
+		assert_int_equal(h.cmd, ADB_WRTE);
+		assert_true(h.len > 0 && h.len <= ADB_MAX_PAYLOAD);
+		assert_true(have + h.len <= size + 1024 * 1024);
+		assert_int_equal(cread(t, fd, payload, h.len, RUN_UNTIL_MS),
+				 (int)h.len);
+		memcpy(stream + have, payload, h.len);
+		have += h.len;
+		/* One WRTE in flight: nothing more before our OKAY. */
+		assert_int_equal(cread(t, fd, hdr, 1, 50), -1);
+		if (have >= 8 && get32(stream + have - 8) == ADB_SYNC_DONE &&
+		    have > size)
+			break;
+		csend(fd, ADB_OKAY, 9, id, NULL, 0);
+	}
+	while (off + 8 <= have && get32(stream + off) == ADB_SYNC_DATA) {
+		uint32_t len = get32(stream + off + 4);
+
+		assert_true(len <= ADB_SYNC_DATA_MAX);
+		assert_memory_equal(stream + off + 8, data + n, len);
+		n += len;
+		off += 8 + len;
+	}
+	assert_int_equal(n, size);
+	assert_int_equal(get32(stream + off), ADB_SYNC_DONE);
+	assert_int_equal(have, off + 8);
+	unlink(path);
+	free(data);
+	free(stream);
+	free(payload);
+	close(fd);
+	adb_fixture_stop(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +598,8 @@ int main(void)
 		cmocka_unit_test(test_tcpip_service),
 		cmocka_unit_test(test_tcpip_privileged),
 		cmocka_unit_test(test_tcp_stop),
+		cmocka_unit_test(test_tcp_sent_when_whole),
+		cmocka_unit_test(test_tcp_pull),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
