@@ -24,6 +24,11 @@
 # adb 29 over TCP: what adb loses against it is the device's or adb's own
 # server, what the bound loses against iperf3 is adb 29's pattern.
 # ratios.py takes the mean of the rounds.
+# ADB_TCP_BENCH_BASES="NAME=DIR ..." also pushes and pulls over TCP, in
+# each round right after this build, with each DIR/plugins/adb.so (a
+# build of another commit) in the worker: adbNAME_tcp_{push,pull}_mbps,
+# builds compared side by side in one boot (ratios.py compares
+# NAME=base with this build).
 . "$SRC/tests/loopback/lib.sh"
 BOARD=10.77.0.1
 NS=benchnet
@@ -109,16 +114,37 @@ wait_adb() {
 	hadb devices
 	return 1
 }
-gd_switch ncm,adb
-hif=$(netif_by_mac 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
-ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "ncm,adb: netns"
-ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
-	-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "ncm,adb: no lease"
-usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }')
-[ -n "$usb" ] || { sleep 3; usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }'); }
-[ -n "$usb" ] || { hadb devices; die "adb: no USB device"; }
-wait_adb $BOARD:5555 || die "adb connect $BOARD:5555"
+PLUGIN=/usr/lib/gadgetd/adb.so
 D=/run/b-net
+mkdir -p $D
+cp $PLUGIN $D/adb-this.so || die "$PLUGIN"
+# ncmadb_up SO: the set ncm,adb with SO as the adb plugin (a worker
+# started anew), its host side in the namespace with a lease, adb on it
+# over USB ($usb) and over TCP.
+ncmadb_up() {
+	# The switch takes the link down under the old TCP connection, whose
+	# end the host would not hear of: adb would still list it as a
+	# device, and fail the next push on it.
+	hadb disconnect $BOARD:5555 >/dev/null 2>&1
+	if ! cmp -s "$1" $PLUGIN; then
+		# A new file: the running worker keeps the one it mapped.
+		cp "$1" $PLUGIN.new && chmod 644 $PLUGIN.new &&
+			mv $PLUGIN.new $PLUGIN || die "cp $1"
+		gd_switch ncm
+	fi
+	# A loaded machine has made a new worker miss gadgetd's 5 s for
+	# its ready: once more before giving up.
+	timeout 60 gadgetctl switch ncm,adb || gd_switch ncm,adb
+	hif=$(netif_by_mac 02:00:00:00:00:04) || die "ncm,adb: no host-side interface"
+	ip link set "$hif" netns $NS && ip -n $NS link set "$hif" up || die "ncm,adb: netns"
+	ip netns exec $NS timeout 15 busybox udhcpc -i "$hif" -n -q -t 10 -T 1 \
+		-s "$SRC/tests/loopback/udhcpc.sh" >/dev/null 2>&1 || die "ncm,adb: no lease"
+	usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }')
+	[ -n "$usb" ] || { sleep 3; usb=$(hadb devices | awk 'NR > 1 && $1 !~ /:/ && $2 == "device" { print $1; exit }'); }
+	[ -n "$usb" ] || { hadb devices; die "adb: no USB device"; }
+	wait_adb $BOARD:5555 || die "adb connect $BOARD:5555"
+}
+ncmadb_up $D/adb-this.so
 # The board's adb runs as gadgetd-adb: a folder it may write.
 mkdir -p $D && chown gadgetd-adb $D || die "$D"
 head -c 67108864 /dev/urandom > $D/src.bin
@@ -151,6 +177,14 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	echo "BENCH adbtcphop_in_mbps $(bound hoppull) MB/s"
 	echo "BENCH adbtcp_out_mbps $(bound push) MB/s"
 	echo "BENCH adbtcp_in_mbps $(bound pull) MB/s"
+	[ -n "${ADB_TCP_BENCH_BASES:-}" ] || continue
+	for v in $ADB_TCP_BENCH_BASES; do
+		[ -f "${v#*=}/plugins/adb.so" ] || die "no ${v#*=}/plugins/adb.so"
+		ncmadb_up "${v#*=}/plugins/adb.so"
+		echo "BENCH adb${v%%=*}_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
+		echo "BENCH adb${v%%=*}_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"
+	done
+	ncmadb_up $D/adb-this.so
 done
 kill $bound_pid
 pkill -x iperf3

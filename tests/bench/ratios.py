@@ -66,6 +66,8 @@ pairs = [
     ("adb_tcp_pull_mbps", "adbtcphop_in_mbps", "adb pull over TCP on ncm / adb 29's pattern over the same link with its client-server hop (adbtcp.c)", None),
     ("adbtcphop_out_mbps", "net_ncmadb_out_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, host -> board (what the pattern costs)", None),
     ("adbtcphop_in_mbps", "net_ncmadb_in_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, board -> host (what the pattern costs)", None),
+    ("adb_tcp_push_mbps", "adbbase_tcp_push_mbps", "adb push over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
+    ("adb_tcp_pull_mbps", "adbbase_tcp_pull_mbps", "adb pull over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
     ("adbtcphop_out_mbps", "adbtcp_out_mbps", "adb 29's pattern over TCP, host -> board: with the client-server hop / without", None),
     ("adbtcphop_in_mbps", "adbtcp_in_mbps", "adb 29's pattern over TCP, board -> host: with the client-server hop / without", None),
     ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
