@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pty.h>
 #include <pwd.h>
 #include <signal.h>
@@ -114,23 +115,56 @@ struct spawner_kid {
 	int status_w;
 };
 
+/*
+ * What every child gets that does not change while the spawner runs,
+ * found once when it starts rather than between each fork and exec (a
+ * child of an adb shell made 88 system calls there, adbd's 15): the
+ * user's entry, and which signals the worker inherited ignored.
+ */
+struct spawner_env {
+	bool have_pw;
+	char home[PATH_MAX];
+	char user[256];
+	sigset_t ignored;
+};
+
 /* The spawner's own state, on its own loop: nothing of the worker's. */
 struct spawner_server {
 	const struct spawner_cfg *cfg;
+	struct spawner_env env;
 	struct loop *loop;
 	struct loop_watch *sock; /* owns the request socket */
 	struct spawner_kid kids[SPAWNER_MAX_CHILDREN];
 	uint8_t buf[SPAWNER_MSG_MAX + 1];
 };
 
-static void spawner_child_env(const char *shell, const struct spawner_cmd *c)
+static void spawner_env_init(struct spawner_env *e)
 {
 	struct passwd *pw = getpwuid(getuid());
+	struct sigaction sa;
 
-	if (pw) {
-		setenv("HOME", pw->pw_dir, 1);
-		setenv("USER", pw->pw_name, 1);
-		setenv("LOGNAME", pw->pw_name, 1);
+	memset(e, 0, sizeof(*e));
+	e->have_pw = pw && strlen(pw->pw_dir) < sizeof(e->home) &&
+		     strlen(pw->pw_name) < sizeof(e->user);
+	if (e->have_pw) {
+		strcpy(e->home, pw->pw_dir);
+		strcpy(e->user, pw->pw_name);
+	}
+	endpwent();
+	sigemptyset(&e->ignored);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+			sigaddset(&e->ignored, sig);
+}
+
+static void spawner_child_env(const struct spawner_env *e, const char *shell,
+			      const struct spawner_cmd *c)
+{
+	if (e->have_pw) {
+		setenv("HOME", e->home, 1);
+		setenv("USER", e->user, 1);
+		setenv("LOGNAME", e->user, 1);
 	}
 	setenv("SHELL", shell, 1);
 	if (!getenv("PATH"))
@@ -139,12 +173,13 @@ static void spawner_child_env(const char *shell, const struct spawner_cmd *c)
 		setenv("TERM", c->term[0] ? c->term : "dumb", 1);
 	else
 		unsetenv("TERM");
-	if (!pw || chdir(pw->pw_dir) < 0)
+	if (!e->have_pw || chdir(e->home) < 0)
 		(void)!chdir("/");
 }
 
 /* In the forked child: never returns. */
 static void spawner_child_exec(const struct spawner_cfg *cfg,
+			       const struct spawner_env *e,
 			       const struct spawner_cmd *c)
 {
 	const char *base = strrchr(cfg->shell, '/');
@@ -157,12 +192,14 @@ static void spawner_child_exec(const struct spawner_cfg *cfg,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Every signal at its default, whatever the worker inherited: a
 	 * gadgetd started under nohup passed SIGHUP ignored down to here, and
-	 * the hang-up of a session then ended none of its jobs. */
+	 * the hang-up of a session then ended none of its jobs. exec resets
+	 * the handled ones; the ignored ones (found at the spawner's start,
+	 * and its own SIGPIPE) are reset here. */
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sig == SIGPIPE || sigismember(&e->ignored, sig) == 1)
 			signal(sig, SIG_DFL);
 	close_range(3, ~0U, 0);
-	spawner_child_env(cfg->shell, c);
+	spawner_child_env(e, cfg->shell, c);
 	if (c->reboot) {
 		/* The shell finds the command on PATH; the target, checked
 		 * by the parser, is its one argument. */
@@ -201,6 +238,7 @@ static void spawner_close_all(int *fds, unsigned n)
  * *status_w the write end of the status pipe. 0 or -errno.
  */
 static int spawner_fork(const struct spawner_cfg *cfg,
+			const struct spawner_env *env,
 			const struct spawner_cmd *c, pid_t *pid, int *give,
 			unsigned *n_give, int *status_w)
 {
@@ -224,7 +262,7 @@ static int spawner_fork(const struct spawner_cfg *cfg,
 			   : setsid() < 0 || dup2(io[0], 0) < 0 ||
 				     dup2(io[3], 1) < 0 || dup2(io[5], 2) < 0)
 			_exit(126);
-		spawner_child_exec(cfg, c);
+		spawner_child_exec(cfg, env, c);
 	}
 	if (c->pty) {
 		close(slave);
@@ -321,7 +359,8 @@ static void spawner_request(struct spawner_server *s, int fd,
 	if (!r && !kid)
 		r = -EAGAIN;
 	if (!r)
-		r = spawner_fork(s->cfg, &c, &pid, give, &n_give, &status_w);
+		r = spawner_fork(s->cfg, &s->env, &c, &pid, give, &n_give,
+				 &status_w);
 	if (!r) {
 		kid->child = child_watch(s->loop, pid, "spawner: shell",
 					 spawner_kid_exited, kid);
@@ -389,6 +428,7 @@ void spawner_serve(const struct spawner_cfg *cfg, int fd)
 	signal(SIGCHLD, SIG_DFL);
 	memset(&s, 0, sizeof(s));
 	s.cfg = cfg;
+	spawner_env_init(&s.env);
 	s.loop = loop_new();
 	if (!s.loop) {
 		close(fd);

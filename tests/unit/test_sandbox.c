@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pwd.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -470,6 +471,49 @@ static void test_hangup_ends_sessions(void **state)
 	sp_start(s, "/bin/sh", NULL);
 }
 
+/* A program starts with no signal ignored or blocked, whatever the worker
+ * inherited (SIGHUP and SIGUSR1 ignored here) or the spawner set itself
+ * (SIGPIPE), and with the user's HOME and USER, all found once when the
+ * spawner started rather than in each child. The signals glibc keeps for
+ * itself (32 up to SIGRTMIN) are out of a program's reach, and out of the
+ * check: a test runner may pass them down ignored. */
+static void test_child_starts_clean(void **state)
+{
+	struct sp *s = *state;
+	struct spawner_cmd c = {
+		.cmd = "sed -n 's/^Sig\\(Blk\\|Ign\\):\\t//p' /proc/$$/status; "
+		       "echo \"$HOME $USER\""
+	};
+	struct passwd *pw = getpwuid(getuid());
+	unsigned long long blk, ign, glibc = 0;
+	struct spawner_child ch;
+	char buf[512], home[256], user[64];
+	ssize_t n;
+
+	assert_non_null(pw);
+	for (int sig = 32; sig < SIGRTMIN; sig++)
+		glibc |= 1ULL << (sig - 1);
+	sp_stop(s);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGUSR1, SIG_IGN);
+	sp_start(s, "/bin/sh", NULL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
+	assert_int_equal(sp_spawn(s, &c, &ch), 0);
+	n = read_all(ch.out, buf, sizeof(buf) - 1);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_int_equal(sscanf(buf, "%llx %llx %255s %63s", &blk, &ign, home,
+				user),
+			 4);
+	assert_int_equal(blk, 0);
+	assert_int_equal(ign & ~glibc, 0);
+	assert_string_equal(home, pw->pw_dir);
+	assert_string_equal(user, pw->pw_name);
+	assert_true(WIFEXITED(wait_status(ch.status)));
+	close_child(&ch);
+}
+
 /*
  * A subverted worker cannot choose the program. A request laid out as
  * the old format (a shell path first) is refused; one that puts a path
@@ -648,6 +692,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_spawn_missing_shell, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_status_each_its_own, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_hangup_ends_sessions, sp_setup, sp_teardown),
+		cmocka_unit_test_setup_teardown(test_child_starts_clean, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_request_cannot_name_a_program, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawn_reboot, sp_setup, sp_teardown),
 		cmocka_unit_test_setup_teardown(test_spawner_refuses_garbage, sp_setup, sp_teardown),
