@@ -337,7 +337,7 @@ bench: deps
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
-$(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h
+$(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h tests/bench/adbhop.c tests/bench/adbhop.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -lusb-1.0
 
@@ -361,7 +361,7 @@ $(B)/adbhost: tests/bench/adbhost.c tests/bench/usbfind.c tests/bench/usbfind.h
 
 # Both halves of b-net's bound of adb over TCP: adb 29's pattern between
 # two small programs over the same link (tests/bench/b-net.sh).
-$(B)/adbtcp: tests/bench/adbtcp.c
+$(B)/adbtcp: tests/bench/adbtcp.c tests/bench/adbhop.c tests/bench/adbhop.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^)
 

@@ -40,42 +40,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adbhop.h"
+
 #define HDR 24
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= k;
-	}
-	return 0;
-}
-
-static ssize_t read_full(int fd, unsigned char *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = read(fd, p + got, n - got);
-
-		if (k <= 0)
-			return k < 0 ? -1 : (ssize_t)got;
-		got += k;
-	}
-	return got;
-}
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -123,11 +90,11 @@ static int serve_push(int c, const char *dst, unsigned char *buf,
 	while (done < total) {
 		uint32_t len;
 
-		if (read_full(c, h, HDR) != HDR)
+		if (adbhop_read_full(c, h, HDR) != HDR)
 			break;
 		len = get32(h + 12);
-		if (len > chunk || read_full(c, buf, len) != (ssize_t)len ||
-		    write_all(c, ok, HDR) < 0 || write_all(fd, buf, len) < 0)
+		if (len > chunk || adbhop_read_full(c, buf, len) != (ssize_t)len ||
+		    adbhop_write_all(c, ok, HDR) < 0 || adbhop_write_all(fd, buf, len) < 0)
 			break;
 		done += len;
 	}
@@ -149,13 +116,13 @@ static int serve_pull(int c, const char *src, unsigned char *buf,
 	while (done < total) {
 		size_t want = total - done < chunk ? total - done : chunk;
 		struct iovec iov[2] = { { h, HDR }, { buf, want } };
-		ssize_t n = read_full(fd, buf, want);
+		ssize_t n = adbhop_read_full(fd, buf, want);
 
 		if (n != (ssize_t)want)
 			break;
 		hdr(h, "WRTE", 1, 1, want);
 		if (writev(c, iov, 2) != (ssize_t)(HDR + want) ||
-		    read_full(c, ok, HDR) != HDR)
+		    adbhop_read_full(c, ok, HDR) != HDR)
 			break;
 		done += want;
 	}
@@ -186,7 +153,7 @@ static int serve(const char *port, const char *src, const char *dst)
 		if (c < 0)
 			continue;
 		nodelay(c);
-		if (read_full(c, h, HDR) != HDR) {
+		if (adbhop_read_full(c, h, HDR) != HDR) {
 			close(c);
 			continue;
 		}
@@ -205,50 +172,6 @@ static int serve(const char *port, const char *src, const char *dst)
 			serve_pull(c, src, buf, chunk, total);
 		close(c);
 	}
-}
-
-/* A connected pair of TCP sockets over the loopback, as between the adb
- * client and its server (localhost:5037). */
-static int tcp_pair(int sv[2])
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int l = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&a, &len) < 0)
-		return -1;
-	sv[1] = socket(AF_INET, SOCK_STREAM, 0);
-	if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) < 0)
-		return -1;
-	sv[0] = accept(l, NULL, NULL);
-	close(l);
-	return sv[0] < 0 ? -1 : 0;
-}
-
-/* The adb client's half: a child moving the file through a TCP socket
- * 64 KiB at a time. Returns our end of the socket, which replaces fd. */
-static int hop(int fd, bool to_host, pid_t *child)
-{
-	int sv[2];
-
-	if (tcp_pair(sv) < 0 || (*child = fork()) < 0)
-		return -1;
-	if (*child == 0) {
-		static unsigned char b[65536];
-		int from = to_host ? sv[1] : fd, to = to_host ? fd : sv[1];
-		ssize_t k;
-
-		close(sv[0]);
-		while ((k = read(from, b, sizeof(b))) > 0)
-			if (write_all(to, b, k) < 0)
-				_exit(1);
-		_exit(k < 0);
-	}
-	close(sv[1]);
-	close(fd);
-	return sv[0];
 }
 
 static int dial(const char *host, const char *port)
@@ -301,7 +224,7 @@ int main(int argc, char **argv)
 		perror("adbtcp");
 		return 1;
 	}
-	if (via_hop && (fd = hop(fd, !push, &child)) < 0) {
+	if (via_hop && (fd = adbhop_start(fd, !push, &child)) < 0) {
 		perror("adbtcp: hop");
 		return 1;
 	}
@@ -311,9 +234,9 @@ int main(int argc, char **argv)
 			argv[3]);
 		return 1;
 	}
-	t0 = now();
+	t0 = adbhop_now();
 	hdr(h, push ? "PUSH" : "PULL", chunk, total, 0);
-	if (write_all(s, h, HDR) < 0)
+	if (adbhop_write_all(s, h, HDR) < 0)
 		return 1;
 	while (done < total) {
 		size_t want = total - done < chunk ? total - done : chunk;
@@ -322,23 +245,23 @@ int main(int argc, char **argv)
 		if (push) {
 			/* adb 29's server: the header, then the payload,
 			 * each in a write of its own; then the OKAY. */
-			if (read_full(fd, buf, want) != (ssize_t)want)
+			if (adbhop_read_full(fd, buf, want) != (ssize_t)want)
 				break;
 			hdr(h, "WRTE", 1, 1, want);
-			if (write_all(s, h, HDR) < 0 ||
-			    write_all(s, buf, want) < 0 ||
-			    read_full(s, h, HDR) != HDR)
+			if (adbhop_write_all(s, h, HDR) < 0 ||
+			    adbhop_write_all(s, buf, want) < 0 ||
+			    adbhop_read_full(s, h, HDR) != HDR)
 				break;
 			len = want;
 		} else {
-			if (read_full(s, h, HDR) != HDR)
+			if (adbhop_read_full(s, h, HDR) != HDR)
 				break;
 			len = get32(h + 12);
-			if (len > want || read_full(s, buf, len) != (ssize_t)len ||
-			    write_all(fd, buf, len) < 0)
+			if (len > want || adbhop_read_full(s, buf, len) != (ssize_t)len ||
+			    adbhop_write_all(fd, buf, len) < 0)
 				break;
 			hdr(h, "OKAY", 1, 1, 0);
-			if (write_all(s, h, HDR) < 0)
+			if (adbhop_write_all(s, h, HDR) < 0)
 				break;
 		}
 		done += len;
@@ -353,7 +276,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "adbtcp: the client half failed\n");
 		return 1;
 	}
-	printf("%.1f\n", total / 1e6 / (now() - t0));
+	printf("%.1f\n", total / 1e6 / (adbhop_now() - t0));
 	close(s);
 	return 0;
 }

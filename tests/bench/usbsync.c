@@ -52,22 +52,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "adbhop.h"
 #include "usbfind.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int maxpkt = 512;
 
 static int txn(libusb_device_handle *h, unsigned char in, unsigned char out,
 	       long long count, unsigned char *buf, int chunk)
 {
-	double t0 = now();
+	double t0 = adbhop_now();
 	int n, r = 0;
 
 	for (long long i = 0; i < count && r == 0; i++) {
@@ -82,7 +75,7 @@ static int txn(libusb_device_handle *h, unsigned char in, unsigned char out,
 		fprintf(stderr, "usbsync: txn: %s\n", libusb_error_name(r));
 		return 1;
 	}
-	printf("%.3f\n", (now() - t0) * 1e3 / count);
+	printf("%.3f\n", (adbhop_now() - t0) * 1e3 / count);
 	return 0;
 }
 
@@ -111,77 +104,6 @@ static int adb_wrte(libusb_device_handle *h, unsigned char in,
 	if (r == 0)
 		r = libusb_bulk_transfer(h, in, msg, maxpkt, &m, 5000);
 	return r;
-}
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= k;
-	}
-	return 0;
-}
-
-static ssize_t read_full(int fd, unsigned char *p, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = read(fd, p + got, n - got);
-
-		if (k <= 0)
-			return k < 0 ? -1 : (ssize_t)got;
-		got += k;
-	}
-	return got;
-}
-
-/* A connected pair of TCP sockets over the loopback, as between the adb
- * client and its server (localhost:5037). */
-static int tcp_pair(int sv[2])
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int l = socket(AF_INET, SOCK_STREAM, 0);
-
-	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    listen(l, 1) < 0 || getsockname(l, (struct sockaddr *)&a, &len) < 0)
-		return -1;
-	sv[1] = socket(AF_INET, SOCK_STREAM, 0);
-	if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) < 0)
-		return -1;
-	sv[0] = accept(l, NULL, NULL);
-	close(l);
-	return sv[0] < 0 ? -1 : 0;
-}
-
-/* The adb client's half: a child moving the file through a TCP socket
- * 64 KiB at a time. Returns our end of the socket, which replaces fd. */
-static int adb_hop(int fd, bool to_host, pid_t *child)
-{
-	int sv[2];
-
-	if (tcp_pair(sv) < 0 || (*child = fork()) < 0)
-		return -1;
-	if (*child == 0) {
-		static unsigned char b[65536];
-		int from = to_host ? sv[1] : fd, to = to_host ? fd : sv[1];
-		ssize_t k;
-
-		close(sv[0]);
-		while ((k = read(from, b, sizeof(b))) > 0)
-			if (write_all(to, b, k) < 0)
-				_exit(1);
-		_exit(k < 0);
-	}
-	close(sv[1]);
-	close(fd);
-	return sv[0];
 }
 
 int main(int argc, char **argv)
@@ -236,11 +158,11 @@ int main(int argc, char **argv)
 	maxpkt = f.maxpkt;
 	if (!strcmp(argv[2], "txn"))
 		return txn(h, in, out, total, buf, (int)chunk);
-	if (hop && (fd = adb_hop(fd, to_host, &child)) < 0) {
+	if (hop && (fd = adbhop_start(fd, to_host, &child)) < 0) {
 		perror("usbsync");
 		return 1;
 	}
-	t0 = now();
+	t0 = adbhop_now();
 	while (done < total) {
 		int want = total - done < (long long)chunk ? (int)(total - done)
 							    : (int)chunk;
@@ -250,10 +172,10 @@ int main(int argc, char **argv)
 
 		if (adb && to_host) {
 			r = adb_wrte(h, in, out, true, buf, want, &n);
-			if (r < 0 || write_all(fd, buf, n) < 0)
+			if (r < 0 || adbhop_write_all(fd, buf, n) < 0)
 				break;
 		} else if (adb) {
-			if (read_full(fd, buf, want) != want)
+			if (adbhop_read_full(fd, buf, want) != want)
 				break;
 			r = adb_wrte(h, in, out, false, buf, want, &n);
 			if (r < 0)
@@ -286,7 +208,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("%.1f\n", total / 1e6 / (now() - t0));
+	printf("%.1f\n", total / 1e6 / (adbhop_now() - t0));
 	libusb_release_interface(h, f.intf);
 	libusb_close(h);
 	libusb_exit(NULL);
