@@ -26,66 +26,13 @@ import struct
 import sys
 import time
 
-import usb.core
 import usb.util
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "loopback"))
-import usb_find  # noqa: E402
+from ptp_host import Ptp  # noqa: E402
 
 T = 600000
-CMD, DATA, RESP = 1, 2, 3
 OK = 0x2001
-
-
-class Mtp:
-    def __init__(self, vidpid):
-        self.dev = usb_find.device(vidpid, 10)
-        if self.dev is None:
-            sys.exit("no device %s" % vidpid)
-        cfg = self.dev.get_active_configuration()
-        self.intf = next((i for i in cfg if i.bNumEndpoints == 3), None)
-        if self.intf is None:
-            sys.exit("no interface with three endpoints")
-        if self.dev.is_kernel_driver_active(self.intf.bInterfaceNumber):
-            self.dev.detach_kernel_driver(self.intf.bInterfaceNumber)
-        usb.util.claim_interface(self.dev, self.intf.bInterfaceNumber)
-        bulk = usb.util.ENDPOINT_TYPE_BULK
-        for ep in self.intf:
-            if usb.util.endpoint_type(ep.bmAttributes) != bulk:
-                continue
-            if usb.util.endpoint_direction(ep.bEndpointAddress) == usb.util.ENDPOINT_IN:
-                self.bin = ep
-            else:
-                self.bout = ep
-        self.tid = 0
-
-    def command(self, code, *params):
-        self.bout.write(struct.pack("<IHHI", 12 + 4 * len(params), CMD, code, self.tid) +
-                        b"".join(struct.pack("<I", p) for p in params), T)
-        self.tid += 1
-
-    def read_container(self):
-        buf = bytearray(self.bin.read(512 * 1024, T))
-        if len(buf) < 12:
-            raise RuntimeError("runt container: %r" % bytes(buf))
-        length, kind, code, _ = struct.unpack_from("<IHHI", buf)
-        while len(buf) < length:
-            buf += self.bin.read(512 * 1024, T)
-        if kind == DATA and length % self.bin.wMaxPacketSize == 0:
-            self.bin.read(self.bin.wMaxPacketSize, T)  # the ZLP
-        return kind, code, bytes(buf[12:length])
-
-    def op(self, code, *params):
-        """The response code and the data phase (None without one)."""
-        self.command(code, *params)
-        data = None
-        kind, rc, body = self.read_container()
-        if kind == DATA:
-            data = body
-            kind, rc, body = self.read_container()
-        if kind != RESP:
-            raise RuntimeError("op 0x%04x: container type %d" % (code, kind))
-        return rc, data
 
 
 def names_in(plist):
@@ -103,7 +50,9 @@ def check(what, rc):
 
 
 def main():
-    m = Mtp(sys.argv[1])
+    vid, pid = (int(x, 16) for x in sys.argv[1].split(":"))
+    # gadgetd's MTP interface: the one with three endpoints.
+    m = Ptp(vid, pid, timeout=T, pick=lambda i: i.bNumEndpoints == 3)
     t0 = time.monotonic()
     check("OpenSession", m.op(0x1002, 1)[0])
     rc, d = m.op(0x1004)

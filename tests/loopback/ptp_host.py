@@ -38,14 +38,17 @@ MTP_OPS = (0x9801, 0x9802, 0x9803, 0x9805, 0x9808, 0x95C1, 0x95C4, 0x1014)
 
 
 class Ptp:
-    def __init__(self, vid, pid):
+    def __init__(self, vid, pid, timeout=T, pick=lambda i: i.bInterfaceClass == 6):
+        """The session's interface is the first one pick() takes (by
+        default the still image class); timeout is each transfer's, ms."""
+        self.t = timeout
         self.dev = usb_find.device("%04x:%04x" % (vid, pid), 10)
         if self.dev is None:
             sys.exit("no device %04x:%04x" % (vid, pid))
         cfg = self.dev.get_active_configuration()
-        self.intf = next((i for i in cfg if i.bInterfaceClass == 6), None)
+        self.intf = next((i for i in cfg if pick(i)), None)
         if self.intf is None:
-            sys.exit("no still image interface")
+            sys.exit("no PTP interface")
         if self.dev.is_kernel_driver_active(self.intf.bInterfaceNumber):
             self.dev.detach_kernel_driver(self.intf.bInterfaceNumber)
         usb.util.claim_interface(self.dev, self.intf.bInterfaceNumber)
@@ -59,7 +62,7 @@ class Ptp:
         self.tid = 1
 
     def send(self, raw):
-        self.bout.write(raw, T)
+        self.bout.write(raw, self.t)
 
     def command(self, code, *params):
         raw = struct.pack("<IHHI", 12 + 4 * len(params), CMD, code, self.tid) + \
@@ -68,12 +71,12 @@ class Ptp:
         self.send(raw)
 
     def read_container(self):
-        buf = bytes(self.bin.read(512 * 1024, T))
+        buf = bytes(self.bin.read(512 * 1024, self.t))
         if len(buf) < 12:
             raise RuntimeError("runt container from the device: %r" % buf)
         length, kind, code, _ = struct.unpack_from("<IHHI", buf)
         while len(buf) < length:
-            buf += bytes(self.bin.read(512 * 1024, T))
+            buf += bytes(self.bin.read(512 * 1024, self.t))
         if len(buf) % 512 == 0 and kind == DATA:
             try:  # the ZLP after a whole number of packets
                 self.bin.read(512, 200)
