@@ -66,8 +66,6 @@ pairs = [
     ("adb_tcp_pull_mbps", "adbtcphop_in_mbps", "adb pull over TCP on ncm / adb 29's pattern over the same link with its client-server hop (adbtcp.c)", None),
     ("adbtcphop_out_mbps", "net_ncmadb_out_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, host -> board (what the pattern costs)", None),
     ("adbtcphop_in_mbps", "net_ncmadb_in_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, board -> host (what the pattern costs)", None),
-    ("adb_tcp_push_mbps", "adbbase_tcp_push_mbps", "adb push over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
-    ("adb_tcp_pull_mbps", "adbbase_tcp_pull_mbps", "adb pull over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
     ("adbtcphop_out_mbps", "adbtcp_out_mbps", "adb 29's pattern over TCP, host -> board: with the client-server hop / without", None),
     ("adbtcphop_in_mbps", "adbtcp_in_mbps", "adb 29's pattern over TCP, board -> host: with the client-server hop / without", None),
     ("adb_pull_mbps", "ceiling_read_mbps", "adb pull / mass_storage read", 0.9),
@@ -109,8 +107,6 @@ pairs = [
     ("mtp_get_net_mbps", "near_ffsfile_in_mbps", "mtp-getfile less the tool's fixed cost / ffs-file bound (the libmtp pattern out of a file through f_fs in user space)", 0.9),
     ("mtp_send_net_mbps", "near_ffslibmtp_out_mbps", "mtp-sendfile less the tool's fixed cost / ffs-file bound with libmtp's own pattern (first packet alone, progress line per 16 KiB)", 0.9),
     ("mtp_get_net_mbps", "near_ffslibmtp_in_mbps", "mtp-getfile less the tool's fixed cost / ffs-file bound with libmtp's own pattern (first packet alone, progress line per 16 KiB)", 0.9),
-    ("near_ffslibmtp_send_span_ms", "mtp_send_span_ms", "mtp-sendfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
-    ("near_ffslibmtp_get_span_ms", "mtp_get_span_ms", "mtp-getfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
     ("near_ffslibmtp_out_mbps", "near_ffsfile_out_mbps", "ffs-file bound out: libmtp's own pattern / 16 KiB from the start (what the host pattern costs)", None),
     ("near_ffslibmtp_in_mbps", "near_ffsfile_in_mbps", "ffs-file bound in: libmtp's own pattern / 16 KiB from the start (what the host pattern costs)", None),
     ("near_ffsfile_out_mbps", "near_sync16k_out_mbps", "ffs-file bound out / libmtp-pattern bound (what user space and the file cost)", None),
@@ -152,6 +148,17 @@ pairs = [
     ("umtprd_files_obj_ms", "mtp_files_txn_ms", "mtp-files, one transaction: umtprd ms / gadgetd ms (two make a gadgetd object on the default profile)", None),
     ("umtprd_files_obj_ms", "mtpnpl_files_obj_ms", "mtp-files, one transaction: umtprd ms / gadgetd ms, object_prop_lists=false", None),
 ]
+# Figures that only an option gives (b-mtp's MTP_BENCH_XFER_USBMON, b-net's
+# ADB_TCP_BENCH_BASES, each pair's second figure): their ratios are taken
+# when the run has that figure, and a whole run without the option does
+# not miss them.
+optional = [
+    ("near_ffslibmtp_send_span_ms", "mtp_send_span_ms", "mtp-sendfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
+    ("near_ffslibmtp_get_span_ms", "mtp_get_span_ms", "mtp-getfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
+    ("adb_tcp_push_mbps", "adbbase_tcp_push_mbps", "adb push over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
+    ("adb_tcp_pull_mbps", "adbbase_tcp_pull_mbps", "adb pull over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
+]
+pairs += [p for p in optional if p[1] in vals]
 # Other builds' transfers in the same boot (b-mtp.sh MTP_BENCH_XFER_BASES).
 for k in vals:
     if k.startswith("mtp") and k.endswith("_send_net_mbps") and k != "mtp_send_net_mbps":
