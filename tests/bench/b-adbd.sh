@@ -8,7 +8,10 @@
 # rounds, gadgetd in even ones). Each figure is the best of its daemon's
 # rounds, PEER adbd or gadgetd in the names:
 #   peer_PEER_device_ms: from the UDC bind to `adb devices` showing the
-#     device as "device" (adb's server already running);
+#     device as "device" (adb's server already running; it looks for
+#     USB devices once a second, so this swings by up to a second);
+#   peer_PEER_cnxn_ms: within that, from the host's CNXN to the daemon's
+#     on the bus (usbmon): the daemon's own share;
 #   peer_PEER_{push,pull}_mbps: 64 MiB from and to tmpfs, as adb reports
 #     its transfer; sha256 checked on the device's copy and on the one
 #     pulled back;
@@ -63,6 +66,7 @@ gadgetd_down() {
 	cfs_teardown bgadb
 }
 cleanup() {
+	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
 	timeout 10 adb kill-server >/dev/null 2>&1
 	adbd_down
 	gadgetd_down
@@ -97,6 +101,29 @@ device_ms() {
 		sleep 0.05
 	done
 	ms "$T_BIND"
+}
+
+# bindmon_start / bindmon_cnxn_ms: usbmon over a bind, then the
+# milliseconds from the host's CNXN (its bulk OUT submitted) to the
+# daemon's CNXN (the bulk IN completed): the daemon's own share of
+# "device", which adb 29's server reaches only at its next look for USB
+# devices, once a second.
+modprobe usbmon 2>/dev/null
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+bindmon_start() {
+	[ -e /sys/kernel/debug/usb/usbmon/0u ] || die "no usbmon"
+	cat /sys/kernel/debug/usb/usbmon/0u > "$W/bindmon.txt" &
+	MON=$!
+}
+bindmon_cnxn_ms() {
+	kill $MON
+	wait $MON 2>/dev/null
+	MON=
+	awk '$7 == "=" && $8 == "434e584e" {
+			if ($3 == "S" && $4 ~ /^Bo:/ && h == "") h = $2
+			else if ($3 == "C" && $4 ~ /^Bi:/ && h != "" && d == "") d = $2 }
+		END { if (h == "" || d == "" || d < h) exit 1; printf "%.1f\n", (d - h) / 1000 }' \
+		"$W/bindmon.txt" || die "no CNXN each way on the bus: $(grep -c . "$W/bindmon.txt") usbmon lines"
 }
 
 # peer_jobs PEER SERIAL: each timed job once against the bound device
@@ -147,10 +174,11 @@ peer_best() { awk -v j="$2" '$1 == j && (m == "" || $2 < m) { m = $2 } END { pri
 # peer_report PEER: its BENCH lines, each the best of its rounds.
 peer_report() {
 	local p=$1 job
-	for job in device push pull tree_push tree_pull shell20; do
+	for job in device cnxn push pull tree_push tree_pull shell20; do
 		[ -n "$(peer_best $p $job)" ] || die "$p: no $job figure (ADBD_BENCH_ROUNDS=${ADBD_BENCH_ROUNDS:-3})"
 	done
 	echo "BENCH peer_${p}_device_ms $(peer_best $p device) ms"
+	echo "BENCH peer_${p}_cnxn_ms $(peer_best $p cnxn) ms"
 	echo "BENCH peer_${p}_push_mbps $(mbps "$(peer_best $p push)") MB/s"
 	echo "BENCH peer_${p}_pull_mbps $(mbps "$(peer_best $p pull)") MB/s"
 	echo "BENCH peer_${p}_tree_push_ms $(peer_best $p tree_push) ms"
@@ -213,9 +241,11 @@ adbd_up() {
 		kill -0 $ADBD_PID 2>/dev/null || die "adbd exited: $(cat $W/adbd.log)"
 		sleep 0.05
 	done
+	bindmon_start
 	T_BIND=$(date +%s%N)
 	cfs_bind badbd || die "bind (adbd)"
 	echo "device $(device_ms ADBD-BENCH)" >> "$W/adbd.txt"
+	echo "cnxn $(bindmon_cnxn_ms)" >> "$W/adbd.txt"
 }
 
 # gadgetd_up: the adb plugin's worker started afresh on its gadget, the
@@ -231,9 +261,11 @@ gadgetd_up() {
 		2>"$W/worker.log") || die "adb worker did not start: $(cat $W/worker.log)"
 	WORKER_PID=$(echo "$ready" | awk '$1 == "READY" { print $2 }')
 	[ -n "$WORKER_PID" ] || die "adb worker: no pid in \"$ready\""
+	bindmon_start
 	T_BIND=$(date +%s%N)
 	cfs_bind bgadb || die "bind (gadgetd)"
 	echo "device $(device_ms GADGETD-BENCH)" >> "$W/gadgetd.txt"
+	echo "cnxn $(bindmon_cnxn_ms)" >> "$W/gadgetd.txt"
 }
 
 # peer_round PEER: PEER up, its jobs, PEER down and off the bus.

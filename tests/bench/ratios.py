@@ -121,6 +121,7 @@ pairs = [
     ("peer_adbd_tree_pull_ms", "peer_gadgetd_tree_pull_ms", "adb 29 pull of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
     ("peer_adbd_shell20_ms", "peer_gadgetd_shell20_ms", "20 adb shell true: adbd time / gadgetd time", 1.0),
     ("peer_adbd_device_ms", "peer_gadgetd_device_ms", "bind to adb devices showing device: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_cnxn_ms", "peer_gadgetd_cnxn_ms", "the host's CNXN to the daemon's on the bus (usbmon): adbd time / gadgetd time", 1.0),
     # b-adbstreams: N adb 29 streams at once against one alone (issue 39:
     # the aggregate should not fall as streams are added).
     ("adbs4_push_agg_mbps", "adbs1_push_agg_mbps", "adb 29, 4 pushes at once, aggregate / 1 push", 0.9),
