@@ -193,10 +193,10 @@ static void spawner_child_exec(const struct spawner_cfg *cfg,
 	/* Every signal at its default, whatever the worker inherited: a
 	 * gadgetd started under nohup passed SIGHUP ignored down to here, and
 	 * the hang-up of a session then ended none of its jobs. exec resets
-	 * the handled ones; the ignored ones (found at the spawner's start,
-	 * and its own SIGPIPE) are reset here. */
+	 * the handled ones; the ignored ones, found when the spawner started
+	 * (after it ignored SIGPIPE itself), are reset here. */
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig == SIGPIPE || sigismember(&e->ignored, sig) == 1)
+		if (sigismember(&e->ignored, sig) == 1)
 			signal(sig, SIG_DFL);
 	close_range(3, ~0U, 0);
 	spawner_child_env(e, cfg->shell, c);
