@@ -66,15 +66,7 @@ cleanup() {
 trap cleanup EXIT
 
 gd_modules
-cfs_gadget -s $SERIAL badb 18d1 4ee7 ffs.adb || die "configfs"
-mkdir -p $FFS
-mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
-timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS -o auth=on -o keys="$W/adb_keys" \
-	>/dev/null 2>"$W/worker.log" || die "adb worker did not start"
-cfs_bind badb || die "bind"
-timeout 30 adb start-server >/dev/null 2>&1
-timeout 30 adb wait-for-device || die "adb does not see the device"
+adb_by_hand badb $SERIAL adb $FFS "$W"
 
 head -c 67108864 /dev/urandom > /dev/shm/b-adb.src
 echo x > /dev/shm/b-adb.tiny

@@ -368,6 +368,23 @@ adb_key_home() {
 	cp "$HOME/.android/adbkey.pub" "$1/adb_keys"
 }
 
+# adb_by_hand GADGET SERIAL INSTANCE FFS DIR: for a bench, the adb plugin
+# composed by hand: ConfigFS gadget GADGET (18d1:4ee7, SERIAL), FunctionFS
+# INSTANCE mounted at FFS, this build's worker behind ffs_worker.py (auth
+# on, DIR/adb_keys of adb_key_home; its log DIR/worker.log), bound, and
+# seen by adb as a device.
+adb_by_hand() {
+	cfs_gadget -s "$2" "$1" 18d1 4ee7 "ffs.$3" || die "configfs"
+	mkdir -p "$4"
+	mount -t functionfs -o no_disconnect=1 "$3" "$4" || die "mount functionfs"
+	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$5/ctl" -- \
+		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d "$4" -o auth=on -o keys="$5/adb_keys" \
+		>/dev/null 2>"$5/worker.log" || die "adb worker did not start"
+	cfs_bind "$1" || die "bind"
+	timeout 30 adb start-server >/dev/null 2>&1
+	timeout 30 adb wait-for-device || die "adb does not see the device"
+}
+
 # adb_state SERIAL STATE [SECS]: `adb devices` lists SERIAL in STATE
 # (device, unauthorized, ...) within SECS (10).
 adb_state() {
