@@ -332,7 +332,7 @@ demo: deps
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 # b-adbd runs Debian's adbd from a root of its own (adbd-root).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc $(B)/adbtcp adbd-root
+	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc $(B)/adbmin $(B)/adbtcp adbd-root
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
 
@@ -343,13 +343,19 @@ $(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h 
 
 # Device side of the bench's ffs-file bound (tests/bench/b-mtp.sh): a
 # FunctionFS function that only moves the bytes between f_fs and a file.
-$(B)/ffsfile: tests/bench/ffsfile.c
+$(B)/ffsfile: tests/bench/ffsfile.c tests/bench/ffsdescs.c tests/bench/ffsdescs.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^) -laio
 
 # The bare-kernel switch floor's FunctionFS function (tests/bench/b-switch.sh):
 # it writes a plugin's descriptors and holds ep0, nothing more.
-$(B)/ffsdesc: tests/bench/ffsdesc.c
+$(B)/ffsdesc: tests/bench/ffsdesc.c tests/bench/ffsdescs.c tests/bench/ffsdescs.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^)
+
+# The device side of b-adb's and b-net's least-daemon bound: an adb daemon
+# that does only what any must for the bytes, for Debian's adb 29 unchanged.
+$(B)/adbmin: tests/bench/adbmin.c tests/bench/ffsdescs.c tests/bench/ffsdescs.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LDFLAGS) -o $@ $(filter %.c,$^)
 

@@ -6,7 +6,16 @@
 #     also starts the adb client and connects to its server;
 #   adb_tiny_pull_ms: that fixed cost, the wall time of pulling 1 byte.
 # ratios.py compares the first two with adb 29's own bound (adb1m_* of
-# b-sourcesink.sh). What adb 29 puts on the bus, from usbmon during one
+# b-sourcesink.sh), and with the same adb 29 commands against two
+# daemons of tests/bench/adbmin.c, each a gadget of its own, taken in
+# turns with gadgetd's in each of the 3 rounds (best of 3, as adb
+# reports them):
+#   adbmin_{push,pull}_mbps: the least daemon, which does only what any
+#     adb daemon must for the bytes (the same files written and read,
+#     one blocking call at a time);
+#   adbnull_{push,pull}_mbps: the ceiling (adbmin -n), no work for the
+#     bytes at all: the most any daemon can give adb 29's own pattern,
+#     its client, server and their hop included. What adb 29 puts on the bus, from usbmon during one
 # more push and pull: adb29_{push,pull}_payload_bytes_median, the median
 # length of the payload transfers (headers and ZLPs left out).
 # ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
@@ -47,7 +56,9 @@ W=/run/b-adb
 FFS=/run/ffs-badb
 FFB=/run/ffs-badbffs
 SERIAL=GADGETD-BENCH
-[ -x "$B/adbhost" ] || die "$B/adbhost missing (make bench builds it)"
+for t in adbhost adbmin ffsfile; do
+	[ -x "$B/$t" ] || die "$B/$t missing (make bench builds it)"
+done
 adb_key_home "$W" || die "adb keygen failed"
 
 cleanup() {
@@ -58,6 +69,12 @@ cleanup() {
 	umount $FFS 2>/dev/null
 	cfs_teardown badb
 	pkill -KILL -x ffsfile 2>/dev/null
+	pkill -KILL -x adbmin 2>/dev/null
+	for g in gmin gnull; do
+		cfs_unbind $g 2>/dev/null
+		umount /run/ffs-b$g 2>/dev/null
+		cfs_teardown $g
+	done
 	cfs_unbind gffs 2>/dev/null
 	umount $FFB 2>/dev/null
 	cfs_teardown gffs
@@ -75,6 +92,47 @@ mbps() { awk -v ms="$1" 'BEGIN { printf "%.1f", 67108864 / 1e6 / (ms / 1000) }';
 # "... 67108864 bytes in 1.234s)" -> milliseconds
 adb_ms() { sed -n 's/.*(67108864 bytes in \([0-9.]*\)s).*/\1/p' "$1" | awk '{ printf "%d", $1 * 1000 }'; }
 best() { [ -n "$2" ] && [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
+# The least daemon and the ceiling: each a gadget of its own, composed
+# now, bound in turns with gadgetd's adb.
+# min_up NAME SERIAL [-n]: adbmin (with -n, the ceiling) on gadget NAME.
+min_up() {
+	local n=0
+	cfs_gadget -s "$2" "$1" 18d1 4ee7 "ffs.b$1" || die "configfs ($1)"
+	mkdir -p "/run/ffs-b$1"
+	timeout 10 mount -t functionfs "b$1" "/run/ffs-b$1" || die "mount functionfs ($1)"
+	"$B/adbmin" ${3:-} ffs "/run/ffs-b$1" > "$W/$1.txt" 2>&1 &
+	while ! grep -q ready "$W/$1.txt" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	grep -q ready "$W/$1.txt" || die "adbmin ($1) did not start: $(cat "$W/$1.txt")"
+}
+min_up gmin ADBMIN
+min_up gnull ADBNULL -n
+# swap FROM TO SERIAL: gadget FROM off the bus, TO on, adb sees SERIAL.
+swap() {
+	cfs_unbind "$1"
+	wait_no_usb 18d1:4ee7 10 || die "$1 did not go"
+	cfs_bind "$2" || die "bind $2"
+	adb_state "$3" device 20 || die "adb does not see $3"
+}
+# min_round NAME SERIAL: push and pull through gadget NAME; the times
+# (ms) into NAME_push and NAME_pull, the best so far.
+min_round() {
+	local p l
+	swap badb "$1" "$2"
+	timeout 120 adb -s "$2" push /dev/shm/b-adb.src /dev/shm/b-adb.dev >$W/npush.txt 2>&1 ||
+		die "$1 push: $(cat $W/npush.txt)"
+	timeout 120 adb -s "$2" pull /dev/shm/b-adb.src /dev/shm/b-adb.back >$W/npull.txt 2>&1 ||
+		die "$1 pull: $(cat $W/npull.txt)"
+	p=$(adb_ms $W/npush.txt) l=$(adb_ms $W/npull.txt)
+	[ -n "$p" ] && [ -n "$l" ] || die "adb did not report $1's times: $(cat $W/npush.txt $W/npull.txt)"
+	eval "$1_push=\$(best \${$1_push:-999999} $p) $1_pull=\$(best \${$1_pull:-999999} $l)"
+	# The least daemon stores and reads the real files; the ceiling not.
+	if [ "$1" = gmin ]; then
+		cmp -s /dev/shm/b-adb.src /dev/shm/b-adb.dev || die "$1: pushed file differs"
+		cmp -s /dev/shm/b-adb.src /dev/shm/b-adb.back || die "$1: pulled file differs"
+	fi
+	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+	swap "$1" badb $SERIAL
+}
 bp=999999 bl=999999 wp=999999 wl=999999 tiny=999999
 for i in 1 2 3; do
 	t=$(date +%s%N)
@@ -90,6 +148,8 @@ for i in 1 2 3; do
 	t=$(date +%s%N)
 	timeout 60 adb pull /dev/shm/b-adb.tiny /dev/shm/b-adb.tback >/dev/null 2>&1 || die "tiny pull"
 	tiny=$(best $tiny $(ms $t))
+	min_round gmin ADBMIN
+	min_round gnull ADBNULL
 done
 [ $bp -lt 999999 ] && [ $bl -lt 999999 ] || die "adb did not report its transfer times: $(cat $W/push.txt $W/pull.txt)"
 echo "BENCH adb_push_mbps $(mbps $bp) MB/s"
@@ -97,6 +157,10 @@ echo "BENCH adb_pull_mbps $(mbps $bl) MB/s"
 echo "BENCH adb_push_wall_mbps $(mbps $wp) MB/s"
 echo "BENCH adb_pull_wall_mbps $(mbps $wl) MB/s"
 echo "BENCH adb_tiny_pull_ms $tiny ms"
+echo "BENCH adbmin_push_mbps $(mbps $gmin_push) MB/s"
+echo "BENCH adbmin_pull_mbps $(mbps $gmin_pull) MB/s"
+echo "BENCH adbnull_push_mbps $(mbps $gnull_push) MB/s"
+echo "BENCH adbnull_pull_mbps $(mbps $gnull_pull) MB/s"
 
 # monitored NAME CMD...: run CMD with usbmon recording the bus, then print
 # the median length of its payload transfers: bulk OUT submissions for a

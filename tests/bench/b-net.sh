@@ -23,6 +23,13 @@
 # host, adbtcphop_{out,in}_mbps. That is the bound of any device under
 # adb 29 over TCP: what adb loses against it is the device's or adb's own
 # server, what the bound loses against iperf3 is adb 29's pattern.
+# Last in each round, Debian's adb 29 itself against the least daemon
+# (tests/bench/adbmin.c on the board, port 5557: only what any adb daemon
+# must do for the bytes; the same files), best of 2 as adb reports it:
+# adbmin_tcp_{push,pull}_mbps; then the ceiling, adbmin -n (no work for
+# the bytes at all; port 5558): adbnull_tcp_{push,pull}_mbps, the most
+# any daemon can give adb 29 over this link, its own client and server
+# included.
 # ratios.py takes the mean of the rounds.
 # ADB_TCP_BENCH_BASES="NAME=DIR ..." also pushes and pulls over TCP, in
 # each round right after this build, with each DIR/plugins/adb.so (a
@@ -89,17 +96,18 @@ hadb() { ip netns exec $NS timeout 120 adb "$@"; }
 # The figure adb prints ("... 123.4 MB/s (67108864 bytes in 0.5s)").
 adb_rate() { sed -n 's/.* \([0-9.]*\) MB\/s (.*/\1/p' | tail -n 1; }
 best() { printf '%s\n%s\n' "$1" "$2" | sort -g | tail -n 1; }
-# adb_xfer SERIAL push|pull: best of 2, MB/s.
+# adb_xfer SERIAL push|pull [null]: best of 2, MB/s; the bytes compared
+# unless the daemon is adbmin -n (which stores nothing, reads nothing).
 adb_xfer() {
 	local a b
 	if [ "$2" = push ]; then
 		a=$(hadb -s "$1" push $D/src.bin $D/got.bin 2>&1 | adb_rate)
 		b=$(hadb -s "$1" push $D/src.bin $D/got.bin 2>&1 | adb_rate)
-		cmp -s $D/src.bin $D/got.bin || die "adb push over $1: bytes differ"
+		[ "${3:-}" = null ] || cmp -s $D/src.bin $D/got.bin || die "adb push over $1: bytes differ"
 	else
 		a=$(hadb -s "$1" pull $D/src.bin $D/pulled.bin 2>&1 | adb_rate)
 		b=$(hadb -s "$1" pull $D/src.bin $D/pulled.bin 2>&1 | adb_rate)
-		cmp -s $D/src.bin $D/pulled.bin || die "adb pull over $1: bytes differ"
+		[ "${3:-}" = null ] || cmp -s $D/src.bin $D/pulled.bin || die "adb pull over $1: bytes differ"
 	fi
 	[ -n "$a" ] && [ -n "$b" ] || die "adb $2 over $1 failed"
 	best "$a" "$b"
@@ -126,6 +134,8 @@ ncmadb_up() {
 	# end the host would not hear of: adb would still list it as a
 	# device, and fail the next push on it.
 	hadb disconnect $BOARD:5555 >/dev/null 2>&1
+	hadb disconnect $BOARD:5557 >/dev/null 2>&1
+	hadb disconnect $BOARD:5558 >/dev/null 2>&1
 	if ! cmp -s "$1" $PLUGIN; then
 		# A new file: the running worker keeps the one it mapped.
 		cp "$1" $PLUGIN.new && chmod 644 $PLUGIN.new &&
@@ -151,7 +161,12 @@ head -c 67108864 /dev/urandom > $D/src.bin
 [ -x "$B/adbtcp" ] || die "$B/adbtcp missing (make bench builds it)"
 "$B/adbtcp" serve 5556 $D/src.bin $D/bound.in &
 bound_pid=$!
-trap 'kill $bound_pid 2>/dev/null' EXIT
+[ -x "$B/adbmin" ] || die "$B/adbmin missing (make bench builds it)"
+"$B/adbmin" tcp 5557 >/dev/null &
+min_pid=$!
+"$B/adbmin" -n tcp 5558 >/dev/null &
+min_pid="$min_pid $!"
+trap 'kill $bound_pid $min_pid 2>/dev/null' EXIT
 # bound MODE: adb 29's pattern over the same link, best of 2, MB/s.
 bound() {
 	local a b f=$D/src.bin
@@ -177,6 +192,12 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	echo "BENCH adbtcphop_in_mbps $(bound hoppull) MB/s"
 	echo "BENCH adbtcp_out_mbps $(bound push) MB/s"
 	echo "BENCH adbtcp_in_mbps $(bound pull) MB/s"
+	wait_adb $BOARD:5557 || die "adb connect $BOARD:5557 (adbmin)"
+	echo "BENCH adbmin_tcp_push_mbps $(adb_xfer $BOARD:5557 push) MB/s"
+	echo "BENCH adbmin_tcp_pull_mbps $(adb_xfer $BOARD:5557 pull) MB/s"
+	wait_adb $BOARD:5558 || die "adb connect $BOARD:5558 (adbmin -n)"
+	echo "BENCH adbnull_tcp_push_mbps $(adb_xfer $BOARD:5558 push null) MB/s"
+	echo "BENCH adbnull_tcp_pull_mbps $(adb_xfer $BOARD:5558 pull null) MB/s"
 	[ -n "${ADB_TCP_BENCH_BASES:-}" ] || continue
 	for v in $ADB_TCP_BENCH_BASES; do
 		[ -f "${v#*=}/plugins/adb.so" ] || die "no ${v#*=}/plugins/adb.so"
@@ -186,7 +207,7 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	done
 	ncmadb_up $D/adb-this.so
 done
-kill $bound_pid
+kill $bound_pid $min_pid
 pkill -x iperf3
 echo "BENCH adb_usb_push_mbps $(adb_xfer "$usb" push) MB/s"
 echo "BENCH adb_usb_pull_mbps $(adb_xfer "$usb" pull) MB/s"

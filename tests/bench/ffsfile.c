@@ -32,102 +32,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "ffsdescs.h"
+
 #define FFSFILE_QUEUE 8
 #define FFSFILE_IN_MAX (1024 * 1024)
-
-struct ffsfile_descs {
-	struct usb_functionfs_descs_head_v2 head;
-	__le32 fs_count;
-	__le32 hs_count;
-	struct {
-		struct usb_interface_descriptor intf;
-		struct usb_endpoint_descriptor_no_audio in, out;
-	} __attribute__((packed)) fs, hs;
-} __attribute__((packed));
-
-struct ffsfile_strings {
-	struct usb_functionfs_strings_head head;
-	__le16 lang;
-	char str[sizeof("ffsfile")];
-} __attribute__((packed));
-
-static void ffsfile_speed(struct usb_interface_descriptor *intf,
-			  struct usb_endpoint_descriptor_no_audio *in,
-			  struct usb_endpoint_descriptor_no_audio *out, int mps)
-{
-	*intf = (struct usb_interface_descriptor){
-		.bLength = sizeof(*intf),
-		.bDescriptorType = USB_DT_INTERFACE,
-		.bNumEndpoints = 2,
-		.bInterfaceClass = USB_CLASS_VENDOR_SPEC,
-		.iInterface = 1,
-	};
-	*in = (struct usb_endpoint_descriptor_no_audio){
-		.bLength = sizeof(*in),
-		.bDescriptorType = USB_DT_ENDPOINT,
-		.bEndpointAddress = 1 | USB_DIR_IN,
-		.bmAttributes = USB_ENDPOINT_XFER_BULK,
-		.wMaxPacketSize = htole16(mps),
-	};
-	*out = *in;
-	out->bEndpointAddress = 2 | USB_DIR_OUT;
-}
-
-static int ffsfile_ep0(const char *dir)
-{
-	struct ffsfile_descs d = {
-		.head = {
-			.magic = htole32(FUNCTIONFS_DESCRIPTORS_MAGIC_V2),
-			.length = htole32(sizeof(d)),
-			.flags = htole32(FUNCTIONFS_HAS_FS_DESC |
-					 FUNCTIONFS_HAS_HS_DESC),
-		},
-		.fs_count = htole32(3),
-		.hs_count = htole32(3),
-	};
-	struct ffsfile_strings s = {
-		.head = {
-			.magic = htole32(FUNCTIONFS_STRINGS_MAGIC),
-			.length = htole32(sizeof(s)),
-			.str_count = htole32(1),
-			.lang_count = htole32(1),
-		},
-		.lang = htole16(0x0409),
-		.str = "ffsfile",
-	};
-	char path[4096];
-	int fd;
-
-	ffsfile_speed(&d.fs.intf, &d.fs.in, &d.fs.out, 64);
-	ffsfile_speed(&d.hs.intf, &d.hs.in, &d.hs.out, 512);
-	snprintf(path, sizeof(path), "%s/ep0", dir);
-	fd = open(path, O_RDWR);
-	if (fd < 0 || write(fd, &d, sizeof(d)) != sizeof(d) ||
-	    write(fd, &s, sizeof(s)) != sizeof(s))
-		return -1;
-	return fd;
-}
-
-/* Blocks until the host has configured the function. */
-static int ffsfile_wait_enable(int ep0)
-{
-	struct usb_functionfs_event ev;
-
-	for (;;) {
-		if (read(ep0, &ev, sizeof(ev)) != sizeof(ev))
-			return -1;
-		if (ev.type == FUNCTIONFS_ENABLE)
-			return 0;
-	}
-}
-
-static int ffsfile_open_ep(const char *dir, int n)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/ep%d", dir, n);
-	return open(path, O_RDWR);
-}
 
 /*
  * Moves total bytes through ep: host to file (in false: AIO reads, then
@@ -212,15 +120,16 @@ int main(int argc, char **argv)
 	for (int i = 0; i < FFSFILE_QUEUE; i++)
 		if (!(bufs[i] = malloc(oxfer > ixfer ? oxfer : ixfer)))
 			return 1;
-	ep0 = ffsfile_ep0(argv[1]);
+	ep0 = ffsdesc_write(argv[1], (const long[3]){ USB_CLASS_VENDOR_SPEC, 0, 0 },
+			    "io", "ffsfile");
 	if (ep0 < 0) {
 		perror("ffsfile: descriptors");
 		return 1;
 	}
 	printf("ready\n");
 	fflush(stdout);
-	if (ffsfile_wait_enable(ep0) < 0 || (in = ffsfile_open_ep(argv[1], 1)) < 0 ||
-	    (out = ffsfile_open_ep(argv[1], 2)) < 0 ||
+	if (ffsdesc_wait_enable(ep0) < 0 || (in = ffsdesc_open_ep(argv[1], 1)) < 0 ||
+	    (out = ffsdesc_open_ep(argv[1], 2)) < 0 ||
 	    (fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0 ||
 	    io_setup(FFSFILE_QUEUE, &ctx) < 0) {
 		perror("ffsfile");
