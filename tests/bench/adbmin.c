@@ -124,10 +124,11 @@ static int an_read(struct adbmin *a, unsigned char *p, size_t n)
 	return 0;
 }
 
-static int an_write(struct adbmin *a, const unsigned char *p, size_t n)
+/* All n bytes to fd, at most max a write(). */
+static int write_all(int fd, const unsigned char *p, size_t n, size_t max)
 {
 	while (n) {
-		ssize_t r = write(a->in, p, a->usb && n > XFER ? XFER : n);
+		ssize_t r = write(fd, p, n > max ? max : n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -139,19 +140,9 @@ static int an_write(struct adbmin *a, const unsigned char *p, size_t n)
 	return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
+static int an_write(struct adbmin *a, const unsigned char *p, size_t n)
 {
-	while (n) {
-		ssize_t r = write(fd, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= r;
-	}
-	return 0;
+	return write_all(a->in, p, n, a->usb ? XFER : n);
 }
 
 /* One message: on USB the header and the payload are transfers of their
@@ -318,7 +309,7 @@ static int an_sync(struct adbmin *a, const unsigned char *p, size_t n)
 		case SY_DATA:
 			/* A push's bytes, into its file. */
 			k = a->left < n ? a->left : n;
-			if (a->send_fd < 0 || write_all(a->send_fd, p, k) < 0)
+			if (a->send_fd < 0 || write_all(a->send_fd, p, k, k) < 0)
 				return -1;
 			a->left -= k;
 			p += k;
