@@ -251,16 +251,12 @@ adbd_up() {
 # gadgetd_up: the adb plugin's worker started afresh on its gadget, the
 # same way.
 gadgetd_up() {
-	local ready
 	cfs_gadget -m Debian -p "ADB device" -s GADGETD-BENCH -c "ADB Configuration" \
 		bgadb 18d1 4ee7 ffs.gadb || die "configfs (gadgetd)"
 	mkdir -p $FFSG
 	mount -t functionfs -o no_disconnect=1 gadb $FFSG || die "mount functionfs (gadgetd)"
-	ready=$(timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFSG -o auth=off \
-		2>"$W/worker.log") || die "adb worker did not start: $(cat $W/worker.log)"
-	WORKER_PID=$(echo "$ready" | awk '$1 == "READY" { print $2 }')
-	[ -n "$WORKER_PID" ] || die "adb worker: no pid in \"$ready\""
+	WORKER_PID=$(adb_worker "$B" $FFSG "$W/ctl" "$W/worker.log" -o auth=off) ||
+		die "adb worker did not start: $(cat $W/worker.log)"
 	bindmon_start
 	T_BIND=$(date +%s%N)
 	cfs_bind bgadb || die "bind (gadgetd)"

@@ -368,6 +368,21 @@ adb_key_home() {
 	cp "$HOME/.android/adbkey.pub" "$1/adb_keys"
 }
 
+# adb_worker BUILD FFSDIR CTL LOG [OPTION...]: BUILD's gadgetd-worker with
+# BUILD/plugins/adb.so on the mounted FunctionFS FFSDIR, behind
+# ffs_worker.py's control socket CTL, its stderr appended to LOG, each
+# OPTION passed on (-o auth=on, -v...). Prints the worker's pid once it
+# is ready; status 1 if it did not start.
+adb_worker() {
+	local lib_b=$1 lib_ffs=$2 lib_ctl=$3 lib_log=$4 lib_ready
+	shift 4
+	lib_ready=$(timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$lib_ctl" -- \
+		"$lib_b/gadgetd-worker" -P "$lib_b/plugins/adb.so" -i adb -d "$lib_ffs" "$@" \
+		2>>"$lib_log") || return 1
+	lib_ready=$(echo "$lib_ready" | awk '$1 == "READY" { print $2 }')
+	[ -n "$lib_ready" ] && echo "$lib_ready"
+}
+
 # adb_by_hand GADGET SERIAL INSTANCE FFS DIR: for a bench, the adb plugin
 # composed by hand: ConfigFS gadget GADGET (18d1:4ee7, SERIAL), FunctionFS
 # INSTANCE mounted at FFS, this build's worker behind ffs_worker.py (auth
@@ -377,9 +392,8 @@ adb_by_hand() {
 	cfs_gadget -s "$2" "$1" 18d1 4ee7 "ffs.$3" || die "configfs"
 	mkdir -p "$4"
 	mount -t functionfs -o no_disconnect=1 "$3" "$4" || die "mount functionfs"
-	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$5/ctl" -- \
-		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d "$4" -o auth=on -o keys="$5/adb_keys" \
-		>/dev/null 2>"$5/worker.log" || die "adb worker did not start"
+	adb_worker "$B" "$4" "$5/ctl" "$5/worker.log" -o auth=on -o keys="$5/adb_keys" \
+		>/dev/null || die "adb worker did not start"
 	cfs_bind "$1" || die "bind"
 	timeout 30 adb start-server >/dev/null 2>&1
 	timeout 30 adb wait-for-device || die "adb does not see the device"

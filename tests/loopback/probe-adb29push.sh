@@ -30,14 +30,11 @@ for i in $(seq 200); do
 	head -c 4096 /dev/urandom > /dev/shm/probe29.tree/f$i
 done
 up() {
-	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-		"$1/gadgetd-worker" -P "$1/plugins/adb.so" -i adb -d $FFS -o auth=on \
-		-o keys="$W/adb_keys" >/dev/null 2>"$W/worker.log" || die "adb worker did not start"
+	WPID=$(adb_worker "$1" $FFS "$W/ctl" "$W/worker.log" -o auth=on -o keys="$W/adb_keys") ||
+		die "adb worker did not start"
 	cfs_bind padb29 || die "bind"
 	timeout 30 adb start-server >/dev/null 2>&1
 	timeout 30 adb wait-for-device || die "adb does not see the device"
-	WPID=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
-	[ -n "$WPID" ] || die "no worker"
 }
 down() {
 	timeout 10 adb kill-server >/dev/null 2>&1

@@ -162,9 +162,8 @@ if [ "${peers#*gadgetd}" != "$peers" ]; then
 cfs_gadget -m gadgetd -p "ADB device" -s PROBE-GADGETD pgadb 18d1 4ee7 ffs.gadb || die "configfs (gadgetd)"
 mkdir -p $FFSG
 mount -t functionfs -o no_disconnect=1 gadb $FFSG || die "mount functionfs (gadgetd)"
-timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-	"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFSG -o auth=off \
-	>/dev/null 2>/mnt/out/worker.log || die "adb worker did not start"
+adb_worker "$B" $FFSG "$W/ctl" /mnt/out/worker.log -o auth=off >/dev/null ||
+	die "adb worker did not start"
 cfs_bind pgadb || die "bind (gadgetd)"
 export ANDROID_SERIAL=PROBE-GADGETD
 a34 wait-for-device

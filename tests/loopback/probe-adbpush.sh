@@ -28,14 +28,11 @@ mkdir -p $FFS
 mount -t functionfs -o no_disconnect=1 adb $FFS || die "mount functionfs"
 # up DIR: the worker and adb.so of build DIR serving the gadget.
 up() {
-	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$W/ctl" -- \
-		"$1/gadgetd-worker" -P "$1/plugins/adb.so" -i adb -d $FFS -o auth=on \
-		-o keys="$W/adb_keys" >/dev/null 2>"$W/worker.log" || die "adb worker did not start"
+	WPID=$(adb_worker "$1" $FFS "$W/ctl" "$W/worker.log" -o auth=on -o keys="$W/adb_keys") ||
+		die "adb worker did not start"
 	cfs_bind padb || die "bind"
 	n=0
 	while ! lsusb -d 18d1:4ee7 >/dev/null 2>&1 && [ $n -lt 50 ]; do sleep 0.2; n=$((n + 1)); done
-	WPID=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
-	[ -n "$WPID" ] || die "no worker"
 }
 down() {
 	cfs_unbind padb

@@ -41,11 +41,8 @@ compose() {
 }
 
 start_worker() {
-	timeout 20 python3 "$SRC/tests/loopback/ffs_worker.py" start "$CTL" -- \
-		"$B/gadgetd-worker" -P "$B/plugins/adb.so" -i adb -d $FFS \
-		-o auth=on -o keys=$W/adb_keys -o product=gadgetdtest \
-		-o model=Loopback -o device=bed "$@" -v 2>>"$W/worker.log" > "$W/ready" &&
-	WORKER=$(awk '/^READY/ { print $2 }' "$W/ready") && [ -n "$WORKER" ]
+	WORKER=$(adb_worker "$B" $FFS "$CTL" "$W/worker.log" -o auth=on -o keys=$W/adb_keys \
+		-o product=gadgetdtest -o model=Loopback -o device=bed "$@" -v)
 }
 
 worker_cmd() {
