@@ -1790,55 +1790,53 @@ static void test_allow_asks_gadgetd(void **state)
 	adb_fixture_stop(t);
 }
 
+/* One reverse: service asked on stream hid; its one WRTE, which starts
+ * with want4 (unless NULL), is OKAYed and the stream closes. The WRTE's
+ * payload is left in got (NUL-ended, at most 255 bytes). */
+static void reverse_once(struct adb_fixture *t, uint32_t hid, const char *service,
+			 const char *want4, char got[256])
+{
+	uint32_t id = open_stream(t, hid, service);
+	struct msg m;
+
+	expect(t, &m, ADB_WRTE);
+	assert_true(m.len < 256);
+	memcpy(got, m.data, m.len);
+	got[m.len] = '\0';
+	if (want4)
+		assert_memory_equal(got, want4, 4);
+	send_msg(t, ADB_OKAY, hid, id, NULL, 0);
+	expect(t, &m, ADB_CLSE);
+}
+
 static void test_reverse_and_reboot(void **state)
 {
 	struct adb_fixture *t = start("off");
-	char port[8], want[64];
+	char got[256], port[8], want[64];
 	struct msg m;
-	uint32_t id;
+	size_t len;
 
 	connect_host(t, ADB_MAX_PAYLOAD);
-	id = open_stream(t, 60, "reverse:list-forward");
-	expect(t, &m, ADB_WRTE);
-	assert_int_equal(m.len, 4);
-	assert_memory_equal(m.data, "0000", 4);
-	send_msg(t, ADB_OKAY, 60, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
-	id = open_stream(t, 61, "reverse:killforward:tcp:1");
-	expect(t, &m, ADB_WRTE);
-	assert_memory_equal(m.data, "FAIL", 4);
-	send_msg(t, ADB_OKAY, 61, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
-	id = open_stream(t, 62, "reverse:forward:localabstract:gadgetd-test;tcp:5");
-	expect(t, &m, ADB_WRTE);
-	assert_memory_equal(m.data, "OKAY", 4);
-	send_msg(t, ADB_OKAY, 62, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
-	id = open_stream(t, 63, "reverse:forward:norebind:localabstract:gadgetd-test;tcp:6");
-	expect(t, &m, ADB_WRTE);
-	assert_memory_equal(m.data, "FAIL", 4);
-	send_msg(t, ADB_OKAY, 63, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
+	reverse_once(t, 60, "reverse:list-forward", "0000", got);
+	assert_int_equal(strlen(got), 4);
+	reverse_once(t, 61, "reverse:killforward:tcp:1", "FAIL", got);
+	reverse_once(t, 62, "reverse:forward:localabstract:gadgetd-test;tcp:5", "OKAY", got);
+	reverse_once(t, 63, "reverse:forward:norebind:localabstract:gadgetd-test;tcp:6",
+		     "FAIL", got);
 	/* tcp:0: the port the kernel gave follows the OKAY, as adbd sends
 	 * it, and the listener is listed under it. */
-	id = open_stream(t, 65, "reverse:forward:tcp:0;tcp:5");
-	expect(t, &m, ADB_WRTE);
-	assert_true(m.len > 8 && m.len < 16);
-	assert_memory_equal(m.data, "OKAY", 4);
-	memcpy(port, m.data + 8, m.len - 8);
-	port[m.len - 8] = '\0';
+	reverse_once(t, 65, "reverse:forward:tcp:0;tcp:5", "OKAY", got);
+	len = strlen(got);
+	assert_true(len > 8 && len < 16);
+	memcpy(port, got + 8, len - 8);
+	port[len - 8] = '\0';
 	snprintf(want, sizeof(want), "%04x", (unsigned)strlen(port));
-	assert_memory_equal(m.data + 4, want, 4);
+	assert_memory_equal(got + 4, want, 4);
 	assert_true(atoi(port) > 0 && atoi(port) < 65536);
-	send_msg(t, ADB_OKAY, 65, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
-	id = open_stream(t, 66, "reverse:list-forward");
-	expect(t, &m, ADB_WRTE);
+	reverse_once(t, 66, "reverse:list-forward", NULL, got);
 	snprintf(want, sizeof(want), "UsbFfs tcp:%s tcp:5\n", port);
-	assert_non_null(memmem(m.data, m.len, want, strlen(want)));
-	send_msg(t, ADB_OKAY, 66, id, NULL, 0);
-	expect(t, &m, ADB_CLSE);
-	id = open_stream(t, 64, "reboot:");
+	assert_non_null(strstr(got, want));
+	open_stream(t, 64, "reboot:");
 	expect(t, &m, ADB_WRTE);
 	assert_non_null(memmem(m.data, m.len, "refused", 7));
 	adb_fixture_stop(t);
