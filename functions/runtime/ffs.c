@@ -259,27 +259,27 @@ static unsigned ffs_put_speed(struct ffs_out *o, const struct plugin_desc *d,
 	return 1 + !!d->class_desc + d->n_eps * (speed == FFS_SS ? 2 : 1);
 }
 
-/* OS descriptor header: interface, dwLength, bcdVersion 1, wIndex, count. */
-static size_t ffs_put_os_header(struct ffs_out *o, uint16_t index,
-				uint16_t count)
+/* OS descriptor header: interface, dwLength, bcdVersion, wIndex, count. */
+static size_t ffs_put_os_header(struct ffs_out *o, uint16_t bcd,
+				uint16_t index, uint16_t count)
 {
 	size_t at;
 
 	ffs_out_u8(o, 0);
 	at = o->len;
 	ffs_out_le32(o, 0);
-	ffs_out_le16(o, 1);
+	ffs_out_le16(o, bcd);
 	ffs_out_le16(o, index);
 	ffs_out_le16(o, count); /* bCount + Reserved, or wCount */
 	return at;
 }
 
-static void ffs_put_compat(struct ffs_out *o, const char *id)
+static void ffs_put_compat(struct ffs_out *o, uint16_t bcd, const char *id)
 {
 	uint8_t cid[8] = { 0 }, zero[8] = { 0 };
 	size_t start = o->len, at;
 
-	at = ffs_put_os_header(o, 0x0004, 1);
+	at = ffs_put_os_header(o, bcd, 0x0004, 1);
 	memcpy(cid, id, strlen(id));
 	ffs_out_u8(o, 0);          /* bFirstInterfaceNumber */
 	ffs_out_u8(o, 1);          /* Reserved1: 1 per the MS specification */
@@ -295,12 +295,13 @@ static void ffs_put_compat(struct ffs_out *o, const char *id)
  * (f_fs.c doubles wPropertyNameLength; AOSP adbd relies on this too).
  * Handing it UTF-16LE would be converted a second time.
  */
-static void ffs_put_props(struct ffs_out *o, const struct plugin_desc *d)
+static void ffs_put_props(struct ffs_out *o, uint16_t bcd,
+			  const struct plugin_desc *d)
 {
 	size_t start = o->len, at;
 	unsigned i;
 
-	at = ffs_put_os_header(o, 0x0005, d->n_props);
+	at = ffs_put_os_header(o, bcd, 0x0005, d->n_props);
 	for (i = 0; i < d->n_props; i++) {
 		size_t nl = strlen(d->props[i].name) + 1;
 		size_t vl = strlen(d->props[i].value) + 1;
@@ -327,8 +328,8 @@ static uint32_t ffs_flags(const struct plugin_desc *d)
 	return flags;
 }
 
-int ffs_descs_build(const struct plugin_desc *desc, uint8_t *buf, size_t size,
-		    size_t *len)
+int ffs_descs_build(const struct plugin_desc *desc, uint16_t os_bcd,
+		    uint8_t *buf, size_t size, size_t *len)
 {
 	struct ffs_out o = { .buf = buf, .size = size };
 	size_t counts;
@@ -350,9 +351,9 @@ int ffs_descs_build(const struct plugin_desc *desc, uint8_t *buf, size_t size,
 	ffs_out_patch32(&o, counts + 4, ffs_put_speed(&o, desc, FFS_HS));
 	ffs_out_patch32(&o, counts + 8, ffs_put_speed(&o, desc, FFS_SS));
 	if (desc->ms_compat_id) {
-		ffs_put_compat(&o, desc->ms_compat_id);
+		ffs_put_compat(&o, os_bcd, desc->ms_compat_id);
 		if (desc->n_props)
-			ffs_put_props(&o, desc);
+			ffs_put_props(&o, os_bcd, desc);
 	}
 	if (o.overflow)
 		return -ENOSPC;

@@ -35,13 +35,24 @@
 #define FFS_PROP_MAX_LEN 127
 
 /*
- * Check desc and write the FUNCTIONFS_DESCRIPTORS_MAGIC_V2 blob (FS, HS
- * and SS descriptors, MS OS descriptors when desc->ms_compat_id is set)
- * into buf. Returns 0 and the length in *len, -EINVAL for a desc the
- * kernel would refuse (the reason is logged), or -ENOSPC.
+ * bcdVersion of the MS OS descriptor headers. f_fs of Debian 13's 6.12
+ * takes the MS specification's 0x0100, and 0x0001 only with a warning
+ * that the user-space driver should be fixed; f_fs of Debian 12's 6.1
+ * takes 0x0001 only and refuses the descriptors with EINVAL otherwise.
+ * The worker writes 0x0100 and, when that is refused, 0x0001.
  */
-int ffs_descs_build(const struct plugin_desc *desc, uint8_t *buf, size_t size,
-		    size_t *len);
+#define FFS_OS_BCD 0x0100
+#define FFS_OS_BCD_OLD 0x0001
+
+/*
+ * Check desc and write the FUNCTIONFS_DESCRIPTORS_MAGIC_V2 blob (FS, HS
+ * and SS descriptors, MS OS descriptors with bcdVersion os_bcd when
+ * desc->ms_compat_id is set) into buf. Returns 0 and the length in
+ * *len, -EINVAL for a desc the kernel would refuse (the reason is
+ * logged), or -ENOSPC.
+ */
+int ffs_descs_build(const struct plugin_desc *desc, uint16_t os_bcd,
+		    uint8_t *buf, size_t size, size_t *len);
 
 /* An IN endpoint (device to host): bulk IN or interrupt IN. */
 bool ffs_ep_is_in(enum plugin_ep_type t);

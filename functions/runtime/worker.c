@@ -623,35 +623,67 @@ static int worker_check_unbound(struct plugin *p)
 	return -EBUSY;
 }
 
-static int worker_write_all(struct plugin *p, int fd, const uint8_t *buf,
-			    size_t len, const char *what)
+/* 0, or -errno (EIO for a short write), nothing logged. */
+static int worker_write_ep0(int fd, const uint8_t *buf, size_t len)
 {
 	ssize_t n = write(fd, buf, len);
 
 	if (n == (ssize_t)len)
 		return 0;
-	if (n >= 0)
-		errno = EIO;
-	log_warn("%s/ep0: the kernel refused the %s", p->dir, what);
-	return -errno;
+	return n >= 0 ? -EIO : -errno;
 }
 
-/* Descriptors, then strings; only then do the ep files exist. */
+static int worker_write_all(struct plugin *p, int fd, const uint8_t *buf,
+			    size_t len, const char *what)
+{
+	int r = worker_write_ep0(fd, buf, len);
+
+	if (r < 0) {
+		errno = -r;
+		log_warn("%s/ep0: the kernel refused the %s", p->dir, what);
+	}
+	return r;
+}
+
+/* The descriptors with the MS OS headers' bcdVersion os_bcd. */
+static int worker_build_descs(struct plugin *p, uint16_t os_bcd, uint8_t *buf,
+			      size_t size, size_t *len)
+{
+	int r = ffs_descs_build(&p->desc, os_bcd, buf, size, len);
+
+	if (r < 0)
+		log_warnx("%s: unusable descriptors: %s", p->ops->name,
+			  strerror(-r));
+	return r;
+}
+
+/* Descriptors, then strings; only then do the ep files exist. MS OS
+ * descriptors go with bcdVersion 0x0100, and again with 0x0001 if the
+ * kernel refuses them (ffs.h): what it takes decides, not its version. */
 static int worker_write_descs(struct plugin *p, int fd)
 {
 	uint8_t buf[FFS_DESCS_MAX];
 	size_t len;
 	int r;
 
-	r = ffs_descs_build(&p->desc, buf, sizeof(buf), &len);
-	if (r < 0) {
-		log_warnx("%s: unusable descriptors: %s", p->ops->name,
-			  strerror(-r));
-		return r;
-	}
-	r = worker_write_all(p, fd, buf, len, "descriptors");
+	r = worker_build_descs(p, FFS_OS_BCD, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;
+	r = worker_write_ep0(fd, buf, len);
+	if (r == -EINVAL && p->desc.ms_compat_id) {
+		log_debug("%s/ep0: MS OS descriptors of bcdVersion 0x%04x "
+			  "refused; writing 0x%04x", p->dir, FFS_OS_BCD,
+			  FFS_OS_BCD_OLD);
+		r = worker_build_descs(p, FFS_OS_BCD_OLD, buf, sizeof(buf), &len);
+		if (r < 0)
+			return r;
+		r = worker_write_ep0(fd, buf, len);
+	}
+	if (r < 0) {
+		errno = -r;
+		log_warn("%s/ep0: the kernel refused the descriptors", p->dir);
+		return r;
+	}
 	r = ffs_strings_build(&p->desc, buf, sizeof(buf), &len);
 	if (r < 0)
 		return r;

@@ -1,7 +1,8 @@
 # The adb plugin under gadgetd itself: a profile with adb auth on, an
 # unknown host key shown by `gadgetctl adb keys` (a hostile comment
 # escaped) and let in by `gadgetctl adb allow`, the state in `gadgetctl
-# status`, and adb over the composite mtp,adb set: shell, push and pull.
+# status`, and adb over the composite mtp,adb set: shell, push and pull;
+# no kernel warning about the functions' MS OS descriptors.
 # Runs in the guest (see run-suite.sh), gadgetd from make install and its
 # unit.
 # bed: systemd
@@ -108,5 +109,9 @@ check "the board has the bytes" cmp big.bin /srv/adb-big.bin
 check "adb pull of them" sh -c "timeout 120 adb pull /srv/adb-big.bin big.back >/dev/null"
 check "pulled bytes are the pushed ones" cmp big.bin big.back
 rm -f /srv/adb-big.bin
+# adb's and mtp's MS OS descriptors went in as the kernel wants them:
+# 6.12's f_fs warns at a bcdVersion of 0x0001, 6.1's refuses 0x0100 (the
+# worker writes 0x0100 and falls back: functions/runtime/ffs.h).
+check "the kernel did not warn about the MS OS descriptors" sh -c "! dmesg | grep -q 'bcdVersion must be'"
 
 finish

@@ -96,7 +96,7 @@ static void test_descs_bulk_pair(void **state)
 		0x07, 0x05, 0x02, 0x02, 0x00, 0x04, 0x00, SS_BULK_COMP,
 	};
 
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	assert_blob(want, sizeof(want));
 }
 
@@ -128,12 +128,12 @@ static void test_descs_intr_and_compat(void **state)
 		0x07, 0x05, 0x83, 0x03, 0x1c, 0x00, 0x06,
 		0x06, 0x30, 0x00, 0x00, 0x1c, 0x00,        /* wBytesPerInterval */
 		/* extended compat ID: header, then one function block */
-		0x00, 35, 0, 0, 0, 0x01, 0x00, 0x04, 0x00, 0x01, 0x00,
+		0x00, 35, 0, 0, 0, 0x00, 0x01, 0x04, 0x00, 0x01, 0x00,
 		0x00, 0x01, 'M', 'T', 'P', 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
 
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	assert_blob(want, sizeof(want));
 }
 
@@ -164,10 +164,10 @@ static void test_descs_class_desc(void **state)
 		0x06, 0x30, 0x00, 0x00, 0x08, 0x00,
 	};
 
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	assert_blob(want, sizeof(want));
 	d.class_desc_len = 8;
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), -EINVAL);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), -EINVAL);
 }
 
 /* Interrupt intervals at full speed: 1 ms floor, 255 ms ceiling. */
@@ -179,13 +179,13 @@ static void test_descs_fs_interval(void **state)
 			   .intr_interval = 1 } },
 	};
 
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	/* FS endpoint after 24-byte header and 9-byte interface. */
 	assert_int_equal(blob[33 + 4], 64);  /* FS max packet capped at 64 */
 	assert_int_equal(blob[33 + 5], 0);
 	assert_int_equal(blob[33 + 6], 1);
 	d.eps[0].intr_interval = 16;         /* 2^15 µframes = 4096 ms */
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	assert_int_equal(blob[33 + 6], 255);
 	assert_int_equal(blob[33 + 16 + 4], 0x00); /* HS keeps 512 */
 	assert_int_equal(blob[33 + 16 + 5], 0x02);
@@ -196,7 +196,9 @@ static void test_descs_props_and_recip(void **state)
 	struct plugin_desc d = echo_desc();
 	static const char name[] = "DeviceInterfaceGUID";
 	static const char value[] = "{9a3c2f1e-5b7d-4e8a-9c06-2d1f4b8e7a55}";
+	static uint8_t want[FFS_DESCS_MAX];
 	const uint8_t *os, *p;
+	size_t len;
 	uint32_t v;
 
 	d.ms_compat_id = "WINUSB";
@@ -204,19 +206,19 @@ static void test_descs_props_and_recip(void **state)
 	d.props[0].name = name;
 	d.props[0].value = value;
 	d.all_ctrl_recip = true;
-	assert_int_equal(ffs_descs_build(&d, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), 0);
 	memcpy(&v, blob + 8, 4);
 	assert_int_equal(v, 0x01 | 0x02 | 0x04 | 0x08 | 0x40 | 0x80);
 	memcpy(&v, blob + 24, 4);
 	assert_int_equal(v, 2);                  /* os_count */
 	os = blob + 28 + 23 + 23 + 35;           /* after SS descriptors */
-	assert_memory_equal(os, "\x00\x23\x00\x00\x00\x01\x00\x04\x00\x01\x00", 11);
+	assert_memory_equal(os, "\x00\x23\x00\x00\x00\x00\x01\x04\x00\x01\x00", 11);
 	assert_memory_equal(os + 11 + 2, "WINUSB\0\0", 8);
 	p = os + 35;
 	/* properties header: dwLength covers header and the property */
 	memcpy(&v, p + 1, 4);
 	assert_int_equal(v, 11 + 14 + sizeof(name) + sizeof(value));
-	assert_memory_equal(p + 5, "\x01\x00\x05\x00\x01\x00", 6);
+	assert_memory_equal(p + 5, "\x00\x01\x05\x00\x01\x00", 6);
 	p += 11;
 	memcpy(&v, p, 4);
 	assert_int_equal(v, 14 + sizeof(name) + sizeof(value));
@@ -229,12 +231,23 @@ static void test_descs_props_and_recip(void **state)
 	assert_int_equal(p + 14 + sizeof(name) + sizeof(value) - blob, blob_len);
 	memcpy(&v, blob + 4, 4);
 	assert_int_equal(v, blob_len);
+	/* The same with the bcdVersion Debian 12's f_fs takes: only the two
+	 * headers' version differs. */
+	memcpy(want, blob, blob_len);
+	len = blob_len;
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD_OLD, blob, sizeof(blob), &blob_len), 0);
+	assert_int_equal(blob_len, len);
+	assert_memory_equal(os + 5, "\x01\x00", 2);
+	assert_memory_equal(os + 35 + 5, "\x01\x00", 2);
+	memcpy(blob + (os + 5 - blob), "\x00\x01", 2);
+	memcpy(blob + (os + 35 + 5 - blob), "\x00\x01", 2);
+	assert_memory_equal(blob, want, len);
 }
 
 static void expect_invalid(struct plugin_desc *d, const char *words)
 {
 	last_log[0] = '\0';
-	assert_int_equal(ffs_descs_build(d, blob, sizeof(blob), &blob_len), -EINVAL);
+	assert_int_equal(ffs_descs_build(d, FFS_OS_BCD, blob, sizeof(blob), &blob_len), -EINVAL);
 	if (!strstr(last_log, words))
 		fail_msg("log \"%s\" lacks \"%s\"", last_log, words);
 }
@@ -283,8 +296,8 @@ static void test_descs_malformed(void **state)
 	d.interface_string = long_str;
 	expect_invalid(&d, "interface string");
 	d = echo_desc();
-	assert_int_equal(ffs_descs_build(&d, blob, 104, &blob_len), -ENOSPC);
-	assert_int_equal(ffs_descs_build(&d, blob, 105, &blob_len), 0);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, 104, &blob_len), -ENOSPC);
+	assert_int_equal(ffs_descs_build(&d, FFS_OS_BCD, blob, 105, &blob_len), 0);
 }
 
 static void test_strings(void **state)
