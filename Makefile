@@ -35,6 +35,8 @@ UDEVDIR ?= $(LIBDIR)/udev/rules.d
 UNITDIR ?= $(LIBDIR)/systemd/system
 SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 RUNDIR ?= /run
 STATEDIR ?= /var/lib/gadgetd
 
@@ -246,7 +248,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 # UNIT_JOBS tests run at a time (default: one per CPU); each one's output
 # is in $(B)/unit/NAME.log and printed whole when it ends.
 UNIT_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
-unit: $(UNIT_BINS) exports names fuzz-long-selftest check-cross-selftest lint
+unit: $(UNIT_BINS) exports names devheaders fuzz-long-selftest check-cross-selftest lint
 	@tests/unit/run-units.sh $(UNIT_JOBS) $(UNIT_BINS)
 
 # The test scripts' checks count: no `check ... && cmd`, no check in a
@@ -270,6 +272,11 @@ lint:
 # Plugins and the worker export only what plugin.h declares.
 exports: $(BINS) $(PLUGIN_SOS)
 	tests/unit/exports.sh $(B)
+
+# The plugin API as installed builds a plugin on its own
+# (tests/unit/devheaders.sh): no header missing, none reaching into the tree.
+devheaders:
+	CC="$(CC)" NM=$(CROSS_COMPILE)nm tests/unit/devheaders.sh $(B)
 
 # Every external name defined in foo.c is foo or foo_* (tests/unit/names.sh),
 # checked on the objects the product links.
@@ -430,6 +437,21 @@ fuzz-long:
 
 install: all install-files
 
+# What a plugin built out of the tree needs (installed under
+# INCLUDEDIR/gadgetd, with gadgetd-plugin.pc): plugin.h and the headers
+# it includes, the loop and log it may call, and the version script.
+PLUGIN_API := functions/runtime/plugin.h functions/runtime/spawner.h \
+	functions/runtime/plugin.map common/plugin_meta.h common/optdesc.h \
+	common/loop.h common/log.h
+install-dev:
+	for f in $(PLUGIN_API); do install -Dm644 $$f $(DESTDIR)$(INCLUDEDIR)/gadgetd/$$(basename $$f); done
+	@mkdir -p $(DESTDIR)$(PKGCONFIGDIR)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@PLUGINDIR@|$(PLUGINDIR)|' \
+		-e "s|@ABI@|$$(sed -n 's/^#define PLUGIN_ABI_VERSION //p' functions/runtime/plugin.h)|" \
+		functions/runtime/gadgetd-plugin.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gadgetd-plugin.pc
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/gadgetd-plugin.pc
+
 # $(call install_conf,SRC,DEST): a file of /etc that its user may edit.
 # Installed when DEST is absent; kept when it is SRC already or was edited,
 # and then the shipped version goes next to it as DEST.dist (as dpkg does
@@ -439,7 +461,7 @@ install_conf = if [ ! -e $(2) ]; then install -Dm644 $(1) $(2); \
 	echo "install: kept $(2) (edited); the shipped version is $(2).dist"; fi
 
 # Copies what `all` built; the loopback suite uses it inside the VM.
-install-files:
+install-files: install-dev
 	install -Dm755 $(B)/gadgetd $(DESTDIR)$(SBINDIR)/gadgetd
 	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(BINDIR)/gadgetctl
 	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
@@ -492,6 +514,6 @@ clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
 		$(B)/host $(BINS)
 
-.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench adbd-root deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files clean
+.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench adbd-root deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files install-dev devheaders clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)
