@@ -35,8 +35,33 @@
 struct loop;
 struct plugin;
 
-/* Raised whenever struct plugin_ops, struct plugin_desc or a plugin_*
- * function changes in a way an already built plugin would misread. */
+/*
+ * The plugin ABI: what a plugin built against these headers (installed
+ * under /usr/include/gadgetd, gadgetd-plugin.pc's abi_version) expects of
+ * gadgetd-worker. The worker loads a plugin only when its
+ * gadgetd_plugin.abi_version is this number, and otherwise refuses it
+ * with "PATH: plugin ABI version N, but this gadgetd-worker loads version
+ * M only; rebuild the plugin with this gadgetd" (functions/runtime/loader.c).
+ *
+ * It is raised by one for any change a plugin already built would
+ * misread or miss:
+ *   - a member of struct plugin_ops, plugin_desc, plugin_ep,
+ *     plugin_ms_prop, plugin_meta, plugin_command, optdesc (or the
+ *     structs they point to) added, removed, moved or retyped, or a
+ *     constant of their enums renumbered;
+ *   - a plugin_*, loop_* or log_* function removed, or its arguments,
+ *     result or meaning changed;
+ *   - a limit that sizes an array of these structs changed
+ *     (PLUGIN_MAX_EPS, PLUGIN_MAX_PROPS), or another limit lowered
+ *     (PLUGIN_MAX_XFER, PLUGIN_CLASS_DESC_MAX);
+ *   - a call the runtime makes differently: another order, another
+ *     thread, a callback called where it was not.
+ * It is not raised for a new function added (an old plugin does not call
+ * it), one of those other limits raised, or a fix that keeps the
+ * documented behaviour.
+ * abi_version comes first in struct plugin_ops so that every version can
+ * read it.
+ */
 #define PLUGIN_ABI_VERSION 4
 
 #define PLUGIN_MAX_EPS 4
