@@ -37,6 +37,7 @@ SYSUSERSDIR ?= $(LIBDIR)/sysusers.d
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DEVDOCDIR ?= $(PREFIX)/share/doc/gadgetd-dev
 RUNDIR ?= /run
 STATEDIR ?= /var/lib/gadgetd
 
@@ -439,7 +440,8 @@ install: all install-files
 
 # What a plugin built out of the tree needs (installed under
 # INCLUDEDIR/gadgetd, with gadgetd-plugin.pc): plugin.h and the headers
-# it includes, the loop and log it may call, and the version script.
+# it includes, the loop and log it may call, and the version script; the
+# example plugin (DEVDOCDIR/examples/plugin) and gadgetd-plugin(7).
 PLUGIN_API := functions/runtime/plugin.h functions/runtime/spawner.h \
 	functions/runtime/plugin.map common/plugin_meta.h common/optdesc.h \
 	common/loop.h common/log.h
@@ -451,6 +453,9 @@ install-dev:
 		-e "s|@ABI@|$$(sed -n 's/^#define PLUGIN_ABI_VERSION //p' functions/runtime/plugin.h)|" \
 		functions/runtime/gadgetd-plugin.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/gadgetd-plugin.pc
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/gadgetd-plugin.pc
+	for f in functions/example/example.c functions/example/Makefile; do \
+		install -Dm644 $$f $(DESTDIR)$(DEVDOCDIR)/examples/plugin/$$(basename $$f); done
+	install -Dm644 man/gadgetd-plugin.7 $(DESTDIR)$(MANDIR)/man7/gadgetd-plugin.7
 
 # $(call install_conf,SRC,DEST): a file of /etc that its user may edit.
 # Installed when DEST is absent; kept when it is SRC already or was edited,

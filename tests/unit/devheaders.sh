@@ -3,7 +3,8 @@
 # a plugin that includes only the staged headers, found through the staged
 # gadgetd-plugin.pc and no path into the tree, builds with -Werror and
 # links with the staged version script into a .so that exports
-# gadgetd_plugin alone.
+# gadgetd_plugin alone; so does the example plugin (functions/example/),
+# copied out of the tree and built by its own Makefile.
 #   tests/unit/devheaders.sh BUILD_DIR
 set -eu
 b=$(realpath "${1:-build}")
@@ -60,6 +61,14 @@ C
 	-o p.so p.c) || fail "a plugin does not build against the staged headers alone"
 syms=$(${NM:-nm} -D --defined-only "$work/p.so" | awk '{ print $3 }')
 [ "$syms" = gadgetd_plugin ] || fail "p.so exports \"$syms\", not gadgetd_plugin alone"
+# The example (functions/example/), copied out and built by its own Makefile.
+cp -r functions/example "$work/example"
+rm -f "$work/example/example.so"
+PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$stage make -s -C "$work/example" \
+	CC="$CC" CFLAGS="-O2 -Werror" PLUGIN_MAP="$map" >/dev/null ||
+	fail "functions/example does not build against the staged headers alone"
+syms=$(${NM:-nm} -D --defined-only "$work/example/example.so" | awk '{ print $3 }')
+[ "$syms" = gadgetd_plugin ] || fail "example.so exports \"$syms\", not gadgetd_plugin alone"
 grep -q "^#define PLUGIN_ABI_VERSION $abi\$" "$stage/usr/include/gadgetd/plugin.h" ||
 	fail "abi_version $abi is not plugin.h's PLUGIN_ABI_VERSION"
 echo "devheaders: a plugin builds against the installed headers alone (ABI $abi)"
