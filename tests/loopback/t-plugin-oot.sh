@@ -1,0 +1,103 @@
+# An out-of-tree plugin, as a board maker would build one: after `make
+# install` (gd_install: the plugin API is part of it, as gadgetd-dev is
+# of the package), functions/example/ copied to a folder outside the
+# tree is built by its own Makefile against the installed headers alone
+# (pkg-config gadgetd-plugin; no path into the tree on its command
+# lines), installed into the plugin directory pkg-config names, and used
+# in a profile: the host sees its interface (lsusb -v), its command
+# answers through gadgetctl with the profile's options, and a value out
+# of its declared range is refused. The same example built for the next
+# ABI version is refused, the error naming the .so and both versions.
+# Runs in the guest (see run-suite.sh).
+# bed: systemd
+. "$SRC/tests/loopback/lib.sh"
+
+WORK=/run/oot-plugin
+ID=1d6b:01d0
+NEXT_ID=1d6b:01d1
+rm -rf "$WORK" /usr/include/gadgetd /usr/lib/gadgetd/example.so /usr/lib/gadgetd/example_next.so
+mkdir -p "$WORK"
+check "no gadgetd-plugin.pc before the install" sh -c '! pkg-config --exists gadgetd-plugin'
+gd_install
+check "pkg-config finds gadgetd-plugin after the install" pkg-config --exists gadgetd-plugin
+PLUGINDIR=$(pkg-config --variable=plugindir gadgetd-plugin)
+ABI=$(pkg-config --variable=abi_version gadgetd-plugin)
+echo "plugindir $PLUGINDIR, ABI $ABI, Cflags $(pkg-config --cflags gadgetd-plugin)"
+check "its plugindir is where gadgetd's plugins are" test -f "$PLUGINDIR/echo.so"
+
+say "build the example outside the tree"
+cp -r "$SRC/functions/example" "$WORK/example"
+rm -f "$WORK/example/example.so"
+# The next ABI version: the same source with abi_version one higher.
+cp -r "$WORK/example" "$WORK/next"
+sed -i -e 's/\.abi_version = PLUGIN_ABI_VERSION,/.abi_version = PLUGIN_ABI_VERSION + 1,/' \
+	-e 's/\.name = "example",/.name = "example_next",/' "$WORK/next/example.c"
+check "the next ABI's source differs in abi_version" grep -q "PLUGIN_ABI_VERSION + 1" "$WORK/next/example.c"
+# Run from the copy, with nothing of the tree on the way: no -I, no VPATH.
+(cd "$WORK/example" && env -u CPATH -u C_INCLUDE_PATH timeout 120 make) > "$WORK/build.log" 2>&1
+rc=$?
+cat "$WORK/build.log"
+check "make in the copied folder: exit 0" [ $rc = 0 ]
+check "its command lines name no path into the tree ($SRC)" sh -c "! grep -qF '$SRC' '$WORK/build.log'"
+check "example.so exports gadgetd_plugin alone" \
+	[ "$(nm -D --defined-only "$WORK/example/example.so" | awk '{ print $3 }')" = gadgetd_plugin ]
+(cd "$WORK/example" && timeout 60 make install) > "$WORK/install.log" 2>&1
+check "make install put it into $PLUGINDIR" test -f "$PLUGINDIR/example.so"
+(cd "$WORK/next" && timeout 120 make >/dev/null 2>&1 &&
+	install -m644 example.so "$PLUGINDIR/example_next.so")
+check "the next ABI's build is installed as example_next.so" test -f "$PLUGINDIR/example_next.so"
+
+cat > /etc/gadgetd/profiles/oot.conf <<P
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x01d0;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "out-of-tree plugin"; serial = "OOT1"; };
+};
+functions: {
+  example: { type = "ffs"; plugin = "example"; options: { greeting = "hi from oot"; repeat = 2; }; };
+  next: { type = "ffs"; plugin = "example_next"; };
+  acm: { type = "acm"; };
+};
+sets = (
+  { functions = [ "example" ]; product_id = 0x01d0; },
+  { functions = [ "next" ]; product_id = 0x01d1; },
+  { functions = [ "acm" ]; product_id = 0x01d2; }
+);
+default = "example";
+P
+check "gadgetctl check passes the profile" gadgetctl check /etc/gadgetd/profiles/oot.conf
+gd_start oot
+check "the host sees the example ($ID)" wait_usb "$ID" 20
+lsusb -v -d "$ID" > "$WORK/lsusb.txt" 2>/dev/null
+grep -E "bInterfaceClass|bInterfaceSubClass|iInterface|bEndpointAddress" "$WORK/lsusb.txt"
+check "lsusb -v: its interface, \"gadgetd example\"" grep -q "iInterface .*gadgetd example" "$WORK/lsusb.txt"
+check "lsusb -v: vendor class, subclass 0x42" \
+	sh -c "grep -q 'bInterfaceClass *255' '$WORK/lsusb.txt' && grep -q 'bInterfaceSubClass *66' '$WORK/lsusb.txt'"
+out=$(timeout 10 gadgetctl example hello 2>&1)
+echo "gadgetctl example hello: $out"
+check "its command answers with the profile's options" [ "$out" = "hi from oot hi from oot" ]
+check "gadgetctl status shows its status key" gd_status 'plugin("example").status.greeting == "hi from oot"'
+
+say "a bad option: repeat = 99, out of the declared 1..8"
+sed 's/repeat = 2;/repeat = 99;/' /etc/gadgetd/profiles/oot.conf > /etc/gadgetd/profiles/ootbad.conf
+timeout 60 gadgetctl switch --profile ootbad example > "$WORK/badswitch.txt" 2>&1
+rc=$?
+cat "$WORK/badswitch.txt"
+check "the switch to it fails (exit 1)" [ $rc = 1 ]
+check "naming the option, the value and the range" \
+	grep -q 'option repeat: "99" is not an integer in 1..8' "$WORK/badswitch.txt"
+gd_switch --profile oot acm
+wait_usb 1d6b:01d2 20
+
+say "the example built for ABI $((ABI + 1)) is refused"
+timeout 60 gadgetctl switch next > "$WORK/next.txt" 2>&1
+rc=$?
+cat "$WORK/next.txt"
+check "the switch to it fails (exit 1)" [ $rc = 1 ]
+want="$PLUGINDIR/example_next.so: plugin ABI version $((ABI + 1)), but this gadgetd-worker loads version $ABI only"
+check "gadgetd's log names the .so and both versions" gd_log_has "$want"
+check "so does the switch's answer" grep -qF "$want" "$WORK/next.txt"
+check "the host never saw it ($NEXT_ID)" sh -c "! lsusb -d $NEXT_ID >/dev/null"
+check "the gadget went back to acm" gd_status '.set == "acm"'
+rm -f /etc/gadgetd/profiles/oot.conf /etc/gadgetd/profiles/ootbad.conf \
+	"$PLUGINDIR/example.so" "$PLUGINDIR/example_next.so"
+finish
