@@ -8,6 +8,7 @@
  * sandboxes itself before the host can reach it (sandbox.h).
  */
 #include "aioguard.h"
+#include "describe.h"
 #include "epio.h"
 #include "ffs.h"
 #include "loader.h"
@@ -483,6 +484,7 @@ static void worker_usage(FILE *out, int code)
 	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
 		     "[-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]\n"
 		     "       [-o KEY=VALUE]... [-v]\n"
+		     "       gadgetd-worker --describe PLUGIN.so [USER]\n"
 		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
 		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",
 		WORKER_FD);
@@ -949,6 +951,11 @@ int main(int argc, char **argv)
 	bool verbose = false;
 	int r;
 
+	/* gadgetd-worker --describe PLUGIN.so [USER]: describe.h. */
+	if (argc >= 3 && argc <= 4 && !strcmp(argv[1], "--describe")) {
+		log_init("gadgetd-worker", true, LOG_LEVEL_INFO);
+		return describe_run(argv[2], argc == 4 ? argv[3] : NULL, stdout) < 0;
+	}
 	worker_args(&p, argc, argv, &verbose);
 	snprintf(ident, sizeof(ident), "gadgetd-worker[%s]", p.instance);
 	log_init(ident, true, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);

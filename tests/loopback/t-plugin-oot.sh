@@ -3,7 +3,8 @@
 # of the package), functions/example/ copied to a folder outside the
 # tree is built by its own Makefile against the installed headers alone
 # (pkg-config gadgetd-plugin; no path into the tree on its command
-# lines), installed into the plugin directory pkg-config names, and used
+# lines), installed into the plugin directory pkg-config names, described
+# by `gadgetd-worker --describe` (its options and commands), and used
 # in a profile: the host sees its interface (lsusb -v), its command
 # answers through gadgetctl with the profile's options, and a value out
 # of its declared range is refused. The same example built for the next
@@ -46,6 +47,25 @@ check "make install put it into $PLUGINDIR" test -f "$PLUGINDIR/example.so"
 (cd "$WORK/next" && timeout 120 make >/dev/null 2>&1 &&
 	install -m644 example.so "$PLUGINDIR/example_next.so")
 check "the next ABI's build is installed as example_next.so" test -f "$PLUGINDIR/example_next.so"
+
+say "gadgetd-worker --describe: its declaration, printed by its unprivileged worker"
+W=/usr/libexec/gadgetd/gadgetd-worker
+timeout 10 $W --describe "$PLUGINDIR/example.so" > "$WORK/describe.txt" 2>&1
+rc=$?
+cat "$WORK/describe.txt"
+check "--describe example.so: exit 0" [ $rc = 0 ]
+check "it declares repeat, an integer in 1..8, default 1" awk -F '\t' \
+	'$1 == "option" && $2 == "repeat" && $3 == "int" && $5 == 1 && $6 == 8 && $9 == 1 { f = 1 } END { exit !f }' \
+	"$WORK/describe.txt"
+check "it declares hello, a read command" awk -F '\t' \
+	'$1 == "command" && $2 == "hello" && $3 == "read" { f = 1 } END { exit !f }' "$WORK/describe.txt"
+timeout 10 $W --describe "$PLUGINDIR/example_next.so" > "$WORK/describe-next.txt" 2>&1
+rc=$?
+cat "$WORK/describe-next.txt"
+check "--describe example_next.so fails (exit 1)" [ $rc = 1 ]
+check "naming the .so and both versions" grep -qF \
+	"$PLUGINDIR/example_next.so: plugin ABI version $((ABI + 1)), but this gadgetd-worker loads version $ABI only" \
+	"$WORK/describe-next.txt"
 
 cat > /etc/gadgetd/profiles/oot.conf <<P
 gadget: {
