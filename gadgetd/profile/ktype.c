@@ -364,9 +364,19 @@ static int ktype_uac2_apply(usbg_function *uf, const struct profile_function *f)
 	return usbg_f_uac2_set_attrs(usbg_to_uac2_function(uf), &a);
 }
 
+/* gadgetd's own, not the kernel's: a login on the board's side of the
+ * port while the set is bound (console.h). */
+static const char *const ktype_console_choices[] = { "none", "getty", NULL };
+
+static const struct optdesc ktype_serial_attrs[] = {
+	{ .name = "console", .type = OPTDESC_ENUM, .choices = ktype_console_choices,
+	  .def = "none", .help = "getty: a login on the board's ttyGSN while bound" },
+	{ 0 }
+};
+
 static const struct ktype ktype_table[] = {
-	{ .name = "acm", .usbg_type = USBG_F_ACM },
-	{ .name = "gser", .usbg_type = USBG_F_SERIAL },
+	{ .name = "acm", .usbg_type = USBG_F_ACM, .attrs = ktype_serial_attrs },
+	{ .name = "gser", .usbg_type = USBG_F_SERIAL, .attrs = ktype_serial_attrs },
 	{ .name = "ecm", .usbg_type = USBG_F_ECM, .attrs = ktype_net_attrs,
 	  .check = netcfg_check, .apply = ktype_net_apply },
 	{ .name = "ncm", .usbg_type = USBG_F_NCM, .attrs = ktype_net_attrs,

@@ -135,12 +135,51 @@ static void test_unknown_type_lists_all(void **state)
 		fail_msg("%s: want %s", err, want);
 }
 
+/* A serial function's console: "getty" or "none" (the default); any
+ * other word names the file, line and field. */
+static void test_console_option(void **state)
+{
+	static const char head[] =
+		"gadget: { vendor_id = 0x1d6b; product_id = 0x0104;\n"
+		"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n";
+	static const char tail[] =
+		"sets = ( { functions = [ \"s\" ]; product_id = 0x0106; } );\n"
+		"default = \"s\";\n";
+	static const char *const good[][2] = {
+		{ "acm", "getty" }, { "gser", "getty" }, { "acm", "none" } };
+	char text[1024], err[4096];
+	struct profile *p = NULL;
+	unsigned i;
+
+	for (i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		snprintf(text, sizeof(text), "%sfunctions: { s: { type = \"%s\"; "
+			 "console = \"%s\"; }; };\n%s", head, good[i][0], good[i][1], tail);
+		if (profile_parse("t.conf", text, &p, err, sizeof(err)) != 0)
+			fail_msg("%s console %s: %s", good[i][0], good[i][1], err);
+		assert_string_equal(ktype_attr(&p->functions[0], "console"), good[i][1]);
+		profile_free(p);
+		p = NULL;
+	}
+	snprintf(text, sizeof(text), "%sfunctions: { s: { type = \"acm\"; };\n};\n%s",
+		 head, tail);
+	assert_int_equal(profile_parse("t.conf", text, &p, err, sizeof(err)), 0);
+	assert_string_equal(ktype_attr(&p->functions[0], "console"), "none");
+	profile_free(p);
+	p = NULL;
+	snprintf(text, sizeof(text), "%sfunctions: { s: { type = \"acm\";\n"
+		 "  console = \"login\"; }; };\n%s", head, tail);
+	assert_int_equal(profile_parse("t.conf", text, &p, err, sizeof(err)), -EINVAL);
+	if (!strstr(err, "t.conf:4:") || !strstr(err, "console") || !strstr(err, "getty"))
+		fail_msg("want t.conf:4, console and the choices in: %s", err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_in_man_page),
 		cmocka_unit_test(test_man_page_in_table),
 		cmocka_unit_test(test_unknown_type_lists_all),
+		cmocka_unit_test(test_console_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
