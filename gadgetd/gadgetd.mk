@@ -3,12 +3,16 @@ PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c \
 	gadgetd/profile/ktype.c gadgetd/profile/netcfg.c gadgetd/profile/optcheck.c \
 	gadgetd/profile/cfgtext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
+# Logins on serial ports (gadgetd/console/console.h).
+# console.c is in GADGET_SRCS; its backends, which the unit tests fake:
+CONSOLE_SRCS := gadgetd/console/console_system.c \
+	gadgetd/console/console_unit.c gadgetd/console/console_getty.c
 # The gadget module, one file per job (gadgetd/gadget/gadget_int.h lists them).
 GADGET_SRCS := gadgetd/gadget/gadget.c gadgetd/gadget/txn.c gadgetd/gadget/boot.c gadgetd/gadget/pending.c \
 	gadgetd/gadget/gadget_queue.c gadgetd/gadget/gadget_restart.c gadgetd/gadget/gadget_command.c \
 	gadgetd/gadget/gadget_list.c gadgetd/gadget/gadget_status.c gadgetd/model/status.c \
-	gadgetd/gadget/netsvc.c gadgetd/model/event.c gadgetd/gadget/gadget_storage.c gadgetd/storage/storage.c
-GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) gadgetd/gadget/composer.c \
+	gadgetd/gadget/netsvc.c gadgetd/console/console.c gadgetd/model/event.c gadgetd/gadget/gadget_storage.c gadgetd/storage/storage.c
+GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) $(CONSOLE_SRCS) gadgetd/gadget/composer.c \
 	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
 	gadgetd/gadget/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
 	gadgetd/supervisor/supervisor_tcp.c gadgetd/net/tcplisten.c \

@@ -436,6 +436,24 @@ int composer_net_ifname(struct composer *c, const char *name, char *buf,
 	return 0;
 }
 
+int composer_serial_port(struct composer *c, const struct ktype *type,
+			 const char *name, unsigned *port)
+{
+	char path[600];
+	FILE *in;
+	int r = composer_function_dir(c, type, name, path, sizeof(path) - 16);
+
+	if (r < 0)
+		return r;
+	strcat(path, "/port_num");
+	in = fopen(path, "re");
+	if (!in)
+		return -errno;
+	r = fscanf(in, "%u", port) == 1 ? 0 : -EIO;
+	fclose(in);
+	return r;
+}
+
 int composer_remove_function(struct composer *c, const char *name)
 {
 	usbg_function *f = composer_find(c, name);

@@ -37,6 +37,11 @@ int composer_remove_function(struct composer *c, const char *name);
  * named yet) or -errno. */
 int composer_net_ifname(struct composer *c, const char *name, char *buf,
 			size_t size);
+/* The N of /dev/ttyGS<N> of serial function name of type (acm, gser):
+ * its port_num, which the kernel gives when the function is made. 0 or
+ * -errno. */
+int composer_serial_port(struct composer *c, const struct ktype *type,
+			 const char *name, unsigned *port);
 /* The ConfigFS folder of function name of type (whose attributes
  * libusbgx does not all know, such as mass_storage's forced_eject):
  * 0 or -ENAMETOOLONG. */

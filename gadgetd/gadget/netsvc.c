@@ -9,6 +9,9 @@
 #include "netsvc.h"
 #include "composer.h"
 #include "config.h"
+#include "console.h"
+#include "console_system.h"
+#include "ktype.h"
 #include "log.h"
 #include "loop.h"
 #include "netcfg.h"
@@ -36,6 +39,8 @@ struct netsvc {
 	struct composer *composer;
 	struct supervisor *sup;
 	struct usblink *links;
+	/* Logins on the bound set's serial ports (console.h). */
+	struct console *console;
 	struct loop_watch *settle;
 	unsigned settle_tries;
 	netsvc_view_fn view_fn;
@@ -124,6 +129,47 @@ static unsigned netsvc_services(struct netsvc *ns, const struct netsvc_view *v,
 	return n;
 }
 
+/* The bound set's serial functions with console = "getty". */
+static unsigned netsvc_consoles(struct netsvc *ns, const struct netsvc_view *v,
+				struct console_want *want)
+{
+	const struct profile_set *s = &v->profile->sets[v->set];
+	const struct profile_function *f;
+	const char *c;
+	unsigned i, n = 0;
+	int r;
+
+	for (i = 0; i < s->n_functions && n < CONSOLE_MAX; i++) {
+		f = &v->profile->functions[s->functions[i]];
+		c = f->type->ffs ? NULL : ktype_attr(f, "console");
+		if (!c || strcmp(c, "getty"))
+			continue;
+		r = composer_serial_port(ns->composer, f->type, f->name, &want[n].port);
+		if (r < 0) {
+			log_warnx("function %s: no console: cannot read its port_num: %s",
+				  f->name, strerror(-r));
+			continue;
+		}
+		snprintf(want[n].function, sizeof(want[n].function), "%s", f->name);
+		n++;
+	}
+	return n;
+}
+
+/* Logins while the set is bound and its UDC is there; none otherwise. */
+static void netsvc_console_sync(struct netsvc *ns, const struct netsvc_view *v)
+{
+	struct console_want want[CONSOLE_MAX];
+	const char *udc = NULL;
+	unsigned n = 0;
+
+	if (v->profile && v->set >= 0)
+		udc = composer_bound_udc(ns->composer);
+	if (udc && udc_registered(udc))
+		n = netsvc_consoles(ns, v, want);
+	console_sync(ns->console, want, n);
+}
+
 void netsvc_sync(struct netsvc *ns)
 {
 	struct usblink_want want[PROFILE_MAX_FUNCTIONS];
@@ -133,6 +179,7 @@ void netsvc_sync(struct netsvc *ns)
 	unsigned n = 0, n_svc = 0;
 
 	netsvc_view(ns, &v);
+	netsvc_console_sync(ns, &v);
 	if (v.profile && v.set >= 0 && netsvc_any(&v))
 		udc = composer_bound_udc(ns->composer);
 	/* A gadget keeps its UDC's name while the UDC is gone. */
@@ -145,6 +192,7 @@ void netsvc_sync(struct netsvc *ns)
 
 void netsvc_down(struct netsvc *ns)
 {
+	console_sync(ns->console, NULL, 0);
 	usblink_sync(ns->links, NULL, 0, NULL, 0);
 }
 
@@ -307,7 +355,9 @@ struct netsvc *netsvc_new(struct loop *l, const struct config *cfg,
 	ns->view_fn = view;
 	ns->view_data = data;
 	ns->links = usblink_new(l, cfg);
-	if (!ns->links) {
+	ns->console = ns->links ? console_system_new(l, cfg) : NULL;
+	if (!ns->console) {
+		usblink_free(ns->links);
 		free(ns);
 		return NULL;
 	}
@@ -321,6 +371,7 @@ void netsvc_free(struct netsvc *ns)
 		return;
 	supervisor_tcp_set_fn(ns->sup, NULL, NULL);
 	usblink_free(ns->links);
+	console_free(ns->console);
 	loop_watch_remove(ns->settle);
 	free(ns);
 }

@@ -3,7 +3,8 @@
  * the links of its network functions (usblink.h: address, DHCP, mDNS),
  * the listening TCP sockets of plugins with TCP (adb over the network)
  * and the services they announce, and the checks again while a UDC comes
- * or goes.
+ * or goes; and the logins on its serial ports (console = "getty",
+ * console.h), which follow the same syncs.
  *
  * It knows nothing of the gadget's transaction: it asks its owner for a
  * view (the active profile and set, the live functions, whether a switch

@@ -25,7 +25,7 @@ set -eu
 # held once in the product tree).
 #
 # gadgetd/'s floors, bottom up (docs/layout.md): common/; profile/;
-# model/; supervisor/, net/ and storage/; gadget/; front/; gadgetd/
+# model/; supervisor/, net/ and storage/; console/ (on net/); gadget/; front/; gadgetd/
 # itself, its top (gadgetd.c, notify). cli/ sits on common/, profile/
 # and model/.
 floors='
@@ -35,12 +35,13 @@ gadgetd/model/: gadgetd/profile/ common/
 gadgetd/supervisor/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/net/: gadgetd/model/ gadgetd/profile/ common/
 gadgetd/storage/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/gadget/: gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
+gadgetd/console/: gadgetd/net/ gadgetd/model/ gadgetd/profile/ common/
+gadgetd/gadget/: gadgetd/console/ gadgetd/supervisor/ gadgetd/net/ gadgetd/storage/
 	gadgetd/model/ gadgetd/profile/ common/
-gadgetd/front/: gadgetd/gadget/ gadgetd/supervisor/ gadgetd/net/
+gadgetd/front/: gadgetd/gadget/ gadgetd/console/ gadgetd/supervisor/ gadgetd/net/
 	gadgetd/storage/ gadgetd/model/ gadgetd/profile/ common/
 gadgetd/cli/: gadgetd/model/ gadgetd/profile/ common/
-gadgetd/: gadgetd/front/ gadgetd/gadget/ gadgetd/supervisor/ gadgetd/net/
+gadgetd/: gadgetd/front/ gadgetd/gadget/ gadgetd/console/ gadgetd/supervisor/ gadgetd/net/
 	gadgetd/storage/ gadgetd/model/ gadgetd/profile/ common/
 functions/runtime/: common/
 functions/ptp/: functions/mtp/ functions/runtime/ common/

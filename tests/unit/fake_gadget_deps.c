@@ -8,6 +8,8 @@
 
 #include "composer.h"
 #include "config.h"
+#include "console.h"
+#include "console_system.h"
 #include "event.h"
 #include "gadget.h"
 #include "loop.h"
@@ -649,6 +651,49 @@ void usblink_sync(struct usblink *nl, const struct usblink_want *want, unsigned 
 	fake_call("net", arg);
 }
 
+/* The console's backend: "console(+N)" for a start on ttyGSN,
+ * "console(-N)" for a stop. */
+static int fake_console_start(void *be, unsigned port)
+{
+	char arg[16];
+
+	snprintf(arg, sizeof(arg), "+%u", port);
+	fake_call("console", arg);
+	return 0;
+}
+
+static void fake_console_stop(void *be, unsigned port)
+{
+	char arg[16];
+
+	snprintf(arg, sizeof(arg), "-%u", port);
+	fake_call("console", arg);
+}
+
+static void fake_console_free(void *be)
+{
+}
+
+static const struct console_ops fake_console_ops = {
+	.name = "fake",
+	.start = fake_console_start,
+	.stop = fake_console_stop,
+	.free = fake_console_free,
+};
+
+struct console *console_system_new(struct loop *l, const struct config *cfg)
+{
+	return console_new(&fake_console_ops, NULL);
+}
+
+/* Every serial function is ttyGS3. */
+int composer_serial_port(struct composer *c, const struct ktype *type,
+			 const char *name, unsigned *port)
+{
+	*port = 3;
+	return 0;
+}
+
 unsigned usblink_ifaces(const struct usblink *nl, const char **names, unsigned max)
 {
 	return 0;
@@ -727,6 +772,7 @@ const char fake_gadget_profile[] =
 	"  aoa: { type = \"ffs\"; plugin = \"accessory\"; user = \"root\";\n"
 	"         options: { mode = \"control\"; accessory_set = \"ncm\"; }; };\n"
 	"  rndis: { type = \"rndis\"; address = \"10.77.0.1/24\"; dhcp = true; };\n"
+	"  tty: { type = \"gser\"; console = \"getty\"; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
@@ -737,7 +783,9 @@ const char fake_gadget_profile[] =
 	"  { configs = ( { functions = [ \"ncm\", \"acm\" ]; },\n"
 	"                { functions = [ \"ecm\", \"acm\" ]; name = \"ECM\"; } ); product_id = 0x010a; },\n"
 	"  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\", \"adb\" ]; } ); product_id = 0x010b; },\n"
-	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010c; }\n"
+	"  { functions = [ \"rndis\", \"adb\" ]; product_id = 0x010c; },\n"
+	"  { functions = [ \"tty\", \"ecm\" ]; product_id = 0x010d; },\n"
+	"  { functions = [ \"tty\", \"ncm\" ]; product_id = 0x010e; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 

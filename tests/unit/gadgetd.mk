@@ -21,13 +21,14 @@ test_dispatch_LIBS := $(PROFILE_LIBS)
 # owner.
 UNIT_TESTS += test_txn
 test_txn_SRCS := tests/unit/test_txn.c tests/unit/fake_gadget_deps.c gadgetd/gadget/txn.c \
-	gadgetd/gadget/netsvc.c gadgetd/model/event.c gadgetd/model/status.c common/json.c gadgetd/gadget/plan.c \
+	gadgetd/gadget/netsvc.c gadgetd/console/console.c gadgetd/model/event.c gadgetd/model/status.c common/json.c gadgetd/gadget/plan.c \
 	$(PROFILE_SRCS) gadgetd/profile/config.c common/loop.c common/log.c
 test_txn_LIBS := $(PROFILE_LIBS)
 # gadgetd/gadget/pending.c alone: the gadget's own waiting work, this test its
 # owner (test_gadget's profile, from fake_gadget_deps.c).
 UNIT_TESTS += test_pending
 test_pending_SRCS := tests/unit/test_pending.c tests/unit/fake_gadget_deps.c gadgetd/gadget/pending.c \
+	gadgetd/console/console.c \
 	gadgetd/model/event.c $(PROFILE_SRCS) common/loop.c common/log.c
 test_pending_LIBS := $(PROFILE_LIBS)
 # test_ctl: common/ctl.c, the control socket's codec, both directions.

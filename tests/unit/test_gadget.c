@@ -330,6 +330,46 @@ static unsigned count(const char *s, const char *what)
 	return n;
 }
 
+/* A serial function's console starts once the gadget is bound, and
+ * stops before each unbind (a switch, off) and while its UDC is gone. */
+static void test_console_follows_the_gadget(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "tty,ecm"), 0);
+	assert_non_null(strstr(fake_calls, "bind(dummy_udc.0) console(+3) "));
+	assert_int_equal(count(fake_calls, "console("), 1);
+	/* tty,ecm to tty,ncm keeps the function, but the unbind between
+	 * hangs its tty up: the login stops first and starts afresh. */
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "tty,ncm"), 0);
+	assert_true(strncmp(fake_calls, "console(-3) unbind() ", 21) == 0);
+	assert_non_null(strstr(fake_calls, "bind(dummy_udc.0) console(+3) "));
+	assert_int_equal(count(fake_calls, "console("), 2);
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "acm,ecm"), 0);
+	assert_true(strncmp(fake_calls, "console(-3) ", 12) == 0);
+	assert_int_equal(count(fake_calls, "console("), 1);
+	fake_clear_calls();
+	assert_int_equal(do_switch(f, NULL, "tty,ecm"), 0);
+	assert_int_equal(count(fake_calls, "console(+3)"), 1);
+	/* The UDC goes, then comes back. */
+	fake_clear_calls();
+	fake_udc_registering = 1000;
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "console(-3) ");
+	fake_udc_registering = 0;
+	fake_clear_calls();
+	fake_udc_fn(fake_udc_data);
+	assert_string_equal(fake_calls, "console(+3) ");
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
+	assert_true(strncmp(fake_calls, "console(-3) ", 12) == 0);
+	RUN_UNTIL(f->loop, !gadget_busy(f->g));
+	assert_int_equal(count(fake_calls, "console("), 1);
+}
+
 /* A UDC appears while the gadget is unbound, and the kernel refuses the
  * first binds as busy (its gadget device is not on the bus yet): gadgetd
  * tries again from a timer until the bind holds. */
@@ -944,10 +984,10 @@ static void test_list_names(void **state)
 	assert_int_equal(gadget_list_names(f->g, out, "set"), -EINVAL);
 	fclose(out);
 	assert_string_equal(text, "acm,ecm\nncm\nacm,adb\nmtp,adb\nmtp,adb,aoa\n"
-			    "ncm,acm,ecm\necm,acm,adb\nrndis,adb\n"
+			    "ncm,acm,ecm\necm,acm,adb\nrndis,adb\ntty,ecm\ntty,ncm\n"
 			    "t\n"
 			    "acm\t-\necm\t-\nncm\t-\nadb\tadb\nmtp\tmtp\naoa\taccessory\n"
-			    "rndis\t-\n");
+			    "rndis\t-\ntty\t-\n");
 	free(text);
 }
 
@@ -984,6 +1024,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_rollback_turns_gadget_off, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_console_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_stranded_bound_afresh,
 						setup, teardown),
