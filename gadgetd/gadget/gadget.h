@@ -107,6 +107,9 @@ struct gadget_status_buf {
 	struct {
 		char name[64], state[64], speed[64];
 	} udcs[8]; /* STATUS_MAX_UDCS */
+	struct {
+		char function[32], tty[16];
+	} consoles[16]; /* PROFILE_MAX_FUNCTIONS */
 };
 struct status;
 /* gadget_status.c: the status structure alone, for renderers that are

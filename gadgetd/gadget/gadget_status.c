@@ -1,6 +1,8 @@
 #include "gadget_int.h"
 #include "boot.h"
 #include "composer.h"
+#include "console.h"
+#include "netsvc.h"
 #include "profile.h"
 #include "status.h"
 #include "supervisor.h"
@@ -62,6 +64,31 @@ static void gadget_status_udcs(const char *bound, struct status *st,
 	}
 }
 
+/* The logins on the set's serial ports (netsvc's consoles). */
+static void gadget_status_consoles(struct gadget *g, struct status *st,
+				   struct gadget_status_buf *buf)
+{
+	struct console_info info[PROFILE_MAX_FUNCTIONS];
+	unsigned i, n = netsvc_consoles_list(g->net, info, PROFILE_MAX_FUNCTIONS);
+
+	_Static_assert(sizeof(buf->consoles) / sizeof(buf->consoles[0]) ==
+		       PROFILE_MAX_FUNCTIONS, "gadget_status_buf holds every console");
+	_Static_assert(sizeof(buf->consoles[0].function) == CONSOLE_FUNCTION_MAX,
+		       "a console's function name fits gadget_status_buf");
+	for (i = 0; i < n; i++) {
+		memcpy(buf->consoles[i].function, info[i].function, CONSOLE_FUNCTION_MAX);
+		snprintf(buf->consoles[i].tty, sizeof(buf->consoles[i].tty), "ttyGS%u",
+			 info[i].port % 1000);
+		st->consoles[i] = (struct status_console){
+			.function = buf->consoles[i].function,
+			.tty = buf->consoles[i].tty,
+			.state = console_state_name(info[i].state),
+			.backend = info[i].how,
+		};
+	}
+	st->n_consoles = n;
+}
+
 /* One structure for every rendering (status.h): text, JSON and the
  * D-Bus properties show the same. */
 void gadget_status_fill(struct gadget *g, struct status *out,
@@ -105,6 +132,7 @@ void gadget_status_fill(struct gadget *g, struct status *out,
 	}
 	gadget_status_functions(g, &st);
 	gadget_status_udcs(udc, &st, buf);
+	gadget_status_consoles(g, &st, buf);
 	supervisor_status(g->sup, &st);
 	*out = st;
 }

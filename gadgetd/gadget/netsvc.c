@@ -219,6 +219,12 @@ void netsvc_udc_changed(struct netsvc *ns)
 	ns->settle = loop_add_timer(ns->loop, 250, netsvc_settle, ns);
 }
 
+unsigned netsvc_consoles_list(const struct netsvc *ns, struct console_info *out,
+			      unsigned max)
+{
+	return console_list(ns->console, out, max);
+}
+
 int netsvc_clash(struct netsvc *ns, const struct profile *p, int set, char *msg,
 		 size_t size)
 {

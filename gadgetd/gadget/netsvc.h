@@ -54,6 +54,10 @@ void netsvc_udc_changed(struct netsvc *ns);
 /* After a bind: hand each function with TCP its listening sockets, bound
  * to the gadget's network interfaces, if they changed. */
 void netsvc_bound(struct netsvc *ns);
+struct console_info;
+/* The logins on the set's serial ports now (console_list()). */
+unsigned netsvc_consoles_list(const struct netsvc *ns, struct console_info *out,
+			      unsigned max);
 /* Refuse set (-1: every set) of p when a network function's subnet
  * clashes with another interface of the board: -EADDRINUSE, msg with
  * FILE:LINE and the other interface. */

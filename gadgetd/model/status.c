@@ -96,8 +96,27 @@ void status_write_text(const struct status *st, FILE *out)
 		status_time(st->failed_when, when, sizeof(when));
 		fprintf(out, "last failure: %s: %s\n", when, st->failed);
 	}
+	for (i = 0; i < st->n_consoles; i++)
+		fprintf(out, "%s%s %s %s (%s)", i ? "; " : "consoles: ",
+			st->consoles[i].function, st->consoles[i].tty,
+			st->consoles[i].state, st->consoles[i].backend);
+	if (st->n_consoles)
+		fputc('\n', out);
 	fprintf(out, "plugins:\n");
 	status_write_plugins(st, out, false);
+}
+
+static void status_console_json(const struct status_console *c, FILE *out)
+{
+	fprintf(out, "{\"function\":");
+	json_str(out, c->function);
+	fprintf(out, ",\"tty\":");
+	json_str(out, c->tty);
+	fprintf(out, ",\"state\":");
+	json_str(out, c->state);
+	fprintf(out, ",\"backend\":");
+	json_str(out, c->backend);
+	fputc('}', out);
 }
 
 void status_write_json(const struct status *st, FILE *out)
@@ -129,6 +148,11 @@ void status_write_json(const struct status *st, FILE *out)
 	json_str(out, st->boot);
 	fprintf(out, ",\"plugins\":[");
 	status_write_plugins(st, out, true);
+	fprintf(out, "],\"consoles\":[");
+	for (i = 0; i < st->n_consoles; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		status_console_json(&st->consoles[i], out);
+	}
 	fprintf(out, "],\"last_failure\":{\"time\":%lld,\"message\":",
 		st->failed[0] ? (long long)st->failed_when : 0LL);
 	json_str(out, st->failed);

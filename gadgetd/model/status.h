@@ -51,6 +51,14 @@ struct status_function {
 	const char *plugin;      /* NULL: a kernel function */
 };
 
+/* A serial function's login (console = "getty", console.h). */
+struct status_console {
+	const char *function;
+	const char *tty;         /* "ttyGS0" */
+	const char *state;       /* "starting", "running" or "failed" */
+	const char *backend;     /* "systemd" or "agetty" */
+};
+
 /* A UDC the kernel has (/sys/class/udc). */
 #define STATUS_MAX_UDCS 8
 struct status_udc {
@@ -81,6 +89,10 @@ struct status {
 	 * configurations; none while off. */
 	unsigned n_functions;
 	struct status_function functions[PROFILE_MAX_FUNCTIONS];
+	/* The logins on the set's serial ports; none while off, unbound or
+	 * without a UDC. */
+	unsigned n_consoles;
+	struct status_console consoles[PROFILE_MAX_FUNCTIONS];
 	/* The UDCs: the bound one first, then the others the kernel has. */
 	unsigned n_udcs;
 	struct status_udc udcs[STATUS_MAX_UDCS];

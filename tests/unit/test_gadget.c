@@ -335,11 +335,19 @@ static unsigned count(const char *s, const char *what)
 static void test_console_follows_the_gadget(void **state)
 {
 	struct fixture *f = *state;
+	char *text;
 
 	fake_clear_calls();
 	assert_int_equal(do_switch(f, NULL, "tty,ecm"), 0);
 	assert_non_null(strstr(fake_calls, "bind(dummy_udc.0) console(+3) "));
 	assert_int_equal(count(fake_calls, "console("), 1);
+	text = fake_status_text(f->g, false);
+	assert_non_null(strstr(text, "\nconsoles: tty ttyGS3 starting (fake)\n"));
+	free(text);
+	text = fake_status_text(f->g, true);
+	assert_non_null(strstr(text, "\"consoles\":[{\"function\":\"tty\",\"tty\":\"ttyGS3\","
+			       "\"state\":\"starting\",\"backend\":\"fake\"}]"));
+	free(text);
 	/* tty,ecm to tty,ncm keeps the function, but the unbind between
 	 * hangs its tty up: the login stops first and starts afresh. */
 	fake_clear_calls();
@@ -368,6 +376,9 @@ static void test_console_follows_the_gadget(void **state)
 	assert_true(strncmp(fake_calls, "console(-3) ", 12) == 0);
 	RUN_UNTIL(f->loop, !gadget_busy(f->g));
 	assert_int_equal(count(fake_calls, "console("), 1);
+	text = fake_status_text(f->g, true);
+	assert_non_null(strstr(text, "\"consoles\":[]"));
+	free(text);
 }
 
 /* A UDC appears while the gadget is unbound, and the kernel refuses the
