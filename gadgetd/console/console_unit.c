@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 #include <systemd/sd-bus.h>
 
 struct console_unit {
@@ -23,11 +24,10 @@ struct console_unit {
 	struct loop_watch *io, *timer;
 };
 
-/* What a reply is about. */
+/* What a start's reply is about. */
 struct console_unit_call {
 	struct console_unit *u;
 	unsigned port;
-	bool start;
 };
 
 static void console_unit_name(unsigned port, char *buf, size_t size)
@@ -127,15 +127,15 @@ static int console_unit_reply(sd_bus_message *m, void *data, sd_bus_error *err)
 
 	console_unit_name(call->port, unit, sizeof(unit));
 	if (e)
-		log_warnx("console: systemd refused to %s %s: %s", call->start ? "start" : "stop",
-			  unit, e->message ? e->message : e->name);
-	if (call->start)
-		console_told(call->u->console, call->port, e ? CONSOLE_FAILED : CONSOLE_RUNNING);
+		log_warnx("console: systemd refused to start %s: %s", unit,
+			  e->message ? e->message : e->name);
+	console_told(call->u->console, call->port, e ? CONSOLE_FAILED : CONSOLE_RUNNING);
 	return 0;
 }
 
-static int console_unit_call(struct console_unit *u, unsigned port, bool start)
+static int console_unit_start(void *be, unsigned port)
 {
+	struct console_unit *u = be;
 	struct console_unit_call *call = malloc(sizeof(*call));
 	sd_bus_slot *slot = NULL;
 	char unit[64];
@@ -143,14 +143,14 @@ static int console_unit_call(struct console_unit *u, unsigned port, bool start)
 
 	if (!call)
 		return -ENOMEM;
-	*call = (struct console_unit_call){ .u = u, .port = port, .start = start };
+	*call = (struct console_unit_call){ .u = u, .port = port };
 	console_unit_name(port, unit, sizeof(unit));
 	r = console_unit_connect(u);
 	if (r >= 0)
 		r = sd_bus_call_method_async(u->bus, &slot, "org.freedesktop.systemd1",
 					     "/org/freedesktop/systemd1",
 					     "org.freedesktop.systemd1.Manager",
-					     start ? "StartUnit" : "StopUnit",
+					     "StartUnit",
 					     console_unit_reply, call, "ss", unit, "replace");
 	if (r < 0) {
 		free(call);
@@ -165,19 +165,62 @@ static int console_unit_call(struct console_unit *u, unsigned port, bool start)
 	return 0;
 }
 
-static int console_unit_start(void *be, unsigned port)
+/* The unit's ActiveState is inactive or failed: its getty and systemd's
+ * own reset of the tty after it are done. 1, 0, or -errno. */
+static int console_unit_gone(struct console_unit *u, const char *unit)
 {
-	return console_unit_call(be, port, true);
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	char *path = NULL, *state = NULL;
+	int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &path);
+
+	if (r >= 0)
+		r = sd_bus_get_property_string(u->bus, "org.freedesktop.systemd1", path,
+					       "org.freedesktop.systemd1.Unit",
+					       "ActiveState", &err, &state);
+	if (r >= 0)
+		r = !strcmp(state, "inactive") || !strcmp(state, "failed");
+	sd_bus_error_free(&err);
+	free(state);
+	free(path);
+	return r;
 }
+
+/*
+ * Stopped, and waited for, before gadgetd goes on to unbind and remove
+ * the function: Linux 6.1's u_serial oopses (gs_close() on a port that
+ * gs_open() did not find) when the tty is opened while its function is
+ * being removed, and systemd opens it then, to restart the getty the
+ * unbind's hangup killed or to reset the tty after it (seen on the bed,
+ * docs/kernel.md). This one call blocks gadgetd's loop, for at most
+ * CONSOLE_UNIT_STOP_MS, where an asynchronous stop would need the
+ * transaction to wait for it as it waits for its workers.
+ */
+#define CONSOLE_UNIT_STOP_MS 5000
 
 static void console_unit_stop(void *be, unsigned port)
 {
 	struct console_unit *u = be;
-	int r = console_unit_call(u, port, false);
+	sd_bus_error err = SD_BUS_ERROR_NULL;
+	uint64_t end = loop_now_ms() + CONSOLE_UNIT_STOP_MS;
+	char unit[64];
+	int r;
 
+	console_unit_name(port, unit, sizeof(unit));
+	r = console_unit_connect(u);
+	if (r >= 0)
+		r = sd_bus_call_method(u->bus, "org.freedesktop.systemd1",
+				       "/org/freedesktop/systemd1",
+				       "org.freedesktop.systemd1.Manager", "StopUnit", &err,
+				       NULL, "ss", unit, "replace");
+	while (r >= 0 && (r = console_unit_gone(u, unit)) == 0 && loop_now_ms() < end)
+		usleep(20000);
 	if (r < 0)
-		log_warnx("console: cannot ask systemd to stop serial-getty@ttyGS%u.service: %s",
-			  port, strerror(-r));
+		log_warnx("console: cannot stop %s: %s", unit,
+			  err.message ? err.message : strerror(-r));
+	else if (r == 0)
+		log_warnx("console: %s not stopped within %u ms", unit, CONSOLE_UNIT_STOP_MS);
+	sd_bus_error_free(&err);
+	console_unit_rearm(u);
 }
 
 static void console_unit_free(void *be)

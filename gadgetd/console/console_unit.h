@@ -5,10 +5,11 @@
  *
  * systemd's own getty unit is not bound by gadgetd.service's sandbox (its
  * private /dev has no ttyGS), restarts agetty after each logout, and
- * stops it when the tty goes (BindsTo its device). The calls are
+ * stops it when the tty goes (BindsTo its device). A start is
  * asynchronous, on a system bus connection of the backend's own served
- * from gadgetd's loop; the reply tells the state (running: the start job
- * was queued; failed: refused, logged with systemd's message).
+ * from gadgetd's loop; its reply tells the state (running: the start job
+ * was queued; failed: refused, logged with systemd's message). A stop
+ * waits until the unit is inactive (console_unit.c says why).
  */
 #ifndef GADGETD_CONSOLE_UNIT_H
 #define GADGETD_CONSOLE_UNIT_H
