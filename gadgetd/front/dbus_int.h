@@ -49,6 +49,7 @@ struct dbus_function {
 	char state[32];                  /* a plugin's, or "kernel" */
 	uint32_t restarts;
 	char host[256];                  /* "" unless the plugin says */
+	char console[32];                /* its login's state; "" for none */
 };
 
 /* A UDC of /sys/class/udc: the one the gadget is bound to first, then

@@ -84,6 +84,8 @@ static const sd_bus_vtable dbus_props_function[] = {
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Host", "s", dbus_props_get_str, DBUS_PROPS_FN(host),
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Console", "s", dbus_props_get_str, DBUS_PROPS_FN(console),
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_VTABLE_END
 };
 
@@ -222,6 +224,9 @@ static void dbus_props_function_fill(const struct status *st,
 	for (i = 0; p && i < p->n_kv; i++)
 		if (!strcmp(p->kv[i][0], "host"))
 			snprintf(f->host, sizeof(f->host), "%s", p->kv[i][1]);
+	for (i = 0; i < st->n_consoles; i++)
+		if (!strcmp(st->consoles[i].function, sf->name))
+			snprintf(f->console, sizeof(f->console), "%s", st->consoles[i].state);
 }
 
 /* The set's functions and the UDCs, as the status model has them. */
@@ -305,7 +310,7 @@ static bool dbus_props_same_functions(const struct dbus_snap *a,
 static void dbus_props_emit_functions(struct dbus *d, const struct dbus_snap *old)
 {
 	const struct dbus_function *a, *b;
-	char *names[6];
+	char *names[7];
 	unsigned i, j, n;
 
 	for (i = 0; i < d->snap.n_functions; i++) {
@@ -321,6 +326,7 @@ static void dbus_props_emit_functions(struct dbus *d, const struct dbus_snap *ol
 		DBUS_PROPS_DIFF(names, n, a, b, state, "State");
 		DBUS_PROPS_DIFF(names, n, a, b, restarts, "Restarts");
 		DBUS_PROPS_DIFF(names, n, a, b, host, "Host");
+		DBUS_PROPS_DIFF(names, n, a, b, console, "Console");
 		names[n] = NULL;
 		dbus_props_emit_encoded(d, DBUS_FUNCTION_PATH, b->name,
 					DBUS_FUNCTION_IFACE, names);

@@ -52,11 +52,13 @@ static const char test_profile[] =
 	"  ecm: { type = \"ecm\"; };\n"
 	"  ncm: { type = \"ncm\"; };\n"
 	"  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; };\n"
+	"  tty: { type = \"gser\"; console = \"getty\"; };\n"
 	"};\n"
 	"sets = (\n"
 	"  { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"  { functions = [ \"ncm\" ]; product_id = 0x0106; },\n"
-	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; }\n"
+	"  { functions = [ \"acm\", \"adb\" ]; product_id = 0x0107; },\n"
+	"  { functions = [ \"tty\", \"ecm\" ]; product_id = 0x0108; }\n"
 	");\n"
 	"default = \"acm,ecm\";\n";
 
@@ -379,6 +381,24 @@ static void test_switch(void **state)
 	assert_true(wait_changed(f, "/org/gadgetd1:Set "));
 	assert_non_null(strstr(f->changed, "/org/gadgetd1:Functions "));
 	assert_non_null(strstr(fake_calls, "bind"));
+}
+
+/* A serial function's login, on its Function object; "" on another's. */
+static void test_console_property(void **state)
+{
+	struct fixture *f = *state;
+	sd_bus_message *m;
+	char buf[256];
+
+	m = call(f, "Switch", "s", "tty,ecm");
+	assert_string_equal(error_name(m), "");
+	sd_bus_message_unref(m);
+	get_str(f, "/org/gadgetd1/function/tty", "org.gadgetd1.Function", "Console",
+		buf, sizeof(buf));
+	assert_string_equal(buf, "starting");
+	get_str(f, "/org/gadgetd1/function/ecm", "org.gadgetd1.Function", "Console",
+		buf, sizeof(buf));
+	assert_string_equal(buf, "");
 }
 
 /* A failure names the reason; bad calls change nothing. */
@@ -750,6 +770,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_properties, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_console_property, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
