@@ -2,7 +2,8 @@
 #
 #   . "$SRC/tests/loopback/lib.sh"
 #   gd_install                  # make install of this tree into the guest
-#                               # (and `systemctl enable gadgetd` on the systemd bed)
+#                               # (and `systemctl enable gadgetd` on the systemd bed),
+#                               # or dpkg -i of $GD_DEB
 #   gd_start [PROFILE]          # start gadgetd -f ($GD_BIN if set; PROFILE active; one
 #                               # not in /etc comes from the installed examples);
 #                               # on the systemd bed `systemctl restart gadgetd`
@@ -165,7 +166,10 @@ gd_modules() {
 	fi
 }
 
-# GD_STAGE: a `make install-files DESTDIR=GD_STAGE` tree run-suite.sh made
+# GD_DEB: a gadgetd_*.deb (run-suite.sh's GADGETD_TEST_DEB; make
+# check-trixie's package) installed with `dpkg -i` as a board gets it:
+# its postinst makes the workers' users and enables and starts the unit.
+# Else GD_STAGE: a `make install-files DESTDIR=GD_STAGE` tree run-suite.sh made
 # once for all tests. Copying it and making the workers' users as the
 # Makefile would (systemd-sysusers) is two processes, where make is some
 # forty and parses every dependency file: 40 s against 2 on a loaded
@@ -173,6 +177,13 @@ gd_modules() {
 gd_install() {
 	gd_modules
 	say "modules loaded"
+	if [ -n "${GD_DEB:-}" ]; then
+		[ -f "$GD_DEB" ] || die "GD_DEB $GD_DEB is not a file in the guest"
+		timeout 300 dpkg -i "$GD_DEB" >/mnt/out/install.log 2>&1 ||
+			{ cat /mnt/out/install.log; die "dpkg -i $GD_DEB failed"; }
+		say "installed $(basename "$GD_DEB") with dpkg"
+		return 0
+	fi
 	# A GD_STAGE the guest cannot see is run-suite.sh's mistake, not a
 	# reason to fall back to a make install ten times slower, unseen.
 	if [ -n "${GD_STAGE:-}" ]; then

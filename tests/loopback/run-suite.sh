@@ -25,11 +25,19 @@ mkdir -p "$out"
 # relative GD_STAGE is not there and gd_install fell back to a make
 # install of its own (10 s a test instead of 1).
 out=$(cd "$out" && pwd)
-# One install tree for every test's gd_install (tests/loopback/lib.sh).
+# One install tree for every test's gd_install (tests/loopback/lib.sh),
+# or with GADGETD_TEST_DEB (make check-trixie) that package, which every
+# test's gd_install puts in with dpkg -i (the guest must see its path).
 stage=$out/.stage
 rm -rf "$stage"
-make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
-	{ cat "$out/stage.log"; echo "loopback: make install-files DESTDIR=$stage failed"; exit 1; }
+if [ -n "${GADGETD_TEST_DEB:-}" ]; then
+	[ -f "$GADGETD_TEST_DEB" ] || { echo "loopback: GADGETD_TEST_DEB: no file $GADGETD_TEST_DEB"; exit 1; }
+	install="GD_DEB=$(cd "$(dirname "$GADGETD_TEST_DEB")" && pwd)/$(basename "$GADGETD_TEST_DEB")"
+else
+	make -s -C "$src" install-files DESTDIR="$stage" PREFIX=/usr SYSCONFDIR=/etc >"$out/stage.log" 2>&1 ||
+		{ cat "$out/stage.log"; echo "loopback: make install-files DESTDIR=$stage failed"; exit 1; }
+	install="GD_STAGE=$stage"
+fi
 # bed_of TEST: the words after "# bed:" in the test's header
 # (tests/loopback/lib.sh says what they mean).
 bed_of() { sed -n 's/^# bed: *//p' "$here/$1" | head -n 1; }
@@ -86,7 +94,7 @@ run_one() {
 	esac
 	start=$(date +%s)
 	GADGETD_VM_PID1=$pid1 GADGETD_VM_DISK=$disk "$src/tests/vm/run.sh" "$bed" "$out/$name" "$tmo" \
-		"SRC=$src B=$src/build GD_STAGE=$stage ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $1" >/dev/null 2>"$out/$name/run.err"
+		"SRC=$src B=$src/build $install ${GADGETD_TEST_ENV:-} sh $here/guest-run.sh $1" >/dev/null 2>"$out/$name/run.err"
 	rc=$?
 	secs=$(($(date +%s) - start))
 	case $rc in

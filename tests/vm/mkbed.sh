@@ -30,18 +30,7 @@ if ! ls "$dl"/linux-image-*-amd64_*.deb >/dev/null 2>&1; then
 fi
 # The initramfs only needs what it takes to reach the 9p root.
 bed_kernel "$out" "$(ls "$dl"/linux-image-*-amd64_*.deb | head -n1)" "$(command -v busybox)"
-# The kernel uncompressed, for QEMU to start at its PVH entry (CONFIG_PVH,
-# the ELF note XEN_ELFNOTE_PHYS32_ENTRY, 0x12): no BIOS, no real-mode
-# setup, and no XZ decompression, which TCG runs about three times
-# slower than the host: 2 to 3 s of every boot (an empty guest took 8.4
-# to 10.5 s from vmlinuz, 5.3 to 6.8 s from vmlinux; 2026-12-05).
-need xz; need readelf
-xzoff=$(LC_ALL=C grep -abo "$(printf '\3757zXZ')" "$out/vmlinuz" | head -n1 | cut -d: -f1)
-[ -n "$xzoff" ] || { echo "mkbed: $out/vmlinuz holds no XZ stream (not Debian's CONFIG_KERNEL_XZ?)" >&2; exit 1; }
-tail -c +$((xzoff + 1)) "$out/vmlinuz" | xz -dc --single-stream > "$out/vmlinux.new" ||
-	{ echo "mkbed: cannot uncompress $out/vmlinuz" >&2; exit 1; }
-LC_ALL=C readelf -n "$out/vmlinux.new" | grep -q 'Unknown note type: (0x00000012)' ||
-	{ echo "mkbed: the kernel in $out/vmlinuz has no PVH entry (CONFIG_PVH)" >&2; exit 1; }
-mv "$out/vmlinux.new" "$out/vmlinux"
+# The kernel uncompressed, for a PVH boot (bedlib.sh says why).
+bed_vmlinux "$out" || exit 1
 touch "$out/stamp"
 echo "mkbed: test bed ready in $out (kernel $kver)" >&2

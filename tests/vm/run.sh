@@ -42,6 +42,17 @@ log="$out/console.log"
 here=$(cd "$(dirname "$0")" && pwd)
 append="console=ttyS0 quiet loglevel=3 panic=-1 ${GADGETD_VM_APPEND:-} gadgetd.init=$here/guest-init gadgetd.bed=$bed"
 drive=
+# A bed with a root of its own (BEDDIR/root, tests/vm/mkbed-trixie.sh):
+# the guest's root is that, and this tree comes over a share of its own
+# at the path it has here, where the tests, the bed's kernel and OUTDIR
+# (when it is in the tree) are.
+root=/ share=
+if [ -d "$bed/root" ]; then
+	root=$bed/root
+	src=$(cd "$here/../.." && pwd)
+	share="-virtfs local,path=$src,mount_tag=src,security_model=none,readonly=on,multidevs=remap"
+	append="$append gadgetd.src=$src"
+fi
 if [ "${GADGETD_VM_PID1:-}" = systemd ]; then
 	append="$append gadgetd.pid1=systemd"
 fi
@@ -63,7 +74,7 @@ while :; do
 	timeout -k 5 "$left" qemu-system-x86_64 -accel ${GADGETD_VM_ACCEL:-tcg,thread=multi} -cpu ${GADGETD_VM_CPU:-max,-erms,-fsrm} -m 3072 -smp ${GADGETD_VM_SMP:-1} \
 		-nographic -no-reboot -net none \
 		-kernel "$bed/vmlinux" -initrd "$bed/initrd" $drive \
-		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$root",mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap $share \
 		-virtfs local,path="$out",mount_tag=out,security_model=none,multidevs=remap \
 		-append "$append gadgetd.boot=$boot gadgetd.script=$cmd" \
 		</dev/null 2>&1 | tee -a "$log" | grep --line-buffered -v '^GADGETD-EXIT='
