@@ -92,6 +92,14 @@ endif
 PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
 endif
 PKG_CONFIG ?= pkg-config
+# libusbgx 0.3 (Debian 13) added inquiry_string to a mass storage LUN's
+# attributes and refuses a LUN whose inquiry_string is NULL; 0.2 (Debian
+# 12) has no such field. Which one the build has is found by compiling a
+# use of it against the headers (gadgetd/profile/ktype.c).
+USBG_MS_INQUIRY := $(shell printf '\043include <usbg/function/ms.h>\nstruct usbg_f_ms_lun_attrs a = { .inquiry_string = "" };\n' | \
+	$(CC) $(shell $(PKG_CONFIG) --cflags libusbgx 2>/dev/null) -x c -fsyntax-only - >/dev/null 2>&1 && \
+	echo -DHAVE_USBG_MS_INQUIRY_STRING)
+DEFS += $(USBG_MS_INQUIRY)
 # 64-bit file offsets and time_t on 32-bit ARM too (MTP objects and adb
 # sync files over 4 GiB, dates after 2038); no change on 64-bit targets.
 # Debian 12's armhf libaio still takes a 32-bit struct timespec: there

@@ -224,6 +224,12 @@ static int ktype_ms_apply(usbg_function *uf, const struct profile_function *f)
 			.nofua = optdesc_bool(ktype_ms_attr(f, i, "nofua")) == 1,
 			.removable = optdesc_bool(ktype_ms_attr(f, i, "removable")) == 1,
 			.file = file ? file : "",
+#ifdef HAVE_USBG_MS_INQUIRY_STRING
+			/* libusbgx 0.3 writes it and refuses NULL; "" keeps
+			 * the kernel's own until ktype_ms_apply_dir writes
+			 * the profile's. */
+			.inquiry_string = "",
+#endif
 		};
 		luns[i] = &lun[i];
 	}
