@@ -92,11 +92,16 @@ bed_vmlinux() {
 	mv "$bv_out/vmlinux.new" "$bv_out/vmlinux"
 }
 
-# bed_strap ROOT OPTION...: `mmdebstrap --quiet OPTION... bookworm ROOT`
-# from this machine's apt sources. mmdebstrap stops on any index that
+# bed_strap SUITE ROOT OPTION...: `mmdebstrap --quiet OPTION... SUITE
+# ROOT` from this machine's apt sources when they name SUITE (bookworm
+# here); for another release (trixie: tests/vm/mkcross.sh OUTDIR SUITE)
+# from SUITE, SUITE-updates and SUITE-security on the Debian and Debian
+# security mirrors those sources name, listed in ROOT.list (one-line style: mmdebstrap
+# reads a .sources file as deb822).
+# mmdebstrap stops on any index that
 # fails, and a mirror in the middle of a sync fails one for days
 # (debian-security's armhf Packages.xz, 2026-12-04 to 06): after two
-# tries ROOT comes from bookworm and bookworm-updates only, from the
+# tries ROOT comes from SUITE and SUITE-updates only, from the
 # first Debian mirror the machine's own apt sources name (the tree names
 # no mirror host). What matters
 # is that every package in ROOT comes from one consistent set of lists,
@@ -105,22 +110,35 @@ bed_vmlinux() {
 # package built in ROOT depends on its libraries' minimum versions
 # (shlibs), not on the ones it was built against.
 bed_strap() {
-	bs_root=$1
-	shift
+	bs_suite=$1 bs_root=$2
+	shift 2
 	bs_src=/etc/apt/sources.list.d/debian.sources
 	[ -f "$bs_src" ] || bs_src=/etc/apt/sources.list
 	bs_mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$bs_src" | head -n1)
+	bs_sec=$(sed -n 's/^URIs: *\(http[^ ]*\/debian-security\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian-security\) .*/\2/p' "$bs_src" | head -n1)
+	if ! grep -Eq "^(Suites:|deb )(.*[[:space:]])?$bs_suite([[:space:]]|\$)" "$bs_src"; then
+		if [ -z "$bs_mirror" ]; then
+			echo "$(basename "$0"): $bs_src names neither $bs_suite nor an http(s) Debian mirror" >&2
+			return 1
+		fi
+		{
+			echo "deb $bs_mirror $bs_suite main"
+			echo "deb $bs_mirror $bs_suite-updates main"
+			[ -z "$bs_sec" ] || echo "deb $bs_sec $bs_suite-security main"
+		} >"$bs_root.list"
+		bs_src=$bs_root.list
+	fi
 	for bs_try in 1 2; do
 		rm -rf "$bs_root"
-		mmdebstrap --quiet "$@" bookworm "$bs_root" "$bs_src" && return 0
+		mmdebstrap --quiet "$@" "$bs_suite" "$bs_root" "$bs_src" && return 0
 		[ $bs_try = 2 ] || sleep 20
 	done
 	if [ -z "$bs_mirror" ]; then
-		echo "$(basename "$0"): the mirrors in $bs_src failed twice, and it names no http(s) Debian mirror to retry with bookworm and bookworm-updates only" >&2
+		echo "$(basename "$0"): the mirrors in $bs_src failed twice, and it names no http(s) Debian mirror to retry with $bs_suite and $bs_suite-updates only" >&2
 		return 1
 	fi
-	echo "$(basename "$0"): the mirrors in $bs_src failed twice; unpacking from $bs_mirror bookworm and bookworm-updates only" >&2
+	echo "$(basename "$0"): the mirrors in $bs_src failed twice; unpacking from $bs_mirror $bs_suite and $bs_suite-updates only" >&2
 	rm -rf "$bs_root"
-	mmdebstrap --quiet "$@" bookworm "$bs_root" \
-		"deb $bs_mirror bookworm main" "deb $bs_mirror bookworm-updates main"
+	mmdebstrap --quiet "$@" "$bs_suite" "$bs_root" \
+		"deb $bs_mirror $bs_suite main" "deb $bs_mirror $bs_suite-updates main"
 }

@@ -35,7 +35,7 @@ src=/etc/apt/sources.list.d/debian.sources
 [ -f "$src" ] || src=/etc/apt/sources.list
 mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p; s/^deb  *\(\[[^]]*\] *\)\?\(http[^ ]*\/debian\) .*/\2/p' "$src" | head -n1)
 [ -n "$mirror" ] || no "$src names no http(s) Debian mirror for bookworm-backports"
-bed_strap "$root" --variant=apt --include=adbd/bookworm-backports,adb/bookworm-backports \
+bed_strap bookworm "$root" --variant=apt --include=adbd/bookworm-backports,adb/bookworm-backports \
 	--setup-hook="echo 'deb $mirror bookworm-backports main' > \"\$1/etc/apt/sources.list.d/backports.list\"" ||
 	no "mmdebstrap failed"
 [ -x "$root/usr/lib/android-sdk/platform-tools/adbd" ] || no "no adbd in $root"

@@ -43,7 +43,7 @@ if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
 	[ ! -d "$root/usr/lib/python3/dist-packages/zstandard" ]; then
 	rm -rf "$root"
 	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
-	bed_strap "$root" --architectures=arm64,armhf --variant=extract \
+	bed_strap bookworm "$root" --architectures=arm64,armhf --variant=extract \
 		--include="$(echo $pkgs | tr ' ' ',')" || exit 1
 fi
 # The kernel's package, from an unpack of its own for arm64 alone (its
@@ -56,7 +56,7 @@ fi
 # ARM runs before had bookworm-security's 6.1.0-57.
 if ! ls "$dl"/linux-image-*-arm64_*.deb >/dev/null 2>&1; then
 	echo "mkbed-arm64: downloading the arm64 kernel (mmdebstrap)" >&2
-	bed_strap "$out/kstrap" --architectures=arm64 --variant=extract --skip=cleanup/apt/cache \
+	bed_strap bookworm "$out/kstrap" --architectures=arm64 --variant=extract --skip=cleanup/apt/cache \
 		--include=linux-image-arm64 || exit 1
 	mkdir -p "$dl"
 	mv "$out"/kstrap/var/cache/apt/archives/linux-image-*-arm64_*.deb "$dl/" ||

@@ -34,7 +34,7 @@ root=$out/root
 echo "mkcross: unpacking the cross build root in $root (mmdebstrap)" >&2
 start=$(date +%s)
 rm -f "$out/stamp"
-bed_strap "$root" --variant=apt --architectures="$(dpkg --print-architecture),arm64,armhf" \
+bed_strap bookworm "$root" --variant=apt --architectures="$(dpkg --print-architecture),arm64,armhf" \
 	--include="$(echo $pkgs | tr ' ' ',')" || { echo "mkcross: mmdebstrap failed" >&2; exit 1; }
 touch "$out/stamp"
 echo "mkcross: cross build root ready in $(($(date +%s) - start)) s" >&2
