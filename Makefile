@@ -8,6 +8,8 @@
 #                   bed where a test proves a feature as shipped),
 #                   and the ARM checks: check-arm64, check-armhf (the
 #                   core on an arm64 kernel), check-cross (qemu-user)
+#   make check-trixie  the trixie package (make deb SUITE=trixie) under
+#                   Debian 13's kernel, userland and systemd (not in check)
 #   make soak       [SOAK_ROUNDS=100] [SOAK_SEED=N] faults, round after round;
 #                   [STRESS_ROUNDS=1000] switches under parallel clients
 #   make fuzz-long  [FUZZ_SECONDS=60] every fuzz target under libFuzzer
@@ -128,6 +130,14 @@ check-arm64:
 check-armhf:
 	tests/vm/check-arm64.sh $(B) armhf
 
+# check-trixie: the trixie package ($(B)/deb-trixie, make deb
+# SUITE=trixie) installed with dpkg on the trixie bed, Debian 13's kernel
+# and userland with systemd 257 as PID 1, by the loopback tests that
+# prove what README promises (tests/vm/check-trixie.sh). Not part of
+# make check (docs/testing.md has its time).
+check-trixie:
+	tests/vm/check-trixie.sh $(B)
+
 # deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 or armhf cross-builds
 # one, in the cross build root $(B)/cross-root: tests/vm/mkcross.sh).
 deb:
@@ -141,7 +151,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	$(if $(filter yes,$(DEB_BUILT)),ls $(B)/deb/gadgetd_*.deb,DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb)
 
-.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf deb deb-for-tests
+.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf check-trixie deb deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=

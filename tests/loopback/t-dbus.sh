@@ -59,6 +59,18 @@ check "systemctl start dbus" timeout 60 systemctl start dbus.socket dbus.service
 check "gadgetd is on the bus within 20 s" on_bus org.gadgetd1
 check "and logged it" gd_log_has "dbus: on the system bus as org.gadgetd1"
 check "it is still the first gadgetd" [ "$(systemctl show -p MainPID --value gadgetd)" = "$GD_PID" ]
+# logind on the new bus, for the seat's sessions below. On the bookworm
+# bed (systemd 252) it is there again by now; on trixie's (257) it was
+# still off the bus minutes later (2026-12-07): dbus-daemon's activation
+# of org.freedesktop.login1 timed out after 25 s, and pam_systemd made
+# no session. Restarting logind is what a system needs after its bus
+# was restarted; taken by what the bus says, not by a version.
+if ! timeout 5 gdbus call --system --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+	--method org.freedesktop.DBus.NameHasOwner org.freedesktop.login1 2>/dev/null | grep -q true; then
+	say "logind is not on the restarted bus: systemctl restart systemd-logind"
+	timeout 60 systemctl restart systemd-logind.service
+fi
+check "logind is on the bus" on_bus org.freedesktop.login1
 
 # call USER METHOD ARGS...: the manager's METHOD by gdbus as USER (GVariant
 # text arguments); its output in call.txt, gdbus's exit status.

@@ -19,9 +19,13 @@
 export HOME=/run/deb-home
 OWNED="/etc/gadgetd /run/gadgetd /var/lib/gadgetd /srv/mtp"
 USERS="gadgetd-adb gadgetd-mtp gadgetd-aoa gadgetd-worker"
-UNIT=/lib/systemd/system/gadgetd.service
-DEB=$(ls "$B"/deb/gadgetd_*_"$(dpkg --print-architecture)".deb 2>/dev/null | tail -n 1)
+# The package run-suite.sh names (GADGETD_TEST_DEB: make check-trixie's),
+# else make deb's.
+DEB=${GD_DEB:-$(ls "$B"/deb/gadgetd_*_"$(dpkg --print-architecture)".deb 2>/dev/null | tail -n 1)}
 [ -n "$DEB" ] || die "no $B/deb/gadgetd_*.deb: run make deb first"
+# Where the package puts its unit: /lib (Debian 12's packages) or /usr/lib.
+UNIT=$(dpkg-deb -c "$DEB" | awk '$NF ~ /\/systemd\/system\/gadgetd\.service$/ { sub(/^\./, "", $NF); print $NF }')
+[ -n "$UNIT" ] || die "$DEB has no gadgetd.service"
 
 say "a pristine guest"
 rm -rf $OWNED "$HOME"
