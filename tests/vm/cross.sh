@@ -23,9 +23,10 @@ CROSS_DEV_PKGS="libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev l
 libsystemd-dev libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev libexif-dev libubsan1"
 
 # cross_in ROOT SRC B CMD...: CMD run in the build root ROOT (mkcross.sh)
-# by chroot, with the folders SRC and B bound at their own paths and
-# /proc mounted, in a mount namespace of its own: the mounts end with
-# CMD, whatever way it ends. Needs root; the three paths absolute.
+# by chroot, with the folders SRC and B bound at their own paths, /proc
+# mounted and a devpts of its own (the unit tests of adb's and the
+# spawner's ptys open one), in a mount namespace of its own: the mounts
+# end with CMD, whatever way it ends. Needs root; the three paths absolute.
 cross_in() {
 	ci_root=$1 ci_src=$2 ci_b=$3
 	shift 3
@@ -40,7 +41,10 @@ cross_in() {
 		shift 3
 		mkdir -p "$r$s" && mount --bind "$s" "$r$s" &&
 			mkdir -p "$r$b" && mount --bind "$b" "$r$b" &&
-			mount -t proc proc "$r/proc" || { echo "cross_in: cannot bind $s and $b in $r" >&2; exit 125; }
+			mount -t proc proc "$r/proc" &&
+			mkdir -p "$r/dev/pts" && { [ -e "$r/dev/ptmx" ] || : >"$r/dev/ptmx"; } &&
+			mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$r/dev/pts" &&
+			mount --bind "$r/dev/pts/ptmx" "$r/dev/ptmx" || { echo "cross_in: cannot bind $s and $b in $r" >&2; exit 125; }
 		exec chroot "$r" "$@"' sh "$ci_root" "$ci_src" "$ci_b" "$@"
 }
 
