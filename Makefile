@@ -140,9 +140,23 @@ check-trixie:
 
 # deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 or armhf cross-builds
 # one, in the cross build root $(B)/cross-root: tests/vm/mkcross.sh).
+# SUITE=trixie builds Debian 13's, for this machine's architecture or
+# DEB_ARCH, in a trixie build root ($(B)/cross-trixie, made once), into
+# $(B)/deb-trixie or $(B)/deb-trixie-DEB_ARCH; deb-trixie builds all
+# three. Not part of make check.
 deb:
+ifeq ($(SUITE),)
 	$(if $(DEB_ARCH),tests/vm/mkcross.sh $(B)/cross-root &&) \
 		tests/vm/mkdeb.sh $(B)/deb $(DEB_ARCH) $(if $(DEB_ARCH),$(B)/cross-root/root)
+else
+	tests/vm/mkcross.sh $(B)/cross-$(SUITE) $(SUITE)
+	tests/vm/mkdeb.sh $(B)/deb-$(SUITE)$(if $(DEB_ARCH),-$(DEB_ARCH)) "$(DEB_ARCH)" $(B)/cross-$(SUITE)/root
+endif
+
+deb-trixie:
+	$(MAKE) deb SUITE=trixie DEB_ARCH=
+	$(MAKE) deb SUITE=trixie DEB_ARCH=arm64
+	$(MAKE) deb SUITE=trixie DEB_ARCH=armhf
 
 # The loopback suite's t-deb.sh installs $(B)/deb's package: built first,
 # without its unit tests (make unit runs them) or lintian (make deb does),
@@ -151,7 +165,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	$(if $(filter yes,$(DEB_BUILT)),ls $(B)/deb/gadgetd_*.deb,DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb)
 
-.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf check-trixie deb deb-for-tests
+.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf check-trixie deb deb-trixie deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=

@@ -10,9 +10,16 @@
 # armhf's libzstd1 to the version amd64 already had, and with one armhf
 # index of bookworm-security failing at the mirror (2026-12-04 to 06)
 # the cross packages could not be installed at all.
-# Usage: mkcross.sh OUTDIR   (OUTDIR/root; needs root and mmdebstrap)
+#
+# With SUITE (trixie), the root is that release's, and it also has
+# gadgetd's build dependencies for this machine's own architecture and
+# that release's lintian, blhc and hardening-check (devscripts): make deb
+# SUITE=trixie builds and checks all three packages in it (mkdeb.sh),
+# since this machine's bookworm can build none for trixie.
+# Usage: mkcross.sh OUTDIR [SUITE]   (OUTDIR/root; needs root and mmdebstrap)
 set -eu
-out=${1:?usage: mkcross.sh OUTDIR}
+out=${1:?usage: mkcross.sh OUTDIR [SUITE]}
+suite=${2:-bookworm}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,19 +29,29 @@ bed_fresh "$out/stamp" "$here/mkcross.sh" "$here/cross.sh" "$here/bedlib.sh" "$h
 [ "$(id -u)" = 0 ] || { echo "mkcross: the build root needs root (mmdebstrap, chroot)" >&2; exit 1; }
 command -v mmdebstrap >/dev/null || { echo "mkcross: mmdebstrap is missing (make deps CROSS=arm64,armhf)" >&2; exit 1; }
 # debian/control's Build-Depends for the host and the targets
-# (dpkg-buildpackage checks them), the cross compilers and clang.
-pkgs="build-essential pkg-config dpkg-dev debhelper dbus-daemon python3 bash-completion clang"
-for a in arm64 armhf; do
-	pkgs="$pkgs gcc-$(cross_triplet $a)"
+# (dpkg-buildpackage checks them), the cross compilers, and clang for
+# bookworm's (shorten.sh).
+pkgs="build-essential pkg-config dpkg-dev debhelper dbus-daemon python3 bash-completion"
+arches="arm64 armhf"
+# systemd.pc and udev.pc (debian/rules): in systemd and udev on
+# bookworm, in systemd-dev since.
+if [ "$suite" = bookworm ]; then
+	pkgs="$pkgs clang systemd udev"
+else
+	pkgs="$pkgs systemd-dev lintian blhc devscripts"
+	arches="$arches $(dpkg --print-architecture)"
+fi
+for a in $arches; do
+	cross_triplet $a >/dev/null && pkgs="$pkgs gcc-$(cross_triplet $a)"
 	for p in $CROSS_DEV_PKGS; do
 		pkgs="$pkgs $p:$a"
 	done
 done
 root=$out/root
-echo "mkcross: unpacking the cross build root in $root (mmdebstrap)" >&2
+echo "mkcross: unpacking the $suite cross build root in $root (mmdebstrap)" >&2
 start=$(date +%s)
 rm -f "$out/stamp"
-bed_strap bookworm "$root" --variant=apt --architectures="$(dpkg --print-architecture),arm64,armhf" \
+bed_strap "$suite" "$root" --variant=apt --architectures="$(dpkg --print-architecture),arm64,armhf" \
 	--include="$(echo $pkgs | tr ' ' ',')" || { echo "mkcross: mmdebstrap failed" >&2; exit 1; }
 touch "$out/stamp"
-echo "mkcross: cross build root ready in $(($(date +%s) - start)) s" >&2
+echo "mkcross: $suite cross build root ready in $(($(date +%s) - start)) s" >&2
