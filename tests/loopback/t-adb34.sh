@@ -28,19 +28,27 @@
 # proves that announcement with avahi-browse). The check below asserts
 # that limit, and fails once a Debian adb has a backend: then this test
 # must browse the link with it.
-# adb 34 runs chrooted in build/adbd/root (tests/vm/mkadbd.sh; make
-# check makes it), so the machine keeps its own adb 29.
+# adb 34 is the system's own where its adb is 34 (Debian 13's), else
+# it runs chrooted in build/adbd/root (tests/vm/mkadbd.sh; make check
+# makes it), so that bookworm's machine keeps its own adb 29.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 
-R=$B/adbd/root
-[ -x "$R/usr/lib/android-sdk/platform-tools/adb" ] ||
-	die "no adb 34 in $R (make check and make bench make it: tests/vm/mkadbd.sh)"
 KEYS=/etc/gadgetd/adb_keys_34
 SERIAL=ADB34T
 DEV=/run/adb34-dev
-# The host's side: files under $R/w are /w for the chrooted adb.
-W=$R/w
+# The host's side: files in $W, which adb sees as $HW (/w in the chroot).
+if timeout 30 adb version 2>/dev/null | grep -q '^Version 34\.'; then
+	R=
+	W=/run/adb34-w
+	HW=$W
+else
+	R=$B/adbd/root
+	[ -x "$R/usr/lib/android-sdk/platform-tools/adb" ] ||
+		die "no adb 34 in $R (make check and make bench make it: tests/vm/mkadbd.sh)"
+	W=$R/w
+	HW=/w
+fi
 MON=
 
 gd_install
@@ -59,23 +67,24 @@ sets = ( { functions = [ "adb" ]; product_id = 0x01f4; } );
 default = "adb";
 P
 
-# a34 ARGS...: Debian's adb 34 chrooted, its server on its own port.
+# a34 ARGS...: Debian's adb 34 (chrooted in R when R is set), its
+# server on its own port.
 a34() {
-	ANDROID_ADB_SERVER_PORT=5041 HOME=/w/home timeout "${TMO:-60}" chroot "$R" adb "$@"
+	ANDROID_ADB_SERVER_PORT=5041 HOME=$HW/home timeout "${TMO:-60}" ${R:+chroot "$R"} adb "$@"
 }
 cleanup() {
 	[ -n "$MON" ] && kill "$MON" 2>/dev/null
 	a34 kill-server >/dev/null 2>&1
-	umount "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
+	[ -z "$R" ] || umount "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
 	rm -rf "$W" "$DEV"
 }
 trap cleanup EXIT
-mount --bind /dev "$R/dev" && mount --bind /sys "$R/sys" && mount -t proc proc "$R/proc" ||
+[ -z "$R" ] || { mount --bind /dev "$R/dev" && mount --bind /sys "$R/sys" && mount -t proc proc "$R/proc"; } ||
 	die "cannot mount /dev, /sys and /proc in $R"
 
 a34 version | tee "$W/version.txt" | sed 's/^/   /'
 check "it is adb 34.0.5" grep -q "^Version 34\.0\.5" "$W/version.txt"
-a34 keygen /w/home/.android/adbkey >/dev/null 2>&1
+a34 keygen $HW/home/.android/adbkey >/dev/null 2>&1
 install -m 0640 "$W/home/.android/adbkey.pub" "$KEYS" || die "no adb 34 key"
 
 gd_start adb34
@@ -114,7 +123,7 @@ check "stdout and stderr arrive apart" sh -c \
 check "stdin reaches the shell to its end (wc -l counts 3)" \
 	[ "$(printf 'a\nb\nc\n' | a34 shell 'wc -l')" = 3 ]
 check "the exit code of a piped shell (exit 5)" sh -c \
-	"echo x | ANDROID_ADB_SERVER_PORT=5041 HOME=/w/home timeout 60 chroot '$R' adb shell 'cat >/dev/null; exit 5'; [ \$? = 5 ]"
+	"echo x | ANDROID_ADB_SERVER_PORT=5041 HOME=$HW/home timeout 60 ${R:+chroot '$R'} adb shell 'cat >/dev/null; exit 5'; [ \$? = 5 ]"
 
 say "compression (usbmon counts the bytes on the bus)"
 timeout 30 modprobe usbmon || die "modprobe usbmon"
@@ -150,35 +159,35 @@ sha() { sha256sum < "$1" | cut -d' ' -f1; }
 under() { echo "   $1: $2 bytes on the bus for $SIZE"; [ "$2" -gt 0 ] && [ "$2" -lt "$3" ]; }
 at_least() { echo "   $1: $2 bytes on the bus for $SIZE"; [ "$2" -ge "$3" ]; }
 
-n=$(bus_bytes o a34 push /w/comp $DEV/comp)
+n=$(bus_bytes o a34 push $HW/comp $DEV/comp)
 check "push of a compressible file, compressed by default (under 1/4 of it on the bus)" \
 	under "push comp" "$n" $((SIZE / 4))
 check "its sha256 on the device" [ "$(sha "$W/comp")" = "$(sha $DEV/comp)" ]
 # adb 34 asks for compression on a pull only when told (-z, or
 # $ADB_COMPRESSION): its plain pull moved all 8 MiB (2026-12-06).
-n=$(bus_bytes i a34 pull $DEV/comp /w/comp.back)
+n=$(bus_bytes i a34 pull $DEV/comp $HW/comp.back)
 echo "   pull comp, no -z: $n bytes on the bus for $SIZE"
 check "pull of it: its sha256 pulled back" [ "$(sha "$W/comp")" = "$(sha "$W/comp.back")" ]
 rm -f "$W/comp.back"
-n=$(bus_bytes i a34 pull -z any $DEV/comp /w/comp.back)
+n=$(bus_bytes i a34 pull -z any $DEV/comp $HW/comp.back)
 check "pull -z any of it, compressed (under 1/4 of it on the bus)" \
 	under "pull -z any comp" "$n" $((SIZE / 4))
 check "its sha256 pulled back" [ "$(sha "$W/comp")" = "$(sha "$W/comp.back")" ]
-n=$(bus_bytes o a34 push -Z /w/comp $DEV/compZ)
+n=$(bus_bytes o a34 push -Z $HW/comp $DEV/compZ)
 check "control: push -Z (compression off) moves all of it" at_least "push -Z comp" "$n" $SIZE
-n=$(bus_bytes o a34 push /w/rand $DEV/rand)
+n=$(bus_bytes o a34 push $HW/rand $DEV/rand)
 check "push of an incompressible file" at_least "push rand" "$n" $SIZE
 check "its sha256 on the device" [ "$(sha "$W/rand")" = "$(sha $DEV/rand)" ]
-check "pull of it" a34 pull $DEV/rand /w/rand.back
+check "pull of it" a34 pull $DEV/rand $HW/rand.back
 check "its sha256 pulled back" [ "$(sha "$W/rand")" = "$(sha "$W/rand.back")" ]
 rm -f "$W/comp.back" "$W/rand.back" $DEV/compZ $DEV/rand
 SIZE=2097152
 head -c $SIZE "$W/comp" > "$W/comp2"
 for z in brotli lz4 zstd; do
-	n=$(bus_bytes o a34 push -z $z /w/comp2 $DEV/comp.$z)
+	n=$(bus_bytes o a34 push -z $z $HW/comp2 $DEV/comp.$z)
 	check "push -z $z (under 1/4 on the bus)" under "push -z $z" "$n" $((SIZE / 4))
 	check "its sha256 on the device" [ "$(sha "$W/comp2")" = "$(sha $DEV/comp.$z)" ]
-	n=$(bus_bytes i a34 pull -z $z $DEV/comp.$z /w/back.$z)
+	n=$(bus_bytes i a34 pull -z $z $DEV/comp.$z $HW/back.$z)
 	check "pull -z $z (under 1/4 on the bus)" under "pull -z $z" "$n" $((SIZE / 4))
 	check "its sha256 pulled back" [ "$(sha "$W/comp2")" = "$(sha "$W/back.$z")" ]
 done
@@ -193,22 +202,22 @@ pushed() {
 	sed 's/^/   /' "$W/push.txt"
 	grep -q ": $1 files\? pushed, $2 skipped\." "$W/push.txt"
 }
-a34 push --sync /w/tree $DEV/ > "$W/push.txt" 2>&1
+a34 push --sync $HW/tree $DEV/ > "$W/push.txt" 2>&1
 check "the first push --sync sends all 12 files" pushed 12 0
 check "they arrived" diff -r "$W/tree" $DEV/tree
 check "the device kept each file's mtime from the push's DONE" sh -c \
 	"[ \"\$(stat -c %Y '$W/tree/f3')\" = \"\$(stat -c %Y $DEV/tree/f3)\" ]"
-a34 push --sync /w/tree $DEV/ > "$W/push.txt" 2>&1
+a34 push --sync $HW/tree $DEV/ > "$W/push.txt" 2>&1
 check "a second push --sync sends nothing" pushed 0 12
 echo changed >> "$W/tree/sub/g2"
 touch -d '2026-01-02 03:04:05' "$W/tree/f5"
-a34 push --sync /w/tree $DEV/ > "$W/push.txt" 2>&1
+a34 push --sync $HW/tree $DEV/ > "$W/push.txt" 2>&1
 check "after two changes, push --sync sends those two" pushed 2 10
 check "the tree is the same again" diff -r "$W/tree" $DEV/tree
 # adb 34 refused it ("dry-run not supported by the device") while the
 # plugin's banner ended in a NUL after its last feature,
 # sendrecv_v2_dry_run_send.
-check "push -n (dry run) of a new file" a34 push -n /w/tree/f1 $DEV/dry
+check "push -n (dry run) of a new file" a34 push -n $HW/tree/f1 $DEV/dry
 check "stores nothing" [ ! -e $DEV/dry ]
 a34 ls $DEV/tree > "$W/ls.txt" 2>&1
 check "adb ls lists the tree" sh -c "grep -q ' f8\$' '$W/ls.txt' && grep -q ' sub\$' '$W/ls.txt'"
