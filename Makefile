@@ -130,12 +130,13 @@ check-arm64:
 check-armhf:
 	tests/vm/check-arm64.sh $(B) armhf
 
-# check-trixie: the trixie package ($(B)/deb-trixie, make deb
-# SUITE=trixie) installed with dpkg on the trixie bed, Debian 13's kernel
-# and userland with systemd 257 as PID 1, by the loopback tests that
-# prove what README promises (tests/vm/check-trixie.sh). Not part of
-# make check (docs/testing.md has its time).
+# check-trixie: the trixie package (make deb SUITE=trixie, into
+# $(B)/deb-trixie) installed with dpkg on the trixie bed, Debian 13's
+# kernel and userland with systemd 257 as PID 1, by the loopback tests
+# that prove what README promises (tests/vm/check-trixie.sh). Not part
+# of make check (docs/testing.md has its time).
 check-trixie:
+	$(MAKE) deb SUITE=trixie DEB_ARCH=
 	tests/vm/check-trixie.sh $(B)
 
 # deb: gadgetd_*.deb in $(B)/deb (DEB_ARCH=arm64 or armhf cross-builds
