@@ -1055,11 +1055,24 @@ static void test_idle_timeout(void **state)
 	int quiet, talker;
 
 	control_set_limits(f->ctl, 16, 1000, 1000);
-	t0 = loop_now_ms();
-	quiet = client_connect(f);
-	talker = client_connect(f);
-	spin(f, 500);
-	t_req = loop_now_ms();
+	/* The talker asks 500 ms after it came, well within its 1 s. A
+	 * round in which the machine kept this process from running for
+	 * 400 ms more is not that case (the talker may be gone already, as
+	 * under load 8 on 2026-12-07: send() failed): both go, and the round
+	 * is taken again, up to 10 times. */
+	for (int round = 0;; round++) {
+		assert_true(round < 10);
+		t0 = loop_now_ms();
+		quiet = client_connect(f);
+		talker = client_connect(f);
+		spin(f, 500);
+		t_req = loop_now_ms();
+		if (t_req - t0 < 900)
+			break;
+		close(quiet);
+		close(talker);
+		settle(f);
+	}
 	assert_int_equal(send(talker, req, n, 0), (ssize_t)n);
 	wait_input(f, talker);
 	assert_int_equal(reply_of(talker, text, sizeof(text)), 0);

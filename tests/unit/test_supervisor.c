@@ -96,6 +96,12 @@ static int worker_main(int argc, char **argv)
 		worker_early(!strcmp(name, "early_held"));
 	if (!strcmp(name, "slow"))
 		sleep(3);
+	/* A host reached them (below) before they were ready: the heartbeat
+	 * (150 ms in that test) may end them as soon as READY is read, and
+	 * did under load 8 (2026-12-07), before gadgetd had read their
+	 * HOST_SEEN, so the exit counted as the plugin's own. */
+	if (!strcmp(name, "hostcrash") || !strcmp(name, "hostmute"))
+		worker_send(WORKER_HOST_SEEN, NULL, 0);
 	worker_send(WORKER_READY, NULL, 0);
 	/* "keyed" reports a waiting adb key twice and its state, as adb
 	 * does when a host offers an unknown key. */
@@ -106,10 +112,9 @@ static int worker_main(int argc, char **argv)
 		worker_send(WORKER_STATUS, key, sizeof(key));
 		worker_send(WORKER_STATUS, st, sizeof(st));
 	}
-	/* A host reached them: "hostcrash" then dies of SIGSEGV, "hostmute"
-	 * stops answering its heartbeat (a host stalled it). */
+	/* Then "hostcrash" dies of SIGSEGV, "hostmute" stops answering its
+	 * heartbeat (a host stalled it). */
 	if (!strcmp(name, "hostcrash") || !strcmp(name, "hostmute")) {
-		worker_send(WORKER_HOST_SEEN, NULL, 0);
 		if (!strcmp(name, "hostcrash")) {
 			signal(SIGSEGV, SIG_DFL);
 			raise(SIGSEGV);
@@ -719,7 +724,9 @@ static void test_host_caused_exits_never_fail(void **state)
 	assert_false(supervisor_failed(f->sup, "hostmute"));
 	status_line(f, "hostcrash", line, sizeof(line));
 	assert_null(strstr(line, "failed"));
-	assert_non_null(strstr(line, "signal 11"));
+	/* Its own death, or the heartbeat's when this process ran late
+	 * between its READY and its death: both after a host. */
+	assert_true(strstr(line, "signal 11") || strstr(line, "after missing its heartbeat"));
 	assert_int_equal(sscanf(strstr(line, "restarts "), "restarts %u", &restarts), 1);
 	assert_true(restarts > 3);
 	status_line(f, "hostmute", line, sizeof(line));
