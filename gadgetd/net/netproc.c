@@ -28,7 +28,9 @@ struct netproc {
 	char *argv[NETPROC_ARGS_MAX + 1];
 	struct child *child;        /* the running child */
 	struct loop_watch *timer;   /* a restart */
-	bool stopping, failed;
+	bool stopping, failed, session;
+	void (*on_failed)(void *data);
+	void *on_failed_data;
 	struct child_restart restarts;
 	uint64_t started_ms;        /* the running child's start */
 	/* With a ready text: the child's output, the wait for the text. */
@@ -265,12 +267,22 @@ static void netproc_exited(int status, bool known, void *data)
 		return;
 	}
 	child_describe(status, known, how, sizeof(how));
+	/* A session's end (a logout) is no crash: counted, five logouts
+	 * within the window would give the port's login up. */
+	if (p->session && known && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		delay = p->cfg->restart_delay_ms ? p->cfg->restart_delay_ms : 1;
+		log_info("%s: %s %s; starting it again", p->what, p->argv[0], how);
+		p->timer = loop_add_timer(p->loop, delay, netproc_restart, p);
+		return;
+	}
 	if (child_restart_too_often(&p->restarts, loop_now_ms(), p->cfg->restart_limit,
 				    p->cfg->restart_window_ms)) {
 		p->failed = true;
 		log_warnx("%s: %s %s, %u times within %u s: not restarted until the next switch",
 			  p->what, p->argv[0], how, p->restarts.n_exits,
 			  (p->cfg->restart_window_ms + 999) / 1000);
+		if (p->on_failed)
+			p->on_failed(p->on_failed_data);
 		return;
 	}
 	delay = child_restart_delay(&p->restarts, p->cfg->restart_delay_ms,
@@ -316,6 +328,17 @@ struct netproc *netproc_start(struct loop *l, const struct config *cfg,
 		return NULL;
 	}
 	return p;
+}
+
+void netproc_set_session(struct netproc *p)
+{
+	p->session = true;
+}
+
+void netproc_on_failed(struct netproc *p, void (*failed)(void *data), void *data)
+{
+	p->on_failed = failed;
+	p->on_failed_data = data;
 }
 
 void netproc_stop(struct netproc *p)

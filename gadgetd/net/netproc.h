@@ -61,6 +61,15 @@ void netproc_kill(struct netproc *p);
 pid_t netproc_pid(const struct netproc *p);
 /* Restarted too often: given up on until netproc_start() again. */
 bool netproc_failed(const struct netproc *p);
+/*
+ * A program whose normal end is part of its job (agetty: login, which
+ * agetty becomes, exits with status 0 when the user's shell ends). Such
+ * an exit is followed by a start after restart_delay and is not counted
+ * toward restart_limit; any other exit is, as for any helper.
+ */
+void netproc_set_session(struct netproc *p);
+/* failed(data) once p is given up on (netproc_failed() turns true). */
+void netproc_on_failed(struct netproc *p, void (*failed)(void *data), void *data);
 /* Another gadgetd's leftover: kill the process pidfile names if its
  * command is still the one recorded, and remove the file. */
 void netproc_kill_stale(const char *pidfile);

@@ -15,7 +15,8 @@
 # chpasswd in the overlay root), not gadgetd's job.
 # t-console-light.sh runs the same on the light bed, where gadgetd -f
 # runs agetty itself (no systemd as PID 1): the unit's checks are then
-# left out, and the logout's restart is gadgetd's.
+# left out, and the logout's restart is gadgetd's: four logouts with
+# restart_limit 3 must leave the login running (a logout is no crash).
 # Runs in the guest (see run-suite.sh).
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -42,6 +43,9 @@ sets = (
 );
 default = "acm";
 PROFILE
+# agetty's exits after logouts must not count as crashes: with 3, the
+# fourth logout within the minute would give the login up.
+bed_systemd || gd_config restart_limit 3
 gd_start console
 check "the acm set is up" gd_status '.set == "acm"'
 check "the host sees it" wait_usb 1d6b:0121 20
@@ -89,6 +93,14 @@ check "gadgetctl status shows the console" gd_status ".consoles[0] | .function =
 check "the host logs in, runs a command, logs out" timeout 240 $PY "$T/console_host.py" "$(acm)" gdcons "$PW"
 check "one getty after the logout" gettys 1
 check "and a login again" timeout 240 $PY "$T/console_host.py" "$(acm)" gdcons "$PW"
+if ! bed_systemd; then
+	# login exits 0 when the shell ends, and so agetty's pid does.
+	check "gadgetd saw agetty end with status 0 (a logout)" gd_log_has "agetty exited with status 0; starting it again"
+	check "a third login" timeout 240 $PY "$T/console_host.py" "$(acm)" gdcons "$PW"
+	check "a fourth login: logouts are no crashes" timeout 240 $PY "$T/console_host.py" "$(acm)" gdcons "$PW"
+	check "one getty after four logouts" gettys 1
+	check "the console still runs" gd_status '.consoles[0].state == "running"'
+fi
 
 say "a switch away and back"
 check_switch ecm 1d6b:0122

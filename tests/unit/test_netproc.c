@@ -6,7 +6,9 @@
  * only when its command still matches. A helper with a ready text that
  * does not print it in time is started again, with a longer wait each
  * time and without counting as a crash, until it does; one that prints
- * it stays.
+ * it stays. A session's program (agetty) that ends with status 0 (a
+ * logout) is started again however often it does, and one that fails
+ * (another status) is still given up on, its owner told.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -115,6 +117,71 @@ static void test_gives_up(void **state)
 	p = netproc_start(l, &test_netproc_cfg, "t: exit", argv, NULL, NULL);
 	assert_non_null(p);
 	assert_true(test_netproc_until(l, test_netproc_failed, p));
+	assert_int_equal(netproc_pid(p), 0);
+	netproc_stop(p);
+	loop_free(l);
+}
+
+static void test_netproc_stop_wait(struct loop *l, struct netproc *p);
+
+/* The pids a session had (netproc_pid changes) or its failure. */
+static unsigned test_netproc_session_pids;
+static pid_t test_netproc_session_last;
+
+static bool test_netproc_session_done(void *arg)
+{
+	pid_t now = netproc_pid(arg);
+
+	if (now && now != test_netproc_session_last) {
+		test_netproc_session_pids++;
+		test_netproc_session_last = now;
+	}
+	return netproc_failed(arg) || test_netproc_session_pids > 2 * test_netproc_cfg.restart_limit;
+}
+
+static void test_netproc_told(void *data)
+{
+	(*(unsigned *)data)++;
+}
+
+/* Logouts: twice restart_limit exits with status 0 within the window, and
+ * still not given up on. Failed when every exit counted. */
+static void test_session_logouts_not_counted(void **state)
+{
+	struct loop *l = loop_new();
+	char *argv[] = { "sh", "-c", "exit 0", NULL };
+	unsigned told = 0;
+	struct netproc *p;
+
+	p = netproc_start(l, &test_netproc_cfg, "t: getty", argv, NULL, NULL);
+	assert_non_null(p);
+	netproc_set_session(p);
+	netproc_on_failed(p, test_netproc_told, &told);
+	test_netproc_session_pids = 0;
+	test_netproc_session_last = 0;
+	RUN_UNTIL(l, test_netproc_session_done(p));
+	assert_false(netproc_failed(p));
+	assert_true(test_netproc_session_pids > 2 * test_netproc_cfg.restart_limit);
+	assert_int_equal(told, 0);
+	test_netproc_stop_wait(l, p);
+	loop_free(l);
+}
+
+/* A session's program that fails at once (status 1) is still a crash
+ * loop: given up on after restart_limit exits, its owner told once. */
+static void test_session_crash_loop(void **state)
+{
+	struct loop *l = loop_new();
+	char *argv[] = { "sh", "-c", "exit 1", NULL };
+	unsigned told = 0;
+	struct netproc *p;
+
+	p = netproc_start(l, &test_netproc_cfg, "t: getty", argv, NULL, NULL);
+	assert_non_null(p);
+	netproc_set_session(p);
+	netproc_on_failed(p, test_netproc_told, &told);
+	assert_true(test_netproc_until(l, test_netproc_failed, p));
+	assert_int_equal(told, 1);
 	assert_int_equal(netproc_pid(p), 0);
 	netproc_stop(p);
 	loop_free(l);
@@ -313,6 +380,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restart_after_kill),
 		cmocka_unit_test(test_gives_up),
+		cmocka_unit_test(test_session_logouts_not_counted),
+		cmocka_unit_test(test_session_crash_loop),
 		cmocka_unit_test(test_kill_now),
 		cmocka_unit_test(test_stale_pidfile),
 		cmocka_unit_test(test_ready_renews),
