@@ -19,6 +19,9 @@ struct console {
 	void *be;
 	struct console_port port[CONSOLE_MAX];
 	unsigned n;
+	unsigned stopping; /* stops not yet done */
+	void (*wait_fn)(void *data);
+	void *wait_data;
 };
 
 struct console *console_new(const struct console_ops *ops, void *be)
@@ -36,6 +39,7 @@ void console_free(struct console *c)
 {
 	if (!c)
 		return;
+	c->wait_fn = NULL;
 	console_sync(c, NULL, 0);
 	c->ops->free(c->be);
 	free(c);
@@ -71,6 +75,10 @@ void console_sync(struct console *c, const struct console_want *want, unsigned n
 	unsigned i, j;
 	int r;
 
+	/* An unbind waits for the stops: nothing starts before it (a UDC's
+	 * event in between would start a login on the port going away). */
+	if (c->wait_fn)
+		n = 0;
 	for (i = j = 0; i < c->n; i++) {
 		if (console_wanted(&c->port[i], want, n)) {
 			c->port[j++] = c->port[i];
@@ -78,6 +86,7 @@ void console_sync(struct console *c, const struct console_want *want, unsigned n
 		}
 		log_info("%s: console on ttyGS%u stopped (%s)", c->port[i].w.function,
 			 c->port[i].w.port, c->ops->name);
+		c->stopping++;
 		c->ops->stop(c->be, c->port[i].w.port);
 	}
 	c->n = j;
@@ -105,6 +114,32 @@ void console_told(struct console *c, unsigned port, enum console_state s)
 
 	if (p)
 		p->state = s;
+}
+
+void console_stopped(struct console *c, unsigned port)
+{
+	void (*fn)(void *data) = c->wait_fn;
+
+	if (!c->stopping)
+		return;
+	if (--c->stopping || !fn)
+		return;
+	c->wait_fn = NULL;
+	fn(c->wait_data);
+}
+
+int console_wait_stopped(struct console *c, void (*fn)(void *data), void *data)
+{
+	if (!c->stopping)
+		return 0;
+	c->wait_fn = fn;
+	c->wait_data = data;
+	return -EINPROGRESS;
+}
+
+void console_wait_cancel(struct console *c)
+{
+	c->wait_fn = NULL;
 }
 
 unsigned console_list(const struct console *c, struct console_info *out,

@@ -54,7 +54,9 @@ struct console_ops {
 	/* Start a login on ttyGS<port>: 0 (console_told() follows, or
 	 * the state stays CONSOLE_STARTING until it does) or -errno. */
 	int (*start)(void *be, unsigned port);
-	/* Stop it; nothing is told back. */
+	/* Stop it; the backend calls console_stopped() once the port is
+	 * free to go (from stop() itself, or later from the loop, within
+	 * its own deadline). */
 	void (*stop)(void *be, unsigned port);
 	/* Every login stopped, the backend freed (gadgetd is stopping). */
 	void (*free)(void *be);
@@ -70,6 +72,13 @@ void console_free(struct console *c);
 void console_sync(struct console *c, const struct console_want *want, unsigned n);
 /* The backend's word on ttyGS<port>'s last start. */
 void console_told(struct console *c, unsigned port, enum console_state s);
+/* The backend's word that ttyGS<port>'s stop is done. */
+void console_stopped(struct console *c, unsigned port);
+/* Before the serial functions are unbound and removed: 0 when no stop is
+ * under way, else -EINPROGRESS and fn(data) follows, from the loop, once
+ * every stop is done (one waiter; console_wait_cancel() forgets it). */
+int console_wait_stopped(struct console *c, void (*fn)(void *data), void *data);
+void console_wait_cancel(struct console *c);
 /* Up to max ports with a login wanted, into out: how many. */
 unsigned console_list(const struct console *c, struct console_info *out,
 		      unsigned max);

@@ -84,6 +84,8 @@ static void console_getty_stop(void *be, unsigned port)
 		netproc_stop(s->proc);
 		s->proc = NULL;
 	}
+	/* agetty's SIGTERM is enough: no one reopens the tty. */
+	console_stopped(((struct console_getty *)be)->console, port);
 }
 
 static void console_getty_free(void *be)

@@ -9,7 +9,8 @@
  * asynchronous, on a system bus connection of the backend's own served
  * from gadgetd's loop; its reply tells the state (running: the start job
  * was queued; failed: refused, logged with systemd's message). A stop
- * waits until the unit is inactive (console_unit.c says why).
+ * is done (console_stopped()) once the unit is inactive, at most 5 s
+ * later, asked for on the loop as well (console_unit.c says why).
  */
 #ifndef GADGETD_CONSOLE_UNIT_H
 #define GADGETD_CONSOLE_UNIT_H

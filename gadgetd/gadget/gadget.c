@@ -360,13 +360,10 @@ static void gadget_off_answer(struct gadget *g, int r, const char *msg)
 		fn(r, msg, g->off_data);
 }
 
-/* The rest of gadget_down(), once the workers are reaped. */
-static void gadget_down_stopped(void *data)
+/* The gadget is down after a wait: answer and go on. */
+static void gadget_down_finish(struct gadget *g)
 {
-	struct gadget *g = data;
-
 	g->down_wait = false;
-	txn_down_end(&g->env);
 	gadget_off_answer(g, 0, "gadget is off");
 	/* A transaction that turned the gadget off reports now. */
 	if (g->txn && txn_down_done(g->txn))
@@ -374,14 +371,37 @@ static void gadget_down_stopped(void *data)
 	pending_run_now(g->pending);
 }
 
-/* Off, or going back failed too: the gadget is unbound at once; its
- * functions go once their workers are reaped, and until then the gadget
- * is busy. */
+/* The rest of gadget_down(), once the workers are reaped. */
+static void gadget_down_stopped(void *data)
+{
+	struct gadget *g = data;
+
+	txn_down_end(&g->env);
+	gadget_down_finish(g);
+}
+
+/* The rest of gadget_down(), once the logins are stopped. */
+static void gadget_down_unbind(void *data)
+{
+	struct gadget *g = data;
+
+	if (txn_down_begin(&g->env, gadget_down_stopped, g) != -EINPROGRESS)
+		gadget_down_finish(g);
+}
+
+/* Off, or going back failed too: the gadget is unbound once the serial
+ * ports' logins are stopped; its functions go once their workers are
+ * reaped, and until then the gadget is busy. */
 static void gadget_down(struct gadget *g)
 {
-	int r = txn_down_begin(&g->env, gadget_down_stopped, g);
+	int r = txn_down_net(&g->env, gadget_down_unbind, g);
 
 	g->set = -1;
+	if (r == -EINPROGRESS) {
+		g->down_wait = true;
+		return;
+	}
+	r = txn_down_begin(&g->env, gadget_down_stopped, g);
 	g->down_wait = r == -EINPROGRESS;
 }
 

@@ -196,6 +196,17 @@ void netsvc_down(struct netsvc *ns)
 	usblink_sync(ns->links, NULL, 0, NULL, 0);
 }
 
+int netsvc_wait_down(struct netsvc *ns, void (*fn)(void *data), void *data)
+{
+	return ns->console ? console_wait_stopped(ns->console, fn, data) : 0;
+}
+
+void netsvc_wait_down_cancel(struct netsvc *ns)
+{
+	if (ns->console)
+		console_wait_cancel(ns->console);
+}
+
 static void netsvc_settle(struct loop_watch *w, void *data)
 {
 	struct netsvc *ns = data;

@@ -48,6 +48,12 @@ void netsvc_free(struct netsvc *ns);
 void netsvc_sync(struct netsvc *ns);
 /* Every link down now (a teardown), whatever the view says. */
 void netsvc_down(struct netsvc *ns);
+/* Before an unbind: 0 when every serial port's login is stopped, else
+ * -EINPROGRESS and fn(data) follows from the loop once they are (the
+ * backend's deadline bounds the wait; console.h). One waiter;
+ * netsvc_wait_down_cancel() forgets it. */
+int netsvc_wait_down(struct netsvc *ns, void (*fn)(void *data), void *data);
+void netsvc_wait_down_cancel(struct netsvc *ns);
 /* A UDC came or went: sync now and a few times over the next seconds, as
  * its uevent comes before its gadget device is there (or gone). */
 void netsvc_udc_changed(struct netsvc *ns);

@@ -85,7 +85,8 @@ static int txn_teardown_begin(const struct txn_env *e, const struct plan *plan)
 	unsigned i;
 	int r;
 
-	/* Addresses, DHCP and mDNS go before the functions do. */
+	/* Addresses, DHCP, mDNS and logins went before (netsvc_down(),
+	 * netsvc_wait_down()); this does it again for nothing. */
 	netsvc_down(e->net);
 	r = composer_unbind(e->composer);
 	if (r < 0)
@@ -177,6 +178,9 @@ int txn_bind(const struct txn_env *e, char *msg, size_t size)
 }
 
 static void txn_stopped(void *data);
+static void txn_net_down(void *data);
+static void txn_attempted(struct txn *t, int r);
+static char *txn_err(struct txn *t, size_t *size);
 
 /* Each configuration's functions into it, c.1 first. A failure leaves
  * links behind; the rollback's teardown unlinks every configuration. */
@@ -205,20 +209,15 @@ static int txn_link(const struct txn_env *e, const struct profile_set *s,
 	return 0;
 }
 
-/* The first part of one attempt at making set of p live: unbind and stop
- * the workers of the functions that go; txn_stopped() goes on once they
- * are reaped. Failed plugins of the functions that stay get another
- * chance now that the gadget is unbound. */
-static int txn_apply_begin(struct txn *t, const struct profile *p, unsigned set,
-			   char *msg, size_t size)
+/* Once the links and logins are down: unbind and stop the workers of the
+ * functions that go; txn_stopped() goes on once they are reaped. Failed
+ * plugins of the functions that stay get another chance now that the
+ * gadget is unbound. */
+static int txn_apply_unbind(struct txn *t, char *msg, size_t size)
 {
 	const struct txn_env *e = t->env;
 	int r;
 
-	t->t0 = loop_now_ms();
-	/* Once an attempt: the live functions change only in the
-	 * teardown's end. */
-	plan_compute(e->live->fn, e->live->n, p, set, &t->plan);
 	r = txn_teardown_begin(e, &t->plan);
 	if (r < 0) {
 		snprintf(msg, size, "cannot take the previous set down: %s", strerror(-r));
@@ -230,6 +229,36 @@ static int txn_apply_begin(struct txn *t, const struct profile *p, unsigned set,
 		snprintf(msg, size, "cannot wait for the workers to stop: %s",
 			 strerror(-r));
 	return r;
+}
+
+/* The first part of one attempt at making set of p live: the links and
+ * the serial ports' logins go, and the unbind waits for the logins'
+ * stops (systemd reopening a tty while its function goes oopsed 6.1's
+ * u_serial: console_unit.c); txn_net_down() goes on then. */
+static int txn_apply_begin(struct txn *t, const struct profile *p, unsigned set,
+			   char *msg, size_t size)
+{
+	const struct txn_env *e = t->env;
+
+	t->t0 = loop_now_ms();
+	/* Once an attempt: the live functions change only in the
+	 * teardown's end. */
+	plan_compute(e->live->fn, e->live->n, p, set, &t->plan);
+	netsvc_down(e->net);
+	if (netsvc_wait_down(e->net, txn_net_down, t) == -EINPROGRESS)
+		return 0;
+	return txn_apply_unbind(t, msg, size);
+}
+
+static void txn_net_down(void *data)
+{
+	struct txn *t = data;
+	size_t size;
+	char *msg = txn_err(t, &size);
+	int r = txn_apply_unbind(t, msg, size);
+
+	if (r < 0)
+		txn_attempted(t, r);
 }
 
 static void txn_ready(int r, const char *err, void *data);
@@ -327,6 +356,12 @@ void txn_down_end(const struct txn_env *e)
 /* Off, or going back failed too: leave nothing half-built behind. The
  * gadget is unbound at once; its functions go once their workers are
  * reaped, and until then the owner is busy. */
+int txn_down_net(const struct txn_env *e, void (*fn)(void *data), void *data)
+{
+	netsvc_down(e->net);
+	return netsvc_wait_down(e->net, fn, data);
+}
+
 int txn_down_begin(const struct txn_env *e, supervisor_stopped_fn fn, void *data)
 {
 	struct plan plan;
@@ -404,6 +439,7 @@ void txn_drop(struct txn *t)
 		return;
 	supervisor_wait_cancel(t->env->sup);
 	supervisor_wait_stopped_cancel(t->env->sup);
+	netsvc_wait_down_cancel(t->env->net);
 	loop_watch_remove(t->bind_timer);
 	loop_watch_remove(t->report);
 	if (!t->finished) {

@@ -129,7 +129,11 @@ const struct profile *txn_target(const struct txn *t);
  * none is there yet), -EAGAIN while the UDC registers, -errno with msg.
  * Only binds: whoever bound then calls netsvc_bound(). */
 int txn_bind(const struct txn_env *env, char *msg, size_t size);
-/* Off: unbind now and stop every worker; the functions go once the
+/* Off, first: the links and the serial ports' logins go. 0: they are
+ * gone, txn_down_begin() follows now; -EINPROGRESS: fn(data) follows
+ * once they are (netsvc_wait_down()), which calls txn_down_begin(). */
+int txn_down_net(const struct txn_env *env, void (*fn)(void *data), void *data);
+/* Then: unbind now and stop every worker; the functions go once the
  * workers are reaped. 0: all down already; -EINPROGRESS: fn(data)
  * follows, which must call txn_down_end(). */
 int txn_down_begin(const struct txn_env *env, supervisor_stopped_fn fn,

@@ -54,6 +54,7 @@ static unsigned fake_n_workers;
 
 void fake_reset(void)
 {
+	fake_console_hold = false;
 	fake_calls[0] = fake_fail_at[0] = fake_not_ready[0] = '\0';
 	fake_state_set[0] = '\0';
 	fake_state_saves = 0;
@@ -662,16 +663,32 @@ static int fake_console_start(void *be, unsigned port)
 	return 0;
 }
 
+bool fake_console_hold;
+static struct console *fake_console;
+static unsigned fake_console_held[CONSOLE_MAX], fake_console_n_held;
+
 static void fake_console_stop(void *be, unsigned port)
 {
 	char arg[16];
 
 	snprintf(arg, sizeof(arg), "-%u", port);
 	fake_call("console", arg);
+	if (fake_console_hold && fake_console_n_held < CONSOLE_MAX)
+		fake_console_held[fake_console_n_held++] = port;
+	else
+		console_stopped(fake_console, port);
+}
+
+void fake_console_release(void)
+{
+	fake_call("console", "stopped");
+	while (fake_console_n_held)
+		console_stopped(fake_console, fake_console_held[--fake_console_n_held]);
 }
 
 static void fake_console_free(void *be)
 {
+	fake_console_n_held = 0;
 }
 
 static const struct console_ops fake_console_ops = {
@@ -683,7 +700,8 @@ static const struct console_ops fake_console_ops = {
 
 struct console *console_system_new(struct loop *l, const struct config *cfg)
 {
-	return console_new(&fake_console_ops, NULL);
+	fake_console = console_new(&fake_console_ops, NULL);
+	return fake_console;
 }
 
 /* Every serial function is ttyGS3. */

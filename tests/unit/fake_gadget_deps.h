@@ -57,6 +57,10 @@ extern struct state fake_state_file;
 extern int fake_state_load_r;
 extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
 extern int fake_udc_registering; /* this many udc_registered() say false */
+/* The console's stops are held (as systemd's take time) until
+ * fake_console_release() says they are done; else done at once. */
+extern bool fake_console_hold;
+void fake_console_release(void);
 extern const char *fake_udc_holder; /* udc_function(): ours when bound, unless set */
 extern bool fake_udc_stranded;       /* bound by name, yet the UDC drives nothing */
 extern const char *fake_udc_state;  /* udc_state(): "configured" */

@@ -125,12 +125,45 @@ static void test_states(void **state)
 	console_free(c);
 }
 
+static unsigned waited;
+
+static void test_console_waited(void *data)
+{
+	waited++;
+}
+
+/* A wait for the stops ends once the backend says each is done, and not
+ * before; nothing starts while it waits; no stop under way: no wait. */
+static void test_wait_stopped(void **state)
+{
+	struct console *c = setup_console();
+	struct console_want both[] = { acm0, gser1 };
+
+	waited = 0;
+	assert_int_equal(console_wait_stopped(c, test_console_waited, NULL), 0);
+	console_sync(c, both, 2);
+	console_sync(c, NULL, 0);
+	assert_int_equal(console_wait_stopped(c, test_console_waited, NULL), -EINPROGRESS);
+	calls[0] = '\0';
+	console_sync(c, both, 2);
+	assert_string_equal(calls, "");
+	console_stopped(c, 0);
+	assert_int_equal(waited, 0);
+	console_stopped(c, 1);
+	assert_int_equal(waited, 1);
+	console_stopped(c, 1);
+	assert_int_equal(waited, 1);
+	assert_int_equal(console_wait_stopped(c, test_console_waited, NULL), 0);
+	console_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_start_once_stop_once),
 		cmocka_unit_test(test_port_reused),
 		cmocka_unit_test(test_states),
+		cmocka_unit_test(test_wait_stopped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

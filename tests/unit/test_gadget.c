@@ -198,6 +198,42 @@ static void test_failure_reaches_status(void **state)
 	free(text);
 }
 
+/* The unbind waits for the console's stop, without blocking the loop:
+ * a switch away and off each go on once the backend says the stop is
+ * done (systemd reopening ttyGS while its function went oopsed 6.1's
+ * u_serial). Failed while the teardown unbound right after the stop. */
+static void test_unbind_waits_for_console_stop(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result res = { 0 };
+	int i;
+
+	assert_int_equal(do_switch(f, NULL, "tty,ecm"), 0);
+	fake_clear_calls();
+	fake_console_hold = true;
+	assert_int_equal(gadget_switch(f->g, NULL, "acm,ecm", f->msg, sizeof(f->msg),
+				       fake_on_done, &res), -EINPROGRESS);
+	for (i = 0; i < 20; i++)
+		loop_dispatch(f->loop, 1);
+	assert_string_equal(fake_calls, "console(-3) ");
+	assert_false(res.done);
+	fake_console_release();
+	assert_int_equal(finish(f, -EINPROGRESS, &res), 0);
+	assert_true(strncmp(fake_calls, "console(-3) console(stopped) unbind() ", 38) == 0);
+	/* Off alike. */
+	assert_int_equal(do_switch(f, NULL, "tty,ecm"), 0);
+	fake_clear_calls();
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), NULL, NULL), 0);
+	for (i = 0; i < 20; i++)
+		loop_dispatch(f->loop, 1);
+	assert_string_equal(fake_calls, "console(-3) ");
+	assert_true(gadget_busy(f->g));
+	fake_console_release();
+	RUN_UNTIL(f->loop, !gadget_busy(f->g));
+	assert_false(gadget_busy(f->g));
+	assert_true(strncmp(fake_calls, "console(-3) console(stopped) unbind() ", 38) == 0);
+}
+
 static void test_link_failure_rolls_back(void **state)
 {
 	struct fixture *f = *state;
@@ -1036,6 +1072,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_follows_the_gadget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unbind_waits_for_console_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_stranded_bound_afresh,
 						setup, teardown),
