@@ -112,6 +112,11 @@ BASE_CFLAGS += -D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
 check-cross:
 	tests/vm/check-cross.sh $(B)
 
+# check-cross-trixie: the same against Debian 13's libraries, in the
+# root make deb SUITE=trixie uses (not part of make check).
+check-cross-trixie:
+	CROSS_SUITE=trixie CROSS_ROOTDIR=$(B)/cross-trixie tests/vm/check-cross.sh $(B)/trixie
+
 # check-cross.sh against fake tests (no cross toolchain; part of make
 # unit): a failing test fails the run, once.
 check-cross-selftest:
@@ -166,7 +171,7 @@ loopback: deb-for-tests
 deb-for-tests:
 	$(if $(filter yes,$(DEB_BUILT)),ls $(B)/deb/gadgetd_*.deb,DEB_BUILD_OPTIONS=nocheck MKDEB_LINTIAN=no tests/vm/mkdeb.sh $(B)/deb)
 
-.PHONY: check-cross check-cross-selftest unit-build check-arm64 check-armhf check-trixie deb deb-trixie deb-for-tests
+.PHONY: check-cross check-cross-trixie check-cross-selftest unit-build check-arm64 check-armhf check-trixie deb deb-trixie deb-for-tests
 
 .DEFAULT_GOAL := all
 PLUGINS :=

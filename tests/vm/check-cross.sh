@@ -12,7 +12,8 @@
 # adb shell tests) died with SIGSEGV, and LeakSanitizer needs ptrace;
 # the native make unit keeps both. A test that fails counts as failed
 # and fails the run: it is not run again, so a flaky test shows as one.
-# CROSS_JOBS: tests run at once (default: one per CPU).
+# CROSS_JOBS: tests run at once (default: one per CPU). CROSS_SUITE and
+# CROSS_ROOTDIR: another release's build root (mkcross.sh ROOTDIR SUITE).
 # CROSS_SKIP names tests to leave out (see below for why the defaults
 # are).
 set -u
@@ -87,8 +88,11 @@ total_pass=0 total_fail=0 failed=""
 if [ "${CROSS_HOST:-0}" = 1 ]; then
 	root=
 else
-	"$src/tests/vm/mkcross.sh" "$b/cross-root" || exit 1
-	root=$b/cross-root/root
+	# CROSS_SUITE=trixie: the tests built and run against trixie's
+	# libraries, in its root CROSS_ROOTDIR (make check-cross-trixie).
+	rootdir=${CROSS_ROOTDIR:-$b/cross-root}
+	"$src/tests/vm/mkcross.sh" "$rootdir" ${CROSS_SUITE:+"$CROSS_SUITE"} || exit 1
+	root=$(cd "$rootdir" && pwd)/root
 fi
 for a in $archs; do
 	triplet=$(cross_triplet "$a") ||
