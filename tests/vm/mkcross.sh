@@ -29,16 +29,21 @@ bed_fresh "$out/stamp" "$here/mkcross.sh" "$here/cross.sh" "$here/bedlib.sh" "$h
 [ "$(id -u)" = 0 ] || { echo "mkcross: the build root needs root (mmdebstrap, chroot)" >&2; exit 1; }
 command -v mmdebstrap >/dev/null || { echo "mkcross: mmdebstrap is missing (make deps CROSS=arm64,armhf)" >&2; exit 1; }
 # debian/control's Build-Depends for the host and the targets
-# (dpkg-buildpackage checks them), the cross compilers, and clang for
-# bookworm's (shorten.sh).
+# (dpkg-buildpackage checks them) and the cross compilers. systemd.pc
+# and udev.pc (debian/rules) are in systemd and udev on bookworm, in
+# systemd-dev since. Bookworm's cross root (no SUITE) has clang for
+# shorten.sh; with a SUITE, the root builds this machine's architecture
+# too and checks the packages with that release's tools.
 pkgs="build-essential pkg-config dpkg-dev debhelper dbus-daemon python3 bash-completion"
+case $suite in
+bookworm) pkgs="$pkgs systemd udev" ;;
+*) pkgs="$pkgs systemd-dev" ;;
+esac
 arches="arm64 armhf"
-# systemd.pc and udev.pc (debian/rules): in systemd and udev on
-# bookworm, in systemd-dev since.
-if [ "$suite" = bookworm ]; then
-	pkgs="$pkgs clang systemd udev"
+if [ $# -lt 2 ]; then
+	pkgs="$pkgs clang"
 else
-	pkgs="$pkgs systemd-dev lintian blhc devscripts"
+	pkgs="$pkgs lintian blhc devscripts"
 	arches="$arches $(dpkg --print-architecture)"
 fi
 for a in $arches; do

@@ -21,7 +21,8 @@ root=${3:-}
 [ -z "$root" ] || root=$(cd "$root" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 . "$src/tests/vm/cross.sh"
-for t in dpkg-buildpackage dh; do
+# A build root has its own; this machine needs them without one.
+[ -n "$root" ] || for t in dpkg-buildpackage dh; do
 	command -v $t >/dev/null ||
 		{ echo "deb: $t missing (apt-get install dpkg-dev debhelper)" >&2; exit 1; }
 done
@@ -87,8 +88,13 @@ if has_tool hardening-check; then
 	# Control flow integrity (amd64's CET mark) is left out: trixie's own
 	# /usr/bin/dpkg and bash fail it too, the mark being dropped at the
 	# link although every object has it. Branch protection is arm64's.
-	hc_opts=--nocfprotection
-	[ "${arch:-$(dpkg --print-architecture)}" = arm64 ] || hc_opts="$hc_opts --nobranchprotection"
+	# Bookworm's hardening-check has neither check (nor option).
+	hc_help=$(with_tool hardening-check hardening-check --help 2>&1 || true)
+	hc_opts=
+	case $hc_help in *--nocfprotection*) hc_opts=--nocfprotection ;; esac
+	case $hc_help in *--nobranchprotection*)
+		[ "${arch:-$(dpkg --print-architecture)}" = arm64 ] || hc_opts="$hc_opts --nobranchprotection" ;;
+	esac
 	# shellcheck disable=SC2086 # one word per file, none with spaces
 	with_tool hardening-check hardening-check $hc_opts $elfs >"$out/hardening.txt" 2>&1 ||
 		{ cat "$out/hardening.txt"; echo "deb: hardening-check failed" >&2; exit 1; }
