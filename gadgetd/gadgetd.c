@@ -10,6 +10,7 @@
 #include "loop.h"
 #include "netcfg.h"
 #include "notify.h"
+#include "ootmeta.h"
 #include "profile.h"
 #include "ctl.h"
 #include "state.h"
@@ -97,6 +98,7 @@ static int gadgetd_check(const char *path)
 		return 1;
 	}
 	c.cfg = cfg;
+	ootmeta_setup(cfg->worker, cfg->plugin_dir, 0);
 	r = config_profile_scan(cfg, gadgetd_check_one, &c);
 	if (r < 0) {
 		fprintf(stderr, "%s: profile_dir %s: %s\n", path, cfg->profile_dir,
@@ -289,7 +291,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_init("gadgetd", fg, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
+	/* Out-of-tree plugins are described by the worker, at profile load. */
+	ootmeta_setup(cfg->worker, cfg->plugin_dir, 0);
 	c = gadgetd_run(cfg, sock);
+	ootmeta_clear();
 	config_free(cfg);
 	return c;
 }

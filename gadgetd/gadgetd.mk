@@ -1,7 +1,7 @@
 # The profile parser and what it checks against (kernel types, options).
 PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c \
 	gadgetd/profile/ktype.c gadgetd/profile/netcfg.c gadgetd/profile/optcheck.c \
-	gadgetd/profile/cfgtext.c $(PLUGIN_LIST_SRCS)
+	gadgetd/profile/cfgtext.c gadgetd/profile/ootmeta.c common/metatext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx
 # Logins on serial ports (gadgetd/console/console.h).
 # console.c is in GADGET_SRCS; its backends, which the unit tests fake:

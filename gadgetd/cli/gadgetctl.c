@@ -2,6 +2,7 @@
 #include "profile.h"
 #include "ctl.h"
 #include "netcfg.h"
+#include "ootmeta.h"
 
 #include "json.h"
 #include "plugin_list.h"
@@ -122,6 +123,9 @@ static int gadgetctl_check(int argc, char **argv)
 	struct profile *p;
 	int i, bad = 0;
 
+	/* An out-of-tree plugin's options are checked against what the
+	 * installed worker describes of PLUGINDIR/NAME.so (ootmeta.h). */
+	ootmeta_setup(LIBEXECDIR "/gadgetd-worker", PLUGINDIR, 0);
 	for (i = 0; i < argc; i++) {
 		if (profile_load(argv[i], &p, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);

@@ -1,6 +1,6 @@
 /* access: the control socket's authority rules (see access.h). */
 #include "access.h"
-#include "plugin_list.h"
+#include "ootmeta.h"
 #include "request.h"
 
 #include <errno.h>
@@ -26,7 +26,7 @@ void access_grant(struct access_peer *peer, enum access_role role)
 
 enum access_command access_command_kind(const char *plugin, const char *command)
 {
-	const struct plugin_meta *m = plugin ? plugin_list_find(plugin) : NULL;
+	const struct plugin_meta *m = plugin ? ootmeta_find(plugin) : NULL;
 	const struct plugin_command *c = command ? plugin_meta_command(m, command) : NULL;
 
 	switch (c ? c->access : PLUGIN_ACCESS_ADMIN) {

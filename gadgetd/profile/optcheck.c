@@ -3,6 +3,7 @@
  * plugin option alike, so that a type parses the same way everywhere.
  */
 #include "optcheck.h"
+#include "ootmeta.h"
 #include "plugin_list.h"
 
 #include <ctype.h>
@@ -167,12 +168,13 @@ int optcheck_value(const struct optdesc *d, const config_setting_t *s,
 	return 0;
 }
 
-/* The plugins built with gadgetd, each with its declared options; one
- * that declares none takes none. */
+/* The plugins built with gadgetd and the out-of-tree ones described
+ * (ootmeta.h), each with its declared options; one that declares none
+ * takes none. */
 const struct optdesc *optcheck_plugin(const char *plugin)
 {
 	static const struct optdesc none[] = { { 0 } };
-	const struct plugin_meta *m = plugin_list_find(plugin);
+	const struct plugin_meta *m = ootmeta_find(plugin);
 
 	if (!m)
 		return NULL;

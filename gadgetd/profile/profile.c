@@ -6,6 +6,7 @@
 #include "profile.h"
 #include "cfgtext.h"
 #include "optcheck.h"
+#include "ootmeta.h"
 #include "plugin_list.h"
 
 #include <ctype.h>
@@ -320,16 +321,27 @@ static void profile_plugin_required(struct cfgtext_err *e, struct profile_functi
 
 /*
  * The options of a plugin gadgetd knows are checked against its
- * declarations (functions/NAME/NAME_meta.c); those of another plugin are
- * kept as text, unchecked.
+ * declarations (functions/NAME/NAME_meta.c), those of an out-of-tree
+ * plugin against the declaration its worker describes (ootmeta.h); where
+ * nothing is described (ootmeta_setup() not called), they are kept as
+ * text, unchecked, as are those of a plugin with no PLUGINDIR/NAME.so
+ * (its worker fails to start, as a switch's error says).
  */
 static void profile_plugin_options(struct cfgtext_err *e, struct profile_function *f,
-				   config_setting_t *fs)
+				   config_setting_t *fs, config_setting_t *at)
 {
-	const struct optdesc *table = optcheck_plugin(f->plugin), *d;
+	const struct optdesc *table, *d;
 	config_setting_t *o = config_setting_get_member(fs, "options");
-	char names[512];
+	char names[512], why[512];
 	int i;
+
+	if (!plugin_list_find(f->plugin) && ootmeta_enabled() &&
+	    !ootmeta_load(f->plugin, why, sizeof(why)) && errno != ENOENT) {
+		cfgtext_error(e, at, "functions.%s.plugin: plugin \"%s\" cannot be described: %s",
+			      f->name, f->plugin, why);
+		return;
+	}
+	table = optcheck_plugin(f->plugin);
 
 	if (o && config_setting_type(o) != CONFIG_TYPE_GROUP) {
 		cfgtext_error(e, o, "functions.%s.options: expected a group { ... }", f->name);
@@ -383,7 +395,7 @@ int profile_cap_lookup(const char *name)
 
 const char *profile_default_user(const char *plugin)
 {
-	return plugin_meta_user(plugin_list_find(plugin));
+	return plugin_meta_user(ootmeta_find(plugin));
 }
 
 /* A user or group name as useradd(8) takes it: [a-z_][a-z0-9_-]*, at
@@ -577,7 +589,7 @@ static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
 		return;
 	}
 	f->plugin = strdup(config_setting_get_string(t));
-	profile_plugin_options(e, f, fs);
+	profile_plugin_options(e, f, fs, t);
 	profile_worker_ids(e, f, fs);
 }
 

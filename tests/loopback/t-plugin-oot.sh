@@ -6,9 +6,13 @@
 # lines), installed into the plugin directory pkg-config names, described
 # by `gadgetd-worker --describe` (its options and commands), and used
 # in a profile: the host sees its interface (lsusb -v), its command
-# answers through gadgetctl with the profile's options, and a value out
-# of its declared range is refused. The same example built for the next
-# ABI version is refused, the error naming the .so and both versions.
+# answers through gadgetctl with the profile's options, gadgetd's access
+# rules follow its declaration (a read command is the group's, an
+# undeclared one root's), and a value out of its declared range is
+# refused by gadgetctl check and the switch with the profile's file:line
+# and field (gadgetd describes the plugin through the worker,
+# gadgetd/profile/ootmeta.h). The same example built for the next ABI
+# version is refused at its plugin line, naming the .so and both versions.
 # Runs in the guest (see run-suite.sh).
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -73,13 +77,12 @@ gadget: {
   strings: { lang = 0x409; manufacturer = "gadgetd"; product = "out-of-tree plugin"; serial = "OOT1"; };
 };
 functions: {
-  example: { type = "ffs"; plugin = "example"; options: { greeting = "hi from oot"; repeat = 2; }; };
-  next: { type = "ffs"; plugin = "example_next"; };
+  example: { type = "ffs"; plugin = "example";
+    options: { greeting = "hi from oot"; repeat = 2; }; };
   acm: { type = "acm"; };
 };
 sets = (
   { functions = [ "example" ]; product_id = 0x01d0; },
-  { functions = [ "next" ]; product_id = 0x01d1; },
   { functions = [ "acm" ]; product_id = 0x01d2; }
 );
 default = "example";
@@ -97,27 +100,73 @@ echo "gadgetctl example hello: $out"
 check "its command answers with the profile's options" [ "$out" = "hi from oot hi from oot" ]
 check "gadgetctl status shows its status key" gd_status 'plugin("example").status.greeting == "hi from oot"'
 
+say "its commands' access, as its declaration says: hello and stats are read commands"
+# gdoot is in group (plugdev) only: a read command is the group's; a
+# command the plugin does not declare is for root and admin_group alone.
+useradd -M -N -G plugdev gdoot 2>/dev/null
+as_group() { setpriv --reuid=gdoot --regid=nogroup --init-groups "$@"; }
+out=$(as_group timeout 10 gadgetctl example hello 2>&1)
+rc=$?
+echo "gdoot: gadgetctl example hello: $rc $out"
+check "a group member runs hello, declared read (exit 0)" [ $rc = 0 ]
+check "and gets its answer" [ "$out" = "hi from oot hi from oot" ]
+out=$(as_group timeout 10 gadgetctl example stats 2>&1)
+rc=$?
+echo "gdoot: gadgetctl example stats: $rc $out"
+check "a group member runs stats, declared read (exit 0)" [ $rc = 0 ]
+out=$(as_group timeout 10 gadgetctl example reset 2>&1)
+rc=$?
+echo "gdoot: gadgetctl example reset: $rc $out"
+check "a group member is refused reset, undeclared so admin-only (exit 4)" [ $rc = 4 ]
+out=$(timeout 10 gadgetctl example reset 2>&1)
+rc=$?
+echo "root: gadgetctl example reset: $rc $out"
+check "root gets to the plugin, which knows no reset" sh -c "echo '$out' | grep -q 'usage: hello | stats'"
+
 say "a bad option: repeat = 99, out of the declared 1..8"
 sed 's/repeat = 2;/repeat = 99;/' /etc/gadgetd/profiles/oot.conf > /etc/gadgetd/profiles/ootbad.conf
+line=$(grep -n 'repeat = 99' /etc/gadgetd/profiles/ootbad.conf | cut -d: -f1)
+want="/etc/gadgetd/profiles/ootbad.conf:$line: functions.example.options.repeat: 99 out of range (1..8)"
+timeout 30 gadgetctl check /etc/gadgetd/profiles/ootbad.conf > "$WORK/badcheck.txt" 2>&1
+rc=$?
+cat "$WORK/badcheck.txt"
+check "gadgetctl check refuses it (exit 5)" [ $rc = 5 ]
+check "naming the file:line, the field, the value and the range" grep -qF "$want" "$WORK/badcheck.txt"
 timeout 60 gadgetctl switch --profile ootbad example > "$WORK/badswitch.txt" 2>&1
 rc=$?
 cat "$WORK/badswitch.txt"
-check "the switch to it fails (exit 1)" [ $rc = 1 ]
-check "naming the option, the value and the range" \
-	grep -q 'option repeat: "99" is not an integer in 1..8' "$WORK/badswitch.txt"
+check "the switch to it fails" [ $rc != 0 ]
+check "gadgetd's answer names the same" grep -qF "$want" "$WORK/badswitch.txt"
+check "the example still answers" [ "$(timeout 10 gadgetctl example hello 2>&1)" = "hi from oot hi from oot" ]
 gd_switch --profile oot acm
 wait_usb 1d6b:01d2 20
 
 say "the example built for ABI $((ABI + 1)) is refused"
-timeout 60 gadgetctl switch next > "$WORK/next.txt" 2>&1
+cat > /etc/gadgetd/profiles/ootnext.conf <<P
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x01d1;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "next ABI"; serial = "OOT2"; };
+};
+functions: {
+  next: { type = "ffs"; plugin = "example_next"; };
+};
+sets = ( { functions = [ "next" ]; } );
+P
+line=$(grep -n 'plugin = "example_next"' /etc/gadgetd/profiles/ootnext.conf | cut -d: -f1)
+want="$PLUGINDIR/example_next.so: plugin ABI version $((ABI + 1)), but this gadgetd-worker loads version $ABI only"
+timeout 30 gadgetctl check /etc/gadgetd/profiles/ootnext.conf > "$WORK/nextcheck.txt" 2>&1
+rc=$?
+cat "$WORK/nextcheck.txt"
+check "gadgetctl check refuses it (exit 5)" [ $rc = 5 ]
+check "at its plugin line" grep -qF "/etc/gadgetd/profiles/ootnext.conf:$line: functions.next.plugin" "$WORK/nextcheck.txt"
+check "naming the .so and both versions" grep -qF "$want" "$WORK/nextcheck.txt"
+timeout 60 gadgetctl switch --profile ootnext next > "$WORK/next.txt" 2>&1
 rc=$?
 cat "$WORK/next.txt"
-check "the switch to it fails (exit 1)" [ $rc = 1 ]
-want="$PLUGINDIR/example_next.so: plugin ABI version $((ABI + 1)), but this gadgetd-worker loads version $ABI only"
-check "gadgetd's log names the .so and both versions" gd_log_has "$want"
+check "the switch to it fails" [ $rc != 0 ]
 check "so does the switch's answer" grep -qF "$want" "$WORK/next.txt"
 check "the host never saw it ($NEXT_ID)" sh -c "! lsusb -d $NEXT_ID >/dev/null"
-check "the gadget went back to acm" gd_status '.set == "acm"'
-rm -f /etc/gadgetd/profiles/oot.conf /etc/gadgetd/profiles/ootbad.conf \
+check "the gadget stayed at acm" gd_status '.set == "acm"'
+rm -f /etc/gadgetd/profiles/oot.conf /etc/gadgetd/profiles/ootbad.conf /etc/gadgetd/profiles/ootnext.conf \
 	"$PLUGINDIR/example.so" "$PLUGINDIR/example_next.so"
 finish

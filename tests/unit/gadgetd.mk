@@ -47,7 +47,7 @@ UNIT_TESTS += test_control
 # access_peer.c is faked by the test, and accept4() wrapped.
 test_control_SRCS := tests/unit/test_control.c gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c \
 	gadgetd/front/request.c gadgetd/storage/storage.c gadgetd/model/event.c \
-	$(PLUGIN_LIST_SRCS) \
+	gadgetd/profile/ootmeta.c common/metatext.c $(PLUGIN_LIST_SRCS) \
 	common/ctl.c common/strv.c common/loop.c common/log.c
 test_control_LIBS := -Wl,--wrap=accept4
 # gadgetd/model/status.c: one status structure, rendered as text and as JSON.
