@@ -4,8 +4,10 @@
 console_host.py TTY USER PASSWORD [--stay]
 
 Opens TTY (the host's /dev/ttyACMN) raw, without waiting for carrier,
+answers cursor position queries as a 24x80 terminal would,
 wakes the board's getty with a carriage return until it says "login:",
-logs in as USER, runs `echo $((6*7))` and checks that a line "42" comes
+logs in as USER (typing the name again, up to 3 tries, when login got
+it garbled), runs `echo $((6*7))` and checks that a line "42" comes
 back (the command line itself echoes "$((6*7))", not 42), then logs out
 (exit) unless --stay. Prints each step; exit status 0 only if all went.
 """
@@ -44,6 +46,7 @@ class Tty:
                 print("console_host: open %s: %s; again" % (path, e))
                 time.sleep(0.5)
         self.seen = b""
+        self.tail = b""
 
     def send(self, text):
         os.write(self.fd, text.encode())
@@ -63,6 +66,14 @@ class Tty:
                     chunk = os.read(self.fd, 4096)
                 except BlockingIOError:
                     chunk = b""
+                # A terminal answers a cursor position query (DSR, ESC
+                # [6n), as systemd 257 asks one when it readies a serial
+                # getty's tty to learn its size; unanswered, it takes what
+                # is typed meanwhile as the answer (a garbled login name).
+                for _ in range((self.tail + chunk).count(b"\x1b[6n") -
+                               self.tail.count(b"\x1b[6n")):
+                    self.send("\x1b[24;80R")
+                self.tail = (self.tail + chunk)[-3:]
                 self.seen += chunk
             m = re.search(pattern, self.seen)
             if m:
@@ -72,6 +83,35 @@ class Tty:
         return None
 
 
+def login(t, user, password):
+    """From a login: prompt seen to the shell's prompt. A name that
+    reached login garbled ("Login incorrect", seen under load on the
+    systemd bed: pam_unix's 'user unknown', while the getty was started
+    again around the bind) or a new prompt instead of Password: is typed
+    again, as a user at a serial console would: 3 tries, each printed."""
+    for attempt in range(1, 4):
+        if attempt > 1:
+            print("console_host: try %d" % attempt)
+        t.send(user + "\r")
+        m = t.wait(rb"([Pp]assword: ?$)|(login: ?$)", 30)
+        if not m:
+            return False
+        if m.group(2):
+            print("console_host: login: again instead of Password:")
+            continue
+        t.send(password + "\r")
+        # The shell's prompt ends in "$ " (bash, a user).
+        m = t.wait(rb"(\$ ?$)|(Login incorrect)", 90)
+        if not m:
+            return False
+        if m.group(1):
+            return True
+        print("console_host: Login incorrect")
+        if not t.wait(rb"login: ?$", 60, poke="\r"):
+            return False
+    return False
+
+
 def main():
     path, user, password = sys.argv[1:4]
     stay = "--stay" in sys.argv[4:]
@@ -79,12 +119,7 @@ def main():
     if not t.wait(rb"login: ?$", 60, poke="\r"):
         return 1
     print("console_host: login: prompt")
-    t.send(user + "\r")
-    if not t.wait(rb"[Pp]assword: ?$", 30):
-        return 1
-    t.send(password + "\r")
-    # The shell's prompt ends in "$ " (bash, a user).
-    if not t.wait(rb"\$ ?$", 90):
+    if not login(t, user, password):
         return 1
     print("console_host: logged in as %s" % user)
     t.send("echo $((6*7))\r")
