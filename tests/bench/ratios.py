@@ -184,7 +184,9 @@ for num, den, what, target in pairs:
     if num in vals and den in vals and vals[den] > 0:
         r = vals[num] / vals[den]
         tgt = "" if target is None else f"  (target >= {target}: {'met' if r >= target else 'NOT met'})"
-        print(f"  {what}: {r:.2f}{tgt}")
+        # A ratio that rounds onto its target shows the digit that decides.
+        shown = f"{r:.3f}" if target is not None and f"{r:.2f}" == f"{target:.2f}" else f"{r:.2f}"
+        print(f"  {what}: {shown}{tgt}")
         # b-mtp's rounds (MTP_BENCH_ROUNDS): a bound taken before each
         # round's transfer and once after the last; each round against the
         # mean of the bounds on its two sides, the load being closest.

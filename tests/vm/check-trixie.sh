@@ -8,8 +8,8 @@
 # under the unit, with trixie's own clients (adb 34, libmtp 1.1.22,
 # gphoto2): switching, adb (t-adb34 too, with the system's adb), MTP
 # and PTP, the network sets (DHCP, mDNS, adb over TCP), D-Bus with
-# polkit, HID, virtual media, and the package's own install, upgrade
-# and purge.
+# polkit, HID, virtual media, a login over USB serial (t-console), and
+# the package's own install, upgrade and purge.
 # Usage: check-trixie.sh BUILDDIR [DEB]
 # DEB: the package, by default BUILDDIR/deb-trixie's for this machine's
 # architecture (make deb SUITE=trixie). TRIXIE_TESTS: the tests to run.
@@ -23,7 +23,7 @@ deb=${2:-$(ls "$b"/deb-trixie/gadgetd_*_"$(dpkg --print-architecture)".deb 2>/de
 [ -n "$deb" ] && [ -f "$deb" ] ||
 	{ echo "check-trixie: no trixie package in $b/deb-trixie (make deb SUITE=trixie)"; exit 1; }
 "$src/tests/vm/mkbed-trixie.sh" "$b/vm-trixie" || { echo "check-trixie: the trixie bed failed"; exit 1; }
-tests=${TRIXIE_TESTS:-t-switch.sh t-adb-gadgetd.sh t-adb34.sh t-mtp-gadgetd.sh t-ptp.sh t-net.sh
+tests=${TRIXIE_TESTS:-t-switch.sh t-adb-gadgetd.sh t-adb34.sh t-mtp-gadgetd.sh t-ptp.sh t-net.sh t-console.sh
 t-adb-tcp.sh t-dbus.sh t-hid.sh t-storage.sh t-deb.sh}
 echo "check-trixie: $(basename "$deb") on $(cat "$b/vm-trixie/kver")"
 # shellcheck disable=SC2086
