@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,13 @@ const struct plugin_meta *ootmeta_find(const char *name)
 	return c ? metatext_meta(c->text) : NULL;
 }
 
-static long ootmeta_now_ms(void)
+/* 64 bits: a 32-bit long holds the monotonic clock's ms for 24 days. */
+static int64_t ootmeta_now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* The last non-empty line of what the describe printed on stderr, its
@@ -118,13 +120,13 @@ struct ootmeta_run {
  * (more than the format's bound) or 0. */
 static int ootmeta_drain(int out, int err, struct ootmeta_run *r)
 {
-	long deadline = ootmeta_now_ms() + ootmeta_timeout;
+	int64_t deadline = ootmeta_now_ms() + ootmeta_timeout;
 	struct pollfd p[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
 	char junk[512];
 	ssize_t k;
 
 	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		long left = deadline - ootmeta_now_ms();
+		int64_t left = deadline - ootmeta_now_ms();
 		int i;
 
 		if (left <= 0)
