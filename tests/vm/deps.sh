@@ -82,12 +82,16 @@ export DEBIAN_FRONTEND=noninteractive
 # found.
 # Lists fetched within the hour (an earlier group of this make check)
 # are not fetched again.
+# Another apt or dpkg (unattended-upgrades on a fresh machine, another
+# make's deps.sh) holds the lock for a while: wait up to 10 minutes for
+# it (DPkg::Lock::Timeout) instead of failing at once.
+wait_lock="-o DPkg::Lock::Timeout=600"
 if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -60 2>/dev/null | head -n1)" ]; then
-	apt-get update -qq >&2 || { sleep 15; apt-get update -qq >&2; } ||
+	apt-get update -qq $wait_lock >&2 || { sleep 15; apt-get update -qq $wait_lock >&2; } ||
 		echo "deps: apt-get update failed twice; installing from the package lists already here" >&2
 fi
 # dpkg without an fsync per unpacked file (what Debian's own image builds
 # do): a fresh machine's install is most of make check's setup time, and
 # a crash half-way is repaired by running this again.
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io $missing >&2
+apt-get install -y -qq --no-install-recommends $wait_lock -o Dpkg::Options::=--force-unsafe-io $missing >&2
