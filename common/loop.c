@@ -1,5 +1,6 @@
 #include "loop.h"
 #include "log.h"
+#include "monotime.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -57,10 +58,7 @@ static sigset_t loop_blocked;
 
 uint64_t loop_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return monotime_ms();
 }
 
 struct loop *loop_new(void)

@@ -6,6 +6,7 @@
 #include "mtp_walk.h"
 
 #include "mtp_handles.h"
+#include "monotime.h"
 #include "mtp_storage.h"
 
 #include <errno.h>
@@ -29,14 +30,6 @@ struct mtp_walk {
 	uint32_t sc_handle;
 	struct mtp_fs_stat sc_sb;
 };
-
-static uint64_t mtp_walk_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int mtp_walk_open_dir(struct mtp_handles *h, const struct mtp_storage *st,
 		      uint32_t parent, int *out)
@@ -122,7 +115,7 @@ static int mtp_walk_parent_kept(struct mtp_walk *w, struct mtp_handles *h,
 				const struct mtp_storage *st,
 				const struct mtp_handles_obj *o, int *fd)
 {
-	uint64_t now = mtp_walk_now_ms();
+	uint64_t now = monotime_ms();
 	int rc;
 
 	if (w->dc_fd >= 0 && (now - w->dc_ms >= MTP_WALK_DIRCACHE_MS ||

@@ -5,6 +5,7 @@
 #include "ootmeta.h"
 
 #include "json.h"
+#include "monotime.h"
 #include "plugin_list.h"
 #include "status.h"
 
@@ -330,22 +331,14 @@ static int gadgetctl_monitor(int argc, char **argv)
 	}
 }
 
-static int64_t gadgetctl_now_ms(void)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-}
-
-/* Milliseconds left until deadline (gadgetctl_now_ms()), -1: none. */
+/* Milliseconds left until deadline ((int64_t)monotime_ms()), -1: none. */
 static int gadgetctl_left(int64_t deadline)
 {
 	int64_t left;
 
 	if (deadline < 0)
 		return -1;
-	left = deadline - gadgetctl_now_ms();
+	left = deadline - (int64_t)monotime_ms();
 	return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int)left;
 }
 
@@ -387,7 +380,7 @@ static int gadgetctl_wait(int argc, char **argv)
 			fprintf(stderr, "gadgetctl: wait: --timeout takes 0 to 86400 seconds\n");
 			return CTL_EXIT_USAGE;
 		}
-		deadline = gadgetctl_now_ms() + (int64_t)(secs * 1000);
+		deadline = (int64_t)monotime_ms() + (int64_t)(secs * 1000);
 	} else if (argc) {
 		fprintf(stderr, "Usage: gadgetctl wait [--timeout S]\n");
 		return CTL_EXIT_USAGE;

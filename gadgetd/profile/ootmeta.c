@@ -3,6 +3,7 @@
 #include "ootmeta.h"
 
 #include "metatext.h"
+#include "monotime.h"
 #include "plugin_list.h"
 
 #include <ctype.h>
@@ -83,15 +84,6 @@ const struct plugin_meta *ootmeta_find(const char *name)
 	return c ? metatext_meta(c->text) : NULL;
 }
 
-/* 64 bits: a 32-bit long holds the monotonic clock's ms for 24 days. */
-static int64_t ootmeta_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The last non-empty line of what the describe printed on stderr, its
  * bytes made printable: it comes from a plugin's process. */
 static void ootmeta_last_line(const char *err, size_t n, char *buf, size_t size)
@@ -120,13 +112,13 @@ struct ootmeta_run {
  * (more than the format's bound) or 0. */
 static int ootmeta_drain(int out, int err, struct ootmeta_run *r)
 {
-	int64_t deadline = ootmeta_now_ms() + ootmeta_timeout;
+	int64_t deadline = (int64_t)monotime_ms() + ootmeta_timeout;
 	struct pollfd p[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
 	char junk[512];
 	ssize_t k;
 
 	while (p[0].fd >= 0 || p[1].fd >= 0) {
-		int64_t left = deadline - ootmeta_now_ms();
+		int64_t left = deadline - (int64_t)monotime_ms();
 		int i;
 
 		if (left <= 0)
