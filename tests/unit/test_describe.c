@@ -11,9 +11,9 @@
 
 #include "describe.h"
 #include "metatext.h"
+#include "unit_self.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -95,18 +95,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_declaration_printed),
 		cmocka_unit_test(test_other_abi_prints_nothing),
 	};
-	char exe[PATH_MAX];
 
-	if (argc > 0 && strchr(argv[0], '/')) {
-		if (!realpath(argv[0], exe))
-			return 1;
-	} else {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-		if (n < 0)
-			return 1;
-		exe[n] = '\0';
-	}
-	snprintf(dir, sizeof(dir), "%s", dirname(exe));
+	if (unit_self_dir(argc, argv, dir, sizeof(dir)) < 0)
+		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

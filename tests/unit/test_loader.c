@@ -10,10 +10,10 @@
 
 #include "loader.h"
 #include "log.h"
+#include "unit_self.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,10 +87,7 @@ static void test_no_ops_or_no_file(void **state)
 	assert_null(dl);
 }
 
-/* The fake plugins are built beside this test: its folder is argv[0]'s
- * (check-cross runs it through the target's ld.so under qemu-user, where
- * /proc/self/exe names the loader), or /proc/self/exe's when argv[0]
- * has no folder. */
+/* The fake plugins are built beside this test (unit_self_dir). */
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -99,19 +96,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_check_abi),
 		cmocka_unit_test(test_no_ops_or_no_file),
 	};
-	char exe[PATH_MAX];
 
-	if (argc > 0 && strchr(argv[0], '/')) {
-		if (!realpath(argv[0], exe))
-			return 1;
-	} else {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-		if (n < 0)
-			return 1;
-		exe[n] = '\0';
-	}
-	snprintf(dir, sizeof(dir), "%s", dirname(exe));
+	if (unit_self_dir(argc, argv, dir, sizeof(dir)) < 0)
+		return 1;
 	log_set_tap(tap);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,19 +144,27 @@ static void test_netproc_told(void *data)
 	(*(unsigned *)data)++;
 }
 
+/* A session's program (netproc_set_session) running `sh -c script`, its
+ * failure counted in *told. */
+static struct netproc *test_netproc_session(struct loop *l, char *script, unsigned *told)
+{
+	char *argv[] = { "sh", "-c", script, NULL };
+	struct netproc *p = netproc_start(l, &test_netproc_cfg, "t: getty", argv, NULL, NULL);
+
+	assert_non_null(p);
+	netproc_set_session(p);
+	netproc_on_failed(p, test_netproc_told, told);
+	return p;
+}
+
 /* Logouts: twice restart_limit exits with status 0 within the window, and
  * still not given up on. Failed when every exit counted. */
 static void test_session_logouts_not_counted(void **state)
 {
 	struct loop *l = loop_new();
-	char *argv[] = { "sh", "-c", "exit 0", NULL };
 	unsigned told = 0;
-	struct netproc *p;
+	struct netproc *p = test_netproc_session(l, "exit 0", &told);
 
-	p = netproc_start(l, &test_netproc_cfg, "t: getty", argv, NULL, NULL);
-	assert_non_null(p);
-	netproc_set_session(p);
-	netproc_on_failed(p, test_netproc_told, &told);
 	test_netproc_session_pids = 0;
 	test_netproc_session_last = 0;
 	RUN_UNTIL(l, test_netproc_session_done(p));
@@ -172,14 +180,9 @@ static void test_session_logouts_not_counted(void **state)
 static void test_session_crash_loop(void **state)
 {
 	struct loop *l = loop_new();
-	char *argv[] = { "sh", "-c", "exit 1", NULL };
 	unsigned told = 0;
-	struct netproc *p;
+	struct netproc *p = test_netproc_session(l, "exit 1", &told);
 
-	p = netproc_start(l, &test_netproc_cfg, "t: getty", argv, NULL, NULL);
-	assert_non_null(p);
-	netproc_set_session(p);
-	netproc_on_failed(p, test_netproc_told, &told);
 	assert_true(test_netproc_until(l, test_netproc_failed, p));
 	assert_int_equal(told, 1);
 	assert_int_equal(netproc_pid(p), 0);
