@@ -10,6 +10,7 @@
 #include "status.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
@@ -45,9 +46,10 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  CTL_SWITCH, 1, 3, NULL },
 	{ "off", "", "unbind and remove the gadget (root or admin_group)", CTL_OFF,
 	  0, 0, NULL },
-	{ "list", "[--sets|--profiles|--functions]", "list the profile's functions and\n"
-	  "allowed sets; with an option only those names, one a line (functions:\n"
-	  "NAME, a tab, PLUGIN or -)", CTL_LIST, 0, 1, NULL },
+	{ "list", "[--sets|--profiles|--functions|--commands PLUGIN]",
+	  "list the profile's functions and allowed sets; with an option only\n"
+	  "those names, one a line (functions: NAME, a tab, PLUGIN or -;\n"
+	  "commands: a plugin's, NAME, a tab, ARGS, without gadgetd)", CTL_LIST, 0, 2, NULL },
 	{ "status", "[--json]", "show profile, set, UDC, speed, plugins and the\n"
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
 	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
@@ -79,21 +81,87 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 #define GADGETCTL_NCMDS (sizeof(gadgetctl_cmds) / sizeof(gadgetctl_cmds[0]))
 
 /* The plugin commands, as each plugin declares them (plugin_meta.h). */
-static void gadgetctl_usage_plugins(FILE *out)
+/* A plugin's declaration: a built-in's, else that of PLUGINDIR/NAME.so as
+ * the installed worker describes it (ootmeta.h), or NULL with why. */
+static const struct plugin_meta *gadgetctl_plugin(const char *name, char *why, size_t size)
 {
-	const struct plugin_meta *const *m;
+	const struct plugin_meta *m = plugin_list_find(name);
+
+	if (m)
+		return m;
+	if (!ootmeta_enabled())
+		ootmeta_setup(LIBEXECDIR "/gadgetd-worker", PLUGINDIR, 0);
+	return ootmeta_load(name, why, size);
+}
+
+static void gadgetctl_usage_commands(FILE *out, const struct plugin_meta *m)
+{
 	const struct plugin_command *c;
 	char head[96];
 
+	for (c = m->commands; c && c->name; c++) {
+		snprintf(head, sizeof(head), "%s %s%s%s", m->name, c->name, *c->args ? " " : "",
+			 c->args);
+		/* A long synopsis gets a line of its own. */
+		fprintf(out, "    %-24s%s%s%s\n", head,
+			strlen(head) > 24 ? "\n                             " : " ", c->help,
+			c->access == PLUGIN_ACCESS_ADMIN ? " (root or admin_group)" : "");
+	}
+}
+
+/* The .so files in PLUGINDIR that are not built-in plugins, by name. */
+static int gadgetctl_oot_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+	char name[256];
+
+	if (n < 4 || n >= sizeof(name) || strcmp(d->d_name + n - 3, ".so") || d->d_name[0] == '.')
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)(n - 3), d->d_name);
+	return !plugin_list_find(name);
+}
+
+static void gadgetctl_usage_plugins(FILE *out)
+{
+	const struct plugin_meta *const *m, *oot;
+	struct dirent **ents;
+	char why[512], name[256];
+	int n, i;
+
 	for (m = plugin_list_metas; *m; m++)
-		for (c = (*m)->commands; c && c->name; c++) {
-			snprintf(head, sizeof(head), "%s %s%s%s", (*m)->name, c->name,
-				 *c->args ? " " : "", c->args);
-			/* A long synopsis gets a line of its own. */
-			fprintf(out, "    %-24s%s%s%s\n", head,
-				strlen(head) > 24 ? "\n                             " : " ", c->help,
-				c->access == PLUGIN_ACCESS_ADMIN ? " (root or admin_group)" : "");
-		}
+		gadgetctl_usage_commands(out, *m);
+	/* Out-of-tree plugins installed beside them, as their worker
+	 * describes them. */
+	n = scandir(PLUGINDIR, &ents, gadgetctl_oot_filter, alphasort);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(ents[i]->d_name) - 3),
+			 ents[i]->d_name);
+		oot = gadgetctl_plugin(name, why, sizeof(why));
+		if (oot)
+			gadgetctl_usage_commands(out, oot);
+		else
+			fprintf(out, "    %-24s (not described: %s)\n", name, why);
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+/* list --commands PLUGIN: its commands, NAME, a tab and ARGS, one a line
+ * (for completion), without gadgetd. */
+static int gadgetctl_list_commands(const char *name)
+{
+	const struct plugin_meta *m;
+	const struct plugin_command *c;
+	char why[512];
+
+	if (!(m = gadgetctl_plugin(name, why, sizeof(why)))) {
+		fprintf(stderr, "gadgetctl: no plugin \"%s\": %s\n", name, why);
+		return CTL_EXIT_INVALID;
+	}
+	for (c = m->commands; c && c->name; c++)
+		printf("%s\t%s\n", c->name, c->args);
+	return CTL_EXIT_OK;
 }
 
 static void gadgetctl_usage(FILE *out)
@@ -437,6 +505,13 @@ static int gadgetctl_run(const char *sock, const struct gadgetctl_cmd *c,
 	}
 	if (c->local)
 		return c->local(argc, argv);
+	if (c->type == CTL_LIST && argc == 2) {
+		if (strcmp(argv[0], "--commands")) {
+			fprintf(stderr, "Usage: gadgetctl list %s\n", c->args);
+			return CTL_EXIT_USAGE;
+		}
+		return gadgetctl_list_commands(argv[1]);
+	}
 	if (c->type == CTL_LIST && argc == 1) {
 		char *what[] = { argv[0] + 2 };
 

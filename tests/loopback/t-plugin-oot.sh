@@ -13,6 +13,7 @@
 # and field (gadgetd describes the plugin through the worker,
 # gadgetd/profile/ootmeta.h). The same example built for the next ABI
 # version is refused at its plugin line, naming the .so and both versions.
+# gadgetctl --help and the installed bash completion list its commands.
 # Runs in the guest (see run-suite.sh).
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -100,6 +101,22 @@ echo "gadgetctl example hello: $out"
 check "its command answers with the profile's options" [ "$out" = "hi from oot hi from oot" ]
 check "gadgetctl status shows its status key" gd_status 'plugin("example").status.greeting == "hi from oot"'
 
+say "gadgetctl's help and the installed bash completion know its commands"
+gadgetctl --help > "$WORK/help.txt" 2>&1
+sed -n '/a plugin.s own command/,$p' "$WORK/help.txt"
+check "gadgetctl --help lists example hello" grep -qE '^ +example hello ' "$WORK/help.txt"
+check "and example_next, not described, with the reason" \
+	grep -qE "^ +example_next +\(not described: .*plugin ABI version $((ABI + 1))," "$WORK/help.txt"
+out=$(gadgetctl list --commands example | cut -f1 | tr '\n' ' ')
+check "gadgetctl list --commands example: hello stats ($out)" [ "$out" = "hello stats " ]
+comp=$(bash -c '. /usr/share/bash-completion/bash_completion
+	. "$1"
+	COMP_WORDS=(gadgetctl example ""); COMP_CWORD=2
+	COMP_LINE="gadgetctl example "; COMP_POINT=${#COMP_LINE}
+	_gadgetctl gadgetctl "" example
+	echo "${COMPREPLY[*]}"' sh "$(pkg-config --variable=completionsdir bash-completion)/gadgetctl" 2>&1)
+check "the installed completion offers hello stats after \"gadgetctl example\" ($comp)" [ "$comp" = "hello stats" ]
+
 say "its commands' access, as its declaration says: hello and stats are read commands"
 # gdoot is in group (plugdev) only: a read command is the group's; a
 # command the plugin does not declare is for root and admin_group alone.
@@ -123,20 +140,27 @@ rc=$?
 echo "root: gadgetctl example reset: $rc $out"
 check "root gets to the plugin, which knows no reset" sh -c "echo '$out' | grep -q 'usage: hello | stats'"
 
+# Profile $1 refused by gadgetctl check (exit 5) and by a switch to its
+# set $2, both naming $3; their output in $WORK/$4check.txt and
+# $WORK/$4switch.txt.
+refused() {
+	timeout 30 gadgetctl check "/etc/gadgetd/profiles/$1.conf" > "$WORK/$4check.txt" 2>&1
+	rc=$?
+	cat "$WORK/$4check.txt"
+	check "gadgetctl check refuses $1 (exit 5)" [ $rc = 5 ]
+	check "naming: $3" grep -qF "$3" "$WORK/$4check.txt"
+	timeout 60 gadgetctl switch --profile "$1" "$2" > "$WORK/$4switch.txt" 2>&1
+	rc=$?
+	cat "$WORK/$4switch.txt"
+	check "the switch to it fails" [ $rc != 0 ]
+	check "gadgetd's answer names the same" grep -qF "$3" "$WORK/$4switch.txt"
+}
+
 say "a bad option: repeat = 99, out of the declared 1..8"
 sed 's/repeat = 2;/repeat = 99;/' /etc/gadgetd/profiles/oot.conf > /etc/gadgetd/profiles/ootbad.conf
 line=$(grep -n 'repeat = 99' /etc/gadgetd/profiles/ootbad.conf | cut -d: -f1)
 want="/etc/gadgetd/profiles/ootbad.conf:$line: functions.example.options.repeat: 99 out of range (1..8)"
-timeout 30 gadgetctl check /etc/gadgetd/profiles/ootbad.conf > "$WORK/badcheck.txt" 2>&1
-rc=$?
-cat "$WORK/badcheck.txt"
-check "gadgetctl check refuses it (exit 5)" [ $rc = 5 ]
-check "naming the file:line, the field, the value and the range" grep -qF "$want" "$WORK/badcheck.txt"
-timeout 60 gadgetctl switch --profile ootbad example > "$WORK/badswitch.txt" 2>&1
-rc=$?
-cat "$WORK/badswitch.txt"
-check "the switch to it fails" [ $rc != 0 ]
-check "gadgetd's answer names the same" grep -qF "$want" "$WORK/badswitch.txt"
+refused ootbad example "$want" bad
 check "the example still answers" [ "$(timeout 10 gadgetctl example hello 2>&1)" = "hi from oot hi from oot" ]
 gd_switch --profile oot acm
 wait_usb 1d6b:01d2 20
@@ -154,17 +178,8 @@ sets = ( { functions = [ "next" ]; } );
 P
 line=$(grep -n 'plugin = "example_next"' /etc/gadgetd/profiles/ootnext.conf | cut -d: -f1)
 want="$PLUGINDIR/example_next.so: plugin ABI version $((ABI + 1)), but this gadgetd-worker loads version $ABI only"
-timeout 30 gadgetctl check /etc/gadgetd/profiles/ootnext.conf > "$WORK/nextcheck.txt" 2>&1
-rc=$?
-cat "$WORK/nextcheck.txt"
-check "gadgetctl check refuses it (exit 5)" [ $rc = 5 ]
+refused ootnext next "$want" next
 check "at its plugin line" grep -qF "/etc/gadgetd/profiles/ootnext.conf:$line: functions.next.plugin" "$WORK/nextcheck.txt"
-check "naming the .so and both versions" grep -qF "$want" "$WORK/nextcheck.txt"
-timeout 60 gadgetctl switch --profile ootnext next > "$WORK/next.txt" 2>&1
-rc=$?
-cat "$WORK/next.txt"
-check "the switch to it fails" [ $rc != 0 ]
-check "so does the switch's answer" grep -qF "$want" "$WORK/next.txt"
 check "the host never saw it ($NEXT_ID)" sh -c "! lsusb -d $NEXT_ID >/dev/null"
 check "the gadget stayed at acm" gd_status '.set == "acm"'
 rm -f /etc/gadgetd/profiles/oot.conf /etc/gadgetd/profiles/ootbad.conf /etc/gadgetd/profiles/ootnext.conf \

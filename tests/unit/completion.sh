@@ -21,7 +21,14 @@ gadgetctl()
 	case "$*" in
 	"list --sets") printf 'acm,ecm\nmtp,adb\nmtp,adb,aoa\nncm\n' ;;
 	"list --profiles") printf 'android\nlab\n' ;;
-	"list --functions") printf 'acm\t-\nadb\tadb\nmtp\tmtp\naoa\taccessory\nncm\t-\n' ;;
+	"list --functions") printf 'acm\t-\nadb\tadb\nmtp\tmtp\naoa\taccessory\nncm\t-\nex\texample\n' ;;
+	# What gadgetctl answers itself: the commands of a built-in plugin
+	# and of an out-of-tree one (example) that the worker describes.
+	"list --commands adb") printf 'keys\t\nallow\tFINGERPRINT\n' ;;
+	"list --commands mtp") printf 'stats\t\n' ;;
+	"list --commands accessory") printf 'revert\t\n' ;;
+	"list --commands example") printf 'hello\t\nstats\t\n' ;;
+	"list --commands -") return 5 ;;
 	"adb keys") printf 'a1:b2:c3:d4 user@host\nee:ff:00:11 other@box\n' ;;
 	*) return 3 ;;
 	esac
@@ -49,7 +56,7 @@ expect()
 	fi
 }
 
-expect "gadgetctl " "adb aoa check help list monitor mtp off reload status storage switch wait"
+expect "gadgetctl " "adb aoa check ex help list monitor mtp off reload status storage switch wait"
 expect "gadgetctl s" "status storage switch"
 expect "gadgetctl -" "--help --socket -h -s"
 expect "gadgetctl storage " "--help eject insert status"
@@ -61,7 +68,8 @@ expect "gadgetctl switch mtp" "mtp,adb mtp,adb,aoa"
 expect "gadgetctl switch --profile " "android lab"
 expect "gadgetctl switch --profile l" "lab"
 expect "gadgetctl switch -" "--help --profile"
-expect "gadgetctl list -" "--functions --help --profiles --sets"
+expect "gadgetctl list -" "--commands --functions --help --profiles --sets"
+expect "gadgetctl list --commands " "accessory adb example mtp"
 expect "gadgetctl status " "--help --json"
 expect "gadgetctl monitor --j" "--json"
 expect "gadgetctl wait " "--help --timeout"
@@ -70,6 +78,7 @@ expect "gadgetctl adb " "allow keys"
 expect "gadgetctl mtp " "stats"
 expect "gadgetctl aoa r" "revert"
 expect "gadgetctl ncm " ""
+expect "gadgetctl ex " "hello stats"
 expect "gadgetctl adb allow " "a1:b2:c3:d4 ee:ff:00:11"
 # bash replaces only what follows the last colon (COMP_WORDBREAKS).
 expect "gadgetctl adb allow a1:b" "b2:c3:d4"

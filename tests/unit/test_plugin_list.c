@@ -2,8 +2,9 @@
  * Unit tests for the plugin declarations (common/plugin_meta.h) and what
  * is derived from their list (common/plugin_list.h): the profile's option
  * checks, the default user, the group's commands, the sysusers.d file,
- * man/gadgetd.conf.5's option list, and the commands of the bash
- * completion and of man/gadgetctl.1. Each test walks the list, so a changed
+ * man/gadgetd.conf.5's option list, and the commands of man/gadgetctl.1
+ * (the bash completion asks gadgetctl, which prints the declarations:
+ * `gadgetctl list --commands`). Each test walks the list, so a changed
  * declaration fails here when the thing derived from it did not follow.
  */
 #include <errno.h>
@@ -31,8 +32,6 @@
 #endif
 #define MAN5_FILE "man/gadgetd.conf.5" /* make unit runs from the root */
 #define MAN1_FILE "man/gadgetctl.1"
-#define COMPLETION_FILE "gadgetd/cli/gadgetctl.bash-completion"
-#define MAX_PLUGIN_LINES 16
 
 /* A declared name as a profile writes it: "storageN_path" as storage0_path. */
 static void key_of(const struct optdesc *d, char *key, size_t size)
@@ -173,87 +172,6 @@ static void test_group_commands(void **state)
 	snprintf(cmd, sizeof(cmd), "stats");
 	view.plugin = "no-such-plugin";
 	assert_int_equal(access_check(&pol, &group, &req, &view, why, sizeof(why)), -EACCES);
-}
-
-/* Whether the space-separated words hold w. */
-static bool has_word(const char *words, const char *w)
-{
-	size_t n = strlen(w);
-
-	for (const char *p = words; (p = strstr(p, w)); p += n)
-		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-/*
- * The bash completion's _gadgetctl_plugin_commands lists, for each built
- * plugin, exactly the commands it declares: one "PLUGIN | PLUGIN) echo
- * COMMAND... ;;" line for each group of plugins.
- */
-static void test_completion_commands(void **state)
-{
-	FILE *f = fopen(COMPLETION_FILE, "r");
-	char line[512], pats[MAX_PLUGIN_LINES][128], words[MAX_PLUGIN_LINES][256];
-	unsigned n = 0, i;
-	bool in_fn = false;
-	const struct plugin_meta *const *m;
-	const struct plugin_command *c;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		char pat[120], w[256];
-
-		if (strstr(line, "_gadgetctl_plugin_commands()"))
-			in_fn = true;
-		else if (in_fn && !strcmp(line, "}\n"))
-			break;
-		else if (in_fn && sscanf(line, " %119[^)]) echo %255[^;];;", pat, w) == 2) {
-			assert_true(n < MAX_PLUGIN_LINES);
-			snprintf(pats[n], sizeof(pats[n]), " %s ", pat);
-			while (*w && w[strlen(w) - 1] == ' ')
-				w[strlen(w) - 1] = '\0';
-			snprintf(words[n++], sizeof(words[0]), "%s", w);
-		}
-	}
-	fclose(f);
-	if (!n)
-		fail_msg("%s: no _gadgetctl_plugin_commands lines", COMPLETION_FILE);
-	for (m = plugin_list_metas; *m; m++) {
-		char pat[80];
-		unsigned count = 0;
-
-		snprintf(pat, sizeof(pat), " %s ", (*m)->name);
-		for (i = 0; i < n && !strstr(pats[i], pat); i++)
-			;
-		if (i == n) {
-			if ((*m)->commands && (*m)->commands->name)
-				fail_msg("%s: no commands for plugin %s", COMPLETION_FILE,
-					 (*m)->name);
-			continue;
-		}
-		for (c = (*m)->commands; c && c->name; c++, count++)
-			if (!has_word(words[i], c->name))
-				fail_msg("%s: plugin %s's command %s is not completed",
-					 COMPLETION_FILE, (*m)->name, c->name);
-		/* ...and nothing it does not declare. */
-		for (const char *w = words[i]; *w; w += strspn(w, " ")) {
-			size_t len = strcspn(w, " ");
-			char one[64];
-
-			snprintf(one, sizeof(one), "%.*s", (int)len, w);
-			if (!plugin_meta_command(*m, one))
-				fail_msg("%s: completes %s for plugin %s, which does not "
-					 "declare it", COMPLETION_FILE, one, (*m)->name);
-			w += len;
-		}
-	}
-	/* Each pattern names built plugins only. */
-	for (i = 0; i < n; i++)
-		for (char *t = strtok(pats[i], " |"); t; t = strtok(NULL, " |"))
-			if (!plugin_list_find(t))
-				fail_msg("%s: commands for %s, which is not a built plugin",
-					 COMPLETION_FILE, t);
 }
 
 /*
@@ -413,7 +331,6 @@ int main(void)
 		cmocka_unit_test(test_options_checked),
 		cmocka_unit_test(test_default_user),
 		cmocka_unit_test(test_group_commands),
-		cmocka_unit_test(test_completion_commands),
 		cmocka_unit_test(test_man_commands),
 		cmocka_unit_test(test_sysusers),
 		cmocka_unit_test(test_man_page),
