@@ -1,6 +1,7 @@
 #include "mtp.h"
 #include "mtp_container.h"
 #include "mtp_events.h"
+#include "mtp_hotplug.h"
 #include "mtp_ops.h"
 #include "mtp_prep.h"
 #include "mtp_proto.h"
@@ -31,6 +32,7 @@ struct mtp {
 	struct mtp_store *store;
 	struct mtp_ops *ops;
 	struct mtp_events *events;
+	struct mtp_hotplug *hotplug; /* storages that come and go */
 	const struct mtp_flavour *flavour;
 	struct mtp_ops_info info;
 	char *strings[5]; /* owned copies behind info */
@@ -157,7 +159,9 @@ static void mtp_in_finish(struct mtp *m)
 {
 	mtp_in_release(m);
 	if (m->in_err) {
-		m->reply.code = MTP_RC_INCOMPLETE_TRANSFER;
+		m->reply.code = m->in_err == -ENODEV
+				    ? MTP_RC_STORE_NOT_AVAILABLE
+				    : MTP_RC_INCOMPLETE_TRANSFER;
 		m->reply.nparams = 0;
 	}
 	if (m->in_total % m->mps == 0)
@@ -180,7 +184,11 @@ static size_t mtp_in_fill(struct mtp *m, uint8_t *buf, size_t hdr)
 			m->in_err = rc;
 		got = want;
 	}
-	while (got < want) {
+	/* After an error (a storage that went, mtp_hide_storage) the rest
+	 * is zeros. */
+	if (m->in_err && got < want)
+		memset(buf + hdr + got, 0, want - got);
+	while (!m->in_err && got < want) {
 		ssize_t n = pread(m->reply.fd, buf + hdr + got, want - got,
 				  m->in_off + got);
 
@@ -627,8 +635,10 @@ int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 {
 	struct mtp *m = priv;
 
+	if (argc >= 1 && !strcmp(argv[0], "storage"))
+		return mtp_hotplug_command(m->hotplug, argc, argv, reply, size);
 	if (argc < 1 || strcmp(argv[0], "stats")) {
-		snprintf(reply, size, "usage: stats");
+		snprintf(reply, size, "usage: stats | storage ...");
 		return -EINVAL;
 	}
 	snprintf(reply, size,
@@ -637,6 +647,68 @@ int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 		 m->bytes_out);
 	return 0;
 }
+
+int mtp_show_storage(struct mtp *m, const struct mtp_hotplug_spec *spec,
+		     uint32_t *id)
+{
+	int rc = mtp_store_add(m->store, spec->path,
+			       spec->desc ? spec->desc : spec->path,
+			       spec->readonly, id);
+
+	if (rc == 0)
+		rc = mtp_store_set_reserve(m->store, *id, spec->reserve_bytes);
+	if (rc == 0)
+		rc = mtp_store_set_reserve_inodes(m->store, *id,
+						  spec->reserve_inodes);
+	if (rc < 0)
+		return rc;
+	mtp_event(m, MTP_EV_STORE_ADDED, *id);
+	return 0;
+}
+
+/* The storage of the file a GetObject streams, or 0. */
+static uint32_t mtp_in_storage(struct mtp *m)
+{
+	struct mtp_obj_stat st;
+
+	if (m->state != MTP_DATA_IN || m->reply.phase != MTP_PHASE_IN_FILE ||
+	    mtp_store_stat(m->store, m->cmd.params[0], &st) < 0)
+		return 0;
+	return st.storage;
+}
+
+int mtp_hide_storage(struct mtp *m, uint32_t id)
+{
+	int rc;
+
+	/* A file being sent from it: the rest of the data phase is zeros,
+	 * and the response says Store_Not_Available. */
+	if (mtp_in_storage(m) == id && !m->in_err)
+		m->in_err = -ENODEV;
+	mtp_ops_storage_gone(m->ops, id);
+	mtp_events_forget_storage(m->events, id);
+	rc = mtp_store_remove(m->store, id);
+	if (rc < 0)
+		return rc;
+	mtp_event(m, MTP_EV_STORE_REMOVED, id);
+	return 0;
+}
+
+static int mtp_on_show(void *data, const struct mtp_hotplug_spec *spec,
+			    uint32_t *id)
+{
+	return mtp_show_storage(data, spec, id);
+}
+
+static int mtp_on_hide(void *data, uint32_t id)
+{
+	return mtp_hide_storage(data, id);
+}
+
+static const struct mtp_hotplug_ops mtp_storage_ops = {
+	.show = mtp_on_show,
+	.hide = mtp_on_hide,
+};
 
 /* An option from the profile, else its declared default, else def. */
 static const char *mtp_opt(struct mtp *m, const char *key, const char *def,
@@ -663,84 +735,83 @@ static int mtp_opt_count(struct mtp *m, unsigned i, const char *what,
 	return 0;
 }
 
-static int mtp_opt_reserve(struct mtp *m, unsigned i, uint32_t id)
+/* Storage i's options into spec (strings the plugin's): 1 when it has a
+ * path, 0 when not, -EINVAL. */
+static int mtp_storage_spec(struct mtp *m, unsigned i,
+			    struct mtp_hotplug_spec *spec)
 {
-	uint64_t mb, inodes;
-	int rc;
+	char key[64];
+	bool ro;
 
-	rc = mtp_opt_count(m, i, "reserve_mb", &mb);
-	if (rc == 0)
-		rc = mtp_opt_count(m, i, "reserve_inodes", &inodes);
-	if (rc == 0)
-		rc = mtp_store_set_reserve(m->store, id, mb << 20);
-	if (rc == 0)
-		rc = mtp_store_set_reserve_inodes(m->store, id, inodes);
-	return rc;
+	snprintf(key, sizeof(key), "storage%u_path", i);
+	spec->path = plugin_option(m->p, key);
+	for (unsigned k = 0; !spec->path && k < 2; k++) {
+		snprintf(key, sizeof(key), "storage%u_reserve_%s", i,
+			 k ? "inodes" : "mb");
+		if (plugin_option(m->p, key)) {
+			log_warnx("%s: option %s without storage%u_path",
+				  m->flavour->name, key, i);
+			return -EINVAL;
+		}
+	}
+	if (!spec->path)
+		return 0;
+	snprintf(key, sizeof(key), "storage%u_description", i);
+	spec->desc = plugin_option(m->p, key);
+	/* PTP serves its storages read-only unless `writable`. */
+	snprintf(key, sizeof(key), "storage%u_readonly", i);
+	if (plugin_option_bool(m->p, m->flavour->ptp ? "writable" : key,
+			       &ro) < 0)
+		return -EINVAL;
+	spec->readonly = m->flavour->ptp ? !ro : ro;
+	if (mtp_opt_count(m, i, "reserve_mb", &spec->reserve_bytes) < 0 ||
+	    mtp_opt_count(m, i, "reserve_inodes", &spec->reserve_inodes) < 0)
+		return -EINVAL;
+	spec->reserve_bytes <<= 20;
+	return 1;
+}
+
+static int mtp_start_hotplug(struct mtp *m)
+{
+	const char *under = plugin_option(m->p, "storage_add_under");
+
+	if (under && !mtp_hotplug_path_ok(under)) {
+		log_warnx("%s: option storage_add_under: %s: give an absolute "
+			  "path with no \".\", \"..\" or empty component",
+			  m->flavour->name, under);
+		return -EINVAL;
+	}
+	m->hotplug = mtp_hotplug_new(m->flavour->name, plugin_loop(m->p),
+				     m->store, under, &mtp_storage_ops, m);
+	return m->hotplug ? 0 : -ENOMEM;
 }
 
 static int mtp_add_storages(struct mtp *m)
 {
-	char key[64];
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
-		const char *path, *desc;
+		struct mtp_hotplug_spec spec = {0};
+		char key[64];
+		bool follow;
 		uint32_t id;
-		bool ro;
-		int rc;
+		int rc = mtp_storage_spec(m, i, &spec);
 
-		snprintf(key, sizeof(key), "storage%u_path", i);
-		path = plugin_option(m->p, key);
-		for (unsigned k = 0; !path && k < 2; k++) {
-			snprintf(key, sizeof(key), "storage%u_reserve_%s", i,
-				 k ? "inodes" : "mb");
-			if (plugin_option(m->p, key)) {
-				log_warnx(
-				    "%s: option %s without storage%u_path",
-				    m->flavour->name, key, i);
-				return -EINVAL;
-			}
-		}
-		if (!path)
+		if (rc <= 0) {
+			if (rc < 0)
+				return rc;
 			continue;
-		snprintf(key, sizeof(key), "storage%u_description", i);
-		desc = plugin_option(m->p, key);
-		/* PTP serves its storages read-only unless `writable`. */
-		snprintf(key, sizeof(key), "storage%u_readonly", i);
-		if (plugin_option_bool(m->p, m->flavour->ptp ? "writable" : key,
-				       &ro) < 0)
+		}
+		snprintf(key, sizeof(key), "storage%u_follow_mount", i);
+		if (plugin_option_bool(m->p, key, &follow) < 0)
 			return -EINVAL;
-		if (m->flavour->ptp)
-			ro = !ro;
-		rc = mtp_store_add(m->store, path, desc ? desc : path, ro, &id);
-		if (rc == -ENOSYS) {
-			log_warnx("%s: option storage%u_path: %s: confining a "
-				  "storage needs openat2 (Linux 5.6 or later)",
-				  m->flavour->name, i, path);
-			return rc;
-		}
-		if (rc == -ELOOP) {
-			log_warnx(
-			    "%s: option storage%u_path: %s: a component is "
-			    "a symbolic link; give the real path: no link is "
-			    "followed to a storage",
-			    m->flavour->name, i, path);
-			return rc;
-		}
-		if (rc == -ENOENT) {
-			log_warnx("%s: option storage%u_path: %s: %s (set "
-				  "storage%u_create = true to have it made)",
-				  m->flavour->name, i, path, strerror(-rc), i);
-			return rc;
-		}
+		/* Shown by mtp_hotplug_scan() while something is mounted. */
+		rc = follow ? mtp_hotplug_follow(m->hotplug, &spec)
+			    : mtp_show_storage(m, &spec, &id);
 		if (rc < 0) {
-			log_warnx("%s: option storage%u_path: %s: %s",
-				  m->flavour->name, i, path, strerror(-rc));
+			mtp_prep_fail(m->flavour->name, i, spec.path, rc);
 			return rc;
 		}
-		rc = mtp_opt_reserve(m, i, id);
-		if (rc < 0)
-			return rc;
 		n++;
 	}
 	if (!n) {
@@ -760,7 +831,7 @@ int mtp_prepare_as(struct plugin *p, uid_t uid, gid_t gid,
 		   const struct mtp_flavour *f)
 {
 	char key[64];
-	bool create;
+	bool create, follow;
 	int rc;
 
 	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
@@ -771,6 +842,13 @@ int mtp_prepare_as(struct plugin *p, uid_t uid, gid_t gid,
 			return -EINVAL;
 		snprintf(key, sizeof(key), "storage%u_path", i);
 		path = plugin_option(p, key);
+		/* A followed mount point's file system is the mounter's: its
+		 * owner and mode must let the worker in. */
+		snprintf(key, sizeof(key), "storage%u_follow_mount", i);
+		if (plugin_option_bool(p, key, &follow) < 0)
+			return -EINVAL;
+		if (path && follow)
+			continue;
 		if (!path && create) {
 			log_warnx("%s: option storage%u_create without "
 				  "storage%u_path", f->name, i, i);
@@ -792,6 +870,7 @@ void mtp_finish(void *priv)
 	if (!m)
 		return;
 	mtp_abort(m);
+	mtp_hotplug_free(m->hotplug);
 	mtp_events_free(m->events);
 	mtp_ops_free(m->ops);
 	mtp_store_free(m->store);
@@ -877,6 +956,9 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 			goto fail;
 	if (!m->iobuf || !m->store)
 		goto fail;
+	rc = mtp_start_hotplug(m);
+	if (rc < 0)
+		goto fail;
 	rc = mtp_add_storages(m);
 	if (rc < 0)
 		goto fail;
@@ -889,6 +971,8 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 	if (!m->events)
 		log_warn("%s: no inotify; the host will not see board changes",
 			 m->flavour->name);
+	/* Followed mount points that are mounted now. */
+	mtp_hotplug_scan(m->hotplug);
 	mtp_fill_desc(desc, f);
 	*priv = m;
 	return 0;

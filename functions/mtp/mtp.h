@@ -20,7 +20,9 @@
 
 #include "plugin.h"
 
-struct mtp_ops_tables; /* mtp_ops.h */
+struct mtp;
+struct mtp_hotplug_spec; /* mtp_hotplug.h */
+struct mtp_ops_tables;	 /* mtp_ops.h */
 
 /* Endpoint indexes in our plugin_desc. */
 #define MTP_EP_IN 0
@@ -82,6 +84,21 @@ int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 		.setup_data = mtp_setup_data, .rx = mtp_rx,                   \
 		.tx_drained = mtp_tx_drained, .command = mtp_command_op,      \
 	}
+
+/*
+ * Show a storage to the host (spec as mtp_hotplug.h says), or hide one,
+ * while the host stays connected: the mechanism of `mtp storage add` and
+ * `remove` and of followed mount points, and the one a locked device's
+ * hidden storages are to use. Showing adds it to the store (*id gets a
+ * storage id never given before in this worker) and sends StoreAdded;
+ * hiding ends what is in flight on it (an upload's partial file is
+ * removed, the transfer ends with Store_Not_Available), forgets its
+ * handles for good and sends StoreRemoved. Events go only to a host with
+ * an open session. 0 or -errno (-ENOENT: no storage id).
+ */
+int mtp_show_storage(struct mtp *m, const struct mtp_hotplug_spec *spec,
+		     uint32_t *id);
+int mtp_hide_storage(struct mtp *m, uint32_t id);
 
 extern const struct plugin_ops gadgetd_plugin;
 

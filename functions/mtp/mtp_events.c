@@ -72,6 +72,17 @@ void mtp_events_mute(struct mtp_events *e, uint32_t handle)
 		e->muted[e->n_muted++ % MTP_EVENTS_MUTED] = handle;
 }
 
+void mtp_events_forget_storage(struct mtp_events *e, uint32_t storage)
+{
+	for (size_t wd = 0; e && wd < e->n_dirs; wd++) {
+		if (!e->dirs[wd].used || e->dirs[wd].storage != storage)
+			continue;
+		/* Its records still waiting find the slot unused. */
+		inotify_rm_watch(e->fd, (int)wd);
+		e->dirs[wd].used = false;
+	}
+}
+
 /* True (and forgotten) when handle was muted. */
 static bool mtp_events_unmute(struct mtp_events *e, uint32_t h)
 {

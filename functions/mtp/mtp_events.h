@@ -30,6 +30,10 @@ void mtp_events_free(struct mtp_events *e);
 /* The host itself just wrote handle: do not report its close back. */
 void mtp_events_mute(struct mtp_events *e, uint32_t handle);
 
+/* Stop watching the folders of storage, which goes away (e may be
+ * NULL). */
+void mtp_events_forget_storage(struct mtp_events *e, uint32_t storage);
+
 /* Process pending inotify records now (the loop does this by itself). */
 void mtp_events_dispatch(struct mtp_events *e);
 

@@ -384,6 +384,16 @@ void mtp_handles_forget_tree(struct mtp_handles *t, uint32_t handle)
 	mtp_handles_forget(t, handle);
 }
 
+void mtp_handles_forget_storage(struct mtp_handles *t, uint32_t storage)
+{
+	/* Dropping frees a slot but moves none: one pass finds them all. */
+	for (uint32_t i = 0; i < t->n_objs; i++)
+		if (t->objs[i].obj.name && t->objs[i].obj.storage == storage)
+			mtp_handles_drop(t, mtp_handles_of(t, i));
+	mtp_handles_compact(t);
+	mtp_handles_changed(t);
+}
+
 /* Re-key handle under (parent, name); a stale entry there is dropped. */
 int mtp_handles_rekey(struct mtp_handles *t, uint32_t handle, uint32_t parent,
 		      const char *name)

@@ -66,6 +66,8 @@ int mtp_handles_intern(struct mtp_handles *h, uint32_t storage, uint32_t parent,
 void mtp_handles_forget(struct mtp_handles *h, uint32_t handle);
 /* Forget handle and everything listed below it. */
 void mtp_handles_forget_tree(struct mtp_handles *h, uint32_t handle);
+/* Forget every object of storage (its storage went away). */
+void mtp_handles_forget_storage(struct mtp_handles *h, uint32_t storage);
 /*
  * Re-key live handle under (parent, name) of its storage; a stale entry
  * there is forgotten. Calls the changed callback. -ENOMEM.

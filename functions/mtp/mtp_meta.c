@@ -28,6 +28,7 @@ static const struct optdesc mtp_meta_options[] = {
 
 static const struct plugin_command mtp_meta_commands[] = {
 	MTP_META_STATS_COMMAND,
+	MTP_META_STORAGE_COMMAND,
 	{ 0 }
 };
 

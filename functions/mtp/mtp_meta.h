@@ -23,12 +23,23 @@
 	  .help = "MiB of storage N's file system kept free" },               \
 	{ .name = "storageN_reserve_inodes", .type = OPTDESC_INT, .min = 0,   \
 	  .max = 1LL << 32, .def = "4096", .count = MTP_STORE_MAX,            \
-	  .help = "inodes of storage N's file system kept free" }
+	  .help = "inodes of storage N's file system kept free" },        \
+	{ .name = "storageN_follow_mount", .type = OPTDESC_BOOL, .def = "false", \
+	  .count = MTP_STORE_MAX,                                             \
+	  .help = "storage N is shown only while a file system is mounted on its path" }, \
+	{ .name = "storage_add_under", .type = OPTDESC_PATH,                  \
+	  .help = "`storage add` takes only folders below this one" }
 
 /* The one command both answer (mtp_command_op(), mtp.c): it only reads. */
 #define MTP_META_STATS_COMMAND                                                \
 	{ "stats", "", "the session's state and the bytes moved",             \
 	  PLUGIN_ACCESS_READ }
+
+/* Storages added and removed at run time (mtp_hotplug.h): they change
+ * what the host sees, so root and admin_group alone. */
+#define MTP_META_STORAGE_COMMAND                                              \
+	{ "storage", "add PATH [--name NAME] [--ro] | remove NAME|ID | list", \
+	  "storages shown to the host at run time", PLUGIN_ACCESS_ADMIN }
 
 /* What the worker does once it runs: the storage's files and folders,
  * their change notifications and free space. */

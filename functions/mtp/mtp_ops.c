@@ -27,6 +27,8 @@ static const uint16_t mtp_ops_events[] = {
     MTP_EV_OBJECT_REMOVED,
     MTP_EV_STORE_FULL,
     MTP_EV_OBJECT_INFO_CHANGED,
+    MTP_EV_STORE_ADDED,
+    MTP_EV_STORE_REMOVED,
 };
 
 static const uint16_t mtp_ops_dprops[] = {MTP_DPROP_FRIENDLY_NAME};
@@ -69,6 +71,11 @@ struct mtp_buf *mtp_ops_buf(struct mtp_ops *o)
 bool mtp_ops_session_open(const struct mtp_ops *o)
 {
 	return o->session;
+}
+
+void mtp_ops_storage_gone(struct mtp_ops *o, uint32_t storage)
+{
+	mtp_ops_object_storage_gone(o, storage);
 }
 
 void mtp_ops_reset(struct mtp_ops *o)

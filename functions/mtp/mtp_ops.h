@@ -133,6 +133,13 @@ void mtp_ops_prop_gen_end(struct mtp_ops *o);
 bool mtp_ops_object_step(struct mtp_ops *o, struct mtp_reply *r);
 /* Give up the operation in progress, if any; what it made goes. */
 void mtp_ops_object_step_abort(struct mtp_ops *o);
+/*
+ * Storage is about to be removed from the store: an upload into it is
+ * aborted (nothing of it stays), a copy into it too, and the transfer
+ * or copy ends with Store_Not_Available (mtp_ops_object_write() then
+ * fails with -ENODEV). Call it before mtp_store_remove().
+ */
+void mtp_ops_storage_gone(struct mtp_ops *o, uint32_t storage);
 /* The host went away or reset: close the session, drop a pending object. */
 void mtp_ops_reset(struct mtp_ops *o);
 bool mtp_ops_session_open(const struct mtp_ops *o);

@@ -45,6 +45,9 @@ struct mtp_ops {
 	struct mtp_proplist *gen;
 	/* The CopyObject in progress (MTP_PHASE_STEP). */
 	struct mtp_store_copy *copy;
+	/* The storage of the upload or copy in progress went away
+	 * (mtp_ops_storage_gone): it ends with Store_Not_Available. */
+	bool gone;
 };
 
 typedef void (*mtp_ops_fn)(struct mtp_ops *o, const struct mtp_container *c,
@@ -81,6 +84,7 @@ static inline uint16_t mtp_ops_errno_code(int err)
 	case EDQUOT: return MTP_RC_STORE_FULL;
 	case EFBIG: return MTP_RC_OBJECT_TOO_LARGE;
 	case ECANCELED: return MTP_RC_TRANSACTION_CANCELLED;
+	case ENODEV: return MTP_RC_STORE_NOT_AVAILABLE;
 	}
 	return MTP_RC_GENERAL_ERROR;
 }
@@ -137,6 +141,8 @@ void mtp_ops_object_info_data(struct mtp_ops *o, const struct mtp_container *c,
 void mtp_ops_object_send_props_data(struct mtp_ops *o,
 				    const struct mtp_container *c,
 				    struct mtp_reply *r);
+/* End the upload or copy in progress into storage (mtp_ops_storage_gone). */
+void mtp_ops_object_storage_gone(struct mtp_ops *o, uint32_t storage);
 /* Forget the object SendObjectInfo announced; remove: its upload
  * failed, so a new object's placeholder goes too. */
 void mtp_ops_object_drop_pending(struct mtp_ops *o, bool remove);

@@ -25,6 +25,7 @@ void mtp_ops_object_drop_pending(struct mtp_ops *o, bool remove)
 		mtp_store_upload_abort(o->store, o->upload, !remove);
 	o->upload = NULL;
 	o->pending = 0;
+	o->gone = false;
 }
 
 static bool mtp_ops_object_storage_ok(struct mtp_ops *o, uint32_t storage)
@@ -347,7 +348,10 @@ void mtp_ops_object_send(struct mtp_ops *o, const struct mtp_container *c,
 			 struct mtp_reply *r)
 {
 	if (!o->upload) {
-		mtp_ops_rc(r, MTP_RC_NO_VALID_OBJECT_INFO);
+		/* Its storage went since SendObjectInfo, or there was none. */
+		mtp_ops_rc(r, o->gone ? MTP_RC_STORE_NOT_AVAILABLE
+				      : MTP_RC_NO_VALID_OBJECT_INFO);
+		o->gone = false;
 		r->phase = MTP_PHASE_OUT_DISCARD;
 		return;
 	}
@@ -359,6 +363,8 @@ int mtp_ops_object_write(struct mtp_ops *o, const void *data, size_t n)
 {
 	if (o->partial)
 		return mtp_edit_write(o->edit, data, n);
+	if (o->gone)
+		return -ENODEV;
 	if (!o->upload)
 		return -EBADF;
 	return mtp_upload_write(o->upload, data, n);
@@ -382,8 +388,12 @@ void mtp_ops_object_done(struct mtp_ops *o, int status, struct mtp_reply *r)
 		mtp_store_upload_abort(o->store, o->upload, false);
 	o->upload = NULL;
 	o->pending = 0;
+	if (o->gone)
+		status = -ENODEV;
+	o->gone = false;
 	switch (-status) {
 	case 0: break;
+	case ENODEV: r->code = MTP_RC_STORE_NOT_AVAILABLE; break;
 	case ECANCELED: r->code = MTP_RC_TRANSACTION_CANCELLED; break;
 	case ENOSPC:
 	case EDQUOT: r->code = MTP_RC_STORE_FULL; break;
@@ -447,6 +457,9 @@ bool mtp_ops_object_step(struct mtp_ops *o, struct mtp_reply *r)
 
 	if (rc > 0)
 		return false;
+	if (o->gone)
+		rc = -ENODEV;
+	o->gone = false;
 	o->copy = NULL;
 	memset(r, 0, sizeof(*r));
 	r->fd = -1;
@@ -460,4 +473,20 @@ void mtp_ops_object_step_abort(struct mtp_ops *o)
 {
 	mtp_store_copy_abort(o->store, o->copy);
 	o->copy = NULL;
+}
+
+void mtp_ops_object_storage_gone(struct mtp_ops *o, uint32_t storage)
+{
+	/* Nothing half-written stays: the temporary file and a new
+	 * object's placeholder go, and the host is told why. */
+	if (o->upload && mtp_upload_storage(o->upload) == storage) {
+		mtp_store_upload_abort(o->store, o->upload, false);
+		o->upload = NULL;
+		o->pending = 0;
+		o->gone = true;
+	}
+	if (o->copy && mtp_store_copy_storage(o->copy) == storage) {
+		mtp_ops_object_step_abort(o);
+		o->gone = true;
+	}
 }

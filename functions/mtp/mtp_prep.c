@@ -98,3 +98,21 @@ int mtp_prep_storage(const char *name, unsigned i, const char *path,
 	close(fd);
 	return r;
 }
+
+void mtp_prep_fail(const char *name, unsigned i, const char *path, int rc)
+{
+	if (rc == -ENOSYS)
+		log_warnx("%s: option storage%u_path: %s: confining a storage "
+			  "needs openat2 (Linux 5.6 or later)", name, i, path);
+	else if (rc == -ELOOP)
+		log_warnx("%s: option storage%u_path: %s: a component is a "
+			  "symbolic link; give the real path: no link is "
+			  "followed to a storage", name, i, path);
+	else if (rc == -ENOENT)
+		log_warnx("%s: option storage%u_path: %s: %s (set "
+			  "storage%u_create = true to have it made)", name, i,
+			  path, strerror(-rc), i);
+	else
+		log_warnx("%s: option storage%u_path: %s: %s", name, i, path,
+			  strerror(-rc));
+}

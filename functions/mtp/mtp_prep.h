@@ -26,4 +26,8 @@
 int mtp_prep_storage(const char *name, unsigned i, const char *path,
 		     bool create, uid_t uid, gid_t gid);
 
+/* Log, once, why the worker could not serve storage i's folder path:
+ * rc is mtp_store_add()'s. */
+void mtp_prep_fail(const char *name, unsigned i, const char *path, int rc);
+
 #endif

@@ -63,7 +63,9 @@ void mtp_store_free(struct mtp_store *s)
 	while (s->uploads.head)
 		mtp_store_upload_abort(s, s->uploads.head, true);
 	mtp_walk_free(s->walk);
-	for (unsigned i = 0; i < s->n_st; i++) {
+	for (unsigned i = 0; i < MTP_STORE_MAX; i++) {
+		if (!s->st[i].id)
+			continue;
 		close(s->st[i].rootfd);
 		free(s->st[i].path);
 		free(s->st[i].desc);
@@ -91,7 +93,7 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	unsigned budget = MTP_STORE_SWEEP_BUDGET;
 	int fd, probe;
 
-	if (s->n_st == MTP_STORE_MAX)
+	if (s->n_st == MTP_STORE_MAX || s->next_phys >= 0xFFFF)
 		return -ENOSPC;
 	/* No link on the way either: the root is confined like the rest. */
 	fd = mtp_fs_open_root(path);
@@ -109,7 +111,8 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		log_info("%s: %s: over %u entries; the rest of the storage "
 			 "is cleaned of temporary files as it is listed",
 			 s->name, path, MTP_STORE_SWEEP_BUDGET);
-	st = &s->st[s->n_st];
+	for (st = s->st; st->id; st++)
+		; /* a free slot: n_st < MTP_STORE_MAX */
 	st->path = strdup(path);
 	st->desc = strdup(desc ? desc : path);
 	if (!st->path || !st->desc) {
@@ -121,8 +124,9 @@ int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 	st->rootfd = fd;
 	st->readonly = readonly;
 	st->reserve = (struct mtp_fs_reserve){0, 0};
-	/* Physical storage i+1, logical storage 1, as PTP suggests. */
-	st->id = (s->n_st + 1) << 16 | 1;
+	/* Physical storage n, logical storage 1, as PTP suggests; n counts
+	 * every storage added, so an id is never given again. */
+	st->id = ++s->next_phys << 16 | 1;
 	s->n_st++;
 	*id = st->id;
 	return 0;
@@ -135,15 +139,59 @@ unsigned mtp_store_count(const struct mtp_store *s)
 
 uint32_t mtp_store_id(const struct mtp_store *s, unsigned i)
 {
-	return i < s->n_st ? s->st[i].id : 0;
+	uint32_t prev = 0;
+
+	/* In the order they were added: ids grow. */
+	for (unsigned k = 0; k <= i; k++) {
+		uint32_t next = 0;
+
+		for (unsigned j = 0; j < MTP_STORE_MAX; j++)
+			if (s->st[j].id > prev && (!next || s->st[j].id < next))
+				next = s->st[j].id;
+		if (!next)
+			return 0;
+		prev = next;
+	}
+	return prev;
 }
 
 struct mtp_storage *mtp_store_find(struct mtp_store *s, uint32_t id)
 {
-	for (unsigned i = 0; i < s->n_st; i++)
+	for (unsigned i = 0; id && i < MTP_STORE_MAX; i++)
 		if (s->st[i].id == id)
 			return &s->st[i];
 	return NULL;
+}
+
+uint32_t mtp_store_find_desc(const struct mtp_store *s, const char *desc)
+{
+	for (unsigned i = 0; i < MTP_STORE_MAX; i++)
+		if (s->st[i].id && !strcmp(s->st[i].desc, desc))
+			return s->st[i].id;
+	return 0;
+}
+
+int mtp_store_remove(struct mtp_store *s, uint32_t id)
+{
+	struct mtp_storage *st = mtp_store_find(s, id);
+	struct mtp_upload *up, *next;
+
+	if (!st)
+		return -ENOENT;
+	/* Uploads into it lose their temporary file and placeholder. */
+	for (up = s->uploads.head; up; up = next) {
+		next = mtp_upload_next(up);
+		if (mtp_upload_storage(up) == id)
+			mtp_store_upload_abort(s, up, false);
+	}
+	mtp_store_changed(s);
+	mtp_handles_forget_storage(s->handles, id);
+	close(st->rootfd);
+	free(st->path);
+	free(st->desc);
+	memset(st, 0, sizeof(*st));
+	s->n_st--;
+	return 0;
 }
 
 int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes)

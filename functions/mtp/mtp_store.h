@@ -81,6 +81,17 @@ void mtp_store_set_max_objs(struct mtp_store *s, uint32_t n);
 int mtp_store_add(struct mtp_store *s, const char *path, const char *desc,
 		  bool readonly, uint32_t *id);
 /*
+ * Take storage id away (-ENOENT when there is none): its uploads in
+ * progress are aborted (temporary file and placeholder removed), and
+ * the handles of its objects die, never to name another object (see
+ * mtp_store_set_max_objs). Its id is never given again by this store:
+ * ids count every storage added (-ENOSPC after 65534 of them).
+ * Whoever holds one of its uploads must drop it first.
+ */
+int mtp_store_remove(struct mtp_store *s, uint32_t id);
+/* The id of the storage described desc, or 0. */
+uint32_t mtp_store_find_desc(const struct mtp_store *s, const char *desc);
+/*
  * Writes to storage id must leave bytes free and inodes unused (0 and 0
  * by default). Every creation counts (mtp_fs_room): a folder, an empty
  * file, each object of a copied tree, an upload's temporary file.
@@ -89,6 +100,7 @@ int mtp_store_set_reserve(struct mtp_store *s, uint32_t id, uint64_t bytes);
 int mtp_store_set_reserve_inodes(struct mtp_store *s, uint32_t id,
 				 uint64_t inodes);
 unsigned mtp_store_count(const struct mtp_store *s);
+/* The i-th storage's id, in the order they were added (0 beyond). */
 uint32_t mtp_store_id(const struct mtp_store *s, unsigned i);
 /* -ENOENT for an unknown storage id. */
 int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
@@ -178,6 +190,8 @@ int mtp_store_copy_begin(struct mtp_store *s, uint32_t handle,
 			 struct mtp_store_copy **c);
 int mtp_store_copy_step(struct mtp_store *s, struct mtp_store_copy *c,
 			uint32_t *copy);
+/* The storage a copy in progress writes into. */
+uint32_t mtp_store_copy_storage(const struct mtp_store_copy *c);
 /* Give up a copy in progress (NULL is fine): what it made goes. */
 void mtp_store_copy_abort(struct mtp_store *s, struct mtp_store_copy *c);
 /* The whole copy at once, as above. */

@@ -96,3 +96,8 @@ int mtp_store_copy(struct mtp_store *s, uint32_t handle, uint32_t storage,
 		;
 	return rc;
 }
+
+uint32_t mtp_store_copy_storage(const struct mtp_store_copy *c)
+{
+	return c->storage;
+}

@@ -32,8 +32,11 @@
 
 struct mtp_store {
 	const char *name; /* what its log lines start with */
+	/* A free slot has id 0. Slots never move: walks and uploads hold
+	 * pointers to theirs. */
 	struct mtp_storage st[MTP_STORE_MAX];
-	unsigned n_st;
+	unsigned n_st;	    /* slots in use */
+	uint32_t next_phys; /* the next storage id's physical number */
 	struct mtp_handles *handles;
 	struct mtp_walk *walk;		/* the folder kept for stats */
 	struct mtp_upload_list uploads; /* in progress */

@@ -237,3 +237,13 @@ void mtp_upload_abort(struct mtp_upload *up, bool keep_new)
 {
 	mtp_upload_free(up, !keep_new);
 }
+
+uint32_t mtp_upload_storage(const struct mtp_upload *up)
+{
+	return up->st->id;
+}
+
+struct mtp_upload *mtp_upload_next(const struct mtp_upload *up)
+{
+	return up->next;
+}

@@ -65,6 +65,9 @@ int mtp_upload_commit(struct mtp_upload *up);
 /* Give up an upload: the temporary file goes; a new object's empty
  * placeholder stays when keep_new (the host may have meant it empty). */
 void mtp_upload_abort(struct mtp_upload *up, bool keep_new);
+/* The storage id of up's target, and the next upload of its list. */
+uint32_t mtp_upload_storage(const struct mtp_upload *up);
+struct mtp_upload *mtp_upload_next(const struct mtp_upload *up);
 /* True when name is the temporary file of an upload in progress. */
 bool mtp_upload_owns(const struct mtp_upload_list *l, const char *name);
 

@@ -12,7 +12,7 @@ mtp_OPS := functions/mtp/mtp_ops.c functions/mtp/mtp_ops_object.c functions/mtp/
 # the ptp plugin (functions/ptp/plugin.mk) its own.
 mtp_CORE := functions/mtp/mtp.c functions/mtp/mtp_container.c functions/mtp/mtp_buf.c functions/mtp/mtp_rd.c \
 	functions/mtp/mtp_dataset.c $(mtp_OPS) functions/mtp/mtp_edit.c functions/mtp/mtp_proplist.c \
-	$(mtp_STORE) functions/mtp/mtp_fs.c functions/mtp/mtp_events.c \
+	$(mtp_STORE) functions/mtp/mtp_fs.c functions/mtp/mtp_events.c functions/mtp/mtp_hotplug.c \
 	functions/mtp/mtp_prep.c
 mtp_SRCS := $(mtp_META) functions/mtp/mtp_plugin.c $(mtp_CORE) common/fsutil.c
 mtp_LIBS :=

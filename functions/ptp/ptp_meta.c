@@ -24,6 +24,7 @@ static const struct optdesc ptp_meta_options[] = {
 
 static const struct plugin_command ptp_meta_commands[] = {
 	MTP_META_STATS_COMMAND,
+	MTP_META_STORAGE_COMMAND,
 	{ 0 }
 };
 

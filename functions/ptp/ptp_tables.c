@@ -34,6 +34,8 @@ static const uint16_t ptp_tables_events[] = {
     MTP_EV_OBJECT_REMOVED,
     MTP_EV_STORE_FULL,
     MTP_EV_OBJECT_INFO_CHANGED,
+    MTP_EV_STORE_ADDED,
+    MTP_EV_STORE_REMOVED,
 };
 
 /*
