@@ -96,7 +96,7 @@ static int mtp_hotplug_parse_add(int argc, char **argv, const char *under,
 	if (under && (strncmp(req->path, under, ul) || req->path[ul] != '/')) {
 		snprintf(why, size, "storage add: %.200s is not under %.200s "
 			 "(option storage_add_under)", req->path, under);
-		return -EACCES;
+		return -EINVAL;
 	}
 	if (!req->name)
 		req->name = strrchr(req->path, '/') + 1;

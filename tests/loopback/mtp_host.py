@@ -20,6 +20,9 @@
   mtp_host.py sendeach STORAGE LOCAL NAME...
                                      send LOCAL under each NAME in turn
   mtp_host.py events N               read up to N events until ObjectAdded
+  mtp_host.py storeevents N          read N events, whatever they are,
+                                     printing each ("event 1 param ID" is
+                                     StoreAdded, 2 StoreRemoved)
   mtp_host.py find NAME              print "id ID size SIZE mtime T" of NAME
                                      (64-bit size, as libmtp reads it)
   mtp_host.py getpart ID OFFSET LEN OUT
@@ -195,6 +198,19 @@ def events(dev, args):
     return False
 
 
+def storeevents(dev, args):
+    # Blocks in libmtp until an event comes: run this under timeout(1).
+    ev, param = ctypes.c_int(0), ctypes.c_uint32(0)
+    print("listening")
+    sys.stdout.flush()
+    for _ in range(int(args[0])):
+        if mtp.LIBMTP_Read_Event(dev, ctypes.byref(ev), ctypes.byref(param)) != 0:
+            return False
+        print("event %d param 0x%08x" % (ev.value, param.value))
+        sys.stdout.flush()
+    return True
+
+
 def find(dev, args):
     none = ctypes.cast(None, Progress)
     f = mtp.LIBMTP_Get_Filelisting_With_Callback(dev, none, None)
@@ -289,7 +305,7 @@ def main():
     cmds = {"rename": (rename, 2), "send": (send, 3), "sendsize": (sendsize, 4),
             "sendcancel": (sendcancel, 4), "sendrun": (sendrun, 5),
             "getall": (getall, 1), "get": (get, -2), "sendeach": (sendeach, -3),
-            "events": (events, 1), "find": (find, 1), "getpart": (getpart, 4),
+            "events": (events, 1), "storeevents": (storeevents, 1), "find": (find, 1), "getpart": (getpart, 4),
             "sendpart": (sendpart, 3), "truncate": (truncate, 2),
             "mkdir": (mkdir, 2), "copy": (copy, 3)}
     # A negative count: at least that many arguments.

@@ -19,6 +19,12 @@ test_mtp_handles_LIBS :=
 # functions/mtp/mtp_names.c alone: the handle table's names.
 test_mtp_names_SRCS := tests/unit/test_mtp_names.c functions/mtp/mtp_names.c
 test_mtp_names_LIBS :=
+# functions/mtp/mtp_hotplug.c alone: the storage command's parsing and
+# mountinfo (the store only for its symbols; nothing is shown).
+UNIT_TESTS += test_mtp_hotplug
+test_mtp_hotplug_SRCS := tests/unit/test_mtp_hotplug.c functions/mtp/mtp_hotplug.c \
+	$(mtp_STORE) functions/mtp/mtp_fs.c common/loop.c common/log.c
+test_mtp_hotplug_LIBS :=
 # functions/mtp/mtp_prep.c alone, in a temporary folder (as root: the
 # storage goes to another user).
 test_mtp_prep_SRCS := tests/unit/test_mtp_prep.c functions/mtp/mtp_prep.c common/log.c common/fsutil.c

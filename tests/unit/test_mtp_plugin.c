@@ -1269,6 +1269,131 @@ static void test_command_op(void **state)
 			 -EINVAL);
 }
 
+/* The last event on the interrupt endpoint: its code (0: none), and
+ * *param its parameter. */
+static uint16_t last_event(uint32_t *param)
+{
+	for (unsigned i = fake_mtp_n_xfers(); i-- > 0;) {
+		const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
+		const uint8_t *p = fake_mtp_data() + x->off;
+
+		if (x->ep != MTP_EP_EVENT)
+			continue;
+		if (x->len < 16 || le16(p + 4) != MTP_TYPE_EVENT)
+			return 0;
+		*param = le32(p + 12);
+		return le16(p + 6);
+	}
+	return 0;
+}
+
+static unsigned tmp_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, MTP_FS_TMP_PREFIX,
+			      strlen(MTP_FS_TMP_PREFIX));
+	closedir(d);
+	return n;
+}
+
+/* GetStorageIDs: the ids, in order, into ids; their count. */
+static uint32_t storage_ids(struct fx *f, uint32_t *ids, uint32_t max)
+{
+	uint8_t *p;
+	size_t n;
+	uint32_t count;
+
+	cmd(f, MTP_OP_GET_STORAGE_IDS, 0);
+	assert_int_equal(in_phase(f, &p, &n), MTP_RC_OK);
+	assert_true(n >= 4);
+	count = le32(p);
+	assert_true(count <= max && n == 4 + 4 * (size_t)count);
+	for (uint32_t i = 0; i < count; i++)
+		ids[i] = le32(p + 4 + 4 * i);
+	free(p);
+	return count;
+}
+
+/* A storage removed during an upload into it (issue 43): StoreRemoved on
+ * the interrupt endpoint, the rest of the data swallowed, then
+ * Store_Not_Available, and no partial or temporary file; its handles are
+ * dead, and a storage added again gets an id never given. */
+static void test_storage_removed_mid_upload(void **state)
+{
+	struct fx *f = *state;
+	uint8_t first[MTP_HDR_LEN + 1000] = {0}, rest[2000] = {0};
+	char reply[256];
+	char *rm[] = {"storage", "remove", "0x00010001"};
+	char *add[] = {"storage", "add", f->s0, "--name", "Again"};
+	char *rm_name[] = {"storage", "remove", "Again"};
+	char *list[] = {"storage", "list"};
+	uint32_t h, tid, param, ids[8];
+
+	open_session(f);
+	assert_int_equal(send_info(f, 0x10001, "half.bin", MTP_FMT_UNDEFINED,
+				   3000, &h),
+			 MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(first, MTP_HDR_LEN + 3000, MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, first, sizeof(first));
+	assert_int_equal(fake_mtp_n_xfers(), 0);
+	assert_int_equal(tmp_in(f->s0), 1);
+	assert_int_equal(ops->command(f->priv, 3, rm, reply, sizeof(reply)), 0);
+	assert_string_equal(reply, "storage 0x00010001 removed");
+	assert_int_equal(last_event(&param), MTP_EV_STORE_REMOVED);
+	assert_int_equal(param, 0x10001);
+	assert_int_equal(tmp_in(f->s0), 0);
+	assert_int_equal(access(in_s0(f, "half.bin"), F_OK), -1);
+	fake_mtp_clear();
+	ops->rx(f->priv, MTP_EP_OUT, rest, sizeof(rest));
+	assert_int_equal(resp(NULL), MTP_RC_STORE_NOT_AVAILABLE);
+	assert_int_equal(tmp_in(f->s0), 0);
+	assert_int_equal(access(in_s0(f, "half.bin"), F_OK), -1);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_INFO, 1, h);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x10001);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_STORAGE_ID);
+	fake_mtp_clear();
+	assert_int_equal(storage_ids(f, ids, 8), 1);
+	assert_int_equal(ids[0], 0x20001);
+	/* SendObjectInfo into the storage that went. */
+	assert_int_equal(send_info(f, 0x10001, "late.bin", MTP_FMT_UNDEFINED,
+				   10, NULL),
+			 MTP_RC_INVALID_STORAGE_ID);
+	/* The same folder again: a new id, with StoreAdded. */
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)),
+			 0);
+	assert_string_equal(reply, "storage 0x00030001 \"Again\" added");
+	assert_int_equal(last_event(&param), MTP_EV_STORE_ADDED);
+	assert_int_equal(param, 0x30001);
+	fake_mtp_clear();
+	assert_int_equal(storage_ids(f, ids, 8), 2);
+	assert_int_equal(ids[0], 0x20001);
+	assert_int_equal(ids[1], 0x30001);
+	assert_int_equal(ops->command(f->priv, 2, list, reply, sizeof(reply)),
+			 0);
+	assert_non_null(strstr(reply, "0x00030001 rw "));
+	assert_non_null(strstr(reply, "\"Again\""));
+	/* A name given twice is refused; remove by name; then it is gone. */
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)),
+			 -EEXIST);
+	assert_int_equal(ops->command(f->priv, 3, rm_name, reply,
+				      sizeof(reply)),
+			 0);
+	assert_int_equal(ops->command(f->priv, 3, rm_name, reply,
+				      sizeof(reply)),
+			 -ENOENT);
+	assert_int_equal(storage_ids(f, ids, 8), 1);
+}
+
 /* The bytes of a file, or NULL; *n gets its size. */
 static uint8_t *slurp(const char *path, size_t *n)
 {
@@ -2181,6 +2306,7 @@ int main(void)
 	    T(test_send_object_prop_list),
 	    T(test_listing_and_tree_ops),
 	    T(test_command_op),
+	    T(test_storage_removed_mid_upload),
 	    T(test_overwrite_cancelled),
 	    T(test_size_mismatch),
 	    T(test_reserve_option),

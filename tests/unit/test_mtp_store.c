@@ -953,6 +953,63 @@ static void test_tmp_cleanup(void **state)
 	assert_int_equal(tmp_files(p), 0);
 }
 
+/* A storage taken away at run time (issue 43): its upload in progress
+ * leaves nothing, its handles die for good, and no id is given twice. */
+static void test_remove_storage(void **state)
+{
+	struct fixture *f = *state;
+	struct mtp_upload *up;
+	struct mtp_obj_stat st;
+	uint32_t a, dir, h, id, seen[40], as[40];
+	char p[256];
+
+	a = find(f, f->id0, MTP_STORE_ROOT, "a.txt");
+	dir = find(f, f->id0, MTP_STORE_ROOT, "dir");
+	assert_true(a && dir);
+	assert_int_equal(
+	    mtp_store_upload_begin(f->st, f->id0, dir, "up.bin", 10, &h, &up), 0);
+	assert_int_equal(mtp_upload_write(up, "12345", 5), 0);
+	snprintf(p, sizeof(p), "%s/dir", f->s0);
+	assert_int_equal(tmp_files(p), 1);
+	assert_int_equal(mtp_store_remove(f->st, f->id0), 0);
+	/* The half upload and its placeholder are gone. */
+	assert_int_equal(tmp_files(p), 0);
+	assert_int_equal(access(strcat(p, "/up.bin"), F_OK), -1);
+	assert_int_equal(mtp_store_count(f->st), 1);
+	assert_int_equal(mtp_store_id(f->st, 0), f->id1);
+	assert_int_equal(mtp_store_id(f->st, 1), 0);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), -ENOENT);
+	assert_int_equal(mtp_store_stat(f->st, h, &st), -ENOENT);
+	assert_int_equal(mtp_store_remove(f->st, f->id0), -ENOENT);
+	assert_int_equal(mtp_store_find_desc(f->st, "Main"), 0);
+	/* The same folder again: a new id, new handles for the same names. */
+	assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false, &id), 0);
+	assert_true(id != f->id0 && id != f->id1);
+	assert_int_equal(mtp_store_find_desc(f->st, "Main"), id);
+	assert_int_equal(mtp_store_id(f->st, 1), id);
+	assert_true(find(f, id, MTP_STORE_ROOT, "a.txt") != a);
+	assert_true(find(f, id, MTP_STORE_ROOT, "dir") != dir);
+	assert_int_equal(mtp_store_stat(f->st, a, &st), -ENOENT);
+	/* Added and removed over and over: every id is new, and the
+	 * handles of one round are never another's. */
+	seen[0] = f->id0;
+	seen[1] = f->id1;
+	seen[2] = id;
+	as[2] = a;
+	for (unsigned i = 3; i < 40; i++) {
+		assert_int_equal(mtp_store_remove(f->st, seen[i - 1]), 0);
+		assert_int_equal(mtp_store_add(f->st, f->s0, "Main", false,
+					       &seen[i]), 0);
+		for (unsigned k = 0; k < i; k++)
+			assert_true(seen[k] != seen[i]);
+		as[i] = find(f, seen[i], MTP_STORE_ROOT, "a.txt");
+		assert_true(as[i] != 0);
+		for (unsigned k = 2; k < i; k++)
+			assert_true(as[k] != as[i]);
+	}
+	assert_int_equal(mtp_store_count(f->st), 2);
+}
+
 /* mtp_store_edit_open: read-write, in place, confined like reads. */
 static void test_edit_open(void **state)
 {
@@ -1028,6 +1085,8 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_tmp_cleanup, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_edit_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_remove_storage, setup,
+					    teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
