@@ -12,6 +12,7 @@
 
 struct mtp_edit_slot {
 	uint32_t handle; /* 0: free */
+	uint32_t storage;
 	int fd;
 	uint64_t reserve;
 };
@@ -24,6 +25,7 @@ struct mtp_edit {
 	uint64_t w_pos;
 	uint32_t w_left;
 	uint32_t w_done;
+	bool w_gone; /* its storage went (mtp_edit_end_storage) */
 };
 
 struct mtp_edit *mtp_edit_new(struct mtp_store *store)
@@ -61,6 +63,7 @@ bool mtp_edit_active(const struct mtp_edit *e, uint32_t handle)
 int mtp_edit_begin(struct mtp_edit *e, uint32_t handle)
 {
 	struct mtp_edit_slot *free_slot = NULL;
+	struct mtp_obj_stat st;
 	int rc;
 
 	if (mtp_edit_find(e, handle))
@@ -74,7 +77,14 @@ int mtp_edit_begin(struct mtp_edit *e, uint32_t handle)
 				 &free_slot->reserve);
 	if (rc < 0)
 		return rc;
+	/* Its storage, for mtp_edit_end_storage(). */
+	rc = mtp_store_stat(e->store, handle, &st);
+	if (rc < 0) {
+		close(free_slot->fd);
+		return rc;
+	}
 	free_slot->handle = handle;
+	free_slot->storage = st.storage;
 	return 0;
 }
 
@@ -110,6 +120,19 @@ void mtp_edit_end_all(struct mtp_edit *e)
 		if (e->slots[i].handle)
 			mtp_edit_close(e, &e->slots[i]);
 	e->w = NULL;
+}
+
+void mtp_edit_end_storage(struct mtp_edit *e, uint32_t storage)
+{
+	for (unsigned i = 0; i < MTP_EDIT_MAX; i++) {
+		struct mtp_edit_slot *s = &e->slots[i];
+
+		if (!s->handle || s->storage != storage)
+			continue;
+		if (e->w == s)
+			e->w_gone = true;
+		mtp_edit_close(e, s);
+	}
 }
 
 /* The file's size now: the board may have changed it meanwhile. */
@@ -184,6 +207,7 @@ int mtp_edit_write_begin(struct mtp_edit *e, uint32_t handle, uint64_t offset,
 	e->w_pos = offset;
 	e->w_left = length;
 	e->w_done = 0;
+	e->w_gone = false;
 	return 0;
 }
 
@@ -194,7 +218,7 @@ int mtp_edit_write(struct mtp_edit *e, const void *data, size_t n)
 	int rc;
 
 	if (!e->w)
-		return -EBADF;
+		return e->w_gone ? -ENODEV : -EBADF;
 	if (n > e->w_left)
 		return -EFBIG;
 	/* Checked again for each piece: the board may fill the disk. */
@@ -222,6 +246,9 @@ int mtp_edit_write(struct mtp_edit *e, const void *data, size_t n)
 int mtp_edit_write_end(struct mtp_edit *e, int status, uint32_t *written)
 {
 	*written = e->w ? e->w_done : 0;
+	if (e->w_gone)
+		status = -ENODEV;
+	e->w_gone = false;
 	if (status == 0 && !e->w)
 		status = -EBADF;
 	if (status == 0 && e->w_left)

@@ -48,6 +48,10 @@ int mtp_edit_end(struct mtp_edit *e, uint32_t handle);
  * Android commits open edits when the host goes away. */
 void mtp_edit_end_all(struct mtp_edit *e);
 bool mtp_edit_active(const struct mtp_edit *e, uint32_t handle);
+/* Storage goes away: close its edits, keeping what was written (as at
+ * the end of a session); a SendPartialObject into one of them then
+ * fails with -ENODEV, as does mtp_edit_write_end(). */
+void mtp_edit_end_storage(struct mtp_edit *e, uint32_t storage);
 
 /* Set the file's size; growth must fit the storage's space. */
 int mtp_edit_truncate(struct mtp_edit *e, uint32_t handle, uint64_t size);

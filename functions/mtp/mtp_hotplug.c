@@ -442,11 +442,13 @@ static void mtp_hotplug_list(struct mtp_hotplug *h, char *reply, size_t size)
 					st.readonly ? "ro" : "rw", st.path,
 					st.description);
 	}
+	/* Followed mount points with nothing mounted, or taken away by
+	 * `storage remove` until their next mount. */
 	for (unsigned i = 0; i < h->n_follow && off < size; i++)
-		if (!h->follow[i].id)
+		if (!mtp_hotplug_exists(h, h->follow[i].id))
 			off += (size_t)snprintf(
 			    reply + off, size - off, "%s- %s %s \"%s\" (not "
-			    "mounted)", off ? "\n" : "",
+			    "shown)", off ? "\n" : "",
 			    h->follow[i].spec.readonly ? "ro" : "rw",
 			    h->follow[i].path, h->follow[i].desc);
 	if (!off)

@@ -489,4 +489,7 @@ void mtp_ops_object_storage_gone(struct mtp_ops *o, uint32_t storage)
 		mtp_ops_object_step_abort(o);
 		o->gone = true;
 	}
+	/* Android's in-place edits keep what they wrote, as at the end of
+	 * a session. */
+	mtp_edit_end_storage(o->edit, storage);
 }

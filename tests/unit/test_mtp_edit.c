@@ -211,6 +211,28 @@ static void test_space(void **state)
 	assert_string_equal(slurp(f, "a.txt"), "HELLO world");
 }
 
+/* The storage goes mid-write: what came stays, the rest fails with
+ * -ENODEV (Store_Not_Available), and the edit is closed. */
+static void test_storage_gone(void **state)
+{
+	struct fx *f = *state;
+	uint32_t h = handle(f, "a.txt"), n = 99;
+
+	assert_int_equal(mtp_edit_begin(f->e, h), 0);
+	assert_int_equal(mtp_edit_write_begin(f->e, h, 0, 5), 0);
+	assert_int_equal(mtp_edit_write(f->e, "HE", 2), 0);
+	mtp_edit_end_storage(f->e, f->sid + 1); /* another: nothing */
+	assert_true(mtp_edit_active(f->e, h));
+	mtp_edit_end_storage(f->e, f->sid);
+	assert_false(mtp_edit_active(f->e, h));
+	assert_int_equal(mtp_edit_write(f->e, "LLO", 3), -ENODEV);
+	assert_int_equal(mtp_edit_write_end(f->e, -ENODEV, &n), -ENODEV);
+	assert_int_equal(n, 0);
+	assert_string_equal(slurp(f, "a.txt"), "HEllo world");
+	/* The next write has no edit: the usual -EBADF. */
+	assert_int_equal(mtp_edit_write(f->e, "x", 1), -EBADF);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -219,6 +241,7 @@ int main(void)
 	    T(test_bounds),
 	    T(test_table),
 	    T(test_space),
+	    T(test_storage_gone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
