@@ -523,6 +523,47 @@ static void test_get_object_paced(void **state)
 	free(file);
 }
 
+/* A storage removed while a file of it is being read: the data phase
+ * keeps its announced length (zeros after the removal), then
+ * Store_Not_Available. */
+static void test_storage_removed_mid_read(void **state)
+{
+	struct fx *f = *state;
+	size_t size = 3 * 1024 * 1024 + 100, total = 0;
+	char reply[128];
+	char *rm[] = {"storage", "remove", "0x00010001"};
+	unsigned rounds = 0;
+	uint16_t code = 0;
+	uint32_t h;
+
+	write_file(in_s0(f, "big.bin"), size);
+	open_session(f);
+	h = handle_of(f, "big.bin");
+	cmd(f, MTP_OP_GET_OBJECT, 1, h);
+	assert_int_equal(resp(NULL), 0); /* paced: not done yet */
+	for (unsigned i = 0; i < fake_mtp_n_xfers(); i++)
+		total += fake_mtp_xfer(i)->len;
+	fake_mtp_clear();
+	assert_int_equal(ops->command(f->priv, 3, rm, reply, sizeof(reply)), 0);
+	while (!code && rounds++ < 100) {
+		ops->tx_drained(f->priv, MTP_EP_IN);
+		for (unsigned i = 0; i < fake_mtp_n_xfers(); i++) {
+			const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
+
+			if (x->ep != MTP_EP_IN)
+				continue;
+			if (total == size + MTP_HDR_LEN && x->len) {
+				code = resp(NULL);
+				break;
+			}
+			total += x->len;
+		}
+		fake_mtp_clear();
+	}
+	assert_int_equal(total, size + MTP_HDR_LEN);
+	assert_int_equal(code, MTP_RC_STORE_NOT_AVAILABLE);
+}
+
 static void test_class_requests(void **state)
 {
 	struct fx *f = *state;
@@ -2307,6 +2348,7 @@ int main(void)
 	    T(test_listing_and_tree_ops),
 	    T(test_command_op),
 	    T(test_storage_removed_mid_upload),
+	    T(test_storage_removed_mid_read),
 	    T(test_overwrite_cancelled),
 	    T(test_size_mismatch),
 	    T(test_reserve_option),
