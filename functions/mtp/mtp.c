@@ -774,6 +774,7 @@ static int mtp_storage_spec(struct mtp *m, unsigned i,
 static int mtp_start_hotplug(struct mtp *m)
 {
 	const char *under = plugin_option(m->p, "storage_add_under");
+	bool writable = true;
 
 	if (under && !mtp_hotplug_path_ok(under)) {
 		log_warnx("%s: option storage_add_under: %s: give an absolute "
@@ -781,9 +782,15 @@ static int mtp_start_hotplug(struct mtp *m)
 			  m->flavour->name, under);
 		return -EINVAL;
 	}
+	/* PTP serves every storage read-only unless `writable`. */
+	if (m->flavour->ptp && plugin_option_bool(m->p, "writable", &writable))
+		return -EINVAL;
 	m->hotplug = mtp_hotplug_new(m->flavour->name, plugin_loop(m->p),
 				     m->store, under, &mtp_storage_ops, m);
-	return m->hotplug ? 0 : -ENOMEM;
+	if (!m->hotplug)
+		return -ENOMEM;
+	mtp_hotplug_set_readonly(m->hotplug, !writable);
+	return 0;
 }
 
 static int mtp_add_storages(struct mtp *m)

@@ -30,6 +30,7 @@ struct mtp_hotplug {
 	struct loop *loop;
 	struct mtp_store *store;
 	const char *under;
+	bool readonly; /* storage add serves read-only whatever it is told */
 	const struct mtp_hotplug_ops *ops;
 	void *data;
 	struct loop_watch *watch; /* on /proc/self/mountinfo */
@@ -152,6 +153,11 @@ struct mtp_hotplug *mtp_hotplug_new(const char *name, struct loop *l,
 	h->ops = ops;
 	h->data = data;
 	return h;
+}
+
+void mtp_hotplug_set_readonly(struct mtp_hotplug *h, bool readonly)
+{
+	h->readonly = readonly;
 }
 
 void mtp_hotplug_free(struct mtp_hotplug *h)
@@ -378,7 +384,7 @@ static int mtp_hotplug_add(struct mtp_hotplug *h,
 	struct mtp_hotplug_spec spec = {
 	    .path = req->path,
 	    .desc = req->name,
-	    .readonly = req->readonly,
+	    .readonly = req->readonly || h->readonly,
 	    .reserve_inodes = MTP_HOTPLUG_RESERVE_INODES,
 	};
 	uint32_t id;

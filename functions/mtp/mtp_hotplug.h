@@ -87,6 +87,9 @@ struct mtp_hotplug *mtp_hotplug_new(const char *name, struct loop *l,
 				    const struct mtp_hotplug_ops *ops,
 				    void *data);
 void mtp_hotplug_free(struct mtp_hotplug *h);
+/* Serve every storage `storage add` makes read-only, --ro or not (PTP
+ * without `writable`). */
+void mtp_hotplug_set_readonly(struct mtp_hotplug *h, bool readonly);
 
 /*
  * Follow spec->path (its strings copied): shown while a file system is

@@ -380,6 +380,33 @@ static void test_writable(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 }
 
+/* `ptp storage add` serves read-only, --ro or not, unless `writable`. */
+static void test_storage_add_readonly(void **state)
+{
+	struct fx *f = *state;
+	char reply[256], path[160];
+	char *add[] = {"storage", "add", path, "--name", "More"};
+	char *list[] = {"storage", "list"};
+
+	snprintf(path, sizeof(path), "%s/100CANON", f->root);
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)), 0);
+	assert_int_equal(ops->command(f->priv, 2, list, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "0x00020001 ro "));
+}
+
+static void test_storage_add_writable(void **state)
+{
+	struct fx *f = *state;
+	char reply[256], path[160];
+	char *add[] = {"storage", "add", path, "--name", "More"};
+	char *list[] = {"storage", "list"};
+
+	snprintf(path, sizeof(path), "%s/100CANON", f->root);
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)), 0);
+	assert_int_equal(ops->command(f->priv, 2, list, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "0x00020001 rw "));
+}
+
 static char logged[256];
 
 static void tap_keep(enum log_level level, const char *msg)
@@ -449,6 +476,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_get_thumb, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_readonly_default, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_writable, setup_rw, teardown),
+	    cmocka_unit_test_setup_teardown(test_storage_add_readonly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_storage_add_writable, setup_rw, teardown),
 	    cmocka_unit_test(test_thumb_parse),
 	    cmocka_unit_test(test_log_prefix),
 	};
