@@ -25,7 +25,7 @@ gadgetctl()
 	# What gadgetctl answers itself: the commands of a built-in plugin
 	# and of an out-of-tree one (example) that the worker describes.
 	"list --commands adb") printf 'keys\t\nallow\tFINGERPRINT\n' ;;
-	"list --commands mtp") printf 'stats\t\n' ;;
+	"list --commands mtp") printf 'stats\t\nstorage\tadd PATH [--name NAME] [--ro] | remove NAME|ID | list\n' ;;
 	"list --commands accessory") printf 'revert\t\n' ;;
 	"list --commands example") printf 'hello\t\nstats\t\n' ;;
 	"list --commands -") return 5 ;;
@@ -75,7 +75,7 @@ expect "gadgetctl monitor --j" "--json"
 expect "gadgetctl wait " "--help --timeout"
 expect "gadgetctl wait --timeout " ""
 expect "gadgetctl adb " "allow keys"
-expect "gadgetctl mtp " "stats"
+expect "gadgetctl mtp " "stats storage"
 expect "gadgetctl aoa r" "revert"
 expect "gadgetctl ncm " ""
 expect "gadgetctl ex " "hello stats"
