@@ -36,6 +36,7 @@ enum ctl_type {
 	 * up). */
 	CTL_WAIT = 8,
 	CTL_STORAGE = 9,   /* "insert"|"eject"|"status", then options (storage.h) */
+	CTL_WAKEUP = 10,   /* no arguments: wake the suspended host */
 	CTL_REPLY = 128,
 	CTL_EVENT = 129,   /* see struct ctl_event */
 };

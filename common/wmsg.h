@@ -62,6 +62,14 @@ enum worker_msg {
 	 * one line a command and answers with WORKER_KEY_DONE.
 	 */
 	WORKER_KEY = 11,
+	/* u32 1: the host suspended the bus (FUNCTIONFS_SUSPEND), 0: it
+	 * resumed it. gadgetd shows it and ends a `gadgetctl wakeup`. */
+	WORKER_BUS = 12,
+	/* No payload: wake the suspended host (plugin_wakeup(): a HID
+	 * report waits). The worker cannot write the UDC's srp file itself
+	 * (its sandbox); gadgetd checks the set's remote_wakeup and the bus
+	 * and answers with WORKER_WAKEUP_DONE. */
+	WORKER_WAKEUP = 13,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
@@ -77,6 +85,9 @@ enum worker_msg {
 	/* u32 id, i32 rc: what became of the WORKER_KEY of command id (0:
 	 * the line is on disk, or -errno). */
 	WORKER_KEY_DONE = 67,
+	/* u32: an i32 0 (the UDC was told to signal remote wakeup) or
+	 * -errno (why not: gadgetd(8)), the answer to WORKER_WAKEUP. */
+	WORKER_WAKEUP_DONE = 68,
 };
 
 /* Most fds one WORKER_LISTEN carries. */

@@ -10,7 +10,7 @@ CONSOLE_SRCS := gadgetd/console/console_system.c \
 # The gadget module, one file per job (gadgetd/gadget/gadget_int.h lists them).
 GADGET_SRCS := gadgetd/gadget/gadget.c gadgetd/gadget/txn.c gadgetd/gadget/boot.c gadgetd/gadget/pending.c \
 	gadgetd/gadget/gadget_queue.c gadgetd/gadget/gadget_restart.c gadgetd/gadget/gadget_command.c \
-	gadgetd/gadget/gadget_list.c gadgetd/gadget/gadget_status.c gadgetd/model/status.c \
+	gadgetd/gadget/gadget_list.c gadgetd/gadget/gadget_status.c gadgetd/gadget/gadget_wakeup.c gadgetd/model/status.c \
 	gadgetd/gadget/netsvc.c gadgetd/console/console.c gadgetd/model/event.c gadgetd/gadget/gadget_storage.c gadgetd/storage/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) $(CONSOLE_SRCS) gadgetd/gadget/composer.c \
 	gadgetd/net/usblink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \

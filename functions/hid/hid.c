@@ -16,9 +16,14 @@
  * completed in the queue, so that a host that polls again gets whole
  * characters.
  *
- * Remote wakeup: Linux 6.1's FunctionFS offers a function no way to
- * signal it (nor does its f_hid), so a suspended host is not woken; the
- * command says so.
+ * Remote wakeup: a command that finds the bus suspended asks gadgetd
+ * to wake the host (plugin_wakeup(): the UDC's srp file, which the
+ * sandbox keeps from the worker) and sends its first report once the bus
+ * resumes, so that nothing is lost or sent twice; one that the host
+ * suspends mid-way asks too, its report in flight arriving once the host
+ * polls again. Where the host does not resume within HID_WAKE_MS (it did
+ * not enable remote wakeup) or gadgetd refuses (the profile's
+ * remote_wakeup), the command ends and says why.
  */
 #include "hid_cmd.h"
 #include "hid_desc.h"
@@ -38,6 +43,9 @@
 #define HID_POLL_MS 1000
 /* A command's time: under gadgetd's 5 s command timeout. */
 #define HID_JOB_MS 4000
+/* How long a host has to resume the bus after a remote wakeup: USB 2.0
+ * gives it 20 ms of resume signalling and 10 ms of recovery. */
+#define HID_WAKE_MS 1000
 /* bInterval at high speed: 2^(4-1) microframes, 1 ms. */
 #define HID_INTERVAL_HS 4
 
@@ -60,6 +68,7 @@ struct hid {
 	uint8_t idle;
 	bool enabled;
 	bool suspended;
+	bool waking;             /* a remote wakeup asked for, no resume yet */
 	uint8_t last[HID_DESC_REPORT_MAX]; /* the last report the host took */
 	size_t last_len;
 
@@ -90,6 +99,7 @@ static void hid_job_end(struct hid *h, int rc, const char *why)
 	h->timer = NULL;
 	h->active = false;
 	h->inflight = false;
+	h->waking = false;
 	hid_cmd_job_finish(&h->job);
 	plugin_command_reply(h->p, rc, reply);
 }
@@ -117,6 +127,9 @@ static void hid_job_stop(struct hid *h, const char *why)
 	hid_job_end(h, -ETIMEDOUT, text);
 }
 
+#define HID_NOT_WOKEN "the host suspended the bus and did not resume it " \
+	"after a remote wakeup (it has not enabled remote wakeup for the device)"
+
 static void hid_job_timeout(struct loop_watch *w, void *data)
 {
 	struct hid *h = data;
@@ -124,11 +137,20 @@ static void hid_job_timeout(struct loop_watch *w, void *data)
 	h->timer = NULL;
 	loop_watch_remove(w);
 	if (h->active && h->inflight)
-		hid_job_stop(h, h->suspended ?
-			     "the host suspended the bus (Linux 6.1's FunctionFS "
-			     "cannot wake it: no remote wakeup)" :
+		hid_job_stop(h, h->waking ? HID_NOT_WOKEN :
+			     h->suspended ? "the host suspended the bus" :
 			     "the host took no report for 1 s (is the device open "
 			     "on the host?)");
+	else if (h->active && h->waking)
+		hid_job_end(h, -EHOSTDOWN, HID_NOT_WOKEN "; nothing was sent");
+}
+
+static void hid_timer(struct hid *h, unsigned ms)
+{
+	if (h->timer)
+		loop_timer_rearm(h->timer, ms);
+	else
+		h->timer = loop_add_timer(plugin_loop(h->p), ms, hid_job_timeout, h);
 }
 
 /* Write job.r[next]: 0, or -errno of plugin_write (the caller ends). */
@@ -140,10 +162,40 @@ static int hid_job_send(struct hid *h)
 	if (rc < 0)
 		return rc;
 	h->inflight = true;
-	if (h->timer)
-		loop_timer_rearm(h->timer, HID_POLL_MS);
+	hid_timer(h, HID_POLL_MS);
+	return 0;
+}
+
+/* gadgetd's answer to the wakeup: on 0 the resume (hid_suspend) or the
+ * timer goes on. */
+static void hid_wake_done(void *data, int rc)
+{
+	struct hid *h = data;
+	char why[256];
+
+	if (!h->active || !h->waking || rc == 0)
+		return;
+	h->waking = false;
+	snprintf(why, sizeof(why), "the host suspended the bus and cannot be woken: %s",
+		 rc == -EOPNOTSUPP ? "the configuration does not offer remote wakeup "
+		 "(the profile's remote_wakeup)" : rc == -EAGAIN ?
+		 "the bus is not suspended" : strerror(-rc));
+	if (h->inflight)
+		hid_job_stop(h, why);
 	else
-		h->timer = loop_add_timer(plugin_loop(h->p), HID_POLL_MS, hid_job_timeout, h);
+		hid_job_end(h, -EHOSTDOWN, why);
+}
+
+/* The bus is suspended with a report waiting: wake the host, and give it
+ * HID_WAKE_MS to resume. */
+static int hid_wake(struct hid *h)
+{
+	int r = plugin_wakeup(h->p, hid_wake_done, h);
+
+	if (r < 0 && r != -EBUSY)
+		return r;
+	h->waking = true;
+	hid_timer(h, HID_WAKE_MS);
 	return 0;
 }
 
@@ -187,6 +239,7 @@ static void hid_enable(void *priv)
 
 	h->enabled = true;
 	h->suspended = false;
+	h->waking = false;
 	h->stale = 0;
 	/* A new host starts in report protocol (HID 1.11, 7.2.6). */
 	h->ctx.boot = false;
@@ -210,8 +263,22 @@ static void hid_disable(void *priv)
 static void hid_suspend(void *priv, bool suspended)
 {
 	struct hid *h = priv;
+	bool waited = h->waking;
 
 	h->suspended = suspended;
+	if (!h->active)
+		return;
+	if (suspended) {
+		/* The report in flight waits in the UDC's queue. */
+		if (h->inflight && hid_wake(h) < 0)
+			log_debug("hid: cannot ask for a remote wakeup");
+		return;
+	}
+	h->waking = false;
+	if (h->inflight)
+		hid_timer(h, HID_POLL_MS);
+	else if (waited && hid_job_send(h) < 0)
+		hid_job_end(h, -ENOTCONN, "the host disconnected");
 }
 
 static int hid_command(void *priv, int argc, char **argv, char *reply, size_t size)
@@ -238,6 +305,18 @@ static int hid_command(void *priv, int argc, char **argv, char *reply, size_t si
 	h->next = 0;
 	h->arrived = 0;
 	h->deadline = loop_now_ms() + HID_JOB_MS;
+	if (h->suspended) {
+		r = hid_wake(h);
+		if (r < 0) {
+			snprintf(reply, size, "%s 0 of %u %s: the host suspended the bus and "
+				 "gadgetd could not be asked to wake it: %s", job.verb,
+				 job.units, job.noun, strerror(-r));
+			hid_cmd_job_finish(&h->job);
+			return r;
+		}
+		h->active = true;
+		return PLUGIN_COMMAND_LATER;
+	}
 	if (hid_job_send(h) < 0) {
 		snprintf(reply, size, "%s 0 of %u %s: the host disconnected",
 			 job.verb, job.units, job.noun);

@@ -102,6 +102,21 @@ int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
 	return 0;
 }
 
+int plugin_wakeup(struct plugin *p, plugin_wakeup_fn done, void *data)
+{
+	uint8_t buf[16];
+	int r;
+
+	if (p->wake_done)
+		return -EBUSY;
+	r = worker_send(p, buf, wmsg_build_empty(buf, sizeof(buf), WORKER_WAKEUP));
+	if (r < 0)
+		return r;
+	p->wake_done = done;
+	p->wake_data = data;
+	return 0;
+}
+
 int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 {
 	if (!plugin_ep_in(p, ep) || len > PLUGIN_MAX_XFER)

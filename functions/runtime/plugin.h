@@ -330,6 +330,19 @@ typedef void (*plugin_keys_fn)(void *data, int rc);
 int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
 		       void *data);
 
+/*
+ * Wake the host that suspended the bus (USB remote wakeup), for a report
+ * that waits. The worker's sandbox cannot, so gadgetd does it (the UDC's
+ * srp file), if the set's configuration has remote_wakeup = true and the
+ * bus is suspended. done gets 0 once the UDC was told to: the bus
+ * resumes (ops->suspend(false)) if the host enabled remote wakeup, and
+ * nothing happens otherwise; or -EOPNOTSUPP: the configuration does not
+ * offer it, -EAGAIN: the bus is not suspended, another -errno: the UDC
+ * refused. Returns 0, -EBUSY while one waits, or -errno.
+ */
+typedef void (*plugin_wakeup_fn)(void *data, int rc);
+int plugin_wakeup(struct plugin *p, plugin_wakeup_fn done, void *data);
+
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);
 

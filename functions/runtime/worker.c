@@ -87,11 +87,11 @@ int worker_send_strings(struct plugin *p, uint16_t type,
 						      strs, n));
 }
 
-static void worker_send_host(struct plugin *p, bool on)
+static void worker_send_u32(struct plugin *p, uint16_t type, uint32_t v)
 {
 	uint8_t buf[16];
 
-	worker_send(p, buf, wmsg_build_host(buf, sizeof(buf), on));
+	worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), type, v));
 }
 
 static void worker_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
@@ -131,7 +131,7 @@ static void worker_disable(struct plugin *p)
 		epio_disable(p->epio, i);
 	p->enabled = false;
 	log_info("host disabled the function");
-	worker_send_host(p, false);
+	worker_send_u32(p, WORKER_HOST, 0);
 	if (p->ops->disable)
 		p->ops->disable(p->priv);
 }
@@ -170,7 +170,7 @@ static void worker_enable(struct plugin *p)
 	}
 	p->enabled = true;
 	log_info("host enabled the function (ep1 max packet %d)", mp0);
-	worker_send_host(p, true);
+	worker_send_u32(p, WORKER_HOST, 1);
 	if (p->ops->enable)
 		p->ops->enable(p->priv);
 }
@@ -193,6 +193,7 @@ static void worker_ep0_event(void *data, enum usb_functionfs_event_type type)
 	case FUNCTIONFS_SUSPEND:
 	case FUNCTIONFS_RESUME:
 		log_debug("bus %s", type == FUNCTIONFS_SUSPEND ? "suspended" : "resumed");
+		worker_send_u32(p, WORKER_BUS, type == FUNCTIONFS_SUSPEND);
 		if (p->ops->suspend)
 			p->ops->suspend(p->priv, type == FUNCTIONFS_SUSPEND);
 		return;
@@ -355,6 +356,20 @@ static void worker_key_done(struct plugin *p, const uint8_t *payload,
 	done(p->keys_data, rc);
 }
 
+/* WORKER_WAKEUP_DONE: gadgetd's answer to plugin_wakeup(). */
+static void worker_wake_done(struct plugin *p, const uint8_t *payload, size_t len)
+{
+	plugin_wakeup_fn done = p->wake_done;
+	uint32_t rc;
+
+	if (wmsg_parse_u32(payload, len, &rc) < 0 || !done) {
+		log_warnx("unexpected wakeup answer (%zu bytes) from gadgetd", len);
+		return;
+	}
+	p->wake_done = NULL;
+	done(p->wake_data, (int32_t)rc);
+}
+
 /* The heartbeat: answered here, from the loop, so that only a worker
  * whose loop turns answers it. */
 static void worker_pong(struct plugin *p, const uint8_t *payload, size_t len)
@@ -475,6 +490,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 		worker_pong(p, payload, len);
 	else if (type == WORKER_KEY_DONE)
 		worker_key_done(p, payload, len);
+	else if (type == WORKER_WAKEUP_DONE)
+		worker_wake_done(p, payload, len);
 	else
 		log_warnx("unknown message type %u from gadgetd", type);
 }

@@ -49,6 +49,9 @@ struct plugin {
 	plugin_keys_fn keys_done;
 	void *keys_data;
 	uint32_t keys_id;
+	/* A WORKER_WAKEUP waits for WORKER_WAKEUP_DONE (plugin_wakeup). */
+	plugin_wakeup_fn wake_done;
+	void *wake_data;
 };
 
 /*

@@ -54,6 +54,9 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  "last switch's timing", CTL_STATUS, 0, 1, NULL },
 	{ "reload", "", "re-read the active profile; a bad file changes nothing\n"
 	  "(root or admin_group)", CTL_RELOAD, 0, 0, NULL },
+	{ "wakeup", "", "wake the host that suspended the bus (USB remote wakeup;\n"
+	  "the set needs remote_wakeup = true); exits 0 once the host resumed\n"
+	  "it, else says why", CTL_WAKEUP, 0, 0, NULL },
 	{ "storage", "insert|eject|status [OPTIONS] [FUNCTION] [IMAGE]",
 	  "  insert [--cdrom] [--ro] [--lun N] [FUNCTION] IMAGE\n"
 	  "  eject [--force] [--lun N] [FUNCTION]\n"

@@ -79,6 +79,8 @@ static const char *access_admin_only(const struct request *req,
 	case REQUEST_MONITOR:
 	case REQUEST_WAIT:
 	case REQUEST_UNKNOWN:
+	/* Like a key typed into the host (a plugin's drive command). */
+	case REQUEST_WAKEUP:
 		break;
 	}
 	return NULL; /* status, list, and unknown types the dispatcher refuses */

@@ -256,6 +256,11 @@ static int dbus_method_off(sd_bus_message *m, void *data, sd_bus_error *err)
 	return dbus_method_plain(m, data, err, REQUEST_OFF);
 }
 
+static int dbus_method_wakeup(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	return dbus_method_plain(m, data, err, REQUEST_WAKEUP);
+}
+
 /* The arguments, read one by one: a huge array is refused at the first
  * string past the bound, before anything is kept. */
 static int dbus_command_args(struct dbus_req *q, sd_bus_message *m,
@@ -385,6 +390,8 @@ static const sd_bus_vtable dbus_manager_vtable[] = {
 				 dbus_method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Off", "", , "s", SD_BUS_PARAM(message),
 				 dbus_method_off, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Wakeup", "", , "s", SD_BUS_PARAM(message),
+				 dbus_method_wakeup, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "as", SD_BUS_PARAM(profiles),
 				 dbus_method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("ListSets", "", , "as", SD_BUS_PARAM(sets),
@@ -399,6 +406,8 @@ static const sd_bus_vtable dbus_manager_vtable[] = {
 	DBUS_PROP("Switches", "u", u32, switches),
 	DBUS_PROP("UDC", "s", str, udc),
 	DBUS_PROP("UDCState", "s", str, udc_state),
+	DBUS_PROP("Bus", "s", str, bus),
+	DBUS_PROP("RemoteWakeup", "b", bool, remote_wakeup),
 	DBUS_PROP("Speed", "s", str, speed),
 	SD_BUS_PROPERTY("Functions", "ao", dbus_props_get_functions,
 			offsetof(struct dbus, snap), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),

@@ -101,6 +101,8 @@ static const char *dbus_auth_action(struct dbus_req *q, const struct access_view
 		return "org.gadgetd1.reload";
 	case REQUEST_OFF:
 		return "org.gadgetd1.off";
+	case REQUEST_WAKEUP:
+		return "org.gadgetd1.drive";
 	case REQUEST_COMMAND:
 		switch (access_command_kind(view->plugin, q->req.command)) {
 		case ACCESS_COMMAND_READ:

@@ -72,6 +72,8 @@ struct dbus_snap {
 	char udc[64];
 	char udc_state[64];
 	char speed[64];
+	char bus[16];                    /* status.h's bus ("" not bound) */
+	int remote_wakeup;               /* sd-bus's "b" is an int */
 	unsigned n_functions;
 	struct dbus_function functions[PROFILE_MAX_FUNCTIONS];
 	unsigned n_udcs;
@@ -143,6 +145,9 @@ int dbus_props_get_str(sd_bus *bus, const char *path, const char *iface,
 int dbus_props_get_u32(sd_bus *bus, const char *path, const char *iface,
 		       const char *prop, sd_bus_message *reply, void *data,
 		       sd_bus_error *err);
+int dbus_props_get_bool(sd_bus *bus, const char *path, const char *iface,
+			const char *prop, sd_bus_message *reply, void *data,
+			sd_bus_error *err);
 int dbus_props_get_functions(sd_bus *bus, const char *path, const char *iface,
 			     const char *prop, sd_bus_message *reply, void *data,
 			     sd_bus_error *err);

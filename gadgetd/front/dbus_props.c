@@ -30,6 +30,13 @@ int dbus_props_get_u32(sd_bus *bus, const char *path, const char *iface,
 	return sd_bus_message_append(reply, "u", *(const uint32_t *)data);
 }
 
+int dbus_props_get_bool(sd_bus *bus, const char *path, const char *iface,
+			const char *prop, sd_bus_message *reply, void *data,
+			sd_bus_error *err)
+{
+	return sd_bus_message_append(reply, "b", *(const int *)data);
+}
+
 static int dbus_props_append_path(sd_bus_message *reply, const char *prefix,
 				  const char *name)
 {
@@ -261,6 +268,8 @@ static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 	snprintf(s->udc, sizeof(s->udc), "%s", st.udc ? st.udc : "");
 	snprintf(s->udc_state, sizeof(s->udc_state), "%s", st.udc_state);
 	snprintf(s->speed, sizeof(s->speed), "%s", st.speed);
+	snprintf(s->bus, sizeof(s->bus), "%s", strcmp(st.bus, "-") ? st.bus : "");
+	s->remote_wakeup = st.remote_wakeup;
 	dbus_props_model(&st, s);
 }
 
@@ -372,7 +381,7 @@ void dbus_props_refresh(struct dbus *d)
 {
 	struct dbus_snap *old = malloc(sizeof(*old));
 	const struct dbus_snap *s = &d->snap;
-	char *names[12];
+	char *names[14];
 	unsigned n = 0;
 
 	if (!old)
@@ -392,6 +401,8 @@ void dbus_props_refresh(struct dbus *d)
 	DBUS_PROPS_DIFF(names, n, old, s, udc, "UDC");
 	DBUS_PROPS_DIFF(names, n, old, s, udc_state, "UDCState");
 	DBUS_PROPS_DIFF(names, n, old, s, speed, "Speed");
+	DBUS_PROPS_DIFF(names, n, old, s, bus, "Bus");
+	DBUS_PROPS_DIFF(names, n, old, s, remote_wakeup, "RemoteWakeup");
 	if (!dbus_props_same_functions(old, s))
 		names[n++] = "Functions";
 	if (!dbus_props_same_udcs(old, s))

@@ -63,6 +63,11 @@ void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r)
 	case CTL_WAIT:
 		r->op = REQUEST_WAIT;
 		return;
+	case CTL_WAKEUP:
+		r->op = REQUEST_WAKEUP;
+		if (argc)
+			snprintf(r->bad, sizeof(r->bad), "%s", "wakeup takes no arguments");
+		return;
 	}
 	r->op = REQUEST_UNKNOWN;
 }

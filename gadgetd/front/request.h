@@ -28,6 +28,7 @@ enum request_op {
 	REQUEST_COMMAND, /* function, command; argc, argv: FUNCTION COMMAND ARGS... */
 	REQUEST_MONITOR,
 	REQUEST_WAIT,
+	REQUEST_WAKEUP,  /* wake the host (remote wakeup) */
 	REQUEST_UNKNOWN, /* a type this gadgetd does not know */
 };
 

@@ -222,7 +222,8 @@ static int composer_config(struct composer *c, const struct profile *p,
 {
 	const struct profile_set *s = &p->sets[set];
 	struct usbg_config_attrs attrs = {
-		.bmAttributes = 0x80,
+		/* Bus powered (bit 7, always set), remote wakeup (bit 5). */
+		.bmAttributes = 0x80 | (s->configs[i].remote_wakeup ? 0x20 : 0),
 		.bMaxPower = p->max_power / 2,
 	};
 	char name[128];

@@ -101,6 +101,8 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 	}
 	g->sup = supervisor_new(l, cfg, gadget_queue_plugin_request,
 				gadget_restart_due, g);
+	if (g->sup)
+		supervisor_bus_set_ops(g->sup, &gadget_wakeup_ops, g);
 	g->net = g->sup ? netsvc_new(l, cfg, g->composer, g->sup, gadget_net_view, g) : NULL;
 	g->boot = boot_new(cfg, &gadget_boot_ops, g);
 	g->pending = pending_new(l, &gadget_queue_ops, g);
@@ -149,6 +151,7 @@ void gadget_free(struct gadget *g)
 	boot_free(g->boot);
 	netsvc_free(g->net);
 	composer_unbind(g->composer);
+	gadget_wakeup_cancel(g, NULL);
 	/* Answers the plugin commands still waiting, with -ECANCELED. */
 	supervisor_free(g->sup);
 	composer_destroy(g->composer);
@@ -548,6 +551,7 @@ void gadget_cancel(struct gadget *g, void *data)
 	if (g->off_fn && g->off_data == data)
 		g->off_fn = NULL;
 	boot_cancel(g->boot, data);
+	gadget_wakeup_cancel(g, data);
 	for (c = g->cmds; c; c = c->next)
 		if (c->data == data)
 			c->fn = NULL;

@@ -133,6 +133,16 @@ int gadget_list_names(struct gadget *g, FILE *out, const char *what);
 /* argv[0] is the function (gadget_command.c sends it). Refused (-EBUSY) while
  * busy; until it is answered the gadget is busy (a plugin's switch
  * request waits, a client's is dispatch.c's to queue). */
+/*
+ * `gadgetctl wakeup`: ask the UDC to wake the host that suspended the bus
+ * (gadget_wakeup.c). -EINPROGRESS: fn gets 0 once the host resumed the
+ * bus, or -EHOSTDOWN when it did not within 2 s (it has not enabled
+ * remote wakeup). At once: -ENOTCONN (not bound), -EOPNOTSUPP (the set's
+ * configuration lacks remote_wakeup), -EAGAIN (the bus is not
+ * suspended), or the UDC's -errno; msg says why.
+ */
+int gadget_wakeup(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data);
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
 		   size_t size, gadget_done_fn fn, void *data);
 /*

@@ -18,6 +18,7 @@
  *   gadget_list.c     gadgetctl list
  *   gadget_storage.c  gadgetctl storage: media of mass_storage LUNs
  *   gadget_status.c   gadgetctl status, filled into status.h's structure
+ *   gadget_wakeup.c   the bus as the workers see it, and remote wakeup
  */
 #ifndef GADGETD_GADGET_INT_H
 #define GADGETD_GADGET_INT_H
@@ -30,6 +31,7 @@
 #include <time.h>
 
 struct boot;
+struct gadget_wake;
 struct composer;
 struct netsvc;
 struct supervisor;
@@ -93,6 +95,8 @@ struct gadget {
 	 * keeps naming it, so that the next start tries it again, until a
 	 * client or plugin chooses a set (or off). */
 	bool keep_state;
+	/* `gadgetctl wakeup`s waiting for the bus to resume. */
+	struct gadget_wake *wakes;
 };
 
 /* gadget.c */
@@ -132,5 +136,15 @@ extern const struct pending_ops gadget_queue_ops;
 /* A plugin asked for a switch (the supervisor's callback). */
 void gadget_queue_plugin_request(const char *function, const char *request,
 				 void *data);
+
+/* gadget_wakeup.c */
+/* The supervisor's bus calls (supervisor_bus_set_ops()). */
+extern const struct supervisor_bus_ops gadget_wakeup_ops;
+/* Forget data's waits (NULL: answer every one -ECANCELED, for the end). */
+void gadget_wakeup_cancel(struct gadget *g, void *data);
+/* The bound set has remote_wakeup = true in one of its configurations. */
+bool gadget_wakeup_configured(const struct gadget *g);
+/* The host suspended the bus, as far as gadgetd can tell. */
+bool gadget_wakeup_suspended(const struct gadget *g);
 
 #endif

@@ -131,6 +131,23 @@ void udc_state(const char *name, char *buf, size_t size)
 	udc_read_attr(name, "state", buf, size, "unknown");
 }
 
+int udc_wakeup(const char *name)
+{
+	char path[256];
+	int fd, r = 0;
+
+	if (!name[0] || strchr(name, '/'))
+		return -EINVAL;
+	snprintf(path, sizeof(path), UDC_SYSFS "/%s/srp", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) != 1)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 void udc_speed(const char *name, char *buf, size_t size)
 {
 	udc_read_attr(name, "current_speed", buf, size, "unknown");

@@ -15,6 +15,11 @@ struct udc_monitor;
  * when there is none. */
 int udc_pick(const char *policy, char *buf, size_t size);
 
+/* Ask UDC name to signal remote wakeup (its srp file; Linux's UDC core
+ * ignores the driver's answer, so 0 says only that the file took it).
+ * 0 or -errno. */
+int udc_wakeup(const char *name);
+
 /* /sys/class/udc/NAME/state ("configured", "not attached", ...; "absent"
  * when the UDC is gone) and current_speed ("high-speed", ...); "unknown"
  * when unreadable. */

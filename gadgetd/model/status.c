@@ -79,6 +79,8 @@ void status_write_text(const struct status *st, FILE *out)
 		st->profile ? st->profile : "-", st->set ? st->set : "off",
 		st->switching ? "switching" : "idle", st->udc ? st->udc : "-",
 		st->udc_state, st->speed);
+	fprintf(out, "bus: %s\nremote wakeup: %s\n", st->bus,
+		st->remote_wakeup ? "offered" : "no");
 	if (st->n_configs) {
 		fprintf(out, "configurations:");
 		for (i = 0; i < st->n_configs; i++)
@@ -139,6 +141,9 @@ void status_write_json(const struct status *st, FILE *out)
 	json_str(out, st->udc_state);
 	fprintf(out, ",\"speed\":");
 	json_str(out, st->speed);
+	fprintf(out, ",\"bus\":");
+	json_str(out, st->bus);
+	fprintf(out, ",\"remote_wakeup\":%s", st->remote_wakeup ? "true" : "false");
 	fprintf(out, ",\"switches\":%u,"
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"
 		"\"ready_ms\":%u,\"bind_ms\":%u,\"total_ms\":%u},",

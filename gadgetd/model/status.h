@@ -77,6 +77,10 @@ struct status {
 	const char *udc;         /* NULL: not bound */
 	const char *udc_state;   /* "unbound" when not bound */
 	const char *speed;       /* "-" when not bound */
+	/* "suspended" (the host suspended the bus), "awake", "-" when not
+	 * bound; the set offers remote wakeup (its remote_wakeup). */
+	const char *bus;
+	bool remote_wakeup;
 	unsigned switches;       /* since gadgetd started */
 	time_t last_switch;      /* 0: never */
 	unsigned teardown_ms, ready_ms, bind_ms, total_ms;

@@ -672,11 +672,21 @@ static config_setting_t *profile_parse_fnlist_member(struct cfgtext_err *e,
 	return fl;
 }
 
+/* remote_wakeup = true: the configuration's bmAttributes bit 5. */
+static void profile_wakeup(struct cfgtext_err *e, config_setting_t *g,
+			   const char *where, bool *out)
+{
+	config_setting_t *s = profile_member(e, g, where, "remote_wakeup", CONFIG_TYPE_BOOL, false);
+
+	if (s)
+		*out = config_setting_get_bool(s);
+}
+
 static void profile_parse_config(struct cfgtext_err *e, config_setting_t *cs,
 				 struct profile *p, struct profile_config *c,
 				 const char *where)
 {
-	static const char *const keys[] = { "functions", "name", NULL };
+	static const char *const keys[] = { "functions", "name", "remote_wakeup", NULL };
 	config_setting_t *fl;
 
 	if (config_setting_type(cs) != CONFIG_TYPE_GROUP) {
@@ -688,6 +698,7 @@ static void profile_parse_config(struct cfgtext_err *e, config_setting_t *cs,
 	if (fl)
 		profile_parse_fnlist(e, fl, p, c, where, "a configuration");
 	c->name = profile_str(e, cs, where, "name", 126, false);
+	profile_wakeup(e, cs, where, &c->remote_wakeup);
 }
 
 /*
@@ -751,12 +762,13 @@ static void profile_parse_set(struct cfgtext_err *e, config_setting_t *ss, struc
 			      int idx)
 {
 	static const char *const keys[] = { "functions", "configs", "vendor_id", "product_id",
-					    "product", NULL };
+					    "product", "remote_wakeup", NULL };
 	struct profile_set *s = &p->sets[p->n_sets];
 	config_setting_t *fl;
 	char path[32];
 	long long v;
 	unsigned i, before;
+	bool wakeup = false;
 
 	/* Sets are numbered from 1, as a reader counts them in the file. */
 	snprintf(path, sizeof(path), "set %d", idx + 1);
@@ -766,6 +778,10 @@ static void profile_parse_set(struct cfgtext_err *e, config_setting_t *ss, struc
 	}
 	profile_known_keys(e, ss, path, keys);
 	before = e->count;
+	/* The set's value is every configuration's default. */
+	profile_wakeup(e, ss, path, &wakeup);
+	for (i = 0; i < PROFILE_MAX_CONFIGS; i++)
+		s->configs[i].remote_wakeup = wakeup;
 	if (config_setting_get_member(ss, "configs")) {
 		if (config_setting_get_member(ss, "functions"))
 			cfgtext_error(e, config_setting_get_member(ss, "functions"),

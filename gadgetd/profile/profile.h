@@ -30,6 +30,8 @@
  *                   { functions = [ "rndis" ]; name = "RNDIS"; } );
  *       product_id = 0x0114; }
  *   );
+ *   # remote_wakeup = true; in a set or one of its configs: the
+ *   # configuration announces remote wakeup (bmAttributes bit 5)
  *   default = "acm,ecm";
  *   # optional: an identity used instead of gadget's for a set
  *   #   { functions = [...]; vendor_id = 0x18d1; product_id = 0x2d01; }
@@ -93,6 +95,9 @@ struct profile_config {
 	/* Indices into profile.functions, in the order given in the profile. */
 	unsigned functions[PROFILE_MAX_FUNCTIONS];
 	char *name;          /* iConfiguration; NULL: the default (see below) */
+	/* `remote_wakeup = true` (the configuration's, else its set's):
+	 * bmAttributes announces remote wakeup, which the host may enable. */
+	bool remote_wakeup;
 };
 
 struct profile_set {

@@ -174,6 +174,48 @@ static void sup_root_request(struct sup_worker *w, bool root)
 	child_stop(w->child, CHILD_TERM_MS);
 }
 
+void supervisor_bus_set_ops(struct supervisor *s,
+			    const struct supervisor_bus_ops *ops, void *data)
+{
+	s->bus_ops = ops;
+	s->bus_data = data;
+}
+
+bool supervisor_bus_suspended(struct supervisor *s)
+{
+	struct sup_worker *w;
+
+	for (w = s->workers; w; w = w->next)
+		if (w->sock && w->bus_suspended)
+			return true;
+	return false;
+}
+
+/* WORKER_BUS and WORKER_WAKEUP; the gadget decides (gadget_wakeup.c). */
+static void sup_bus(struct sup_worker *w, uint16_t type, const uint8_t *p,
+		    size_t len)
+{
+	const struct supervisor_bus_ops *ops = w->sup->bus_ops;
+	uint8_t buf[16];
+	uint32_t v;
+	int rc, n;
+
+	if (type == WORKER_BUS) {
+		if (wmsg_parse_u32(p, len, &v) < 0 || v > 1) {
+			log_warnx("%s: malformed bus state from worker", w->name);
+			return;
+		}
+		w->bus_suspended = v;
+		if (ops)
+			ops->bus(w->name, v, w->sup->bus_data);
+		return;
+	}
+	rc = len ? -EBADMSG : ops ? ops->wake(w->name, w->sup->bus_data) : -EOPNOTSUPP;
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_WAKEUP_DONE, (uint32_t)rc);
+	if (w->sock && n > 0)
+		send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
 static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		       size_t len)
 {
@@ -199,6 +241,7 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 			w->sup->on_switch(w->name, s[0], w->sup->data);
 		return;
 	case WORKER_HOST:
+		w->bus_suspended = false;
 		wmsg_parse_host(p, len, &w->host);
 		w->host_seen |= w->host;
 		return;
@@ -226,6 +269,10 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 		return;
 	case WORKER_KEY:
 		supervisor_command_key(w, p, len);
+		return;
+	case WORKER_BUS:
+	case WORKER_WAKEUP:
+		sup_bus(w, type, p, len);
 		return;
 	case WORKER_ROOT:
 		if (wmsg_parse_u32(p, len, &id) == 0 && id <= 1)

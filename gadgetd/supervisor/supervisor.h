@@ -115,6 +115,21 @@ int supervisor_command(struct supervisor *s, const char *name, int argc,
 		       supervisor_reply_fn fn, void *data);
 
 /*
+ * The bus as the workers see it, and remote wakeup (gadget_wakeup.c): a
+ * worker told that the host suspended (true) or resumed (false) the bus
+ * (WORKER_BUS), or its plugin asks to wake the host (WORKER_WAKEUP):
+ * wake's 0 or -errno is the worker's answer (WORKER_WAKEUP_DONE).
+ */
+struct supervisor_bus_ops {
+	void (*bus)(const char *function, bool suspended, void *data);
+	int (*wake)(const char *function, void *data);
+};
+void supervisor_bus_set_ops(struct supervisor *s,
+			    const struct supervisor_bus_ops *ops, void *data);
+/* A running worker's last word on the bus is that the host suspended it. */
+bool supervisor_bus_suspended(struct supervisor *s);
+
+/*
  * adb over TCP (supervisor_tcp.c). A function whose profile sets a TCP
  * port, or whose plugin asked for one (WORKER_TCP, when the profile has
  * tcpip = true; a port below 1024 only if it is the profile's tcp), gets

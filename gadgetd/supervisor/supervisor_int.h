@@ -45,6 +45,9 @@ struct sup_worker {
 	bool ready;
 	bool ever_ready;     /* since supervisor_start */
 	bool host;
+	/* The worker's last WORKER_BUS: the host suspended the bus (and has
+	 * not resumed it, nor enabled or disabled the function since). */
+	bool bus_suspended;
 	/* This run of the worker met a host: it was enabled, or got a
 	 * control request. Its exit then never counts as a crash loop. */
 	bool host_seen;
@@ -141,6 +144,8 @@ struct supervisor {
 	struct loop_watch *stopped_check;  /* idle */
 	supervisor_tcp_fn tcp_fn;
 	void *tcp_data;
+	const struct supervisor_bus_ops *bus_ops;
+	void *bus_data;
 };
 
 /* supervisor.c: the live worker of function name, or NULL. */

@@ -48,7 +48,8 @@ static const char profile_text[] =
 	"sets = ( { functions = [ \"acm\", \"ecm\" ]; product_id = 0x0105; },\n"
 	"         { functions = [ \"acm\", \"disk\" ]; product_id = 0x0106; },\n"
 	"         { functions = [ \"acm\", \"kbd\" ]; product_id = 0x0107; },\n"
-	"         { configs = ( { functions = [ \"ncm\", \"acm\" ]; name = \"NCM\"; },\n"
+	"         { configs = ( { functions = [ \"ncm\", \"acm\" ]; name = \"NCM\";\n"
+	"                         remote_wakeup = true; },\n"
 	"                       { functions = [ \"rndis\", \"acm\" ]; } );\n"
 	"           product_id = 0x0108; },\n"
 	"         { functions = [ \"acm\", \"cd\" ]; product_id = 0x0109; } );\n";
@@ -389,6 +390,9 @@ static void test_two_configurations(void **state)
 	assert_true(exists(f, "configs/c.2"));
 	assert_false(exists(f, "configs/c.3"));
 	assert_string_equal(attr(f, "configs/c.1/strings/0x409/configuration"), "NCM");
+	/* Remote wakeup (bit 5) in c.1 alone, bus powered (bit 7) in both. */
+	assert_int_equal(strtol(attr(f, "configs/c.1/bmAttributes"), NULL, 0), 0xa0);
+	assert_int_equal(strtol(attr(f, "configs/c.2/bmAttributes"), NULL, 0), 0x80);
 	/* Unnamed: its functions. */
 	assert_string_equal(attr(f, "configs/c.2/strings/0x409/configuration"), "rndis,acm");
 	assert_true(exists(f, "os_desc/c.1"));
@@ -418,6 +422,8 @@ static void test_two_configurations(void **state)
 	assert_int_equal(composer_identity(f->c, f->p, 0), 0);
 	assert_false(exists(f, "configs/c.2"));
 	assert_string_equal(attr(f, "configs/c.1/strings/0x409/configuration"), "gadgetd");
+	/* A set without it clears the bit of the c.1 it keeps. */
+	assert_int_equal(strtol(attr(f, "configs/c.1/bmAttributes"), NULL, 0), 0x80);
 	assert_true(exists(f, "os_desc/c.1"));
 	assert_int_equal(composer_link(f->c, 1, "acm"), -ENOENT);
 	assert_int_equal(composer_add_function(f->c, fn(f, "ecm")), 0);

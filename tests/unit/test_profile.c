@@ -356,6 +356,15 @@ static const struct bad_case bad_cases[] = {
 	 * request "acm,ecm" could not tell the two apart. */
 	{ 12, "  { configs = ( { functions = [ \"ecm\" ]; }, { functions = [ \"acm\" ]; } ); product_id = 0x0106; }",
 	  "t.conf:12: ", { "set 2", "the same functions as set 1" } },
+	/* remote_wakeup: a boolean, on a set or a configuration. */
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x0106; remote_wakeup = 1; }",
+	  "t.conf:12: ", { "set 2: remote_wakeup", "expected boolean" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x0106; remote_wakeup = \"yes\"; }",
+	  "t.conf:12: ", { "set 2: remote_wakeup", "expected boolean" } },
+	{ 12, "  { configs = ( { functions = [ \"adb\" ]; remote_wakeup = ( ); } ); product_id = 0x0106; }",
+	  "t.conf:12: ", { "set 2: configuration 1: remote_wakeup", "expected boolean" } },
+	{ 12, "  { functions = [ \"adb\" ]; product_id = 0x0106; remote_wakup = true; }",
+	  "t.conf:12: ", { "set 2", "unknown setting \"remote_wakup\"" } },
 	{ 14, "default = \"acm,adb\";", "t.conf:14: ",
 	  { "default", "\"acm,adb\" is not an allowed set", "allowed sets: acm,ecm; adb" } },
 	{ 14, "default = \"mtp\";", "t.conf:14: ", { "default", "unknown function \"mtp\"" } },
@@ -439,6 +448,28 @@ static void test_configurations(void **state)
 	assert_null(p->sets[0].configs[0].name);
 	profile_set_config_name(p, 0, 0, name, sizeof(name));
 	assert_string_equal(name, "acm,ecm");
+	profile_free(p);
+}
+
+/* remote_wakeup: off by default; a set's value is its configurations'
+ * default, which a configuration's own overrides. */
+static void test_remote_wakeup(void **state)
+{
+	struct profile *p;
+	char *text = base_with(12, "  { configs = ( { functions = [ \"ecm\" ]; },"
+			       " { functions = [ \"adb\" ]; remote_wakeup = false; } );"
+			       " product_id = 0x0106; remote_wakeup = true; }");
+
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_false(p->sets[0].configs[0].remote_wakeup);
+	assert_true(p->sets[1].configs[0].remote_wakeup);
+	assert_false(p->sets[1].configs[1].remote_wakeup);
+	profile_free(p);
+	text = base_with(12, "  { functions = [ \"adb\" ]; product_id = 0x0106; remote_wakeup = true; }");
+	assert_int_equal(parse(text, &p), 0);
+	free(text);
+	assert_true(p->sets[1].configs[0].remote_wakeup);
 	profile_free(p);
 }
 
@@ -1252,6 +1283,7 @@ int main(void)
 #define T(f) tests[n++] = (struct CMUnitTest)cmocka_unit_test(f)
 	T(test_base_is_valid);
 	T(test_configurations);
+	T(test_remote_wakeup);
 	T(test_broken_function_in_two_configurations);
 	T(test_every_problem_is_reported);
 	T(test_no_follow_on_errors);
