@@ -107,8 +107,9 @@ static void gadget_wakeup_expired(struct loop_watch *t, void *data)
 
 	snprintf(msg, sizeof(msg), "the UDC signalled remote wakeup, but the host "
 		 "did not resume the bus within %u s: it has not enabled remote "
-		 "wakeup for this device (a Linux host: power/wakeup of the USB "
-		 "device)", GADGET_WAKE_MS / 1000);
+		 "wakeup for this device (Linux enables it for system sleep where "
+		 "the device's power/wakeup is enabled, and for an autosuspend "
+		 "while a driver such as usbhid needs it)", GADGET_WAKE_MS / 1000);
 	log_info("%s", msg);
 	gadget_wakeup_end(w, -EHOSTDOWN, msg);
 }

@@ -69,6 +69,9 @@ void fake_reset(void)
 	fake_udc_state = "configured";
 	fake_hold_ready = false;
 	fake_hold_stop = false;
+	fake_bus_suspended = false;
+	fake_udc_wakeup_r = 0;
+	fake_udc_wakeups = 0;
 }
 
 bool fake_is_bound(void)
@@ -180,6 +183,30 @@ int composer_unbind(struct composer *c)
 const char *composer_bound_udc(struct composer *c)
 {
 	return fake_bound ? "dummy_udc.0" : NULL;
+}
+
+bool fake_bus_suspended;
+int fake_udc_wakeup_r;
+unsigned fake_udc_wakeups;
+const struct supervisor_bus_ops *fake_bus_ops;
+void *fake_bus_data;
+
+void supervisor_bus_set_ops(struct supervisor *s,
+			    const struct supervisor_bus_ops *ops, void *data)
+{
+	fake_bus_ops = ops;
+	fake_bus_data = data;
+}
+
+bool supervisor_bus_suspended(struct supervisor *s)
+{
+	return fake_bus_suspended;
+}
+
+int udc_wakeup(const char *name)
+{
+	fake_udc_wakeups++;
+	return fake_udc_wakeup_r;
 }
 
 /* No TCP here: netsvc.c finds nothing to do. */

@@ -69,6 +69,15 @@ extern void (*fake_udc_fn)(void *data);
 extern void *fake_udc_data;
 bool fake_is_bound(void);
 void fake_lose_binding(void);    /* the gadget's UDC attribute empties */
+/* Remote wakeup: what supervisor_bus_suspended() says, what udc_wakeup()
+ * returns and how often it was called, and the bus calls gadget.c gave
+ * supervisor_bus_set_ops() (call them as a worker's WORKER_BUS and
+ * WORKER_WAKEUP would). */
+extern bool fake_bus_suspended;
+extern int fake_udc_wakeup_r;
+extern unsigned fake_udc_wakeups;
+extern const struct supervisor_bus_ops *fake_bus_ops;
+extern void *fake_bus_data;
 
 /* Readiness: with fake_hold_ready, a wait lasts until fake_release_ready();
  * otherwise it ends after the round, -ETIMEDOUT if fake_not_ready is live. */

@@ -4,3 +4,9 @@
 UNIT_TESTS += test_hid
 test_hid_SRCS := tests/unit/test_hid.c $(hid_REPORTS)
 test_hid_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)
+
+# The plugin itself (hid.c) over a fake runtime: remote wakeup.
+UNIT_TESTS += test_hid_plugin
+test_hid_plugin_SRCS := tests/unit/test_hid_plugin.c tests/unit/fake_plugin_options.c \
+	$(hid_META) $(hid_CORE) common/loop.c common/log.c
+test_hid_plugin_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)

@@ -63,6 +63,14 @@ int gadget_off(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 	return 0;
 }
 
+int gadget_wakeup(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
+{
+	gadget_calls++;
+	snprintf(msg, size, "the host resumed the bus");
+	return 0;
+}
+
 void gadget_cancel(struct gadget *g, void *data)
 {
 	if (data == later_data) {
@@ -446,6 +454,22 @@ static void test_unknown_type(void **state)
 	assert_int_equal(gadget_calls, 0);
 }
 
+/* wakeup reaches the gadget; with an argument it is refused, untouched. */
+static void test_wakeup(void **state)
+{
+	struct fixture *f = *state;
+	char req[64], text[256];
+	size_t n = request(req, CTL_WAKEUP, "", 0);
+
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), 0);
+	assert_string_equal(text, "the host resumed the bus\n");
+	assert_int_equal(gadget_calls, 1);
+	n = request(req, CTL_WAKEUP, "now", 4);
+	assert_int_equal(roundtrip(f, req, n, text, sizeof(text)), -EINVAL);
+	assert_non_null(strstr(text, "wakeup takes no arguments"));
+	assert_int_equal(gadget_calls, 1);
+}
+
 static void test_switch_arity(void **state)
 {
 	struct fixture *f = *state;
@@ -628,6 +652,8 @@ static const struct matrix_req {
 	{ CTL_SWITCH, "--profile\0../../tmp/x", 22, "choosing another profile", false },
 	{ CTL_OFF, "", 0, "off is for", false },
 	{ CTL_RELOAD, "", 0, "reload is for", false },
+	/* As a typed key: group may wake the host. */
+	{ CTL_WAKEUP, "", 0, NULL, true },
 	{ CTL_FUNCTION, "adb\0keys", 9, NULL, true },
 	{ CTL_FUNCTION, "mtp\0stats", 10, NULL, true },
 	{ CTL_FUNCTION, "adb\0allow\0ab:cd", 16, "\"adb allow\"", false },
@@ -1364,6 +1390,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unterminated_args, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_type, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch_arity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_refuses_changes_not_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_switch_answered_later, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pending_client_hangs_up, setup, teardown),

@@ -11,6 +11,7 @@
 #include "gadget.h"
 #include "loop.h"
 #include "run_until.h"
+#include "supervisor.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,6 +68,8 @@ static int teardown(void **state)
 	gadget_free(f->g);
 	loop_free(f->loop);
 	snprintf(path, sizeof(path), "%s/t.conf", f->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/w.conf", f->dir);
 	unlink(path);
 	rmdir(f->dir);
 	free(f);
@@ -1052,10 +1055,84 @@ static void test_off_events(void **state)
 	event_unsubscribe(sub);
 }
 
+/* A profile "w" whose set "acm" offers remote wakeup and "ecm" does not. */
+static const char wake_profile[] =
+	"gadget: { vendor_id = 0x1d6b; product_id = 0x0104;\n"
+	"  strings: { lang = 0x409; manufacturer = \"m\"; product = \"p\"; serial = \"s\"; }; };\n"
+	"functions: { acm: { type = \"acm\"; }; ecm: { type = \"ecm\"; }; };\n"
+	"sets = ( { functions = [ \"acm\" ]; product_id = 0x0105; remote_wakeup = true; },\n"
+	"         { functions = [ \"ecm\" ]; product_id = 0x0106; } );\n"
+	"default = \"acm\";\n";
+
+/* gadgetctl wakeup: refused, each with its reason and without touching
+ * the UDC, while off, for a set without remote_wakeup and with the bus
+ * awake; the UDC's error is told; a wakeup is answered once the bus
+ * resumes, or after 2 s without; a client gone is not answered. */
+static void test_wakeup(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result res = { 0 };
+	char msg[512];
+	uint64_t t0;
+	char *text;
+
+	fake_profile_put(f->dir, "w", wake_profile);
+	assert_non_null(fake_bus_ops);
+	assert_int_equal(gadget_off(f->g, f->msg, sizeof(f->msg), fake_on_done, &res) == -EINPROGRESS ?
+			 fake_wait_done(f->loop, &res) : 0, 0);
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -ENOTCONN);
+	assert_non_null(strstr(msg, "not bound"));
+	assert_int_equal(do_switch(f, "w", "ecm"), 0);
+	fake_bus_suspended = true;
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EOPNOTSUPP);
+	assert_non_null(strstr(msg, "does not offer remote wakeup (remote_wakeup = true"));
+	/* A plugin's request gets the same answer. */
+	assert_int_equal(fake_bus_ops->wake("hid", fake_bus_data), -EOPNOTSUPP);
+	assert_int_equal(do_switch(f, "w", "acm"), 0);
+	text = fake_status_text(f->g, true);
+	assert_non_null(strstr(text, "\"bus\":\"suspended\",\"remote_wakeup\":true"));
+	free(text);
+	fake_bus_suspended = false;
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EAGAIN);
+	assert_non_null(strstr(msg, "the bus is not suspended"));
+	assert_int_equal(fake_bus_ops->wake("hid", fake_bus_data), -EAGAIN);
+	assert_int_equal(fake_udc_wakeups, 0);
+	fake_bus_suspended = true;
+	fake_udc_wakeup_r = -EROFS;
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EROFS);
+	assert_non_null(strstr(msg, "/sys/class/udc/dummy_udc.0/srp: Read-only file system"));
+	fake_udc_wakeup_r = 0;
+	assert_int_equal(fake_bus_ops->wake("hid", fake_bus_data), 0);
+	/* Woken: answered when a worker tells the bus resumed. */
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EINPROGRESS);
+	fake_bus_ops->bus("acm", true, fake_bus_data);
+	assert_false(res.done);
+	fake_bus_ops->bus("acm", false, fake_bus_data);
+	assert_true(res.done);
+	assert_int_equal(res.r, 0);
+	assert_string_equal(res.msg, "the host resumed the bus");
+	/* Not woken: answered after 2 s. */
+	memset(&res, 0, sizeof(res));
+	t0 = loop_now_ms();
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EINPROGRESS);
+	assert_int_equal(fake_wait_done(f->loop, &res), -EHOSTDOWN);
+	assert_true(loop_now_ms() - t0 >= 2000);
+	assert_non_null(strstr(res.msg, "it has not enabled remote wakeup"));
+	/* A client that went: its wait is forgotten. */
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(gadget_wakeup(f->g, msg, sizeof(msg), fake_on_done, &res), -EINPROGRESS);
+	gadget_cancel(f->g, &res);
+	fake_bus_ops->bus("acm", false, fake_bus_data);
+	assert_false(res.done);
+	assert_int_equal(fake_udc_wakeups, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_start_applies_default, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wakeup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_off_events, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_list_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_wait, setup, teardown),

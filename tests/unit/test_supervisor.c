@@ -76,12 +76,15 @@ static void worker_early(bool held)
  * without a reply, anything else no reply at all. Heartbeats are
  * answered, except by the function "mute"; "crash" dies of SIGSEGV right
  * after READY; "stubborn" ignores SIGTERM. The commands "root" and
- * "unroot" send WORKER_ROOT 1 and 0, as adb's root: and unroot: do. */
+ * "unroot" send WORKER_ROOT 1 and 0, as adb's root: and unroot: do.
+ * "bus1" and "bus0" send WORKER_BUS 1 and 0 (suspended, resumed), "busbad"
+ * one with a 2-byte payload; "wake" sends WORKER_WAKEUP and replies with
+ * the rc of gadgetd's WORKER_WAKEUP_DONE. */
 static int worker_main(int argc, char **argv)
 {
 	char buf[WORKER_MSG_MAX], reply[64];
 	const char *name = "";
-	uint32_t on;
+	uint32_t on, wake_id = 0;
 	struct wmsg_hdr h;
 	int32_t rc = 0;
 	ssize_t n;
@@ -134,8 +137,25 @@ static int worker_main(int argc, char **argv)
 			worker_send(WORKER_PONG, buf + sizeof(h), 4);
 			continue;
 		}
+		if (h.type == WORKER_WAKEUP_DONE && h.len == 4) {
+			memcpy(reply, &wake_id, 4);
+			memcpy(reply + 4, buf + sizeof(h), 4);
+			memcpy(reply + 8, "woken", 6);
+			worker_send(WORKER_REPLY, reply, 14);
+			continue;
+		}
 		if (h.type != WORKER_COMMAND || n < (ssize_t)sizeof(h) + 5)
 			continue;
+		if (!strncmp(cmd, "bus", 3)) {
+			on = !strcmp(cmd, "bus1");
+			worker_send(WORKER_BUS, &on, strcmp(cmd, "busbad") ? 4 : 2);
+			continue;
+		}
+		if (!strcmp(cmd, "wake")) {
+			memcpy(&wake_id, buf + sizeof(h), 4);
+			worker_send(WORKER_WAKEUP, NULL, 0);
+			continue;
+		}
 		if (!strcmp(cmd, "die"))
 			_exit(1);
 		if (!strcmp(cmd, "root") || !strcmp(cmd, "unroot")) {
@@ -874,6 +894,86 @@ static void ping_worker(struct fixture *f, const char *name)
 	assert_string_equal(res.text, "pong");
 }
 
+/* What the workers told of the bus, and what gadget_wakeup.c answers. */
+static unsigned bus_calls, wake_calls;
+static bool bus_last;
+static int wake_rc;
+
+static void on_bus(const char *function, bool suspended, void *data)
+{
+	assert_string_equal(function, "waker");
+	bus_calls++;
+	bus_last = suspended;
+}
+
+static int on_wake(const char *function, void *data)
+{
+	wake_calls++;
+	return wake_rc;
+}
+
+static const struct supervisor_bus_ops bus_ops = { .bus = on_bus, .wake = on_wake };
+
+/* Send cmd, which the worker does not answer, then a ping: once the pong
+ * is in, what cmd made the worker send was read. */
+static void tell(struct fixture *f, const char *cmd)
+{
+	static struct result res[8];
+	static unsigned n;
+	char reply[64];
+
+	res[n % 8].done = false;
+	assert_int_equal(supervisor_command(f->sup, "waker", 1, (char *[]){ (char *)cmd, NULL },
+					    reply, sizeof(reply), on_result, &res[n++ % 8]),
+			 -EINPROGRESS);
+	ping_worker(f, "waker");
+}
+
+static void wake(struct fixture *f, struct result *res)
+{
+	char reply[64];
+
+	memset(res, 0, sizeof(*res));
+	assert_int_equal(supervisor_command(f->sup, "waker", 1, (char *[]){ "wake", NULL },
+					    reply, sizeof(reply), on_result, res), -EINPROGRESS);
+	wait_result(f, res);
+	assert_string_equal(res->text, "woken");
+}
+
+/* WORKER_BUS: told to the gadget and kept (a malformed one ignored);
+ * WORKER_WAKEUP: the gadget's answer goes back, -EOPNOTSUPP without one. */
+static void test_bus_and_wakeup(void **state)
+{
+	struct fixture *f = *state;
+	struct result res;
+
+	bus_calls = wake_calls = 0;
+	start_ready(f, "waker");
+	wake(f, &res);
+	assert_int_equal(res.r, -EOPNOTSUPP);
+	supervisor_bus_set_ops(f->sup, &bus_ops, NULL);
+	assert_false(supervisor_bus_suspended(f->sup));
+	tell(f, "bus1");
+	assert_int_equal(bus_calls, 1);
+	assert_true(bus_last);
+	assert_true(supervisor_bus_suspended(f->sup));
+	tell(f, "busbad");
+	assert_int_equal(bus_calls, 1);
+	assert_true(supervisor_bus_suspended(f->sup));
+	wake_rc = -EAGAIN;
+	wake(f, &res);
+	assert_int_equal(res.r, -EAGAIN);
+	wake_rc = 0;
+	wake(f, &res);
+	assert_int_equal(res.r, 0);
+	assert_int_equal(wake_calls, 2);
+	tell(f, "bus0");
+	assert_int_equal(bus_calls, 2);
+	assert_false(bus_last);
+	assert_false(supervisor_bus_suspended(f->sup));
+	supervisor_bus_set_ops(f->sup, NULL, NULL);
+}
+
 /* A worker asking for root where the profile does not allow it (a
  * subverted one: adb itself would not ask) changes nothing. */
 static void test_root_request_refused(void **state)
@@ -1007,6 +1107,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_stop_is_asynchronous, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_free_bounded_with_stubborn_worker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_request_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bus_and_wakeup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_root_request_allowed, setup, teardown),
 	};
 

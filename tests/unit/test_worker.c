@@ -19,6 +19,8 @@
 #include "run_until.h"
 #include "wmsg.h"
 
+#include <linux/usb/functionfs.h>
+
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -440,6 +442,22 @@ static void ping(struct live *lv, uint32_t seq)
 	live_send_raw(lv, WORKER_PING, 4, &seq, 4);
 }
 
+/* ep0 gets event type (struct usb_functionfs_event: 8 bytes of setup,
+ * then the type); gadgetd must get WORKER_BUS with want. */
+static void expect_bus(struct live *lv, uint8_t type, uint32_t want)
+{
+	uint8_t ev[12] = { 0 }, p[64];
+	uint32_t got;
+	size_t len;
+
+	ev[8] = type;
+	assert_int_equal(write(lv->master, ev, sizeof(ev)), (ssize_t)sizeof(ev));
+	assert_int_equal(live_next(lv, WORKER_BUS, WORKER_BUS, p, sizeof(p), &len), WORKER_BUS);
+	assert_int_equal(len, 4);
+	memcpy(&got, p, 4);
+	assert_int_equal(got, want);
+}
+
 static void test_running_worker_and_bad_messages(void **state)
 {
 	struct live lv;
@@ -486,6 +504,15 @@ static void test_running_worker_and_bad_messages(void **state)
 	expect_reply(&lv, 44, 0, "in 0 out 0");
 	ping(&lv, 8);
 	expect_pong(&lv, 8);
+
+	/* The bus suspended and resumed, as f_fs tells ep0: told to gadgetd. */
+	expect_bus(&lv, FUNCTIONFS_SUSPEND, 1);
+	expect_bus(&lv, FUNCTIONFS_RESUME, 0);
+	/* An answer to a wakeup nobody asked for, or a malformed one: dropped. */
+	live_send_raw(&lv, WORKER_WAKEUP_DONE, 4, "\0\0\0\0", 4);
+	live_send_raw(&lv, WORKER_WAKEUP_DONE, 2, "\0\0", 2);
+	ping(&lv, 9);
+	expect_pong(&lv, 9);
 
 	/* SIGTERM: a clean stop, status 0, no WORKER_ERROR. */
 	kill(lv.pid, SIGTERM);
