@@ -268,7 +268,7 @@ static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 	snprintf(s->udc, sizeof(s->udc), "%s", st.udc ? st.udc : "");
 	snprintf(s->udc_state, sizeof(s->udc_state), "%s", st.udc_state);
 	snprintf(s->speed, sizeof(s->speed), "%s", st.speed);
-	snprintf(s->bus, sizeof(s->bus), "%s", strcmp(st.bus, "-") ? st.bus : "");
+	snprintf(s->bus, sizeof(s->bus), "%s", st.bus && strcmp(st.bus, "-") ? st.bus : "");
 	s->remote_wakeup = st.remote_wakeup;
 	dbus_props_model(&st, s);
 }

@@ -79,7 +79,7 @@ void status_write_text(const struct status *st, FILE *out)
 		st->profile ? st->profile : "-", st->set ? st->set : "off",
 		st->switching ? "switching" : "idle", st->udc ? st->udc : "-",
 		st->udc_state, st->speed);
-	fprintf(out, "bus: %s\nremote wakeup: %s\n", st->bus,
+	fprintf(out, "bus: %s\nremote wakeup: %s\n", st->bus ? st->bus : "-",
 		st->remote_wakeup ? "offered" : "no");
 	if (st->n_configs) {
 		fprintf(out, "configurations:");
@@ -142,7 +142,7 @@ void status_write_json(const struct status *st, FILE *out)
 	fprintf(out, ",\"speed\":");
 	json_str(out, st->speed);
 	fprintf(out, ",\"bus\":");
-	json_str(out, st->bus);
+	json_str(out, st->bus ? st->bus : "-");
 	fprintf(out, ",\"remote_wakeup\":%s", st->remote_wakeup ? "true" : "false");
 	fprintf(out, ",\"switches\":%u,"
 		"\"last_switch\":{\"time\":%lld,\"teardown_ms\":%u,"

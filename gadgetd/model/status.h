@@ -78,7 +78,8 @@ struct status {
 	const char *udc_state;   /* "unbound" when not bound */
 	const char *speed;       /* "-" when not bound */
 	/* "suspended" (the host suspended the bus), "awake", "-" when not
-	 * bound; the set offers remote wakeup (its remote_wakeup). */
+	 * bound (NULL is shown as "-"); the set offers remote wakeup (its
+	 * remote_wakeup). */
 	const char *bus;
 	bool remote_wakeup;
 	unsigned switches;       /* since gadgetd started */

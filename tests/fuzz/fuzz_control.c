@@ -121,6 +121,12 @@ int gadget_reload(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 	return fake_msg(msg, size, "reloaded", NULL, fn, data);
 }
 
+int gadget_wakeup(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
+		  void *data)
+{
+	return fake_msg(msg, size, "woken", NULL, fn, data);
+}
+
 /* Long output, so that replies reach the size limit. */
 void gadget_status(struct gadget *g, FILE *out, bool json)
 {
