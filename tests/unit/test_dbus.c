@@ -572,12 +572,21 @@ static void test_polkit(void **state)
 	assert_string_equal(buf, "acm,ecm");
 	assert_int_equal(wait_child(f, as_nobody("Switch", "ncm")), 1);
 	assert_string_equal(f->polkit_action, "org.gadgetd1.switch");
+	/* Wakeup is a typed key's: org.gadgetd1.drive. */
+	assert_int_equal(wait_child(f, as_nobody("Wakeup", NULL)), 1);
+	assert_string_equal(f->polkit_action, "org.gadgetd1.drive");
 	/* polkit says yes. */
 	f->polkit_yes = 1;
+	/* The gadget refuses it (the set lacks remote_wakeup): an error. */
+	get_mgr(f, "Bus", buf, sizeof(buf));
+	assert_string_equal(buf, "awake");
+	assert_int_equal(wait_child(f, as_nobody("Wakeup", NULL)), 2);
 	assert_int_equal(wait_child(f, as_nobody("Off", NULL)), 0);
 	get_mgr(f, "State", buf, sizeof(buf));
 	assert_string_equal(buf, "off");
-	assert_int_equal(f->polkit_asked, 3);
+	get_mgr(f, "Bus", buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	assert_int_equal(f->polkit_asked, 5);
 }
 
 /* Callers that wait (here for polkit) are bounded: one more is told to
