@@ -11,9 +11,9 @@
 # type` are refused, saying why, and the bus stays suspended. With usbhid
 # bound and evdev reading, `gadgetctl hid type` wakes the host (the port
 # resumes: power/runtime_active_time grows) and the keys arrive, decoded
-# by evdev, once each; `gadgetctl wakeup` wakes it too. Status shows the
-# bus suspended and wakeup offered; a set without remote_wakeup refuses,
-# and so does an awake bus.
+# by evdev, once each; `gadgetctl wakeup` and D-Bus Wakeup wake it too.
+# Status and D-Bus (Bus, RemoteWakeup) show the bus suspended and wakeup
+# offered; a set without remote_wakeup refuses, and so does an awake bus.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -95,6 +95,9 @@ echo auto > "$DEV/power/control"
 echo "$IF" > /sys/bus/usb/drivers/usbhid/unbind
 check "the host suspends the device (runtime_status)" rt_status suspended
 check "status: the bus is suspended" gd_status '.bus == "suspended"'
+check "D-Bus: Bus is \"suspended\", RemoteWakeup true" sh -c '
+	[ "$(busctl get-property org.gadgetd1 /org/gadgetd1 org.gadgetd1.Manager Bus)" = "s \"suspended\"" ] &&
+	[ "$(busctl get-property org.gadgetd1 /org/gadgetd1 org.gadgetd1.Manager RemoteWakeup)" = "b true" ]'
 check_exit 1 "gadgetctl wakeup fails: the host did not enable remote wakeup" \
 	sh -c 'timeout 10 gadgetctl wakeup >"$0" 2>&1' "$OUT/refused.txt"
 check "... saying so" says "$OUT/refused.txt" "it has not enabled remote wakeup"
@@ -119,6 +122,10 @@ say "gadgetctl wakeup, allowed"
 check "the host suspends the device again" rt_status suspended
 check "gadgetctl wakeup" sh -c 'timeout 10 gadgetctl wakeup >"$0" 2>&1' "$OUT/woken.txt"
 check "... saying the host resumed the bus" says "$OUT/woken.txt" "the host resumed the bus"
+check "the host suspends the device once more" rt_status suspended
+check "D-Bus Wakeup wakes it" sh -c 'timeout 10 busctl call org.gadgetd1 /org/gadgetd1 \
+	org.gadgetd1.Manager Wakeup >"$0" 2>&1' "$OUT/dbus-woken.txt"
+check "... replying the host resumed the bus" says "$OUT/dbus-woken.txt" "the host resumed the bus"
 
 say "a set without remote_wakeup"
 echo on > "$DEV/power/control"
