@@ -110,6 +110,9 @@ struct gadget_status_buf {
 	struct {
 		char function[32], tty[16];
 	} consoles[16]; /* PROFILE_MAX_FUNCTIONS */
+	struct {
+		char function[32], link[16], uplink[16], why[160];
+	} shares[16]; /* PROFILE_MAX_FUNCTIONS, uplink.h's struct uplink_info */
 };
 struct status;
 /* gadget_status.c: the status structure alone, for renderers that are

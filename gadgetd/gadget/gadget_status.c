@@ -7,6 +7,7 @@
 #include "status.h"
 #include "supervisor.h"
 #include "udc.h"
+#include "uplink.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +90,35 @@ static void gadget_status_consoles(struct gadget *g, struct status *st,
 	st->n_consoles = n;
 }
 
+/* The links sharing the board's uplink (netsvc's shares). */
+static void gadget_status_shares(struct gadget *g, struct status *st,
+				 struct gadget_status_buf *buf)
+{
+	struct uplink_info info[PROFILE_MAX_FUNCTIONS];
+	unsigned i, n = netsvc_shares_list(g->net, info, PROFILE_MAX_FUNCTIONS);
+
+	_Static_assert(sizeof(buf->shares) / sizeof(buf->shares[0]) == PROFILE_MAX_FUNCTIONS,
+		       "gadget_status_buf holds every share");
+	_Static_assert(sizeof(buf->shares[0].function) >= sizeof(info[0].function) &&
+			       sizeof(buf->shares[0].why) >= sizeof(info[0].why) &&
+			       sizeof(buf->shares[0].link) >= sizeof(info[0].link),
+		       "a share fits gadget_status_buf");
+	for (i = 0; i < n; i++) {
+		memcpy(buf->shares[i].function, info[i].function, sizeof(info[i].function));
+		memcpy(buf->shares[i].link, info[i].link, sizeof(info[i].link));
+		memcpy(buf->shares[i].uplink, info[i].uplink, sizeof(info[i].uplink));
+		memcpy(buf->shares[i].why, info[i].why, sizeof(info[i].why));
+		st->shares[i] = (struct status_share){
+			.function = buf->shares[i].function,
+			.link = buf->shares[i].link,
+			.uplink = buf->shares[i].uplink,
+			.state = info[i].state == UPLINK_ON ? "on" : "failed",
+			.why = buf->shares[i].why,
+		};
+	}
+	st->n_shares = n;
+}
+
 /* One structure for every rendering (status.h): text, JSON and the
  * D-Bus properties show the same. */
 void gadget_status_fill(struct gadget *g, struct status *out,
@@ -135,6 +165,7 @@ void gadget_status_fill(struct gadget *g, struct status *out,
 	gadget_status_functions(g, &st);
 	gadget_status_udcs(udc, &st, buf);
 	gadget_status_consoles(g, &st, buf);
+	gadget_status_shares(g, &st, buf);
 	supervisor_status(g->sup, &st);
 	*out = st;
 }

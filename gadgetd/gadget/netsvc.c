@@ -236,6 +236,12 @@ unsigned netsvc_consoles_list(const struct netsvc *ns, struct console_info *out,
 	return console_list(ns->console, out, max);
 }
 
+unsigned netsvc_shares_list(const struct netsvc *ns, struct uplink_info *out,
+			    unsigned max)
+{
+	return usblink_shares(ns->links, out, max);
+}
+
 int netsvc_clash(struct netsvc *ns, const struct profile *p, int set, char *msg,
 		 size_t size)
 {

@@ -64,6 +64,10 @@ struct console_info;
 /* The logins on the set's serial ports now (console_list()). */
 unsigned netsvc_consoles_list(const struct netsvc *ns, struct console_info *out,
 			      unsigned max);
+struct uplink_info;
+/* The links sharing the board's uplink now (usblink_shares()). */
+unsigned netsvc_shares_list(const struct netsvc *ns, struct uplink_info *out,
+			    unsigned max);
 /* Refuse set (-1: every set) of p when a network function's subnet
  * clashes with another interface of the board: -EADDRINUSE, msg with
  * FILE:LINE and the other interface. */

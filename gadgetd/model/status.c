@@ -68,6 +68,8 @@ static void status_time(time_t t, char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%d %H:%M:%S", localtime(&t));
 }
 
+static void status_event_text(const char *s, FILE *out);
+
 void status_write_text(const struct status *st, FILE *out)
 {
 	char when[64] = "never";
@@ -104,6 +106,17 @@ void status_write_text(const struct status *st, FILE *out)
 			st->consoles[i].state, st->consoles[i].backend);
 	if (st->n_consoles)
 		fputc('\n', out);
+	for (i = 0; i < st->n_shares; i++) {
+		fprintf(out, "%s%s %s via %s %s", i ? "; " : "uplink sharing: ",
+			st->shares[i].function, st->shares[i].link, st->shares[i].uplink,
+			st->shares[i].state);
+		if (st->shares[i].why[0]) {
+			fputs(": ", out);
+			status_event_text(st->shares[i].why, out);
+		}
+	}
+	if (st->n_shares)
+		fputc('\n', out);
 	fprintf(out, "plugins:\n");
 	status_write_plugins(st, out, false);
 }
@@ -118,6 +131,21 @@ static void status_console_json(const struct status_console *c, FILE *out)
 	json_str(out, c->state);
 	fprintf(out, ",\"backend\":");
 	json_str(out, c->backend);
+	fputc('}', out);
+}
+
+static void status_share_json(const struct status_share *s, FILE *out)
+{
+	fprintf(out, "{\"function\":");
+	json_str(out, s->function);
+	fprintf(out, ",\"link\":");
+	json_str(out, s->link);
+	fprintf(out, ",\"uplink\":");
+	json_str(out, s->uplink);
+	fprintf(out, ",\"state\":");
+	json_str(out, s->state);
+	fprintf(out, ",\"why\":");
+	json_str(out, s->why);
 	fputc('}', out);
 }
 
@@ -157,6 +185,11 @@ void status_write_json(const struct status *st, FILE *out)
 	for (i = 0; i < st->n_consoles; i++) {
 		fprintf(out, "%s", i ? "," : "");
 		status_console_json(&st->consoles[i], out);
+	}
+	fprintf(out, "],\"uplink_sharing\":[");
+	for (i = 0; i < st->n_shares; i++) {
+		fprintf(out, "%s", i ? "," : "");
+		status_share_json(&st->shares[i], out);
 	}
 	fprintf(out, "],\"last_failure\":{\"time\":%lld,\"message\":",
 		st->failed[0] ? (long long)st->failed_when : 0LL);

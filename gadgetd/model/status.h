@@ -59,6 +59,15 @@ struct status_console {
 	const char *backend;     /* "systemd" or "agetty" */
 };
 
+/* A network function sharing the board's uplink (uplink = ...). */
+struct status_share {
+	const char *function;
+	const char *link;        /* the gadget's interface, "usb0" */
+	const char *uplink;      /* "eth0" or "any" */
+	const char *state;       /* "on" or "failed" */
+	const char *why;         /* "" unless failed */
+};
+
 /* A UDC the kernel has (/sys/class/udc). */
 #define STATUS_MAX_UDCS 8
 struct status_udc {
@@ -98,6 +107,10 @@ struct status {
 	 * without a UDC. */
 	unsigned n_consoles;
 	struct status_console consoles[PROFILE_MAX_FUNCTIONS];
+	/* The links sharing the board's uplink; none while off, unbound or
+	 * without a UDC. */
+	unsigned n_shares;
+	struct status_share shares[PROFILE_MAX_FUNCTIONS];
 	/* The UDCs: the bound one first, then the others the kernel has. */
 	unsigned n_udcs;
 	struct status_udc udcs[STATUS_MAX_UDCS];

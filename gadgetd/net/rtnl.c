@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
+#include <linux/if_link.h>
+#include <linux/ip.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -177,4 +179,31 @@ int rtnl_link_up(const char *ifname)
 int rtnl_link_down(const char *ifname)
 {
 	return rtnl_link_flags(ifname, 0);
+}
+
+int rtnl_link_forwarding(const char *ifname, bool on)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlattr *spec, *inet, *conf;
+	struct ifinfomsg *ifm;
+	unsigned idx = if_nametoindex(ifname);
+
+	if (!idx)
+		return -ENODEV;
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = idx;
+	/* IFLA_AF_SPEC { AF_INET { IFLA_INET_CONF { FORWARDING: u32 } } }:
+	 * the kernel's inet_set_link_af() sets each devconf value given. */
+	spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+	inet = mnl_attr_nest_start(nlh, AF_INET);
+	conf = mnl_attr_nest_start(nlh, IFLA_INET_CONF);
+	mnl_attr_put_u32(nlh, IPV4_DEVCONF_FORWARDING, on ? 1 : 0);
+	mnl_attr_nest_end(nlh, conf);
+	mnl_attr_nest_end(nlh, inet);
+	mnl_attr_nest_end(nlh, spec);
+	return rtnl_talk(nlh, NULL, NULL);
 }

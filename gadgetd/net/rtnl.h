@@ -1,6 +1,7 @@
 /*
  * rtnl: the few rtnetlink requests gadgetd makes, through libmnl: an IPv4
- * address on an interface, added or removed, and an interface set up.
+ * address on an interface, added or removed, an interface set up, and
+ * its IPv4 forwarding.
  *
  * Each call opens a NETLINK_ROUTE socket, sends one request with
  * NLM_F_ACK and reads the kernel's answer with a receive timeout of
@@ -27,5 +28,10 @@ bool rtnl_addr_has(const char *ifname, struct in_addr addr, unsigned prefix);
 /* Set ifname up (IFF_UP), or down. */
 int rtnl_link_up(const char *ifname);
 int rtnl_link_down(const char *ifname);
+/* IPv4 forwarding of what ifname receives on (on) or off: its devconf
+ * "forwarding", which /proc/sys/net/ipv4/conf/IFNAME/forwarding shows,
+ * set through RTM_NEWLINK's IFLA_AF_SPEC, as the unit's
+ * ProtectKernelTunables= keeps /proc/sys read-only. */
+int rtnl_link_forwarding(const char *ifname, bool on);
 
 #endif

@@ -9,6 +9,7 @@
 #include "mdns.h"
 #include "netproc.h"
 #include "rtnl.h"
+#include "uplink.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -62,6 +63,7 @@ struct usblink {
 	unsigned n, n_svc;
 	struct usblink_link links[PROFILE_MAX_FUNCTIONS];
 	struct usblink_announced svc[PROFILE_MAX_FUNCTIONS];
+	struct uplink *share; /* the links that share the board's uplink */
 };
 
 /* run_dir/net-FUNCTION + suffix. */
@@ -120,6 +122,11 @@ struct usblink *usblink_new(struct loop *l, const struct config *cfg)
 	nl->loop = l;
 	nl->cfg = cfg;
 	usblink_clean(nl);
+	nl->share = uplink_new(cfg->run_dir);
+	if (!nl->share) {
+		free(nl);
+		return NULL;
+	}
 	return nl;
 }
 
@@ -130,8 +137,12 @@ static void usblink_start_dhcp(struct usblink *nl, struct usblink_link *k)
 	char iface[64], range[96], leases[4200], lease_arg[4300], pid[4200];
 	char router[64] = "--dhcp-option=3", dns[64] = "--dhcp-option=6", what[64];
 	struct in_addr m = { htonl(0xffffffffu << (32 - nc->prefix)) };
+	/* Sharing the uplink, dnsmasq is also the host's DNS server: it
+	 * forwards to the board's own (/etc/resolv.conf), on this link only
+	 * (lo, which --interface adds, left out). Otherwise no DNS at all. */
 	char *argv[] = { "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null",
-			 "--no-resolv", "--no-hosts", "--port=0", iface,
+			 nc->uplink[0] ? "--domain-needed" : "--no-resolv", "--no-hosts",
+			 nc->uplink[0] ? "--except-interface=lo" : "--port=0", iface,
 			 "--bind-interfaces", range, lease_arg, "--dhcp-authoritative",
 			 "--no-ping", router, dns, "--pid-file", "--log-facility=-", NULL };
 
@@ -143,12 +154,12 @@ static void usblink_start_dhcp(struct usblink *nl, struct usblink_link *k)
 	snprintf(lease_arg, sizeof(lease_arg), "--dhcp-leasefile=%s", leases);
 	/* By default neither a gateway nor a DNS server: option 3 and 6
 	 * given empty are not sent, so the host keeps its own routes. */
-	if (nc->router) {
+	if (nc->router || nc->uplink[0]) {
 		inet_ntop(AF_INET, &nc->addr, other, sizeof(other));
 		snprintf(router, sizeof(router), "--dhcp-option=3,%s", other);
 	}
-	if (nc->has_dns) {
-		inet_ntop(AF_INET, &nc->dns, other, sizeof(other));
+	if (nc->has_dns || nc->uplink[0]) {
+		inet_ntop(AF_INET, nc->has_dns ? &nc->dns : &nc->addr, other, sizeof(other));
 		snprintf(dns, sizeof(dns), "--dhcp-option=6,%s", other);
 	}
 	/* --no-ping: the one address goes to the one host on the link, so
@@ -291,6 +302,29 @@ static bool usblink_watch_link(struct usblink_link *k)
 	return true;
 }
 
+/* The live links that share the board's uplink (uplink.h), and only
+ * those: called whenever a link came up or went. */
+static void usblink_share(struct usblink *nl)
+{
+	struct uplink_share s[PROFILE_MAX_FUNCTIONS];
+	unsigned i, n = 0;
+
+	for (i = 0; i < nl->n; i++) {
+		const struct usblink_link *k = &nl->links[i];
+
+		if (!k->addr_set || !k->w.nc.uplink[0])
+			continue;
+		memset(&s[n], 0, sizeof(s[n]));
+		memcpy(s[n].function, k->w.function, sizeof(s[n].function));
+		memcpy(s[n].link, k->w.ifname, sizeof(s[n].link));
+		memcpy(s[n].uplink, k->w.nc.uplink, sizeof(s[n].uplink));
+		s[n].addr = k->w.nc.addr;
+		s[n].prefix = k->w.nc.prefix;
+		n++;
+	}
+	uplink_sync(nl->share, s, n);
+}
+
 static void usblink_watch_tick(struct loop_watch *w, void *data)
 {
 	struct usblink *nl = data;
@@ -301,9 +335,10 @@ static void usblink_watch_tick(struct loop_watch *w, void *data)
 	for (i = 0; i < nl->n; i++) {
 		struct usblink_link *k = &nl->links[i];
 
-		if (!k->addr_set && k->tries && k->tries < USBLINK_SET_TRIES)
-			usblink_up(nl, k);
-		else if (k->watched)
+		if (!k->addr_set && k->tries && k->tries < USBLINK_SET_TRIES) {
+			if (usblink_up(nl, k))
+				usblink_share(nl);
+		} else if (k->watched)
 			k->watched = usblink_watch_link(k);
 	}
 	usblink_watch_arm(nl);
@@ -531,6 +566,7 @@ void usblink_sync(struct usblink *nl, const struct usblink_want *want, unsigned 
 		nl->links[nl->n].w = want[j];
 		usblink_up(nl, &nl->links[nl->n++]);
 	}
+	usblink_share(nl);
 	usblink_sync_services(nl, svc, n_svc);
 }
 
@@ -541,6 +577,7 @@ void usblink_free(struct usblink *nl)
 	if (!nl)
 		return;
 	loop_watch_remove(nl->watch_timer);
+	uplink_free(nl->share);
 	for (i = 0; i < nl->n_svc; i++)
 		netproc_kill(nl->svc[i].proc);
 	for (i = 0; i < nl->n; i++)
@@ -555,4 +592,9 @@ unsigned usblink_ifaces(const struct usblink *nl, const char **names, unsigned m
 	for (i = 0; nl && i < nl->n && n < max; i++)
 		names[n++] = nl->links[i].w.ifname;
 	return n;
+}
+
+unsigned usblink_shares(const struct usblink *nl, struct uplink_info *out, unsigned max)
+{
+	return nl ? uplink_list(nl->share, out, max) : 0;
 }

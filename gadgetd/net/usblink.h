@@ -6,7 +6,8 @@
  * it up (IPv6 link-local stays on: disable_ipv6 is cleared), starts a
  * dnsmasq serving the host one lease when dhcp is on, and a
  * gadgetd-mdns announcing NAME.local on that link's interface only when
- * mdns_name is set (mdns.h). Both are supervised (netproc.h). Whatever is
+ * mdns_name is set (mdns.h), and shares the board's uplink with the host
+ * when uplink is set (uplink.h). Both helpers are supervised (netproc.h). Whatever is
  * not wanted any more goes: the helpers are stopped and the address
  * removed. A service a function offers over TCP (adb's "_adb._tcp") is
  * announced by another gadgetd-mdns on the link whose mDNS name it
@@ -66,6 +67,11 @@ void usblink_sync(struct usblink *nl, const struct usblink_want *want,
 /* The names of the live links' interfaces (up to max), for
  * netcfg_clash()'s ignore list; returns how many. */
 unsigned usblink_ifaces(const struct usblink *nl, const char **names,
+			unsigned max);
+
+struct uplink_info;
+/* The links sharing the board's uplink now (uplink.h), up to max. */
+unsigned usblink_shares(const struct usblink *nl, struct uplink_info *out,
 			unsigned max);
 
 #endif

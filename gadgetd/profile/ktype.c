@@ -54,6 +54,8 @@ static const struct optdesc ktype_net_attrs[] = {
 	  .help = "hand out the board as the host's gateway" },
 	{ .name = "dhcp_dns", .type = OPTDESC_STRING, .max = 15,
 	  .help = "hand out this DNS server" },
+	{ .name = "uplink", .type = OPTDESC_STRING, .max = 15,
+	  .help = "share this interface's connection (or \"any\") with the host: NAT, the board as router and DNS" },
 	{ 0 }
 };
 

@@ -124,6 +124,25 @@ static int netcfg_needs(const struct profile_function *f, const char *key,
 	return -EINVAL;
 }
 
+/* An interface's name as the kernel takes it (dev_valid_name()), kept
+ * to what an nftables rule can quote: 1..15 of a-z, A-Z, 0-9 and "_.-";
+ * or "any". */
+static int netcfg_check_uplink(const char *v, char *why, size_t size)
+{
+	size_t i, n = strlen(v);
+
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && !strchr("_.-", v[i]))
+			break;
+	if (i < n || n == 0 || n >= NETCFG_IFNAME_MAX || !strcmp(v, ".") || !strcmp(v, "..") ||
+	    strchr(v, '%')) {
+		snprintf(why, size, "uplink: \"%s\": expected the board's interface to share, such as \"eth0\" (a-z, A-Z, 0-9, _, . and -, at most %d characters), or \"any\"",
+			 v, NETCFG_IFNAME_MAX - 1);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int netcfg_check(const struct profile_function *f, char *why, size_t size)
 {
 	const char *v;
@@ -149,6 +168,14 @@ int netcfg_check(const struct profile_function *f, char *why, size_t size)
 		snprintf(why, size, "dhcp_dns: \"%s\" is not an IPv4 address", v);
 		return -EINVAL;
 	}
+	if ((v = profile_option(f, "uplink")) && netcfg_check_uplink(v, why, size) < 0)
+		return -EINVAL;
+	if ((v = profile_option(f, "uplink")) && optdesc_bool(ktype_attr(f, "dhcp_router")) == 0 &&
+	    profile_option(f, "dhcp_router")) {
+		snprintf(why, size, "uplink: the board is the host's router when it shares \"%s\": drop dhcp_router = false",
+			 v);
+		return -EINVAL;
+	}
 	r = netcfg_needs(f, "dhcp", "address = \"A.B.C.D/PREFIX\" (the board's side)",
 			 has_addr, why, size);
 	if (!r)
@@ -159,6 +186,9 @@ int netcfg_check(const struct profile_function *f, char *why, size_t size)
 				 dhcp, why, size);
 	if (!r)
 		r = netcfg_needs(f, "dhcp_dns", "dhcp = true (it is handed out by DHCP)",
+				 dhcp, why, size);
+	if (!r)
+		r = netcfg_needs(f, "uplink", "dhcp = true (the host learns its router and DNS by DHCP)",
 				 dhcp, why, size);
 	return r;
 }
@@ -185,6 +215,8 @@ int netcfg_get(const struct profile_function *f, struct netcfg *out)
 		out->has_dns = inet_pton(AF_INET, v, &out->dns) == 1;
 	if ((v = profile_option(f, "mdns_name")))
 		snprintf(out->mdns, sizeof(out->mdns), "%s", v);
+	if (out->dhcp && (v = profile_option(f, "uplink")))
+		snprintf(out->uplink, sizeof(out->uplink), "%s", v);
 	return 0;
 }
 

@@ -8,7 +8,8 @@
  *          dhcp = true;                 # one lease for the host
  *          mdns_name = "board";         # announced as board.local
  *          dhcp_router = false;         # opt-in: the board as gateway
- *          dhcp_dns = "10.12.0.1"; };   # opt-in: a DNS server handed out
+ *          dhcp_dns = "10.12.0.1";      # opt-in: a DNS server handed out
+          uplink = "eth0"; };          # opt-in: the board's uplink shared
  *
  * The keys are the network types' attributes in ktype.c (so the profile
  * parser checks each against its declaration); netcfg_check() is those
@@ -43,6 +44,9 @@ struct netcfg {
 	bool has_dns;
 	struct in_addr dns;             /* dhcp_dns */
 	char mdns[NETCFG_MDNS_MAX + 1]; /* "" for none */
+	/* uplink: the board's interface shared with the host (uplink.h),
+	 * "any", or "" (the default: no route for the host). */
+	char uplink[NETCFG_IFNAME_MAX];
 };
 
 /* ecm, ncm and rndis: the types that make a network interface. */

@@ -14,3 +14,8 @@ test_usblink_LIBS :=
 UNIT_TESTS += test_child
 test_child_SRCS := tests/unit/test_child.c common/child.c common/loop.c common/log.c
 test_child_LIBS :=
+# gadgetd/net/uplink.c with libnftables and rtnetlink faked: the ruleset's
+# text, malformed shares, and a refused table leaving nothing behind.
+UNIT_TESTS += test_uplink
+test_uplink_SRCS := tests/unit/test_uplink.c gadgetd/net/uplink.c common/log.c
+test_uplink_LIBS :=

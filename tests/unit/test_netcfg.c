@@ -118,6 +118,27 @@ static void test_bad_keys(void **state)
 			    "functions.ecm.dhcp_dns: needs dhcp = true");
 	test_netcfg_refused("dhcp = \"maybe\";", "functions.ecm.dhcp");
 	test_netcfg_refused("gateway = true;", "unknown setting \"gateway\"");
+	/* uplink: an interface name nft can quote, or "any"; needs DHCP. */
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"eth 0\";",
+			    "t.conf:7: functions.ecm.uplink: \"eth 0\": expected the board's interface to share");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"eth0\\\"; drop\";",
+			    "functions.ecm.uplink: \"eth0\"; drop\": expected");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"\";",
+			    "functions.ecm.uplink: \"\": expected");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"..\";",
+			    "functions.ecm.uplink");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"usb%d\";",
+			    "functions.ecm.uplink");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = \"a-very-long-name0\";",
+			    "functions.ecm.uplink");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; uplink = true;",
+			    "functions.ecm.uplink");
+	test_netcfg_refused("address = \"10.1.0.1/16\";\n uplink = \"eth0\";",
+			    "t.conf:8: functions.ecm.uplink: needs dhcp = true");
+	test_netcfg_refused("uplink = \"eth0\";", "functions.ecm.uplink: needs dhcp = true");
+	test_netcfg_refused("address = \"10.1.0.1/16\"; dhcp = true; dhcp_router = false;"
+			    " uplink = \"any\";",
+			    "functions.ecm.uplink: the board is the host's router when it shares \"any\"");
 }
 
 static void test_good_keys(void **state)
@@ -148,6 +169,18 @@ static void test_good_keys(void **state)
 	assert_int_equal(netcfg_get(profile_function_find(p, "ecm"), &nc), 0);
 	assert_true(nc.router);
 	assert_true(nc.has_dns);
+	/* No uplink shared unless asked for. */
+	assert_string_equal(nc.uplink, "");
+	profile_free(p);
+	assert_int_equal(test_netcfg_parse("address = \"10.12.0.1/24\"; dhcp = true;"
+					   " uplink = \"eth0\";", &p, err, sizeof(err)), 0);
+	assert_int_equal(netcfg_get(profile_function_find(p, "ecm"), &nc), 0);
+	assert_string_equal(nc.uplink, "eth0");
+	profile_free(p);
+	assert_int_equal(test_netcfg_parse("address = \"10.12.0.1/24\"; dhcp = true;"
+					   " uplink = \"any\";", &p, err, sizeof(err)), 0);
+	assert_int_equal(netcfg_get(profile_function_find(p, "ecm"), &nc), 0);
+	assert_string_equal(nc.uplink, "any");
 	profile_free(p);
 	/* No address: gadgetd leaves the interface alone. */
 	assert_int_equal(test_netcfg_parse("ifname = \"usb%d\";", &p, err, sizeof(err)), 0);

@@ -29,6 +29,7 @@
 #include "netcfg.h"
 #include "netproc.h"
 #include "rtnl.h"
+#include "uplink.h"
 
 static unsigned fake_add_calls, fake_add_fail, fake_up_calls, fake_up_fail;
 static bool fake_has_addr;
@@ -66,6 +67,26 @@ int rtnl_link_up(const char *ifname)
 }
 
 int rtnl_link_down(const char *ifname)
+{
+	return 0;
+}
+
+/* The uplink's table and forwarding (tested in test_uplink.c): none here. */
+static int fake_uplink;
+struct uplink *uplink_new(const char *run_dir)
+{
+	return (struct uplink *)&fake_uplink;
+}
+
+void uplink_free(struct uplink *u)
+{
+}
+
+void uplink_sync(struct uplink *u, const struct uplink_share *s, unsigned n)
+{
+}
+
+unsigned uplink_list(const struct uplink *u, struct uplink_info *out, unsigned max)
 {
 	return 0;
 }

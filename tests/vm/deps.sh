@@ -16,13 +16,13 @@
 set -eu
 build_pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev clang libclang-rt-14-dev
-libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libexif-dev libsystemd-dev libxkbcommon-dev
+libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libnftables-dev libexif-dev libsystemd-dev libxkbcommon-dev
 python3 bash-completion dbus-daemon lintian"
 test_pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd binutils
 adb mtp-tools umtp-responder mmdebstrap jmtpfs go-mtpfs android-file-transfer fuse python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf
 python3-brotli python3-lz4 python3-zstandard jq
-dnsmasq-base avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
+dnsmasq-base nftables avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
 dbus-bin polkitd libglib2.0-bin xkb-data
 systemd systemd-sysv udev dbus libpam-systemd e2fsprogs"
 # The last line: the systemd bed boots this machine's own systemd as PID 1

@@ -33,7 +33,7 @@ adb mtp-tools gphoto2 python3 python3-usb python3-cryptography python3-brotli py
 python3-zstandard usbutils iproute2 iputils-ping busybox-static jq kmod procps psmisc
 util-linux bsdutils diffutils findutils genisoimage dosfstools eject libglib2.0-bin dbus-bin linux-libc-dev
 e2fsprogs
-libusbgx3 libconfig11 libaio1t64 libseccomp2 libssl3t64 libmnl0 libsystemd0 libexif12
+libusbgx3 libconfig11 libaio1t64 libseccomp2 libssl3t64 libmnl0 libnftables1 libsystemd0 libexif12
 libxkbcommon0 xkb-data libbrotli1 liblz4-1 libzstd1"
 root=$out/root
 # The root is made again only when the list changed (an initramfs-init
