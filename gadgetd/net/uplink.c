@@ -213,7 +213,10 @@ static int uplink_table_remove(struct uplink *u)
 	return r;
 }
 
-/* The record of what gadgetd turned on, written before it is. */
+/* The record of what gadgetd turned on, written before it is and before
+ * its table is made: while it exists, a table may be there too, and only
+ * then does the next gadgetd look for one (nftables' modules stay
+ * unloaded on a board that never shares). */
 static void uplink_record(const struct uplink *u, const char (*extra)[NETCFG_IFNAME_MAX],
 			  unsigned n_extra)
 {
@@ -221,10 +224,6 @@ static void uplink_record(const struct uplink *u, const char (*extra)[NETCFG_IFN
 	unsigned i;
 	FILE *f;
 
-	if (!u->n_fwd && !n_extra) {
-		unlink(u->record);
-		return;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.new", u->record);
 	f = fopen(tmp, "we");
 	if (!f) {
@@ -269,6 +268,8 @@ static void uplink_clean(struct uplink *u)
 	char name[64], why[200];
 	FILE *f = fopen(u->record, "re");
 
+	if (!f)
+		return; /* no table, no forwarding: the last gadgetd left none */
 	while (f && fscanf(f, "%63s", name) == 1)
 		if (uplink_ifname_ok(name)) {
 			log_info("%s: IPv4 forwarding off again, left on by an earlier gadgetd",
@@ -311,7 +312,10 @@ static void uplink_fwd_release(struct uplink *u, const char (*keep)[NETCFG_IFNAM
 		uplink_fwd_off(u->fwd[i]);
 		memcpy(u->fwd[i], u->fwd[--u->n_fwd], sizeof(u->fwd[i]));
 	}
-	uplink_record(u, NULL, 0);
+	if (!u->n_fwd && !u->table)
+		unlink(u->record);
+	else
+		uplink_record(u, NULL, 0);
 }
 
 void uplink_free(struct uplink *u)

@@ -221,6 +221,37 @@ static void test_refused_leaves_nothing(void **state)
 	rmdir(dir);
 }
 
+/* What a gadgetd killed with -9 left: its record names the forwarding it
+ * turned on, which the next one turns off, and its table is deleted. */
+static void test_leftovers_removed(void **state)
+{
+	char dir[] = "/tmp/test_uplink.XXXXXX", rec[128];
+	struct uplink *u;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	/* Nothing recorded: nftables is not even asked. */
+	test_uplink_n_ran = 0;
+	u = uplink_new(dir);
+	assert_non_null(u);
+	uplink_free(u);
+	assert_int_equal(test_uplink_n_ran, 0);
+	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
+	f = fopen(rec, "w");
+	assert_non_null(f);
+	fputs("eth0\nusb0\nbad;name\n", f);
+	fclose(f);
+	test_uplink_fwd = 0;
+	u = uplink_new(dir);
+	assert_non_null(u);
+	assert_int_equal(test_uplink_fwd, -2);
+	assert_int_equal(test_uplink_n_ran, 1);
+	assert_string_equal(test_uplink_ran[0], "delete table inet gadgetd\n");
+	assert_int_equal(access(rec, F_OK), -1);
+	uplink_free(u);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_ruleset_any_and_none),
 		cmocka_unit_test(test_ruleset_malformed),
 		cmocka_unit_test(test_refused_leaves_nothing),
+		cmocka_unit_test(test_leftovers_removed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
