@@ -4,6 +4,7 @@
 #include <stdbool.h>
 
 #include "state.h"
+#include "uplink.h"
 
 struct loop;
 struct config;
@@ -57,6 +58,9 @@ extern struct state fake_state_file;
 extern int fake_state_load_r;
 extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
 extern int fake_udc_registering; /* this many udc_registered() say false */
+/* What usblink_shares() answers: fake_n_shares of fake_shares. */
+extern unsigned fake_n_shares;
+extern struct uplink_info fake_shares[2];
 /* The console's stops are held (as systemd's take time) until
  * fake_console_release() says they are done; else done at once. */
 extern bool fake_console_hold;

@@ -12,6 +12,7 @@
 #include "loop.h"
 #include "run_until.h"
 #include "supervisor.h"
+#include "uplink.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -417,6 +418,40 @@ static void test_console_follows_the_gadget(void **state)
 	assert_int_equal(count(fake_calls, "console("), 1);
 	text = fake_status_text(f->g, true);
 	assert_non_null(strstr(text, "\"consoles\":[]"));
+	free(text);
+}
+
+/* The links sharing the board's uplink, in text and JSON, from one
+ * structure; a failed share with why, whose words reach a terminal
+ * without control characters. */
+static void test_status_shares(void **state)
+{
+	struct fixture *f = *state;
+	char *text;
+
+	fake_n_shares = 2;
+	fake_shares[0] = (struct uplink_info){ .function = "ecm", .link = "usb0",
+					       .uplink = "eth0", .state = UPLINK_ON };
+	fake_shares[1] = (struct uplink_info){ .function = "ncm", .link = "usb1",
+					       .uplink = "eth1", .state = UPLINK_FAILED,
+					       .why = "no such uplink interface eth1\x1b[2J" };
+	text = fake_status_text(f->g, false);
+	assert_non_null(strstr(text, "\nuplink sharing: ecm usb0 via eth0 on; ncm usb1 via eth1 "
+				     "failed: no such uplink interface eth1?[2J\n"));
+	free(text);
+	text = fake_status_text(f->g, true);
+	assert_non_null(strstr(text, "\"uplink_sharing\":[{\"function\":\"ecm\",\"link\":\"usb0\","
+				     "\"uplink\":\"eth0\",\"state\":\"on\",\"why\":\"\"},"
+				     "{\"function\":\"ncm\",\"link\":\"usb1\",\"uplink\":\"eth1\","
+				     "\"state\":\"failed\",\"why\":\"no such uplink interface "
+				     "eth1\\u001b[2J\"}]"));
+	free(text);
+	fake_n_shares = 0;
+	text = fake_status_text(f->g, false);
+	assert_null(strstr(text, "uplink sharing"));
+	free(text);
+	text = fake_status_text(f->g, true);
+	assert_non_null(strstr(text, "\"uplink_sharing\":[]"));
 	free(text);
 }
 
@@ -1149,6 +1184,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_off_and_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_network_link_follows_the_gadget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_follows_the_gadget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_shares, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unbind_waits_for_console_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_udc_stranded_bound_afresh,
