@@ -50,6 +50,7 @@ struct dbus_function {
 	uint32_t restarts;
 	char host[256];                  /* "" unless the plugin says */
 	char console[32];                /* its login's state; "" for none */
+	char uplink[32];                 /* its uplink share's state; "" for none */
 };
 
 /* A UDC of /sys/class/udc: the one the gadget is bound to first, then

@@ -93,6 +93,8 @@ static const sd_bus_vtable dbus_props_function[] = {
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("Console", "s", dbus_props_get_str, DBUS_PROPS_FN(console),
 			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+	SD_BUS_PROPERTY("Uplink", "s", dbus_props_get_str, DBUS_PROPS_FN(uplink),
+			SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_VTABLE_END
 };
 
@@ -234,6 +236,9 @@ static void dbus_props_function_fill(const struct status *st,
 	for (i = 0; i < st->n_consoles; i++)
 		if (!strcmp(st->consoles[i].function, sf->name))
 			snprintf(f->console, sizeof(f->console), "%s", st->consoles[i].state);
+	for (i = 0; i < st->n_shares; i++)
+		if (!strcmp(st->shares[i].function, sf->name))
+			snprintf(f->uplink, sizeof(f->uplink), "%s", st->shares[i].state);
 }
 
 /* The set's functions and the UDCs, as the status model has them. */
@@ -336,6 +341,7 @@ static void dbus_props_emit_functions(struct dbus *d, const struct dbus_snap *ol
 		DBUS_PROPS_DIFF(names, n, a, b, restarts, "Restarts");
 		DBUS_PROPS_DIFF(names, n, a, b, host, "Host");
 		DBUS_PROPS_DIFF(names, n, a, b, console, "Console");
+		DBUS_PROPS_DIFF(names, n, a, b, uplink, "Uplink");
 		names[n] = NULL;
 		dbus_props_emit_encoded(d, DBUS_FUNCTION_PATH, b->name,
 					DBUS_FUNCTION_IFACE, names);

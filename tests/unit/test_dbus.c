@@ -401,6 +401,30 @@ static void test_console_property(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* A network function's uplink share, on its Function object; "" on
+ * another's. */
+static void test_uplink_property(void **state)
+{
+	struct fixture *f = *state;
+	sd_bus_message *m;
+	char buf[256];
+
+	fake_n_shares = 1;
+	fake_shares[0] = (struct uplink_info){ .function = "ecm", .link = "usb0",
+					       .uplink = "eth0", .state = UPLINK_FAILED,
+					       .why = "no such uplink interface eth0" };
+	m = call(f, "Switch", "s", "tty,ecm");
+	assert_string_equal(error_name(m), "");
+	sd_bus_message_unref(m);
+	get_str(f, "/org/gadgetd1/function/ecm", "org.gadgetd1.Function", "Uplink",
+		buf, sizeof(buf));
+	assert_string_equal(buf, "failed");
+	get_str(f, "/org/gadgetd1/function/tty", "org.gadgetd1.Function", "Uplink",
+		buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	fake_n_shares = 0;
+}
+
 /* A failure names the reason; bad calls change nothing. */
 static void test_bad_calls(void **state)
 {
@@ -780,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_properties, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_switch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_console_property, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_uplink_property, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command, setup, teardown),
