@@ -7,15 +7,18 @@
 # board's /etc/resolv.conf names, knowing www.example.test, and an
 # address 203.0.113.10 routed by the board; it has no route back to the
 # PC's subnet, so an answer reaching the PC proves the masquerade.
-# Set ecm shares: the PC's lease carries the board as router and DNS,
-# the PC pings 203.0.113.10 and opens a TCP connection there, and
-# resolves www.example.test through the board; the internet cannot reach
+# gadgetd starts on set ecm before eth0 is there: the share fails, named
+# in status and the journal, with no table and no forwarding left. Set
+# ncm does not share: its lease has no router and no DNS, and the PC
+# reaches nothing beyond the board. Set ecm, eth0 there, shares: the
+# PC's lease carries the board as router and DNS, the PC pings
+# 203.0.113.10 and opens a TCP connection there, and resolves
+# www.example.test through the board; the internet cannot reach
 # the PC even with a route to it, nor query the board's resolver, which
 # listens on the link only; status says the share is on; the table
 # inet gadgetd is there and eth0's and the link's IPv4 forwarding are on.
-# Set ncm does not share: its lease has no router and no DNS, nothing is
-# left of the table or the forwarding. `gadgetctl off` and `systemctl
-# stop` take the share away; a gadgetd killed with -9 leaves its table,
+# A switch to ncm leaves nothing of the table or the forwarding;
+# `gadgetctl off` and `systemctl stop` take the share away; a gadgetd killed with -9 leaves its table,
 # which the next one (systemd's restart) removes before it shares again.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -43,10 +46,8 @@ internet_up() {
 	# The board's own resolver: the internet's.
 	rm -f /etc/resolv.conf && echo "nameserver 198.51.100.1" > /etc/resolv.conf
 }
-check "the internet namespace behind eth0, with a DNS server" internet_up
 ip netns add $PC && ip -n $PC link set lo up || die "ip netns add $PC"
-FWD0=$(cat /proc/sys/net/ipv4/conf/eth0/forwarding)
-check "eth0's IPv4 forwarding is off before gadgetd" [ "$FWD0" = 0 ]
+# gadgetd starts on set ecm before the board has eth0.
 gd_start uplink
 
 # The host side's interface (MAC $1) into netns pc, and a lease.
@@ -102,7 +103,32 @@ dns_link_only() {
 }
 gone() { no_table && [ "$(fwd eth0)" = 0 ]; }
 
+failed_share() {
+	gd_status '.uplink_sharing | length == 1 and .[0].state == "failed" and
+		.[0].why == "no such uplink interface eth0"'
+}
+journal_says() { gd_log | grep -q "function ecm: not sharing the uplink with the host: no such uplink interface eth0"; }
+say "set ecm with no eth0 yet: the share fails and leaves nothing"
+check "status: ecm's share failed, no such uplink interface eth0" within_s 10 failed_share
+check "the journal says why" journal_says
+check "no table inet gadgetd" no_table
+check "the link's IPv4 forwarding stays off" [ "$(fwd "$(link_if ecm)")" = 0 ]
+
+check "the internet namespace behind eth0, with a DNS server" internet_up
+check "eth0's IPv4 forwarding is off" [ "$(fwd eth0)" = 0 ]
+
+say "set ncm: the same link without sharing"
+gd_switch ncm
+check "ncm: no table inet gadgetd, eth0's forwarding off" within_s 10 gone
+check "ncm: status shows no share" gd_status '.uplink_sharing | length == 0'
+check "ncm: the PC gets $HOST" pc_lease 02:00:00:00:01:04
+check "ncm: the lease has no router and no DNS" grep -qx "router=" "$UDHCPC_OUT"
+check "ncm: ... and no DNS" grep -qx "dns=" "$UDHCPC_OUT"
+check "ncm: the PC has no default route" [ -z "$(ip -n $PC route show default)" ]
+check "ncm: the PC cannot reach $FAR" no_ping_far
+
 say "set ecm: sharing eth0"
+gd_switch ecm
 check "status: ecm shares eth0, on" within_s 10 shared
 check "ecm: the PC gets $HOST with the board as router and DNS" pc_lease 02:00:00:00:01:02
 check "ecm: the lease's router is the board" grep -qx "router=$BOARD" "$UDHCPC_OUT"
@@ -117,15 +143,10 @@ check "ecm: the PC resolves www.example.test through the board" resolves
 check "ecm: the internet cannot reach the PC" no_way_in
 check "ecm: the board's resolver serves the link only" dns_link_only
 
-say "set ncm: the same link without sharing"
+say "a switch away: ncm"
 gd_switch ncm
 check "ncm: no table inet gadgetd, eth0's forwarding off again" within_s 10 gone
 check "ncm: status shows no share" gd_status '.uplink_sharing | length == 0'
-check "ncm: the PC gets $HOST" pc_lease 02:00:00:00:01:04
-check "ncm: the lease has no router and no DNS" grep -qx "router=" "$UDHCPC_OUT"
-check "ncm: ... and no DNS" grep -qx "dns=" "$UDHCPC_OUT"
-check "ncm: the PC has no default route" [ -z "$(ip -n $PC route show default)" ]
-check "ncm: the PC cannot reach $FAR" no_ping_far
 
 say "back to ecm, then off"
 gd_switch ecm
