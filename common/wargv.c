@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* argv[0], seven flags with values, the options, -v, NULL. */
-#define WARGV_MAX_ARGC (1 + 2 * 7 + 2 * WARGV_MAX_OPTS + 2)
+/* argv[0], eight flags with values, the options, arguments and
+ * variables, -v, NULL. */
+#define WARGV_MAX_ARGC (1 + 2 * 8 + 2 * WARGV_MAX_OPTS + 4 * WARGV_MAX_ARGS + 2)
 
 static const char *wargv_root_name(enum wargv_root root)
 {
@@ -53,6 +54,32 @@ static bool wargv_push_flag(char **argv, unsigned *n, const char *flag,
 	return !value || (wargv_push(argv, n, flag) && wargv_push(argv, n, value));
 }
 
+/* What decoding would refuse of a: the two forms mixed, a field
+ * missing, too many or malformed entries. */
+static bool wargv_valid(const struct wargv *a)
+{
+	unsigned i;
+
+	if (!a->worker || !a->instance || !a->dir || !a->plugin == !a->exec ||
+	    a->n_opts > WARGV_MAX_OPTS || a->n_args > WARGV_MAX_ARGS ||
+	    a->n_env > WARGV_MAX_ARGS)
+		return false;
+	if (a->plugin && (a->n_args || a->n_env || a->bind))
+		return false;
+	if (a->exec && (a->n_opts || a->root != WARGV_ROOT_NONE))
+		return false;
+	for (i = 0; i < a->n_opts; i++)
+		if (!wargv_opt_ok(a->opts[i]))
+			return false;
+	for (i = 0; i < a->n_args; i++)
+		if (!a->args[i])
+			return false;
+	for (i = 0; i < a->n_env; i++)
+		if (!wargv_opt_ok(a->env[i]))
+			return false;
+	return true;
+}
+
 int wargv_encode(const struct wargv *a, char ***out)
 {
 	const char *root = wargv_root_name(a->root);
@@ -61,18 +88,16 @@ int wargv_encode(const struct wargv *a, char ***out)
 	bool ok;
 
 	*out = NULL;
-	if (!a->worker || !a->plugin || !a->instance || !a->dir ||
-	    a->n_opts > WARGV_MAX_OPTS)
+	if (!wargv_valid(a))
 		return -EINVAL;
-	for (i = 0; i < a->n_opts; i++)
-		if (!wargv_opt_ok(a->opts[i]))
-			return -EINVAL;
 	argv = calloc(WARGV_MAX_ARGC, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	snprintf(caps, sizeof(caps), "%llx", (unsigned long long)a->caps);
 	ok = wargv_push(argv, &n, a->worker) &&
 	     wargv_push_flag(argv, &n, "-P", a->plugin) &&
+	     wargv_push_flag(argv, &n, "-x", a->exec) &&
+	     wargv_push_flag(argv, &n, "-m", a->bind) &&
 	     wargv_push_flag(argv, &n, "-i", a->instance) &&
 	     wargv_push_flag(argv, &n, "-d", a->dir) &&
 	     wargv_push_flag(argv, &n, "-u", a->user) &&
@@ -81,6 +106,10 @@ int wargv_encode(const struct wargv *a, char ***out)
 	     wargv_push_flag(argv, &n, "-r", root);
 	for (i = 0; ok && i < a->n_opts; i++)
 		ok = wargv_push_flag(argv, &n, "-o", a->opts[i]);
+	for (i = 0; ok && i < a->n_args; i++)
+		ok = wargv_push_flag(argv, &n, "-a", a->args[i]);
+	for (i = 0; ok && i < a->n_env; i++)
+		ok = wargv_push_flag(argv, &n, "-e", a->env[i]);
 	if (ok && a->verbose)
 		ok = wargv_push(argv, &n, "-v");
 	if (!ok) {
@@ -147,6 +176,18 @@ static int wargv_parse_opt(const char *s, struct wargv *out, char *err, size_t s
 	return 0;
 }
 
+/* -a or -e: one more entry of list (n of WARGV_MAX_ARGS). */
+static int wargv_parse_list(const char *flag, const char *s, const char **list,
+			    unsigned *n, bool kv, char *err, size_t size)
+{
+	if (*n == WARGV_MAX_ARGS || (kv && !wargv_opt_ok(s))) {
+		snprintf(err, size, "bad or too many %s at \"%s\"", flag, s);
+		return -EINVAL;
+	}
+	list[(*n)++] = s;
+	return 0;
+}
+
 /* One flag at argv[*i] and its value. */
 static int wargv_flag(int argc, char *const *argv, int *i, struct wargv *out,
 		      const char **caps, const char **root, char *err,
@@ -182,6 +223,18 @@ static int wargv_flag(int argc, char *const *argv, int *i, struct wargv *out,
 	case 'o':
 		return wargv_value(argc, argv, i, &v, err, size) ?:
 		       wargv_parse_opt(v, out, err, size);
+	case 'x':
+		return wargv_value(argc, argv, i, &out->exec, err, size);
+	case 'm':
+		return wargv_value(argc, argv, i, &out->bind, err, size);
+	case 'a':
+		return wargv_value(argc, argv, i, &v, err, size) ?:
+		       wargv_parse_list("-a", v, out->args, &out->n_args,
+					false, err, size);
+	case 'e':
+		return wargv_value(argc, argv, i, &v, err, size) ?:
+		       wargv_parse_list("-e", v, out->env, &out->n_env, true,
+					err, size);
 	}
 	snprintf(err, size, "unknown flag \"%s\"", a);
 	return -EINVAL;
@@ -209,8 +262,13 @@ int wargv_decode(int argc, char *const *argv, struct wargv *out, char *err,
 		if (r < 0)
 			return r;
 	}
-	if (!out->plugin || !out->instance || !out->dir) {
-		snprintf(err, size, "-P, -i and -d are required");
+	if (!out->instance || !out->dir || !out->plugin == !out->exec) {
+		snprintf(err, size, "-i, -d and one of -P and -x are required");
+		return -EINVAL;
+	}
+	if (!wargv_valid(out)) {
+		snprintf(err, size, out->plugin ? "-a, -e and -m go with -x only" :
+			 "-o and -r go with -P only");
 		return -EINVAL;
 	}
 	return 0;

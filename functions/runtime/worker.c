@@ -3,6 +3,7 @@
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
  *                  [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v]
+ *   gadgetd-worker -x PROGRAM ...: a program instead of a plugin (ffsexec.h)
  *
  * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see common/wmsg.h). The worker
  * sandboxes itself before the host can reach it (sandbox.h).
@@ -11,6 +12,8 @@
 #include "describe.h"
 #include "epio.h"
 #include "ffs.h"
+#include "ffsbound.h"
+#include "ffsexec.h"
 #include "loader.h"
 #include "log.h"
 #include "loop.h"
@@ -25,7 +28,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
@@ -41,13 +43,18 @@
 
 /* The last warning or error logged, for WORKER_ERROR, and how many
  * there were (see worker_failed()). */
-static char worker_last_error[WORKER_ERROR_MAX];
+static char worker_last_err[WORKER_ERROR_MAX];
 static unsigned worker_n_errors;
 
 static void worker_tap(enum log_level level, const char *msg)
 {
-	snprintf(worker_last_error, sizeof(worker_last_error), "%s", msg);
+	snprintf(worker_last_err, sizeof(worker_last_err), "%s", msg);
 	worker_n_errors++;
+}
+
+const char *worker_last_error(void)
+{
+	return worker_last_err;
 }
 
 /*
@@ -501,6 +508,9 @@ static void worker_usage(FILE *out, int code)
 	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
 		     "[-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]\n"
 		     "       [-o KEY=VALUE]... [-v]\n"
+		     "       gadgetd-worker -x PROGRAM -i INSTANCE -d FFS_DIR [-u USER] "
+		     "[-g GROUP] [-c CAPS]\n"
+		     "       [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-v]\n"
 		     "       gadgetd-worker --describe PLUGIN.so [USER]\n"
 		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
 		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",
@@ -510,7 +520,8 @@ static void worker_usage(FILE *out, int code)
 
 /* The command line gadgetd built (common/wargv.h) into p; a bad one ends
  * the worker with status 2. */
-static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
+static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose,
+			struct wargv *out)
 {
 	struct wargv a;
 	char err[256];
@@ -542,6 +553,7 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose)
 		p->opts[i] = a.opts[i];
 	p->n_opts = a.n_opts;
 	*verbose = a.verbose;
+	*out = a;
 }
 
 /* gadgetd hands over fd 3; anything else means we were started by hand. */
@@ -561,85 +573,13 @@ static int worker_check_ctl(void)
 	return 0;
 }
 
-/* The FunctionFS device name mounted on dir (mountinfo's source field). */
-static int worker_ffs_dev(const char *dir, char *dev, size_t size)
-{
-	char real[PATH_MAX], line[PATH_MAX + 512], mnt[PATH_MAX], type[64], src[256];
-	FILE *f;
-	int r = -ENOENT;
-
-	if (!realpath(dir, real) || !(f = fopen("/proc/self/mountinfo", "re")))
-		return -errno;
-	while (r < 0 && fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(sep, " - %63s %255s", type, src) != 2)
-			continue;
-		if (!strcmp(mnt, real) && !strcmp(type, "functionfs"))
-			r = snprintf(dev, size, "%s", src) < (int)size ? 0 : -ENAMETOOLONG;
-	}
-	fclose(f);
-	return r;
-}
-
-/* Is ffs.<dev> linked into a configuration of a gadget bound to a UDC? */
-static bool worker_ffs_bound(const char *dev, char *gadget, size_t size)
-{
-	char want[300], target[PATH_MAX], path[PATH_MAX + 8], udc[64] = "";
-	bool bound = false;
-	glob_t g;
-	size_t i;
-
-	snprintf(want, sizeof(want), "/functions/ffs.%s", dev);
-	if (glob("/sys/kernel/config/usb_gadget/*/configs/*/*", GLOB_NOSORT,
-		 NULL, &g))
-		return false;
-	for (i = 0; i < g.gl_pathc && !bound; i++) {
-		ssize_t n = readlink(g.gl_pathv[i], target, sizeof(target) - 1);
-		FILE *f;
-		char *cut;
-
-		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		cut = strstr(g.gl_pathv[i], "/configs/");
-		if (n < (ssize_t)strlen(want) ||
-		    strcmp(target + n - strlen(want), want) || !cut)
-			continue;
-		snprintf(gadget, size, "%.*s", (int)(cut - g.gl_pathv[i]),
-			 g.gl_pathv[i]);
-		snprintf(path, sizeof(path), "%s/UDC", gadget);
-		if ((f = fopen(path, "re"))) {
-			bound = fgets(udc, sizeof(udc), f) && udc[0] != '\n';
-			fclose(f);
-		}
-	}
-	globfree(&g);
-	return bound;
-}
-
-/*
- * Linux 6.1's f_fs deadlocks in open(ep0) of an instance that was
- * deactivated (no_disconnect=1, its last user died) while its gadget is
- * bound: ffs_ep0_open() holds ffs->mutex, the reset unbinds the gadget and
- * functionfs_unbind() takes the mutex again. A bound gadget also means the
- * instance already had its descriptors, so refuse: gadgetd must unbind
- * the UDC before it restarts a worker, and bind again after READY.
- */
 static int worker_check_unbound(struct plugin *p)
 {
-	char dev[256], gadget[PATH_MAX];
+	int r = ffsbound_refuse(p->dir);
 
-	if (worker_ffs_dev(p->dir, dev, sizeof(dev)) < 0)
-		return 0;
-	if (!worker_ffs_bound(dev, gadget, sizeof(gadget)))
-		return 0;
-	log_warnx("%s (ffs.%s) is in %s, which is bound to a UDC; unbind it "
-		  "before starting a worker (opening ep0 now would hang in the "
-		  "kernel)", p->dir, dev, gadget);
-	p->refused_bound = true;
-	return -EBUSY;
+	if (r == -EBUSY)
+		p->refused_bound = true;
+	return r;
 }
 
 /* 0, or -errno (EIO for a short write), nothing logged. */
@@ -930,9 +870,9 @@ static int worker_start(struct plugin *p)
 /* Exiting with r (not 0): gadgetd shows our last error with the exit. */
 static void worker_send_error(struct plugin *p, int r)
 {
-	const char *s[] = { worker_last_error };
+	const char *s[] = { worker_last_err };
 
-	if (r && worker_last_error[0])
+	if (r && worker_last_err[0])
 		worker_send_strings(p, WORKER_ERROR, s, 1);
 }
 
@@ -966,6 +906,7 @@ int main(int argc, char **argv)
 	static char ident[64];
 	struct plugin p = { 0 };
 	bool verbose = false;
+	struct wargv a;
 	int r;
 
 	/* gadgetd-worker --describe PLUGIN.so [USER]: describe.h. */
@@ -973,13 +914,15 @@ int main(int argc, char **argv)
 		log_init("gadgetd-worker", true, LOG_LEVEL_INFO);
 		return describe_run(argv[2], argc == 4 ? argv[3] : NULL, stdout) < 0;
 	}
-	worker_args(&p, argc, argv, &verbose);
+	worker_args(&p, argc, argv, &verbose, &a);
 	snprintf(ident, sizeof(ident), "gadgetd-worker[%s]", p.instance);
 	log_init(ident, true, verbose ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO);
 	log_set_tap(worker_tap);
 	signal(SIGPIPE, SIG_IGN);
 	if (worker_check_ctl() < 0)
 		return 1;
+	if (a.exec)
+		return ffsexec_run(&a);
 	p.loop = loop_new();
 	if (!p.loop)
 		return 1;

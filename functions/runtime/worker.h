@@ -1,8 +1,9 @@
 /*
  * worker: the state of gadgetd-worker, shared by worker.c (argv, sandbox,
  * FunctionFS, the wmsg socket: the worker's lifecycle) and plugin.c (the
- * API plugins call, plugin.h). Plugins see struct plugin as opaque; only
- * these two files include this header.
+ * API plugins call, plugin.h), and ffsexec.c (a program instead of a
+ * plugin). Plugins see struct plugin as opaque; only these files include
+ * this header.
  */
 #ifndef GADGETD_WORKER_H
 #define GADGETD_WORKER_H
@@ -64,5 +65,8 @@ int worker_send(struct plugin *p, const uint8_t *buf, int len);
 /* Build and send a message of n strings (wmsg_build_strings()). */
 int worker_send_strings(struct plugin *p, uint16_t type,
 			const char *const *strs, unsigned n);
+
+/* The last warning or error the worker logged, or "". */
+const char *worker_last_error(void);
 
 #endif

@@ -88,8 +88,10 @@ void gadget_list(struct gadget *g, FILE *out)
 	for (i = 0; i < p->n_functions; i++)
 		fprintf(out, "  %-12s %s%s%s\n", p->functions[i].name,
 			profile_ftype_name(p->functions[i].type),
-			p->functions[i].plugin ? " plugin " : "",
-			p->functions[i].plugin ? p->functions[i].plugin : "");
+			p->functions[i].plugin ? " plugin " :
+			p->functions[i].exec ? " exec " : "",
+			p->functions[i].plugin ? p->functions[i].plugin :
+			p->functions[i].exec ? p->functions[i].exec : "");
 	fprintf(out, "sets:\n");
 	for (i = 0; i < p->n_sets; i++) {
 		profile_set_name(p, i, name, sizeof(name));

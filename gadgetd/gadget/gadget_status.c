@@ -31,7 +31,8 @@ static void gadget_status_functions(struct gadget *g, struct status *st)
 			if (j < st->n_functions || j == PROFILE_MAX_FUNCTIONS)
 				continue;
 			st->functions[j].name = f->name;
-			st->functions[j].plugin = f->plugin;
+			/* An exec function shows its program there. */
+			st->functions[j].plugin = f->plugin ? f->plugin : f->exec;
 			st->n_functions++;
 		}
 }

@@ -1,7 +1,33 @@
 #include "plan.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* FNV-1a of s and its NUL, on from h. */
+static uint64_t plan_hash(uint64_t h, const char *s)
+{
+	do
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	while (*s++);
+	return h;
+}
+
+/* An exec function's program and everything it is started with (an
+ * edited config restarts it): its path, and a hash of the rest. */
+static uint64_t plan_exec_hash(const struct profile_function *f)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned i;
+
+	for (i = 0; i < f->n_args; i++)
+		h = plan_hash(h, f->args[i]);
+	h = plan_hash(h, "");
+	for (i = 0; i < f->n_env; i++)
+		h = plan_hash(h, f->env[i]);
+	h = plan_hash(h, f->config ? f->config : "");
+	return plan_hash(h, f->bind ? f->bind : "");
+}
 
 void plan_signature(const struct profile_function *f, char *buf, size_t size)
 {
@@ -19,6 +45,9 @@ void plan_signature(const struct profile_function *f, char *buf, size_t size)
 	for (i = 0; i < f->n_options && n < size; i++)
 		n += snprintf(buf + n, size - n, ";%s=%s", f->options[i].key,
 			      f->options[i].value);
+	if (f->exec && n < size)
+		snprintf(buf + n, size - n, ";exec=%s;%016llx", f->exec,
+			 (unsigned long long)plan_exec_hash(f));
 }
 
 static const struct plan_live *plan_find_live(const struct plan_live *live,

@@ -130,11 +130,13 @@ static int txn_create(const struct txn_env *e, const struct profile_function *f,
 		return 0;
 	r = supervisor_start(e->sup, f);
 	if (r < 0 && supervisor_start_error(e->sup)[0])
-		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
-			 f->name, f->plugin, supervisor_start_error(e->sup));
+		snprintf(msg, size, "function %s: cannot start %s %s: %s",
+			 f->name, f->plugin ? "plugin" : "program",
+			 f->plugin ? f->plugin : f->exec, supervisor_start_error(e->sup));
 	else if (r < 0)
-		snprintf(msg, size, "function %s: cannot start plugin %s: %s",
-			 f->name, f->plugin, strerror(-r));
+		snprintf(msg, size, "function %s: cannot start %s %s: %s",
+			 f->name, f->plugin ? "plugin" : "program",
+			 f->plugin ? f->plugin : f->exec, strerror(-r));
 	return r;
 }
 

@@ -8,6 +8,7 @@
 #include "optcheck.h"
 #include "ootmeta.h"
 #include "plugin_list.h"
+#include "profile_exec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -503,9 +504,10 @@ static void profile_root(struct cfgtext_err *e, config_setting_t *fs,
 		return;
 	}
 	if (!m || !m->root) {
-		cfgtext_error(e, s, "functions.%s.root: plugin %s cannot be restarted as root; "
-			      "only plugins that ask for it can (%s)",
-			      f->name, f->plugin, profile_root_plugins(buf, sizeof(buf)));
+		if (f->plugin)
+			cfgtext_error(e, s, "functions.%s.root: plugin %s cannot be restarted as root; "
+				      "only plugins that ask for it can (%s)",
+				      f->name, f->plugin, profile_root_plugins(buf, sizeof(buf)));
 		return;
 	}
 	f->root_allowed = !strcmp(v, "allowed");
@@ -564,7 +566,8 @@ static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
 		if (!strcmp(key, "type") || (f->type->ffs &&
 		    (!strcmp(key, "plugin") || !strcmp(key, "options") ||
 		     !strcmp(key, "user") || !strcmp(key, "group") ||
-		     !strcmp(key, "capabilities") || !strcmp(key, "root"))))
+		     !strcmp(key, "capabilities") || !strcmp(key, "root") ||
+		     profile_exec_key(key))))
 			continue;
 		d = optdesc_find(f->type->attrs, key);
 		if (d)
@@ -577,10 +580,14 @@ static void profile_function(struct cfgtext_err *e, config_setting_t *fs,
 		profile_check_type(e, fs, f);
 	if (!f->type->ffs)
 		return;
+	if (profile_exec_parse(e, fs, f)) {
+		profile_worker_ids(e, f, fs);
+		return;
+	}
 	t = profile_member(e, fs, "functions", "plugin", CONFIG_TYPE_STRING, false);
 	if (!t) {
 		if (!config_setting_get_member(fs, "plugin"))
-			cfgtext_error(e, fs, "functions.%s: type \"ffs\" needs plugin = \"NAME\"", name);
+			cfgtext_error(e, fs, "functions.%s: type \"ffs\" needs plugin = \"NAME\" or exec = \"/path/program\"", name);
 		return;
 	}
 	if (!profile_ident_ok(config_setting_get_string(t), 64)) {
@@ -930,6 +937,7 @@ void profile_free(struct profile *p)
 		return;
 	for (i = 0; i < p->n_functions; i++) {
 		free(p->functions[i].plugin);
+		profile_exec_free(&p->functions[i]);
 		free(p->functions[i].user);
 		free(p->functions[i].group);
 		for (j = 0; j < p->functions[i].n_options; j++) {
@@ -959,8 +967,9 @@ static bool profile_resolve_fn(struct cfgtext_err *e, struct profile_function *f
 	if (!pw) {
 		e->line = f->user_line;
 		if (f->user_default)
-			cfgtext_error(e, NULL, "functions.%s: no user \"%s\" on this system (the default for plugin %s, which `make install` creates); set user = \"NAME\"",
-				      f->name, f->user, f->plugin);
+			cfgtext_error(e, NULL, "functions.%s: no user \"%s\" on this system (the default for %s%s, which `make install` creates); set user = \"NAME\"",
+				      f->name, f->user, f->plugin ? "plugin " : "",
+				      f->plugin ? f->plugin : f->exec);
 		else
 			cfgtext_error(e, NULL, "functions.%s.user: no user \"%s\" on this system",
 				      f->name, f->user);

@@ -54,6 +54,9 @@
 /* A set's name ("acm,ecm") as gadgetd keeps it for messages, status and
  * requests. */
 #define PROFILE_SET_NAME_MAX 256
+/* An exec function's most args and env entries (common/wargv.h's
+ * WARGV_MAX_ARGS). */
+#define PROFILE_EXEC_MAX_ARGS 32
 /* USB configurations per set (c.1 ... c.4). */
 #define PROFILE_MAX_CONFIGS 4
 
@@ -66,7 +69,18 @@ struct profile_option {
 struct profile_function {
 	char name[PROFILE_NAME_MAX]; /* catalogue name, also the instance name */
 	const struct ktype *type;    /* never NULL */
-	char *plugin;                /* type->ffs only */
+	char *plugin;                /* type->ffs only; NULL with exec */
+	/*
+	 * type->ffs with `exec` instead of `plugin` (profile_exec.h): the
+	 * program, its arguments and environment ("KEY=VALUE") with their
+	 * %f and %c unexpanded, the content of its configuration file (NULL:
+	 * none) and where its mount namespace shows the instance (NULL:
+	 * nowhere but the FunctionFS mount).
+	 */
+	char *exec;
+	unsigned n_args, n_env;
+	char *args[PROFILE_EXEC_MAX_ARGS], *env[PROFILE_EXEC_MAX_ARGS];
+	char *config, *bind;
 	/*
 	 * type->ffs only: who the worker runs as. user is the profile's
 	 * `user` or the plugin's default (profile_default_user()); group is

@@ -389,7 +389,9 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	child_restart_reset(&w->exits, s->cfg->restart_delay_ms);
 	snprintf(w->name, sizeof(w->name), "%s", f->name);
 	snprintf(w->mount, sizeof(w->mount), "%s/%s", s->cfg->ffs_dir, f->name);
-	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : f->name);
+	/* An exec function has no plugin: no declaration is found for it. */
+	snprintf(w->plugin, sizeof(w->plugin), "%s", f->plugin ? f->plugin : "");
+	snprintf(w->exec, sizeof(w->exec), "%s", f->exec ? f->exec : "");
 	w->uid = f->uid;
 	w->gid = f->gid;
 	w->root_allowed = f->root_allowed;
@@ -405,7 +407,10 @@ int supervisor_start(struct supervisor *s, const struct profile_function *f)
 	r = supervisor_exec_argv(s->cfg, f, w->mount, false, &w->argv);
 	if (!r && f->root_allowed)
 		r = supervisor_exec_argv(s->cfg, f, w->mount, true, &w->argv_root);
-	if (!r)
+	if (!r && f->exec)
+		r = supervisor_exec_config(s->cfg, f, w->mount, w->uid, w->gid,
+					   s->start_err, sizeof(s->start_err));
+	else if (!r)
 		r = supervisor_exec_rundir(s->cfg, w->plugin, w->uid, w->gid,
 					   s->start_err, sizeof(s->start_err));
 	if (!r)
@@ -828,6 +833,10 @@ static void sup_ready_err(struct supervisor *s, int r, char *err,
 				      w->name, w->failed_why);
 		else if (died)
 			n += sup_died_err(w, err + n, err_size - n);
+		else if (w->exec[0])
+			n += snprintf(err + n, err_size - n,
+				      "function %s: %s wrote no descriptors to %s/ep0 within %u ms",
+				      w->name, w->exec, w->mount, s->ready_timeout_ms);
 		else
 			n += snprintf(err + n, err_size - n,
 				      "function %s: plugin not ready after %u ms%s%s",

@@ -4,6 +4,7 @@
 #include "log.h"
 #include "loop.h"
 #include "profile.h"
+#include "profile_exec.h"
 #include "wargv.h"
 #include "wmsg.h"
 
@@ -49,6 +50,67 @@ static uint64_t supervisor_exec_all_caps(void)
 	return (uint64_t)d[1].permitted << 32 | d[0].permitted;
 }
 
+void supervisor_exec_config_path(const struct config *cfg,
+				 const struct profile_function *f, char *buf,
+				 size_t size)
+{
+	snprintf(buf, size, "%s/exec-%s/config", cfg->run_dir, f->name);
+}
+
+/* list's n entries with %f and %c expanded into out (the caller frees
+ * them even on failure). */
+static int supervisor_exec_expand(char *const *list, unsigned n,
+				  const char *ffs, const char *conf,
+				  const char **out)
+{
+	unsigned i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		r = profile_exec_expand(list[i], ffs, conf, (char **)&out[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* An exec function's worker: the program instead of a plugin (wargv.h's
+ * second form). */
+static int supervisor_exec_argv_program(const struct config *cfg,
+					const struct profile_function *f,
+					const char *mount, char ***argv)
+{
+	struct wargv a = {
+		.worker = cfg->worker,
+		.exec = f->exec,
+		.bind = f->bind,
+		.instance = f->name,
+		.dir = mount,
+		.user = f->user,
+		.group = f->group,
+		.have_caps = true,
+		.caps = f->caps,
+		.n_args = f->n_args,
+		.n_env = f->n_env,
+	};
+	const char *ffs = f->bind ? f->bind : mount;
+	char conf[PATH_MAX];
+	unsigned i;
+	int r;
+
+	supervisor_exec_config_path(cfg, f, conf, sizeof(conf));
+	r = supervisor_exec_expand(f->args, f->n_args, ffs, conf, a.args);
+	if (!r)
+		r = supervisor_exec_expand(f->env, f->n_env, ffs, conf, a.env);
+	if (!r)
+		r = wargv_encode(&a, argv);
+	for (i = 0; i < f->n_args; i++)
+		free((char *)a.args[i]);
+	for (i = 0; i < f->n_env; i++)
+		free((char *)a.env[i]);
+	return r;
+}
+
 int supervisor_exec_argv(const struct config *cfg, const struct profile_function *f,
 			 const char *mount, bool root, char ***argv)
 {
@@ -63,6 +125,8 @@ int supervisor_exec_argv(const struct config *cfg, const struct profile_function
 	int r = -ENOMEM;
 
 	*argv = NULL;
+	if (f->exec)
+		return supervisor_exec_argv_program(cfg, f, mount, argv);
 	if (asprintf(&so, "%s/%s.so", cfg->plugin_dir, f->plugin) < 0)
 		return -ENOMEM;
 	a.plugin = so;
@@ -154,6 +218,74 @@ int supervisor_exec_rundir(const struct config *cfg, const char *plugin,
 	errno = -r;
 fail:
 	return supervisor_exec_failed("cannot prepare", dir, err, size);
+}
+
+/* Write text as name in the folder dfd (which its user owns: never
+ * through a link planted there), the file uid's alone. */
+static int supervisor_exec_write_at(int dfd, const char *name,
+				    const char *text, uid_t uid, gid_t gid)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, r = 0;
+
+	if (unlinkat(dfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0400);
+	if (fd < 0)
+		return -errno;
+	if (fchown(fd, uid, gid) < 0)
+		r = -errno;
+	while (!r && len) {
+		n = write(fd, text, len);
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		text += n;
+		len -= n;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	return r;
+}
+
+int supervisor_exec_config(const struct config *cfg,
+			   const struct profile_function *f, const char *mount,
+			   uid_t uid, gid_t gid, char *err, size_t size)
+{
+	char dir[PATH_MAX], path[PATH_MAX], *text;
+	int dfd, r;
+
+	/* gadgetd's folder, not the program's: gadgetd has no
+	 * CAP_DAC_OVERRIDE to write into one its user owns, and the
+	 * program cannot swap the file it is given. */
+	snprintf(dir, sizeof(dir), "%s/exec-%s", cfg->run_dir, f->name);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return supervisor_exec_failed("cannot create", dir, err, size);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || fchown(dfd, 0, 0) < 0 || fchmod(dfd, 0755) < 0) {
+		r = supervisor_exec_failed("cannot prepare", dir, err, size);
+		if (dfd >= 0)
+			close(dfd);
+		return r;
+	}
+	supervisor_exec_config_path(cfg, f, path, sizeof(path));
+	if (!f->config) {
+		r = unlinkat(dfd, "config", 0) < 0 && errno != ENOENT ? -errno : 0;
+	} else {
+		r = profile_exec_expand(f->config, f->bind ? f->bind : mount,
+					NULL, &text);
+		if (!r) {
+			r = supervisor_exec_write_at(dfd, "config", text, uid, gid);
+			free(text);
+		}
+	}
+	close(dfd);
+	if (r < 0)
+		snprintf(err, size, "cannot write %s: %s", path, strerror(-r));
+	return r;
 }
 
 int supervisor_exec_spawn(char **argv, pid_t *pid, int *sock)

@@ -22,7 +22,8 @@ struct profile_function;
 
 /*
  * f's worker's command line in *argv (free with wargv_argv_free()), its
- * instance mounted on mount. root: as after `adb root`, uid 0 with root's
+ * instance mounted on mount; for an exec function, the worker that runs
+ * its program (wargv.h's -x form, %f and %c expanded; root unused). root: as after `adb root`, uid 0 with root's
  * groups and every capability gadgetd holds, as adbd on a debuggable
  * Android build; -r tells the plugin which it is. -ENOMEM, or -EINVAL for
  * a function the codec cannot carry.
@@ -49,6 +50,20 @@ void supervisor_exec_unmount(const char *name, const char *mount);
  */
 int supervisor_exec_rundir(const struct config *cfg, const char *plugin,
 			   uid_t uid, gid_t gid, char *err, size_t size);
+
+/*
+ * An exec function's folder cfg->run_dir/exec-NAME (root's, 0755), and in
+ * it the file `config` with the profile's config, %f expanded to where
+ * the program finds the instance (f->bind, else mount): owned by uid:gid,
+ * mode 0400, written anew at each start. No config: no file.
+ */
+int supervisor_exec_config(const struct config *cfg,
+			   const struct profile_function *f, const char *mount,
+			   uid_t uid, gid_t gid, char *err, size_t size);
+/* Where that file is: what %c expands to. */
+void supervisor_exec_config_path(const struct config *cfg,
+				 const struct profile_function *f, char *buf,
+				 size_t size);
 
 /*
  * Fork and exec argv with one end of a new SOCK_SEQPACKET pair as

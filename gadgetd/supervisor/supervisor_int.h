@@ -39,7 +39,8 @@ struct sup_worker {
 	bool root_switching; /* stopped to restart as root or back: not a crash */
 	uid_t uid;
 	gid_t gid;
-	char plugin[PROFILE_NAME_MAX * 2 + 8];
+	char plugin[PROFILE_NAME_MAX * 2 + 8]; /* "" for an exec function */
+	char exec[PATH_MAX];                   /* its program, else "" */
 	struct loop_watch *sock;
 	struct loop_watch *restart;
 	bool ready;

@@ -64,9 +64,9 @@ UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
 	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
 	gadgetd/profile/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
-	common/wmsg.c common/strv.c common/json.c \
+	common/wmsg.c common/strv.c common/json.c gadgetd/profile/profile_exec.c gadgetd/profile/cfgtext.c \
 	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
-test_supervisor_LIBS := -Wl,--wrap=mount,--wrap=umount2
+test_supervisor_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
 # The worker's argv at PROFILE_MAX_OPTIONS options of the longest values
 # (supervisor.c and supervisor_exec.c with this test binary as the worker;
 # mounts faked).

@@ -1,6 +1,9 @@
-UNIT_TESTS += test_profile test_config
+UNIT_TESTS += test_profile test_config test_profile_exec
 test_profile_SRCS := tests/unit/test_profile.c $(PROFILE_SRCS)
 test_profile_LIBS := $(PROFILE_LIBS)
+# An existing FunctionFS program as a function (profile_exec.c).
+test_profile_exec_SRCS := tests/unit/test_profile_exec.c $(PROFILE_SRCS)
+test_profile_exec_LIBS := $(PROFILE_LIBS)
 test_config_SRCS := tests/unit/test_config.c gadgetd/profile/config.c gadgetd/profile/cfgtext.c
 test_config_LIBS := -lconfig
 # The plugin declarations and everything derived from their list: option

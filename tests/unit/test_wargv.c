@@ -26,7 +26,12 @@ static void assert_same(const struct wargv *a, const struct wargv *b)
 	unsigned i;
 
 	assert_string_equal(a->worker, b->worker);
-	assert_string_equal(a->plugin, b->plugin);
+	if (a->plugin || b->plugin)
+		assert_string_equal(a->plugin, b->plugin);
+	if (a->exec || b->exec)
+		assert_string_equal(a->exec, b->exec);
+	if (a->bind || b->bind)
+		assert_string_equal(a->bind, b->bind);
 	assert_string_equal(a->instance, b->instance);
 	assert_string_equal(a->dir, b->dir);
 	if (a->user || b->user)
@@ -41,6 +46,12 @@ static void assert_same(const struct wargv *a, const struct wargv *b)
 	assert_int_equal(a->n_opts, b->n_opts);
 	for (i = 0; i < a->n_opts; i++)
 		assert_string_equal(a->opts[i], b->opts[i]);
+	assert_int_equal(a->n_args, b->n_args);
+	for (i = 0; i < a->n_args; i++)
+		assert_string_equal(a->args[i], b->args[i]);
+	assert_int_equal(a->n_env, b->n_env);
+	for (i = 0; i < a->n_env; i++)
+		assert_string_equal(a->env[i], b->env[i]);
 }
 
 /* a, encoded and decoded again. */
@@ -75,6 +86,24 @@ static void test_every_field(void **state)
 
 	round_trip(&a);
 	a.root = WARGV_ROOT_ALLOWED;
+	round_trip(&a);
+}
+
+/* An existing program instead of a plugin: arguments that look like
+ * flags, empty ones, variables with '=' in their value. */
+static void test_exec_fields(void **state)
+{
+	struct wargv a = {
+		.worker = "w", .exec = "/usr/bin/umtprd", .instance = "umtp",
+		.dir = "/run/gadgetd/ffs/umtp", .user = "u", .have_caps = true,
+		.bind = "/dev/usb-ffs/adb",
+		.n_args = 4, .args = { "-conf", "-o", "", "a b" },
+		.n_env = 2, .env = { "LD_LIBRARY_PATH=/x:/y", "E=a=b" },
+	};
+
+	round_trip(&a);
+	a.bind = NULL;
+	a.n_args = a.n_env = 0;
 	round_trip(&a);
 }
 
@@ -141,6 +170,22 @@ static void test_encode_refuses(void **state)
 	a.n_opts = 0;
 	a.dir = NULL;
 	assert_int_equal(wargv_encode(&a, &argv), -EINVAL);
+	/* Both forms at once, neither, or a flag of the other. */
+	a.dir = "/d";
+	a.exec = "/bin/prog";
+	assert_int_equal(wargv_encode(&a, &argv), -EINVAL);
+	a.plugin = NULL;
+	a.n_env = 1;
+	a.env[0] = "NOVALUE";
+	assert_int_equal(wargv_encode(&a, &argv), -EINVAL);
+	a.env[0] = "K=V";
+	a.root = WARGV_ROOT_ALLOWED;
+	assert_int_equal(wargv_encode(&a, &argv), -EINVAL);
+	a.root = WARGV_ROOT_NONE;
+	assert_int_equal(wargv_encode(&a, &argv), 0);
+	wargv_argv_free(argv);
+	a.exec = NULL;
+	assert_int_equal(wargv_encode(&a, &argv), -EINVAL);
 }
 
 /* argv (NULL-terminated) is refused, and err says why with want. */
@@ -167,7 +212,15 @@ static void test_decode_refuses(void **state)
 	REFUSED("needs a value", REQ, "-u");
 	REFUSED("given twice", REQ, "-i", "j");
 	REFUSED("given twice", REQ, "-c", "1", "-c", "2");
-	REFUSED("unknown flag", REQ, "-x", "1");
+	REFUSED("unknown flag", REQ, "-z", "1");
+	REFUSED("one of -P and -x", REQ, "-x", "/bin/p");
+	REFUSED("one of -P and -x", "-i", "i", "-d", "/d");
+	REFUSED("go with -x only", REQ, "-a", "arg");
+	REFUSED("go with -x only", REQ, "-m", "/dev/usb-ffs/adb");
+	REFUSED("go with -P only", "-x", "/p", "-i", "i", "-d", "/d", "-o", "k=v");
+	REFUSED("go with -P only", "-x", "/p", "-i", "i", "-d", "/d", "-r", "allowed");
+	REFUSED("bad or too many -e", "-x", "/p", "-i", "i", "-d", "/d", "-e", "NOVALUE");
+	REFUSED("given twice", "-x", "/p", "-x", "/q", "-i", "i", "-d", "/d");
 	REFUSED("unexpected argument", REQ, "stray");
 	REFUSED("unexpected argument", REQ, "-Pp.so");
 	REFUSED("hex capability mask", REQ, "-c", "xyz");
@@ -214,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_field),
+		cmocka_unit_test(test_exec_fields),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_most_options),
 		cmocka_unit_test(test_encoded_order),

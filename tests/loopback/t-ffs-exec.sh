@@ -1,0 +1,157 @@
+# An existing FunctionFS program as a function (type = "ffs"; exec = ...):
+# Debian's umtprd (umtp-responder), which no one here wrote, composed by
+# gadgetd beside its own adb plugin, its configuration given in the
+# profile alone (config, written by gadgetd and named by %c in args; %f
+# the instance's folder). The host lists and transfers with mtp-tools and
+# runs adb shell; after a switch away and back it does so again with one
+# umtprd; a kill -9 of umtprd is restarted like a crashed worker (status,
+# the monitor's plugin-restarted) and the host sees MTP again. A missing or
+# non-executable exec is refused by gadgetctl check and by the switch with
+# file:line, and a program that never writes its descriptors fails the
+# switch naming the function and the program, the gadget staying as it was.
+# Runs in the guest (see run-suite.sh), gadgetd from make install and its
+# unit.
+# bed: systemd
+. "$SRC/tests/loopback/lib.sh"
+export LANG=C.UTF-8 HOME=/root
+OUT=/mnt/out
+ID=1d6b:01f0
+ACM=1d6b:01f1
+gd_install
+# The board's data, which umtprd shares: made by the image, as /srv/mtp is
+# for the mtp plugin (t-mtp-gadgetd.sh); the program runs as gadgetd's
+# default user for a program, gadgetd-worker.
+mkdir -p /srv/umtp
+echo "from the board" > /srv/umtp/board.txt
+chown -R gadgetd-worker: /srv/umtp
+P=/etc/gadgetd/profiles/ffsexec.conf
+cat > $P <<'EOF'
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x01f0;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "ffs exec"; serial = "FFSX1"; };
+};
+functions: {
+  umtp: { type = "ffs"; exec = "/usr/bin/umtprd"; args = [ "-conf", "%c" ];
+    config = "loop_on_disconnect 1\n"
+             "storage \"/srv/umtp\" \"umtp storage\" \"rw\"\n"
+             "manufacturer \"gadgetd\"\nproduct \"umtprd under gadgetd\"\n"
+             "serial \"FFSX1\"\nfirmware_version \"1\"\ninterface \"MTP\"\n"
+             "usb_functionfs_mode 0x1\n"
+             "usb_dev_path \"%f/ep0\"\nusb_epin_path \"%f/ep1\"\n"
+             "usb_epout_path \"%f/ep2\"\nusb_epint_path \"%f/ep3\"\n"
+             "usb_max_packet_size 0x200\n"; };
+  adb: { type = "ffs"; plugin = "adb"; options: { auth = "off"; }; };
+  acm: { type = "acm"; };
+};
+sets = (
+  { functions = [ "umtp", "adb" ]; product_id = 0x01f0; },
+  { functions = [ "acm" ]; product_id = 0x01f1; }
+);
+default = "umtp,adb";
+EOF
+check "gadgetctl check passes the profile" gadgetctl check $P
+gd_start ffsexec
+gadgetctl monitor --json > $OUT/mon.json 2>$OUT/mon.err &
+MON=$!
+
+# mtp_round N: a file sent with mtp-tools lands in umtprd's storage, the
+# listing shows it beside the board's file, and it comes back. (umtprd
+# 1.3.10 stores the file but fails libmtp's metadata read after the send,
+# so mtp-sendfile prints no ID: the listing gives it.)
+mtp_round() {
+	head -c 300000 /dev/urandom > /run/rt$1.bin
+	timeout 120 mtp-sendfile /run/rt$1.bin / > $OUT/send$1.txt 2>&1
+	check "[$1] mtp-sendfile stores the bytes in umtprd's storage" cmp /run/rt$1.bin /srv/umtp/rt$1.bin
+	timeout 60 mtp-files > $OUT/files$1.txt 2>&1
+	check "[$1] mtp-files lists the board's file" grep -q "Filename: board.txt" $OUT/files$1.txt
+	id=$(awk -v f="rt$1.bin" '/^File ID:/ { id = $3 } $0 ~ "Filename: " f "$" { print id }' $OUT/files$1.txt)
+	check "[$1] and the one sent (id $id)" [ -n "$id" ]
+	timeout 120 mtp-getfile "$id" /run/back$1.bin > $OUT/get$1.txt 2>&1
+	check "[$1] mtp-getfile returns its bytes" cmp /run/rt$1.bin /run/back$1.bin
+}
+adb_round() {
+	timeout 30 adb wait-for-device
+	out=$(timeout 20 adb shell echo shell-$1 2>&1)
+	check "[$1] adb shell runs beside umtprd" [ "$out" = "shell-$1" ]
+}
+n_umtprd() { pgrep -c -x umtprd; }
+
+say "umtprd and gadgetd's adb"
+check "the host sees $ID" wait_usb $ID 20
+check "status: umtp ready, its program umtprd" \
+	gd_status 'plugin("umtp") | (.state == "ready" or .state == "enabled") and .status.program == "/usr/bin/umtprd"'
+upid=$(gd_status 'plugin("umtp").status.program_pid')
+check "exactly one umtprd, the one status names ($upid)" [ "$(n_umtprd)" = 1 -a "$(pgrep -x umtprd)" = "$upid" ]
+check "it runs as gadgetd-worker" [ "$(ps -o user= -p "$upid")" = gadgetd-worker ]
+check "its config is gadgetd's, with %f expanded" \
+	grep -q "usb_dev_path \"/run/gadgetd/ffs/umtp/ep0\"" "/proc/$upid/root/run/gadgetd/exec-umtp/config"
+timeout 60 mtp-detect > $OUT/detect.txt 2>&1
+check "mtp-detect: umtprd's model" grep -q "Model: umtprd under gadgetd" $OUT/detect.txt
+timeout 20 adb start-server >/dev/null 2>&1
+mtp_round 1
+adb_round 1
+
+say "switch away and back"
+gd_switch acm
+check "the host sees acm ($ACM)" wait_usb $ACM 20
+check "no umtprd in the acm set" within_s 5 sh -c '! pgrep -x umtprd'
+gd_switch umtp,adb
+check "the host sees $ID again" wait_usb $ID 20
+mtp_round 2
+adb_round 2
+check "exactly one umtprd after the switches" [ "$(n_umtprd)" = 1 ]
+
+say "kill -9 umtprd"
+upid=$(pgrep -x umtprd)
+kill -KILL "$upid"
+check "status: umtp restarted once, umtprd killed by signal 9" within_s 30 gd_status \
+	'plugin("umtp") | .restarts == 1 and (.last_exit | startswith("killed by signal 9")) and .state != "restarting" and .state != "starting"'
+check "monitor: plugin-restarted umtp" within_s 10 grep -q '"event":"plugin-restarted","function":"umtp"' $OUT/mon.json
+check "one umtprd again, a new one" sh -c "[ \"\$(pgrep -c -x umtprd)\" = 1 ] && [ \"\$(pgrep -x umtprd)\" != $upid ]"
+check "the host sees $ID" wait_usb $ID 20
+timeout 60 mtp-files > $OUT/files3.txt 2>&1
+check "[3] mtp-files lists again after the restart" grep -q "Filename: rt2.bin" $OUT/files3.txt
+adb_round 3
+
+say "a bad exec is refused with file:line"
+bad_exec() {
+	sed "s|exec = \"/usr/bin/umtprd\"|exec = \"$1\"|" $P > /etc/gadgetd/profiles/ffsbad.conf
+	line=$(grep -n "exec = \"$1\"" /etc/gadgetd/profiles/ffsbad.conf | cut -d: -f1)
+	want="/etc/gadgetd/profiles/ffsbad.conf:$line: functions.umtp.exec: $2"
+	timeout 30 gadgetctl check /etc/gadgetd/profiles/ffsbad.conf > $OUT/bad.txt 2>&1
+	rc=$?
+	cat $OUT/bad.txt
+	check "gadgetctl check refuses exec = $1 (exit 5)" [ $rc = 5 ]
+	check "naming file:line and why" grep -qF "$want" $OUT/bad.txt
+	timeout 60 gadgetctl switch --profile ffsbad umtp,adb > $OUT/badswitch.txt 2>&1
+	rc=$?
+	cat $OUT/badswitch.txt
+	check "the switch to it fails" [ $rc != 0 ]
+	check "and says the same" grep -qF "$want" $OUT/badswitch.txt
+}
+bad_exec /usr/bin/no-such-umtprd "/usr/bin/no-such-umtprd: No such file or directory"
+bad_exec /etc/gadgetd/gadgetd.conf "/etc/gadgetd/gadgetd.conf is not an executable file"
+check "gadgetd stayed on umtp,adb" gd_status '.set == "umtp,adb"'
+
+say "a program that never writes its descriptors"
+cat > /etc/gadgetd/profiles/ffsslow.conf <<'EOF'
+gadget: {
+  vendor_id = 0x1d6b; product_id = 0x01f2;
+  strings: { lang = 0x409; manufacturer = "gadgetd"; product = "silent"; serial = "FFSX2"; };
+};
+functions: { silent: { type = "ffs"; exec = "/bin/sleep"; args = [ "600" ]; }; };
+sets = ( { functions = [ "silent" ]; } );
+EOF
+timeout 60 gadgetctl switch --profile ffsslow silent > $OUT/slow.txt 2>&1
+rc=$?
+cat $OUT/slow.txt
+check "the switch fails" [ $rc != 0 ]
+check "naming the function and the program" grep -q \
+	"function silent: /bin/sleep wrote no descriptors to /run/gadgetd/ffs/silent/ep0 within [0-9]* ms" $OUT/slow.txt
+check "no sleep 600 left behind" within_s 10 sh -c '! pgrep -f "^/bin/sleep 600"'
+check "the gadget came back to umtp,adb" gd_status '.set == "umtp,adb"'
+check "one umtprd" within_s 10 sh -c '[ "$(pgrep -c -x umtprd)" = 1 ]'
+kill $MON 2>/dev/null
+rm -rf /srv/umtp
+rm -f $P /etc/gadgetd/profiles/ffsbad.conf /etc/gadgetd/profiles/ffsslow.conf
+finish
