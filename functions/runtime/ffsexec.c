@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -185,9 +186,38 @@ static int ffsexec_mkdirs(const char *path)
 }
 
 /*
+ * The deepest existing folder above path is on a read-only mount (the
+ * service's private /dev under systemd's PrivateDevices=): make that
+ * mount writable in this namespace alone, its other flags kept, for the
+ * folders -m needs. 0, or -errno (EINVAL: it is not a mount's root).
+ */
+static int ffsexec_mkdirs_rw(const char *path)
+{
+	char top[PATH_MAX], *slash;
+	unsigned long keep;
+	struct statvfs sv;
+	struct stat st;
+
+	snprintf(top, sizeof(top), "%s", path);
+	while (stat(top, &st) < 0 && (slash = strrchr(top, '/')) && slash != top)
+		*slash = '\0';
+	if (statvfs(top, &sv) < 0)
+		return -errno;
+	keep = sv.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_NOATIME |
+			    ST_NODIRATIME | ST_RELATIME);
+	if (mount(NULL, top, NULL, MS_REMOUNT | MS_BIND | keep, NULL) < 0)
+		return -errno;
+	log_info("%s made writable in the program's mount namespace for %s",
+		 top, path);
+	return ffsexec_mkdirs(path);
+}
+
+/*
  * -m: the instance at the path the program opens by itself (adbd's
  * /dev/usb-ffs/adb), in a mount namespace of the program's own, so that
- * nothing else sees it there.
+ * nothing else sees it there. Folders missing on the way are made (on a
+ * read-only mount too: ffsexec_mkdirs_rw()); they stay, empty, where the
+ * mount's file system is shared.
  */
 static int ffsexec_bind(const struct wargv *a)
 {
@@ -202,6 +232,8 @@ static int ffsexec_bind(const struct wargv *a)
 		return -errno;
 	}
 	r = ffsexec_mkdirs(a->bind);
+	if (r == -EROFS)
+		r = ffsexec_mkdirs_rw(a->bind);
 	if (r < 0) {
 		errno = -r;
 		log_warn("cannot create %s for %s", a->bind, a->exec);

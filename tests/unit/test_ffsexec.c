@@ -1,0 +1,238 @@
+/* gadgetd-worker -x (functions/runtime/ffsexec.c) from the outside, as
+ * gadgetd starts it (fd 3 a SOCK_SEQPACKET socketpair), with /bin/sh as
+ * the program and a plain folder as its "instance", where the program's
+ * creating ep1 stands for f_fs making it: READY only then, the program's
+ * path and pid as status, the heartbeat answered, the program's
+ * environment and working folder, and the worker ending as the program
+ * did (a kill -9 of the program, an exit before its descriptors).
+ *
+ * The binary is $GADGETD_WORKER, else build/gadgetd-worker. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "run_until.h"
+#include "wmsg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char dir[64];
+
+struct worker {
+	pid_t pid;
+	int sock;
+	bool ready;
+	char program[256];
+	int program_pid;
+	char err[WORKER_ERROR_MAX + 16];
+	uint32_t pong;
+	bool pong_seen;
+};
+
+static const char *worker_bin(void)
+{
+	const char *w = getenv("GADGETD_WORKER");
+
+	return w && w[0] ? w : "build/gadgetd-worker";
+}
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_ffsexec.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* gadgetd-worker -x /bin/sh -i t -d DIR -e X=y -a -c -a script. */
+static void start(struct worker *w, const char *script)
+{
+	char *argv[] = { (char *)worker_bin(), "-x", "/bin/sh", "-i", "t",
+			 "-d", dir, "-e", "X=y", "-a", "-c", "-a",
+			 (char *)script, NULL };
+	int sv[2];
+
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	w->pid = fork();
+	assert_true(w->pid >= 0);
+	if (w->pid == 0) {
+		if (dup2(sv[1], 3) < 0)
+			_exit(127);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(sv[1]);
+	w->sock = sv[0];
+}
+
+/* One message from the worker within ms into w; false on none or EOF. */
+static bool next_msg(struct worker *w, int ms)
+{
+	struct pollfd p = { .fd = w->sock, .events = POLLIN };
+	uint8_t buf[WORKER_MSG_MAX], *payload;
+	char *strs[4];
+	uint16_t type;
+	size_t len;
+	ssize_t n;
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	n = recv(w->sock, buf, sizeof(buf), 0);
+	if (n <= 0)
+		return false;
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	switch (type) {
+	case WORKER_READY:
+		w->ready = true;
+		break;
+	case WORKER_STATUS:
+		assert_int_equal(wmsg_parse_strings(payload, len, strs, 2), 2);
+		if (!strcmp(strs[0], "program"))
+			snprintf(w->program, sizeof(w->program), "%s", strs[1]);
+		else if (!strcmp(strs[0], "program_pid"))
+			w->program_pid = atoi(strs[1]);
+		break;
+	case WORKER_ERROR:
+		assert_int_equal(wmsg_parse_strings(payload, len, strs, 1), 1);
+		snprintf(w->err, sizeof(w->err), "%s", strs[0]);
+		break;
+	case WORKER_PONG:
+		assert_int_equal(wmsg_parse_u32(payload, len, &w->pong), 0);
+		w->pong_seen = true;
+		break;
+	default:
+		fail_msg("unexpected message %u", type);
+	}
+	return true;
+}
+
+/* The worker's wait status, once it ended (RUN_UNTIL_MS at most). */
+static int reap(struct worker *w)
+{
+	bool ended = false;
+	int st;
+
+	WAIT_UNTIL(ended, {
+		ended = waitpid(w->pid, &st, WNOHANG) == w->pid;
+		next_msg(w, 10);
+	});
+	if (ended) {
+		while (next_msg(w, 0))
+			;
+		close(w->sock);
+		return st;
+	}
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	fail_msg("the worker did not end");
+	return -1;
+}
+
+static void test_ready_heartbeat_kill(void **state)
+{
+	char path[128], env[256] = "", want[160];
+	uint8_t buf[32];
+	struct worker w;
+	int st;
+	FILE *f;
+
+	start(&w, "printf %s \"$GADGETD_FFS:$GADGETD_FUNCTION:$X:$PWD\" > env.txt; "
+		  "sleep 0.3; : > ep1; exec sleep 30");
+	WAIT_UNTIL(w.program_pid, next_msg(&w, 100));
+	assert_string_equal(w.program, "/bin/sh");
+	assert_true(w.program_pid > 1);
+	/* Not before the program made ep1. */
+	snprintf(path, sizeof(path), "%s/ep1", dir);
+	WAIT_UNTIL(w.ready, {
+		bool had = access(path, F_OK) == 0;
+
+		next_msg(&w, 100);
+		if (w.ready && !had)
+			assert_int_equal(access(path, F_OK), 0);
+	});
+	assert_true(w.ready);
+	snprintf(path, sizeof(path), "%s/env.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(env, sizeof(env), f));
+	fclose(f);
+	snprintf(want, sizeof(want), "%s:t:y:%s", dir, dir);
+	assert_string_equal(env, want);
+	assert_int_equal(send(w.sock, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_PING, 7), 0),
+			 (ssize_t)wmsg_build_u32(buf, sizeof(buf), WORKER_PING, 7));
+	WAIT_UNTIL(w.pong_seen, next_msg(&w, 100));
+	assert_true(w.pong_seen);
+	assert_int_equal(w.pong, 7);
+	assert_int_equal(kill(w.program_pid, SIGKILL), 0);
+	st = reap(&w);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGKILL);
+	assert_string_equal(w.err, "/bin/sh killed by signal 9");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/ep1", dir);
+	unlink(path);
+}
+
+static void test_exit_before_descriptors(void **state)
+{
+	struct worker w;
+	int st;
+
+	start(&w, "exit 3");
+	st = reap(&w);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 3);
+	assert_false(w.ready);
+	assert_string_equal(w.err, "/bin/sh exited with status 3 before it wrote its descriptors");
+}
+
+/* gadgetd's SIGTERM reaches the program, and the worker ends with it. */
+static void test_sigterm(void **state)
+{
+	char path[128];
+	struct worker w;
+	int st;
+
+	start(&w, ": > ep1; trap 'exit 0' TERM; while :; do sleep 0.1; done");
+	WAIT_UNTIL(w.ready, next_msg(&w, 100));
+	assert_true(w.ready);
+	assert_int_equal(kill(w.pid, SIGTERM), 0);
+	st = reap(&w);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(kill(w.program_pid, 0), -1);
+	snprintf(path, sizeof(path), "%s/ep1", dir);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ready_heartbeat_kill),
+		cmocka_unit_test(test_exit_before_descriptors),
+		cmocka_unit_test(test_sigterm),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
