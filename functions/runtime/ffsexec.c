@@ -78,7 +78,26 @@ static void ffsexec_send_status(struct ffsexec *x, const char *key,
 						 s, 2));
 }
 
-/* Only the heartbeat needs an answer: a program takes no commands. */
+/* A command for the function (`gadgetctl NAME ...`): refused, so that
+ * its caller hears why at once instead of waiting for a timeout. */
+static void ffsexec_command(struct ffsexec *x, uint8_t *payload, size_t len)
+{
+	char *argv[WMSG_MAX_ARGS + 1], text[PATH_MAX + 64];
+	uint8_t buf[WORKER_MSG_MAX];
+	uint32_t id;
+	int argc;
+
+	if (wmsg_parse_command(payload, len, &id, argv, &argc) < 0) {
+		log_warnx("malformed command from gadgetd");
+		return;
+	}
+	snprintf(text, sizeof(text), "%s is a program, not a plugin: it takes no commands",
+		 x->a->exec);
+	ffsexec_send(x, buf, wmsg_build_reply(buf, sizeof(buf), id, -EOPNOTSUPP,
+					       text));
+}
+
+/* The heartbeat needs an answer, a command a refusal; nothing else does. */
 static void ffsexec_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 			   void *data)
 {
@@ -101,6 +120,10 @@ static void ffsexec_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 	}
 	if (wmsg_parse(buf, n, &type, &payload, &len) < 0) {
 		log_warnx("malformed message (%zd bytes) from gadgetd", n);
+		return;
+	}
+	if (type == WORKER_COMMAND) {
+		ffsexec_command(x, payload, len);
 		return;
 	}
 	if (type != WORKER_PING) {

@@ -2,7 +2,7 @@
  * gadgetd starts it (fd 3 a SOCK_SEQPACKET socketpair), with /bin/sh as
  * the program and a plain folder as its "instance", where the program's
  * creating ep1 stands for f_fs making it: READY only then, the program's
- * path and pid as status, the heartbeat answered, the program's
+ * path and pid as status, the heartbeat answered, a command refused, the program's
  * environment and working folder, and the worker ending as the program
  * did (a kill -9 of the program, an exit before its descriptors).
  *
@@ -40,6 +40,10 @@ struct worker {
 	char err[WORKER_ERROR_MAX + 16];
 	uint32_t pong;
 	bool pong_seen;
+	bool reply_seen;
+	uint32_t reply_id;
+	int32_t reply_rc;
+	char reply[512];
 };
 
 static const char *worker_bin(void)
@@ -118,6 +122,15 @@ static bool next_msg(struct worker *w, int ms)
 		assert_int_equal(wmsg_parse_strings(payload, len, strs, 1), 1);
 		snprintf(w->err, sizeof(w->err), "%s", strs[0]);
 		break;
+	case WORKER_REPLY: {
+		const char *text;
+
+		assert_int_equal(wmsg_parse_reply(payload, len, &w->reply_id,
+						  &w->reply_rc, &text), 0);
+		snprintf(w->reply, sizeof(w->reply), "%s", text);
+		w->reply_seen = true;
+		break;
+	}
 	case WORKER_PONG:
 		assert_int_equal(wmsg_parse_u32(payload, len, &w->pong), 0);
 		w->pong_seen = true;
@@ -153,7 +166,7 @@ static int reap(struct worker *w)
 static void test_ready_heartbeat_kill(void **state)
 {
 	char path[128], env[256] = "", want[160];
-	uint8_t buf[32];
+	uint8_t buf[32], buf2[WORKER_MSG_MAX];
 	struct worker w;
 	int st;
 	FILE *f;
@@ -185,6 +198,18 @@ static void test_ready_heartbeat_kill(void **state)
 	WAIT_UNTIL(w.pong_seen, next_msg(&w, 100));
 	assert_true(w.pong_seen);
 	assert_int_equal(w.pong, 7);
+	{
+		char *cmd[] = { "status", NULL };
+		int n = wmsg_build_command(buf2, sizeof(buf2), 42, 1, cmd);
+
+		assert_true(n > 0);
+		assert_int_equal(send(w.sock, buf2, n, 0), n);
+	}
+	WAIT_UNTIL(w.reply_seen, next_msg(&w, 100));
+	assert_true(w.reply_seen);
+	assert_int_equal(w.reply_id, 42);
+	assert_int_equal(w.reply_rc, -EOPNOTSUPP);
+	assert_string_equal(w.reply, "/bin/sh is a program, not a plugin: it takes no commands");
 	assert_int_equal(kill(w.program_pid, SIGKILL), 0);
 	st = reap(&w);
 	assert_true(WIFSIGNALED(st));
