@@ -100,6 +100,11 @@ check "the host sees $ID" wait_usb $ID 20
 check "status: umtp ready, its program umtprd" \
 	gd_status 'plugin("umtp") | (.state == "ready" or .state == "enabled") and .status.program == "/usr/bin/umtprd"'
 upid=$(gd_status 'plugin("umtp").status.program_pid')
+timeout 30 gadgetctl umtp status > $OUT/cmd.txt 2>&1
+rc=$?
+cat $OUT/cmd.txt
+check "gadgetctl umtp status is refused (exit $rc)" [ $rc != 0 ]
+check "saying umtprd takes no commands" grep -q "/usr/bin/umtprd is a program, not a plugin: it takes no commands" $OUT/cmd.txt
 check "exactly one umtprd, the one status names ($upid)" [ "$(n_umtprd)" = 1 -a "$(pgrep -x umtprd)" = "$upid" ]
 check "it runs as gadgetd-worker" [ "$(ps -o user= -p "$upid")" = gadgetd-worker ]
 check "its config is gadgetd's, with %f expanded" \
