@@ -74,7 +74,7 @@ static void gadgetd_check_one(const struct config_profile_entry *e, void *data)
 	if (config_profile_read(c->cfg, e->name, &text, file, sizeof(file), err,
 				sizeof(err)) < 0 ||
 	    profile_parse(file, text, &p, err, sizeof(err)) < 0 ||
-	    profile_resolve_ids(p, err, sizeof(err)) < 0 ||
+	    profile_ids_resolve(p, err, sizeof(err)) < 0 ||
 	    netcfg_clash(p, -1, NULL, 0, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		c->bad = 1;

@@ -1,5 +1,5 @@
 # The profile parser and what it checks against (kernel types, options).
-PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c gadgetd/profile/profile_exec.c \
+PROFILE_SRCS := gadgetd/profile/profile.c gadgetd/profile/profile_set.c gadgetd/profile/profile_ids.c gadgetd/profile/profile_exec.c \
 	gadgetd/profile/ktype.c gadgetd/profile/netcfg.c gadgetd/profile/optcheck.c \
 	gadgetd/profile/cfgtext.c gadgetd/profile/ootmeta.c common/metatext.c $(PLUGIN_LIST_SRCS)
 PROFILE_LIBS := -lconfig -lusbgx

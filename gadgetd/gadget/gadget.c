@@ -241,7 +241,7 @@ int gadget_load_profile(struct gadget *g, const char *name,
 	if (r < 0)
 		return -EINVAL;
 	/* Every worker's user must exist before anything is torn down. */
-	if (profile_resolve_ids(*out, msg, size) < 0 ||
+	if (profile_ids_resolve(*out, msg, size) < 0 ||
 	    netsvc_clash(g->net, *out, -1, msg, size) < 0) {
 		profile_free(*out);
 		*out = NULL;

@@ -86,7 +86,7 @@ struct profile_function {
 	 * `user` or the plugin's default (profile_default_user()); group is
 	 * the profile's `group`, or NULL for the user's primary group; caps
 	 * is the `capabilities` list as a mask of CAP_* bits (default 0).
-	 * uid and gid are set by profile_resolve_ids().
+	 * uid and gid are set by profile_ids_resolve().
 	 */
 	char *user, *group;
 	uint64_t caps;
@@ -94,7 +94,7 @@ struct profile_function {
 	/* `root = "allowed"` (adb only): the worker may ask gadgetd to
 	 * restart it as root, with every capability (WORKER_ROOT). */
 	bool root_allowed;
-	unsigned user_line, group_line; /* for profile_resolve_ids()'s messages */
+	unsigned user_line, group_line; /* for profile_ids_resolve()'s messages */
 	uid_t uid;
 	gid_t gid;
 	/* Kernel function attributes (declared by type->attrs) or plugin
@@ -170,7 +170,7 @@ void profile_free(struct profile *p);
  * profile (start, switch, reload, -n); profile_parse() does not, so that
  * a profile can be checked on a machine without gadgetd's users.
  */
-int profile_resolve_ids(struct profile *p, char *err, size_t err_size);
+int profile_ids_resolve(struct profile *p, char *err, size_t err_size);
 
 /* The user a plugin's worker runs as when the profile names none: the
  * one its plugin_meta declares (gadgetd-adb, gadgetd-mtp, gadgetd-aoa for
@@ -178,7 +178,7 @@ int profile_resolve_ids(struct profile *p, char *err, size_t err_size);
 const char *profile_default_user(const char *plugin);
 
 /* "CAP_NET_RAW" (or "net_raw", any case) to its number, or -1. */
-int profile_cap_lookup(const char *name);
+int profile_ids_cap(const char *name);
 
 const struct profile_function *profile_function_find(const struct profile *p,
 						     const char *name);

@@ -1218,12 +1218,12 @@ static void test_default_users(void **state)
 	assert_string_equal(profile_default_user("mtp"), "gadgetd-mtp");
 	assert_string_equal(profile_default_user("accessory"), "gadgetd-aoa");
 	assert_string_equal(profile_default_user("echo"), "gadgetd-worker");
-	assert_int_equal(profile_cap_lookup("CAP_CHOWN"), 0);
-	assert_int_equal(profile_cap_lookup("cap_checkpoint_restore"), 40);
-	assert_int_equal(profile_cap_lookup("net_admin"), 12);
-	assert_int_equal(profile_cap_lookup("CAP_"), -1);
-	assert_int_equal(profile_cap_lookup(""), -1);
-	assert_int_equal(profile_cap_lookup("CAP_CHOWNX"), -1);
+	assert_int_equal(profile_ids_cap("CAP_CHOWN"), 0);
+	assert_int_equal(profile_ids_cap("cap_checkpoint_restore"), 40);
+	assert_int_equal(profile_ids_cap("net_admin"), 12);
+	assert_int_equal(profile_ids_cap("CAP_"), -1);
+	assert_int_equal(profile_ids_cap(""), -1);
+	assert_int_equal(profile_ids_cap("CAP_CHOWNX"), -1);
 }
 
 /* Names are resolved on this system: root exists everywhere, the
@@ -1235,7 +1235,7 @@ static void test_resolve_ids(void **state)
 
 	assert_int_equal(parse(text, &p), 0);
 	free(text);
-	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), 0);
+	assert_int_equal(profile_ids_resolve(p, err, sizeof(err)), 0);
 	assert_int_equal(profile_function_find(p, "adb")->uid, 0);
 	assert_int_equal(profile_function_find(p, "adb")->gid, 0);
 	assert_string_equal(err, "");
@@ -1244,14 +1244,14 @@ static void test_resolve_ids(void **state)
 	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"nosuchuser_gd9\"; group = \"nosuchgroup_gd9\"; };");
 	assert_int_equal(parse(text, &p), 0);
 	free(text);
-	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_int_equal(profile_ids_resolve(p, err, sizeof(err)), -ENOENT);
 	assert_message("t.conf:8: ", "functions.adb.user", "no user \"nosuchuser_gd9\"", NULL);
 	profile_free(p);
 
 	text = base_with(8, "  adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; group = \"nosuchgroup_gd9\"; };");
 	assert_int_equal(parse(text, &p), 0);
 	free(text);
-	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_int_equal(profile_ids_resolve(p, err, sizeof(err)), -ENOENT);
 	assert_message("t.conf:8: ", "functions.adb.group", "no group \"nosuchgroup_gd9\"", NULL);
 	profile_free(p);
 
@@ -1261,7 +1261,7 @@ static void test_resolve_ids(void **state)
 	free(text);
 	free(p->functions[2].user);
 	p->functions[2].user = strdup("nosuchuser_gd9");
-	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), -ENOENT);
+	assert_int_equal(profile_ids_resolve(p, err, sizeof(err)), -ENOENT);
 	assert_message("t.conf:8: ", "functions.adb", "no user \"nosuchuser_gd9\"",
 		       "default for plugin nosuchplugin_gd9", "make install", NULL);
 	profile_free(p);

@@ -151,7 +151,7 @@ static void test_max_options_reach_the_worker(void **state)
 	if (profile_parse("t.conf", text, &p, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	free(text);
-	assert_int_equal(profile_resolve_ids(p, err, sizeof(err)), 0);
+	assert_int_equal(profile_ids_resolve(p, err, sizeof(err)), 0);
 	assert_int_equal(p->functions[0].n_options, PROFILE_MAX_OPTIONS);
 	/* The argv still names user root; the folder handed to the worker's
 	 * user (fchown) is the test's own, so the test runs as anyone. */
