@@ -37,6 +37,8 @@ enum ctl_type {
 	CTL_WAIT = 8,
 	CTL_STORAGE = 9,   /* "insert"|"eject"|"status", then options (storage.h) */
 	CTL_WAKEUP = 10,   /* no arguments: wake the suspended host */
+	CTL_LOCK = 11,     /* no arguments: lock the device */
+	CTL_UNLOCK = 12,   /* no arguments */
 	CTL_REPLY = 128,
 	CTL_EVENT = 129,   /* see struct ctl_event */
 };

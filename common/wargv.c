@@ -7,8 +7,8 @@
 #include <string.h>
 
 /* argv[0], eight flags with values, the options, arguments and
- * variables, -v, NULL. */
-#define WARGV_MAX_ARGC (1 + 2 * 8 + 2 * WARGV_MAX_OPTS + 4 * WARGV_MAX_ARGS + 2)
+ * variables, -v, -l, NULL. */
+#define WARGV_MAX_ARGC (1 + 2 * 8 + 2 * WARGV_MAX_OPTS + 4 * WARGV_MAX_ARGS + 3)
 
 static const char *wargv_root_name(enum wargv_root root)
 {
@@ -112,6 +112,8 @@ int wargv_encode(const struct wargv *a, char ***out)
 		ok = wargv_push_flag(argv, &n, "-e", a->env[i]);
 	if (ok && a->verbose)
 		ok = wargv_push(argv, &n, "-v");
+	if (ok && a->locked)
+		ok = wargv_push(argv, &n, "-l");
 	if (!ok) {
 		wargv_argv_free(argv);
 		return -ENOMEM;
@@ -197,6 +199,10 @@ static int wargv_flag(int argc, char *const *argv, int *i, struct wargv *out,
 
 	if (!strcmp(a, "-v")) {
 		out->verbose = true;
+		return 0;
+	}
+	if (!strcmp(a, "-l")) {
+		out->locked = true;
 		return 0;
 	}
 	if (a[0] != '-' || !a[1] || a[2]) {

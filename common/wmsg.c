@@ -81,6 +81,16 @@ int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled)
 	return 0;
 }
 
+int wmsg_parse_lock(const uint8_t *p, size_t len, bool *locked)
+{
+	uint32_t v;
+
+	if (wmsg_parse_u32(p, len, &v) < 0 || v > 1)
+		return -EBADMSG;
+	*locked = v;
+	return 0;
+}
+
 int wmsg_parse_u32(const uint8_t *p, size_t len, uint32_t *v)
 {
 	if (len != 4)

@@ -7,7 +7,7 @@
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_MOUNT_DIR
  *                  [-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]
- *                  [-o KEY=VALUE]... [-v]
+ *                  [-o KEY=VALUE]... [-v] [-l]
  *
  * as root, with fd 3 one end of a SOCK_SEQPACKET socketpair. The worker
  * becomes USER (and GROUP, default USER's) keeping the capabilities in
@@ -88,6 +88,13 @@ enum worker_msg {
 	/* u32: an i32 0 (the UDC was told to signal remote wakeup) or
 	 * -errno (why not: gadgetd(8)), the answer to WORKER_WAKEUP. */
 	WORKER_WAKEUP_DONE = 68,
+	/*
+	 * u32 1: the device is locked (`gadgetctl lock`), 0: unlocked. Sent
+	 * to every running worker at each change; a worker learns the state
+	 * at its start from its command line (-l, wargv.h), and a plugin
+	 * from the runtime (plugin_locked(), ops->lock).
+	 */
+	WORKER_LOCK = 69,
 };
 
 /* Most fds one WORKER_LISTEN carries. */
@@ -161,6 +168,10 @@ int wmsg_parse_reply(uint8_t *p, size_t len, uint32_t *id, int32_t *rc,
  * the host's byte order like every u32 here. -EBADMSG for anything else. */
 int wmsg_build_host(uint8_t *buf, size_t size, bool enabled);
 int wmsg_parse_host(const uint8_t *p, size_t len, bool *enabled);
+
+/* WORKER_LOCK: a u32 0 or 1 (built with wmsg_build_u32()); -EBADMSG for
+ * anything else. */
+int wmsg_parse_lock(const uint8_t *p, size_t len, bool *locked);
 
 /* WORKER_KEY: the command's id and one line (no NUL inside).
  * -EMSGSIZE when it does not fit. */

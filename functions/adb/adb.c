@@ -84,6 +84,9 @@ struct adb {
 	/* The key of the `adb allow` waiting for gadgetd to write it. */
 	char allow_fp[ADB_AUTH_FP_SIZE];
 	unsigned tokens_sent; /* on this connection */
+	/* Let in while locked: it waits, unauthorized, for adb_lock(). */
+	bool held;
+	bool lock_close;      /* the profile's lock_close */
 	bool known_offered;   /* warned once per connection */
 	struct log_burst host_log; /* lines the host's messages cause */
 };
@@ -206,8 +209,29 @@ static void adb_waiting_clear(struct adb *a)
  * "sendrecv_v2_dry_run_send\0", a feature it does not know, and refused
  * `adb push -n` ("dry-run not supported by the device").
  */
+static void adb_send_token(struct adb *a);
+
+/* Locked: the host stays unauthorized, as Android keeps it, until
+ * adb_lock() lets it in. A new token, not CNXN: adb 29 signs with its
+ * other keys, offers its public key and waits, "unauthorized" (unanswered,
+ * it would say "authorizing"). */
+static void adb_hold(struct adb *a)
+{
+	if (!a->held && adb_host_log_ok(a))
+		log_info("adb: locked: the %s stays unauthorized until unlock",
+			 a->main ? "tcp peer" : "host");
+	a->held = true;
+	adb_set_state(a, ADB_STATE_UNAUTHORIZED);
+	adb_send_token(a);
+}
+
 static void adb_send_cnxn(struct adb *a)
 {
+	if (plugin_locked(a->p)) {
+		adb_hold(a);
+		return;
+	}
+	a->held = false;
 	adb_send(a, ADB_CNXN, a->version, a->max_payload, a->banner,
 		 strlen(a->banner));
 	adb_set_state(a, ADB_STATE_DEVICE);
@@ -248,6 +272,7 @@ static void adb_reset_connection(struct adb *a)
 	adb_waiting_clear(a);
 	a->tokens_sent = 0;
 	a->known_offered = false;
+	a->held = false;
 }
 
 /*
@@ -364,6 +389,13 @@ static void adb_on_public_key(struct adb *a, const uint8_t *payload, size_t len)
 static void adb_on_auth(struct adb *a, const struct adb_hdr *h,
 			const uint8_t *payload)
 {
+	if (a->held) {
+		/* A signature: on to its next key or its public key, after
+		 * which it waits for the unlock. */
+		if (h->arg0 == ADB_AUTH_SIGNATURE)
+			adb_send_token(a);
+		return;
+	}
 	if (!a->auth_on || a->state != ADB_STATE_UNAUTHORIZED)
 		return;
 	switch (h->arg0) {
@@ -612,6 +644,7 @@ struct adb *adb_attach(struct adb *main, const struct adb_transport *tr,
 	c->tr_data = tr_data;
 	c->main = main;
 	c->auth_on = main->auth_on;
+	c->lock_close = main->lock_close;
 	c->shell = main->shell;
 	c->reboot_cmd = main->reboot_cmd;
 	memcpy(c->banner, main->banner, sizeof(c->banner));
@@ -671,7 +704,8 @@ static int adb_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	a->host_log = (struct log_burst)LOG_BURST_INIT(
 		"messages about the host's behaviour", ADB_HOST_LOG_BURST,
 		ADB_HOST_LOG_WINDOW_S);
-	if (plugin_option_bool(p, "auth", &a->auth_on) < 0) {
+	if (plugin_option_bool(p, "auth", &a->auth_on) < 0 ||
+	    plugin_option_bool(p, "lock_close", &a->lock_close) < 0) {
 		free(a);
 		return -EINVAL;
 	}
@@ -910,6 +944,32 @@ static int adb_command(void *priv, int argc, char **argv, char *reply,
 	return -EINVAL;
 }
 
+/* The device was locked or unlocked (plugin.h's ops->lock), for one
+ * connection: USB's or a TCP peer's. */
+static void adb_lock_one(struct adb *c, void *data)
+{
+	bool locked = *(const bool *)data;
+
+	if (!locked && c->held) {
+		log_info("adb: unlocked: the waiting %s is online",
+			 c->main ? "tcp peer" : "host");
+		adb_send_cnxn(c);
+	} else if (locked && c->state == ADB_STATE_DEVICE && c->lock_close) {
+		log_info("adb: locked: closing the %s's session (lock_close)",
+			 c->main ? "tcp peer" : "host");
+		adb_reset_connection(c);
+		adb_hold(c);
+	}
+}
+
+static void adb_lock(void *priv, bool locked)
+{
+	struct adb *a = priv;
+
+	adb_lock_one(a, &locked);
+	adb_tcp_foreach(a->tcp, adb_lock_one, &locked);
+}
+
 static void adb_listen(void *priv, const int *fds, unsigned n, unsigned port)
 {
 	struct adb *a = priv;
@@ -932,4 +992,5 @@ const struct plugin_ops gadgetd_plugin = {
 	.tx_drained = adb_tx_drained,
 	.command = adb_command,
 	.listen = adb_listen,
+	.lock = adb_lock,
 };

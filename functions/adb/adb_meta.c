@@ -25,6 +25,10 @@ static const struct optdesc adb_meta_options[] = {
 	  .help = "the interface TCP listens on (absent: the gadget's network functions; \"*\": all)" },
 	{ .name = "tcpip", .type = OPTDESC_BOOL, .def = "false",
 	  .help = "let an authorized host start and stop TCP (adb tcpip PORT, adb usb)" },
+	{ .name = "lock_gated", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "while the device is locked (gadgetctl lock), new hosts stay unauthorized" },
+	{ .name = "lock_close", .type = OPTDESC_BOOL, .def = "false",
+	  .help = "at lock, end the sessions of hosts already online (they wait, unauthorized, for the unlock)" },
 	{ .name = "tcp_auth_timeout", .type = OPTDESC_INT, .min = 1, .max = 3600,
 	  .def = "60", .help = "seconds a TCP peer has to get authorized" },
 	{ 0 }

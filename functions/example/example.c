@@ -11,10 +11,12 @@
  * Options (profile: options: { greeting = "..."; repeat = N; }):
  *   greeting  a string, at most 32 characters (default "hello")
  *   repeat    1..8: how many times `hello` says it (default 1)
+ *   lock_gated  true (default): while the device is locked (`gadgetctl
+ *             lock`), what the host writes is dropped, not echoed
  * Commands (gadgetctl FUNCTION COMMAND):
  *   hello     the greeting, repeat times
  *   stats     bytes received and sent
- * Status (gadgetctl status): "greeting" and "bytes".
+ * Status (gadgetctl status): "greeting", "bytes" and "locked".
  */
 #include "plugin.h"
 
@@ -42,6 +44,9 @@ static const struct optdesc example_options[] = {
 	  .help = "what the hello command and control request 1 say" },
 	{ .name = "repeat", .type = OPTDESC_INT, .min = 1, .max = 8, .def = "1",
 	  .help = "how many times hello says the greeting" },
+	/* The runtime reads this one: plugin_locked() and ops->lock. */
+	{ .name = "lock_gated", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "while the device is locked, echo nothing" },
 	{ 0 }
 };
 
@@ -86,6 +91,7 @@ static int example_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	desc->eps[EXAMPLE_EP_IN].type = PLUGIN_EP_BULK_IN;
 	desc->eps[EXAMPLE_EP_OUT].type = PLUGIN_EP_BULK_OUT;
 	plugin_set_status(p, "greeting", e->greeting);
+	plugin_set_status(p, "locked", plugin_locked(p) ? "yes" : "no");
 	example_status(e);
 	*priv = e;
 	return 0;
@@ -103,6 +109,11 @@ static void example_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	size_t i;
 
 	e->bytes_in += len;
+	/* Locked: no data goes back to the host. */
+	if (plugin_locked(e->p)) {
+		example_status(e);
+		return;
+	}
 	if (len > sizeof(e->buf))
 		len = sizeof(e->buf);
 	for (i = 0; i < len; i++)
@@ -110,6 +121,14 @@ static void example_rx(void *priv, unsigned ep, const uint8_t *data, size_t len)
 	if (len && plugin_write(e->p, EXAMPLE_EP_IN, e->buf, len) == 0)
 		e->bytes_out += len;
 	example_status(e);
+}
+
+/* Called on a change only; init read the state it starts in. */
+static void example_lock(void *priv, bool locked)
+{
+	struct example *e = priv;
+
+	plugin_set_status(e->p, "locked", locked ? "yes" : "no");
 }
 
 static int example_setup(void *priv, const struct usb_ctrlrequest *req, uint8_t *in)
@@ -157,4 +176,5 @@ const struct plugin_ops gadgetd_plugin = {
 	.rx = example_rx,
 	.setup = example_setup,
 	.command = example_command,
+	.lock = example_lock,
 };

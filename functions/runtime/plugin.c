@@ -221,3 +221,35 @@ void plugin_spawn_cancel(struct spawner_call *call)
 {
 	spawner_cancel(call);
 }
+
+/* Its declaration's lock_gated option, as the profile sets it; a plugin
+ * that declares none is never gated. */
+static bool plugin_lock_gated(struct plugin *p)
+{
+	bool gated = false;
+
+	if (!optdesc_find(p->ops->meta ? p->ops->meta->options : NULL, "lock_gated"))
+		return false;
+	return plugin_option_bool(p, "lock_gated", &gated) == 0 && gated;
+}
+
+bool plugin_locked(struct plugin *p)
+{
+	return p->locked && plugin_lock_gated(p);
+}
+
+void plugin_lock_receive(struct plugin *p, const uint8_t *payload, size_t len)
+{
+	bool locked, before = plugin_locked(p);
+
+	if (wmsg_parse_lock(payload, len, &locked) < 0) {
+		log_warnx("malformed lock message from gadgetd");
+		return;
+	}
+	p->locked = locked;
+	if (plugin_locked(p) == before)
+		return;
+	log_info("%s: %s", p->instance, locked ? "locked" : "unlocked");
+	if (p->have_priv && p->ops->lock)
+		p->ops->lock(p->priv, locked);
+}

@@ -62,7 +62,7 @@ struct plugin;
  * abi_version comes first in struct plugin_ops so that every version can
  * read it.
  */
-#define PLUGIN_ABI_VERSION 4
+#define PLUGIN_ABI_VERSION 5
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -208,6 +208,14 @@ struct plugin_ops {
 
 	/* The bus was suspended (true) or resumed (false) (optional). */
 	void (*suspend)(void *priv, bool suspended);
+
+	/*
+	 * The device was locked (true) or unlocked (false) by `gadgetctl
+	 * lock` or D-Bus (optional; ABI 5). Called only for a function that
+	 * is gated (plugin_locked()) and only on a change after init: init
+	 * reads plugin_locked() for the state it starts in.
+	 */
+	void (*lock)(void *priv, bool locked);
 };
 
 /*
@@ -342,6 +350,15 @@ int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
  */
 typedef void (*plugin_wakeup_fn)(void *data, int rc);
 int plugin_wakeup(struct plugin *p, plugin_wakeup_fn done, void *data);
+
+/*
+ * Whether the device is locked for this function: gadgetd is locked
+ * (`gadgetctl lock`, D-Bus Lock) and the plugin declares a boolean option
+ * "lock_gated" that the profile leaves true (or sets so). A plugin that
+ * declares no such option is never told it is locked. A locked plugin
+ * serves no data: adb keeps new hosts unauthorized.
+ */
+bool plugin_locked(struct plugin *p);
 
 /* Publish a key/value shown by `gadgetctl status` under this function. */
 void plugin_set_status(struct plugin *p, const char *key, const char *value);

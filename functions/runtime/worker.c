@@ -2,7 +2,7 @@
  * gadgetd-worker: hosts one plugin on one FunctionFS instance.
  *
  *   gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
- *                  [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v]
+ *                  [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v] [-l]
  *   gadgetd-worker -x PROGRAM ...: a program instead of a plugin (ffsexec.h)
  *
  * fd 3 is a SOCK_SEQPACKET socket to gadgetd (see common/wmsg.h). The worker
@@ -499,6 +499,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 		worker_key_done(p, payload, len);
 	else if (type == WORKER_WAKEUP_DONE)
 		worker_wake_done(p, payload, len);
+	else if (type == WORKER_LOCK)
+		plugin_lock_receive(p, payload, len);
 	else
 		log_warnx("unknown message type %u from gadgetd", type);
 }
@@ -507,7 +509,7 @@ static void worker_usage(FILE *out, int code)
 {
 	fprintf(out, "usage: gadgetd-worker -P PLUGIN.so -i INSTANCE -d FFS_DIR "
 		     "[-u USER] [-g GROUP] [-c CAPS] [-r allowed|active]\n"
-		     "       [-o KEY=VALUE]... [-v]\n"
+		     "       [-o KEY=VALUE]... [-v] [-l]\n"
 		     "       gadgetd-worker -x PROGRAM -i INSTANCE -d FFS_DIR [-u USER] "
 		     "[-g GROUP] [-c CAPS]\n"
 		     "       [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-v]\n"
@@ -552,6 +554,7 @@ static void worker_args(struct plugin *p, int argc, char **argv, bool *verbose,
 	for (i = 0; i < a.n_opts; i++)
 		p->opts[i] = a.opts[i];
 	p->n_opts = a.n_opts;
+	p->locked = a.locked;
 	*verbose = a.verbose;
 	*out = a;
 }

@@ -53,6 +53,7 @@ struct plugin {
 	/* A WORKER_WAKEUP waits for WORKER_WAKEUP_DONE (plugin_wakeup). */
 	plugin_wakeup_fn wake_done;
 	void *wake_data;
+	bool locked;      /* -l, then WORKER_LOCK: the device is locked */
 };
 
 /*
@@ -68,5 +69,8 @@ int worker_send_strings(struct plugin *p, uint16_t type,
 
 /* The last warning or error the worker logged, or "". */
 const char *worker_last_error(void);
+/* plugin.c: WORKER_LOCK from gadgetd; the plugin hears of a change
+ * (ops->lock) if its function is gated (plugin_locked()). */
+void plugin_lock_receive(struct plugin *p, const uint8_t *payload, size_t len);
 
 #endif

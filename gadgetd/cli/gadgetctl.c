@@ -57,6 +57,11 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	{ "wakeup", "", "wake the host that suspended the bus (USB remote wakeup;\n"
 	  "the set needs remote_wakeup = true); exits 0 once the host resumed\n"
 	  "it, else says why", CTL_WAKEUP, 0, 0, NULL },
+	{ "lock", "", "lock the device: the functions whose lock_gated is true\n"
+	  "serve no data until unlock; survives a restart of gadgetd, not a\n"
+	  "reboot (root or admin_group)", CTL_LOCK, 0, 0, NULL },
+	{ "unlock", "", "unlock the device: hosts held while locked get in\n"
+	  "without a replug (root or admin_group)", CTL_UNLOCK, 0, 0, NULL },
 	{ "storage", "insert|eject|status [OPTIONS] [FUNCTION] [IMAGE]",
 	  "  insert [--cdrom] [--ro] [--lun N] [FUNCTION] IMAGE\n"
 	  "  eject [--force] [--lun N] [FUNCTION]\n"
@@ -73,7 +78,7 @@ static const struct gadgetctl_cmd gadgetctl_cmds[] = {
 	  64, gadgetctl_check },
 	{ "monitor", "[--json]", "print events as they happen (the host attached,\n"
 	  "configured, suspended, detached; switches begun and done; plugins\n"
-	  "restarted or failed; a plugin's own, e.g. adb keys waiting), one a\n"
+	  "restarted or failed; lock and unlock; a plugin's own, e.g. adb keys waiting), one a\n"
 	  "line, until gadgetd stops",
 	  CTL_MONITOR, 0, 1, gadgetctl_monitor },
 	{ "wait", "[--timeout S]", "wait until gadgetd's start-up is over (the saved or\n"

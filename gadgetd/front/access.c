@@ -54,6 +54,8 @@ static const char *access_admin_only(const struct request *req,
 		return "off";
 	case REQUEST_RELOAD:
 		return "reload";
+	case REQUEST_LOCK:
+		return req->lock ? "lock" : "unlock";
 	case REQUEST_COMMAND:
 		if (access_command_kind(v->plugin, req->command) != ACCESS_COMMAND_ADMIN)
 			return NULL;

@@ -12,7 +12,8 @@
  *                   beneath the function's media_dir (storage.h)
  *   anyone else     nothing (the socket is 0660 root:group anyway)
  *
- * Choosing another profile, reload, off and every plugin command not
+ * Choosing another profile, reload, off, lock, unlock and every plugin
+ * command not
  * listed as read-only (above all "adb allow", which changes trust) need
  * root or admin_group.
  *

@@ -239,6 +239,7 @@ static int control_dispatch(struct control *c, struct control_client *cl,
 	case REQUEST_STORAGE:
 	case REQUEST_COMMAND:
 	case REQUEST_WAKEUP:
+	case REQUEST_LOCK:
 	case REQUEST_UNKNOWN:
 		r = dispatch_submit(c->dispatch, &cl->peer, req, msg, sizeof(msg), out,
 				    control_client_done, cl);

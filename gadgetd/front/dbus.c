@@ -261,6 +261,27 @@ static int dbus_method_wakeup(sd_bus_message *m, void *data, sd_bus_error *err)
 	return dbus_method_plain(m, data, err, REQUEST_WAKEUP);
 }
 
+static int dbus_method_lock_set(sd_bus_message *m, void *data, sd_bus_error *err,
+				bool lock)
+{
+	struct dbus_req *q = dbus_req_new(data, m, REQUEST_LOCK);
+
+	if (!q)
+		return dbus_req_none(err);
+	q->req.lock = lock;
+	return dbus_req_begin(q, err);
+}
+
+static int dbus_method_lock(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	return dbus_method_lock_set(m, data, err, true);
+}
+
+static int dbus_method_unlock(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	return dbus_method_lock_set(m, data, err, false);
+}
+
 /* The arguments, read one by one: a huge array is refused at the first
  * string past the bound, before anything is kept. */
 static int dbus_command_args(struct dbus_req *q, sd_bus_message *m,
@@ -392,6 +413,10 @@ static const sd_bus_vtable dbus_manager_vtable[] = {
 				 dbus_method_off, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("Wakeup", "", , "s", SD_BUS_PARAM(message),
 				 dbus_method_wakeup, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Lock", "", , "s", SD_BUS_PARAM(message),
+				 dbus_method_lock, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_NAMES("Unlock", "", , "s", SD_BUS_PARAM(message),
+				 dbus_method_unlock, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("ListProfiles", "", , "as", SD_BUS_PARAM(profiles),
 				 dbus_method_list_profiles, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_METHOD_WITH_NAMES("ListSets", "", , "as", SD_BUS_PARAM(sets),
@@ -409,6 +434,7 @@ static const sd_bus_vtable dbus_manager_vtable[] = {
 	DBUS_PROP("Speed", "s", str, speed),
 	DBUS_PROP("Bus", "s", str, bus),
 	DBUS_PROP("RemoteWakeup", "b", bool, remote_wakeup),
+	DBUS_PROP("Locked", "b", bool, locked),
 	SD_BUS_PROPERTY("Functions", "ao", dbus_props_get_functions,
 			offsetof(struct dbus, snap), SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_PROPERTY("UDCs", "ao", dbus_props_get_udcs,

@@ -103,6 +103,8 @@ static const char *dbus_auth_action(struct dbus_req *q, const struct access_view
 		return "org.gadgetd1.off";
 	case REQUEST_WAKEUP:
 		return "org.gadgetd1.drive";
+	case REQUEST_LOCK:
+		return "org.gadgetd1.lock";
 	case REQUEST_COMMAND:
 		switch (access_command_kind(view->plugin, q->req.command)) {
 		case ACCESS_COMMAND_READ:

@@ -70,6 +70,7 @@ struct dbus_snap {
 	char state[16];                  /* "off", "up" or "switching" */
 	char last_error[1024];
 	uint32_t switches;
+	int locked;                      /* a D-Bus boolean is an int */
 	char udc[64];
 	char udc_state[64];
 	char speed[64];

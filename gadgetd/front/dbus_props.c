@@ -270,6 +270,7 @@ static void dbus_props_fill(struct dbus *d, struct dbus_snap *s)
 		 st.switching ? "switching" : st.set ? "up" : "off");
 	snprintf(s->last_error, sizeof(s->last_error), "%s", st.failed);
 	s->switches = st.switches;
+	s->locked = st.locked;
 	snprintf(s->udc, sizeof(s->udc), "%s", st.udc ? st.udc : "");
 	snprintf(s->udc_state, sizeof(s->udc_state), "%s", st.udc_state);
 	snprintf(s->speed, sizeof(s->speed), "%s", st.speed);
@@ -387,7 +388,7 @@ void dbus_props_refresh(struct dbus *d)
 {
 	struct dbus_snap *old = malloc(sizeof(*old));
 	const struct dbus_snap *s = &d->snap;
-	char *names[14];
+	char *names[15];
 	unsigned n = 0;
 
 	if (!old)
@@ -404,6 +405,7 @@ void dbus_props_refresh(struct dbus *d)
 	DBUS_PROPS_DIFF(names, n, old, s, state, "State");
 	DBUS_PROPS_DIFF(names, n, old, s, last_error, "LastError");
 	DBUS_PROPS_DIFF(names, n, old, s, switches, "Switches");
+	DBUS_PROPS_DIFF(names, n, old, s, locked, "Locked");
 	DBUS_PROPS_DIFF(names, n, old, s, udc, "UDC");
 	DBUS_PROPS_DIFF(names, n, old, s, udc_state, "UDCState");
 	DBUS_PROPS_DIFF(names, n, old, s, speed, "Speed");

@@ -108,6 +108,8 @@ static int dispatch_run(struct dispatch *d, const struct access_peer *peer,
 		return dispatch_storage(d, peer, req, msg, size, out);
 	case REQUEST_WAKEUP:
 		return gadget_wakeup(d->g, msg, size, fn, data);
+	case REQUEST_LOCK:
+		return gadget_lock(d->g, req->lock, msg, size);
 	case REQUEST_UNKNOWN:
 		/* Judged as a change (a newer gadgetctl's, say): refused as
 		 * busy first, then as unknown. */

@@ -68,14 +68,25 @@ void request_from_ctl(uint16_t type, int argc, char **argv, struct request *r)
 		if (argc)
 			snprintf(r->bad, sizeof(r->bad), "%s", "wakeup takes no arguments");
 		return;
+	case CTL_LOCK:
+	case CTL_UNLOCK:
+		r->op = REQUEST_LOCK;
+		r->lock = type == CTL_LOCK;
+		if (argc)
+			snprintf(r->bad, sizeof(r->bad), "%s takes no arguments",
+				 r->lock ? "lock" : "unlock");
+		return;
 	}
 	r->op = REQUEST_UNKNOWN;
 }
 
 bool request_changes(const struct request *r)
 {
+	/* A lock never waits for a switch to end, nor is refused as busy:
+	 * it must take effect at once. */
 	return r->op != REQUEST_STATUS && r->op != REQUEST_LIST &&
-	       r->op != REQUEST_MONITOR && r->op != REQUEST_WAIT;
+	       r->op != REQUEST_MONITOR && r->op != REQUEST_WAIT &&
+	       r->op != REQUEST_LOCK;
 }
 
 bool request_waits(const struct request *r)

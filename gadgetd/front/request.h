@@ -29,6 +29,7 @@ enum request_op {
 	REQUEST_MONITOR,
 	REQUEST_WAIT,
 	REQUEST_WAKEUP,  /* wake the host (remote wakeup) */
+	REQUEST_LOCK,    /* lock: true to lock, false to unlock */
 	REQUEST_UNKNOWN, /* a type this gadgetd does not know */
 };
 
@@ -39,6 +40,7 @@ struct request {
 	const char *set;      /* switch SET; NULL */
 	const char *what;     /* list's choice; NULL */
 	bool json;            /* status --json */
+	bool lock;            /* lock (true) or unlock */
 	const char *function; /* command: the function; NULL */
 	const char *command;  /* command: its name; NULL */
 	int argc;

@@ -115,6 +115,10 @@ int gadget_new(struct loop *l, const struct config *cfg, struct gadget **out)
 		free(g);
 		return -ENOMEM;
 	}
+	g->locked = state_lock_load(cfg->run_dir);
+	supervisor_set_locked(g->sup, g->locked);
+	if (g->locked)
+		log_info("locked, as gadgetd was when it stopped (%s/locked)", cfg->run_dir);
 	g->env = (struct txn_env){ .loop = l, .cfg = cfg, .composer = g->composer,
 				   .sup = g->sup, .net = g->net, .live = &g->live };
 	g->udcmon = udc_monitor_new(l, gadget_restart_udc_changed, g);
@@ -224,6 +228,35 @@ static void gadget_save(struct gadget *g)
 	if (r < 0)
 		log_warnx("cannot save state to %s: %s", g->cfg->state_file,
 			  strerror(-r));
+}
+
+int gadget_lock(struct gadget *g, bool locked, char *msg, size_t size)
+{
+	int r;
+
+	if (g->locked == locked) {
+		snprintf(msg, size, "already %s", locked ? "locked" : "unlocked");
+		return 0;
+	}
+	/* The marker first: a lock that a restart would forget is refused. */
+	r = state_lock_save(g->cfg->run_dir, locked);
+	if (r < 0) {
+		snprintf(msg, size, "cannot %s %s/locked: %s; the lock state is "
+			 "unchanged", locked ? "create" : "remove", g->cfg->run_dir,
+			 strerror(-r));
+		return r;
+	}
+	g->locked = locked;
+	supervisor_set_locked(g->sup, locked);
+	log_info("%s", locked ? "locked: gated functions serve no data" : "unlocked");
+	event_emit(EVENT_LOCK, NULL, locked ? "locked" : "unlocked", 0);
+	snprintf(msg, size, "%s", locked ? "locked" : "unlocked");
+	return 0;
+}
+
+bool gadget_locked(const struct gadget *g)
+{
+	return g->locked;
 }
 
 int gadget_load_profile(struct gadget *g, const char *name,

@@ -165,6 +165,17 @@ int gadget_storage(struct gadget *g, const struct storage_cred *member,
 /* Whether the profile lets group change the media of function (NULL: the
  * set's one mass_storage function): its group_media attribute. */
 bool gadget_storage_group_open(const struct gadget *g, const char *function);
+/*
+ * Lock (locked true) or unlock the device: every worker is told, and
+ * the plugins whose function is gated (their lock_gated option) serve
+ * no data while locked (plugin.h's plugin_locked()). Neither busy nor
+ * queued: a lock takes effect even during a switch. The state survives
+ * a restart of gadgetd (state.h). 0 (also when it already was), or
+ * -errno when the marker cannot be written, with msg.
+ */
+int gadget_lock(struct gadget *g, bool locked, char *msg, size_t size);
+bool gadget_locked(const struct gadget *g);
+
 /* The caller behind data went away: its requests go on, but their fn is
  * not called. */
 void gadget_cancel(struct gadget *g, void *data);

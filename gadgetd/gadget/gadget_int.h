@@ -97,6 +97,9 @@ struct gadget {
 	bool keep_state;
 	/* `gadgetctl wakeup`s waiting for the bus to resume. */
 	struct gadget_wake *wakes;
+	/* gadgetctl lock (gadget_lock()): the plugins' gated functions
+	 * serve no data. */
+	bool locked;
 };
 
 /* gadget.c */

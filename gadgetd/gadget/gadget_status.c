@@ -130,6 +130,7 @@ void gadget_status_fill(struct gadget *g, struct status *out,
 	struct status st = {
 		.profile = g->profile ? g->profile->name : NULL,
 		.switching = g->txn != NULL,
+		.locked = g->locked,
 		.queued = g->waiters ? g->waiters->queued(g->waiters_data) : 0,
 		.udc = udc,
 		.udc_state = buf->udc_state,

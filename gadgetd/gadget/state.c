@@ -203,3 +203,34 @@ int state_save(const char *path, const struct state *st)
 	close(r);
 	return fsutil_write_atomic(path, text, len, 0644);
 }
+
+/* The marker's path in run_dir; -ENAMETOOLONG when it does not fit. */
+static int state_lock_path(const char *run_dir, char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s/locked", run_dir);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+bool state_lock_load(const char *run_dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	/* Whatever stands there, or a path too long to look: locked. */
+	if (state_lock_path(run_dir, path, sizeof(path)) < 0)
+		return true;
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+int state_lock_save(const char *run_dir, bool locked)
+{
+	char path[PATH_MAX];
+	int r = state_lock_path(run_dir, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	if (locked)
+		return fsutil_write_atomic(path, "1\n", 2, 0644);
+	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+}

@@ -14,6 +14,7 @@
 #ifndef GADGETD_STATE_H
 #define GADGETD_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config.h"
@@ -47,5 +48,17 @@ int state_load(const char *path, struct state *st, char *err, size_t err_size);
  * reported, the new file being in place.
  */
 int state_save(const char *path, const struct state *st);
+
+/*
+ * The lock state (gadgetctl lock) survives a restart of gadgetd, so that
+ * a crash or an upgrade never unlocks the device, but not a reboot: it
+ * is a marker file, RUN_DIR/locked, in gadgetd's runtime folder (a
+ * tmpfs). A phone's shell or the logind follower locks again at boot.
+ */
+/* Locked when the marker exists, or cannot be looked at (anything but
+ * ENOENT): a doubt locks. */
+bool state_lock_load(const char *run_dir);
+/* Create the marker (atomically) or remove it. 0 or -errno. */
+int state_lock_save(const char *run_dir, bool locked);
 
 #endif

@@ -109,6 +109,8 @@ const char *event_kind_name(enum event_kind kind)
 		return "plugin";
 	case EVENT_STATE:
 		return "state";
+	case EVENT_LOCK:
+		return "lock";
 	}
 	return "?";
 }

@@ -41,6 +41,9 @@ enum event_kind {
 	/* Anything else that `gadgetctl status` shows changed (a plugin's
 	 * state, the profile after a reload); detail may say what. */
 	EVENT_STATE,
+	/* The device was locked or unlocked (gadgetctl lock, unlock; D-Bus
+	 * Lock, Unlock): detail "locked" or "unlocked", function NULL. */
+	EVENT_LOCK,
 };
 
 struct event {
@@ -68,7 +71,7 @@ void event_emit(enum event_kind kind, const char *function, const char *detail,
 void event_emit_plugin(const char *name, const char *function, const char *detail);
 
 /* "host", "switch-begun", "switch-done", "plugin-restarted",
- * "plugin-failed", "plugin", "state". */
+ * "plugin-failed", "plugin", "state", "lock". */
 const char *event_kind_name(enum event_kind kind);
 
 /* The name monitor prints: the kind's, or a plugin event's own

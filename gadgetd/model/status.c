@@ -89,6 +89,7 @@ void status_write_text(const struct status *st, FILE *out)
 			fprintf(out, "%s c.%u %s", i ? ";" : "", i + 1, st->configs[i]);
 		fputc('\n', out);
 	}
+	fprintf(out, "locked: %s\n", st->locked ? "yes" : "no");
 	if (st->queued)
 		fprintf(out, "queued: %u request%s waiting their turn\n", st->queued,
 			st->queued == 1 ? "" : "s");
@@ -162,8 +163,9 @@ void status_write_json(const struct status *st, FILE *out)
 		fprintf(out, "%s", i ? "," : "");
 		json_str(out, st->configs[i]);
 	}
-	fprintf(out, "],\"switching\":%s,\"queued\":%u,\"udc\":",
-		st->switching ? "true" : "false", st->queued);
+	fprintf(out, "],\"switching\":%s,\"queued\":%u,\"locked\":%s,\"udc\":",
+		st->switching ? "true" : "false", st->queued,
+		st->locked ? "true" : "false");
 	json_str(out, st->udc ? st->udc : "");
 	fprintf(out, ",\"udc_state\":");
 	json_str(out, st->udc_state);

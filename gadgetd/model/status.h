@@ -83,6 +83,7 @@ struct status {
 	const char *configs[PROFILE_MAX_CONFIGS];
 	bool switching;
 	unsigned queued;         /* clients' requests waiting their turn */
+	bool locked;             /* gadgetctl lock */
 	const char *udc;         /* NULL: not bound */
 	const char *udc_state;   /* "unbound" when not bound */
 	const char *speed;       /* "-" when not bound */

@@ -330,13 +330,35 @@ static void sup_drain(struct sup_worker *w)
 
 static void sup_child_ended(int status, bool known, void *data);
 
+/* argv, with -l (wargv.h) when the device is locked: a worker knows the
+ * lock state before its plugin's init; WORKER_LOCK tells it of changes. */
+static int sup_exec(struct sup_worker *w, pid_t *pid, int *fd)
+{
+	char **argv = w->root ? w->argv_root : w->argv, **with;
+	size_t n = 0;
+	int r;
+
+	if (!w->sup->locked)
+		return supervisor_exec_spawn(argv, pid, fd);
+	while (argv[n])
+		n++;
+	with = calloc(n + 2, sizeof(*with));
+	if (!with)
+		return -ENOMEM;
+	memcpy(with, argv, n * sizeof(*with));
+	with[n] = (char *)"-l";
+	r = supervisor_exec_spawn(with, pid, fd);
+	free(with);
+	return r;
+}
+
 static int sup_spawn(struct sup_worker *w)
 {
 	char what[PROFILE_NAME_MAX + 16];
 	pid_t pid;
 	int fd, r;
 
-	r = supervisor_exec_spawn(w->root ? w->argv_root : w->argv, &pid, &fd);
+	r = sup_exec(w, &pid, &fd);
 	if (r < 0)
 		return r;
 	snprintf(what, sizeof(what), "%s: worker", w->name);
@@ -939,5 +961,23 @@ void supervisor_status(struct supervisor *s, struct status *st)
 			p->kv[i][0] = w->status[i][0];
 			p->kv[i][1] = w->status[i][1];
 		}
+	}
+}
+
+void supervisor_set_locked(struct supervisor *s, bool locked)
+{
+	struct sup_worker *w;
+	uint8_t buf[16];
+	int n;
+
+	s->locked = locked;
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_LOCK, locked);
+	for (w = s->workers; w; w = w->next) {
+		if (!w->sock)
+			continue;
+		/* A full socket is a worker that stopped answering: the
+		 * heartbeat restarts it, with -l. */
+		if (send(loop_watch_fd(w->sock), buf, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+			log_warn("%s: cannot tell the worker the lock state", w->name);
 	}
 }

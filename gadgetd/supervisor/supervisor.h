@@ -159,6 +159,10 @@ unsigned supervisor_tcp_listening(struct supervisor *s, const char *name);
 int supervisor_tcp_listen(struct supervisor *s, const char *name,
 			  unsigned port, int *fds, unsigned n, const char *what);
 
+/* The device is locked (gadgetctl lock) or not: every running worker is
+ * told now (WORKER_LOCK), and a worker started later at its start (-l). */
+void supervisor_set_locked(struct supervisor *s, bool locked);
+
 /* Each worker's state into st->plugins (status.h); the strings stay
  * valid until the supervisor next runs. */
 void supervisor_status(struct supervisor *s, struct status *st);

@@ -147,6 +147,7 @@ struct supervisor {
 	void *tcp_data;
 	const struct supervisor_bus_ops *bus_ops;
 	void *bus_data;
+	bool locked;      /* supervisor_set_locked() */
 };
 
 /* supervisor.c: the live worker of function name, or NULL. */

@@ -61,6 +61,9 @@ void fake_reset(void)
 	fake_state_saves = 0;
 	memset(&fake_state_file, 0, sizeof(fake_state_file));
 	fake_state_load_r = 0;
+	fake_lock_marker = false;
+	fake_lock_save_r = 0;
+	fake_sup_locked = -1;
 	fake_n_workers = 0;
 	fake_bound = false;
 	fake_bind_busy = 0;
@@ -604,6 +607,29 @@ int state_save(const char *path, const struct state *st)
 	fake_state_file = *st;
 	fake_state_saves++;
 	return 0;
+}
+
+/* The lock marker (state.h): saved, and what the workers were told. */
+bool fake_lock_marker;
+int fake_lock_save_r;
+int fake_sup_locked = -1;
+
+bool state_lock_load(const char *run_dir)
+{
+	return fake_lock_marker;
+}
+
+int state_lock_save(const char *run_dir, bool locked)
+{
+	if (fake_lock_save_r)
+		return fake_lock_save_r;
+	fake_lock_marker = locked;
+	return 0;
+}
+
+void supervisor_set_locked(struct supervisor *s, bool locked)
+{
+	fake_sup_locked = locked;
 }
 
 void fake_on_done(int r, const char *msg, void *data)

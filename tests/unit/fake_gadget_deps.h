@@ -56,6 +56,12 @@ extern int fake_state_saves;
  * wrote last; fake_state_load_r != 0: state_load() fails with it. */
 extern struct state fake_state_file;
 extern int fake_state_load_r;
+/* state_lock_load()'s answer and state_lock_save()'s record; a save
+ * fails with fake_lock_save_r (0: succeeds). fake_sup_locked: what
+ * supervisor_set_locked() last told the workers, -1 before any. */
+extern bool fake_lock_marker;
+extern int fake_lock_save_r;
+extern int fake_sup_locked;
 extern int fake_bind_busy;       /* this many binds fail with -EBUSY */
 extern int fake_udc_registering; /* this many udc_registered() say false */
 /* What usblink_shares() answers: fake_n_shares of fake_shares. */

@@ -131,6 +131,13 @@ int gadget_boot_wait(struct gadget *g, char *msg, size_t size,
 	return -EINPROGRESS;
 }
 
+int gadget_lock(struct gadget *g, bool locked, char *msg, size_t size)
+{
+	gadget_calls++;
+	snprintf(msg, size, "%s", locked ? "locked" : "unlocked");
+	return 0;
+}
+
 /* gadget_storage(): the last call's confinement, -1 before any. */
 static int storage_confined = -1;
 

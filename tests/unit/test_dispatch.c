@@ -352,6 +352,66 @@ static void test_run_or_busy(void **state)
 	assert_non_null(strstr(fake_calls, "destroy"));
 }
 
+/* Heard events of kind EVENT_LOCK. */
+static char lock_heard[256];
+
+static void lock_listen(const struct event *ev, void *data)
+{
+	size_t n = strlen(lock_heard);
+
+	if (ev->kind == EVENT_LOCK)
+		snprintf(lock_heard + n, sizeof(lock_heard) - n, "%s;", ev->detail);
+}
+
+/*
+ * A lock takes effect at once, in the middle of a switch: neither queued
+ * nor refused as busy. The marker is written first, the workers told,
+ * one event said; a second lock changes nothing. A member may not lock;
+ * a marker that cannot be written leaves the state as it was.
+ */
+static void test_lock(void **state)
+{
+	struct fixture *f = *state;
+	struct fake_result b = { 0 };
+	struct request lock = { .op = REQUEST_LOCK, .lock = true };
+	struct request unlock = { .op = REQUEST_LOCK, .lock = false };
+	struct event_sub *sub = event_subscribe(lock_listen, NULL);
+	char why[512];
+
+	lock_heard[0] = '\0';
+	assert_false(gadget_locked(f->g));
+	assert_int_equal(dispatch_check(f->d, &peer_member, &lock, why, sizeof(why)), -EACCES);
+	assert_non_null(strstr(why, "permission denied: lock is for root and group gadgetadm"));
+	assert_int_equal(dispatch_check(f->d, &peer_admin, &lock, why, sizeof(why)), 0);
+	hold_switch(f, NULL, "mtp,adb", &b);
+	assert_int_equal(dispatch_submit(f->d, &peer_admin, &lock, f->msg, sizeof(f->msg),
+					 NULL, fake_on_done, &b), 0);
+	assert_string_equal(f->msg, "locked");
+	assert_true(gadget_locked(f->g));
+	assert_true(fake_lock_marker);
+	assert_int_equal(fake_sup_locked, 1);
+	assert_int_equal(dispatch_submit(f->d, &peer_admin, &lock, f->msg, sizeof(f->msg),
+					 NULL, fake_on_done, &b), 0);
+	assert_string_equal(f->msg, "already locked");
+	assert_string_equal(lock_heard, "locked;");
+	fake_lock_save_r = -EROFS;
+	assert_int_equal(dispatch_submit(f->d, &peer_admin, &unlock, f->msg, sizeof(f->msg),
+					 NULL, fake_on_done, &b), -EROFS);
+	assert_non_null(strstr(f->msg, "the lock state is unchanged"));
+	assert_true(gadget_locked(f->g));
+	assert_int_equal(fake_sup_locked, 1);
+	fake_lock_save_r = 0;
+	assert_int_equal(dispatch_submit(f->d, &peer_admin, &unlock, f->msg, sizeof(f->msg),
+					 NULL, fake_on_done, &b), 0);
+	assert_false(gadget_locked(f->g));
+	assert_int_equal(fake_sup_locked, 0);
+	assert_string_equal(lock_heard, "locked;unlocked;");
+	fake_hold_ready = false;
+	fake_release_ready(0, "");
+	assert_int_equal(fake_wait_done(f->loop, &b), 0);
+	event_unsubscribe(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +421,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_queue_cancel_and_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gadget_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_or_busy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,10 +89,22 @@ static void test_others(void **state)
 	r = decode(999, 0);
 	assert_int_equal(r.op, REQUEST_UNKNOWN);
 	assert_int_equal(r.type, 999);
+	r = decode(CTL_LOCK, 0);
+	assert_int_equal(r.op, REQUEST_LOCK);
+	assert_true(r.lock);
+	assert_string_equal(r.bad, "");
+	r = decode(CTL_UNLOCK, 0);
+	assert_int_equal(r.op, REQUEST_LOCK);
+	assert_false(r.lock);
+	r = decode(CTL_UNLOCK, 1, "now");
+	assert_string_equal(r.bad, "unlock takes no arguments");
+	r = decode(CTL_LOCK, 2, "a", "b");
+	assert_string_equal(r.bad, "lock takes no arguments");
 }
 
 /* Reads pass a switch in progress; a switch, reload and off wait their
- * turn; everything else that changes something is refused as busy. */
+ * turn; everything else that changes something is refused as busy, but
+ * a lock or unlock, which must take effect at once. */
 static void test_changes_and_waits(void **state)
 {
 	static const struct {
@@ -104,6 +116,7 @@ static void test_changes_and_waits(void **state)
 		{ CTL_STORAGE, true, false }, { CTL_STATUS, false, false },
 		{ CTL_LIST, false, false },   { CTL_MONITOR, false, false },
 		{ CTL_WAIT, false, false },   { 999, true, false },
+		{ CTL_LOCK, false, false },   { CTL_UNLOCK, false, false },
 	};
 	unsigned i;
 

@@ -330,6 +330,48 @@ static void test_save_failures(void **state)
 	assert_file(f, "ecm");
 }
 
+/*
+ * The lock marker: none is unlocked; a save makes it, a save of false
+ * takes it away; whatever stands at its path (a folder, a dangling link)
+ * is locked, and so is a runtime folder that cannot be looked into; a
+ * failed save says why and leaves the state as it was.
+ */
+static void test_lock_marker(void **state)
+{
+	struct fixture *f = *state;
+	char marker[160], missing[160], longdir[PATH_MAX + 8];
+
+	snprintf(marker, sizeof(marker), "%s/locked", f->dir);
+	assert_false(state_lock_load(f->dir));
+	assert_int_equal(state_lock_save(f->dir, true), 0);
+	assert_true(state_lock_load(f->dir));
+	assert_int_equal(access(marker, F_OK), 0);
+	assert_int_equal(state_lock_save(f->dir, true), 0);
+	assert_int_equal(state_lock_save(f->dir, false), 0);
+	assert_false(state_lock_load(f->dir));
+	assert_int_equal(state_lock_save(f->dir, false), 0);
+	/* A folder at the marker's path: locked, and it cannot be removed
+	 * as a marker, so unlock fails rather than pretend. */
+	assert_int_equal(mkdir(marker, 0700), 0);
+	assert_true(state_lock_load(f->dir));
+	assert_true(state_lock_save(f->dir, false) < 0);
+	assert_int_equal(rmdir(marker), 0);
+	assert_int_equal(symlink("/nonexistent/x", marker), 0);
+	assert_true(state_lock_load(f->dir));
+	assert_int_equal(unlink(marker), 0);
+	/* A runtime folder that is a file: ENOTDIR, not ENOENT: locked. */
+	assert_int_equal(state_lock_save(f->dir, true), 0);
+	snprintf(missing, sizeof(missing), "%s/locked", f->dir);
+	assert_true(state_lock_load(missing));
+	assert_int_equal(state_lock_save(f->dir, false), 0);
+	/* A path too long to name: locked, and no save. */
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	assert_true(state_lock_load(longdir));
+	assert_int_equal(state_lock_save(longdir, true), -ENAMETOOLONG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +383,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_a_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_sequence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_failures, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock_marker, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("state", tests, NULL, NULL);

@@ -42,6 +42,7 @@ static void assert_same(const struct wargv *a, const struct wargv *b)
 	assert_int_equal(a->caps, b->caps);
 	assert_int_equal(a->root, b->root);
 	assert_int_equal(a->verbose, b->verbose);
+	assert_int_equal(a->locked, b->locked);
 	assert_false(b->help);
 	assert_int_equal(a->n_opts, b->n_opts);
 	for (i = 0; i < a->n_opts; i++)
@@ -79,6 +80,7 @@ static void test_every_field(void **state)
 		.caps = 0x8000000000000401ull,
 		.root = WARGV_ROOT_ACTIVE,
 		.verbose = true,
+		.locked = true,
 		.n_opts = 3,
 		/* '=' and '-' in a value, an empty value. */
 		.opts = { "a=b=c", "shell=-v -o x", "empty=" },
@@ -86,6 +88,8 @@ static void test_every_field(void **state)
 
 	round_trip(&a);
 	a.root = WARGV_ROOT_ALLOWED;
+	round_trip(&a);
+	a.locked = false;
 	round_trip(&a);
 }
 
@@ -130,6 +134,10 @@ static void test_most_options(void **state)
 		snprintf(kv[i], sizeof(kv[i]), "key%u=value%u", i, i);
 		a.opts[a.n_opts++] = kv[i];
 	}
+	round_trip(&a);
+	/* Every flag at once still fits the argv. */
+	a.user = "u", a.group = "g", a.have_caps = true, a.verbose = true;
+	a.root = WARGV_ROOT_ACTIVE, a.locked = true;
 	round_trip(&a);
 }
 
@@ -223,6 +231,8 @@ static void test_decode_refuses(void **state)
 	REFUSED("given twice", "-x", "/p", "-x", "/q", "-i", "i", "-d", "/d");
 	REFUSED("unexpected argument", REQ, "stray");
 	REFUSED("unexpected argument", REQ, "-Pp.so");
+	REFUSED("unexpected argument", REQ, "-lv");
+	REFUSED("unknown flag", REQ, "-L");
 	REFUSED("hex capability mask", REQ, "-c", "xyz");
 	REFUSED("hex capability mask", REQ, "-c", "-1");
 	REFUSED("hex capability mask", REQ, "-c", " 1");

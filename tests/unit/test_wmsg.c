@@ -240,6 +240,38 @@ static void test_host(void **state)
 	assert_int_equal(wmsg_parse_host(p, 3, &on), -EBADMSG);
 }
 
+/* WORKER_LOCK: a u32 0 or 1 and nothing else; a stray value, a short
+ * or long payload is refused, and the state is left as it was. */
+static void test_lock(void **state)
+{
+	uint8_t buf[16], *payload, p[5] = { 0 };
+	uint16_t type;
+	uint32_t v = 2;
+	bool locked = true;
+	size_t len;
+	int n;
+
+	(void)state;
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_LOCK, 1);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(type, WORKER_LOCK);
+	assert_int_equal(wmsg_parse_lock(payload, len, &locked), 0);
+	assert_true(locked);
+	n = wmsg_build_u32(buf, sizeof(buf), WORKER_LOCK, 0);
+	assert_int_equal(wmsg_parse(buf, n, &type, &payload, &len), 0);
+	assert_int_equal(wmsg_parse_lock(payload, len, &locked), 0);
+	assert_false(locked);
+	memcpy(p, &v, 4);
+	assert_int_equal(wmsg_parse_lock(p, 4, &locked), -EBADMSG);
+	assert_false(locked);
+	v = 1;
+	memcpy(p, &v, 4);
+	assert_int_equal(wmsg_parse_lock(p, 3, &locked), -EBADMSG);
+	assert_int_equal(wmsg_parse_lock(p, 5, &locked), -EBADMSG);
+	assert_int_equal(wmsg_parse_lock(p, 0, &locked), -EBADMSG);
+	assert_false(locked);
+}
+
 /* WORKER_KEY carries one line: a NUL inside would let a second string
  * ride along unseen. WORKER_KEY_DONE is exactly id and rc. */
 static void test_key(void **state)
@@ -287,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_parse_reply),
 		cmocka_unit_test(test_host),
 		cmocka_unit_test(test_key),
+		cmocka_unit_test(test_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
