@@ -88,6 +88,11 @@ struct loop *plugin_loop(struct plugin *p)
 	return p->f.loop;
 }
 
+bool plugin_locked(struct plugin *p)
+{
+	return p->f.locked;
+}
+
 const char *plugin_instance(struct plugin *p)
 {
 	return "adb";

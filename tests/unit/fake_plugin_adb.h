@@ -2,6 +2,7 @@
 #ifndef FAKE_PLUGIN_ADB_H
 #define FAKE_PLUGIN_ADB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,8 @@ struct fake_plugin {
 	unsigned keys_asked;
 	plugin_keys_fn keys_done;
 	void *keys_data;
+	/* What plugin_locked() answers (the test calls ops->lock too). */
+	bool locked;
 	/* plugin_command_reply(): the last answer given later. */
 	unsigned replies;
 	int reply_rc;

@@ -1602,6 +1602,83 @@ static void test_allow_signed_then_offered(void **state)
 	adb_fixture_stop(t);
 }
 
+/* The key allowed while unlocked: the host is online (t's own key). */
+static void online_with_key(struct adb_fixture *t)
+{
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	char reply[512], fp[ADB_AUTH_FP_SIZE];
+	struct msg m;
+
+	hostile_cnxn(t, token);
+	sign_refused(t, key, token);
+	offer(t, adb_testkey_pub(key));
+	adb_auth_fingerprint(adb_testkey_blob(key), fp);
+	assert_int_equal(adb_fixture_allow(t, fp, reply, sizeof(reply)), 0);
+	expect(t, &m, ADB_CNXN);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+}
+
+static void set_locked(struct adb_fixture *t, bool locked)
+{
+	fake_of(t->p)->locked = locked;
+	ops->lock(t->priv, locked);
+}
+
+/*
+ * Locked (issue 43): a host whose key is trusted stays unauthorized: its
+ * signature earns a new token, not CNXN, its public key nothing, and no
+ * stream opens. The unlock lets it in on the same connection. A session
+ * online at the lock is kept (lock_close's default).
+ */
+static void test_lock_hold(void **state)
+{
+	struct adb_fixture *t = start("on");
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	struct msg m;
+
+	online_with_key(t);
+	set_locked(t, true);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	hostile_cnxn(t, token);
+	sign_refused(t, key, token);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+	offer(t, adb_testkey_pub(key));
+	assert_no_stream(t);
+	/* Signing again proves nothing more: another token, never CNXN. */
+	sign_refused(t, key, token);
+	set_locked(t, false);
+	expect(t, &m, ADB_CNXN);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	/* An unlock with nobody held sends nothing. */
+	set_locked(t, true);
+	set_locked(t, false);
+	expect_nothing(t);
+	adb_fixture_stop(t);
+}
+
+/* lock_close = true: the session online at the lock ends; the host is
+ * held, sent a token, and comes back at the unlock. */
+static void test_lock_close(void **state)
+{
+	static const char *const opts[] = { "lock_close", "true", NULL };
+	struct adb_fixture *t = adb_fixture_start("on", opts);
+	uint8_t token[ADB_AUTH_TOKEN_SIZE];
+	struct msg m;
+
+	online_with_key(t);
+	set_locked(t, true);
+	expect_token(t, token);
+	expect_nothing(t);
+	assert_string_equal(fake_of(t->p)->status_state, "unauthorized");
+	assert_no_stream(t);
+	set_locked(t, false);
+	expect(t, &m, ADB_CNXN);
+	assert_string_equal(fake_of(t->p)->status_state, "device");
+	adb_fixture_stop(t);
+}
+
 /*
  * `adb allow` of the key a waiting host offered must not let that host in
  * on the key alone: anyone who saw the key on a wire can offer it. A host
@@ -1971,6 +2048,8 @@ int main(void)
 		cmocka_unit_test(test_auth_flow),
 		cmocka_unit_test(test_auth_hostile),
 		cmocka_unit_test(test_allow_signed_then_offered),
+		cmocka_unit_test(test_lock_hold),
+		cmocka_unit_test(test_lock_close),
 		cmocka_unit_test(test_allow_needs_signature),
 		cmocka_unit_test(test_keys_file_root_owned),
 		cmocka_unit_test(test_allow_asks_gadgetd),
