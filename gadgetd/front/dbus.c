@@ -424,6 +424,7 @@ static const sd_bus_vtable dbus_manager_vtable[] = {
 	SD_BUS_METHOD_WITH_NAMES("Command", "sas", SD_BUS_PARAM(function)
 				 SD_BUS_PARAM(args), "s", SD_BUS_PARAM(reply),
 				 dbus_method_command, SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_SIGNAL_WITH_NAMES("HostWaiting", "s", SD_BUS_PARAM(set), 0),
 	DBUS_PROP("Profile", "s", str, profile),
 	DBUS_PROP("Set", "s", str, set),
 	DBUS_PROP("State", "s", str, state),
@@ -587,7 +588,14 @@ static void dbus_connect(struct dbus *d)
 static void dbus_on_event(const struct event *ev, void *data)
 {
 	struct dbus *d = data;
+	int r;
 
+	if (ev->kind == EVENT_ASK && d->bus) {
+		r = sd_bus_emit_signal(d->bus, DBUS_PATH, DBUS_MANAGER_IFACE,
+				       "HostWaiting", "s", ev->detail);
+		if (r < 0)
+			log_warnx("dbus: cannot emit HostWaiting: %s", strerror(-r));
+	}
 	dbus_props_refresh(d);
 	dbus_rearm(d);
 }

@@ -164,6 +164,7 @@ void gadget_free(struct gadget *g)
 	udc_watch_free(g->host);
 	pending_free(g->pending);
 	loop_watch_remove(g->udc_timer);
+	loop_watch_remove(g->ask_idle);
 	profile_free(g->profile);
 	free(g);
 }
@@ -283,9 +284,54 @@ int gadget_load_profile(struct gadget *g, const char *name,
 	return 0;
 }
 
+static void gadget_ask_back(int r, const char *msg, void *data)
+{
+	if (r < 0)
+		log_warnx("ask: going back to the default set failed: %s", msg);
+}
+
+/* The host went: back to the default set, from a round of the loop of
+ * its own, not from inside whatever noticed (a transaction's end). */
+static void gadget_ask_idle(struct loop_watch *w, void *data)
+{
+	struct gadget *g = data;
+	char msg[512];
+	int r;
+
+	g->ask_idle = NULL;
+	if (!g->profile || !g->profile->ask || g->set < 0 ||
+	    g->set == g->profile->default_set || gadget_busy(g))
+		return;
+	log_info("ask: the host went; back to the default set");
+	r = gadget_switch(g, NULL, NULL, msg, sizeof(msg), gadget_ask_back, g);
+	if (r < 0 && r != -EINPROGRESS)
+		gadget_ask_back(r, msg, g);
+}
+
+void gadget_ask_host(struct gadget *g, const char *state)
+{
+	char set[GADGET_SET_MAX];
+
+	if (!g->profile || !g->profile->ask || g->set < 0 || gadget_busy(g))
+		return;
+	if (!strcmp(state, "not attached")) {
+		g->asked = false;
+		if (g->set != g->profile->default_set && !g->ask_idle)
+			g->ask_idle = loop_add_idle(g->loop, gadget_ask_idle, g);
+		return;
+	}
+	if (strcmp(state, "configured") || g->set != g->profile->default_set || g->asked)
+		return;
+	g->asked = true;
+	profile_set_name(g->profile, g->set, set, sizeof(set));
+	log_info("ask: a host is waiting for a choice (set %s is up)", set);
+	event_emit(EVENT_ASK, NULL, set, 0);
+}
+
 static void gadget_host_changed(const char *state, void *data)
 {
 	event_emit(EVENT_HOST, NULL, state, 0);
+	gadget_ask_host(data, state);
 }
 
 void gadget_host_sync(struct gadget *g)
@@ -304,8 +350,10 @@ void gadget_host_sync(struct gadget *g)
 
 		udc_watch_free(g->host);
 		g->host = NULL;
-		if (!told)
+		if (!told) {
 			event_emit(EVENT_HOST, NULL, "not attached", 0);
+			gadget_ask_host(g, "not attached");
+		}
 	}
 	if (udc && !g->host) {
 		g->host = udc_watch_new(g->loop, udc, gadget_host_changed, g);

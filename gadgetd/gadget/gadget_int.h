@@ -100,9 +100,21 @@ struct gadget {
 	/* gadgetctl lock (gadget_lock()): the plugins' gated functions
 	 * serve no data. */
 	bool locked;
+	/* ask = true: a host-waiting event was told for this connection;
+	 * the switch back to the default set, due once the host went. */
+	bool asked;
+	struct loop_watch *ask_idle;
 };
 
 /* gadget.c */
+/*
+ * ask = true (profile.h): the UDC's state (state), as the watch or the
+ * UDC's going says it. "configured" with the default set up: a host
+ * waits for a choice (EVENT_ASK, once a connection). "not attached": back
+ * to the default set, from the loop. Nothing while the gadget is busy: a
+ * switch's own unbind is no host's doing.
+ */
+void gadget_ask_host(struct gadget *g, const char *state);
 /* Watch the state of the UDC the gadget is bound to (EVENT_HOST), or
  * stop watching when it is off or its UDC went: the last state told is
  * then "not attached". */

@@ -111,6 +111,8 @@ const char *event_kind_name(enum event_kind kind)
 		return "state";
 	case EVENT_LOCK:
 		return "lock";
+	case EVENT_ASK:
+		return "host-waiting";
 	}
 	return "?";
 }

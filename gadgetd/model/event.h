@@ -44,6 +44,10 @@ enum event_kind {
 	/* The device was locked or unlocked (gadgetctl lock, unlock; D-Bus
 	 * Lock, Unlock): detail "locked" or "unlocked", function NULL. */
 	EVENT_LOCK,
+	/* A host configured the default set of a profile with ask = true:
+	 * it waits for someone to choose (a switch). detail: the set that
+	 * is up; function NULL. */
+	EVENT_ASK,
 };
 
 struct event {
@@ -71,7 +75,7 @@ void event_emit(enum event_kind kind, const char *function, const char *detail,
 void event_emit_plugin(const char *name, const char *function, const char *detail);
 
 /* "host", "switch-begun", "switch-done", "plugin-restarted",
- * "plugin-failed", "plugin", "state", "lock". */
+ * "plugin-failed", "plugin", "state", "lock", "host-waiting". */
 const char *event_kind_name(enum event_kind kind);
 
 /* The name monitor prints: the kind's, or a plugin event's own

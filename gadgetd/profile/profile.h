@@ -146,6 +146,10 @@ struct profile {
 	unsigned n_sets;
 	struct profile_set sets[PROFILE_MAX_SETS];
 	int default_set;     /* index into sets, -1 if none */
+	/* `ask = true`: the default set is what a host gets until someone
+	 * chooses; gadgetd says a host waits, and goes back to it at unplug
+	 * (gadget.h's gadget_ask_host()). */
+	bool ask;
 };
 
 /*

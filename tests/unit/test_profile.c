@@ -813,6 +813,43 @@ static struct profile *base_profile(void)
 	return p;
 }
 
+/* ask (profile.h): a boolean, and only with a default set; off unless
+ * given. */
+static void test_ask(void **state)
+{
+	struct profile *p = NULL;
+	char *t = base_with(14, "default = \"acm,ecm\"; ask = true;");
+
+	assert_int_equal(parse(t, &p), 0);
+	assert_true(p->ask);
+	profile_free(p);
+	free(t);
+	t = base_with(0, NULL);
+	assert_int_equal(parse(t, &p), 0);
+	assert_false(p->ask);
+	profile_free(p);
+	free(t);
+	t = base_with(14, "ask = true;");
+	assert_int_equal(parse(t, &p), -EINVAL);
+	assert_null(p);
+	assert_message("t.conf:14: ", "ask", "needs a default set", NULL);
+	free(t);
+	t = base_with(14, "default = \"acm,ecm\"; ask = \"yes\";");
+	assert_int_equal(parse(t, &p), -EINVAL);
+	assert_message("t.conf:14: ", "ask: expected true or false", NULL);
+	free(t);
+	t = base_with(14, "default = \"acm,ecm\"; ask = 1;");
+	assert_int_equal(parse(t, &p), -EINVAL);
+	assert_message("t.conf:14: ", "ask: expected true or false", NULL);
+	free(t);
+	/* ask = false needs nothing. */
+	t = base_with(14, "ask = false;");
+	assert_int_equal(parse(t, &p), 0);
+	assert_false(p->ask);
+	profile_free(p);
+	free(t);
+}
+
 static void test_set_find(void **state)
 {
 	struct profile *p = base_profile();
@@ -1298,6 +1335,7 @@ int main(void)
 	T(test_full_round_trip);
 	T(test_defaults);
 	T(test_os_desc_default_sign);
+	T(test_ask);
 	T(test_set_find);
 	T(test_set_find_unknown);
 	T(test_ktype_defaults);
