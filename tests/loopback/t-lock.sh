@@ -101,8 +101,8 @@ DEV=$(usb_devnum 1d6b:01f4)
 timeout 30 adb start-server >/dev/null 2>&1
 check "adb devices: unauthorized" adb_state LOCK1 unauthorized 20
 check "gadgetd held it for the lock" gd_log_has "locked: the host stays unauthorized until unlock"
-sleep 3
-check "still unauthorized 3 s later" adb_state LOCK1 unauthorized 1
+sleep 2
+check "still unauthorized 2 s later" adb_state LOCK1 unauthorized 1
 check "status: adb unauthorized" adb_status state unauthorized
 check "adb shell fails while locked" sh -c "! timeout 10 adb -s LOCK1 shell echo hi"
 
@@ -127,8 +127,7 @@ say "the lock survives a restart of gadgetd"
 gd_start
 check "status: still locked after the restart" gd_status '.locked == true'
 check "gadgetd said why" gd_log_has "locked, as gadgetd was when it stopped"
-timeout 10 adb kill-server >/dev/null 2>&1
-timeout 30 adb start-server >/dev/null 2>&1
+# The restart re-enumerated the gadget: the adb server connects anew.
 check "adb devices: unauthorized again" adb_state LOCK1 unauthorized 20
 
 say "D-Bus: Unlock and Lock as root"
