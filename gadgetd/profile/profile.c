@@ -830,24 +830,20 @@ static void profile_sets(struct cfgtext_err *e, config_t *cfg, struct profile *p
 		cfgtext_error(e, d, "default: %s", err);
 }
 
-/* ask = true: the default set is the one a host gets until someone
- * chooses (gadget_ask_host()), so there must be one. */
+/* ask = true: a host gets the default set until someone chooses. */
 static void profile_ask(struct cfgtext_err *e, config_t *cfg, struct profile *p)
 {
 	config_setting_t *a = config_lookup(cfg, "ask");
 
-	if (!a)
-		return;
-	if (config_setting_type(a) != CONFIG_TYPE_BOOL)
+	if (a && config_setting_type(a) != CONFIG_TYPE_BOOL)
 		cfgtext_error(e, a, "ask: expected true or false");
-	else if ((p->ask = config_setting_get_bool(a)) && !config_lookup(cfg, "default"))
+	else if (a && (p->ask = config_setting_get_bool(a)) && !config_lookup(cfg, "default"))
 		cfgtext_error(e, a, "ask: true needs a default set, the one a host gets until a choice is made");
 }
 
 static void profile_top_keys(struct cfgtext_err *e, config_t *cfg)
 {
-	static const char *const keys[] = { "gadget", "functions", "sets", "default", "ask",
-					    NULL };
+	static const char *const keys[] = { "gadget", "functions", "sets", "default", "ask", NULL };
 
 	profile_known_keys(e, config_root_setting(cfg), "", keys);
 }
