@@ -56,7 +56,7 @@ expect()
 	fi
 }
 
-expect "gadgetctl " "adb aoa check ex help list monitor mtp off reload status storage switch wait wakeup"
+expect "gadgetctl " "adb aoa check ex help list lock monitor mtp off reload status storage switch unlock wait wakeup"
 expect "gadgetctl s" "status storage switch"
 expect "gadgetctl -" "--help --socket -h -s"
 expect "gadgetctl storage " "--help eject insert status"
@@ -85,7 +85,7 @@ expect "gadgetctl adb allow a1:b" "b2:c3:d4"
 expect "gadgetctl -s /run/x.sock switch " "viasock"
 # Without gadgetd: the commands alone.
 gadgetctl() { return 3; }
-expect "gadgetctl " "check help list monitor off reload status storage switch wait wakeup"
+expect "gadgetctl " "check help list lock monitor off reload status storage switch unlock wait wakeup"
 expect "gadgetctl switch " ""
 [ $fails = 0 ] || { echo "completion: $fails failed"; exit 1; }
 echo "completion: all passed"
