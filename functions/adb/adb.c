@@ -666,15 +666,34 @@ void adb_detach(struct adb *c)
 		adb_finish(c);
 }
 
+/* The framing broke (or a callback failed): start again from CNXN. */
+static void adb_feed_failed(struct adb *c)
+{
+	adb_reset_connection(c);
+	c->version = 0;
+	adb_set_state(c, ADB_STATE_OFFLINE);
+}
+
 int adb_feed(struct adb *c, const uint8_t *buf, size_t len)
 {
 	int rc = adb_packet_reader_feed(c->reader, buf, len);
 
-	if (rc < 0) {
-		adb_reset_connection(c);
-		c->version = 0;
-		adb_set_state(c, ADB_STATE_OFFLINE);
-	}
+	if (rc < 0)
+		adb_feed_failed(c);
+	return rc;
+}
+
+uint8_t *adb_feed_room(struct adb *c, size_t *len)
+{
+	return adb_packet_reader_room(c->reader, len);
+}
+
+int adb_feed_filled(struct adb *c, size_t n)
+{
+	int rc = adb_packet_reader_filled(c->reader, n);
+
+	if (rc < 0)
+		adb_feed_failed(c);
 	return rc;
 }
 

@@ -40,6 +40,14 @@ void adb_detach(struct adb *c);
  * transport should drop the peer (c has been reset).
  */
 int adb_feed(struct adb *c, const uint8_t *buf, size_t len);
+/*
+ * Or in place: where the rest of a payload whose header is in may be
+ * received, at most *len bytes (NULL when a header is wanted: use
+ * adb_feed), then adb_feed_filled with how many came; errors as
+ * adb_feed's, and -EINVAL for more than *len.
+ */
+uint8_t *adb_feed_room(struct adb *c, size_t *len);
+int adb_feed_filled(struct adb *c, size_t n);
 /* c's transport has room again: streams may send. */
 void adb_pump(struct adb *c);
 /* Whether c's peer is authorized (state "device"). */

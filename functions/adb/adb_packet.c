@@ -177,6 +177,33 @@ static int packet_deliver(struct adb_packet_reader *r, const uint8_t *payload)
 	return r->fn(r->data, &r->hdr, payload);
 }
 
+uint8_t *adb_packet_reader_room(struct adb_packet_reader *r, size_t *len)
+{
+	*len = 0;
+	/* A header is wanted, or a payload-less message was just handed
+	 * on (hdr_have is then 0 again). */
+	if (r->hdr_have < ADB_HDR_SIZE || r->payload_have >= r->hdr.len)
+		return NULL;
+	if (r->head && !r->head_told) {
+		r->head_told = true;
+		r->head(r->data, &r->hdr);
+	}
+	/* hdr.len passed adb_packet_validate against r->max, which is at
+	 * most ADB_MAX_PAYLOAD, the buffer's size. */
+	*len = r->hdr.len - r->payload_have;
+	return r->payload + r->payload_have;
+}
+
+int adb_packet_reader_filled(struct adb_packet_reader *r, size_t n)
+{
+	if (r->hdr_have < ADB_HDR_SIZE || n > r->hdr.len - r->payload_have)
+		return -EINVAL;
+	r->payload_have += n;
+	if (r->payload_have < r->hdr.len)
+		return 0;
+	return packet_deliver(r, r->payload);
+}
+
 int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
 			   size_t len)
 {

@@ -91,4 +91,20 @@ void adb_packet_reader_reset(struct adb_packet_reader *r);
 int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
 			   size_t len);
 
+/*
+ * Receiving a payload in place: where the rest of the payload of the
+ * message whose header is in may be written, and how many bytes it
+ * still wants (*len); NULL (and 0) when the reader wants a header.
+ * Calls head() first if it has not been called for this message.
+ * Nothing past *len may be written: the next message's bytes go through
+ * adb_packet_reader_feed.
+ */
+uint8_t *adb_packet_reader_room(struct adb_packet_reader *r, size_t *len);
+/*
+ * n bytes were written where adb_packet_reader_room said: hands the
+ * message on once its payload is whole. Returns 0, the callback's
+ * negative return, or -EINVAL for more than the room (nothing counted).
+ */
+int adb_packet_reader_filled(struct adb_packet_reader *r, size_t n);
+
 #endif

@@ -343,12 +343,22 @@ static const struct adb_transport adb_tcp_transport = {
 	.queued = adb_tcp_queued,
 };
 
-/* What the peer sent; 0, or -1 when the peer was freed. */
+/*
+ * What the peer sent; 0, or -1 when the peer was freed. The rest of a
+ * payload whose header is in is received straight into the message
+ * (never past its end); headers and what follows them go through rx.
+ * Only from an authorized peer: before that, each read stays within rx,
+ * so the pre-authorization limit is overshot by at most one rx.
+ */
 static int adb_tcp_peer_read(struct adb_tcp_peer *pe)
 {
 	struct adb_tcp *t = pe->t;
-	ssize_t n = recv(loop_watch_fd(pe->io), t->rx, sizeof(t->rx),
-			 MSG_DONTWAIT);
+	size_t want = 0;
+	uint8_t *room = pe->closing || !adb_online(pe->c)
+				? NULL
+				: adb_feed_room(pe->c, &want);
+	ssize_t n = recv(loop_watch_fd(pe->io), room ? room : t->rx,
+			 room ? want : sizeof(t->rx), MSG_DONTWAIT);
 	int rc;
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -373,7 +383,8 @@ static int adb_tcp_peer_read(struct adb_tcp_peer *pe)
 			return -1;
 		}
 	}
-	rc = adb_feed(pe->c, t->rx, n);
+	rc = room ? adb_feed_filled(pe->c, (size_t)n)
+		  : adb_feed(pe->c, t->rx, n);
 	if (rc < 0) {
 		adb_tcp_peer_drop(pe, rc == -EMSGSIZE ? "oversized message"
 						      : "malformed message header");

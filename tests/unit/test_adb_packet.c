@@ -253,6 +253,80 @@ static void test_reader_head(void **state)
 	adb_packet_reader_free(r);
 }
 
+/* A payload received in place: the room is the rest of the payload and
+ * no more, head() comes once before it, a fill past it counts nothing,
+ * and the next header goes through feed again. */
+static void test_reader_room(void **state)
+{
+	uint8_t buf[256], *room;
+	size_t n = 0, len = 1;
+	struct got g = { 0 };
+	struct adb_packet_reader *r = adb_packet_reader_new(on_msg, &g);
+
+	heads = 0;
+	heads_got = &g;
+	adb_packet_reader_set_head(r, on_head);
+	/* No header yet, or half of one: no room. */
+	assert_null(adb_packet_reader_room(r, &len));
+	assert_int_equal(len, 0);
+	assert_int_equal(adb_packet_reader_filled(r, 1), -EINVAL);
+	put_msg(buf, ADB_WRTE, 5, 1, "0123456789");
+	assert_int_equal(adb_packet_reader_feed(r, buf, 10), 0);
+	assert_null(adb_packet_reader_room(r, &len));
+	/* The header and 3 bytes of the payload by feed: room for 7. */
+	assert_int_equal(adb_packet_reader_feed(r, buf + 10, ADB_HDR_SIZE + 3 - 10), 0);
+	assert_int_equal(heads, 1);
+	room = adb_packet_reader_room(r, &len);
+	assert_non_null(room);
+	assert_int_equal(len, 7);
+	assert_int_equal(heads, 1);
+	/* More than the room: refused, nothing counted. */
+	assert_int_equal(adb_packet_reader_filled(r, 8), -EINVAL);
+	assert_int_equal(g.n, 0);
+	memcpy(room, buf + ADB_HDR_SIZE + 3, 2);
+	assert_int_equal(adb_packet_reader_filled(r, 2), 0);
+	assert_int_equal(g.n, 0);
+	room = adb_packet_reader_room(r, &len);
+	assert_int_equal(len, 5);
+	memcpy(room, buf + ADB_HDR_SIZE + 5, 5);
+	assert_int_equal(adb_packet_reader_filled(r, 5), 0);
+	assert_int_equal(g.n, 1);
+	assert_memory_equal(g.payload[0], "0123456789", 10);
+	/* Whole: a header is wanted again. */
+	assert_null(adb_packet_reader_room(r, &len));
+	assert_int_equal(adb_packet_reader_filled(r, 0), -EINVAL);
+	/* The header alone by feed: head() once, whether feed or room
+	 * comes first, and the whole payload in place. */
+	n = put_msg(buf, ADB_OKAY, 1, 5, NULL);
+	put_msg(buf + n, ADB_WRTE, 5, 1, "abcdef");
+	assert_int_equal(adb_packet_reader_feed(r, buf, n), 0);
+	assert_int_equal(g.n, 2);
+	assert_null(adb_packet_reader_room(r, &len)); /* payload-less */
+	adb_packet_reader_set_head(r, NULL);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n, ADB_HDR_SIZE), 0);
+	adb_packet_reader_set_head(r, on_head);
+	room = adb_packet_reader_room(r, &len);
+	assert_int_equal(heads, 2);
+	assert_int_equal(len, 6);
+	adb_packet_reader_room(r, &len);
+	assert_int_equal(heads, 2);
+	memcpy(room, "abcdef", 6);
+	assert_int_equal(adb_packet_reader_filled(r, 6), 0);
+	assert_int_equal(g.n, 3);
+	assert_memory_equal(g.payload[2], "abcdef", 6);
+	/* The callback's error comes back from filled. */
+	g.fail_at = 4;
+	assert_int_equal(adb_packet_reader_feed(r, buf + n, ADB_HDR_SIZE), 0);
+	room = adb_packet_reader_room(r, &len);
+	memcpy(room, "abcdef", 6);
+	assert_int_equal(adb_packet_reader_filled(r, 6), -EIO);
+	/* A hostile length is refused at the header: never any room. */
+	adb_packet_reader_set_max(r, 4);
+	assert_int_equal(adb_packet_reader_feed(r, buf + n, ADB_HDR_SIZE), -EMSGSIZE);
+	assert_null(adb_packet_reader_room(r, &len));
+	adb_packet_reader_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_reader_callback_error),
 		cmocka_unit_test(test_reader_partial_payload_then_reset),
 		cmocka_unit_test(test_reader_head),
+		cmocka_unit_test(test_reader_room),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

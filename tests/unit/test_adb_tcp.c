@@ -586,6 +586,117 @@ static void test_tcp_pull(void **state)
 	adb_fixture_stop(t);
 }
 
+/* The sync stream of a push of data[0..size) to path, into *len bytes. */
+static uint8_t *push_stream(const char *path, const uint8_t *data,
+			    size_t size, size_t *len)
+{
+	char spec[160];
+	size_t cap = size + size / ADB_SYNC_DATA_MAX * 8 + 512, n = 0;
+	uint8_t *b = malloc(cap);
+
+	assert_non_null(b);
+	snprintf(spec, sizeof(spec), "%s,33188", path);
+	adb_syncmsg_put32(b, ADB_SYNC_SEND);
+	adb_syncmsg_put32(b + 4, strlen(spec));
+	memcpy(b + 8, spec, strlen(spec));
+	n = 8 + strlen(spec);
+	for (size_t off = 0; off < size; off += ADB_SYNC_DATA_MAX) {
+		size_t k = size - off < ADB_SYNC_DATA_MAX ? size - off
+							   : ADB_SYNC_DATA_MAX;
+
+		adb_syncmsg_put32(b + n, ADB_SYNC_DATA);
+		adb_syncmsg_put32(b + n + 4, k);
+		memcpy(b + n + 8, data + off, k);
+		n += 8 + k;
+	}
+	adb_syncmsg_put32(b + n, ADB_SYNC_DONE);
+	adb_syncmsg_put32(b + n + 4, 1700000000);
+	*len = n + 8;
+	return b;
+}
+
+/*
+ * A push of 3 MiB and a bit over TCP in 1 MiB WRTEs, the way the
+ * transport receives a payload in place: each payload in pieces with
+ * rounds of the loop between them, the OKAY before the payload ends,
+ * and the next header sent with the last bytes of the payload before
+ * it. The file holds every byte, in order.
+ */
+static void test_tcp_push(void **state)
+{
+	struct adb_fixture *t = start("off", NULL);
+	const size_t size = 3 * 1024 * 1024 + 4321;
+	uint8_t *data = malloc(size), *stream, *got = malloc(size + 1);
+	uint8_t hdr[ADB_HDR_SIZE], *join = malloc(ADB_HDR_SIZE + 200);
+	static const size_t pieces[] = { 1, 999, 70000, 300000 };
+	size_t len, off = 0, tail = 100;
+	char path[128];
+	struct msg m;
+	uint32_t id;
+	FILE *f;
+	int fd = client(t);
+
+	assert_non_null(data);
+	assert_non_null(got);
+	assert_non_null(join);
+	for (size_t i = 0; i < size; i++)
+		data[i] = (uint8_t)(i * 7 + i / 4091);
+	snprintf(path, sizeof(path), "%s/pushed", t->dir);
+	stream = push_stream(path, data, size, &len);
+	cnxn(t, fd, ADB_CNXN);
+	csend(fd, ADB_OPEN, 9, 0, "sync:", 6);
+	cexpect(t, fd, &m, ADB_OKAY);
+	id = m.arg0;
+	adb_packet_encode(hdr, ADB_WRTE, 9, id, NULL, 0, 0);
+	while (off < len) {
+		size_t plen = len - off < ADB_MAX_PAYLOAD ? len - off
+							  : ADB_MAX_PAYLOAD;
+		size_t sent = 0;
+
+		adb_packet_encode(hdr, ADB_WRTE, 9, id, stream + off, plen, 1);
+		if (off == 0) {
+			csend_raw(fd, hdr, sizeof(hdr));
+		} else {
+			/* The last bytes of the payload before, this header
+			 * and the first bytes of its payload, in one send. */
+			memcpy(join, stream + off - tail, tail);
+			memcpy(join + tail, hdr, sizeof(hdr));
+			memcpy(join + tail + sizeof(hdr), stream + off, 10);
+			csend_raw(fd, join, tail + sizeof(hdr) + 10);
+			sent = 10;
+		}
+		for (size_t i = 0; sent < plen - tail; i++) {
+			size_t k = pieces[i % 4];
+
+			if (k > plen - tail - sent)
+				k = plen - tail - sent;
+			csend_raw(fd, stream + off + sent, k);
+			sent += k;
+			loop_dispatch(t->loop, 5);
+		}
+		/* Acknowledged at its header, before its last bytes. */
+		cexpect(t, fd, &m, ADB_OKAY);
+		assert_int_equal(m.arg1, 9);
+		off += plen;
+	}
+	csend_raw(fd, stream + len - tail, tail);
+	cexpect(t, fd, &m, ADB_WRTE);
+	assert_int_equal(m.len, 8);
+	assert_int_equal(get32(m.data), ADB_SYNC_OKAY);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fread(got, 1, size + 1, f), size);
+	fclose(f);
+	assert_memory_equal(got, data, size);
+	unlink(path);
+	free(stream);
+	free(data);
+	free(got);
+	free(join);
+	close(fd);
+	adb_fixture_stop(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +711,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_stop),
 		cmocka_unit_test(test_tcp_sent_when_whole),
 		cmocka_unit_test(test_tcp_pull),
+		cmocka_unit_test(test_tcp_push),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
