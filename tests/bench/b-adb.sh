@@ -19,7 +19,9 @@
 # more push and pull: adb29_{push,pull}_payload_bytes_median, the median
 # length of the payload transfers (headers and ZLPs left out).
 # ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
-# more push and one more pull (in b-adb.log); ADB_BENCH_PERF=1 a `perf
+# more push and one more pull (in b-adb.log), ADB_BENCH_STRACE_TT=1 a
+# timed strace of its AIO and file writes over one more push
+# (strace-tt-push.txt); ADB_BENCH_PERF=1 a `perf
 # record -a` profile of the whole guest over one more of each (the 40
 # busiest process, object and symbol triples).
 # Then the same file size through tests/bench/adbhost.c, a raw-ADB host in
@@ -205,6 +207,22 @@ if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
 		cat "$W/strace.txt"
 	done
 	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+fi
+
+# ADB_BENCH_STRACE_TT=1: the worker's AIO, file writes and waits, each
+# timed (strace -tt -T), over one more push, into strace-tt-push.txt of
+# the bench's output (build/bench/b-adb/): when the file writes come,
+# how long they take, and what the bus did meanwhile.
+if [ "${ADB_BENCH_STRACE_TT:-}" = 1 ]; then
+	wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
+	timeout 120 strace -f -tt -T -e trace=writev,write,io_submit,io_getevents,epoll_wait,read \
+		-p "$wpid" -o "$PWD/strace-tt-push.txt" &
+	st=$!
+	sleep 1
+	timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1
+	kill -INT $st
+	wait $st
+	rm -f /dev/shm/b-adb.dev
 fi
 
 if [ "${ADB_BENCH_PERF:-}" = 1 ]; then

@@ -36,6 +36,8 @@
 # build of another commit) in the worker: adbNAME_tcp_{push,pull}_mbps,
 # builds compared side by side in one boot (ratios.py compares
 # NAME=base with this build).
+# ADB_TCP_BENCH_STRACE=1 prints `strace -c -f` of the worker over one
+# more push over TCP with this build's plugin and each base's.
 . "$SRC/tests/loopback/lib.sh"
 BOARD=10.77.0.1
 NS=benchnet
@@ -207,6 +209,26 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	done
 	ncmadb_up $D/adb-this.so
 done
+# ADB_TCP_BENCH_STRACE=1: strace -c of the worker over one more push
+# over TCP, with this build's plugin and with each base's (b-net.log).
+if [ "${ADB_TCP_BENCH_STRACE:-}" = 1 ]; then
+	for v in this=$D/adb-this.so ${ADB_TCP_BENCH_BASES:-}; do
+		so=${v#*=}
+		case $so in *.so) ;; *) so=$so/plugins/adb.so ;; esac
+		ncmadb_up "$so"
+		wpid=$(pgrep -n -f gadgetd-worker) || die "no worker to strace"
+		timeout 120 strace -c -f -p "$wpid" -o $D/strace.txt &
+		st=$!
+		sleep 1
+		hadb -s $BOARD:5555 push $D/src.bin $D/got.bin >/dev/null 2>&1 ||
+			die "adb push over TCP under strace (${v%%=*})"
+		kill -INT $st
+		wait $st
+		echo "strace -c of the worker (${v%%=*}), adb 29 push of 64 MiB over TCP:"
+		cat $D/strace.txt
+	done
+	ncmadb_up $D/adb-this.so
+fi
 kill $bound_pid $min_pid
 pkill -x iperf3
 echo "BENCH adb_usb_push_mbps $(adb_xfer "$usb" push) MB/s"
