@@ -357,9 +357,15 @@ static int adb_tcp_peer_read(struct adb_tcp_peer *pe)
 	uint8_t *room = pe->closing || !adb_online(pe->c)
 				? NULL
 				: adb_feed_room(pe->c, &want);
-	ssize_t n = recv(loop_watch_fd(pe->io), room ? room : t->rx,
-			 room ? want : sizeof(t->rx), MSG_DONTWAIT);
+	ssize_t n;
 	int rc;
+
+	/* At most rx's size a call, as before: one recv of a whole MiB
+	 * holds the socket (and the peer's ACKs) for the whole copy. */
+	if (want > sizeof(t->rx))
+		want = sizeof(t->rx);
+	n = recv(loop_watch_fd(pe->io), room ? room : t->rx,
+		 room ? want : sizeof(t->rx), MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
