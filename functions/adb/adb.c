@@ -275,48 +275,6 @@ static void adb_reset_connection(struct adb *a)
 	a->held = false;
 }
 
-/*
- * Whether the CNXN banner ("host::features=a,b,c", or with other
- * properties before it, separated by ';') lists feature. The payload is
- * not trusted to end with a NUL; one ends the banner if present, as AOSP
- * hosts send it with one.
- */
-static bool adb_banner_has_feature(const uint8_t *payload, size_t len,
-				   const char *feature)
-{
-	const char *b = (const char *)payload;
-	const char *end, *props, *p;
-	size_t flen = strlen(feature);
-
-	if (!payload)
-		return false;
-	end = memchr(b, '\0', len);
-	if (end)
-		len = end - b;
-	end = b + len;
-	props = memmem(b, len, "::", 2);
-	if (!props)
-		return false;
-	for (p = props + 2; p < end;) {
-		const char *semi = memchr(p, ';', end - p);
-		const char *pend = semi ? semi : end;
-
-		if (pend - p >= 9 && !memcmp(p, "features=", 9)) {
-			for (const char *f = p + 9; f <= pend;) {
-				const char *comma = memchr(f, ',', pend - f);
-				const char *fend = comma ? comma : pend;
-
-				if ((size_t)(fend - f) == flen &&
-				    !memcmp(f, feature, flen))
-					return true;
-				f = fend + 1;
-			}
-		}
-		p = pend + 1;
-	}
-	return false;
-}
-
 static void adb_on_cnxn(struct adb *a, const struct adb_hdr *h,
 			const uint8_t *payload)
 {
@@ -334,7 +292,7 @@ static void adb_on_cnxn(struct adb *a, const struct adb_hdr *h,
 	a->max_payload = h->arg1 < ADB_MAX_PAYLOAD ? h->arg1 : ADB_MAX_PAYLOAD;
 	adb_stream_mux_set_max_payload(a->streams, a->max_payload);
 	adb_stream_mux_set_delayed_ack(
-	    a->streams, adb_banner_has_feature(payload, h->len, "delayed_ack"));
+	    a->streams, adb_packet_banner_has_feature(payload, h->len, "delayed_ack"));
 	/* From now on a longer message is a broken host. */
 	adb_packet_reader_set_max(a->reader, a->max_payload);
 	memcpy(host, payload ? (const char *)payload : "", payload ? n : 0);

@@ -253,3 +253,45 @@ int adb_packet_reader_feed(struct adb_packet_reader *r, const uint8_t *buf,
 	}
 	return 0;
 }
+
+/*
+ * Whether the CNXN banner ("host::features=a,b,c", or with other
+ * properties before it, separated by ';') lists feature. The payload is
+ * not trusted to end with a NUL; one ends the banner if present, as AOSP
+ * hosts send it with one.
+ */
+bool adb_packet_banner_has_feature(const uint8_t *payload, size_t len,
+				   const char *feature)
+{
+	const char *b = (const char *)payload;
+	const char *end, *props, *p;
+	size_t flen = strlen(feature);
+
+	if (!payload)
+		return false;
+	end = memchr(b, '\0', len);
+	if (end)
+		len = end - b;
+	end = b + len;
+	props = memmem(b, len, "::", 2);
+	if (!props)
+		return false;
+	for (p = props + 2; p < end;) {
+		const char *semi = memchr(p, ';', end - p);
+		const char *pend = semi ? semi : end;
+
+		if (pend - p >= 9 && !memcmp(p, "features=", 9)) {
+			for (const char *f = p + 9; f <= pend;) {
+				const char *comma = memchr(f, ',', pend - f);
+				const char *fend = comma ? comma : pend;
+
+				if ((size_t)(fend - f) == flen &&
+				    !memcmp(f, feature, flen))
+					return true;
+				f = fend + 1;
+			}
+		}
+		p = pend + 1;
+	}
+	return false;
+}

@@ -5,6 +5,7 @@
 #ifndef GADGETD_ADB_PACKET_H
 #define GADGETD_ADB_PACKET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,5 +107,12 @@ uint8_t *adb_packet_reader_room(struct adb_packet_reader *r, size_t *len);
  * negative return, or -EINVAL for more than the room (nothing counted).
  */
 int adb_packet_reader_filled(struct adb_packet_reader *r, size_t n);
+
+/*
+ * Whether the CNXN banner ("host::features=a,b,c", or with other
+ * properties before it, separated by ';') in payload (len bytes, from the
+ * host: not trusted to end with a NUL) lists feature.
+ */
+bool adb_packet_banner_has_feature(const uint8_t *payload, size_t len, const char *feature);
 
 #endif

@@ -327,6 +327,43 @@ static void test_reader_room(void **state)
 	adb_packet_reader_free(r);
 }
 
+/* The CNXN banner's features, from a hostile host: no "::", a NUL before
+ * the end, a feature that only starts like the one asked for, an empty
+ * list, other properties around it. */
+static void test_banner_feature(void **state)
+{
+	static const struct {
+		const char *banner;
+		size_t len; /* 0: strlen */
+		bool want;
+	} cases[] = {
+		{ "host::features=shell_v2,delayed_ack,cmd", 0, true },
+		{ "host::features=delayed_ack", 0, true },
+		{ "host::ro.product.name=x;features=abb,delayed_ack;ro.serialno=y", 0, true },
+		{ "host::features=delayed_ack2,xdelayed_ack", 0, false },
+		{ "host::features=", 0, false },
+		{ "host:features=delayed_ack", 0, false },
+		{ "features=delayed_ack", 0, false },
+		{ "host::features=shell_v2\0,delayed_ack", 36, false },
+		{ "host::features=delayed_ack", 20, false }, /* cut short */
+		{ "", 0, false },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].banner);
+		uint8_t *copy = malloc(len ? len : 1);
+
+		/* Exactly len bytes on the heap: ASan sees a read past them. */
+		assert_non_null(copy);
+		memcpy(copy, cases[i].banner, len);
+		if (adb_packet_banner_has_feature(copy, len, "delayed_ack") != cases[i].want)
+			fail_msg("\"%s\" (%zu bytes): want %d", cases[i].banner, len, cases[i].want);
+		free(copy);
+	}
+	assert_false(adb_packet_banner_has_feature(NULL, 0, "delayed_ack"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_reader_partial_payload_then_reset),
 		cmocka_unit_test(test_reader_head),
 		cmocka_unit_test(test_reader_room),
+		cmocka_unit_test(test_banner_feature),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
