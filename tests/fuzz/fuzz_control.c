@@ -127,6 +127,12 @@ int gadget_wakeup(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 	return fake_msg(msg, size, "woken", NULL, fn, data);
 }
 
+int gadget_lock(struct gadget *g, bool locked, char *msg, size_t size)
+{
+	snprintf(msg, size, "%s", locked ? "locked" : "unlocked");
+	return 0;
+}
+
 /* Long output, so that replies reach the size limit. */
 void gadget_status(struct gadget *g, FILE *out, bool json)
 {

@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- The gadget, faked: what reached it, and its answer. ---- */
 
-enum fuzz_op { OP_NONE, OP_SWITCH, OP_RELOAD, OP_OFF, OP_COMMAND, OP_WAKEUP };
+enum fuzz_op { OP_NONE, OP_SWITCH, OP_RELOAD, OP_OFF, OP_COMMAND, OP_WAKEUP, OP_LOCK };
 
 static struct {
 	int calls;
@@ -155,6 +155,14 @@ int gadget_wakeup(struct gadget *g, char *msg, size_t size, gadget_done_fn fn,
 {
 	fake_record(OP_WAKEUP, 0, NULL);
 	return fake_answer(NULL, msg, size, fn, data);
+}
+
+/* Not among the calls fuzzed either. */
+int gadget_lock(struct gadget *g, bool locked, char *msg, size_t size)
+{
+	fake_record(OP_LOCK, 0, NULL);
+	snprintf(msg, size, "%s", locked ? "locked" : "unlocked");
+	return 0;
 }
 
 int gadget_command(struct gadget *g, int argc, char **argv, char *reply,
