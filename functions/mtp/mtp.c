@@ -694,6 +694,11 @@ int mtp_hide_storage(struct mtp *m, uint32_t id)
 	return 0;
 }
 
+void mtp_lock(void *priv, bool locked)
+{
+	mtp_hotplug_lock(((struct mtp *)priv)->hotplug, locked);
+}
+
 static int mtp_on_show(void *data, const struct mtp_hotplug_spec *spec,
 			    uint32_t *id)
 {
@@ -978,8 +983,10 @@ int mtp_init_as(struct plugin *p, struct plugin_desc *desc, void **priv,
 	if (!m->events)
 		log_warn("%s: no inotify; the host will not see board changes",
 			 m->flavour->name);
-	/* Followed mount points that are mounted now. */
+	/* Followed mount points that are mounted now; none when started
+	 * locked (plugin.h: no host has seen them). */
 	mtp_hotplug_scan(m->hotplug);
+	mtp_hotplug_lock(m->hotplug, plugin_locked(p));
 	mtp_fill_desc(desc, f);
 	*priv = m;
 	return 0;

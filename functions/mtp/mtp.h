@@ -74,6 +74,8 @@ void mtp_rx(void *priv, unsigned ep, const uint8_t *data, size_t len);
 void mtp_tx_drained(void *priv, unsigned ep);
 int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 		   size_t size);
+/* Locked: every storage hidden until the unlock (mtp_hotplug_lock). */
+void mtp_lock(void *priv, bool locked);
 
 #define MTP_PLUGIN_OPS(name_, meta_, prepare_, init_)                         \
 	{                                                                     \
@@ -83,6 +85,7 @@ int mtp_command_op(void *priv, int argc, char **argv, char *reply,
 		.disable = mtp_disable, .setup = mtp_setup,                   \
 		.setup_data = mtp_setup_data, .rx = mtp_rx,                   \
 		.tx_drained = mtp_tx_drained, .command = mtp_command_op,      \
+		.lock = mtp_lock,                                             \
 	}
 
 /*

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MTP_HOTPLUG_USAGE                                                      \
@@ -25,6 +26,13 @@ struct mtp_hotplug_follow {
 	uint32_t id;		      /* shown as this storage, or 0 */
 };
 
+/* A storage hidden by the lock, or added while locked: shown at unlock. */
+struct mtp_hotplug_held {
+	char *path;
+	char *desc;
+	struct mtp_hotplug_spec spec; /* its strings are the two above */
+};
+
 struct mtp_hotplug {
 	const char *name;
 	struct loop *loop;
@@ -36,6 +44,9 @@ struct mtp_hotplug {
 	struct loop_watch *watch; /* on /proc/self/mountinfo */
 	struct mtp_hotplug_follow follow[MTP_STORE_MAX];
 	unsigned n_follow;
+	bool locked; /* mtp_hotplug_lock: nothing is shown */
+	struct mtp_hotplug_held held[MTP_STORE_MAX];
+	unsigned n_held;
 };
 
 bool mtp_hotplug_path_ok(const char *p)
@@ -170,6 +181,10 @@ void mtp_hotplug_free(struct mtp_hotplug *h)
 		free(h->follow[i].path);
 		free(h->follow[i].desc);
 	}
+	for (unsigned i = 0; i < h->n_held; i++) {
+		free(h->held[i].path);
+		free(h->held[i].desc);
+	}
 	free(h);
 }
 
@@ -287,7 +302,8 @@ static void mtp_hotplug_apply(struct mtp_hotplug *h,
 	/* `storage remove` may have taken it meanwhile. */
 	if (f->id && !mtp_hotplug_exists(h, f->id))
 		f->id = 0;
-	if (mounted && !f->id) {
+	/* While locked nothing is shown: mtp_hotplug_lock's unlock scans. */
+	if (mounted && !f->id && !h->locked) {
 		rc = h->ops->show(h->data, &f->spec, &f->id);
 		if (rc < 0) {
 			f->id = 0;
@@ -377,6 +393,133 @@ int mtp_hotplug_follow(struct mtp_hotplug *h,
 }
 
 
+/* Keep spec (its strings copied) for the unlock: 0 or -errno. */
+static int mtp_hotplug_hold(struct mtp_hotplug *h,
+			    const struct mtp_hotplug_spec *spec)
+{
+	struct mtp_hotplug_held *k = &h->held[h->n_held];
+
+	if (h->n_held >= MTP_STORE_MAX)
+		return -ENOSPC;
+	k->path = strdup(spec->path);
+	k->desc = strdup(spec->desc ? spec->desc : spec->path);
+	if (!k->path || !k->desc) {
+		free(k->path);
+		free(k->desc);
+		return -ENOMEM;
+	}
+	k->spec = *spec;
+	k->spec.path = k->path;
+	k->spec.desc = k->desc;
+	h->n_held++;
+	return 0;
+}
+
+static void mtp_hotplug_unhold(struct mtp_hotplug *h, unsigned i)
+{
+	free(h->held[i].path);
+	free(h->held[i].desc);
+	memmove(&h->held[i], &h->held[i + 1],
+		(h->n_held - i - 1) * sizeof(h->held[0]));
+	h->n_held--;
+}
+
+/* The held storage named name, or -1. */
+static int mtp_hotplug_held_find(struct mtp_hotplug *h, const char *name)
+{
+	for (unsigned i = 0; i < h->n_held; i++)
+		if (!strcmp(h->held[i].desc, name))
+			return (int)i;
+	return -1;
+}
+
+/* Hide storage id for the lock, keeping what shows it again. */
+static int mtp_hotplug_lock_one(struct mtp_hotplug *h, uint32_t id)
+{
+	struct mtp_hotplug_spec spec = {0};
+	struct mtp_storage_stat st;
+	int rc = 0;
+
+	for (unsigned i = 0; i < h->n_follow; i++)
+		if (h->follow[i].id == id) {
+			/* The unlock's scan shows it if it is still mounted. */
+			h->follow[i].id = 0;
+			return h->ops->hide(h->data, id);
+		}
+	rc = mtp_store_storage_stat(h->store, id, &st);
+	if (rc == 0) {
+		spec = (struct mtp_hotplug_spec){
+		    .path = st.path, .desc = st.description,
+		    .readonly = st.readonly, .reserve_bytes = st.reserve,
+		    .reserve_inodes = st.reserve_inodes};
+		rc = mtp_hotplug_hold(h, &spec);
+	}
+	if (rc < 0)
+		log_warnx("%s: locked: storage 0x%08" PRIx32 " will not come "
+			  "back at unlock: %s", h->name, id, strerror(-rc));
+	return h->ops->hide(h->data, id);
+}
+
+void mtp_hotplug_lock(struct mtp_hotplug *h, bool locked)
+{
+	unsigned n = 0;
+	uint32_t id;
+
+	if (locked == h->locked)
+		return;
+	h->locked = locked;
+	if (locked) {
+		while (mtp_store_count(h->store) > 0) {
+			id = mtp_store_id(h->store, 0);
+			if (mtp_hotplug_lock_one(h, id) < 0)
+				break; /* not removed: do not spin on it */
+			n++;
+		}
+		log_info("%s: locked: %u storage(s) hidden", h->name, n);
+		return;
+	}
+	for (unsigned i = 0; i < h->n_held; i++) {
+		int rc = h->ops->show(h->data, &h->held[i].spec, &id);
+
+		if (rc < 0)
+			log_warnx("%s: unlocked: %s cannot be a storage: %s",
+				  h->name, h->held[i].path, strerror(-rc));
+		free(h->held[i].path);
+		free(h->held[i].desc);
+	}
+	log_info("%s: unlocked: %u storage(s) shown again", h->name,
+		 h->n_held);
+	h->n_held = 0;
+	mtp_hotplug_scan(h);
+}
+
+/* `storage add` while locked: checked as far as it can be without
+ * showing it, and held for the unlock. */
+static int mtp_hotplug_add_locked(struct mtp_hotplug *h,
+				  const struct mtp_hotplug_spec *spec,
+				  char *reply, size_t size)
+{
+	struct stat sb;
+	int rc = 0;
+
+	if (lstat(spec->path, &sb) < 0)
+		rc = -errno;
+	else if (!S_ISDIR(sb.st_mode))
+		rc = -ENOTDIR;
+	if (rc == 0)
+		rc = mtp_hotplug_hold(h, spec);
+	if (rc == -ENOSPC)
+		snprintf(reply, size, "storage add: %s: no room for another "
+			 "storage (%d at once)", spec->path, MTP_STORE_MAX);
+	else if (rc < 0)
+		snprintf(reply, size, "storage add: %s: %s", spec->path,
+			 strerror(-rc));
+	else
+		snprintf(reply, size, "storage \"%s\" added; the device is "
+			 "locked: it is shown at unlock", spec->desc);
+	return rc;
+}
+
 static int mtp_hotplug_add(struct mtp_hotplug *h,
 			   const struct mtp_hotplug_req *req, char *reply,
 			   size_t size)
@@ -390,11 +533,14 @@ static int mtp_hotplug_add(struct mtp_hotplug *h,
 	uint32_t id;
 	int rc;
 
-	if (mtp_store_find_desc(h->store, req->name)) {
+	if (mtp_store_find_desc(h->store, req->name) ||
+	    mtp_hotplug_held_find(h, req->name) >= 0) {
 		snprintf(reply, size, "storage add: a storage is named "
 			 "\"%s\" already", req->name);
 		return -EEXIST;
 	}
+	if (h->locked)
+		return mtp_hotplug_add_locked(h, &spec, reply, size);
 	rc = h->ops->show(h->data, &spec, &id);
 	if (rc == -ELOOP)
 		snprintf(reply, size, "storage add: %s: a component is a "
@@ -415,8 +561,15 @@ static int mtp_hotplug_remove(struct mtp_hotplug *h, const char *what,
 			      char *reply, size_t size)
 {
 	uint32_t id = mtp_hotplug_lookup(h, what);
+	int k = mtp_hotplug_held_find(h, what);
 	int rc;
 
+	if (!id && k >= 0) {
+		mtp_hotplug_unhold(h, (unsigned)k);
+		snprintf(reply, size, "storage \"%s\" removed (it was held "
+			 "for the unlock)", what);
+		return 0;
+	}
 	if (!id) {
 		snprintf(reply, size, "storage remove: no storage is named "
 			 "or numbered \"%s\"", what);
@@ -457,6 +610,12 @@ static void mtp_hotplug_list(struct mtp_hotplug *h, char *reply, size_t size)
 			    "shown)", off ? "\n" : "",
 			    h->follow[i].spec.readonly ? "ro" : "rw",
 			    h->follow[i].path, h->follow[i].desc);
+	for (unsigned i = 0; i < h->n_held && off < size; i++)
+		off += (size_t)snprintf(
+		    reply + off, size - off, "%s- %s %s \"%s\" (locked: shown "
+		    "at unlock)", off ? "\n" : "",
+		    h->held[i].spec.readonly ? "ro" : "rw", h->held[i].path,
+		    h->held[i].desc);
 	if (!off)
 		snprintf(reply, size, "no storage");
 }

@@ -102,6 +102,17 @@ int mtp_hotplug_follow(struct mtp_hotplug *h,
 /* Read mountinfo now, and show or hide what follows mounts. */
 void mtp_hotplug_scan(struct mtp_hotplug *h);
 
+/*
+ * The device was locked (true) or unlocked (plugin.h's ops->lock). At
+ * lock every storage shown is hidden through ops->hide (StoreRemoved;
+ * what is in flight on it ends), and nothing is shown until the unlock:
+ * a followed mount point waits, `storage add` is checked (the folder
+ * exists) and held, `storage remove NAME` drops a held one. At unlock
+ * what was hidden or held is shown again through ops->show (StoreAdded,
+ * under new storage ids), and followed mount points as mounted says.
+ */
+void mtp_hotplug_lock(struct mtp_hotplug *h, bool locked);
+
 /* The `storage` command: its reply into reply; 0 or -errno. */
 int mtp_hotplug_command(struct mtp_hotplug *h, int argc, char **argv,
 			char *reply, size_t size);

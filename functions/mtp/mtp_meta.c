@@ -23,6 +23,8 @@ static const struct optdesc mtp_meta_options[] = {
 	{ .name = "storageN_readonly", .type = OPTDESC_BOOL, .def = "false",
 	  .count = MTP_STORE_MAX, .help = "storage N refuses changes" },
 	MTP_META_STORAGE_OPTIONS,
+	{ .name = "lock_gated", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "while the device is locked (gadgetctl lock), the host sees no storage" },
 	{ 0 }
 };
 

@@ -231,6 +231,7 @@ int mtp_store_storage_stat(struct mtp_store *s, uint32_t id,
 	if (rc < 0)
 		return rc;
 	out->reserve = st->reserve.bytes;
+	out->reserve_inodes = st->reserve.inodes;
 	out->readonly = st->readonly;
 	out->description = st->desc;
 	out->path = st->path;

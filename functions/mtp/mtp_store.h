@@ -53,6 +53,7 @@ struct mtp_storage_stat {
 	uint64_t capacity;
 	uint64_t free_bytes; /* what may be written: free less the reserve */
 	uint64_t reserve;
+	uint64_t reserve_inodes;
 	bool readonly;
 	const char *description;
 	const char *path;

@@ -19,6 +19,8 @@ static const struct optdesc ptp_meta_options[] = {
 	{ .name = "writable", .type = OPTDESC_BOOL, .def = "false",
 	  .help = "the host may delete and upload (default: read-only)" },
 	MTP_META_STORAGE_OPTIONS,
+	{ .name = "lock_gated", .type = OPTDESC_BOOL, .def = "true",
+	  .help = "while the device is locked (gadgetctl lock), the host sees no storage" },
 	{ 0 }
 };
 

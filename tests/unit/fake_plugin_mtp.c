@@ -18,6 +18,7 @@ static struct {
 	struct fake_kv status[8];
 	unsigned n_status;
 	bool enabled;
+	bool locked; /* what plugin_locked() answers */
 	unsigned mps;
 	uint8_t *data;
 	size_t len;
@@ -48,6 +49,17 @@ void fake_mtp_set_option(const char *key, const char *value)
 
 	strncpy(kv->key, key, sizeof(kv->key) - 1);
 	strncpy(kv->value, value, sizeof(kv->value) - 1);
+}
+
+void fake_mtp_set_locked(bool locked)
+{
+	fake.locked = locked;
+}
+
+bool plugin_locked(struct plugin *p)
+{
+	(void)p;
+	return fake.locked;
 }
 
 void fake_mtp_set_enabled(bool on, unsigned max_packet)

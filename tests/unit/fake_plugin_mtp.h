@@ -21,6 +21,9 @@ struct plugin *fake_mtp_reset(void);
 void fake_mtp_set_loop(struct loop *l);
 void fake_mtp_set_option(const char *key, const char *value);
 void fake_mtp_set_enabled(bool on, unsigned max_packet);
+/* What plugin_locked() answers, reset by fake_mtp_reset (the test calls
+ * ops->lock too). */
+void fake_mtp_set_locked(bool locked);
 /* IN transfers recorded since the last reset or clear. */
 unsigned fake_mtp_n_xfers(void);
 const struct fake_mtp_xfer *fake_mtp_xfer(unsigned i);

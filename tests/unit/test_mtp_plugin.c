@@ -2323,6 +2323,160 @@ static void test_android_extension_option(void **state)
 	assert_string_equal(ext, "microsoft.com: 1.0;");
 }
 
+/* The events on the interrupt endpoint with this code: their count, and
+ * their parameters into params (up to max). */
+static unsigned events_of(uint16_t code, uint32_t *params, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < fake_mtp_n_xfers(); i++) {
+		const struct fake_mtp_xfer *x = fake_mtp_xfer(i);
+		const uint8_t *p = fake_mtp_data() + x->off;
+
+		if (x->ep != MTP_EP_EVENT || x->len < 16 ||
+		    le16(p + 4) != MTP_TYPE_EVENT || le16(p + 6) != code)
+			continue;
+		if (n < max)
+			params[n] = le32(p + 12);
+		n++;
+	}
+	return n;
+}
+
+/* The device locked (issue 43): every storage goes with StoreRemoved and
+ * nothing is listed or reachable; `storage add` is held; at unlock the
+ * storages and the held one come back with StoreAdded, under new ids. */
+static void test_lock_hides_unlock_shows(void **state)
+{
+	struct fx *f = *state;
+	char reply[512];
+	char *add[] = {"storage", "add", f->s1, "--name", "Late"};
+	char *list[] = {"storage", "list"};
+	uint32_t h, ids[8], params[8];
+	uint8_t *p;
+	size_t n;
+
+	write_file(in_s0(f, "secret.txt"), 100);
+	open_session(f);
+	h = handle_of(f, "secret.txt");
+	assert_int_not_equal(h, 0);
+	fake_mtp_clear();
+	fake_mtp_set_locked(true);
+	ops->lock(f->priv, true);
+	assert_int_equal(events_of(MTP_EV_STORE_REMOVED, params, 8), 2);
+	assert_int_equal(params[0], 0x10001);
+	assert_int_equal(params[1], 0x20001);
+	fake_mtp_clear();
+	/* The responder answers, but nothing is there. */
+	cmd(f, MTP_OP_GET_DEVICE_INFO, 0);
+	assert_int_equal(in_phase(f, &p, &n), MTP_RC_OK);
+	free(p);
+	assert_int_equal(storage_ids(f, ids, 8), 0);
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x10001);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_STORAGE_ID);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_INFO, 1, h);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_OBJECT_HANDLE);
+	fake_mtp_clear();
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0xffffffff, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &p, &n), MTP_RC_OK);
+	assert_int_equal(n, 4);
+	assert_int_equal(le32(p), 0);
+	free(p);
+	/* Added while locked: held, not shown, no event. */
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)),
+			 0);
+	assert_non_null(strstr(reply, "shown at unlock"));
+	assert_int_equal(events_of(MTP_EV_STORE_ADDED, params, 8), 0);
+	assert_int_equal(storage_ids(f, ids, 8), 0);
+	assert_int_equal(ops->command(f->priv, 2, list, reply, sizeof(reply)),
+			 0);
+	assert_non_null(strstr(reply, "\"Late\" (locked"));
+	fake_mtp_clear();
+	fake_mtp_set_locked(false);
+	ops->lock(f->priv, false);
+	assert_int_equal(events_of(MTP_EV_STORE_ADDED, params, 8), 3);
+	assert_int_equal(params[0], 0x30001);
+	assert_int_equal(params[1], 0x40001);
+	assert_int_equal(params[2], 0x50001);
+	fake_mtp_clear();
+	assert_int_equal(storage_ids(f, ids, 8), 3);
+	/* storage1 is still read-only, and the file is there again. */
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x40001);
+	assert_int_equal(in_phase(f, &p, &n), MTP_RC_OK);
+	assert_true(n >= 6);
+	assert_int_equal(le16(p + 4), 0x0001); /* read-only, no deletion */
+	free(p);
+	/* storage0's file is listed again, under its new id. */
+	cmd(f, MTP_OP_GET_OBJECT_HANDLES, 3, 0x30001, 0, 0xffffffff);
+	assert_int_equal(in_phase(f, &p, &n), MTP_RC_OK);
+	assert_int_equal(n, 8);
+	assert_int_equal(le32(p), 1);
+	free(p);
+}
+
+/* Locked during an upload: it ends as a storage removal does, with
+ * Store_Not_Available and no partial or temporary file. */
+static void test_lock_mid_upload(void **state)
+{
+	struct fx *f = *state;
+	uint8_t first[MTP_HDR_LEN + 1000] = {0}, rest[2000] = {0};
+	uint32_t h, tid, params[8];
+
+	open_session(f);
+	assert_int_equal(send_info(f, 0x10001, "half.bin", MTP_FMT_UNDEFINED,
+				   3000, &h),
+			 MTP_RC_OK);
+	tid = cmd(f, MTP_OP_SEND_OBJECT, 0);
+	mtp_container_hdr(first, MTP_HDR_LEN + 3000, MTP_TYPE_DATA,
+			  MTP_OP_SEND_OBJECT, tid);
+	ops->rx(f->priv, MTP_EP_OUT, first, sizeof(first));
+	assert_int_equal(tmp_in(f->s0), 1);
+	fake_mtp_set_locked(true);
+	ops->lock(f->priv, true);
+	assert_int_equal(events_of(MTP_EV_STORE_REMOVED, params, 8), 2);
+	assert_int_equal(tmp_in(f->s0), 0);
+	fake_mtp_clear();
+	ops->rx(f->priv, MTP_EP_OUT, rest, sizeof(rest));
+	assert_int_equal(resp(NULL), MTP_RC_STORE_NOT_AVAILABLE);
+	assert_int_equal(tmp_in(f->s0), 0);
+	assert_int_equal(access(in_s0(f, "half.bin"), F_OK), -1);
+	fake_mtp_clear();
+	fake_mtp_set_locked(false);
+	ops->lock(f->priv, false);
+	assert_int_equal(tmp_in(f->s0), 0);
+	assert_int_equal(access(in_s0(f, "half.bin"), F_OK), -1);
+}
+
+/* A worker started while locked shows no storage until the unlock. */
+static void test_started_locked(void **state)
+{
+	struct fx *f = *state;
+	uint32_t ids[8], params[8];
+	struct plugin *p;
+
+	ops->finish(f->priv);
+	p = fake_mtp_reset();
+	fake_mtp_set_option("storage0_path", f->s0);
+	fake_mtp_set_locked(true);
+	f->priv = NULL;
+	assert_int_equal(ops->init(p, &f->desc, &f->priv), 0);
+	fake_mtp_set_enabled(true, 512);
+	ops->enable(f->priv);
+	open_session(f);
+	assert_int_equal(storage_ids(f, ids, 8), 0);
+	cmd(f, MTP_OP_GET_STORAGE_INFO, 1, 0x10001);
+	assert_int_equal(resp(NULL), MTP_RC_INVALID_STORAGE_ID);
+	fake_mtp_clear();
+	fake_mtp_set_locked(false);
+	ops->lock(f->priv, false);
+	assert_int_equal(events_of(MTP_EV_STORE_ADDED, params, 8), 1);
+	assert_int_equal(params[0], 0x20001);
+	fake_mtp_clear();
+	assert_int_equal(storage_ids(f, ids, 8), 1);
+	assert_int_equal(ids[0], 0x20001);
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -2362,6 +2516,9 @@ int main(void)
 	    T(test_partial64_and_devinfo),
 	    T(test_android_extension_option),
 	    T(test_object_prop_lists_option),
+	    T(test_lock_hides_unlock_shows),
+	    T(test_lock_mid_upload),
+	    T(test_started_locked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
