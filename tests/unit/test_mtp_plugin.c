@@ -2448,6 +2448,40 @@ static void test_lock_mid_upload(void **state)
 	assert_int_equal(access(in_s0(f, "half.bin"), F_OK), -1);
 }
 
+/* `storage` while locked: a held storage is listed and may be removed,
+ * a missing folder is refused at once, a name taken by a held storage is
+ * refused; the unlock shows only what is still held. */
+static void test_lock_storage_command(void **state)
+{
+	struct fx *f = *state;
+	char reply[512];
+	char *add[] = {"storage", "add", f->s1, "--name", "Late"};
+	char *bad[] = {"storage", "add", "/nonexistent/mtp", "--name", "Gone"};
+	char *rm[] = {"storage", "remove", "Late"};
+	uint32_t ids[8], params[8];
+
+	open_session(f);
+	fake_mtp_set_locked(true);
+	ops->lock(f->priv, true);
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)),
+			 0);
+	assert_int_equal(ops->command(f->priv, 5, add, reply, sizeof(reply)),
+			 -EEXIST);
+	assert_int_equal(ops->command(f->priv, 5, bad, reply, sizeof(reply)),
+			 -ENOENT);
+	assert_non_null(strstr(reply, "/nonexistent/mtp"));
+	assert_int_equal(ops->command(f->priv, 3, rm, reply, sizeof(reply)), 0);
+	assert_non_null(strstr(reply, "removed"));
+	assert_int_equal(ops->command(f->priv, 3, rm, reply, sizeof(reply)),
+			 -ENOENT);
+	fake_mtp_clear();
+	fake_mtp_set_locked(false);
+	ops->lock(f->priv, false);
+	assert_int_equal(events_of(MTP_EV_STORE_ADDED, params, 8), 2);
+	fake_mtp_clear();
+	assert_int_equal(storage_ids(f, ids, 8), 2);
+}
+
 /* A worker started while locked shows no storage until the unlock. */
 static void test_started_locked(void **state)
 {
@@ -2518,6 +2552,7 @@ int main(void)
 	    T(test_object_prop_lists_option),
 	    T(test_lock_hides_unlock_shows),
 	    T(test_lock_mid_upload),
+	    T(test_lock_storage_command),
 	    T(test_started_locked),
 	};
 
