@@ -46,6 +46,7 @@ enum config_kind {
 	CONFIG_KEY_PATH,
 	CONFIG_KEY_MS,
 	CONFIG_KEY_COUNT,   /* 1..CONFIG_RESTART_LIMIT_MAX */
+	CONFIG_KEY_FOLLOW,  /* "none" or "logind": a bool */
 };
 
 /* A setting and where it lands in struct config. */
@@ -77,6 +78,7 @@ static const struct config_key config_keys[] = {
 	CONFIG_KEY(restart_window, CONFIG_KEY_MS, restart_window_ms),
 	CONFIG_KEY(switch_queue, CONFIG_KEY_COUNT, switch_queue),
 	CONFIG_KEY(switch_queue_timeout, CONFIG_KEY_MS, switch_queue_timeout_ms),
+	CONFIG_KEY(lock_follow, CONFIG_KEY_FOLLOW, lock_follow_logind),
 };
 
 /*
@@ -174,6 +176,16 @@ static int config_set(struct config *c, const struct config_key *k,
 			return -EINVAL;
 		}
 		*(unsigned *)((char *)c + k->off) = (unsigned)v; /* range checked */
+		return 0;
+	}
+	if (k->kind == CONFIG_KEY_FOLLOW) {
+		str = config_setting_get_string(s);
+		if (!str || (strcmp(str, "none") && strcmp(str, "logind"))) {
+			snprintf(err, size, "%s:%d: %s: expected \"none\" or \"logind\"",
+				 file, config_setting_source_line(s), k->key);
+			return -EINVAL;
+		}
+		*(bool *)((char *)c + k->off) = !strcmp(str, "logind");
 		return 0;
 	}
 	str = config_string(k, s, file, err, size);

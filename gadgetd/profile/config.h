@@ -25,6 +25,9 @@
  *   switch_queue = 8;                        # switches and reloads that may
  *                                            #   wait behind the one running
  *   switch_queue_timeout = 60000;            # ms one may wait for its turn
+ *   lock_follow = "none";                    # or "logind": the lock follows
+ *                                            #   LockedHint of seat0's active
+ *                                            #   session (lockhint.h)
  *
  * Relative paths are taken relative to the directory of the file.
  */
@@ -67,6 +70,9 @@ struct config {
 	 * switch_queue_timeout_ms. */
 	unsigned switch_queue;
 	unsigned switch_queue_timeout_ms;
+	/* lock_follow = "logind": the lock follows seat0's active session's
+	 * LockedHint (gadgetd/front/lockhint.h). */
+	bool lock_follow_logind;
 };
 
 /* The most restart_limit may be: the restart record (common/child.h),

@@ -89,6 +89,42 @@ static void test_defaults(void **state)
 	config_free(c);
 }
 
+/* lock_follow: "none" (the default) or "logind"; anything else, a
+ * number, a boolean, another case or an empty string, is refused with
+ * the file, the line and the setting. */
+static void test_lock_follow(void **state)
+{
+	static const char *const bad[] = {
+		"lock_follow = true;", "lock_follow = 1;", "lock_follow = \"\";",
+		"lock_follow = \"Logind\";", "lock_follow = \"logind \";",
+		"lock_follow = \"yes\";", "lock_follow = [ \"logind\" ];",
+		"lock_follow = { a = 1; };", "lock_follow = \"logind\\u0000\";",
+	};
+	char text[128];
+	struct config *c;
+	unsigned i;
+
+	assert_int_equal(parse("profile = \"a\";\n", &c), 0);
+	assert_false(c->lock_follow_logind);
+	config_free(c);
+	assert_int_equal(parse("profile = \"a\";\nlock_follow = \"logind\";\n", &c), 0);
+	assert_true(c->lock_follow_logind);
+	config_free(c);
+	assert_int_equal(parse("lock_follow = \"none\";\nprofile = \"a\";\n", &c), 0);
+	assert_false(c->lock_follow_logind);
+	config_free(c);
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(text, sizeof(text), "profile = \"a\";\n\n%s\n", bad[i]);
+		c = (struct config *)1;
+		if (parse(text, &c) != -EINVAL)
+			fail_msg("accepted: %s", bad[i]);
+		assert_null(c);
+		if (strstr(bad[i], "\\u0000"))
+			continue; /* libconfig's own error */
+		assert_err("gadgetd.conf:3: lock_follow: expected \"none\" or \"logind\"", NULL);
+	}
+}
+
 static void test_all_settings(void **state)
 {
 	static const char text[] =
@@ -556,6 +592,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_all_settings),
+		cmocka_unit_test(test_lock_follow),
 		cmocka_unit_test(test_missing_profile),
 		cmocka_unit_test(test_bad_profile_name),
 		cmocka_unit_test(test_profile_name_rules),
