@@ -9,6 +9,7 @@
 #include "log.h"
 #include "loop.h"
 #include "netcfg.h"
+#include "lockhint.h"
 #include "notify.h"
 #include "ootmeta.h"
 #include "profile.h"
@@ -198,6 +199,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	struct gadget *g = NULL;
 	struct dispatch *disp;
 	struct control *ctl;
+	struct lockhint *hint = NULL;
 	struct dbus *bus;
 	char msg[4096];
 	struct loop *l;
@@ -229,6 +231,9 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	}
 	/* Optional: without a system bus it only logs (dbus.h). */
 	bus = dbus_new(l, cfg, &policy, g, disp);
+	/* After the gadget: it locks and unlocks through gadget_lock(). */
+	if (cfg->lock_follow_logind && !(hint = lockhint_new(l, g)))
+		log_warn("lock_follow");
 	/* Fed from the loop: a loop that blocks starves it. */
 	wd = notify_watchdog_new(l);
 	r = gadget_boot_start(g, msg, sizeof(msg), gadgetd_started, NULL);
@@ -237,6 +242,7 @@ static int gadgetd_run(struct config *cfg, const char *sock)
 	r = loop_run(l);
 	notify_send("STOPPING=1");
 	notify_watchdog_free(wd);
+	lockhint_free(hint);
 	dbus_free(bus);
 	control_free(ctl);
 	dispatch_free(disp);

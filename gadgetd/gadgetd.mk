@@ -18,7 +18,7 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) $(CONSOLE_SRCS) gadgetd/gadget/
 	gadgetd/supervisor/supervisor_tcp.c gadgetd/net/tcplisten.c \
 	common/wargv.c \
 	gadgetd/front/control.c gadgetd/front/dispatch.c gadgetd/front/access.c gadgetd/front/request.c \
-	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c \
+	gadgetd/front/dbus.c gadgetd/front/dbus_auth.c gadgetd/front/dbus_props.c gadgetd/front/lockhint.c \
 	gadgetd/profile/dirs.c \
 	gadgetd/front/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/gadget/udc.c gadgetd/gadget/state.c gadgetd/profile/config.c \
