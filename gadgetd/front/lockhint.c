@@ -27,7 +27,9 @@ struct lockhint {
 	struct loop_watch *io, *timer, *retry;
 	sd_bus_slot *name_match, *seat_match, *session_match;
 	sd_bus_slot *seat_call, *session_call; /* the Get under way */
+	sd_bus_slot *class_call; /* the session's Class, asked first */
 	char *session;  /* the active session's object path, or NULL */
+	bool greeter;   /* it is a display manager's (class greeter) */
 	int applied;    /* the last hint applied: -1 none, 0 or 1 */
 	bool said_absent, said_nobus;
 };
@@ -79,8 +81,10 @@ static void lockhint_forget_session(struct lockhint *h)
 {
 	h->session_match = sd_bus_slot_unref(h->session_match);
 	h->session_call = sd_bus_slot_unref(h->session_call);
+	h->class_call = sd_bus_slot_unref(h->class_call);
 	free(h->session);
 	h->session = NULL;
+	h->greeter = false;
 }
 
 /* A Get of logind's property iface.name on path, without starting
@@ -113,6 +117,8 @@ static int lockhint_hint_reply(sd_bus_message *m, void *data, sd_bus_error *err)
 	int hint = 0;
 
 	h->session_call = sd_bus_slot_unref(h->session_call);
+	if (h->greeter)
+		return 0;
 	if (e) {
 		/* The session went: the seat's ActiveSession changes next. */
 		log_warnx("lock_follow: %s's LockedHint: %s", h->session,
@@ -131,12 +137,34 @@ static int lockhint_session_changed(sd_bus_message *m, void *data, sd_bus_error 
 {
 	struct lockhint *h = data;
 
+	/* A greeter's hint is not followed; before its Class is known the
+	 * Class reply asks for the hint. */
+	if (h->greeter || h->class_call)
+		return 0;
 	/* Asked again rather than read from the signal: a value that comes
 	 * back equal to the one applied changes nothing. */
 	if (h->session)
 		lockhint_get(h, &h->session_call, h->session, "org.freedesktop.login1.Session",
 			     "LockedHint", lockhint_hint_reply);
 	lockhint_rearm(h);
+	return 0;
+}
+
+/* A greeter's session (a login screen) counts as no session: locked,
+ * whatever its hint; another session's LockedHint is asked next. */
+static int lockhint_class_reply(sd_bus_message *m, void *data, sd_bus_error *err)
+{
+	struct lockhint *h = data;
+	const char *cls = NULL;
+
+	h->class_call = sd_bus_slot_unref(h->class_call);
+	if (!sd_bus_message_is_method_error(m, NULL) &&
+	    sd_bus_message_read(m, "v", "s", &cls) >= 0 && cls && !strcmp(cls, "greeter")) {
+		h->greeter = true;
+		lockhint_apply(h, true, "seat0's active session is a greeter's");
+		return 0;
+	}
+	lockhint_session_changed(NULL, h, NULL);
 	return 0;
 }
 
@@ -171,7 +199,8 @@ static void lockhint_set_session(struct lockhint *h, const char *path)
 	if (r < 0)
 		log_warnx("lock_follow: cannot follow %s: %s", path, strerror(-r));
 	log_info("lock_follow: seat0's active session is %s", path);
-	lockhint_session_changed(NULL, h, NULL);
+	lockhint_get(h, &h->class_call, path, "org.freedesktop.login1.Session", "Class",
+		     lockhint_class_reply);
 }
 
 static int lockhint_seat_reply(sd_bus_message *m, void *data, sd_bus_error *err)

@@ -13,8 +13,9 @@
  *   - The hint is applied when it changes, and when the active session
  *     changes (the new session's hint); between two changes a manual
  *     gadgetctl lock or unlock stands: the last change wins.
- *   - No active session on seat0 (no one logged in, or seat0 unknown):
- *     locked, as a phone is before its first unlock.
+ *   - No active session on seat0 (no one logged in, or seat0 unknown),
+ *     or a greeter's (Class "greeter", a login screen; its hint is not
+ *     followed): locked, as a phone is before its first unlock.
  *   - logind not on the bus: logged once, the lock left as it is, and
  *     followed again when logind takes its name.
  *   - No system bus: logged; tried again every 10 s.

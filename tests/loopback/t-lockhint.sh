@@ -4,7 +4,8 @@
 # the sessions) and set their hint with Session.SetLockedHint, as a
 # desktop's locker does: gadgetctl status and D-Bus Locked follow the
 # session in front; chvt to the other session follows its hint; no
-# active session (tty1 in front) is locked. A manual gadgetctl unlock
+# active session (tty1 in front), or a greeter's session in front, is
+# locked. A manual gadgetctl unlock
 # stands until the hint next changes (the last change wins). logind
 # stopped: gadgetd says so once, and follows again when logind returns.
 # Runs in the guest (see run-suite.sh), gadgetd from make install and its
@@ -17,7 +18,7 @@ useradd -m -N gdhint2 2>/dev/null
 useradd -m -N gdhint3 2>/dev/null
 gd_config lock_follow '"logind"'
 
-cleanup() { timeout 30 systemctl stop lh-tty2 lh-tty3 >/dev/null 2>&1; }
+cleanup() { timeout 30 systemctl stop lh-tty2 lh-tty3 lh-tty4 >/dev/null 2>&1; }
 trap cleanup EXIT
 
 # prop NAME: gadgetd's D-Bus property NAME as busctl prints it.
@@ -33,13 +34,14 @@ locked_is() {
 		lib_n=$((lib_n + 1))
 	done
 }
-# login USER PATH VT: USER logs in on ttyVT (VT in front), the session
-# runs until stopped; its object path in the file PATH.
+# login USER PATH VT [ARG]: USER logs in on ttyVT (VT in front), the
+# session runs until stopped; its object path in the file PATH. ARG: one
+# more systemd-run argument.
 login() {
 	timeout 10 busybox chvt "$3" || return 1
 	rm -f "$2.id"
 	# shellcheck disable=SC2016
-	timeout 30 systemd-run --quiet --unit="lh-tty$3" --collect -p PAMName=login -p User="$1" \
+	timeout 30 systemd-run --quiet --unit="lh-tty$3" --collect ${4:+"$4"} -p PAMName=login -p User="$1" \
 		-p TTYPath="/dev/tty$3" -p StandardInput=tty -p StandardOutput=file:"$PWD/$2.id" \
 		/bin/sh -c 'echo "$XDG_SESSION_ID"; exec sleep 300' || return 1
 	local lib_n=0
@@ -94,6 +96,12 @@ check "chvt 3: gdhint3's session (hint false)" timeout 10 busybox chvt 3
 check "unlocked" locked_is false
 check "chvt 1: no active session" timeout 10 busybox chvt 1
 check "locked" locked_is true
+check "chvt 3" timeout 10 busybox chvt 3
+check "unlocked" locked_is false
+say "a display manager's greeter in front (its hint false): locked"
+check "a greeter session on tty4" login gdhint3 s4 4 -pEnvironment=XDG_SESSION_CLASS=greeter
+check "locked" locked_is true
+check "gadgetd said why" gd_log_has "lock_follow: seat0's active session is a greeter's: locking"
 
 say "logind stopped: said once; followed again when it returns"
 check_exit 0 "gadgetctl unlock" timeout 10 gadgetctl unlock
@@ -105,7 +113,7 @@ check "once" [ "$(gd_log | grep -c "lock_follow: logind (org.freedesktop.login1)
 check "the lock is left as it was (unlocked)" locked_is false
 check "systemctl start systemd-logind" timeout 30 systemctl start systemd-logind.service
 check "gadgetd saw logind come" gd_log_has "lock_follow: logind is on the system bus"
-check "tty1 in front, no session: locked" locked_is true
+check "the greeter in front: locked" locked_is true
 check "chvt 3: gdhint3's session (hint false)" timeout 10 busybox chvt 3
 check "unlocked" locked_is false
 check "gadgetd is alive" kill -0 "$GD_PID"
