@@ -48,8 +48,24 @@ class Tty:
         self.seen = b""
         self.tail = b""
 
-    def send(self, text):
-        os.write(self.fd, text.encode())
+    def send(self, text, nudge=False):
+        """Write text, waiting up to 10 s while the tty's buffer is full
+        (the board's side reads nothing until its getty opens the port:
+        cdc_acm takes 16 writes, then EAGAIN). A nudge (the poke that
+        asks for a prompt) is dropped instead: the ones before it wait in
+        that buffer already."""
+        data = text.encode()
+        end = time.monotonic() + 10
+        while data:
+            try:
+                data = data[os.write(self.fd, data):]
+            except BlockingIOError:
+                if nudge:
+                    return
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise
+                select.select([], [self.fd], [], min(left, 0.5))
 
     def wait(self, pattern, secs, poke=None):
         """Until pattern (a bytes regex) is in what came since the last
@@ -58,7 +74,7 @@ class Tty:
         next_poke = 0.0
         while time.monotonic() < end:
             if poke is not None and time.monotonic() >= next_poke:
-                self.send(poke)
+                self.send(poke, nudge=True)
                 next_poke = time.monotonic() + 3
             r, _, _ = select.select([self.fd], [], [], 0.2)
             if r:

@@ -27,6 +27,13 @@ ACM=1d6b:01f1
 R=$B/adbd/root
 [ -x "$R/usr/lib/android-sdk/platform-tools/adbd" ] ||
 	die "no adbd 34 in $R (make check makes it: tests/vm/mkadbd.sh)"
+# gadgetd's unit has a /tmp of its own (PrivateTmp=yes), so a tree under
+# /tmp (a clean clone's, as .ci/run's) is not there for it: the root is
+# bound outside /tmp before gadgetd starts, where a board would install
+# a program.
+mkdir -p /srv/adbd-root
+mount --bind "$R" /srv/adbd-root || die "cannot bind $R at /srv/adbd-root"
+R=/srv/adbd-root
 gd_install
 # The board's data, which umtprd shares: made by the image, as /srv/mtp is
 # for the mtp plugin (t-mtp-gadgetd.sh); the program runs as gadgetd's
