@@ -4,7 +4,8 @@
 # and summary, a DCIM tree of 200 photos with EXIF thumbnails and a few
 # without (nested folders), every file and every thumbnail back byte for
 # byte, delete and upload refused read-only and working once writable,
-# an ObjectAdded for a photo copied in, and the interface, DeviceInfo and
+# an ObjectAdded for a photo copied in, no storage or photo while the
+# device is locked (gadgetctl lock) and all back at unlock, and the interface, DeviceInfo and
 # hostile containers through pyusb (ptp_host.py).
 # gphoto2 lists the whole storage at each start, so the test runs it as
 # few times as it can (a start lists all 200 photos again).
@@ -91,6 +92,22 @@ while ! grep -q "event found" $OUT/event.txt && [ $n -lt 300 ]; do
 done
 check "--wait-event sees IMG_9999.JPG added" \
 	grep -q "FILEADDED IMG_9999.JPG $STORE/100GADGT" $OUT/event.txt
+
+say "locked (gadgetctl lock): gphoto2 sees no storage and no photo; unlocked: they are back"
+check "gadgetctl lock" timeout 30 gadgetctl lock
+$G --summary --list-files > $OUT/locked.txt 2>&1
+rc=$?
+sed -n '/Storage Devices Summary/,$p' $OUT/locked.txt | head -20
+check "while locked gphoto2 lists no photo ($rc)" sh -c "! grep -q '\.JPG' $OUT/locked.txt"
+check "and its summary no storage" sh -c "! grep -q 'Access Capability' $OUT/locked.txt"
+(cd /tmp/get && $G --folder $STORE/100GADGT --get-file 1) > $OUT/locked-get.txt 2>&1
+rc=$?
+cat $OUT/locked-get.txt
+check "a get by the storage known before the lock fails ($rc)" [ $rc != 0 ]
+check "gadgetctl unlock" timeout 30 gadgetctl unlock
+$G --summary --list-files > $OUT/unlocked.txt 2>&1
+check "unlocked, the read-only storage is back" grep -q "Access Capability: Read-Only" $OUT/unlocked.txt
+check "and so are the photos, without a replug" grep -q "IMG_0001.JPG" $OUT/unlocked.txt
 
 say "writable = true: delete and upload work"
 sed -i 's|storage0_path = "/srv/mtp/DCIM";|&\n      writable = true;|' /etc/gadgetd/profiles/android.conf
