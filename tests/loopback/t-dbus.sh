@@ -172,6 +172,11 @@ seat_call() {
 	tr '\n' ' ' < session.txt; echo
 	grep -qx "RC 0" seat.txt
 }
+# gdseat's systemd --user, kept between the logins: each login of a
+# user with none started one and stopped it at the logout, 2-3 s of the
+# guest's vCPU each (journal: "systemd[PID]: Startup finished in 2.4s",
+# five times, 2026-12-07). The sessions themselves are unchanged.
+timeout 60 loginctl enable-linger gdseat
 active_tty_session() { grep -qx Active=yes session.txt && grep -qx Seat=seat0 session.txt && grep -qx VTNr=2 session.txt; }
 check "tty2 in front: gdseat may Switch acm,ecm (allow_active = yes)" seat_call 2 Switch "'acm,ecm'"
 check "logind saw an active tty session on seat0, VT 2" active_tty_session
