@@ -40,6 +40,7 @@ struct boot {
 	char saved[STATE_SET_MAX];
 	char note[2048];
 	bool fell;            /* a step failed */
+	bool retried;         /* the step now running is its second try */
 	bool stopping;        /* boot_stop() */
 	boot_done_fn fn;
 	void *data;
@@ -72,16 +73,26 @@ static void boot_say(struct boot *b, const char *fmt, ...)
 
 /* A failed step's reason, without the "the gadget is off" its switch
  * ended with: the story goes on with the next step. */
-static void boot_failed(struct boot *b, const char *what,
-			       const char *set, const char *why)
+static int boot_why_len(const char *why)
 {
 	size_t n = strlen(why), k = strlen(TXN_OFF_NOTE);
 
 	if (n >= k && !strcmp(why + n - k, TXN_OFF_NOTE))
 		n -= k;
+	return (int)n;
+}
+
+static void boot_failed(struct boot *b, const char *what,
+			       const char *set, const char *why)
+{
+	int n = boot_why_len(why);
+
 	b->fell = true;
-	boot_say(b, "%s %s failed: %.*s; ", what, set, (int)n, why);
-	log_warnx("start: %s %s failed: %.*s", what, set, (int)n, why);
+	if (b->retried)
+		boot_say(b, "failed again: %.*s; ", n, why);
+	else
+		boot_say(b, "%s %s failed: %.*s; ", what, set, n, why);
+	log_warnx("start: %s %s failed: %.*s", what, set, n, why);
 }
 
 static void boot_done(int r, const char *msg, void *data);
@@ -119,6 +130,24 @@ static int boot_step(struct boot *b, char *msg, size_t size)
 }
 
 /*
+ * A step that timed out (a worker not ready within ready_timeout, which a
+ * board still busy starting its other services can cause) is tried once
+ * more before the next: true when that try started or ended (r, msg).
+ */
+static bool boot_retry(struct boot *b, int *r, const char *what, const char *set,
+		       char *msg, size_t size)
+{
+	if (*r != -ETIMEDOUT || b->retried)
+		return false;
+	b->retried = true;
+	b->fell = true;
+	boot_say(b, "%s %s: %.*s; trying it once more; ", what, set, boot_why_len(msg), msg);
+	log_warnx("start: %s %s: %.*s; trying it once more", what, set, boot_why_len(msg), msg);
+	*r = boot_step(b, msg, size);
+	return true;
+}
+
+/*
  * A step ended with r: note it, and go on with the next one if it
  * failed. What the state file names is only overwritten by a set the user
  * now has (the one it names, or the default when there was no usable
@@ -138,6 +167,8 @@ static int boot_result(struct boot *b, int r, char *msg, size_t size)
 				b->step = BOOT_DONE;
 				break;
 			}
+			if (boot_retry(b, &r, "saved set", b->saved, msg, size))
+				break;
 			boot_failed(b, "saved set", b->saved, msg);
 			b->ops->keep_state(b->ops_data);
 			if (!def[0] || !strcmp(def, b->saved)) {
@@ -147,9 +178,12 @@ static int boot_result(struct boot *b, int r, char *msg, size_t size)
 				break;
 			}
 			b->step = BOOT_DEFAULT;
+			b->retried = false;
 			r = boot_step(b, msg, size);
 			break;
 		case BOOT_DEFAULT:
+			if (r && def[0] && boot_retry(b, &r, "default", def, msg, size))
+				break;
 			if (!r) {
 				boot_say(b, "%s %s (profile %s)", b->saved[0] ?
 						 "fell back to default" : "default set", def,

@@ -38,6 +38,8 @@
 char fake_calls[8192];
 char fake_fail_at[128];
 char fake_not_ready[64];
+unsigned fake_not_ready_times;
+static unsigned fake_not_ready_seen;
 char fake_state_set[STATE_SET_MAX];
 int fake_state_saves;
 struct state fake_state_file;
@@ -57,6 +59,7 @@ void fake_reset(void)
 {
 	fake_console_hold = false;
 	fake_calls[0] = fake_fail_at[0] = fake_not_ready[0] = '\0';
+	fake_not_ready_times = fake_not_ready_seen = 0;
 	fake_state_set[0] = '\0';
 	fake_state_saves = 0;
 	memset(&fake_state_file, 0, sizeof(fake_state_file));
@@ -372,7 +375,8 @@ static void fake_ready_idle(struct loop_watch *w, void *data)
 	char err[256];
 
 	fake_sup.ready_idle = NULL;
-	if (fake_not_ready[0] && fake_sup_has(&fake_sup, fake_not_ready)) {
+	if (fake_not_ready[0] && fake_sup_has(&fake_sup, fake_not_ready) &&
+	    (!fake_not_ready_times || fake_not_ready_seen++ < fake_not_ready_times)) {
 		snprintf(err, sizeof(err), "function %s: plugin not ready after %u ms",
 			 fake_not_ready, fake_sup.timeout_ms);
 		fake_ready_report(-ETIMEDOUT, err);

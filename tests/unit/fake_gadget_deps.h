@@ -50,6 +50,7 @@ void fake_status_set(struct gadget *g, char *buf, size_t size);
 extern char fake_calls[8192];
 extern char fake_fail_at[128];   /* e.g. "link(ecm)" */
 extern char fake_not_ready[64];  /* a plugin that never becomes ready */
+extern unsigned fake_not_ready_times; /* ...or only on its first N waits */
 extern char fake_state_set[STATE_SET_MAX];
 extern int fake_state_saves;
 /* What state_load() finds (no profile: no file) and what state_save()

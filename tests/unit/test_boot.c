@@ -53,6 +53,16 @@ static const char profile_u[] =
 	"  { functions = [ \"acm\" ]; product_id = 0x0112; } );\n"
 	"default = \"acm\";\n";
 
+/* One whose default set has a worker. */
+static const char profile_w[] =
+	"gadget: {\n"
+	"  vendor_id = 0x1d6b; product_id = 0x0104;\n"
+	"  strings: { manufacturer = \"m\"; product = \"p\"; serial = \"s\"; };\n"
+	"};\n"
+	"functions: { adb: { type = \"ffs\"; plugin = \"adb\"; user = \"root\"; }; };\n"
+	"sets = ( { functions = [ \"adb\" ]; product_id = 0x0113; } );\n"
+	"default = \"adb\";\n";
+
 /* A broken one: line 5 names a function type that does not exist. */
 static const char profile_bad[] =
 	"gadget: {\n"
@@ -99,13 +109,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	static const char *const names[] = { "t", "u", "bad" };
+	static const char *const names[] = { "t", "u", "bad", "w" };
 	char path[128];
 	unsigned i;
 
 	gadget_free(f->g);
 	loop_free(f->loop);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		snprintf(path, sizeof(path), "%s/%s.conf", f->dir, names[i]);
 		unlink(path);
 	}
@@ -201,14 +211,63 @@ static void test_saved_set_fails_default_comes_up(void **state)
 	snprintf(fake_not_ready, sizeof(fake_not_ready), "mtp");
 	assert_int_equal(start(f), 0);
 	assert_string_equal(status(f, "set"), "acm,ecm");
-	assert_boot(f, "saved set mtp,adb failed: function mtp: plugin not ready after "
-		       "100 ms; fell back to default acm,ecm (profile t)");
+	assert_boot(f, "saved set mtp,adb: function mtp: plugin not ready after 100 ms; "
+		       "trying it once more; failed again: function mtp: plugin not ready "
+		       "after 100 ms; fell back to default acm,ecm (profile t)");
 	/* The caller (the log) hears the whole story. */
-	assert_non_null(strstr(f->msg, "saved set mtp,adb failed"));
+	assert_non_null(strstr(f->msg, "saved set mtp,adb: function mtp"));
+	assert_non_null(strstr(f->msg, "failed again"));
 	/* The state file still names what the user chose: the next start
 	 * tries it again. */
 	assert_int_equal(fake_state_saves, 0);
 	assert_string_equal(fake_state_file.set, "mtp,adb");
+}
+
+/* A worker not ready in time at the first try (a board still busy
+ * starting up): the same set is tried once more and comes up; the story
+ * says so, and the state file is not rewritten. */
+static void test_saved_set_slow_tried_again(void **state)
+{
+	struct fixture *f = *state;
+
+	saved("t", "mtp,adb", "t");
+	snprintf(fake_not_ready, sizeof(fake_not_ready), "mtp");
+	fake_not_ready_times = 1;
+	assert_int_equal(start(f), 0);
+	assert_string_equal(status(f, "set"), "mtp,adb");
+	assert_boot(f, "saved set mtp,adb: function mtp: plugin not ready after 100 ms; "
+		       "trying it once more; restored mtp,adb (profile t)");
+	assert_non_null(strstr(f->msg, "trying it once more"));
+	assert_true(fake_is_bound());
+	assert_string_equal(fake_state_file.set, "mtp,adb");
+}
+
+/* The same for the default set, when there is no state. */
+static void test_default_slow_tried_again(void **state)
+{
+	struct fixture *f = *state;
+
+	fake_profile_put(f->dir, "w", profile_w);
+	f->cfg.profile = "w";
+	snprintf(fake_not_ready, sizeof(fake_not_ready), "adb");
+	fake_not_ready_times = 1;
+	assert_int_equal(start(f), 0);
+	assert_string_equal(status(f, "set"), "adb");
+	assert_boot(f, "default adb: function adb: plugin not ready after 100 ms; "
+		       "trying it once more; default set adb (profile w)");
+	assert_true(fake_is_bound());
+}
+
+/* Other failures are not tried again: a broken link fails at once. */
+static void test_other_failure_not_tried_again(void **state)
+{
+	struct fixture *f = *state;
+
+	saved("t", "mtp,adb", "t");
+	snprintf(fake_fail_at, sizeof(fake_fail_at), "link(adb)");
+	assert_int_equal(start(f), 0);
+	assert_null(strstr(status(f, "boot"), "once more"));
+	assert_string_equal(status(f, "set"), "acm,ecm");
 }
 
 /* After a fallback, a reload re-applies the fallback without recording
@@ -230,7 +289,7 @@ static void test_fallback_kept_until_user_chooses(void **state)
 	assert_int_equal(fake_state_saves, 1);
 	assert_string_equal(fake_state_file.set, "ncm");
 	/* The story of the start stays in status. */
-	assert_non_null(strstr(status(f, "boot"), "saved set mtp,adb failed"));
+	assert_non_null(strstr(status(f, "boot"), "saved set mtp,adb: function mtp"));
 }
 
 static void test_saved_set_unknown(void **state)
@@ -258,8 +317,9 @@ static void test_saved_and_default_fail_off(void **state)
 	assert_int_equal(start(f), -EIO);
 	assert_string_equal(status(f, "set"), "off");
 	assert_string_equal(status(f, "state"), "idle");
-	assert_boot(f, "saved set mtp,adb failed: function mtp: plugin not ready after "
-		       "100 ms; default acm,ecm failed: function ecm: cannot link it into "
+	assert_boot(f, "saved set mtp,adb: function mtp: plugin not ready after 100 ms; "
+		       "trying it once more; failed again: function mtp: plugin not ready "
+		       "after 100 ms; default acm,ecm failed: function ecm: cannot link it into "
 		       "the configuration: Input/output error; the gadget is off");
 	assert_false(fake_is_bound());
 	assert_int_equal(fake_state_saves, 0);
@@ -271,7 +331,7 @@ static void test_saved_and_default_fail_off(void **state)
 	out = open_memstream(&text, &len);
 	gadget_status(f->g, out, true);
 	fclose(out);
-	assert_non_null(strstr(text, "\"boot\":\"saved set mtp,adb failed: "));
+	assert_non_null(strstr(text, "\"boot\":\"saved set mtp,adb: function mtp"));
 	assert_non_null(strstr(text, "the gadget is off\",\"plugins\":["));
 	free(text);
 }
@@ -458,6 +518,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restores_saved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restores_saved_profile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_saved_set_fails_default_comes_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_saved_set_slow_tried_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_slow_tried_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_failure_not_tried_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fallback_kept_until_user_chooses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_saved_set_unknown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_saved_and_default_fail_off, setup, teardown),
