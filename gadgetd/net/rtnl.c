@@ -152,20 +152,29 @@ bool rtnl_addr_has(const char *ifname, struct in_addr addr, unsigned prefix)
 	return rtnl_talk(nlh, rtnl_addr_cb, &f) == 0 && f.found;
 }
 
+/* An RTM_NEWLINK request for the link at idx, its ifinfomsg zeroed. */
+static struct nlmsghdr *rtnl_link_msg(char *buf, unsigned idx, struct ifinfomsg **ifm)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	*ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(**ifm));
+	(*ifm)->ifi_family = AF_UNSPEC;
+	(*ifm)->ifi_index = idx;
+	return nlh;
+}
+
 static int rtnl_link_flags(const char *ifname, unsigned flags)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifm;
 	unsigned idx = if_nametoindex(ifname);
 
 	if (!idx)
 		return -ENODEV;
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = idx;
+	nlh = rtnl_link_msg(buf, idx, &ifm);
 	ifm->ifi_flags = flags;
 	ifm->ifi_change = IFF_UP;
 	return rtnl_talk(nlh, NULL, NULL);
@@ -184,18 +193,14 @@ int rtnl_link_down(const char *ifname)
 int rtnl_link_forwarding(const char *ifname, bool on)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct nlattr *spec, *inet, *conf;
 	struct ifinfomsg *ifm;
 	unsigned idx = if_nametoindex(ifname);
 
 	if (!idx)
 		return -ENODEV;
-	nlh->nlmsg_type = RTM_NEWLINK;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = idx;
+	nlh = rtnl_link_msg(buf, idx, &ifm);
 	/* IFLA_AF_SPEC { AF_INET { IFLA_INET_CONF { FORWARDING: u32 } } }:
 	 * the kernel's inet_set_link_af() sets each devconf value given. */
 	spec = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
