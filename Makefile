@@ -194,9 +194,10 @@ include $(sort $(wildcard tests/unit/*.mk))
 include $(sort $(wildcard tests/fuzz/*.mk))
 
 BINS := $(B)/gadgetd $(B)/gadgetctl $(B)/gadgetd-worker $(B)/gadgetd-mdns
+AIOPRELOAD_SO := $(B)/gadgetd-aioguard.so
 PLUGIN_SOS := $(PLUGINS:%=$(B)/plugins/%.so)
 
-all: $(BINS) $(PLUGIN_SOS) $(B)/gen/gadgetd.sysusers
+all: $(BINS) $(AIOPRELOAD_SO) $(PLUGIN_SOS) $(B)/gen/gadgetd.sysusers
 
 # Rewritten only when PLUGINS changes, so that nothing relinks otherwise.
 $(B)/gen/plugin_list.c: FORCE
@@ -263,6 +264,10 @@ $(B)/gadgetd-worker: $(WORKER_SRCS:%.c=$(B)/obj/%.o) functions/runtime/worker.ma
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -Wl,--dynamic-list=functions/runtime/worker.map \
 		-o $@ $(filter %.o,$^) $(WORKER_LIBS)
 
+$(AIOPRELOAD_SO): $(AIOPRELOAD_SRCS:%.c=$(B)/pic/%.o) functions/runtime/aiopreload.map
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -shared -Wl,-z,now \
+		-Wl,--version-script=functions/runtime/aiopreload.map -o $@ $(filter %.o,$^)
+
 # $(call objs_of,KIND,NAME): the objects of NAME_SRCS built as KIND.
 objs_of = $(addprefix $(B)/$(1)/,$(patsubst %.c,%.o,$($(2)_SRCS)))
 
@@ -320,7 +325,7 @@ devheaders:
 # Every external name defined in foo.c is foo or foo_* (tests/unit/names.sh),
 # checked on the objects the product links.
 PRODUCT_OBJS := $(sort $(GADGETD_SRCS:%.c=$(B)/obj/%.o) $(GADGETCTL_SRCS:%.c=$(B)/obj/%.o) \
-	$(MDNS_SRCS:%.c=$(B)/obj/%.o) \
+	$(MDNS_SRCS:%.c=$(B)/obj/%.o) $(AIOPRELOAD_SRCS:%.c=$(B)/pic/%.o) \
 	$(WORKER_SRCS:%.c=$(B)/obj/%.o) $(foreach p,$(PLUGINS),$(call objs_of,pic,$(p))))
 # names-selftest.sh first: the lint passes good names and lists a bad one.
 names: $(BINS) $(PLUGIN_SOS)
@@ -509,6 +514,7 @@ install-files: install-dev
 	install -Dm755 $(B)/gadgetctl $(DESTDIR)$(BINDIR)/gadgetctl
 	install -Dm755 $(B)/gadgetd-worker $(DESTDIR)$(LIBEXECDIR)/gadgetd-worker
 	install -Dm755 $(B)/gadgetd-mdns $(DESTDIR)$(LIBEXECDIR)/gadgetd-mdns
+	install -Dm644 $(AIOPRELOAD_SO) $(DESTDIR)$(LIBEXECDIR)/gadgetd-aioguard.so
 	for p in $(PLUGINS); do install -Dm644 $(B)/plugins/$$p.so $(DESTDIR)$(PLUGINDIR)/$$p.so; done
 	$(call install_conf,profiles/gadgetd.conf,$(DESTDIR)$(SYSCONFDIR)/gadgetd/gadgetd.conf)
 	for f in profiles/*.conf; do [ $$f = profiles/gadgetd.conf ] || \

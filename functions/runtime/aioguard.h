@@ -38,7 +38,17 @@
  *
  * As it shares the worker's memory, the guard must be locked down before
  * the worker reads a byte a host sent: aioguard_start() returns only once
- * the guard has said so on a pipe, and fails otherwise.
+ * the guard has said so on a pipe, and fails otherwise. The start, the
+ * filter and the raw system calls are guardlock.c's, shared with the
+ * guard of a program gadgetd only starts (adbd, umtprd: type = "ffs";
+ * exec = ...), which cannot call aioguard_start(): gadgetd-worker
+ * preloads gadgetd-aioguard.so into it (aiopreload.c), whose constructor
+ * starts the same kind of guard. That guard cannot be told the context
+ * and cannot rely on getppid() (the program is its parent, but a
+ * program's thread may exit first): it waits on a pidfd of the program,
+ * which is readable once its last thread is gone, and finds the
+ * contexts in /proc/self/maps (a ring is "/[aio] (deleted)", and its
+ * start is the context id), then destroys them all.
  */
 #ifndef GADGETD_AIOGUARD_H
 #define GADGETD_AIOGUARD_H
