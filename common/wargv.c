@@ -64,7 +64,7 @@ static bool wargv_valid(const struct wargv *a)
 	    a->n_opts > WARGV_MAX_OPTS || a->n_args > WARGV_MAX_ARGS ||
 	    a->n_env > WARGV_MAX_ARGS)
 		return false;
-	if (a->plugin && (a->n_args || a->n_env || a->bind))
+	if (a->plugin && (a->n_args || a->n_env || a->bind || a->no_aio_guard))
 		return false;
 	if (a->exec && (a->n_opts || a->root != WARGV_ROOT_NONE))
 		return false;
@@ -114,6 +114,8 @@ int wargv_encode(const struct wargv *a, char ***out)
 		ok = wargv_push(argv, &n, "-v");
 	if (ok && a->locked)
 		ok = wargv_push(argv, &n, "-l");
+	if (ok && a->no_aio_guard)
+		ok = wargv_push(argv, &n, "-G");
 	if (!ok) {
 		wargv_argv_free(argv);
 		return -ENOMEM;
@@ -205,6 +207,10 @@ static int wargv_flag(int argc, char *const *argv, int *i, struct wargv *out,
 		out->locked = true;
 		return 0;
 	}
+	if (!strcmp(a, "-G")) {
+		out->no_aio_guard = true;
+		return 0;
+	}
 	if (a[0] != '-' || !a[1] || a[2]) {
 		snprintf(err, size, "unexpected argument \"%s\"", a);
 		return -EINVAL;
@@ -273,7 +279,7 @@ int wargv_decode(int argc, char *const *argv, struct wargv *out, char *err,
 		return -EINVAL;
 	}
 	if (!wargv_valid(out)) {
-		snprintf(err, size, out->plugin ? "-a, -e and -m go with -x only" :
+		snprintf(err, size, out->plugin ? "-a, -e, -m and -G go with -x only" :
 			 "-o and -r go with -P only");
 		return -EINVAL;
 	}

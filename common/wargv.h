@@ -7,12 +7,12 @@
  *   WORKER -P PLUGIN.so -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
  *          [-c CAPS] [-r allowed|active] [-o KEY=VALUE]... [-v] [-l]
  *   WORKER -x PROGRAM -i INSTANCE -d FFS_DIR [-u USER] [-g GROUP]
- *          [-c CAPS] [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-v]
+ *          [-c CAPS] [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-G] [-v]
  *
  * The second form runs an existing FunctionFS program instead of a
  * plugin (type = "ffs"; exec = ...): -a its arguments after argv[0], -e
  * its environment, -m where its instance is bound in its own mount
- * namespace. -l: the device is locked as the worker starts (WORKER_LOCK,
+ * namespace, -G no AIO guard preloaded into it (aiopreload.c). -l: the device is locked as the worker starts (WORKER_LOCK,
  * wmsg.h, tells it of every change after). Each flag and its value are
  * separate arguments; each flag but -o, -a and -e comes at most once.
  * CAPS is a hex capability mask.
@@ -54,6 +54,7 @@ struct wargv {
 	enum wargv_root root;  /* -r */
 	bool verbose;          /* -v */
 	bool locked;           /* -l */
+	bool no_aio_guard;     /* -G (exec only) */
 	bool help;             /* -h or --help (decode only; what follows is not read) */
 	unsigned n_opts;
 	const char *opts[WARGV_MAX_OPTS]; /* -o, "KEY=VALUE", KEY not empty */

@@ -27,8 +27,11 @@
 #include <unistd.h>
 
 /* The environment's entries besides the profile's: PATH, GADGETD_FFS,
- * GADGETD_FUNCTION, NULL. */
-#define FFSEXEC_ENV_OWN 4
+ * GADGETD_FUNCTION, LD_PRELOAD, NULL. */
+#define FFSEXEC_ENV_OWN 5
+/* The AIO guard preloaded into the program (aiopreload.c), beside this
+ * worker's binary. */
+#define FFSEXEC_GUARD "gadgetd-aioguard.so"
 
 /* Beyond the runtime's list: the program's reap and stop. */
 static const char *const ffsexec_syscalls[] = {
@@ -43,6 +46,9 @@ struct ffsexec {
 	struct child *child;
 	const char *name;  /* the program's base name, for messages */
 	const char *ffs;   /* where the program finds the instance */
+	/* "LD_PRELOAD=.../gadgetd-aioguard.so[:the profile's]", or empty
+	 * with aio_guard = false. */
+	char preload[2 * PATH_MAX + 16];
 	bool ready;
 	int status;        /* the program's wait status, once it ended */
 	bool ended;
@@ -319,8 +325,11 @@ static void ffsexec_child(const struct ffsexec *x, pid_t parent)
 	envp[n++] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 	envp[n++] = ffs;
 	envp[n++] = fn;
+	if (x->preload[0])
+		envp[n++] = (char *)x->preload;
 	for (i = 0; i < a->n_env; i++)
-		envp[n++] = (char *)a->env[i];
+		if (!x->preload[0] || strncmp(a->env[i], "LD_PRELOAD=", 11))
+			envp[n++] = (char *)a->env[i];
 	envp[n] = NULL;
 	argv[0] = (char *)a->exec;
 	for (i = 0; i < a->n_args; i++)
@@ -330,6 +339,47 @@ static void ffsexec_child(const struct ffsexec *x, pid_t parent)
 	fprintf(stderr, "gadgetd-worker: cannot run %s: %s\n", a->exec,
 		strerror(errno));
 	_exit(127);
+}
+
+/*
+ * The guard's LD_PRELOAD entry (aioguard.h says why a program needs
+ * one): the library beside this binary, before the profile's own
+ * LD_PRELOAD if it has one. -ENOENT (said) when the library is missing.
+ */
+static int ffsexec_preload(struct ffsexec *x)
+{
+	const struct wargv *a = x->a;
+	char self[PATH_MAX], lib[PATH_MAX + 32], *slash;
+	const char *theirs = NULL;
+	struct stat st;
+	ssize_t len;
+	unsigned i;
+
+	if (a->no_aio_guard)
+		return 0;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len < 0) {
+		log_warn("cannot find gadgetd-worker's own path");
+		return -errno;
+	}
+	self[len] = '\0';
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(lib, sizeof(lib), "%s/%s", self, FFSEXEC_GUARD);
+	if (stat(lib, &st) < 0 || !S_ISREG(st.st_mode) || strpbrk(lib, ": ")) {
+		log_warnx("cannot preload the AIO guard %s into %s: %s "
+			  "(aio_guard = false runs it without)", lib, a->exec,
+			  strpbrk(lib, ": ") ? "a path with ':' or ' '" :
+			  strerror(errno ? errno : ENOENT));
+		return -ENOENT;
+	}
+	for (i = 0; i < a->n_env; i++)
+		if (!strncmp(a->env[i], "LD_PRELOAD=", 11))
+			theirs = a->env[i] + 11;
+	snprintf(x->preload, sizeof(x->preload), "LD_PRELOAD=%s%s%s", lib,
+		 theirs && *theirs ? ":" : "", theirs ? theirs : "");
+	return 0;
 }
 
 /* As root still: ids, the mount namespace, then the drop; then the
@@ -344,6 +394,9 @@ static int ffsexec_start(struct ffsexec *x)
 	int r;
 
 	r = ffsbound_refuse(a->dir);
+	if (r < 0)
+		return r;
+	r = ffsexec_preload(x);
 	if (r < 0)
 		return r;
 	r = ffsexec_ids(a, &uid, &gid);
@@ -368,9 +421,10 @@ static int ffsexec_start(struct ffsexec *x)
 		waitpid(pid, NULL, 0);
 		return r;
 	}
-	log_info("%s (pid %d) runs as uid %u gid %u, capabilities %#llx, on %s",
+	log_info("%s (pid %d) runs as uid %u gid %u, capabilities %#llx, on %s, %s",
 		 a->exec, (int)pid, (unsigned)uid, (unsigned)gid,
-		 (unsigned long long)a->caps, x->ffs);
+		 (unsigned long long)a->caps, x->ffs,
+		 x->preload[0] ? "with the AIO guard" : "without the AIO guard");
 	snprintf(num, sizeof(num), "%d", (int)pid);
 	ffsexec_send_status(x, "program", a->exec);
 	ffsexec_send_status(x, "program_pid", num);

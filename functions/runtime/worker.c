@@ -512,7 +512,7 @@ static void worker_usage(FILE *out, int code)
 		     "       [-o KEY=VALUE]... [-v] [-l]\n"
 		     "       gadgetd-worker -x PROGRAM -i INSTANCE -d FFS_DIR [-u USER] "
 		     "[-g GROUP] [-c CAPS]\n"
-		     "       [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-v]\n"
+		     "       [-m PATH] [-a ARG]... [-e KEY=VALUE]... [-G] [-v]\n"
 		     "       gadgetd-worker --describe PLUGIN.so [USER]\n"
 		     "Hosts one FunctionFS plugin for gadgetd, which starts it with\n"
 		     "fd %d a SOCK_SEQPACKET socket back to gadgetd (see gadgetd(8)).\n",

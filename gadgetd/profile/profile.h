@@ -81,6 +81,9 @@ struct profile_function {
 	unsigned n_args, n_env;
 	char *args[PROFILE_EXEC_MAX_ARGS], *env[PROFILE_EXEC_MAX_ARGS];
 	char *config, *bind;
+	/* Whether the program gets gadgetd's AIO guard preloaded
+	 * (`aio_guard`, true unless the profile says false). */
+	bool aio_guard;
 	/*
 	 * type->ffs only: who the worker runs as. user is the profile's
 	 * `user` or the plugin's default (profile_default_user()); group is

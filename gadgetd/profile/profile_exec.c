@@ -13,7 +13,7 @@
 /* Settings that belong to exec alone, and those of a plugin refused
  * beside it. */
 static const char *const profile_exec_keys[] = {
-	"exec", "args", "env", "config", "bind", NULL,
+	"exec", "args", "env", "config", "bind", "aio_guard", NULL,
 };
 static const char *const profile_exec_plugin_keys[] = {
 	"plugin", "options", "root", NULL,
@@ -219,6 +219,14 @@ bool profile_exec_parse(struct cfgtext_err *e, config_setting_t *fs,
 		else
 			cfgtext_error(e, s, "functions.%s.bind: \"%s\" is not an absolute path",
 				      f->name, v);
+	}
+	f->aio_guard = true;
+	if ((s = config_setting_get_member(fs, "aio_guard"))) {
+		if (config_setting_type(s) == CONFIG_TYPE_BOOL)
+			f->aio_guard = config_setting_get_bool(s);
+		else
+			cfgtext_error(e, s, "functions.%s.aio_guard: expected true or false",
+				      f->name);
 	}
 	return true;
 }

@@ -7,6 +7,7 @@
  *           env = [ "LD_LIBRARY_PATH=/opt/x" ]; # optional
  *           config = "usb_dev_path \"%f/ep0\"\n...";  # optional
  *           bind = "/dev/usb-ffs/adb";          # optional
+ *           aio_guard = false;                  # optional, true by default
  *           user = "..."; group = "..."; capabilities = [ ... ]; };
  *
  * In args, env and config, %f stands for the folder where the program

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -69,12 +70,14 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* gadgetd-worker -x /bin/sh -i t -d DIR -e X=y -a -c -a script. */
-static void start(struct worker *w, const char *script)
+/* gadgetd-worker -x /bin/sh -i t -d DIR -e X=y [FLAG [VALUE]] -a -c -a
+ * script. */
+static void start_with(struct worker *w, const char *flag, const char *value,
+		       const char *script)
 {
 	char *argv[] = { (char *)worker_bin(), "-x", "/bin/sh", "-i", "t",
 			 "-d", dir, "-e", "X=y", "-a", "-c", "-a",
-			 (char *)script, NULL };
+			 (char *)script, (char *)flag, (char *)value, NULL };
 	int sv[2];
 
 	memset(w, 0, sizeof(*w));
@@ -89,6 +92,11 @@ static void start(struct worker *w, const char *script)
 	}
 	close(sv[1]);
 	w->sock = sv[0];
+}
+
+static void start(struct worker *w, const char *script)
+{
+	start_with(w, NULL, NULL, script);
 }
 
 /* One message from the worker within ms into w; false on none or EOF. */
@@ -252,12 +260,61 @@ static void test_sigterm(void **state)
 	unlink(path);
 }
 
+/* What the program of start_with(flag, value) saw, written by it to
+ * DIR/pre.txt: its LD_PRELOAD as the worker gave it (the environment
+ * block it started with), as its shell sees it once the guard took
+ * itself out, and how many guards it has. */
+static void preload_seen(const char *flag, const char *value, char *out,
+			 size_t size)
+{
+	char path[128];
+	struct worker w;
+	size_t n;
+	FILE *f;
+
+	start_with(&w, flag, value,
+		   "{ tr '\\0' '\\n' < /proc/$$/environ | grep ^LD_PRELOAD= || echo none; "
+		   "echo \"${LD_PRELOAD-unset}\"; pgrep -c -x aioguard -P $$; } > pre.txt; "
+		   ": > ep1; exec sleep 30");
+	WAIT_UNTIL(w.ready, next_msg(&w, 100));
+	assert_true(w.ready);
+	kill(w.program_pid, SIGKILL);
+	reap(&w);
+	snprintf(path, sizeof(path), "%s/pre.txt", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/ep1", dir);
+	unlink(path);
+}
+
+/* The AIO guard beside the worker's binary comes first in LD_PRELOAD,
+ * the profile's own after it; the guard runs and leaves the program's
+ * children the profile's alone. -G (aio_guard = false): none of it. */
+static void test_aio_guard_preloaded(void **state)
+{
+	char real[PATH_MAX], want[PATH_MAX + 128], got[PATH_MAX + 128];
+
+	assert_non_null(realpath(worker_bin(), real));
+	*strrchr(real, '/') = '\0';
+	preload_seen("-e", "LD_PRELOAD=libc.so.6", got, sizeof(got));
+	snprintf(want, sizeof(want),
+		 "LD_PRELOAD=%s/gadgetd-aioguard.so:libc.so.6\nlibc.so.6\n1\n", real);
+	assert_string_equal(got, want);
+	preload_seen("-G", NULL, got, sizeof(got));
+	assert_string_equal(got, "none\nunset\n0\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ready_heartbeat_kill),
 		cmocka_unit_test(test_exit_before_descriptors),
 		cmocka_unit_test(test_sigterm),
+		cmocka_unit_test(test_aio_guard_preloaded),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

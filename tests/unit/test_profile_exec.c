@@ -88,6 +88,7 @@ static void test_every_setting(void **state)
 				  "env = [ \"A_1=x=y\", \"LD_LIBRARY_PATH=/opt/lib\" ]; "
 				  "config = \"path \\\"%f/ep0\\\"\\n\\tx\\n\"; "
 				  "bind = \"/dev/usb-ffs/adb\"; user = \"root\"; "
+				  "aio_guard = false; "
 				  "capabilities = [ \"CAP_CHOWN\" ]; };", &p), 0);
 	f = profile_function_find(p, "prog");
 	assert_null(f->plugin);
@@ -99,6 +100,7 @@ static void test_every_setting(void **state)
 	assert_string_equal(f->env[0], "A_1=x=y");
 	assert_string_equal(f->config, "path \"%f/ep0\"\n\tx\n");
 	assert_string_equal(f->bind, "/dev/usb-ffs/adb");
+	assert_false(f->aio_guard);
 	assert_string_equal(f->user, "root");
 	assert_int_equal(f->caps, 1);
 	profile_free(p);
@@ -115,6 +117,7 @@ static void test_minimal(void **state)
 	assert_int_equal(f->n_args + f->n_env, 0);
 	assert_null(f->config);
 	assert_null(f->bind);
+	assert_true(f->aio_guard); /* on unless the profile says false */
 	assert_string_equal(f->user, "gadgetd-worker");
 	assert_true(f->user_default);
 	profile_free(p);
@@ -196,6 +199,10 @@ static void test_bad_config_and_bind(void **state)
 		"not an absolute path");
 	refused("  prog: { type = \"ffs\"; exec = \"/bin/sh\"; bind = [ \"/x\" ]; };",
 		"functions.prog.bind: expected a string");
+	refused("  prog: { type = \"ffs\"; exec = \"/bin/sh\"; aio_guard = \"no\"; };",
+		"functions.prog.aio_guard: expected true or false");
+	refused("  prog: { type = \"ffs\"; exec = \"/bin/sh\"; aio_guard = 0; };",
+		"functions.prog.aio_guard: expected true or false");
 }
 
 /* A plugin's settings beside exec, and exec's without it. */
@@ -211,6 +218,8 @@ static void test_mixed(void **state)
 		"functions.prog.args: only with exec");
 	refused("  prog: { type = \"ffs\"; plugin = \"echo\"; config = \"x\"; };",
 		"functions.prog.config: only with exec");
+	refused("  prog: { type = \"ffs\"; plugin = \"echo\"; aio_guard = false; };",
+		"functions.prog.aio_guard: only with exec");
 	refused("  prog: { type = \"acm\"; exec = \"/bin/sh\"; };",
 		"unknown setting \"exec\" for type acm");
 }

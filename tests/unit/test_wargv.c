@@ -43,6 +43,7 @@ static void assert_same(const struct wargv *a, const struct wargv *b)
 	assert_int_equal(a->root, b->root);
 	assert_int_equal(a->verbose, b->verbose);
 	assert_int_equal(a->locked, b->locked);
+	assert_int_equal(a->no_aio_guard, b->no_aio_guard);
 	assert_false(b->help);
 	assert_int_equal(a->n_opts, b->n_opts);
 	for (i = 0; i < a->n_opts; i++)
@@ -105,6 +106,8 @@ static void test_exec_fields(void **state)
 		.n_env = 2, .env = { "LD_LIBRARY_PATH=/x:/y", "E=a=b" },
 	};
 
+	round_trip(&a);
+	a.no_aio_guard = true;
 	round_trip(&a);
 	a.bind = NULL;
 	a.n_args = a.n_env = 0;
@@ -225,6 +228,7 @@ static void test_decode_refuses(void **state)
 	REFUSED("one of -P and -x", "-i", "i", "-d", "/d");
 	REFUSED("go with -x only", REQ, "-a", "arg");
 	REFUSED("go with -x only", REQ, "-m", "/dev/usb-ffs/adb");
+	REFUSED("go with -x only", REQ, "-G");
 	REFUSED("go with -P only", "-x", "/p", "-i", "i", "-d", "/d", "-o", "k=v");
 	REFUSED("go with -P only", "-x", "/p", "-i", "i", "-d", "/d", "-r", "allowed");
 	REFUSED("bad or too many -e", "-x", "/p", "-i", "i", "-d", "/d", "-e", "NOVALUE");
