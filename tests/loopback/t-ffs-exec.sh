@@ -8,14 +8,16 @@
 # the monitor's plugin-restarted) and the host sees MTP again. Debian's
 # adbd 34, which opens /dev/usb-ffs/adb itself (bind: its own mount
 # namespace) and takes its libraries from LD_LIBRARY_PATH (env), is the
-# adb of a set: adb 29's shell and push work (its kill -9 is not tested:
-# see the note there).
+# adb of a set: adb 29's shell and push work, and kill -9 of adbd during
+# a push is restarted with the gadget whole, thanks to the AIO guard
+# gadgetd preloads into it (aio_guard; its guard process is counted).
 # A missing or
 # non-executable exec is refused by gadgetctl check and by the switch with
 # file:line, and a program that never writes its descriptors fails the
 # switch naming the function and the program, the gadget staying as it was.
 # Runs in the guest (see run-suite.sh), gadgetd from make install and its
-# unit.
+# unit. umtprd runs with no_inotify (see mtp_round: with inotify, each
+# mtp-sendfile waited 60 s for libmtp's timeout).
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
 export LANG=C.UTF-8 HOME=/root
@@ -56,7 +58,8 @@ functions: {
              "usb_functionfs_mode 0x1\n"
              "usb_dev_path \"%f/ep0\"\nusb_epin_path \"%f/ep1\"\n"
              "usb_epout_path \"%f/ep2\"\nusb_epint_path \"%f/ep3\"\n"
-             "usb_max_packet_size 0x200\n"; };
+             "usb_max_packet_size 0x200\nno_inotify 0x1\n";
+    aio_guard = false; };
   adb: { type = "ffs"; plugin = "adb"; options: { auth = "off"; }; };
   acm: { type = "acm"; };
   adbd: { type = "ffs"; exec = "ADBD_ROOT/usr/lib/android-sdk/platform-tools/adbd";
@@ -81,12 +84,24 @@ MON=$!
 gd_switch umtp,adb
 
 # mtp_round N: a file sent with mtp-tools lands in umtprd's storage, the
-# listing shows it beside the board's file, and it comes back. (umtprd
-# 1.3.10 stores the file but fails libmtp's metadata read after the send,
-# so mtp-sendfile prints no ID: the listing gives it.)
+# listing shows it beside the board's file, and it comes back.
+# no_inotify: umtprd 1.3.10 watches its storage with inotify and, for the
+# file a SendObject creates, writes an ObjectAdded event on the interrupt
+# endpoint from its inotify thread while holding the lock its command
+# loop needs. libmtp (mtp-tools) never reads that endpoint, so the write
+# and umtprd's answers waited until libmtp's 60 s timeout reset the
+# device: usbmon showed the SendObject answered OK, then libmtp's
+# GetObjectInfo of the new object taken by the device and never answered
+# ("add_object_to_cache(): couldn't add object to cache", "Could not close
+# session!"), and each round took about 70 s. Without inotify umtprd
+# sends no events, and the send ends at once with libmtp's metadata read.
 mtp_round() {
+	local rc
 	head -c 300000 /dev/urandom > /run/rt$1.bin
 	timeout 120 mtp-sendfile /run/rt$1.bin / > $OUT/send$1.txt 2>&1
+	rc=$?
+	check "[$1] mtp-sendfile exits 0 ($rc), with no PTP error" \
+		sh -c "[ $rc = 0 ] && ! grep -q 'PTP I/O Error\|Could not close session' $OUT/send$1.txt"
 	check "[$1] mtp-sendfile stores the bytes in umtprd's storage" cmp /run/rt$1.bin /srv/umtp/rt$1.bin
 	timeout 60 mtp-files > $OUT/files$1.txt 2>&1
 	check "[$1] mtp-files lists the board's file" grep -q "Filename: board.txt" $OUT/files$1.txt
@@ -114,6 +129,9 @@ check "gadgetctl umtp status is refused (exit $rc)" [ $rc != 0 ]
 check "saying umtprd takes no commands" grep -q "/usr/bin/umtprd is a program, not a plugin: it takes no commands" $OUT/cmd.txt
 check "exactly one umtprd, the one status names ($upid)" [ "$(n_umtprd)" = 1 -a "$(pgrep -x umtprd)" = "$upid" ]
 check "it runs as gadgetd-worker" [ "$(ps -o user= -p "$upid")" = gadgetd-worker ]
+# umtprd reads and writes its endpoints without AIO: the profile turns
+# the guard off (aio_guard = false), and gadgetd preloads none.
+check "umtprd runs without an AIO guard (aio_guard = false)" [ "$(pgrep -c -x aioguard)" = 0 ]
 check "its config is gadgetd's, with %f expanded" \
 	grep -q "usb_dev_path \"/run/gadgetd/ffs/umtp/ep0\"" "/proc/$upid/root/run/gadgetd/exec-umtp/config"
 timeout 60 mtp-detect > $OUT/detect.txt 2>&1
@@ -160,15 +178,77 @@ head -c 200000 /dev/urandom > /run/adbd-src.bin
 timeout 60 adb push /run/adbd-src.bin /run/adbd-dst.bin > $OUT/adbd-push.txt 2>&1
 cat $OUT/adbd-push.txt
 check "adb push through adbd stores the bytes" cmp /run/adbd-src.bin /run/adbd-dst.bin
-check "one adbd" [ "$(pgrep -c -f "^$R/usr/lib/android-sdk/platform-tools/adbd")" = 1 ]
-# No kill -9 of adbd: it reads its endpoints with AIO, and Linux 6.1's
-# f_fs can wedge every later unbind when such a reader dies with a read
-# completing (functions/runtime/aioguard.h); gadgetd's own workers have
-# the AIO guard, a program cannot. Seen here: the restarted adbd wrote no
-# descriptors and the next lsusb hung (docs/ffs-programs.md).
+check "one adbd, and its AIO guard beside it" \
+	[ "$(pgrep -c -x adbd)" = 1 -a "$(pgrep -c -x aioguard)" = 1 ]
+g=$(pgrep -x aioguard)
+check "the guard shares adbd's memory, under seccomp, holds no endpoint" sh -c \
+	"[ \"\$(readlink /proc/$g/exe)\" = \"\$(readlink /proc/$dpid/exe)\" ] &&
+	 grep -q 'Seccomp:[[:space:]]*2' /proc/$g/status &&
+	 ! ls -l /proc/$g/fd | grep -q usb-ffs && ! ls -l /proc/$g/fd | grep -q gadgetd/ffs"
+# The guard's constructor takes itself out of adbd's environ (the
+# variables its children get); /proc/PID/environ still shows the block
+# adbd started with.
+out=$(timeout 20 adb shell 'env; echo guards=$(pgrep -c -x aioguard)' 2>&1)
+check "adbd's shell gets no LD_PRELOAD and starts no guard" \
+	sh -c "! echo '$out' | grep -q LD_PRELOAD && echo '$out' | grep -qx guards=1"
+
+# kill -9 of adbd during a push: Linux 6.1's f_fs could leave its
+# completion worker tearing down adbd's memory and every later unbind
+# blocked (functions/runtime/aioguard.h). gadgetd preloads its AIO guard
+# into the program (aio_guard, on by default): each kill is restarted,
+# the new adbd writes its descriptors, and no task is left in D state.
+# Each kill lands while the push's data flows (the file has grown);
+# without the guard about 1 such kill in 4 wedged gadgetd's own workers
+# (the soak's figure), hence several.
+dstate() {
+	for f in /proc/[0-9]*/stat; do
+		read -r line < "$f" 2>/dev/null || continue
+		rest=${line##*) }
+		[ "${rest%% *}" = D ] || continue
+		p=${f#/proc/}; p=${p%/stat}
+		echo "$p:$(cat /proc/$p/comm 2>/dev/null):$(tr '\n' ' ' < /proc/$p/stack 2>/dev/null)"
+	done
+}
+no_dstate() { [ -z "$(dstate)" ]; }
+head -c 32000000 /dev/urandom > /run/adbd-big.bin
+landed() { [ "$(stat -c %s /run/adbd-big-dst.bin 2>/dev/null || echo 0)" -gt $1 ]; }
+K=${ADBD_KILLS:-3}
+k=1
+while [ $k -le $K ]; do
+	dpid=$(pgrep -x adbd)
+	rm -f /run/adbd-big-dst.bin
+	timeout 60 adb push /run/adbd-big.bin /run/adbd-big-dst.bin > /dev/null 2>&1 &
+	push=$!
+	# adbd writes the file as its reads complete: kill it mid-stream.
+	check "[kill $k] the push is under way" within_s 20 landed $((k * 2000000))
+	kill -KILL "$dpid"
+	check "[kill $k] adbd restarted ($k restarts), its descriptors written" within_s 30 gd_status \
+		"plugin(\"adbd\") | .restarts == $k and (.state == \"ready\" or .state == \"enabled\")"
+	check "[kill $k] no task in D state" within_s 10 no_dstate
+	dstate
+	kill $push 2>/dev/null
+	wait $push 2>/dev/null
+	check "[kill $k] the host sees adbd again" wait_usb $ADBD 20
+	check "[kill $k] one adbd (a new one) and one guard" sh -c \
+		"[ \"\$(pgrep -x adbd)\" != $dpid ] && [ \"\$(pgrep -c -x adbd)\" = 1 ] && [ \"\$(pgrep -c -x aioguard)\" = 1 ]"
+	k=$((k + 1))
+done
+timeout 30 adb wait-for-device
+out=$(timeout 20 adb shell echo after-kills 2>&1)
+check "adb shell after the kills ($out)" [ "$out" = after-kills ]
+timeout 60 adb push /run/adbd-src.bin /run/adbd-dst2.bin > $OUT/adbd-push2.txt 2>&1
+check "adb push after the kills stores the bytes" cmp /run/adbd-src.bin /run/adbd-dst2.bin
+check "gadgetctl switch away from adbd (acm) after the kills" timeout 60 gadgetctl switch acm
+check "the host sees acm ($ACM)" wait_usb $ACM 20
+check "and back to adbd" timeout 60 gadgetctl switch adbd
+timeout 30 adb wait-for-device
+out=$(timeout 20 adb shell echo back-again 2>&1)
+check "adb shell through the adbd switched back to ($out)" [ "$out" = back-again ]
+check "no task in D state after the switches" no_dstate
 gd_switch umtp,adb
 check "the host sees $ID" wait_usb $ID 20
-check "no adbd once its set is gone" within_s 5 sh -c "! pgrep -f '^$R/usr/lib/android-sdk/platform-tools/adbd'"
+check "no adbd and no guard once its set is gone" within_s 5 sh -c "! pgrep -x adbd && ! pgrep -x aioguard"
+
 
 say "a bad exec is refused with file:line"
 bad_exec() {
