@@ -31,6 +31,12 @@
  * program's children (adb shell's commands) start no guard of their own.
  * If the guard cannot start, the program does not run: it would wedge the
  * gadget on its first crash (aio_guard = false runs it without).
+ *
+ * What it does not cover: a child the program forks and leaves the work
+ * to (a daemon's double fork: gadgetd needs its programs in the
+ * foreground anyway) has memory of its own and no guard; a program that
+ * execs another image keeps its old memory, held by the guard until the
+ * process ends, and the new image has no guard (its LD_PRELOAD is gone).
  */
 #include "guardlock.h"
 
