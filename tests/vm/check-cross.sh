@@ -23,9 +23,11 @@ shift
 src=$(cd "$(dirname "$0")/../.." && pwd)
 archs=${*:-arm64 armhf}
 # What Debian 12's qemu-user (7.2) cannot run, and so left out:
-# - test_sandbox, test_aioguard, test_describe: the kernel applies the
-#   seccomp filter a test installs to qemu's own x86-64 calls, and qemu
-#   dies (test_describe: installing it failed with ENOMEM);
+# - test_sandbox, test_aioguard, test_aiopreload, test_describe: the
+#   kernel applies the seccomp filter a test installs to qemu's own
+#   x86-64 calls, and qemu dies (test_describe: installing it failed
+#   with ENOMEM); test_aiopreload also runs itself again with
+#   LD_PRELOAD, which qemu-user does not follow;
 # - test_mtp_store, test_mtp_edit, test_mtp_events, test_mtp_plugin,
 #   test_ptp, test_storage: openat2, which confines MTP storages, is not emulated (ENOSYS);
 # - test_tcplisten: getsockopt(SO_BINDTODEVICE) is not emulated;
