@@ -68,6 +68,20 @@ struct plugin_meta_tcp {
 	const char *service;   /* its DNS-SD type over mDNS ("_adb._tcp") */
 };
 
+/*
+ * A plugin that forwards the board's own keyboards and mice to the host
+ * (plugin_meta.input): its options' names, which gadgetd reads to find,
+ * open and grab the devices on its behalf (gadgetd/gadget/inputfwd.c),
+ * and which of its kinds takes keys, which pointer motion.
+ */
+struct plugin_meta_input {
+	const char *forward;  /* on when it is "input" ("forward") */
+	const char *match;    /* the match rules ("forward_match") */
+	const char *kind;     /* the device it presents ("kind") */
+	const char *keyboard; /* kind's value that takes keyboards ("keyboard") */
+	const char *pointer;  /* kind's value that takes mice ("mouse") */
+};
+
 /* A status key the plugin reports whose new value is an event of its own
  * (plugin_meta.events). */
 struct plugin_meta_event {
@@ -130,6 +144,12 @@ struct plugin_meta {
 	 * supervisor_tcp.c) and announces it over mDNS. NULL: USB only.
 	 */
 	const struct plugin_meta_tcp *tcp;
+
+	/*
+	 * It forwards local input devices: gadgetd finds and opens them for
+	 * it (plugin.h, ops->input). NULL: it does not.
+	 */
+	const struct plugin_meta_input *input;
 
 	/*
 	 * The status keys (plugin_set_status()) whose every new, non-empty

@@ -203,6 +203,40 @@ int wmsg_build_host(uint8_t *buf, size_t size, bool enabled)
 	return wmsg_build_u32(buf, size, WORKER_HOST, enabled ? 1 : 0);
 }
 
+int wmsg_build_input(uint8_t *buf, size_t size, uint32_t id, bool grabbed,
+		     const char *label)
+{
+	size_t l = strnlen(label, WMSG_INPUT_LABEL_MAX - 1);
+	uint32_t g = grabbed ? 1 : 0;
+	int r = wmsg_header(buf, size, WORKER_INPUT, 8 + l + 1);
+	uint8_t *p = buf + sizeof(struct wmsg_hdr);
+
+	if (r < 0)
+		return r;
+	memcpy(p, &id, 4);
+	memcpy(p + 4, &g, 4);
+	memcpy(p + 8, label, l);
+	p[8 + l] = '\0';
+	return r;
+}
+
+int wmsg_parse_input(uint8_t *p, size_t len, uint32_t *id, bool *grabbed,
+		     const char **label)
+{
+	uint32_t g;
+
+	if (len < 9 || len > 8 + WMSG_INPUT_LABEL_MAX || p[len - 1] ||
+	    memchr(p + 8, '\0', len - 9))
+		return -EBADMSG;
+	memcpy(&g, p + 4, 4);
+	if (g > 1)
+		return -EBADMSG;
+	memcpy(id, p, 4);
+	*grabbed = g;
+	*label = (const char *)p + 8;
+	return 0;
+}
+
 int wmsg_build_empty(uint8_t *buf, size_t size, uint16_t type)
 {
 	return wmsg_header(buf, size, type, 0);

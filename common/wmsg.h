@@ -70,6 +70,12 @@ enum worker_msg {
 	 * (its sandbox); gadgetd checks the set's remote_wakeup and the bus
 	 * and answers with WORKER_WAKEUP_DONE. */
 	WORKER_WAKEUP = 13,
+	/* u32 WMSG_GRAB_RELEASE, _TAKE or _TOGGLE: the plugin asks that the
+	 * local input devices forwarded to the set (forward = "input") be
+	 * released to the board, or taken again (its hotkey, its command).
+	 * gadgetd obeys only a function that forwards, and tells every
+	 * forwarding worker the outcome (WORKER_INPUT_STATE). */
+	WORKER_INPUT_GRAB = 14,
 	/* gadgetd -> worker */
 	WORKER_COMMAND = 64, /* u32 id, then argv strings "a\0b\0" */
 	/* u32 seq: the heartbeat. Answered with WORKER_PONG from the worker's
@@ -95,7 +101,27 @@ enum worker_msg {
 	 * from the runtime (plugin_locked(), ops->lock).
 	 */
 	WORKER_LOCK = 69,
+	/*
+	 * u32 id, u32 grabbed (0 or 1), "label\0", and one evdev fd as
+	 * SCM_RIGHTS: a local input device gadgetd opened (and grabbed, when
+	 * grabbed) for this function to forward (inputfwd.h). id names it
+	 * in WORKER_INPUT_GONE; label ("event5 Logitech K120") is for status.
+	 */
+	WORKER_INPUT = 70,
+	/* u32 id: the device went (unplugged, the set switched away):
+	 * close it. */
+	WORKER_INPUT_GONE = 71,
+	/* u32 0 or 1: the forwarded devices are now released to the board
+	 * (0) or grabbed (1). */
+	WORKER_INPUT_STATE = 72,
 };
+
+/* WORKER_INPUT_GRAB's requests. */
+#define WMSG_GRAB_RELEASE 0
+#define WMSG_GRAB_TAKE 1
+#define WMSG_GRAB_TOGGLE 2
+/* A WORKER_INPUT label's longest, with its NUL. */
+#define WMSG_INPUT_LABEL_MAX 128
 
 /* Most fds one WORKER_LISTEN carries. */
 #define WMSG_MAX_FDS 8
@@ -183,6 +209,16 @@ int wmsg_parse_key(uint8_t *p, size_t len, uint32_t *id, const char **line);
 int wmsg_build_key_done(uint8_t *buf, size_t size, uint32_t id, int32_t rc);
 int wmsg_parse_key_done(const uint8_t *p, size_t len, uint32_t *id,
 			int32_t *rc);
+
+/* WORKER_INPUT: id, grabbed and label (at most WMSG_INPUT_LABEL_MAX
+ * with its NUL; cut to fit). */
+int wmsg_build_input(uint8_t *buf, size_t size, uint32_t id, bool grabbed,
+		     const char *label);
+/* WORKER_INPUT: id, grabbed (0 or 1) and the label (into p), NUL-terminated
+ * with no NUL before its end and at most WMSG_INPUT_LABEL_MAX, else
+ * -EBADMSG. */
+int wmsg_parse_input(uint8_t *p, size_t len, uint32_t *id, bool *grabbed,
+		     const char **label);
 
 /* A message with a u32 payload (WORKER_HOST, WORKER_PONG) or none (len 0). */
 int wmsg_build_u32(uint8_t *buf, size_t size, uint16_t type, uint32_t v);

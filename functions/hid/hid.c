@@ -24,18 +24,33 @@
  * polls again. Where the host does not resume within HID_WAKE_MS (it did
  * not enable remote wakeup) or gadgetd refuses (the profile's
  * remote_wakeup), the command ends and says why.
+ *
+ * Local input (forward = "input", inputfwd.h in gadgetd): gadgetd hands
+ * over the board's keyboards or mice, opened and grabbed; their events
+ * become reports (hid_input.h) in a queue of their own that shares the
+ * one report in flight with the commands: a command waits for the
+ * forwarded report in flight, forwarded reports wait for a command's.
+ * A full queue (the host stopped polling) is emptied, and a keyboard
+ * then queues what is held now, so that no key stays down. A suspended
+ * bus is woken as for a command; if it cannot be, the queue is dropped.
+ * The hotkey (forward_hotkey) and the `forward` command ask gadgetd to
+ * release every forwarded device to the board, or take them again.
  */
 #include "hid_cmd.h"
 #include "hid_desc.h"
+#include "hid_input.h"
 #include "hid_keymap.h"
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
+#include "wmsg.h"
 
 #include <errno.h>
+#include <linux/input.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HID_EP_IN 0
 /* A host polls at bInterval (1 ms here); one that takes no report for
@@ -48,6 +63,11 @@
 #define HID_WAKE_MS 1000
 /* bInterval at high speed: 2^(4-1) microframes, 1 ms. */
 #define HID_INTERVAL_HS 4
+/* Forwarded devices a function holds, and reports queued for them. */
+#define HID_FWD_DEVICES 8
+#define HID_FWD_QUEUE 256
+/* Events read from a device at one wake-up. */
+#define HID_FWD_EVENTS 64
 
 /* Class requests (HID 1.11, 7.2). */
 #define HID_GET_REPORT 0x01
@@ -82,7 +102,25 @@ struct hid {
 	uint64_t deadline;
 	struct loop_watch *timer;
 	char layout[64];
+
+	/* Forwarded local input (forward = "input"). */
+	bool fwd;
+	bool fwd_grabbed;
+	bool fwd_inflight;       /* the report in flight is the queue's head */
+	bool fwd_waking;         /* a wakeup asked for the queue */
+	struct hid_input in;
+	struct hid_fwd_dev {
+		struct hid *h;
+		uint32_t id;
+		struct loop_watch *w;
+		char label[128];
+	} dev[HID_FWD_DEVICES];
+	struct hid_cmd_report q[HID_FWD_QUEUE];
+	size_t q_head, q_len;
 };
+
+static void hid_fwd_pump(struct hid *h);
+static void hid_fwd_wake_done(void *data, int rc);
 
 static void hid_job_end(struct hid *h, int rc, const char *why)
 {
@@ -102,6 +140,7 @@ static void hid_job_end(struct hid *h, int rc, const char *why)
 	h->waking = false;
 	hid_cmd_job_finish(&h->job);
 	plugin_command_reply(h->p, rc, reply);
+	hid_fwd_pump(h);
 }
 
 /*
@@ -143,6 +182,9 @@ static void hid_job_timeout(struct loop_watch *w, void *data)
 			     "on the host?)");
 	else if (h->active && h->waking)
 		hid_job_end(h, -EHOSTDOWN, HID_NOT_WOKEN "; nothing was sent");
+	else if (h->active)
+		hid_job_end(h, -ETIMEDOUT, "the host took no forwarded report for 1 s "
+			    "(is the device open on the host?); nothing was sent");
 }
 
 static void hid_timer(struct hid *h, unsigned ms)
@@ -208,6 +250,19 @@ static void hid_tx_result(void *priv, unsigned ep, long res)
 		h->stale--;
 		return;
 	}
+	if (h->fwd_inflight) {
+		h->fwd_inflight = false;
+		if (h->q_len) {
+			h->q_head = (h->q_head + 1) % HID_FWD_QUEUE;
+			h->q_len--;
+		}
+		/* A command that waited for it goes first. */
+		if (h->active && !h->inflight && !h->waking && hid_job_send(h) < 0)
+			hid_job_end(h, -ENOTCONN, "the host disconnected");
+		else if (!h->active)
+			hid_fwd_pump(h);
+		return;
+	}
 	if (!h->active || !h->inflight)
 		return;
 	h->inflight = false;
@@ -241,6 +296,8 @@ static void hid_enable(void *priv)
 	h->suspended = false;
 	h->waking = false;
 	h->stale = 0;
+	h->fwd_inflight = false;
+	h->fwd_waking = false;
 	/* A new host starts in report protocol (HID 1.11, 7.2.6). */
 	h->ctx.boot = false;
 }
@@ -251,6 +308,12 @@ static void hid_disable(void *priv)
 
 	h->enabled = false;
 	h->stale = 0;
+	/* Nothing queued for a host that went; a new one starts with
+	 * nothing held. */
+	h->q_len = 0;
+	h->fwd_inflight = false;
+	h->fwd_waking = false;
+	hid_input_release_all(&h->in);
 	if (h->active)
 		hid_job_end(h, -ENOTCONN, "the host disconnected");
 	/* A new connection starts with nothing pressed. */
@@ -266,8 +329,18 @@ static void hid_suspend(void *priv, bool suspended)
 	bool waited = h->waking;
 
 	h->suspended = suspended;
-	if (!h->active)
+	if (!suspended)
+		h->fwd_waking = false;
+	/* A forwarded report in flight waits in the UDC's queue: wake the
+	 * host for it, as for a command's. */
+	else if (h->fwd_inflight && !h->fwd_waking &&
+		 plugin_wakeup(h->p, hid_fwd_wake_done, h) == 0)
+		h->fwd_waking = true;
+	if (!h->active) {
+		if (!suspended)
+			hid_fwd_pump(h);
 		return;
+	}
 	if (suspended) {
 		/* The report in flight waits in the UDC's queue. */
 		if (h->inflight && hid_wake(h) < 0)
@@ -281,12 +354,239 @@ static void hid_suspend(void *priv, bool suspended)
 		hid_job_end(h, -ENOTCONN, "the host disconnected");
 }
 
+
+/* The forwarded devices and their state, for `gadgetctl status`. */
+static void hid_fwd_status(struct hid *h)
+{
+	char text[HID_FWD_DEVICES * 130 + 64];
+	size_t n = 0;
+	unsigned i, count = 0;
+
+	text[0] = '\0';
+	for (i = 0; i < HID_FWD_DEVICES; i++)
+		if (h->dev[i].w) {
+			n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%s",
+					      count ? ", " : "", h->dev[i].label);
+			count++;
+		}
+	plugin_set_status(h->p, "forward", !count ? "no device" :
+			  h->fwd_grabbed ? "grabbed" : "released");
+	plugin_set_status(h->p, "forward_devices", count ? text : "none");
+}
+
+static void hid_fwd_wake_done(void *data, int rc)
+{
+	struct hid *h = data;
+
+	if (!h->fwd_waking || rc == 0)
+		return;
+	h->fwd_waking = false;
+	log_warnx("hid: forwarded input dropped: the host suspended the bus and cannot "
+		  "be woken (%s)", strerror(-rc));
+	h->q_len = 0;
+}
+
+/* Send the queue's head if nothing else is in flight. */
+static void hid_fwd_pump(struct hid *h)
+{
+	struct hid_cmd_report *r;
+
+	if (!h->q_len || h->active || h->fwd_inflight)
+		return;
+	if (!h->enabled) {
+		h->q_len = 0;
+		return;
+	}
+	if (h->suspended) {
+		if (!h->fwd_waking && plugin_wakeup(h->p, hid_fwd_wake_done, h) == 0)
+			h->fwd_waking = true;
+		return;
+	}
+	r = &h->q[h->q_head];
+	if (plugin_write(h->p, HID_EP_IN, r->data, r->len) == 0)
+		h->fwd_inflight = true;
+	else
+		h->q_len = 0;
+}
+
+static void hid_fwd_push(struct hid *h, const struct hid_cmd_report *r, size_t n)
+{
+	size_t i;
+
+	if (!h->enabled)
+		return;
+	if (h->q_len + n > HID_FWD_QUEUE) {
+		/* The host takes nothing: keep only what is held now. */
+		log_warnx("hid: forwarded input queue full (the host takes no report); "
+			  "the queue was emptied");
+		h->q_len = h->fwd_inflight ? 1 : 0;
+		if (!h->in.keys)
+			return;
+		n = 1;
+	}
+	for (i = 0; i < n; i++) {
+		h->q[(h->q_head + h->q_len) % HID_FWD_QUEUE] = r[i];
+		h->q_len++;
+	}
+	hid_fwd_pump(h);
+}
+
+/* A report with nothing held: at a release, a device gone. */
+static void hid_fwd_push_idle(struct hid *h)
+{
+	struct hid_desc_keys none = { 0 };
+	struct hid_cmd_report r = { .unit = true };
+
+	if (h->in.keys)
+		r.len = (uint8_t)hid_desc_keys_report(&none, h->ctx.nkro, h->ctx.boot, r.data);
+	else
+		r.len = (uint8_t)hid_desc_mouse_report(0, 0, 0, 0, h->ctx.boot, r.data);
+	hid_fwd_push(h, &r, 1);
+}
+
+static void hid_fwd_event(struct hid *h, const struct input_event *ev)
+{
+	struct hid_cmd_report r[HID_INPUT_REPORTS_MAX];
+	size_t n;
+
+	switch (hid_input_event(&h->in, ev->type, ev->code, ev->value)) {
+	case HID_INPUT_NONE:
+		return;
+	case HID_INPUT_HOTKEY:
+		/* gadgetd's answer (input_state) releases the keys held on
+		 * the host, if it releases. */
+		if (plugin_input_grab(h->p, WMSG_GRAB_TOGGLE) < 0)
+			log_warnx("hid: cannot ask gadgetd to release or take the devices");
+		return;
+	case HID_INPUT_RESET:
+		if (h->fwd_grabbed)
+			hid_fwd_push_idle(h);
+		return;
+	case HID_INPUT_REPORT:
+		n = hid_input_reports(&h->in, h->ctx.nkro, h->ctx.boot, r);
+		if (h->fwd_grabbed)
+			hid_fwd_push(h, r, n);
+		return;
+	}
+}
+
+static void hid_fwd_close(struct hid *h, struct hid_fwd_dev *d, const char *why)
+{
+	log_info("hid: %s: no longer forwarded (%s)", d->label, why);
+	loop_watch_remove(d->w);
+	d->w = NULL;
+	/* Its keys may have been held: the host gets them released. */
+	hid_input_release_all(&h->in);
+	if (h->fwd_grabbed)
+		hid_fwd_push_idle(h);
+	hid_fwd_status(h);
+}
+
+static void hid_fwd_io(struct loop_watch *w, int fd, uint32_t events, void *data)
+{
+	struct hid_fwd_dev *d = data;
+	struct hid *h = d->h;
+	struct input_event ev[HID_FWD_EVENTS];
+	ssize_t n;
+	size_t i;
+
+	(void)events;
+	n = read(fd, ev, sizeof(ev));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0 || n % (ssize_t)sizeof(ev[0])) {
+		hid_fwd_close(h, d, n < 0 ? strerror(errno) : "short read");
+		return;
+	}
+	for (i = 0; i < (size_t)n / sizeof(ev[0]); i++)
+		hid_fwd_event(h, &ev[i]);
+}
+
+static void hid_input(void *priv, uint32_t id, int fd, bool grabbed, const char *label)
+{
+	struct hid *h = priv;
+	struct hid_fwd_dev *d = NULL;
+	unsigned i;
+
+	for (i = 0; i < HID_FWD_DEVICES && !d; i++)
+		if (!h->dev[i].w)
+			d = &h->dev[i];
+	if (!h->fwd || !d) {
+		log_warnx("hid: input device %s refused (%s)", label,
+			  h->fwd ? "too many" : "forward is not \"input\"");
+		close(fd);
+		return;
+	}
+	d->h = h;
+	d->id = id;
+	snprintf(d->label, sizeof(d->label), "%s", label);
+	d->w = loop_add_fd(plugin_loop(h->p), fd, EPOLLIN, hid_fwd_io, d);
+	if (!d->w) {
+		close(fd);
+		return;
+	}
+	h->fwd_grabbed = grabbed;
+	log_info("hid: forwarding %s%s", label, grabbed ? "" : " (released to the board)");
+	hid_fwd_status(h);
+}
+
+static void hid_input_gone(void *priv, uint32_t id)
+{
+	struct hid *h = priv;
+	unsigned i;
+
+	for (i = 0; i < HID_FWD_DEVICES; i++)
+		if (h->dev[i].w && h->dev[i].id == id)
+			hid_fwd_close(h, &h->dev[i], "gadgetd let it go");
+}
+
+static void hid_input_state(void *priv, bool grabbed)
+{
+	struct hid *h = priv;
+
+	if (h->fwd_grabbed && !grabbed) {
+		/* What the host has held is released as the board takes over. */
+		hid_input_release_all(&h->in);
+		hid_fwd_push_idle(h);
+	}
+	h->fwd_grabbed = grabbed;
+	hid_fwd_status(h);
+}
+
+/* forward release|take|toggle: through gadgetd, like the hotkey. */
+static int hid_forward_command(struct hid *h, int argc, char **argv, char *reply,
+			       size_t size)
+{
+	static const char *const hows[] = { "release", "take", "toggle" };
+	unsigned how;
+
+	for (how = 0; argc == 2 && how < 3; how++)
+		if (!strcmp(argv[1], hows[how]))
+			break;
+	if (argc != 2 || how == 3) {
+		snprintf(reply, size, "usage: forward release|take|toggle");
+		return -EINVAL;
+	}
+	if (!h->fwd) {
+		snprintf(reply, size, "this function forwards no input (its forward option)");
+		return -ENOTSUP;
+	}
+	if (plugin_input_grab(h->p, how) < 0) {
+		snprintf(reply, size, "cannot ask gadgetd");
+		return -EIO;
+	}
+	snprintf(reply, size, "asked gadgetd to %s the forwarded devices", hows[how]);
+	return 0;
+}
+
 static int hid_command(void *priv, int argc, char **argv, char *reply, size_t size)
 {
 	struct hid *h = priv;
 	struct hid_cmd_job job;
 	int r;
 
+	if (argc && !strcmp(argv[0], "forward"))
+		return hid_forward_command(h, argc, argv, reply, size);
 	if (h->active && !(argc == 1 && !strcmp(argv[0], "leds"))) {
 		snprintf(reply, size, "busy: still sending the last command (%u of %u %s)",
 			 h->arrived, h->job.units, h->job.noun);
@@ -315,6 +615,12 @@ static int hid_command(void *priv, int argc, char **argv, char *reply, size_t si
 			return r;
 		}
 		h->active = true;
+		return PLUGIN_COMMAND_LATER;
+	}
+	/* A forwarded report is in flight: its tx_result sends ours. */
+	if (h->fwd_inflight) {
+		h->active = true;
+		hid_timer(h, HID_POLL_MS);
 		return PLUGIN_COMMAND_LATER;
 	}
 	if (hid_job_send(h) < 0) {
@@ -450,6 +756,34 @@ static int hid_init_desc(struct hid *h, struct plugin *p)
 	return 0;
 }
 
+/* forward = "input": a keyboard or mouse of the built-in kinds, and a
+ * keyboard's hotkey. */
+static int hid_init_forward(struct hid *h, struct plugin *p)
+{
+	const char *fwd = plugin_option_or_default(p, "forward");
+	char why[256];
+
+	h->fwd = fwd && !strcmp(fwd, "input");
+	if (!h->fwd)
+		return 0;
+	if (h->ctx.custom_len || (h->ctx.kind != HID_DESC_KEYBOARD &&
+				  h->ctx.kind != HID_DESC_MOUSE)) {
+		log_warnx("hid: forward = \"input\" needs kind keyboard or mouse, "
+			  "without report_desc");
+		return -EINVAL;
+	}
+	hid_input_init(&h->in, h->ctx.kind == HID_DESC_KEYBOARD);
+	h->fwd_grabbed = true;
+	if (h->in.keys && hid_input_hotkey(&h->in, h->ctx.keymap,
+					   plugin_option_or_default(p, "forward_hotkey"),
+					   why, sizeof(why)) < 0) {
+		log_warnx("hid: option forward_hotkey: %s", why);
+		return -EINVAL;
+	}
+	hid_fwd_status(h);
+	return 0;
+}
+
 static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 {
 	struct hid *h = calloc(1, sizeof(*h));
@@ -485,6 +819,11 @@ static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 	}
 	snprintf(h->layout, sizeof(h->layout), "%s", layout);
 	h->ctx.layout = h->layout;
+	if (hid_init_forward(h, p) < 0) {
+		hid_keymap_free((struct hid_keymap *)h->ctx.keymap);
+		free(h);
+		return -EINVAL;
+	}
 	hid_desc_class(h->class_desc, h->report_desc_len);
 	desc->cls = 3;
 	desc->subcls = hid_desc_subclass(h->ctx.kind);
@@ -505,9 +844,13 @@ static int hid_init(struct plugin *p, struct plugin_desc *desc, void **priv)
 static void hid_finish(void *priv)
 {
 	struct hid *h = priv;
+	unsigned i;
 
 	if (h->timer)
 		loop_watch_remove(h->timer);
+	for (i = 0; i < HID_FWD_DEVICES; i++)
+		if (h->dev[i].w)
+			loop_watch_remove(h->dev[i].w);
 	hid_cmd_job_finish(&h->job);
 	hid_keymap_free((struct hid_keymap *)h->ctx.keymap);
 	free(h);
@@ -528,4 +871,7 @@ const struct plugin_ops gadgetd_plugin = {
 	.tx_result = hid_tx_result,
 	.suspend = hid_suspend,
 	.command = hid_command,
+	.input = hid_input,
+	.input_gone = hid_input_gone,
+	.input_state = hid_input_state,
 };

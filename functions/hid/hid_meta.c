@@ -8,6 +8,8 @@
 static const char *const hid_meta_kinds[] = { "keyboard", "mouse", "tablet",
 					      "consumer", NULL };
 
+static const char *const hid_meta_forwards[] = { "none", "input", NULL };
+
 static const struct optdesc hid_meta_options[] = {
 	{ .name = "kind", .type = OPTDESC_ENUM, .choices = hid_meta_kinds,
 	  .def = "keyboard",
@@ -22,6 +24,15 @@ static const struct optdesc hid_meta_options[] = {
 	  .help = "a report descriptor of the profile's own, in hex (reports then as send gives them)" },
 	{ .name = "report_length", .type = OPTDESC_INT, .min = 1, .max = 64,
 	  .help = "with report_desc: the input report's length in bytes" },
+	{ .name = "forward", .type = OPTDESC_ENUM, .choices = hid_meta_forwards,
+	  .def = "none",
+	  .help = "input: forward the board's own keyboards (kind keyboard) or mice (kind mouse) to the host" },
+	{ .name = "forward_match", .type = OPTDESC_STRING, .max = 1000,
+	  .def = "bus=usb; bus=bluetooth; bus=i8042",
+	  .help = "with forward: which devices (rules: name=GLOB, id=VVVV:PPPP, bus=BUS, property=KEY[=GLOB])" },
+	{ .name = "forward_hotkey", .type = OPTDESC_STRING, .max = 63,
+	  .def = "ctrl+alt+scrolllock",
+	  .help = "with forward: the keys that release the devices to the board, and take them again" },
 	{ 0 }
 };
 
@@ -49,11 +60,23 @@ static const struct plugin_command hid_meta_commands[] = {
 	{ "mouse", "move|abs|click|scroll ARGS...",
 	  "the pointer command that follows (mouse, tablet)", PLUGIN_ACCESS_DRIVE },
 	{ "send", "HEX", "one raw input report", PLUGIN_ACCESS_DRIVE },
+	{ "forward", "release|take|toggle",
+	  "with forward: release the forwarded devices to the board, or take them",
+	  PLUGIN_ACCESS_DRIVE },
 	{ 0 }
+};
+
+static const struct plugin_meta_input hid_meta_input = {
+	.forward = "forward",
+	.match = "forward_match",
+	.kind = "kind",
+	.keyboard = "keyboard",
+	.pointer = "mouse",
 };
 
 const struct plugin_meta hid_meta = {
 	.name = "hid",
 	.options = hid_meta_options,
 	.commands = hid_meta_commands,
+	.input = &hid_meta_input,
 };

@@ -13,6 +13,7 @@
 #include "worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -252,4 +253,61 @@ void plugin_lock_receive(struct plugin *p, const uint8_t *payload, size_t len)
 	log_info("%s: %s", p->instance, locked ? "locked" : "unlocked");
 	if (p->have_priv && p->ops->lock)
 		p->ops->lock(p->priv, locked);
+}
+
+int plugin_input_grab(struct plugin *p, unsigned how)
+{
+	uint8_t buf[16];
+
+	if (how > WMSG_GRAB_TOGGLE)
+		return -EINVAL;
+	return worker_send(p, buf, wmsg_build_u32(buf, sizeof(buf), WORKER_INPUT_GRAB, how));
+}
+
+/* WORKER_INPUT: one fd, else the message is malformed. */
+static void plugin_input_take(struct plugin *p, uint8_t *payload, size_t len,
+			      int *fds, unsigned n_fds)
+{
+	const char *label;
+	bool grabbed;
+	uint32_t id;
+
+	if (n_fds != 1 || wmsg_parse_input(payload, len, &id, &grabbed, &label) < 0) {
+		log_warnx("malformed input message from gadgetd");
+		while (n_fds--)
+			close(fds[n_fds]);
+		return;
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	if (!p->ops->input || !p->have_priv) {
+		close(fds[0]);
+		return;
+	}
+	p->ops->input(p->priv, id, fds[0], grabbed, label);
+}
+
+bool plugin_input_receive(struct plugin *p, uint16_t type, uint8_t *payload,
+			  size_t len, int *fds, unsigned n_fds)
+{
+	uint32_t v;
+
+	if (type == WORKER_INPUT) {
+		plugin_input_take(p, payload, len, fds, n_fds);
+		return true;
+	}
+	if (type != WORKER_INPUT_GONE && type != WORKER_INPUT_STATE)
+		return false;
+	while (n_fds--)
+		close(fds[n_fds]);
+	if (wmsg_parse_u32(payload, len, &v) < 0 || (type == WORKER_INPUT_STATE && v > 1)) {
+		log_warnx("malformed input message from gadgetd");
+		return true;
+	}
+	if (!p->have_priv)
+		return true;
+	if (type == WORKER_INPUT_GONE && p->ops->input_gone)
+		p->ops->input_gone(p->priv, v);
+	else if (type == WORKER_INPUT_STATE && p->ops->input_state)
+		p->ops->input_state(p->priv, v);
+	return true;
 }

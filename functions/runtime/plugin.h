@@ -62,7 +62,7 @@ struct plugin;
  * abi_version comes first in struct plugin_ops so that every version can
  * read it.
  */
-#define PLUGIN_ABI_VERSION 5
+#define PLUGIN_ABI_VERSION 6
 
 #define PLUGIN_MAX_EPS 4
 #define PLUGIN_MAX_PROPS 4
@@ -216,6 +216,24 @@ struct plugin_ops {
 	 * reads plugin_locked() for the state it starts in.
 	 */
 	void (*lock)(void *priv, bool locked);
+
+	/*
+	 * Local input forwarded to the host (ABI 6; a plugin whose
+	 * declaration has .input, and a profile that turns it on): gadgetd
+	 * found an evdev device on the board for this function, opened it
+	 * and, when grabbed, grabbed it (EVIOCGRAB) so that the board does
+	 * not act on it too. The plugin takes fd (non-blocking,
+	 * close-on-exec), reads its events as hostile input, and closes it at
+	 * input_gone(id) or when a read fails (the device went). label
+	 * ("event5 Logitech K120") is for status. NULL: the runtime closes
+	 * the fd.
+	 */
+	void (*input)(void *priv, uint32_t id, int fd, bool grabbed,
+		      const char *label);
+	void (*input_gone)(void *priv, uint32_t id);
+	/* Every forwarded device is now grabbed (true) or released to the
+	 * board (false): forward only while grabbed. */
+	void (*input_state)(void *priv, bool grabbed);
 };
 
 /*
@@ -350,6 +368,14 @@ int plugin_keys_append(struct plugin *p, const char *line, plugin_keys_fn done,
  */
 typedef void (*plugin_wakeup_fn)(void *data, int rc);
 int plugin_wakeup(struct plugin *p, plugin_wakeup_fn done, void *data);
+
+/*
+ * Ask gadgetd to release the forwarded input devices to the board
+ * (WMSG_GRAB_RELEASE), take them again (WMSG_GRAB_TAKE) or toggle
+ * (WMSG_GRAB_TOGGLE): a hotkey, a command. The answer is ops->input_state,
+ * to every forwarding function. 0 or -errno if not sent.
+ */
+int plugin_input_grab(struct plugin *p, unsigned how);
 
 /*
  * Whether the device is locked for this function: gadgetd is locked

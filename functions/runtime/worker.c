@@ -399,7 +399,7 @@ static void worker_close_fds(const int *fds, unsigned n)
 
 /*
  * One datagram from gadgetd, with the fds it carries (only WORKER_LISTEN
- * has any; at most WMSG_MAX_FDS are taken, MSG_CTRUNC closes the rest).
+ * and WORKER_INPUT have any; at most WMSG_MAX_FDS are taken, MSG_CTRUNC closes the rest).
  */
 static ssize_t worker_recv(int fd, uint8_t *buf, size_t size, int *fds,
 			   unsigned *n_fds)
@@ -490,6 +490,8 @@ static void worker_on_ctl(struct loop_watch *w, int fd, uint32_t events,
 		worker_listen(p, payload, len, fds, n_fds);
 		return;
 	}
+	if (plugin_input_receive(p, type, payload, len, fds, n_fds))
+		return;
 	worker_close_fds(fds, n_fds);
 	if (type == WORKER_COMMAND)
 		worker_command(p, payload, len);

@@ -72,5 +72,9 @@ const char *worker_last_error(void);
 /* plugin.c: WORKER_LOCK from gadgetd; the plugin hears of a change
  * (ops->lock) if its function is gated (plugin_locked()). */
 void plugin_lock_receive(struct plugin *p, const uint8_t *payload, size_t len);
+/* WORKER_INPUT, _GONE and _STATE to the plugin (it owns fds then); false
+ * for another type (fds untouched). */
+bool plugin_input_receive(struct plugin *p, uint16_t type, uint8_t *payload,
+			  size_t len, int *fds, unsigned n_fds);
 
 #endif

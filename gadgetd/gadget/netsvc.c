@@ -11,6 +11,8 @@
 #include "config.h"
 #include "console.h"
 #include "console_system.h"
+#include "inputfwd.h"
+#include "inputmatch.h"
 #include "ktype.h"
 #include "log.h"
 #include "loop.h"
@@ -41,6 +43,8 @@ struct netsvc {
 	struct usblink *links;
 	/* Logins on the bound set's serial ports (console.h). */
 	struct console *console;
+	/* The board's keyboards and mice forwarded (inputfwd.h). */
+	struct inputfwd *input;
 	struct loop_watch *settle;
 	unsigned settle_tries;
 	netsvc_view_fn view_fn;
@@ -170,6 +174,40 @@ static void netsvc_console_sync(struct netsvc *ns, const struct netsvc_view *v)
 	console_sync(ns->console, want, n);
 }
 
+/* The bound set's functions with forward = "input", while its UDC is
+ * there; none otherwise. */
+static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
+{
+	static struct inputfwd_want want[PROFILE_MAX_FUNCTIONS];
+	const struct profile_set *s = NULL;
+	const struct profile_function *f;
+	const char *udc = NULL, *rules;
+	const struct plugin_meta *m;
+	unsigned i, n = 0;
+	char why[256];
+	bool keys;
+
+	if (v->profile && v->set >= 0)
+		udc = composer_bound_udc(ns->composer);
+	if (udc && udc_registered(udc))
+		s = &v->profile->sets[v->set];
+	memset(want, 0, sizeof(want));
+	for (i = 0; s && i < s->n_functions; i++) {
+		f = &v->profile->functions[s->functions[i]];
+		m = f->type->ffs ? plugin_list_find(f->plugin) : NULL;
+		if (!inputmatch_forwards(m, f, &keys))
+			continue;
+		rules = plugin_meta_option(m, profile_option(f, m->input->match), m->input->match);
+		/* The profile's check parsed them already. */
+		if (inputmatch_parse(rules ? rules : INPUTMATCH_DEFAULT, &want[n].match,
+				     why, sizeof(why)) < 0)
+			continue;
+		snprintf(want[n].function, sizeof(want[n].function), "%s", f->name);
+		want[n++].keys = keys;
+	}
+	inputfwd_sync(ns->input, want, n, s ? s->vendor_id : 0, s ? s->product_id : 0);
+}
+
 void netsvc_sync(struct netsvc *ns)
 {
 	struct usblink_want want[PROFILE_MAX_FUNCTIONS];
@@ -180,6 +218,7 @@ void netsvc_sync(struct netsvc *ns)
 
 	netsvc_view(ns, &v);
 	netsvc_console_sync(ns, &v);
+	netsvc_input_sync(ns, &v);
 	if (v.profile && v.set >= 0 && netsvc_any(&v))
 		udc = composer_bound_udc(ns->composer);
 	/* A gadget keeps its UDC's name while the UDC is gone. */
@@ -193,6 +232,7 @@ void netsvc_sync(struct netsvc *ns)
 void netsvc_down(struct netsvc *ns)
 {
 	console_sync(ns->console, NULL, 0);
+	inputfwd_sync(ns->input, NULL, 0, 0, 0);
 	usblink_sync(ns->links, NULL, 0, NULL, 0);
 }
 
@@ -347,6 +387,7 @@ void netsvc_bound(struct netsvc *ns)
 	if (!composer_bound_udc(ns->composer))
 		return;
 	netsvc_view(ns, &v);
+	netsvc_input_sync(ns, &v);
 	for (i = 0; i < v.n_live; i++)
 		if (v.live[i].fn.type->ffs)
 			netsvc_listen_one(ns, &v, v.live[i].fn.name);
@@ -379,7 +420,9 @@ struct netsvc *netsvc_new(struct loop *l, const struct config *cfg,
 	ns->view_data = data;
 	ns->links = usblink_new(l, cfg);
 	ns->console = ns->links ? console_system_new(l, cfg) : NULL;
-	if (!ns->console) {
+	ns->input = ns->console ? inputfwd_new(l, sup) : NULL;
+	if (!ns->input) {
+		console_free(ns->console);
 		usblink_free(ns->links);
 		free(ns);
 		return NULL;
@@ -395,6 +438,8 @@ void netsvc_free(struct netsvc *ns)
 	supervisor_tcp_set_fn(ns->sup, NULL, NULL);
 	usblink_free(ns->links);
 	console_free(ns->console);
+	inputfwd_free(ns->input);
+	supervisor_input_set_fn(ns->sup, NULL, NULL);
 	loop_watch_remove(ns->settle);
 	free(ns);
 }

@@ -5,6 +5,7 @@
  */
 #include "profile.h"
 #include "cfgtext.h"
+#include "inputmatch.h"
 #include "optcheck.h"
 #include "ootmeta.h"
 #include "plugin_list.h"
@@ -332,6 +333,8 @@ static void profile_plugin_options(struct cfgtext_err *e, struct profile_functio
 				   config_setting_t *fs, config_setting_t *at)
 {
 	const struct optdesc *table, *d;
+	const struct plugin_meta *m;
+	const char *key;
 	config_setting_t *o = config_setting_get_member(fs, "options");
 	char names[512], why[512];
 	int i;
@@ -350,8 +353,8 @@ static void profile_plugin_options(struct cfgtext_err *e, struct profile_functio
 	}
 	for (i = 0; o && i < config_setting_length(o); i++) {
 		config_setting_t *s = config_setting_get_elem(o, i);
-		const char *key = config_setting_name(s);
 
+		key = config_setting_name(s);
 		if (!table) {
 			profile_add_option(e, f, s, key, "options.");
 			continue;
@@ -367,6 +370,11 @@ static void profile_plugin_options(struct cfgtext_err *e, struct profile_functio
 	}
 	if (table)
 		profile_plugin_required(e, f, o ? o : fs, table);
+	m = plugin_list_find(f->plugin);
+	if (m && m->input && inputmatch_check(m, f, &key, why, sizeof(why)) < 0)
+		cfgtext_error(e, o && config_setting_get_member(o, key) ?
+			      config_setting_get_member(o, key) : fs,
+			      "functions.%s.options.%s: %s", f->name, key, why);
 }
 
 const char *profile_default_user(const char *plugin)

@@ -270,6 +270,9 @@ static void sup_handle(struct sup_worker *w, uint16_t type, uint8_t *p,
 	case WORKER_KEY:
 		supervisor_command_key(w, p, len);
 		return;
+	case WORKER_INPUT_GRAB:
+		supervisor_input_request(w, p, len);
+		return;
 	case WORKER_BUS:
 	case WORKER_WAKEUP:
 		sup_bus(w, type, p, len);

@@ -159,6 +159,28 @@ unsigned supervisor_tcp_listening(struct supervisor *s, const char *name);
 int supervisor_tcp_listen(struct supervisor *s, const char *name,
 			  unsigned port, int *fds, unsigned n, const char *what);
 
+/*
+ * Local input forwarded to the host (supervisor_input.c, inputfwd.h):
+ * evdev devices gadgetd opened, handed to a function's worker by fd.
+ */
+/* The plugin of function asks to release (WMSG_GRAB_RELEASE), take or
+ * toggle the forwarded devices (WORKER_INPUT_GRAB); the callback decides
+ * whether the function may. */
+typedef void (*supervisor_input_fn)(const char *function, unsigned how, void *data);
+void supervisor_input_set_fn(struct supervisor *s, supervisor_input_fn fn,
+			     void *data);
+/* The pid of name's running worker (0: none), so that a device handed to
+ * one run is handed again to the next. */
+pid_t supervisor_input_pid(struct supervisor *s, const char *name);
+/* Hand name's running worker a duplicate of fd (the caller keeps its
+ * own) as device id: 0, -ESRCH (no running worker) or -errno of sendmsg. */
+int supervisor_input_give(struct supervisor *s, const char *name, uint32_t id,
+			  int fd, bool grabbed, const char *label);
+/* Tell name's worker that device id went, or that every device is now
+ * grabbed or released (nothing if no worker runs). */
+void supervisor_input_gone(struct supervisor *s, const char *name, uint32_t id);
+void supervisor_input_state(struct supervisor *s, const char *name, bool grabbed);
+
 /* The device is locked (gadgetctl lock) or not: every running worker is
  * told now (WORKER_LOCK), and a worker started later at its start (-l). */
 void supervisor_set_locked(struct supervisor *s, bool locked);

@@ -148,6 +148,8 @@ struct supervisor {
 	const struct supervisor_bus_ops *bus_ops;
 	void *bus_data;
 	bool locked;      /* supervisor_set_locked() */
+	supervisor_input_fn input_fn;
+	void *input_data;
 };
 
 /* supervisor.c: the live worker of function name, or NULL. */
@@ -158,6 +160,9 @@ struct sup_worker *supervisor_find(struct supervisor *s, const char *name);
 void supervisor_tcp_init(struct sup_worker *w, const struct profile_function *f);
 /* WORKER_TCP: the plugin asks to listen on port (0: stop). */
 void supervisor_tcp_request(struct sup_worker *w, const uint8_t *p, size_t len);
+
+/* supervisor_input.c: WORKER_INPUT_GRAB, the plugin's request. */
+void supervisor_input_request(struct sup_worker *w, const uint8_t *p, size_t len);
 
 /* supervisor_command.c */
 /* What the relay needs of f, at supervisor_start(): its keys file. */

@@ -12,6 +12,7 @@
 #include "console_system.h"
 #include "event.h"
 #include "gadget.h"
+#include "inputfwd.h"
 #include "loop.h"
 #include "usblink.h"
 #include "uplink.h"
@@ -214,6 +215,30 @@ int udc_wakeup(const char *name)
 {
 	fake_udc_wakeups++;
 	return fake_udc_wakeup_r;
+}
+
+/* No input forwarding here (inputfwd.c follows udev): what netsvc.c
+ * asks of it last. */
+static int fake_inputfwd_token;
+unsigned fake_inputfwd_wants;
+
+struct inputfwd *inputfwd_new(struct loop *l, struct supervisor *sup)
+{
+	return (struct inputfwd *)&fake_inputfwd_token;
+}
+
+void inputfwd_free(struct inputfwd *f)
+{
+}
+
+void inputfwd_sync(struct inputfwd *f, const struct inputfwd_want *want, unsigned n,
+		   uint16_t vendor, uint16_t product)
+{
+	fake_inputfwd_wants = n;
+}
+
+void supervisor_input_set_fn(struct supervisor *s, supervisor_input_fn fn, void *data)
+{
 }
 
 /* No TCP here: netsvc.c finds nothing to do. */

@@ -62,7 +62,7 @@ test_loop_LIBS :=
 # faked.
 UNIT_TESTS += test_supervisor
 test_supervisor_SRCS := tests/unit/test_supervisor.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
-	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
+	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c gadgetd/supervisor/supervisor_input.c \
 	gadgetd/profile/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c gadgetd/profile/profile_exec.c gadgetd/profile/cfgtext.c \
 	$(PLUGIN_LIST_SRCS) common/loop.c common/log.c
@@ -72,7 +72,7 @@ test_supervisor_LIBS := -lconfig -Wl,--wrap=mount,--wrap=umount2
 # mounts faked).
 UNIT_TESTS += test_sup_argv
 test_sup_argv_SRCS := tests/unit/test_sup_argv.c tests/unit/fake_mount.c gadgetd/supervisor/supervisor.c common/child.c \
-	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c \
+	gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c gadgetd/supervisor/supervisor_tcp.c gadgetd/supervisor/supervisor_input.c \
 	gadgetd/profile/dirs.c common/fsutil.c common/wargv.c gadgetd/model/status.c gadgetd/model/event.c \
 	common/wmsg.c common/strv.c common/json.c \
 	$(PROFILE_SRCS) common/loop.c common/log.c

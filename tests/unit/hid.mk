@@ -10,3 +10,7 @@ UNIT_TESTS += test_hid_plugin
 test_hid_plugin_SRCS := tests/unit/test_hid_plugin.c tests/unit/fake_plugin_options.c \
 	$(hid_META) $(hid_CORE) common/loop.c common/log.c
 test_hid_plugin_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)
+# A forwarded device's events to reports, and the hotkey (hid_input.c).
+UNIT_TESTS += test_hid_input
+test_hid_input_SRCS := tests/unit/test_hid_input.c $(hid_REPORTS)
+test_hid_input_LIBS = $(shell $(PKG_CONFIG) --libs xkbcommon)

@@ -18,3 +18,7 @@ $(B)/test/tests/unit/test_plugin_list.o: CPPFLAGS += -DSYSUSERS_FILE='"$(B)/gen/
 UNIT_TESTS += test_ktype
 test_ktype_SRCS := tests/unit/test_ktype.c tests/unit/man_section.c $(PROFILE_SRCS)
 test_ktype_LIBS := $(PROFILE_LIBS)
+# forward_match rules and a hid function's forward options (inputmatch.c).
+UNIT_TESTS += test_inputmatch
+test_inputmatch_SRCS := tests/unit/test_inputmatch.c $(PROFILE_SRCS)
+test_inputmatch_LIBS := $(PROFILE_LIBS)

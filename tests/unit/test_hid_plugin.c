@@ -5,6 +5,14 @@
  * or unanswered wakeup ends the command with its reason, nothing sent;
  * a suspend in the middle asks for a wakeup and the rest follows the
  * resume.
+ *
+ * Forwarded input (forward = "input"): a device's events, through a pipe
+ * standing in for its evdev fd, become reports one at a time, none lost
+ * or doubled; a command waits for the forwarded report in flight and the
+ * queue for the command; a suspended bus is woken for them; the hotkey
+ * asks gadgetd to toggle the grab and the host gets every key released;
+ * a release from gadgetd does too; a device that goes is closed; a
+ * queue the host does not drain stays bounded.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,9 +25,15 @@
 #include "run_until.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/input.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "wmsg.h"
 
 static struct {
 	struct loop *loop;
@@ -31,6 +45,12 @@ static struct {
 	bool replied;
 	int reply_rc;
 	char reply[512];
+	const char *forward;     /* the forward option, NULL: none */
+	const char *kind;
+	uint8_t last[64];        /* the last report written */
+	unsigned grabs;          /* plugin_input_grab() calls */
+	unsigned grab_how;
+	char status[256];        /* the "forward" status */
 } fake;
 
 static int fake_token;
@@ -47,12 +67,30 @@ const char *plugin_instance(struct plugin *p)
 
 const char *plugin_option(struct plugin *p, const char *key)
 {
+	if (!strcmp(key, "forward"))
+		return fake.forward;
+	if (!strcmp(key, "kind"))
+		return fake.kind;
 	return NULL;
 }
 
 int plugin_write(struct plugin *p, unsigned ep, const void *buf, size_t len)
 {
 	fake.writes++;
+	memcpy(fake.last, buf, len < sizeof(fake.last) ? len : sizeof(fake.last));
+	return 0;
+}
+
+void plugin_set_status(struct plugin *p, const char *key, const char *value)
+{
+	if (!strcmp(key, "forward"))
+		snprintf(fake.status, sizeof(fake.status), "%s", value);
+}
+
+int plugin_input_grab(struct plugin *p, unsigned how)
+{
+	fake.grabs++;
+	fake.grab_how = how;
 	return 0;
 }
 
@@ -206,6 +244,244 @@ static void test_suspended_midway(void **state)
 	assert_int_equal(fake.writes, 4);
 }
 
+
+/* A forwarding function: the fixture's plugin again, with forward on. */
+static int setup_fwd(void **state)
+{
+	static struct fixture f;
+	struct plugin_desc desc = { 0 };
+
+	memset(&fake, 0, sizeof(fake));
+	fake.loop = loop_new();
+	fake.forward = "input";
+	assert_int_equal(gadgetd_plugin.init((struct plugin *)&fake_token, &desc, &f.priv), 0);
+	gadgetd_plugin.enable(f.priv);
+	*state = &f;
+	return 0;
+}
+
+/* A device: the write end of a pipe the plugin reads as its evdev fd. */
+static int device(struct fixture *f, uint32_t id)
+{
+	int p[2];
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	gadgetd_plugin.input(f->priv, id, p[0], true, "event9 test");
+	return p[1];
+}
+
+static void emit(int fd, uint16_t type, uint16_t code, int32_t value)
+{
+	struct input_event e = { .type = type, .code = code, .value = value };
+
+	assert_int_equal(write(fd, &e, sizeof(e)), (ssize_t)sizeof(e));
+}
+
+static void key(int fd, uint16_t code, int32_t value)
+{
+	emit(fd, EV_KEY, code, value);
+	emit(fd, EV_SYN, SYN_REPORT, 0);
+}
+
+static void pump(void)
+{
+	int i;
+
+	for (i = 0; i < 5; i++)
+		loop_dispatch(fake.loop, 0);
+}
+
+static void test_fwd_keys(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	assert_string_equal(fake.status, "grabbed");
+	key(fd, KEY_A, 1);
+	key(fd, KEY_A, 0);
+	key(fd, KEY_B, 1);
+	key(fd, KEY_B, 0);
+	pump();
+	/* One report in flight until the host takes it. */
+	assert_int_equal(fake.writes, 1);
+	assert_int_equal(fake.last[2], 0x04);
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0);
+	host_takes(f, 1);
+	assert_int_equal(fake.last[2], 0x05);
+	host_takes(f, 2);
+	/* Four reports, each once. */
+	assert_int_equal(fake.writes, 4);
+	host_takes(f, 3);
+	assert_int_equal(fake.writes, 4);
+	close(fd);
+}
+
+static void test_fwd_and_command(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	key(fd, KEY_X, 1);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	/* The command waits for the forwarded report in flight ... */
+	assert_int_equal(type(f, "a"), PLUGIN_COMMAND_LATER);
+	assert_int_equal(fake.writes, 1);
+	key(fd, KEY_X, 0);
+	pump();
+	host_takes(f, 1);
+	/* ... goes next, and the queue waits for it. */
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0x04);
+	host_takes(f, 2);
+	assert_true(fake.replied);
+	assert_int_equal(fake.reply_rc, 0);
+	assert_int_equal(fake.writes, 4);
+	assert_int_equal(fake.last[2], 0);
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 4);
+	close(fd);
+}
+
+static void test_fwd_wakes(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	gadgetd_plugin.suspend(f->priv, true);
+	key(fd, KEY_A, 1);
+	pump();
+	assert_int_equal(fake.wakeups, 1);
+	assert_int_equal(fake.writes, 0);
+	fake.wake_done(fake.wake_data, 0);
+	gadgetd_plugin.suspend(f->priv, false);
+	assert_int_equal(fake.writes, 1);
+	assert_int_equal(fake.last[2], 0x04);
+	close(fd);
+}
+
+static void test_fwd_hotkey(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	key(fd, KEY_LEFTCTRL, 1);
+	key(fd, KEY_LEFTALT, 1);
+	pump();
+	host_takes(f, 2);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[0], 0x05);
+	key(fd, KEY_SCROLLLOCK, 1);
+	pump();
+	/* gadgetd is asked to toggle, the hotkey's last key not sent ... */
+	assert_int_equal(fake.grabs, 1);
+	assert_int_equal(fake.grab_how, WMSG_GRAB_TOGGLE);
+	assert_int_equal(fake.writes, 2);
+	/* ... and once it released the devices, the host gets everything
+	 * released, once. */
+	gadgetd_plugin.input_state(f->priv, false);
+	assert_string_equal(fake.status, "released");
+	assert_int_equal(fake.writes, 3);
+	assert_int_equal(fake.last[0], 0);
+	host_takes(f, 1);
+	/* Released: the board has the keys, nothing goes to the host. */
+	key(fd, KEY_SCROLLLOCK, 0);
+	key(fd, KEY_LEFTALT, 0);
+	key(fd, KEY_LEFTCTRL, 0);
+	key(fd, KEY_A, 1);
+	key(fd, KEY_A, 0);
+	pump();
+	assert_int_equal(fake.writes, 3);
+	gadgetd_plugin.input_state(f->priv, true);
+	assert_string_equal(fake.status, "grabbed");
+	key(fd, KEY_B, 1);
+	pump();
+	assert_int_equal(fake.writes, 4);
+	assert_int_equal(fake.last[2], 0x05);
+	close(fd);
+}
+
+static void test_fwd_gone(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 7);
+
+	key(fd, KEY_A, 1);
+	pump();
+	host_takes(f, 1);
+	/* The device goes with A held: the host gets it released. */
+	gadgetd_plugin.input_gone(f->priv, 7);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0);
+	assert_string_equal(fake.status, "no device");
+	host_takes(f, 1);
+	close(fd);
+	/* A device whose fd ends (unplugged) is closed too. */
+	fd = device(f, 8);
+	assert_string_equal(fake.status, "grabbed");
+	close(fd);
+	pump();
+	assert_string_equal(fake.status, "no device");
+}
+
+static void test_fwd_bounded(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+	unsigned i;
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	/* The host takes nothing; the device goes on. */
+	for (i = 0; i < 400; i++) {
+		key(fd, KEY_A, 1);
+		key(fd, KEY_A, 0);
+		pump();
+	}
+	key(fd, KEY_B, 1);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	/* The queue was emptied once full, and holds what is held now. */
+	host_takes(f, 1);
+	for (i = 0; i < 300 && fake.last[2] != 0x05; i++)
+		host_takes(f, 1);
+	assert_int_equal(fake.last[2], 0x05);
+	close(fd);
+}
+
+static void test_fwd_off(void **state)
+{
+	struct fixture *f = *state;
+	char *argv[] = { "forward", "release", NULL };
+	char reply[256];
+	int p[2];
+
+	/* Not forwarding: a device gadgetd should not have sent is closed,
+	 * the command refused. */
+	signal(SIGPIPE, SIG_IGN);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	gadgetd_plugin.input(f->priv, 1, p[0], true, "event9 test");
+	assert_int_equal(write(p[1], "x", 1), -1);
+	assert_int_equal(errno, EPIPE);
+	close(p[1]);
+	assert_int_equal(gadgetd_plugin.command(f->priv, 2, argv, reply, sizeof(reply)),
+			 -ENOTSUP);
+}
+
+static void test_fwd_command(void **state)
+{
+	struct fixture *f = *state;
+	char *release[] = { "forward", "release", NULL }, *bad[] = { "forward", "x", NULL };
+	char reply[256];
+
+	assert_int_equal(gadgetd_plugin.command(f->priv, 2, release, reply, sizeof(reply)), 0);
+	assert_int_equal(fake.grab_how, WMSG_GRAB_RELEASE);
+	assert_int_equal(gadgetd_plugin.command(f->priv, 2, bad, reply, sizeof(reply)), -EINVAL);
+	assert_int_equal(gadgetd_plugin.command(f->priv, 1, bad, reply, sizeof(reply)), -EINVAL);
+	assert_int_equal(fake.grabs, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +490,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_woken, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cannot_ask, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_suspended_midway, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_keys, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_and_command, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_wakes, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_hotkey, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_gone, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_bounded, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_off, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_command, setup_fwd, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

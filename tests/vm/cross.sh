@@ -20,7 +20,7 @@ CROSS_SKIP_ARMHF_DEFAULT="test_composer"
 # The target's packages gadgetd builds against, and the runtime its
 # unit tests' UBSan needs (mkcross.sh puts them in the build root).
 CROSS_DEV_PKGS="libc6-dev libusbgx-dev libconfig-dev libaio-dev libseccomp-dev libssl-dev libmnl-dev libnftables-dev
-libsystemd-dev libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libxkbcommon-dev libexif-dev libubsan1"
+libsystemd-dev libbrotli-dev liblz4-dev libzstd-dev libcmocka-dev libudev-dev libxkbcommon-dev libexif-dev libubsan1"
 
 # cross_in ROOT SRC B CMD...: CMD run in the build root ROOT (mkcross.sh)
 # by chroot, with the folders SRC and B bound at their own paths, /proc

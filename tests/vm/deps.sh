@@ -16,7 +16,7 @@
 set -eu
 build_pkgs="gcc make pkg-config dpkg-dev debhelper libusbgx-dev libconfig-dev libaio-dev libcmocka-dev
 libssl-dev libusb-1.0-0-dev libseccomp-dev clang libclang-rt-14-dev
-libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libnftables-dev libexif-dev libsystemd-dev libxkbcommon-dev
+libbrotli-dev liblz4-dev libzstd-dev libmnl-dev libnftables-dev libexif-dev libsystemd-dev libudev-dev libxkbcommon-dev
 python3 bash-completion dbus-daemon lintian"
 test_pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd binutils
 adb mtp-tools umtp-responder mmdebstrap jmtpfs go-mtpfs android-file-transfer fuse python3-usb python3-cryptography usbutils iproute2
