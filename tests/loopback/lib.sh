@@ -112,7 +112,7 @@ gd_log() {
 # within SECS (5): the journal takes a moment to receive a line.
 # gd_log_grep PATTERN [SECS]: the same for a grep pattern.
 gd_log_has() { lib_log_wait -F "$@"; }
-gd_log_grep() { lib_log_wait -e "$@"; }
+gd_log_grep() { lib_log_wait -G "$@"; }
 lib_log_wait() {
 	local lib_n=$((${3:-5} * 5))
 	while [ $lib_n -gt 0 ]; do
