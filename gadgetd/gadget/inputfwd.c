@@ -308,10 +308,17 @@ void inputfwd_sync(struct inputfwd *f, const struct inputfwd_want *want, unsigne
 			inputfwd_stop(f);
 		return;
 	}
-	/* A worker that restarted gets its devices again. */
-	for (i = 0; i < INPUTFWD_DEVICES_MAX; i++)
-		if (f->dev[i].used)
+	/* A worker that restarted gets its devices again; one that failed
+	 * (it crashed too often, supervisor.h) cannot forward them, so the
+	 * board has them back until the next switch. */
+	for (i = 0; i < INPUTFWD_DEVICES_MAX; i++) {
+		if (!f->dev[i].used)
+			continue;
+		if (supervisor_failed(f->sup, f->dev[i].function))
+			inputfwd_drop(&f->dev[i], "its function's worker failed");
+		else
 			inputfwd_give(&f->dev[i]);
+	}
 }
 
 /* A forwarding worker asks to release, take or toggle every device. */

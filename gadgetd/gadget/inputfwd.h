@@ -21,7 +21,8 @@
  * it would feed the gadget's output back in.
  *
  * A device is released to the board and closed when it goes, when the
- * set is switched away or off, and when gadgetd stops. A worker's
+ * set is switched away or off, when the UDC goes, when its function's
+ * worker failed (crashed too often), and when gadgetd stops. A worker's
  * request (its hotkey, `gadgetctl FUNCTION forward release`) releases
  * every device of the set at once, or takes them again.
  */

@@ -15,7 +15,8 @@
 # keys, a grab succeeds) and `gadgetctl kbd forward take` takes them
 # again; a keyboard plugged once the set is up is forwarded (its text
 # arrives), and dropped once unplugged; a switch to a set without
-# forwarding releases them; a bad forward_match is refused with its line.
+# forwarding releases them, and so do `gadgetctl off` and `systemctl stop
+# gadgetd`; a bad forward_match is refused with its line.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
@@ -197,6 +198,17 @@ gd_switch plain
 check "host sees 1d6b:0131" wait_usb 1d6b:0131
 check "the keyboard is the board's again" board grab=ok watch kbd
 check "the mouse too" board grab=ok watch ptr
+gd_switch kbd,ptr
+check "back on the forwarding set, grabbed again" status_is \
+	'plugin("kbd").status.forward == "grabbed" and plugin("ptr").status.forward == "grabbed"'
+check "gadgetctl off" timeout 30 gadgetctl off
+check "off releases the keyboard" board grab=ok watch kbd
+gd_switch kbd,ptr
+check "grabbed once more" status_is 'plugin("ptr").status.forward == "grabbed"'
+check "the mouse is grabbed" board grab=EBUSY watch ptr
+gd_stop
+check "systemctl stop gadgetd releases the mouse" board grab=ok watch ptr
+check "... and the keyboard" board grab=ok watch kbd
 exec 3>&-
 wait $BPID
 finish
