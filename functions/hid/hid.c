@@ -350,7 +350,9 @@ static void hid_suspend(void *priv, bool suspended)
 	h->waking = false;
 	if (h->inflight)
 		hid_timer(h, HID_POLL_MS);
-	else if (waited && hid_job_send(h) < 0)
+	/* A forwarded report still in flight goes first: its tx_result
+	 * sends the command's. */
+	else if (waited && !h->fwd_inflight && hid_job_send(h) < 0)
 		hid_job_end(h, -ENOTCONN, "the host disconnected");
 }
 

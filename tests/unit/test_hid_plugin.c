@@ -362,6 +362,30 @@ static void test_fwd_wakes(void **state)
 	close(fd);
 }
 
+/* A command that waited for a resume while a forwarded report was in
+ * flight: one report in flight at a time still, the forwarded one first. */
+static void test_fwd_then_command_across_suspend(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	key(fd, KEY_A, 1);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	gadgetd_plugin.suspend(f->priv, true);
+	assert_int_equal(type(f, "b"), PLUGIN_COMMAND_LATER);
+	gadgetd_plugin.suspend(f->priv, false);
+	assert_int_equal(fake.writes, 1);
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0x05);
+	host_takes(f, 2);
+	assert_true(fake.replied);
+	assert_int_equal(fake.reply_rc, 0);
+	assert_int_equal(fake.writes, 3);
+	close(fd);
+}
+
 static void test_fwd_hotkey(void **state)
 {
 	struct fixture *f = *state;
@@ -493,6 +517,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fwd_keys, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_and_command, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_wakes, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_then_command_across_suspend, setup_fwd,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_hotkey, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_gone, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_bounded, setup_fwd, teardown),
