@@ -43,7 +43,6 @@
 #include "log.h"
 #include "loop.h"
 #include "plugin.h"
-#include "wmsg.h"
 
 #include <errno.h>
 #include <linux/input.h>
@@ -457,7 +456,7 @@ static void hid_fwd_event(struct hid *h, const struct input_event *ev)
 	case HID_INPUT_HOTKEY:
 		/* gadgetd's answer (input_state) releases the keys held on
 		 * the host, if it releases. */
-		if (plugin_input_grab(h->p, WMSG_GRAB_TOGGLE) < 0)
+		if (plugin_input_grab(h->p, PLUGIN_INPUT_TOGGLE) < 0)
 			log_warnx("hid: cannot ask gadgetd to release or take the devices");
 		return;
 	case HID_INPUT_RESET:

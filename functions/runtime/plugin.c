@@ -255,6 +255,9 @@ void plugin_lock_receive(struct plugin *p, const uint8_t *payload, size_t len)
 		p->ops->lock(p->priv, locked);
 }
 
+_Static_assert(PLUGIN_INPUT_RELEASE == WMSG_GRAB_RELEASE && PLUGIN_INPUT_TAKE == WMSG_GRAB_TAKE &&
+	       PLUGIN_INPUT_TOGGLE == WMSG_GRAB_TOGGLE, "plugin.h's requests are wmsg.h's");
+
 int plugin_input_grab(struct plugin *p, unsigned how)
 {
 	uint8_t buf[16];

@@ -371,10 +371,14 @@ int plugin_wakeup(struct plugin *p, plugin_wakeup_fn done, void *data);
 
 /*
  * Ask gadgetd to release the forwarded input devices to the board
- * (WMSG_GRAB_RELEASE), take them again (WMSG_GRAB_TAKE) or toggle
- * (WMSG_GRAB_TOGGLE): a hotkey, a command. The answer is ops->input_state,
- * to every forwarding function. 0 or -errno if not sent.
+ * (PLUGIN_INPUT_RELEASE), take them again (PLUGIN_INPUT_TAKE) or toggle
+ * (PLUGIN_INPUT_TOGGLE): a hotkey, a command. The answer is
+ * ops->input_state, to every forwarding function. 0 or -errno if not
+ * sent.
  */
+#define PLUGIN_INPUT_RELEASE 0
+#define PLUGIN_INPUT_TAKE 1
+#define PLUGIN_INPUT_TOGGLE 2
 int plugin_input_grab(struct plugin *p, unsigned how);
 
 /*

@@ -33,7 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "wmsg.h"
 
 static struct {
 	struct loop *loop;
@@ -401,7 +400,7 @@ static void test_fwd_hotkey(void **state)
 	pump();
 	/* gadgetd is asked to toggle, the hotkey's last key not sent ... */
 	assert_int_equal(fake.grabs, 1);
-	assert_int_equal(fake.grab_how, WMSG_GRAB_TOGGLE);
+	assert_int_equal(fake.grab_how, PLUGIN_INPUT_TOGGLE);
 	assert_int_equal(fake.writes, 2);
 	/* ... and once it released the devices, the host gets everything
 	 * released, once. */
@@ -500,7 +499,7 @@ static void test_fwd_command(void **state)
 	char reply[256];
 
 	assert_int_equal(gadgetd_plugin.command(f->priv, 2, release, reply, sizeof(reply)), 0);
-	assert_int_equal(fake.grab_how, WMSG_GRAB_RELEASE);
+	assert_int_equal(fake.grab_how, PLUGIN_INPUT_RELEASE);
 	assert_int_equal(gadgetd_plugin.command(f->priv, 2, bad, reply, sizeof(reply)), -EINVAL);
 	assert_int_equal(gadgetd_plugin.command(f->priv, 1, bad, reply, sizeof(reply)), -EINVAL);
 	assert_int_equal(fake.grabs, 1);
