@@ -174,6 +174,16 @@ static void netsvc_console_sync(struct netsvc *ns, const struct netsvc_view *v)
 	console_sync(ns->console, want, n);
 }
 
+static bool netsvc_live(const struct netsvc_view *v, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < v->n_live; i++)
+		if (!strcmp(v->live[i].fn.name, name))
+			return true;
+	return false;
+}
+
 /* The bound set's functions with forward = "input", while its UDC is
  * there; none otherwise. */
 static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
@@ -195,7 +205,9 @@ static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
 	for (i = 0; s && i < s->n_functions; i++) {
 		f = &v->profile->functions[s->functions[i]];
 		m = f->type->ffs ? plugin_list_find(f->plugin) : NULL;
-		if (!inputmatch_forwards(m, f, &keys))
+		/* In the gadget now: while a switch binds the next set, the
+		 * view's set is still the last one. */
+		if (!inputmatch_forwards(m, f, &keys) || !netsvc_live(v, f->name))
 			continue;
 		rules = plugin_meta_option(m, profile_option(f, m->input->match), m->input->match);
 		/* The profile's check parsed them already. */

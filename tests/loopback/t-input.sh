@@ -102,6 +102,13 @@ typed_on_board() {
 	board ok type kbd abc && board seen=6 seen kbd
 }
 
+# forwards_since N: gadgetd's log still says "forwarded to" N times.
+forwards_since() {
+	local n
+	n=$(gd_log | grep -c "input: .* forwarded to ")
+	[ "$n" = "$1" ] || { echo "forwarded $n times, $1 before"; return 1; }
+}
+
 gd_install
 timeout 30 modprobe -a uinput hid_generic evdev || die "modprobe uinput hid_generic evdev"
 cat > /etc/gadgetd/profiles/input.conf <<'CONF'
@@ -194,8 +201,10 @@ check "status: dropped" status_is \
 check "gadgetd says it went" gd_log_grep "input: event[0-9]* board-test keyboard 2 released to the board (it went)"
 
 say "a switch to a set without forwarding releases them"
+FWD0=$(gd_log | grep -c "input: .* forwarded to ")
 gd_switch plain
 check "host sees 1d6b:0131" wait_usb 1d6b:0131
+check "nothing was forwarded while the switch bound plain" forwards_since "$FWD0"
 check "the keyboard is the board's again" board grab=ok watch kbd
 check "the mouse too" board grab=ok watch ptr
 gd_switch kbd,ptr
