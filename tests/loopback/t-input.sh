@@ -14,7 +14,9 @@
 # left alone; the hotkey releases the devices (a second reader gets the
 # keys, a grab succeeds) and `gadgetctl kbd forward take` takes them
 # again; a keyboard plugged once the set is up is forwarded (its text
-# arrives), and dropped once unplugged; a switch to a set without
+# arrives), and dropped once unplugged; a key typed on the board while
+# the host has autosuspended the device wakes it (remote wakeup) and
+# arrives, once; a switch to a set without
 # forwarding releases them, and so do `gadgetctl off` and `systemctl stop
 # gadgetd`; a bad forward_match is refused with its line.
 # Runs in the guest (see run-suite.sh); needs SRC and B.
@@ -102,6 +104,30 @@ typed_on_board() {
 	board ok type kbd abc && board seen=6 seen kbd
 }
 
+# usb_dir VID:PID: the host side's sysfs folder of the device.
+usb_dir() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		[ -f "$d/idVendor" ] || continue
+		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# rt_status WANT [SECS]: the device's power/runtime_status becomes WANT
+# (as t-wakeup.sh).
+rt_status() {
+	local n=$((${2:-15} * 10)) got
+	while [ $n -gt 0 ]; do
+		got=$(cat "$DEV/power/runtime_status")
+		[ "$got" = "$1" ] && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	echo "power/runtime_status: $got, want $1"
+	return 1
+}
+
 # forwards_since N: gadgetd's log still says "forwarded to" N times.
 forwards_since() {
 	local n
@@ -127,7 +153,7 @@ functions: {
   plain: { type = "ffs"; plugin = "hid"; options: { kind = "keyboard"; }; };
 };
 sets = (
-  { functions = [ "kbd", "ptr" ]; product_id = 0x0130; },
+  { functions = [ "kbd", "ptr" ]; product_id = 0x0130; remote_wakeup = true; },
   { functions = [ "plain" ]; product_id = 0x0131; }
 );
 default = "kbd,ptr";
@@ -199,6 +225,21 @@ check "unplug it" board ok destroy kbd2
 check "status: dropped" status_is \
 	'plugin("kbd").status.forward_devices | test("board-test keyboard 2") | not'
 check "gadgetd says it went" gd_log_grep "input: event[0-9]* board-test keyboard 2 released to the board (it went)"
+
+say "a key on the board wakes a host that suspended the device"
+DEV=$(usb_dir 1d6b:0130) || die "no sysfs folder for 1d6b:0130"
+check "the host reads the gadget's keyboard" host_start typed3 text us "wake" "$OUT/text3.prog"
+echo enabled > "$DEV/power/wakeup"
+echo 500 > "$DEV/power/autosuspend_delay_ms"
+echo auto > "$DEV/power/control"
+check "the host suspends the device (runtime autosuspend)" rt_status suspended
+check "status: the bus is suspended" status_is '.bus == "suspended"'
+ACT0=$(cat "$DEV/power/runtime_active_time")
+check "type wake on the board's keyboard" board ok type kbd wake
+check "the host decodes wake, once" host_done typed3
+check "the port resumed (runtime_active_time grew)" \
+	[ "$(cat "$DEV/power/runtime_active_time")" -gt "$ACT0" ]
+echo on > "$DEV/power/control"
 
 say "a switch to a set without forwarding releases them"
 FWD0=$(gd_log | grep -c "input: .* forwarded to ")
