@@ -24,13 +24,13 @@ need mmdebstrap; need qemu-system-aarch64; need depmod; need cpio
 # scripts call (sh, coreutils, awk, timeout, modprobe, ip, lsusb, stty).
 pkgs="base-files base-passwd dash bash coreutils diffutils findutils grep sed mawk
 libc-bin util-linux mount procps psmisc kmod iproute2 usbutils busybox-static passwd systemd
-adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libmnl0 libnftables1 libsystemd0 libexif12
+adb mtp-tools python3 python3-usb libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libmnl0 libnftables1 libsystemd0 libexif12 libudev1
 libxkbcommon0 xkb-data
 libbrotli1 liblz4-1 libzstd1 jq libcmocka0 libubsan1
 python3-cryptography python3-brotli python3-lz4 python3-zstandard"
 # What the armhf build of gadgetd and its unit tests load.
 armhf="libc6 libgcc-s1 libusbgx2 libconfig9 libaio1 libseccomp2 libssl3 libbrotli1 liblz4-1
-libzstd1 libcmocka0 libubsan1 libmnl0 libnftables1 libxkbcommon0 libsystemd0 libexif12"
+libzstd1 libcmocka0 libubsan1 libmnl0 libnftables1 libxkbcommon0 libsystemd0 libexif12 libudev1"
 pkgs="$pkgs $(for p in $armhf; do printf '%s:armhf ' "$p"; done)"
 root="$out/root"
 dl="$out/dl"
@@ -41,6 +41,7 @@ if [ ! -e "$root/usr/lib/arm-linux-gnueabihf/libcmocka.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libxkbcommon.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libsystemd.so.0" ] ||
 	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libexif.so.12" ] ||
+	[ ! -e "$root/usr/lib/arm-linux-gnueabihf/libudev.so.1" ] ||
 	[ ! -d "$root/usr/lib/python3/dist-packages/zstandard" ]; then
 	rm -rf "$root"
 	echo "mkbed-arm64: unpacking an arm64 userland (mmdebstrap)" >&2
