@@ -295,8 +295,9 @@ void inputfwd_sync(struct inputfwd *f, const struct inputfwd_want *want, unsigne
 		return;
 	if (n > INPUTFWD_DEVICES_MAX)
 		n = INPUTFWD_DEVICES_MAX;
+	/* want may be NULL when n is 0 (no forwarding function). */
 	if (n != f->n_want || vendor != f->vendor || product != f->product ||
-	    memcmp(want, f->want, n * sizeof(*want))) {
+	    (n && memcmp(want, f->want, n * sizeof(*want)))) {
 		inputfwd_stop(f);
 		if (!n)
 			return;
