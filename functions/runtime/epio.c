@@ -17,6 +17,12 @@
 /* ...this many of them: a bulk sender has one in flight and one being
  * filled, so two keep it off malloc without holding much idle memory. */
 #define EPIO_POOL_MAX 2
+/*
+ * Read buffers an OUT endpoint may have: one a slot, and for big reads as
+ * many spares again, so that every slot can be queued again while the
+ * reads of one completion batch wait for (or are in) the plugin's hands.
+ */
+#define EPIO_RX_BUFS (2 * EPIO_RX_SLOTS)
 
 struct epio_ep;
 
@@ -36,14 +42,17 @@ struct epio_tx {
 struct epio_slot {
 	struct iocb cb;
 	struct epio_ep *ep;
-	uint8_t *buf;       /* OUT: owned; IN: points into tx */
+	uint8_t *buf;       /* OUT: one of the ep's read buffers; IN: into tx */
 	struct epio_tx *tx; /* IN only */
 	size_t len;
 	unsigned gen;
 	bool busy;
-	/* Read data kept while the plugin has paused reception. */
-	bool held;
-	size_t held_len;
+};
+
+/* A completed read the plugin has not had yet. */
+struct epio_rx_done {
+	uint8_t *buf;
+	size_t len;
 };
 
 struct epio_ep {
@@ -70,9 +79,21 @@ struct epio_ep {
 	unsigned n_slots;
 	unsigned busy;
 	struct epio_slot slots[EPIO_SLOTS];
-	/* Held reads (slot indexes) in completion order. */
-	unsigned held[EPIO_SLOTS];
-	unsigned n_held;
+	/*
+	 * OUT: a read's buffer leaves its slot when the read completes, so
+	 * the slot is queued again (with a free buffer) before the data is
+	 * handed over. Buffers of rx_cap bytes, made when first needed, at
+	 * most rx_bufs_max of them: in slots, in rx_q, in the plugin's
+	 * hands, or free.
+	 */
+	size_t rx_cap;
+	unsigned rx_bufs_max;
+	unsigned n_rx_bufs;
+	uint8_t *rx_free[EPIO_RX_BUFS];
+	unsigned n_rx_free;
+	/* Completed reads, in completion order; held while paused. */
+	struct epio_rx_done rx_q[EPIO_RX_BUFS];
+	unsigned n_rx_q;
 	struct epio_tx *head;
 	struct epio_tx *tail;
 	size_t backlog;
@@ -197,9 +218,42 @@ static struct epio_slot *epio_free_slot(struct epio_ep *ep)
 	unsigned i;
 
 	for (i = 0; i < ep->n_slots; i++)
-		if (!ep->slots[i].busy && !ep->slots[i].held)
+		if (!ep->slots[i].busy)
 			return &ep->slots[i];
 	return NULL;
+}
+
+/* A free read buffer, made if the endpoint has fewer than its bound. */
+static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
+{
+	uint8_t *b;
+
+	if (ep->n_rx_free)
+		return ep->rx_free[--ep->n_rx_free];
+	if (ep->n_rx_bufs >= ep->rx_bufs_max)
+		return NULL;
+	b = malloc(ep->rx_cap);
+	if (!b) {
+		/* Reads already queued (or a later completion) retry. */
+		log_warnx("epio: ep%u: no memory for a read buffer", ep->idx + 1);
+		return NULL;
+	}
+	ep->n_rx_bufs++;
+	return b;
+}
+
+static void epio_rx_buf_put(struct epio_ep *ep, uint8_t *b)
+{
+	ep->rx_free[ep->n_rx_free++] = b;
+}
+
+/* Spare buffers go back to malloc when the endpoint stops. */
+static void epio_rx_bufs_trim(struct epio_ep *ep)
+{
+	while (ep->n_rx_free) {
+		free(ep->rx_free[--ep->n_rx_free]);
+		ep->n_rx_bufs--;
+	}
 }
 
 static void epio_rx_fill(struct epio_ep *ep)
@@ -214,9 +268,16 @@ static void epio_rx_fill(struct epio_ep *ep)
 
 		if (ep->rx_small && !ep->rx_big && ep->rx_small < len)
 			len = ep->rx_small;
-		r = epio_submit(ep, s, len);
-		if (r < 0 && !epio_shrink(ep, r))
+		s->buf = epio_rx_buf_get(ep);
+		if (!s->buf)
 			return;
+		r = epio_submit(ep, s, len);
+		if (r < 0) {
+			epio_rx_buf_put(ep, s->buf);
+			s->buf = NULL;
+			if (!epio_shrink(ep, r))
+				return;
+		}
 	}
 }
 
@@ -264,7 +325,8 @@ static void epio_tx_pump(struct epio_ep *ep)
 	}
 }
 
-/* An IN slot is idle again: drop its hold on the transfer. */
+/* A slot is idle again: an IN one drops its hold on the transfer, an
+ * OUT one gives back a buffer still in it (a read that came to nothing). */
 static void epio_slot_done(struct epio_ep *ep, struct epio_slot *s)
 {
 	s->busy = false;
@@ -273,39 +335,50 @@ static void epio_slot_done(struct epio_ep *ep, struct epio_slot *s)
 		epio_tx_unref(ep->io, s->tx);
 		s->tx = NULL;
 		s->buf = NULL;
+	} else if (!ep->in && s->buf) {
+		epio_rx_buf_put(ep, s->buf);
+		s->buf = NULL;
 	}
 }
 
-/* Hand held reads to the plugin in order until it pauses again. */
+/*
+ * Hand completed reads to the plugin in order until it pauses. The slots
+ * were queued again before (epio_on_event), so the bus keeps moving while
+ * the plugin works on the data (e.g. writes it to a file); each buffer
+ * given back lets one more slot be queued, where spares ran out.
+ */
 static void epio_rx_deliver(struct epio_ep *ep)
 {
-	while (ep->n_held && ep->rx_on && ep->enabled) {
-		struct epio_slot *s = &ep->slots[ep->held[0]];
+	while (ep->n_rx_q && ep->rx_on && ep->enabled) {
+		struct epio_rx_done d = ep->rx_q[0];
 
-		ep->n_held--;
-		memmove(ep->held, ep->held + 1, ep->n_held * sizeof(ep->held[0]));
-		s->held = false;
-		ep->io->ops->rx(ep->io->data, ep->idx, s->buf, s->held_len);
+		ep->n_rx_q--;
+		memmove(ep->rx_q, ep->rx_q + 1, ep->n_rx_q * sizeof(ep->rx_q[0]));
+		ep->io->ops->rx(ep->io->data, ep->idx, d.buf, d.len);
+		epio_rx_buf_put(ep, d.buf);
+		epio_rx_fill(ep);
 	}
 }
 
+/* The plugin sees the data once the batch is reaped (epio_on_event). */
 static void epio_complete_rx(struct epio_ep *ep, struct epio_slot *s, long res)
 {
-	if (s->gen != ep->gen || !ep->enabled)
+	uint8_t *buf = s->buf;
+
+	s->buf = NULL;
+	epio_slot_done(ep, s);
+	if (s->gen != ep->gen || !ep->enabled || res < 0) {
+		if (s->gen == ep->gen && ep->enabled && !epio_quiet_error(res))
+			log_warnx("epio: ep%u: read: %s", ep->idx + 1,
+				  strerror(-res));
+		epio_rx_buf_put(ep, buf);
 		return;
-	if (res < 0) {
-		if (epio_quiet_error(res))
-			return;
-		log_warnx("epio: ep%u: read: %s", ep->idx + 1, strerror(-res));
-	} else {
-		ep->rx_big = (size_t)res == s->len;
-		/* Reads already queued keep completing after a pause. */
-		s->held = true;
-		s->held_len = res;
-		ep->held[ep->n_held++] = s - ep->slots;
-		epio_rx_deliver(ep);
 	}
-	epio_rx_fill(ep);
+	ep->rx_big = (size_t)res == s->len;
+	/* Reads already queued keep completing after a pause. */
+	ep->rx_q[ep->n_rx_q].buf = buf;
+	ep->rx_q[ep->n_rx_q].len = res;
+	ep->n_rx_q++;
 }
 
 static void epio_complete_tx(struct epio_ep *ep, struct epio_slot *s, long res)
@@ -334,11 +407,12 @@ static void epio_complete(struct io_event *ev)
 	struct epio_slot *s = ev->data;
 	struct epio_ep *ep = s->ep;
 
-	epio_slot_done(ep, s);
-	if (ep->in)
+	if (ep->in) {
+		epio_slot_done(ep, s);
 		epio_complete_tx(ep, s, (long)ev->res);
-	else
+	} else {
 		epio_complete_rx(ep, s, (long)ev->res);
+	}
 }
 
 static int epio_reap(struct epio *io, long min_nr, struct timespec *ts)
@@ -363,11 +437,22 @@ static void epio_on_event(struct loop_watch *w, int fd, uint32_t events,
 
 	/* Edge-triggered: every completion signals the eventfd anew, so its
 	 * counter need not be read back (a syscall per wake-up saved). */
+	unsigned i;
+
 	do {
 		n = epio_reap(io, 0, &zero);
 	} while (n == EPIO_EVENTS);
 	if (n < 0)
 		log_warnx("epio: io_getevents: %s", strerror(-n));
+	/* Reads go back on the bus before the plugin gets the data. */
+	for (i = 0; i < EPIO_MAX_EPS; i++) {
+		struct epio_ep *ep = &io->eps[i];
+
+		if (ep->fd < 0 || ep->in)
+			continue;
+		epio_rx_fill(ep);
+		epio_rx_deliver(ep);
+	}
 }
 
 struct epio *epio_new(struct loop *l, const struct epio_ops *ops, void *data)
@@ -459,14 +544,18 @@ static bool epio_quiesce(struct epio *io)
 	return !epio_busy(io);
 }
 
+static void epio_rx_drop(struct epio_ep *ep)
+{
+	while (ep->n_rx_q)
+		epio_rx_buf_put(ep, ep->rx_q[--ep->n_rx_q].buf);
+	epio_rx_bufs_trim(ep);
+}
+
+/* Only once every iocb is reaped: no slot holds a buffer then. */
 static void epio_ep_finish(struct epio_ep *ep)
 {
-	unsigned i;
-
 	epio_drop_backlog(ep);
-	if (!ep->in)
-		for (i = 0; i < ep->n_slots; i++)
-			free(ep->slots[i].buf);
+	epio_rx_drop(ep);
 	if (ep->fd >= 0)
 		close(ep->fd);
 }
@@ -518,22 +607,16 @@ int epio_add(struct epio *io, unsigned idx, int fd, bool in, size_t rx_xfer)
 	ep = &io->eps[idx];
 	ep->n_slots = in ? EPIO_TX_SLOTS : EPIO_RX_SLOTS;
 	ep->xfer = in ? EPIO_TX_PIECE : epio_rx_size(rx_xfer);
-	if (!in && ep->xfer > EPIO_RX_XFER)
+	/* Spares only where a read is big enough to be worth overlapping
+	 * with the plugin's work; small ones wait for their buffer. */
+	ep->rx_cap = in ? 0 : ep->xfer;
+	ep->rx_bufs_max = in ? 0 : ep->n_slots;
+	if (!in && ep->xfer > EPIO_RX_XFER) {
 		ep->rx_small = EPIO_RX_SMALL;
-	for (i = 0; i < ep->n_slots; i++) {
-		ep->slots[i].ep = ep;
-		if (in)
-			continue;
-		ep->slots[i].buf = malloc(ep->xfer);
-		if (!ep->slots[i].buf) {
-			while (i--) {
-				free(ep->slots[i].buf);
-				ep->slots[i].buf = NULL;
-			}
-			ep->n_slots = 0;
-			return -ENOMEM;
-		}
+		ep->rx_bufs_max = EPIO_RX_BUFS;
 	}
+	for (i = 0; i < ep->n_slots; i++)
+		ep->slots[i].ep = ep;
 	ep->io = io;
 	ep->idx = idx;
 	ep->fd = fd;
@@ -579,8 +662,7 @@ void epio_disable(struct epio *io, unsigned idx)
 	ep->gen++;
 	epio_cancel_all(ep);
 	epio_drop_backlog(ep);
-	while (ep->n_held)
-		ep->slots[ep->held[--ep->n_held]].held = false;
+	epio_rx_drop(ep);
 }
 
 bool epio_enabled(const struct epio *io, unsigned idx)
@@ -655,6 +737,6 @@ void epio_rx_enable(struct epio *io, unsigned idx, bool on)
 	if (!ep || ep->in)
 		return;
 	ep->rx_on = on;
-	epio_rx_deliver(ep);
 	epio_rx_fill(ep);
+	epio_rx_deliver(ep);
 }

@@ -3,7 +3,11 @@
  *
  * One kernel AIO context per worker; every iocb signals one eventfd that
  * the loop watches. OUT endpoints keep EPIO_RX_SLOTS reads queued, of
- * EPIO_RX_XFER bytes unless the caller asks for more. IN transfers are cut into pieces of at most EPIO_TX_PIECE
+ * EPIO_RX_XFER bytes unless the caller asks for more. A completed read's
+ * slot is queued again before its data reaches the plugin: with reads
+ * above EPIO_RX_XFER from a spare buffer (at most EPIO_RX_SLOTS spares an
+ * endpoint, made when first needed, freed on disable), so the host can
+ * keep sending while the plugin stores what came. IN transfers are cut into pieces of at most EPIO_TX_PIECE
  * bytes with at most EPIO_TX_SLOTS in flight and the rest in a backlog; a
  * zero-length packet waits until the endpoint is idle, because dummy_hcd
  * lets a ZLP overtake a partly sent request.
@@ -44,7 +48,9 @@ struct io_context;
 #define EPIO_MIN_XFER 4096
 
 struct epio_ops {
-	/* Data read on OUT endpoint ep (len 0: a zero-length packet). */
+	/* Data read on OUT endpoint ep (len 0: a zero-length packet), in
+	 * the order the reads completed; buf is epio's again when rx
+	 * returns. */
 	void (*rx)(void *data, unsigned ep, const uint8_t *buf, size_t len);
 	/* A transfer piece on IN endpoint ep completed with res (bytes sent
 	 * or -errno); queued is what is left (backlog and in flight). */

@@ -131,6 +131,37 @@ static void complete(unsigned i, long res)
 	watch_fn(NULL, watch_fd, EPOLLIN, watch_data);
 }
 
+/*
+ * Complete the first n reads queued on ep's fd, read i with res[i] bytes
+ * whose first is tag + i, in one batch: the watch runs once, as when the
+ * kernel ends several reads before the worker wakes.
+ */
+static void complete_reads(int fd, unsigned n, const long *res, char tag)
+{
+	unsigned i = 0, k = 0;
+
+	while (k < n && i < n_submitted) {
+		struct iocb *cb = submitted[i];
+
+		if (cb->aio_lio_opcode != IO_CMD_PREAD || cb->aio_fildes != fd) {
+			i++;
+			continue;
+		}
+		if (res[k] > 0)
+			((char *)cb->u.c.buf)[0] = tag + k;
+		take(i);
+		done[n_done].data = cb->data;
+		done[n_done].obj = cb;
+		done[n_done].res = (unsigned long)res[k];
+		n_done++;
+		k++;
+	}
+	assert_int_equal(k, n);
+	watch_fn(NULL, watch_fd, EPOLLIN, watch_data);
+}
+
+static unsigned count_op(int op);
+
 /* Recording epio callbacks. */
 static uint8_t rx_buf[1 << 20];
 static size_t rx_len;
@@ -139,13 +170,49 @@ static unsigned tx_calls;
 static size_t tx_last_before, tx_last_after;
 static struct epio *the_io;
 static bool pause_in_rx;
+/* Pause at this rx call (1-based; 0: never), or disable the ep there. */
+static unsigned pause_at, disable_at;
+/* Reads queued on the bus at each rx call, and any queued into the
+ * buffer the plugin holds. */
+static unsigned rx_queued[64];
+static bool rx_buf_in_flight;
+/* Distinct read buffers submitted since setup. */
+static const void *bufs_seen[64];
+static unsigned n_bufs_seen;
+
+static void note_read_buffers(void)
+{
+	unsigned i, j;
+
+	for (i = 0; i < n_submitted; i++) {
+		if (submitted[i]->aio_lio_opcode != IO_CMD_PREAD)
+			continue;
+		for (j = 0; j < n_bufs_seen; j++)
+			if (bufs_seen[j] == submitted[i]->u.c.buf)
+				break;
+		if (j == n_bufs_seen && n_bufs_seen < 64)
+			bufs_seen[n_bufs_seen++] = submitted[i]->u.c.buf;
+	}
+}
 
 static void on_rx(void *data, unsigned ep, const uint8_t *buf, size_t len)
 {
+	unsigned i;
+
+	note_read_buffers();
+	if (rx_calls < 64)
+		rx_queued[rx_calls] = count_op(IO_CMD_PREAD);
+	for (i = 0; i < n_submitted; i++)
+		if (submitted[i]->u.c.buf == buf)
+			rx_buf_in_flight = true;
+	rx_calls++;
+	if (disable_at == rx_calls)
+		epio_disable(the_io, ep);
+	/* The buffer is the plugin's until it returns, disable or not
+	 * (ASan reads it here). */
 	memcpy(rx_buf + rx_len, buf, len);
 	rx_len += len;
-	rx_calls++;
-	if (pause_in_rx)
+	if (pause_in_rx || pause_at == rx_calls)
 		epio_rx_enable(the_io, ep, false);
 }
 
@@ -170,6 +237,9 @@ static int setup(void **state)
 	submit_error = 0;
 	submit_error_once = false;
 	pause_in_rx = false;
+	pause_at = disable_at = 0;
+	rx_buf_in_flight = false;
+	n_bufs_seen = 0;
 	the_io = epio_new(NULL, &ops, NULL);
 	if (!the_io)
 		return -1;
@@ -436,19 +506,144 @@ static void test_rx_pause_holds_in_order(void **state)
 	memcpy(submitted[0]->u.c.buf, "A", 1);
 	complete(0, 1);
 	assert_int_equal(rx_calls, 1);
-	/* Paused: no new reads, later completions are held. */
-	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 1);
+	/* The slot was queued again before the plugin paused; from now on
+	 * no new reads, and later completions are held. */
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
 	pause_in_rx = false;
 	for (i = 0; i < 3; i++) {
 		memcpy(submitted[0]->u.c.buf, "BCD" + i, 1);
 		complete(0, 1);
 	}
 	assert_int_equal(rx_calls, 1);
-	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 4);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 3);
 	epio_rx_enable(the_io, EP_OUT, true);
 	assert_int_equal(rx_calls, 4);
 	assert_memory_equal(rx_buf, "ABCD", 4);
 	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+static const long full[EPIO_RX_SLOTS] = {
+	64 * 1024, 64 * 1024, 64 * 1024, 64 * 1024,
+	64 * 1024, 64 * 1024, 64 * 1024, 64 * 1024,
+};
+
+/*
+ * Big reads: all 8 come back in one batch, and every slot is on the bus
+ * again, with a buffer the plugin does not hold, before the first is
+ * handed over; the data arrives in completion order. The spares are
+ * bounded: never more than twice the slots in buffers, however long the
+ * stream.
+ */
+static void test_rx_requeued_before_handoff(void **state)
+{
+	int fd;
+	unsigned i, round;
+
+	epio_enable(the_io, EP_OUT, 512);
+	fd = submitted[0]->aio_fildes;
+	/* One small read full: the endpoint goes to 64 KiB reads. */
+	complete(0, EPIO_RX_SMALL);
+	rx_len = rx_calls = 0;
+	for (round = 0; round < 4; round++) {
+		complete_reads(fd, round ? EPIO_RX_SLOTS : EPIO_RX_SLOTS - 1,
+			       full, 'a' + round * 8);
+		for (i = 0; i < rx_calls; i++)
+			assert_int_equal(rx_queued[i], EPIO_RX_SLOTS);
+		assert_false(rx_buf_in_flight);
+		rx_len = rx_calls = 0;
+	}
+	/* 'a'.. of the first round, then the next rounds' first bytes. */
+	complete_reads(fd, 3, full, 'x');
+	assert_int_equal(rx_calls, 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(rx_buf[i * 64 * 1024], 'x' + i);
+	note_read_buffers();
+	assert_true(n_bufs_seen > EPIO_RX_SLOTS);
+	assert_true(n_bufs_seen <= 2 * EPIO_RX_SLOTS);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+/* Small reads (16 KiB) take no spares: a slot waits for its buffer. */
+static void test_rx_small_no_spares(void **state)
+{
+	static const long some[4] = { 100, 200, 300, 400 };
+	int fd;
+
+	assert_int_equal(epio_add(the_io, EP_OUT2, dup(0), false, 0), 0);
+	epio_enable(the_io, EP_OUT2, 512);
+	fd = submitted[0]->aio_fildes;
+	complete_reads(fd, 4, some, 'A');
+	assert_int_equal(rx_calls, 4);
+	/* Four buffers completed: the first rx saw the other four reads. */
+	assert_int_equal(rx_queued[0], EPIO_RX_SLOTS - 4);
+	assert_int_equal(rx_len, 1000);
+	assert_int_equal(rx_buf[0], 'A');
+	assert_int_equal(rx_buf[100], 'B');
+	assert_int_equal(rx_buf[300], 'C');
+	assert_int_equal(rx_buf[600], 'D');
+	note_read_buffers();
+	assert_int_equal(n_bufs_seen, EPIO_RX_SLOTS);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+/* A pause in the middle of a batch holds the rest of it, in order. */
+static void test_rx_pause_mid_batch(void **state)
+{
+	int fd;
+
+	epio_enable(the_io, EP_OUT, 512);
+	fd = submitted[0]->aio_fildes;
+	complete(0, EPIO_RX_SMALL);
+	rx_len = rx_calls = 0;
+	pause_at = 2;
+	complete_reads(fd, 5, full, 'a');
+	assert_int_equal(rx_calls, 2);
+	/* Queued again before the pause; nothing more while paused. */
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	complete_reads(fd, 2, full, 'f');
+	assert_int_equal(rx_calls, 2);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS - 2);
+	epio_rx_enable(the_io, EP_OUT, true);
+	assert_int_equal(rx_calls, 7);
+	for (unsigned i = 0; i < 7; i++)
+		assert_int_equal(rx_buf[i * 64 * 1024], 'a' + i);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+}
+
+/*
+ * Disabled inside rx with more of the batch to hand over: the rest is
+ * dropped, the buffer in hand stays the plugin's until rx returns, late
+ * completions are only reaped, and a new enable starts clean.
+ */
+static void test_rx_disable_mid_batch(void **state)
+{
+	int fd;
+
+	epio_enable(the_io, EP_OUT, 512);
+	fd = submitted[0]->aio_fildes;
+	complete(0, EPIO_RX_SMALL);
+	rx_len = rx_calls = 0;
+	disable_at = 1;
+	complete_reads(fd, 4, full, 'a');
+	assert_int_equal(rx_calls, 1);
+	assert_int_equal(rx_buf[0], 'a');
+	assert_false(epio_enabled(the_io, EP_OUT));
+	/* The cancelled reads come back with data after all: stale. */
+	complete_reads(fd, 3, full, 'q');
+	assert_int_equal(rx_calls, 1);
+	disable_at = 0;
+	epio_enable(the_io, EP_OUT, 512);
+	assert_int_equal(rx_calls, 1);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS); /* 5 stale */
+	/* The other five stale ones, late after the new enable. */
+	complete_reads(fd, 5, full, 'r');
+	assert_int_equal(rx_calls, 1);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	complete_reads(fd, 1, full, 'z');
+	assert_int_equal(rx_calls, 2);
+	assert_int_equal(rx_buf[64 * 1024], 'z');
+	note_read_buffers();
+	assert_true(n_bufs_seen <= 2 * EPIO_RX_SLOTS);
 }
 
 /* io_submit refusing (ep disabled under us) stops queueing, no crash. */
@@ -479,6 +674,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_disable_drops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_pause_holds_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_requeued_before_handoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_small_no_spares, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_pause_mid_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_disable_mid_batch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
