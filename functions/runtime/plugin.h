@@ -168,7 +168,8 @@ struct plugin_ops {
 	void (*setup_data)(void *priv, const struct usb_ctrlrequest *req,
 			   const uint8_t *data, size_t len);
 
-	/* Data from an OUT endpoint. len is 0 for a zero-length packet. */
+	/* Data from an OUT endpoint, in order. len is 0 for a zero-length
+	 * packet. data is the plugin's only until rx returns. */
 	void (*rx)(void *priv, unsigned ep, const uint8_t *data, size_t len);
 	/* Queued IN data on ep fell below PLUGIN_TX_LOW bytes. The runtime
 	 * calls it when the queue crosses from >= PLUGIN_TX_LOW to below,
