@@ -18,6 +18,14 @@
 #     its client, server and their hop included. What adb 29 puts on the bus, from usbmon during one
 # more push and pull: adb29_{push,pull}_payload_bytes_median, the median
 # length of the payload transfers (headers and ZLPs left out).
+# ADB_BENCH_BASES="NAME=DIR ...": in each round, DIR's gadgetd-worker and
+# DIR/plugins/adb.so (a build of another commit) on a gadget of its own,
+# bound in turns with this build's, the same push and pull:
+# adbNAME_{push,pull}_mbps (ratios.py compares NAME=base with this
+# build). The bases go after this build in odd rounds and before it in
+# even ones, so that a machine speeding up or slowing down during a round
+# favours neither. ADB_BENCH_XFER_ONLY=1 stops after the rounds and the
+# optional traces (no usbmon, adbhost, bounds or sendrecv_v2).
 # ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
 # more push and one more pull (in b-adb.log), ADB_BENCH_STRACE_TT=1 a
 # timed strace of its AIO and file writes over one more push
@@ -80,6 +88,12 @@ cleanup() {
 	cfs_unbind gffs 2>/dev/null
 	umount $FFB 2>/dev/null
 	cfs_teardown gffs
+	for v in ${ADB_BENCH_BASES:-}; do
+		pkill -KILL -f "gadgetd-worker.*/run/ffs-bb${v%%=*}" 2>/dev/null
+		cfs_unbind "gb${v%%=*}" 2>/dev/null
+		umount "/run/ffs-bb${v%%=*}" 2>/dev/null
+		cfs_teardown "gb${v%%=*}"
+	done
 	rm -rf "$W" /dev/shm/b-adb.*
 }
 trap cleanup EXIT
@@ -108,6 +122,19 @@ min_up() {
 }
 min_up gmin ADBMIN
 min_up gnull ADBNULL -n
+# Other builds' adb (ADB_BENCH_BASES): gadget gbNAME, serial ADBNAME, that
+# build's worker and plugin, auth on with the same key.
+for v in ${ADB_BENCH_BASES:-}; do
+	bdir=${v#*=}
+	[ -x "$bdir/gadgetd-worker" ] && [ -f "$bdir/plugins/adb.so" ] ||
+		die "ADB_BENCH_BASES: no gadgetd-worker and plugins/adb.so in $bdir"
+	cfs_gadget -s "ADB${v%%=*}" "gb${v%%=*}" 18d1 4ee7 "ffs.bb${v%%=*}" || die "configfs (${v%%=*})"
+	mkdir -p "/run/ffs-bb${v%%=*}"
+	timeout 10 mount -t functionfs -o no_disconnect=1 "bb${v%%=*}" "/run/ffs-bb${v%%=*}" ||
+		die "mount functionfs (${v%%=*})"
+	adb_worker "$bdir" "/run/ffs-bb${v%%=*}" "$W/ctl-${v%%=*}" "$W/worker-${v%%=*}.log" \
+		-o auth=on -o keys="$W/adb_keys" >/dev/null || die "the ${v%%=*} worker did not start"
+done
 # swap FROM TO SERIAL: gadget FROM off the bus, TO on, adb sees SERIAL.
 swap() {
 	cfs_unbind "$1"
@@ -135,8 +162,31 @@ min_round() {
 	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
 	swap "$1" badb $SERIAL
 }
+# base_round NAME: this round's push and pull through base NAME's gadget,
+# the bytes compared; the best times so far in base_NAME_{push,pull}.
+base_round() {
+	local p l
+	swap badb "gb$1" "ADB$1"
+	timeout 120 adb -s "ADB$1" push /dev/shm/b-adb.src /dev/shm/b-adb.dev >$W/npush.txt 2>&1 ||
+		die "$1 push: $(cat $W/npush.txt)"
+	timeout 120 adb -s "ADB$1" pull /dev/shm/b-adb.dev /dev/shm/b-adb.back >$W/npull.txt 2>&1 ||
+		die "$1 pull: $(cat $W/npull.txt)"
+	cmp -s /dev/shm/b-adb.src /dev/shm/b-adb.back || die "$1: the bytes differ"
+	p=$(adb_ms $W/npush.txt) l=$(adb_ms $W/npull.txt)
+	[ -n "$p" ] && [ -n "$l" ] || die "adb did not report $1's times: $(cat $W/npush.txt $W/npull.txt)"
+	echo "round $i: $1 push $(mbps $p) pull $(mbps $l) MB/s" >&2
+	eval "base_$1_push=\$(best \${base_$1_push:-999999} $p) base_$1_pull=\$(best \${base_$1_pull:-999999} $l)"
+	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+	swap "gb$1" badb $SERIAL
+}
+bases_round() {
+	for v in ${ADB_BENCH_BASES:-}; do
+		base_round "${v%%=*}"
+	done
+}
 bp=999999 bl=999999 wp=999999 wl=999999 tiny=999999
 for i in 1 2 3; do
+	[ $((i % 2)) = 1 ] || bases_round
 	t=$(date +%s%N)
 	timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >$W/push.txt 2>&1 || die "push: $(cat $W/push.txt)"
 	wp=$(best $wp $(ms $t))
@@ -150,6 +200,8 @@ for i in 1 2 3; do
 	t=$(date +%s%N)
 	timeout 60 adb pull /dev/shm/b-adb.tiny /dev/shm/b-adb.tback >/dev/null 2>&1 || die "tiny pull"
 	tiny=$(best $tiny $(ms $t))
+	echo "round $i: this build push $(mbps "$(adb_ms $W/push.txt)") pull $(mbps "$(adb_ms $W/pull.txt)") MB/s" >&2
+	[ $((i % 2)) = 0 ] || bases_round
 	min_round gmin ADBMIN
 	min_round gnull ADBNULL
 done
@@ -163,6 +215,11 @@ echo "BENCH adbmin_push_mbps $(mbps $gmin_push) MB/s"
 echo "BENCH adbmin_pull_mbps $(mbps $gmin_pull) MB/s"
 echo "BENCH adbnull_push_mbps $(mbps $gnull_push) MB/s"
 echo "BENCH adbnull_pull_mbps $(mbps $gnull_pull) MB/s"
+for v in ${ADB_BENCH_BASES:-}; do
+	eval "p=\$base_${v%%=*}_push l=\$base_${v%%=*}_pull"
+	echo "BENCH adb${v%%=*}_push_mbps $(mbps "$p") MB/s"
+	echo "BENCH adb${v%%=*}_pull_mbps $(mbps "$l") MB/s"
+done
 
 # monitored NAME CMD...: run CMD with usbmon recording the bus, then print
 # the median length of its payload transfers: bulk OUT submissions for a
@@ -186,8 +243,10 @@ monitored() {
 		awk -v d="$name" '{ v[NR] = $1 } END {
 			if (NR) printf "BENCH adb29_%s_payload_bytes_median %d bytes (%d transfers)\n", d, v[int((NR + 1) / 2)], NR }'
 }
-monitored push timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev
-monitored pull timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
+if [ "${ADB_BENCH_XFER_ONLY:-}" != 1 ]; then
+	monitored push timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev
+	monitored pull timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
+fi
 rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
 
 if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
@@ -213,16 +272,28 @@ fi
 # timed (strace -tt -T), over one more push, into strace-tt-push.txt of
 # the bench's output (build/bench/b-adb/): when the file writes come,
 # how long they take, and what the bus did meanwhile.
-if [ "${ADB_BENCH_STRACE_TT:-}" = 1 ]; then
-	wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
+# With ADB_BENCH_BASES, each base's worker too (strace-tt-push-NAME.txt).
+# strace_tt FFSDIR SERIAL FILE: the trace of FFSDIR's worker over a push.
+strace_tt() {
+	local wpid st
+	wpid=$(pgrep -f "gadgetd-worker.*$1" | head -n 1)
+	[ -n "$wpid" ] || die "no worker on $1 to strace"
 	timeout 120 strace -f -tt -T -e trace=writev,write,io_submit,io_getevents,epoll_wait,read \
-		-p "$wpid" -o "$PWD/strace-tt-push.txt" &
+		-p "$wpid" -o "$3" &
 	st=$!
 	sleep 1
-	timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1
+	timeout 120 adb -s "$2" push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1
 	kill -INT $st
 	wait $st
 	rm -f /dev/shm/b-adb.dev
+}
+if [ "${ADB_BENCH_STRACE_TT:-}" = 1 ]; then
+	strace_tt "$FFS" $SERIAL "$PWD/strace-tt-push.txt"
+	for v in ${ADB_BENCH_BASES:-}; do
+		swap badb "gb${v%%=*}" "ADB${v%%=*}"
+		strace_tt "/run/ffs-bb${v%%=*}" "ADB${v%%=*}" "$PWD/strace-tt-push-${v%%=*}.txt"
+		swap "gb${v%%=*}" badb $SERIAL
+	done
 fi
 
 if [ "${ADB_BENCH_PERF:-}" = 1 ]; then
@@ -241,6 +312,7 @@ if [ "${ADB_BENCH_PERF:-}" = 1 ]; then
 	rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back "$W/perf.data"
 fi
 
+[ "${ADB_BENCH_XFER_ONLY:-}" != 1 ] || exit 0
 timeout 30 adb kill-server >/dev/null 2>&1
 # adbhost: push then pull, with delayed_ack and without.
 hostbench() {

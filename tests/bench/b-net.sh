@@ -30,12 +30,29 @@
 # the bytes at all; port 5558): adbnull_tcp_{push,pull}_mbps, the most
 # any daemon can give adb 29 over this link, its own client and server
 # included.
+# Then Debian's adb 34 (1:34.0.5, bookworm-backports, chrooted in
+# build/adbd/root as t-adb34 runs it, its server on port 5041 in the
+# host's namespace, with no /dev/bus/usb so that it leaves the USB link
+# to adb 29's server) on the same link, the same 64 MiB best of 2 as adb
+# reports it, pushed with -Z (adb 34 compresses a push by default, and
+# the no-work daemon offers no compression; random bytes gain nothing):
+# adb34_tcp_{push,pull}_mbps against gadgetd's adb, adb34null_tcp_*
+# against adbmin -n. adb 34.0.5 offers delayed_ack only with
+# ADB_DELAYED_ACK=1 in its server's environment (its CNXN has no
+# delayed_ack otherwise: one WRTE in flight, as with adb 29), so a second
+# adb 34 server (port 5042) runs with it: adb34da_tcp_{push,pull}_mbps
+# against gadgetd's adb, which answers it (adbmin does not offer it).
+# Once, after the rounds, the plugin's log lines for its TCP peers' CNXN
+# and, from `strace` of each adb 34 server over one push of 16 MiB, how
+# many WRTEs it had sent that the device had not yet acknowledged with an
+# OKAY, at each WRTE it sent:
+# adb34[da]_tcp_push_wrte_inflight_{median,max}.
 # ratios.py takes the mean of the rounds.
 # ADB_TCP_BENCH_BASES="NAME=DIR ..." also pushes and pulls over TCP, in
-# each round right after this build, with each DIR/plugins/adb.so (a
-# build of another commit) in the worker: adbNAME_tcp_{push,pull}_mbps,
-# builds compared side by side in one boot (ratios.py compares
-# NAME=base with this build).
+# each round with each DIR/plugins/adb.so (a build of another commit) in
+# the worker, right after this build in odd rounds and right before it in
+# even ones: adbNAME_tcp_{push,pull}_mbps, builds compared side by side
+# in one boot (ratios.py compares NAME=base with this build).
 # ADB_TCP_BENCH_STRACE=1 prints `strace -c -f` of the worker over one
 # more push over TCP with this build's plugin and each base's.
 . "$SRC/tests/loopback/lib.sh"
@@ -127,6 +144,36 @@ wait_adb() {
 PLUGIN=/usr/lib/gadgetd/adb.so
 D=/run/b-net
 mkdir -p $D
+# adb 34 in its root, which sees $D as /w. Its /dev is a few nodes of its
+# own: without /dev/bus/usb adb 34's server does not take the USB
+# interface from adb 29's.
+R=$B/adbd/root
+[ -x "$R/usr/lib/android-sdk/platform-tools/adb" ] ||
+	die "no adb 34 in $R (make bench makes it: tests/vm/mkadbd.sh)"
+mkdir -p "$R/w" || die "$R/w"
+mount --bind $D "$R/w" && mount -t tmpfs -o size=1m tmpfs "$R/dev" &&
+	mount -t proc proc "$R/proc" || die "cannot mount /w, /dev and /proc in $R"
+for n in null:1:3 zero:1:5 random:1:8 urandom:1:9 tty:5:0; do
+	mknod -m 666 "$R/dev/${n%%:*}" c "$(echo $n | cut -d: -f2)" "${n##*:}" || die "mknod $n"
+done
+mkdir -p $D/home34/.android && cp "$HOME/.android/adbkey" "$HOME/.android/adbkey.pub" $D/home34/.android/ ||
+	die "adb 34's key"
+# a34run PORT DELAYED_ACK ARGS...: adb 34 with its server on PORT, and
+# ADB_DELAYED_ACK (0 or 1) for a server it starts.
+a34run() {
+	local port=$1 da=$2
+	shift 2
+	ip netns exec $NS env ANDROID_ADB_SERVER_PORT=$port ADB_DELAYED_ACK=$da HOME=/w/home34 \
+		timeout 120 chroot "$R" adb "$@"
+}
+a34() { a34run 5041 0 "$@"; }
+a34da() { a34run 5042 1 "$@"; }
+a34_cleanup() {
+	a34 kill-server >/dev/null 2>&1
+	a34da kill-server >/dev/null 2>&1
+	umount "$R/w" "$R/dev" "$R/proc" 2>/dev/null
+}
+a34 version | grep -q '^Version 34\.' || die "adb in $R is not adb 34: $(a34 version)"
 cp $PLUGIN $D/adb-this.so || die "$PLUGIN"
 # ncmadb_up SO: the set ncm,adb with SO as the adb plugin (a worker
 # started anew), its host side in the namespace with a lease, adb on it
@@ -138,6 +185,8 @@ ncmadb_up() {
 	hadb disconnect $BOARD:5555 >/dev/null 2>&1
 	hadb disconnect $BOARD:5557 >/dev/null 2>&1
 	hadb disconnect $BOARD:5558 >/dev/null 2>&1
+	a34 disconnect >/dev/null 2>&1
+	a34da disconnect >/dev/null 2>&1
 	if ! cmp -s "$1" $PLUGIN; then
 		# A new file: the running worker keeps the one it mapped.
 		cp "$1" $PLUGIN.new && chmod 644 $PLUGIN.new &&
@@ -168,7 +217,7 @@ bound_pid=$!
 min_pid=$!
 "$B/adbmin" -n tcp 5558 >/dev/null &
 min_pid="$min_pid $!"
-trap 'kill $bound_pid $min_pid 2>/dev/null' EXIT
+trap 'kill $bound_pid $min_pid 2>/dev/null; a34_cleanup' EXIT
 # bound MODE: adb 29's pattern over the same link, best of 2, MB/s.
 bound() {
 	local a b f=$D/src.bin
@@ -181,6 +230,63 @@ bound() {
 	esac
 	best "$a" "$b"
 }
+# a34_differ A34 WHAT FILE: FILE is not src.bin: what adb 34 printed,
+# where the bytes differ and its server's log, to the log; then die.
+a34_differ() {
+	{
+		echo "adb 34 ($1) $2: $3 differs from src.bin:"
+		cat $D/a34-out.txt
+		ls -l $D/src.bin "$3"
+		cmp $D/src.bin "$3"
+		echo "bytes that differ: $(cmp -l $D/src.bin "$3" 2>/dev/null | wc -l)"
+		echo "adb 34's server log (last 30 lines):"
+		tail -n 30 "$R"/tmp/adb.*.log
+	} >&2
+	die "adb 34 ($1) $2: bytes differ"
+}
+# adb34_xfer A34 SERIAL push|pull [null]: adb_xfer with adb 34 (A34:
+# a34 or a34da; push -Z), each file compared after each transfer.
+adb34_xfer() {
+	local a b c=$1 i
+	shift
+	for i in 1 2; do
+		if [ "$2" = push ]; then
+			$c -s "$1" push -Z /w/src.bin $D/got.bin > $D/a34-out.txt 2>&1
+			[ "${3:-}" = null ] || cmp -s $D/src.bin $D/got.bin ||
+				a34_differ $c "push over $1" $D/got.bin
+		else
+			$c -s "$1" pull $D/src.bin /w/pulled.bin > $D/a34-out.txt 2>&1
+			[ "${3:-}" = null ] || cmp -s $D/src.bin $D/pulled.bin ||
+				a34_differ $c "pull over $1" $D/pulled.bin
+		fi
+		if [ $i = 1 ]; then a=$(adb_rate < $D/a34-out.txt); else b=$(adb_rate < $D/a34-out.txt); fi
+	done
+	[ -n "$a" ] && [ -n "$b" ] || die "adb 34 ($c) $2 over $1 failed"
+	best "$a" "$b"
+}
+# wait_a34 A34 SERIAL: connected and "device" within 30 s.
+wait_a34() {
+	local end=$(($(date +%s) + 30))
+	while [ "$(date +%s)" -lt $end ]; do
+		$1 devices | grep -q "^$2[[:space:]]*device\$" && return 0
+		$1 connect "$2" >/dev/null 2>&1
+		sleep 0.5
+	done
+	$1 devices
+	return 1
+}
+# bases_tcp: each ADB_TCP_BENCH_BASES build's push and pull, then this
+# build's plugin back.
+bases_tcp() {
+	[ -n "${ADB_TCP_BENCH_BASES:-}" ] || return 0
+	for v in $ADB_TCP_BENCH_BASES; do
+		[ -f "${v#*=}/plugins/adb.so" ] || die "no ${v#*=}/plugins/adb.so"
+		ncmadb_up "${v#*=}/plugins/adb.so"
+		echo "BENCH adb${v%%=*}_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
+		echo "BENCH adb${v%%=*}_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"
+	done
+	ncmadb_up $D/adb-this.so
+}
 round=0
 while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	round=$((round + 1))
@@ -188,8 +294,10 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	in=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -R -J | rate) || die "ncm,adb: iperf3 in"
 	echo "BENCH net_ncmadb_out_mbps $out MB/s"
 	echo "BENCH net_ncmadb_in_mbps $in MB/s"
+	[ $((round % 2)) = 1 ] || bases_tcp
 	echo "BENCH adb_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
 	echo "BENCH adb_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"
+	[ $((round % 2)) = 0 ] || bases_tcp
 	echo "BENCH adbtcphop_out_mbps $(bound hoppush) MB/s"
 	echo "BENCH adbtcphop_in_mbps $(bound hoppull) MB/s"
 	echo "BENCH adbtcp_out_mbps $(bound push) MB/s"
@@ -200,15 +308,49 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	wait_adb $BOARD:5558 || die "adb connect $BOARD:5558 (adbmin -n)"
 	echo "BENCH adbnull_tcp_push_mbps $(adb_xfer $BOARD:5558 push null) MB/s"
 	echo "BENCH adbnull_tcp_pull_mbps $(adb_xfer $BOARD:5558 pull null) MB/s"
-	[ -n "${ADB_TCP_BENCH_BASES:-}" ] || continue
-	for v in $ADB_TCP_BENCH_BASES; do
-		[ -f "${v#*=}/plugins/adb.so" ] || die "no ${v#*=}/plugins/adb.so"
-		ncmadb_up "${v#*=}/plugins/adb.so"
-		echo "BENCH adb${v%%=*}_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
-		echo "BENCH adb${v%%=*}_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"
-	done
-	ncmadb_up $D/adb-this.so
+	wait_a34 a34 $BOARD:5555 || die "adb 34: connect $BOARD:5555"
+	echo "BENCH adb34_tcp_push_mbps $(adb34_xfer a34 $BOARD:5555 push) MB/s"
+	echo "BENCH adb34_tcp_pull_mbps $(adb34_xfer a34 $BOARD:5555 pull) MB/s"
+	wait_a34 a34da $BOARD:5555 || die "adb 34 (ADB_DELAYED_ACK=1): connect $BOARD:5555"
+	echo "BENCH adb34da_tcp_push_mbps $(adb34_xfer a34da $BOARD:5555 push) MB/s"
+	echo "BENCH adb34da_tcp_pull_mbps $(adb34_xfer a34da $BOARD:5555 pull) MB/s"
+	# adbmin serves one connection at a time: adb 29's server lets go.
+	hadb disconnect $BOARD:5558 >/dev/null 2>&1
+	wait_a34 a34 $BOARD:5558 || die "adb 34: connect $BOARD:5558 (adbmin -n)"
+	echo "BENCH adb34null_tcp_push_mbps $(adb34_xfer a34 $BOARD:5558 push null) MB/s"
+	echo "BENCH adb34null_tcp_pull_mbps $(adb34_xfer a34 $BOARD:5558 pull null) MB/s"
+	a34 disconnect $BOARD:5558 >/dev/null 2>&1
 done
+# adb 34 and the plugin: delayed_ack in adb 34's CNXN, and the WRTEs it
+# has in flight during a push (strace of its server: a write that starts
+# with a WRTE header sends one, a read of an OKAY header acknowledges one).
+echo "the plugin's log of its TCP peers' CNXN (adb 29's and adb 34's; cut at 255 bytes):"
+{ gd_log; cat "${GD_LOG:-/dev/null}"; } 2>/dev/null | grep 'tcp peer connected:' |
+	sed 's/.*tcp peer connected: //' | sort -u | sed 's/^/  /'
+head -c 16777216 $D/src.bin > $D/src16.bin
+# inflight A34 PORT NAME: the WRTEs in flight during one push of 16 MiB.
+inflight() {
+	local spid st n
+	spid=$(pgrep -n -f "tcp:$2 fork-server") || die "no adb 34 server on port $2 to strace"
+	timeout 300 strace -f -xx -s 4 -e trace=write,writev,sendto,sendmsg,read,readv,recvfrom,recvmsg \
+		-p "$spid" -o $D/a34-strace.txt &
+	st=$!
+	sleep 1
+	$1 -s $BOARD:5555 push -Z /w/src16.bin $D/got16.bin >/dev/null 2>&1 || die "adb 34 ($1) push under strace"
+	kill -INT $st
+	wait $st
+	# One line a WRTE sent: how many are unacknowledged with it.
+	awk '/(write|writev|sendto|sendmsg)\(.*"\\x57\\x52\\x54\\x45/ { print ++f }
+		/(read|readv|recvfrom|recvmsg)(\(| resumed>).*"\\x4f\\x4b\\x41\\x59/ { if (f > 0) f-- }' \
+		$D/a34-strace.txt | sort -n > $D/a34-inflight.txt
+	n=$(wc -l < $D/a34-inflight.txt)
+	[ "$n" -gt 0 ] || { head -n 40 $D/a34-strace.txt; die "no WRTE in the trace of adb 34's server ($1)"; }
+	echo "BENCH $3_tcp_push_wrte_inflight_median $(sed -n "$(((n + 1) / 2))p" $D/a34-inflight.txt) WRTEs ($n sent)"
+	echo "BENCH $3_tcp_push_wrte_inflight_max $(tail -n 1 $D/a34-inflight.txt) WRTEs"
+}
+inflight a34 5041 adb34
+inflight a34da 5042 adb34da
+rm -f $D/src16.bin $D/got16.bin $D/a34-strace.txt $D/a34-inflight.txt
 # ADB_TCP_BENCH_STRACE=1: strace -c of the worker over one more push
 # over TCP, with this build's plugin and with each base's (b-net.log).
 if [ "${ADB_TCP_BENCH_STRACE:-}" = 1 ]; then
@@ -234,4 +376,5 @@ pkill -x iperf3
 echo "BENCH adb_usb_push_mbps $(adb_xfer "$usb" push) MB/s"
 echo "BENCH adb_usb_pull_mbps $(adb_xfer "$usb" pull) MB/s"
 hadb kill-server >/dev/null 2>&1
+a34_cleanup
 rm -rf $D

@@ -70,6 +70,18 @@ pairs = [
     ("adb_tcp_pull_mbps", "adbmin_tcp_pull_mbps", "adb pull over TCP on ncm / adb 29 from the least daemon that reads the file (adbmin.c), same link and rounds", 1.0),
     ("adbnull_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 29 to the no-work daemon over TCP / iperf3, same link, host -> board (what adb 29 itself costs)", None),
     ("adbnull_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 29 from the no-work daemon over TCP / iperf3, same link, board -> host (what adb 29 itself costs)", None),
+    ("adb34_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 34 push over TCP on ncm (-Z) / iperf3 on the same ncm,adb link, same rounds", 0.8),
+    ("adb34_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 34 pull over TCP on ncm / iperf3 on the same ncm,adb link, same rounds", 0.8),
+    ("adb34null_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 34 to the no-work daemon over TCP / iperf3, same link, host -> board (what adb 34 itself costs)", None),
+    ("adb34null_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 34 from the no-work daemon over TCP / iperf3, same link, board -> host (what adb 34 itself costs)", None),
+    ("adb34_tcp_push_mbps", "adb34null_tcp_push_mbps", "adb 34 push over TCP: gadgetd / the no-work daemon (adbmin -n), one WRTE in flight with both, same link and rounds", 0.9),
+    ("adb34_tcp_pull_mbps", "adb34null_tcp_pull_mbps", "adb 34 pull over TCP: gadgetd / the no-work daemon (adbmin -n), one WRTE in flight with both, same link and rounds", 0.9),
+    ("adb34da_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 34 with ADB_DELAYED_ACK=1, push over TCP on ncm (-Z) / iperf3 on the same ncm,adb link, same rounds", 0.8),
+    ("adb34da_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 34 with ADB_DELAYED_ACK=1, pull over TCP on ncm / iperf3 on the same ncm,adb link, same rounds", 0.8),
+    ("adb34da_tcp_push_mbps", "adb34_tcp_push_mbps", "adb 34 push over TCP to gadgetd's adb: with ADB_DELAYED_ACK=1 / without, same link and rounds", None),
+    ("adb34da_tcp_pull_mbps", "adb34_tcp_pull_mbps", "adb 34 pull over TCP from gadgetd's adb: with ADB_DELAYED_ACK=1 / without, same link and rounds", None),
+    ("adb34_tcp_push_mbps", "adb_tcp_push_mbps", "push over TCP to gadgetd's adb: adb 34 / adb 29, same link and rounds", None),
+    ("adb34_tcp_pull_mbps", "adb_tcp_pull_mbps", "pull over TCP from gadgetd's adb: adb 34 / adb 29, same link and rounds", None),
     ("adbtcphop_out_mbps", "net_ncmadb_out_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, host -> board (what the pattern costs)", None),
     ("adbtcphop_in_mbps", "net_ncmadb_in_mbps", "adb 29's pattern over TCP with the hop / iperf3, same link, board -> host (what the pattern costs)", None),
     ("adbtcphop_out_mbps", "adbtcp_out_mbps", "adb 29's pattern over TCP, host -> board: with the client-server hop / without", None),
@@ -162,7 +174,7 @@ pairs = [
     ("umtprd_files_obj_ms", "mtpnpl_files_obj_ms", "mtp-files, one transaction: umtprd ms / gadgetd ms, object_prop_lists=false", None),
 ]
 # Figures that only an option gives (b-mtp's MTP_BENCH_XFER_USBMON, b-net's
-# ADB_TCP_BENCH_BASES, each pair's second figure): their ratios are taken
+# ADB_TCP_BENCH_BASES and b-adb's ADB_BENCH_BASES, each pair's second figure): their ratios are taken
 # when the run has that figure, and a whole run without the option does
 # not miss them.
 optional = [
@@ -170,6 +182,8 @@ optional = [
     ("near_ffslibmtp_get_span_ms", "mtp_get_span_ms", "mtp-getfile's 16 KiB URBs under usbmon, first submit to last completion: ffs-file bound (libmtp's pattern) time / gadgetd time", None),
     ("adb_tcp_push_mbps", "adbbase_tcp_push_mbps", "adb push over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
     ("adb_tcp_pull_mbps", "adbbase_tcp_pull_mbps", "adb pull over TCP on ncm: this build / the base build (ADB_TCP_BENCH_BASES base=DIR), same rounds", None),
+    ("adb_push_mbps", "adbbase_push_mbps", "adb 29 push over USB: this build / the base build (ADB_BENCH_BASES base=DIR), same rounds, order alternating", None),
+    ("adb_pull_mbps", "adbbase_pull_mbps", "adb 29 pull over USB: this build / the base build (ADB_BENCH_BASES base=DIR), same rounds, order alternating", None),
 ]
 pairs += [p for p in optional if p[1] in vals]
 # Other builds' transfers in the same boot (b-mtp.sh MTP_BENCH_XFER_BASES).
