@@ -379,6 +379,9 @@ static void epio_complete_rx(struct epio_ep *ep, struct epio_slot *s, long res)
 	ep->rx_q[ep->n_rx_q].buf = buf;
 	ep->rx_q[ep->n_rx_q].len = res;
 	ep->n_rx_q++;
+	/* Queued again now, sized by this read: after the whole batch, a
+	 * short read at its end (a header) would make every slot small. */
+	epio_rx_fill(ep);
 }
 
 static void epio_complete_tx(struct epio_ep *ep, struct epio_slot *s, long res)

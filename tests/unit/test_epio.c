@@ -563,6 +563,37 @@ static void test_rx_requeued_before_handoff(void **state)
 	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
 }
 
+/*
+ * Each slot of a batch is queued again sized by its own read, as one at a
+ * time: full reads get big ones, the slot after a short read (the end of
+ * the payload, or a header) a small one, not every slot of the batch.
+ */
+static void test_rx_batch_sizes_per_read(void **state)
+{
+	static const long mixed[4] = { 64 * 1024, 64 * 1024, 64 * 1024, 24 };
+	static const long smallfull[7] = {
+		EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL,
+		EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL,
+	};
+	int fd;
+	unsigned i, big = 0, small = 0;
+
+	epio_enable(the_io, EP_OUT, 512);
+	fd = submitted[0]->aio_fildes;
+	complete(0, EPIO_RX_SMALL);
+	/* Seven small ones left from the enable; the first refill is big. */
+	assert_int_equal(submitted[n_submitted - 1]->u.c.nbytes, 64 * 1024);
+	complete_reads(fd, 7, smallfull, 'a');
+	assert_int_equal(submitted[0]->u.c.nbytes, 64 * 1024);
+	complete_reads(fd, 4, mixed, 'k');
+	for (i = 0; i < n_submitted; i++) {
+		big += submitted[i]->u.c.nbytes == 64 * 1024;
+		small += submitted[i]->u.c.nbytes == EPIO_RX_SMALL;
+	}
+	assert_int_equal(big, EPIO_RX_SLOTS - 1);
+	assert_int_equal(small, 1);
+}
+
 /* Small reads (16 KiB) take no spares: a slot waits for its buffer. */
 static void test_rx_small_no_spares(void **state)
 {
@@ -675,6 +706,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_pause_holds_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_submit_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_requeued_before_handoff, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_batch_sizes_per_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_small_no_spares, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_pause_mid_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_disable_mid_batch, setup, teardown),
