@@ -242,7 +242,7 @@ a34_differ() {
 		echo "adb 34's server log (last 30 lines):"
 		tail -n 30 "$R"/tmp/adb.*.log
 	} >&2
-	die "adb 34 ($1) $2: bytes differ"
+	die "adb 34 ($1) $2: the file differs or is missing (see above)"
 }
 # adb34_xfer A34 SERIAL push|pull [null]: adb_xfer with adb 34 (A34:
 # a34 or a34da; push -Z), each file compared after each transfer.
@@ -252,10 +252,12 @@ adb34_xfer() {
 	for i in 1 2; do
 		if [ "$2" = push ]; then
 			$c -s "$1" push -Z /w/src.bin $D/got.bin > $D/a34-out.txt 2>&1
+			echo "(adb exited $?; 124: ended by timeout)" >> $D/a34-out.txt
 			[ "${3:-}" = null ] || cmp -s $D/src.bin $D/got.bin ||
 				a34_differ $c "push over $1" $D/got.bin
 		else
 			$c -s "$1" pull $D/src.bin /w/pulled.bin > $D/a34-out.txt 2>&1
+			echo "(adb exited $?; 124: ended by timeout)" >> $D/a34-out.txt
 			[ "${3:-}" = null ] || cmp -s $D/src.bin $D/pulled.bin ||
 				a34_differ $c "pull over $1" $D/pulled.bin
 		fi
