@@ -14,39 +14,7 @@
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
-export LANG=C.UTF-8
-PY=/usr/bin/python3
-T=$SRC/tests/loopback
-OUT=/mnt/out
-HPID=
-
-# host_start NAME ARGS...: hid_host.py ARGS... NAME.ready in the
-# background, into NAME.out; returns once it listens (or has failed).
-host_start() {
-	local name=$1 n=300
-	shift
-	rm -f "$OUT/$name.ready"
-	timeout 120 $PY "$T/hid_host.py" "$@" "$OUT/$name.ready" >"$OUT/$name.out" 2>&1 &
-	HPID=$!
-	while [ $n -gt 0 ] && [ ! -e "$OUT/$name.ready" ] && kill -0 $HPID 2>/dev/null; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	[ -e "$OUT/$name.ready" ]
-}
-
-# host_done NAME: the reader's exit status; its output is shown.
-host_done() {
-	wait $HPID
-	local rc=$?
-	sed "s/^/  $1: /" "$OUT/$1.out"
-	return $rc
-}
-
-# same FILE TEXT: FILE holds exactly TEXT (lines as printf %b gives them).
-same() {
-	printf '%b\n' "$2" | cmp -s - "$1" || { echo "want:"; printf '%b\n' "$2"; return 1; }
-}
+. "$SRC/tests/loopback/hid_lib.sh"
 
 # leds_say TEXT: `gadgetctl hid leds` says TEXT within 5 s.
 leds_say() {

@@ -17,33 +17,7 @@
 # Runs in the guest (see run-suite.sh); needs SRC and B.
 # bed: systemd
 . "$SRC/tests/loopback/lib.sh"
-export LANG=C.UTF-8
-PY=/usr/bin/python3
-T=$SRC/tests/loopback
-OUT=/mnt/out
-HPID=
-
-# host_start NAME ARGS...: hid_host.py ARGS... NAME.ready in the
-# background (as t-hid.sh); returns once it listens.
-host_start() {
-	local name=$1 n=300
-	shift
-	rm -f "$OUT/$name.ready"
-	timeout 120 $PY "$T/hid_host.py" "$@" "$OUT/$name.ready" >"$OUT/$name.out" 2>&1 &
-	HPID=$!
-	while [ $n -gt 0 ] && [ ! -e "$OUT/$name.ready" ] && kill -0 $HPID 2>/dev/null; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	[ -e "$OUT/$name.ready" ]
-}
-
-host_done() {
-	wait $HPID
-	local rc=$?
-	sed "s/^/  $1: /" "$OUT/$1.out"
-	return $rc
-}
+. "$SRC/tests/loopback/hid_lib.sh"
 
 # usb_dir VID:PID: the host side's sysfs folder of the device.
 usb_dir() {
