@@ -73,30 +73,6 @@ typed_on_board() {
 	board ok type kbd abc && board seen=6 seen kbd
 }
 
-# usb_dir VID:PID: the host side's sysfs folder of the device.
-usb_dir() {
-	local d
-	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] || continue
-		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-
-# rt_status WANT [SECS]: the device's power/runtime_status becomes WANT
-# (as t-wakeup.sh).
-rt_status() {
-	local n=$((${2:-15} * 10)) got
-	while [ $n -gt 0 ]; do
-		got=$(cat "$DEV/power/runtime_status")
-		[ "$got" = "$1" ] && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	echo "power/runtime_status: $got, want $1"
-	return 1
-}
-
 # forwards_since N: gadgetd's log still says "forwarded to" N times.
 forwards_since() {
 	local n

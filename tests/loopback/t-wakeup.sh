@@ -19,29 +19,6 @@
 . "$SRC/tests/loopback/lib.sh"
 . "$SRC/tests/loopback/hid_lib.sh"
 
-# usb_dir VID:PID: the host side's sysfs folder of the device.
-usb_dir() {
-	local d
-	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] || continue
-		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-
-# rt_status WANT [SECS]: the device's power/runtime_status becomes WANT.
-rt_status() {
-	local n=$((${2:-15} * 10)) got
-	while [ $n -gt 0 ]; do
-		got=$(cat "$DEV/power/runtime_status")
-		[ "$got" = "$1" ] && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	echo "power/runtime_status: $got, want $1"
-	return 1
-}
-
 # says FILE TEXT: FILE (a command's output) contains TEXT.
 says() {
 	grep -F -q -- "$2" "$1" || { echo "want \"$2\" in:"; cat "$1"; return 1; }
