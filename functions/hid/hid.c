@@ -32,7 +32,10 @@
  * forwarded report in flight, forwarded reports wait for a command's.
  * A full queue (the host stopped polling) is emptied, and a keyboard
  * then queues what is held now, so that no key stays down. A suspended
- * bus is woken as for a command; if it cannot be, the queue is dropped.
+ * bus is woken as for a command, once for a report: a host that resumes
+ * and suspends again without taking it does not read the interface, and
+ * is not woken again until it takes one. If it cannot be woken, the
+ * queue is dropped (the report in flight stays with the UDC).
  * The hotkey (forward_hotkey) and the `forward` command ask gadgetd to
  * release every forwarded device to the board, or take them again.
  */
@@ -107,6 +110,7 @@ struct hid {
 	bool fwd_grabbed;
 	bool fwd_inflight;       /* the report in flight is the queue's head */
 	bool fwd_waking;         /* a wakeup asked for the queue */
+	bool fwd_woke;           /* one was asked for the queue's head */
 	struct hid_input in;
 	struct hid_fwd_dev {
 		struct hid *h;
@@ -119,7 +123,7 @@ struct hid {
 };
 
 static void hid_fwd_pump(struct hid *h);
-static void hid_fwd_wake_done(void *data, int rc);
+static void hid_fwd_wake(struct hid *h);
 
 static void hid_job_end(struct hid *h, int rc, const char *why)
 {
@@ -251,6 +255,7 @@ static void hid_tx_result(void *priv, unsigned ep, long res)
 	}
 	if (h->fwd_inflight) {
 		h->fwd_inflight = false;
+		h->fwd_woke = false;
 		if (h->q_len) {
 			h->q_head = (h->q_head + 1) % HID_FWD_QUEUE;
 			h->q_len--;
@@ -297,6 +302,7 @@ static void hid_enable(void *priv)
 	h->stale = 0;
 	h->fwd_inflight = false;
 	h->fwd_waking = false;
+	h->fwd_woke = false;
 	/* A new host starts in report protocol (HID 1.11, 7.2.6). */
 	h->ctx.boot = false;
 }
@@ -312,6 +318,7 @@ static void hid_disable(void *priv)
 	h->q_len = 0;
 	h->fwd_inflight = false;
 	h->fwd_waking = false;
+	h->fwd_woke = false;
 	hid_input_release_all(&h->in);
 	if (h->active)
 		hid_job_end(h, -ENOTCONN, "the host disconnected");
@@ -331,10 +338,9 @@ static void hid_suspend(void *priv, bool suspended)
 	if (!suspended)
 		h->fwd_waking = false;
 	/* A forwarded report in flight waits in the UDC's queue: wake the
-	 * host for it, as for a command's. */
-	else if (h->fwd_inflight && !h->fwd_waking &&
-		 plugin_wakeup(h->p, hid_fwd_wake_done, h) == 0)
-		h->fwd_waking = true;
+	 * host for it, as for a command's, once. */
+	else if (h->fwd_inflight && !h->fwd_waking)
+		hid_fwd_wake(h);
 	if (!h->active) {
 		if (!suspended)
 			hid_fwd_pump(h);
@@ -375,6 +381,14 @@ static void hid_fwd_status(struct hid *h)
 	plugin_set_status(h->p, "forward_devices", count ? text : "none");
 }
 
+/* Empty the queue but for the report in flight, which the UDC holds. */
+static void hid_fwd_drop(struct hid *h)
+{
+	h->q_len = h->fwd_inflight ? 1 : 0;
+	if (!h->fwd_inflight)
+		h->fwd_woke = false;
+}
+
 static void hid_fwd_wake_done(void *data, int rc)
 {
 	struct hid *h = data;
@@ -384,7 +398,29 @@ static void hid_fwd_wake_done(void *data, int rc)
 	h->fwd_waking = false;
 	log_warnx("hid: forwarded input dropped: the host suspended the bus and cannot "
 		  "be woken (%s)", strerror(-rc));
-	h->q_len = 0;
+	hid_fwd_drop(h);
+}
+
+/*
+ * Wake the suspended host for the queue's head, once: a host that
+ * resumed and suspended again without taking it does not read this
+ * interface (on Linux, usbhid polls only while the device is open, and
+ * another interface of the gadget may have enabled remote wakeup), and
+ * waking it again would only wake it at each autosuspend, or wake a
+ * sleeping PC for a stale report. The report stays queued for a host
+ * that polls again.
+ */
+static void hid_fwd_wake(struct hid *h)
+{
+	if (h->fwd_woke) {
+		log_debug("hid: the host resumed without taking the forwarded report "
+			  "in flight; not woken again for it");
+		return;
+	}
+	if (plugin_wakeup(h->p, hid_fwd_wake_done, h) == 0) {
+		h->fwd_waking = true;
+		h->fwd_woke = true;
+	}
 }
 
 /* Send the queue's head if nothing else is in flight. */
@@ -395,19 +431,19 @@ static void hid_fwd_pump(struct hid *h)
 	if (!h->q_len || h->active || h->fwd_inflight)
 		return;
 	if (!h->enabled) {
-		h->q_len = 0;
+		hid_fwd_drop(h);
 		return;
 	}
 	if (h->suspended) {
-		if (!h->fwd_waking && plugin_wakeup(h->p, hid_fwd_wake_done, h) == 0)
-			h->fwd_waking = true;
+		if (!h->fwd_waking)
+			hid_fwd_wake(h);
 		return;
 	}
 	r = &h->q[h->q_head];
 	if (plugin_write(h->p, HID_EP_IN, r->data, r->len) == 0)
 		h->fwd_inflight = true;
 	else
-		h->q_len = 0;
+		hid_fwd_drop(h);
 }
 
 static void hid_fwd_push(struct hid *h, const struct hid_cmd_report *r, size_t n)
@@ -420,7 +456,7 @@ static void hid_fwd_push(struct hid *h, const struct hid_cmd_report *r, size_t n
 		/* The host takes nothing: keep only what is held now. */
 		log_warnx("hid: forwarded input queue full (the host takes no report); "
 			  "the queue was emptied");
-		h->q_len = h->fwd_inflight ? 1 : 0;
+		hid_fwd_drop(h);
 		if (!h->in.keys)
 			return;
 		n = 1;

@@ -9,7 +9,9 @@
  * Forwarded input (forward = "input"): a device's events, through a pipe
  * standing in for its evdev fd, become reports one at a time, none lost
  * or doubled; a command waits for the forwarded report in flight and the
- * queue for the command; a suspended bus is woken for them; the hotkey
+ * queue for the command; a suspended bus is woken for them, once for a
+ * report the host does not take (no wakeup at each autosuspend), and a
+ * refused wakeup drops the queue but not the report in flight; the hotkey
  * asks gadgetd to toggle the grab and the host gets every key released;
  * a release from gadgetd does too; a device that goes is closed; a
  * queue the host does not drain stays bounded.
@@ -361,6 +363,66 @@ static void test_fwd_wakes(void **state)
 	close(fd);
 }
 
+/* A host that resumes and suspends again without taking the report in
+ * flight (it does not poll this interface) is woken once for it, not at
+ * each suspend; new input behind it does not wake it either. The next
+ * report, once the host takes that one, may wake it again. */
+static void test_fwd_wakes_once(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+	int i;
+
+	key(fd, KEY_A, 1);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	for (i = 0; i < 5; i++) {
+		gadgetd_plugin.suspend(f->priv, true);
+		assert_int_equal(fake.wakeups, 1);
+		if (!i)
+			fake.wake_done(fake.wake_data, 0);
+		key(fd, KEY_A, i % 2 ? 1 : 0);
+		pump();
+		assert_int_equal(fake.wakeups, 1);
+		gadgetd_plugin.suspend(f->priv, false);
+	}
+	assert_int_equal(fake.writes, 1);
+	/* The host polls again: the queue follows, each report once. */
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0);
+	gadgetd_plugin.suspend(f->priv, true);
+	assert_int_equal(fake.wakeups, 2);
+	close(fd);
+}
+
+/* A wakeup refused with a report in flight drops the queue, not the
+ * slot in flight: input queued after it is sent once that is taken. */
+static void test_fwd_refused_keeps_next(void **state)
+{
+	struct fixture *f = *state;
+	int fd = device(f, 1);
+
+	key(fd, KEY_A, 1);
+	pump();
+	key(fd, KEY_A, 0);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	gadgetd_plugin.suspend(f->priv, true);
+	assert_int_equal(fake.wakeups, 1);
+	fake.wake_done(fake.wake_data, -EOPNOTSUPP);
+	gadgetd_plugin.suspend(f->priv, false);
+	key(fd, KEY_C, 1);
+	pump();
+	assert_int_equal(fake.writes, 1);
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 2);
+	assert_int_equal(fake.last[2], 0x06);
+	host_takes(f, 1);
+	assert_int_equal(fake.writes, 2);
+	close(fd);
+}
+
 /* A command that waited for a resume while a forwarded report was in
  * flight: one report in flight at a time still, the forwarded one first. */
 static void test_fwd_then_command_across_suspend(void **state)
@@ -516,6 +578,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fwd_keys, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_and_command, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_wakes, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_wakes_once, setup_fwd, teardown),
+		cmocka_unit_test_setup_teardown(test_fwd_refused_keeps_next, setup_fwd, teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_then_command_across_suspend, setup_fwd,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fwd_hotkey, setup_fwd, teardown),
