@@ -1,5 +1,6 @@
 # adb push and pull of 64 MiB through the adb plugin with Debian's adb 29,
-# from and to tmpfs. Prints BENCH lines (MB/s, best of 3 runs):
+# from and to tmpfs. Prints BENCH lines (MB/s, best of 3 runs, or of
+# ADB_XFER_ROUNDS):
 #   adb_push_mbps, adb_pull_mbps: the transfer as adb itself reports it
 #     ("67108864 bytes in 1.234s"), which is what a user sees;
 #   adb_push_wall_mbps, adb_pull_wall_mbps: the whole adb command, which
@@ -185,7 +186,7 @@ bases_round() {
 	done
 }
 bp=999999 bl=999999 wp=999999 wl=999999 tiny=999999
-for i in 1 2 3; do
+for i in $(seq "${ADB_XFER_ROUNDS:-3}"); do
 	[ $((i % 2)) = 1 ] || bases_round
 	t=$(date +%s%N)
 	timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >$W/push.txt 2>&1 || die "push: $(cat $W/push.txt)"
