@@ -23,6 +23,10 @@
  * reads of one completion batch wait for (or are in) the plugin's hands.
  */
 #define EPIO_RX_BUFS (2 * EPIO_RX_SLOTS)
+/* Spares an endpoint has not needed for this long go back to malloc: a
+ * worker idle after a push would keep EPIO_RX_SLOTS of them (1 MiB for
+ * adb's 128 KiB reads) until its function is disabled. */
+#define EPIO_TRIM_MS 5000
 
 struct epio_ep;
 
@@ -91,6 +95,8 @@ struct epio_ep {
 	unsigned n_rx_bufs;
 	uint8_t *rx_free[EPIO_RX_BUFS];
 	unsigned n_rx_free;
+	/* Reads completed, and that count at the last trim check. */
+	unsigned rx_reads, rx_reads_seen;
 	/* Completed reads, in completion order; held while paused. */
 	struct epio_rx_done rx_q[EPIO_RX_BUFS];
 	unsigned n_rx_q;
@@ -110,6 +116,9 @@ struct epio {
 	struct epio_ep eps[EPIO_MAX_EPS];
 	struct epio_tx *pool;
 	unsigned n_pool;
+	/* Armed while an OUT endpoint has spare read buffers. */
+	struct loop_watch *trim;
+	bool trim_armed;
 };
 
 static struct epio_tx *epio_tx_of(void *buf)
@@ -223,6 +232,8 @@ static struct epio_slot *epio_free_slot(struct epio_ep *ep)
 	return NULL;
 }
 
+static void epio_trim_arm(struct epio *io);
+
 /* A free read buffer, made if the endpoint has fewer than its bound. */
 static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
 {
@@ -239,6 +250,8 @@ static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
 		return NULL;
 	}
 	ep->n_rx_bufs++;
+	if (ep->n_rx_bufs > ep->n_slots)
+		epio_trim_arm(ep->io);
 	return b;
 }
 
@@ -247,13 +260,54 @@ static void epio_rx_buf_put(struct epio_ep *ep, uint8_t *b)
 	ep->rx_free[ep->n_rx_free++] = b;
 }
 
-/* Spare buffers go back to malloc when the endpoint stops. */
+/* Free buffers go back to malloc: when the endpoint stops, or idle
+ * (the queued reads keep theirs). */
 static void epio_rx_bufs_trim(struct epio_ep *ep)
 {
 	while (ep->n_rx_free) {
 		free(ep->rx_free[--ep->n_rx_free]);
 		ep->n_rx_bufs--;
 	}
+}
+
+/* EPIO_TRIM_MS after spares were made: an endpoint that read nothing
+ * since the last look gives its free buffers back; one that did is
+ * looked at again later. */
+static void epio_on_trim(struct loop_watch *w, void *data)
+{
+	struct epio *io = data;
+	bool again = false;
+	unsigned i;
+
+	(void)w;
+	io->trim_armed = false;
+	for (i = 0; i < EPIO_MAX_EPS; i++) {
+		struct epio_ep *ep = &io->eps[i];
+
+		if (ep->fd < 0 || ep->in || ep->n_rx_bufs <= ep->n_slots)
+			continue;
+		if (ep->rx_reads != ep->rx_reads_seen) {
+			ep->rx_reads_seen = ep->rx_reads;
+			again = true;
+			continue;
+		}
+		epio_rx_bufs_trim(ep);
+		/* Some may be in the plugin's hands or held by a pause. */
+		again |= ep->n_rx_bufs > ep->n_slots;
+	}
+	if (again)
+		epio_trim_arm(io);
+}
+
+static void epio_trim_arm(struct epio *io)
+{
+	if (io->trim_armed)
+		return;
+	if (io->trim)
+		io->trim_armed = loop_timer_rearm(io->trim, EPIO_TRIM_MS) == 0;
+	else
+		io->trim_armed = (io->trim = loop_add_timer(io->loop, EPIO_TRIM_MS,
+							    epio_on_trim, io)) != NULL;
 }
 
 static void epio_rx_fill(struct epio_ep *ep)
@@ -375,6 +429,7 @@ static void epio_complete_rx(struct epio_ep *ep, struct epio_slot *s, long res)
 		return;
 	}
 	ep->rx_big = (size_t)res == s->len;
+	ep->rx_reads++;
 	/* Reads already queued keep completing after a pause. */
 	ep->rx_q[ep->n_rx_q].buf = buf;
 	ep->rx_q[ep->n_rx_q].len = res;
@@ -574,6 +629,7 @@ void epio_free(struct epio *io)
 	} else {
 		/* Leak rather than free buffers the kernel may still fill. */
 		log_warnx("epio: endpoint I/O did not stop");
+		loop_watch_remove(io->trim);
 		loop_watch_remove(io->watch);
 		return;
 	}
@@ -585,6 +641,7 @@ void epio_free(struct epio *io)
 		io->pool = t->next;
 		free(t);
 	}
+	loop_watch_remove(io->trim);
 	loop_watch_remove(io->watch);
 	free(io);
 }
@@ -742,4 +799,9 @@ void epio_rx_enable(struct epio *io, unsigned idx, bool on)
 	ep->rx_on = on;
 	epio_rx_fill(ep);
 	epio_rx_deliver(ep);
+}
+
+unsigned epio_rx_buffers(const struct epio *io, unsigned idx)
+{
+	return idx < EPIO_MAX_EPS ? io->eps[idx].n_rx_bufs : 0;
 }

@@ -40,8 +40,41 @@ struct loop_watch *loop_add_fd(struct loop *l, int fd, uint32_t events,
 	return (struct loop_watch *)&watch_fn;
 }
 
+/* The trim timer double: armed with its ms, fired by fire_trim(). */
+static loop_timer_fn timer_fn;
+static void *timer_data;
+static uint64_t timer_ms;
+
+struct loop_watch *loop_add_timer(struct loop *l, uint64_t ms, loop_timer_fn fn,
+				  void *data)
+{
+	timer_fn = fn;
+	timer_data = data;
+	timer_ms = ms;
+	return (struct loop_watch *)&timer_fn;
+}
+
+int loop_timer_rearm(struct loop_watch *w, uint64_t ms)
+{
+	timer_ms = ms;
+	return 0;
+}
+
+/* The timer expires (it must be armed). */
+static void fire_trim(void)
+{
+	assert_non_null(timer_fn);
+	assert_true(timer_ms > 0);
+	timer_ms = 0;
+	timer_fn((struct loop_watch *)&timer_fn, timer_data);
+}
+
 void loop_watch_remove(struct loop_watch *w)
 {
+	if (w == (struct loop_watch *)&timer_fn) {
+		timer_fn = NULL;
+		return;
+	}
 	if (w && watch_fd >= 0) {
 		close(watch_fd);
 		watch_fd = -1;
@@ -240,6 +273,8 @@ static int setup(void **state)
 	pause_at = disable_at = 0;
 	rx_buf_in_flight = false;
 	n_bufs_seen = 0;
+	timer_fn = NULL;
+	timer_ms = 0;
 	the_io = epio_new(NULL, &ops, NULL);
 	if (!the_io)
 		return -1;
@@ -564,6 +599,47 @@ static void test_rx_requeued_before_handoff(void **state)
 }
 
 /*
+ * Spares go back to malloc once the endpoint has read nothing for a
+ * while (EPIO_TRIM_MS): not while reads come (the timer looks again),
+ * and the queued reads keep their buffers. A stream after the trim makes
+ * spares again and its data still arrives in order.
+ */
+static void test_rx_spares_trimmed_when_idle(void **state)
+{
+	int fd;
+	unsigned i;
+
+	epio_enable(the_io, EP_OUT, 512);
+	fd = submitted[0]->aio_fildes;
+	complete(0, EPIO_RX_SMALL);
+	complete_reads(fd, EPIO_RX_SLOTS - 1, full, 'a');
+	rx_len = 0;
+	complete_reads(fd, EPIO_RX_SLOTS, full, 'h');
+	rx_len = 0;
+	assert_true(epio_rx_buffers(the_io, EP_OUT) > EPIO_RX_SLOTS);
+	/* Reads since the spares were made: kept, looked at again. */
+	fire_trim();
+	assert_true(epio_rx_buffers(the_io, EP_OUT) > EPIO_RX_SLOTS);
+	assert_int_equal(timer_ms, 5000);
+	complete_reads(fd, 2, full, 'p');
+	fire_trim();
+	assert_true(epio_rx_buffers(the_io, EP_OUT) > EPIO_RX_SLOTS);
+	/* Idle: only the queued reads' buffers are left; no timer. */
+	fire_trim();
+	assert_int_equal(epio_rx_buffers(the_io, EP_OUT), EPIO_RX_SLOTS);
+	assert_int_equal(count_op(IO_CMD_PREAD), EPIO_RX_SLOTS);
+	assert_int_equal(timer_ms, 0);
+	/* A new stream: spares again, the data in order. */
+	rx_len = rx_calls = 0;
+	complete_reads(fd, EPIO_RX_SLOTS, full, 'r');
+	assert_int_equal(rx_calls, EPIO_RX_SLOTS);
+	for (i = 0; i < EPIO_RX_SLOTS; i++)
+		assert_int_equal(rx_buf[i * 64 * 1024], 'r' + i);
+	assert_true(epio_rx_buffers(the_io, EP_OUT) > EPIO_RX_SLOTS);
+	assert_int_equal(timer_ms, 5000);
+}
+
+/*
  * Each slot of a batch is queued again sized by its own read, as one at a
  * time: full reads get big ones, the slot after a short read (the end of
  * the payload, or a header) a small one, not every slot of the batch.
@@ -708,6 +784,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_requeued_before_handoff, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_batch_sizes_per_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_small_no_spares, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_spares_trimmed_when_idle, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_rx_pause_mid_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_disable_mid_batch, setup, teardown),
 	};
