@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +24,7 @@
  * reads of one completion batch wait for (or are in) the plugin's hands.
  */
 #define EPIO_RX_BUFS (2 * EPIO_RX_SLOTS)
-/* Spares an endpoint has not needed for this long go back to malloc: a
+/* Spares an endpoint has not needed for this long are unmapped: a
  * worker idle after a push would keep EPIO_RX_SLOTS of them (1 MiB for
  * adb's 128 KiB reads) until its function is disabled. */
 #define EPIO_TRIM_MS 5000
@@ -243,8 +244,11 @@ static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
 		return ep->rx_free[--ep->n_rx_free];
 	if (ep->n_rx_bufs >= ep->rx_bufs_max)
 		return NULL;
-	b = malloc(ep->rx_cap);
-	if (!b) {
+	/* Mapped, not malloc'd: a trim gives the pages back at once,
+	 * where malloc's heap would keep what sits below a live chunk. */
+	b = mmap(NULL, ep->rx_cap, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED) {
 		/* Reads already queued (or a later completion) retry. */
 		log_warnx("epio: ep%u: no memory for a read buffer", ep->idx + 1);
 		return NULL;
@@ -260,12 +264,12 @@ static void epio_rx_buf_put(struct epio_ep *ep, uint8_t *b)
 	ep->rx_free[ep->n_rx_free++] = b;
 }
 
-/* Free buffers go back to malloc: when the endpoint stops, or idle
- * (the queued reads keep theirs). */
+/* Free buffers are unmapped: when the endpoint stops, or idle (the
+ * queued reads keep theirs). */
 static void epio_rx_bufs_trim(struct epio_ep *ep)
 {
 	while (ep->n_rx_free) {
-		free(ep->rx_free[--ep->n_rx_free]);
+		munmap(ep->rx_free[--ep->n_rx_free], ep->rx_cap);
 		ep->n_rx_bufs--;
 	}
 }

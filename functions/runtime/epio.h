@@ -6,8 +6,8 @@
  * EPIO_RX_XFER bytes unless the caller asks for more. A completed read's
  * slot is queued again before its data reaches the plugin: with reads
  * above EPIO_RX_XFER from a spare buffer (at most EPIO_RX_SLOTS spares an
- * endpoint, made when first needed, freed on disable or after 5 s without
- * a read), so the host can
+ * endpoint, made when first needed, unmapped on disable or 5 to 10 s after
+ * the endpoint's last read), so the host can
  * keep sending while the plugin stores what came. IN transfers are cut into pieces of at most EPIO_TX_PIECE
  * bytes with at most EPIO_TX_SLOTS in flight and the rest in a backlog; a
  * zero-length packet waits until the endpoint is idle, because dummy_hcd

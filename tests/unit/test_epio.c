@@ -562,6 +562,23 @@ static const long full[EPIO_RX_SLOTS] = {
 	64 * 1024, 64 * 1024, 64 * 1024, 64 * 1024,
 };
 
+/* The endpoint streams: the read queued at enable (EPIO_RX_SMALL each)
+ * come back full, and every slot is queued again at 64 KiB. */
+static void go_big(int fd)
+{
+	static const long small[EPIO_RX_SLOTS - 1] = {
+		EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL,
+		EPIO_RX_SMALL, EPIO_RX_SMALL, EPIO_RX_SMALL,
+	};
+	unsigned i;
+
+	complete(0, EPIO_RX_SMALL);
+	complete_reads(fd, EPIO_RX_SLOTS - 1, small, 'Z');
+	for (i = 0; i < n_submitted; i++)
+		assert_int_equal(submitted[i]->u.c.nbytes, 64 * 1024);
+	rx_len = rx_calls = 0;
+}
+
 /*
  * Big reads: all 8 come back in one batch, and every slot is on the bus
  * again, with a buffer the plugin does not hold, before the first is
@@ -576,12 +593,9 @@ static void test_rx_requeued_before_handoff(void **state)
 
 	epio_enable(the_io, EP_OUT, 512);
 	fd = submitted[0]->aio_fildes;
-	/* One small read full: the endpoint goes to 64 KiB reads. */
-	complete(0, EPIO_RX_SMALL);
-	rx_len = rx_calls = 0;
+	go_big(fd);
 	for (round = 0; round < 4; round++) {
-		complete_reads(fd, round ? EPIO_RX_SLOTS : EPIO_RX_SLOTS - 1,
-			       full, 'a' + round * 8);
+		complete_reads(fd, EPIO_RX_SLOTS, full, 'a' + round * 8);
 		for (i = 0; i < rx_calls; i++)
 			assert_int_equal(rx_queued[i], EPIO_RX_SLOTS);
 		assert_false(rx_buf_in_flight);
@@ -611,8 +625,8 @@ static void test_rx_spares_trimmed_when_idle(void **state)
 
 	epio_enable(the_io, EP_OUT, 512);
 	fd = submitted[0]->aio_fildes;
-	complete(0, EPIO_RX_SMALL);
-	complete_reads(fd, EPIO_RX_SLOTS - 1, full, 'a');
+	go_big(fd);
+	complete_reads(fd, EPIO_RX_SLOTS, full, 'a');
 	rx_len = 0;
 	complete_reads(fd, EPIO_RX_SLOTS, full, 'h');
 	rx_len = 0;
@@ -700,8 +714,7 @@ static void test_rx_pause_mid_batch(void **state)
 
 	epio_enable(the_io, EP_OUT, 512);
 	fd = submitted[0]->aio_fildes;
-	complete(0, EPIO_RX_SMALL);
-	rx_len = rx_calls = 0;
+	go_big(fd);
 	pause_at = 2;
 	complete_reads(fd, 5, full, 'a');
 	assert_int_equal(rx_calls, 2);
@@ -728,8 +741,7 @@ static void test_rx_disable_mid_batch(void **state)
 
 	epio_enable(the_io, EP_OUT, 512);
 	fd = submitted[0]->aio_fildes;
-	complete(0, EPIO_RX_SMALL);
-	rx_len = rx_calls = 0;
+	go_big(fd);
 	disable_at = 1;
 	complete_reads(fd, 4, full, 'a');
 	assert_int_equal(rx_calls, 1);
