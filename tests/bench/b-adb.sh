@@ -27,6 +27,9 @@
 # even ones, so that a machine speeding up or slowing down during a round
 # favours neither. ADB_BENCH_XFER_ONLY=1 stops after the rounds and the
 # optional traces (no usbmon, adbhost, bounds or sendrecv_v2).
+# adb_worker_anon_{start,busy,idle}_kib: the worker's anonymous memory
+# once adb is connected, just after a push, and 11 s later (spare read
+# buffers unmapped).
 # ADB_BENCH_STRACE=1 also prints `strace -c -f` of the worker over one
 # more push and one more pull (in b-adb.log), ADB_BENCH_STRACE_TT=1 a
 # timed strace of its AIO and file writes over one more push
@@ -101,6 +104,10 @@ trap cleanup EXIT
 
 gd_modules
 adb_by_hand badb $SERIAL adb $FFS "$W"
+anon_kib() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
+wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
+[ -n "$wpid" ] || die "no adb worker"
+echo "BENCH adb_worker_anon_start_kib $(anon_kib "$wpid") KiB"
 
 head -c 67108864 /dev/urandom > /dev/shm/b-adb.src
 echo x > /dev/shm/b-adb.tiny
@@ -185,6 +192,12 @@ bases_round() {
 		base_round "${v%%=*}"
 	done
 }
+# A push and a pull first, not counted: round 1's first transfer was the
+# slowest of its round in every run (76.8 to 80.6 MB/s where the next
+# were 97 to 108, 2026-12-07), so the build measured first lost.
+timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1 || die "warm-up push"
+timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back >/dev/null 2>&1 || die "warm-up pull"
+rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
 bp=999999 bl=999999 wp=999999 wl=999999 tiny=999999
 for i in $(seq "${ADB_XFER_ROUNDS:-3}"); do
 	[ $((i % 2)) = 1 ] || bases_round
@@ -249,6 +262,15 @@ if [ "${ADB_BENCH_XFER_ONLY:-}" != 1 ]; then
 	monitored pull timeout 120 adb pull /dev/shm/b-adb.dev /dev/shm/b-adb.back
 fi
 rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
+
+# The worker's anonymous memory (RssAnon) right after the pushes and
+# pulls, and once it has read nothing for 11 s (epio unmaps its spare
+# read buffers 5 to 10 s after the last read).
+timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1 || die "push (memory)"
+echo "BENCH adb_worker_anon_busy_kib $(anon_kib "$wpid") KiB"
+sleep 11
+echo "BENCH adb_worker_anon_idle_kib $(anon_kib "$wpid") KiB"
+rm -f /dev/shm/b-adb.dev
 
 if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
 	wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
