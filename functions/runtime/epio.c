@@ -16,7 +16,8 @@
 /* Freed transfer buffers at least this big are kept for reuse... */
 #define EPIO_POOL_MIN (64 * 1024)
 /* ...this many of them: a bulk sender has one in flight and one being
- * filled, so two keep it off malloc without holding much idle memory. */
+ * filled, so two keep it off mmap; the idle trim (EPIO_TRIM_MS) unmaps
+ * them. */
 #define EPIO_POOL_MAX 2
 /*
  * Read buffers an OUT endpoint may have: one a slot, and for big reads as
@@ -117,9 +118,11 @@ struct epio {
 	struct epio_ep eps[EPIO_MAX_EPS];
 	struct epio_tx *pool;
 	unsigned n_pool;
-	/* Armed while an OUT endpoint has spare read buffers. */
+	/* Armed while an OUT endpoint has spare read buffers or the pool
+	 * holds any; IN pieces completed, and that count at the last look. */
 	struct loop_watch *trim;
 	bool trim_armed;
+	unsigned tx_done, tx_done_seen;
 };
 
 static struct epio_tx *epio_tx_of(void *buf)
@@ -140,14 +143,31 @@ void *epio_buf_alloc(struct epio *io, size_t len)
 				break;
 			}
 	if (!t) {
-		t = malloc(sizeof(*t) + len);
-		if (!t)
+		/* Big ones mapped, as read buffers: the idle trim gives
+		 * the pool's pages back. */
+		if (len >= EPIO_POOL_MIN) {
+			t = mmap(NULL, sizeof(*t) + len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (t == MAP_FAILED)
+				return NULL;
+		} else if (!(t = malloc(sizeof(*t) + len))) {
 			return NULL;
+		}
 		t->cap = len;
 	}
 	/* The rest is set when it is queued (epio_write_buf). */
 	return t->data;
 }
+
+static void epio_tx_free(struct epio_tx *t)
+{
+	if (t->cap >= EPIO_POOL_MIN)
+		munmap(t, sizeof(*t) + t->cap);
+	else
+		free(t);
+}
+
+static void epio_trim_arm(struct epio *io);
 
 static void epio_tx_release(struct epio *io, struct epio_tx *t)
 {
@@ -155,8 +175,21 @@ static void epio_tx_release(struct epio *io, struct epio_tx *t)
 		t->next = io->pool;
 		io->pool = t;
 		io->n_pool++;
+		epio_trim_arm(io);
 	} else {
-		free(t);
+		epio_tx_free(t);
+	}
+}
+
+/* The pool's buffers, unmapped. */
+static void epio_pool_trim(struct epio *io)
+{
+	while (io->pool) {
+		struct epio_tx *t = io->pool;
+
+		io->pool = t->next;
+		io->n_pool--;
+		epio_tx_free(t);
 	}
 }
 
@@ -233,8 +266,6 @@ static struct epio_slot *epio_free_slot(struct epio_ep *ep)
 	return NULL;
 }
 
-static void epio_trim_arm(struct epio *io);
-
 /* A free read buffer, made if the endpoint has fewer than its bound. */
 static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
 {
@@ -274,8 +305,9 @@ static void epio_rx_bufs_trim(struct epio_ep *ep)
 	}
 }
 
-/* EPIO_TRIM_MS after spares were made: an endpoint that read nothing
- * since the last look gives its free buffers back; one that did is
+/* EPIO_TRIM_MS after spares were made or a buffer went to the pool: an
+ * endpoint that read nothing since the last look gives its free buffers
+ * back, and the pool goes when nothing was written; what was busy is
  * looked at again later. */
 static void epio_on_trim(struct loop_watch *w, void *data)
 {
@@ -285,6 +317,12 @@ static void epio_on_trim(struct loop_watch *w, void *data)
 
 	(void)w;
 	io->trim_armed = false;
+	if (io->n_pool && io->tx_done != io->tx_done_seen) {
+		io->tx_done_seen = io->tx_done;
+		again = true;
+	} else {
+		epio_pool_trim(io);
+	}
 	for (i = 0; i < EPIO_MAX_EPS; i++) {
 		struct epio_ep *ep = &io->eps[i];
 
@@ -453,6 +491,7 @@ static void epio_complete_tx(struct epio_ep *ep, struct epio_slot *s, long res)
 	}
 	before = ep->backlog + ep->inflight;
 	ep->inflight -= s->len;
+	ep->io->tx_done++;
 	if (res < 0 && !epio_quiet_error(res))
 		log_warnx("epio: ep%u: write: %s", ep->idx + 1, strerror(-res));
 	else if (res >= 0 && (size_t)res != s->len)
@@ -639,12 +678,7 @@ void epio_free(struct epio *io)
 	}
 	for (i = 0; i < EPIO_MAX_EPS; i++)
 		epio_ep_finish(&io->eps[i]);
-	while (io->pool) {
-		struct epio_tx *t = io->pool;
-
-		io->pool = t->next;
-		free(t);
-	}
+	epio_pool_trim(io);
 	loop_watch_remove(io->trim);
 	loop_watch_remove(io->watch);
 	free(io);
@@ -808,4 +842,9 @@ void epio_rx_enable(struct epio *io, unsigned idx, bool on)
 unsigned epio_rx_buffers(const struct epio *io, unsigned idx)
 {
 	return idx < EPIO_MAX_EPS ? io->eps[idx].n_rx_bufs : 0;
+}
+
+unsigned epio_pooled(const struct epio *io)
+{
+	return io->n_pool;
 }

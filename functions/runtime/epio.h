@@ -16,7 +16,8 @@
  * IN pieces are submitted straight from the transfer's buffer. A caller
  * that fills a buffer from epio_buf_alloc() and hands it over with
  * epio_write_buf() saves the copy epio_write() makes; big buffers are
- * recycled, so a steady stream does not fault in fresh pages.
+ * recycled, so a steady stream does not fault in fresh pages, and
+ * unmapped 5 to 10 s after the last write.
  *
  * FunctionFS endpoint files cannot be polled, so the endpoint fds belong
  * to epio (closed by epio_free), not to the loop.
@@ -98,5 +99,7 @@ void epio_buf_free(struct epio *io, void *buf);
 void epio_rx_enable(struct epio *io, unsigned ep, bool on);
 /* Read buffers OUT endpoint ep holds now: queued, waiting or spare. */
 unsigned epio_rx_buffers(const struct epio *io, unsigned ep);
+/* Big write buffers kept for reuse (unmapped when writing stops). */
+unsigned epio_pooled(const struct epio *io);
 
 #endif

@@ -458,6 +458,33 @@ static void test_tx_zero_copy_and_reuse(void **state)
 	assert_int_equal(n_submitted, 0);
 }
 
+/* The pool of big write buffers is unmapped once nothing was written
+ * for EPIO_TRIM_MS (not while writes go on), and writing goes on after. */
+static void test_tx_pool_trimmed_when_idle(void **state)
+{
+	uint8_t *b;
+
+	epio_enable(the_io, EP_IN, 512);
+	b = epio_buf_alloc(the_io, EPIO_TX_PIECE);
+	memset(b, 1, EPIO_TX_PIECE);
+	assert_int_equal(epio_write_buf(the_io, EP_IN, b, EPIO_TX_PIECE), 0);
+	complete(0, EPIO_TX_PIECE);
+	assert_int_equal(epio_pooled(the_io), 1);
+	/* Written since the buffer came back: kept, looked at again. */
+	fire_trim();
+	assert_int_equal(epio_pooled(the_io), 1);
+	fire_trim();
+	assert_int_equal(epio_pooled(the_io), 0);
+	assert_int_equal(timer_ms, 0);
+	b = epio_buf_alloc(the_io, EPIO_TX_PIECE);
+	memset(b, 2, EPIO_TX_PIECE);
+	assert_int_equal(epio_write_buf(the_io, EP_IN, b, EPIO_TX_PIECE), 0);
+	assert_int_equal(((uint8_t *)submitted[0]->u.c.buf)[0], 2);
+	complete(0, EPIO_TX_PIECE);
+	assert_int_equal(epio_pooled(the_io), 1);
+	assert_int_equal(timer_ms, 5000);
+}
+
 /* The kernel refusing a big request: the endpoint halves its requests. */
 static void test_enomem_shrinks(void **state)
 {
@@ -788,6 +815,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_adapts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_pieces_and_backlog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tx_zero_copy_and_reuse, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tx_pool_trimmed_when_idle, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_enomem_shrinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_zlp_waits_for_idle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_disable_drops, setup, teardown),
