@@ -289,6 +289,50 @@ bases_tcp() {
 	done
 	ncmadb_up $D/adb-this.so
 }
+# ADB34_PULL_LOOP=N: instead of the rounds, N pulls of 64 MiB by adb 34
+# as shipped (and, with ADB34_PULL_MIX=1, in each also a push of adb 34,
+# a push and pull of adb 34 with delayed_ack and of adb 29), each file
+# checked (adb's timeout 120 s): the open stall of docs/benchmarks.md ("10:34-11:30").
+# At a failure, the sockets of port 5555 on both sides (ss), the worker's
+# threads, 3 s of its strace and the logs, then on to the next.
+# Prints BENCH adb34_tcp_pull_loop_failures.
+loop_xfer() {
+	local c=$1 dir=$2 l=/w z=-Z p t rc
+	[ "$c" = hadb ] && l=$D z=
+	rm -f $D/pulled.bin $D/got.bin
+	if [ "$dir" = pull ]; then
+		$c -s $BOARD:5555 pull $D/src.bin $l/pulled.bin > $D/loop.txt 2>&1 &&
+			cmp -s $D/src.bin $D/pulled.bin
+	else
+		$c -s $BOARD:5555 push $z $l/src.bin $D/got.bin > $D/loop.txt 2>&1 &&
+			cmp -s $D/src.bin $D/got.bin
+	fi && return 0
+	rc=$?
+	echo "FAILED: $c $dir (exit $rc): $(tail -c 200 $D/loop.txt)"
+	ss -tmie state all "( sport = :5555 or dport = :5555 )" 2>&1 | grep -v TIME-WAIT
+	ip netns exec $NS ss -tmie state all "( sport = :5555 or dport = :5555 )" 2>&1 | grep -v TIME-WAIT
+	p=$(gadgetctl status --json 2>/dev/null | jq -r '.plugins[] | select(.name == "adb") | .pid')
+	for t in /proc/$p/task/*; do echo "$t: $(cat $t/wchan 2>/dev/null)"; done
+	timeout 3 strace -f -tt -p "$p" 2>&1 | tail -n 30
+	{ gd_log; cat "${GD_LOG:-/dev/null}"; } 2>/dev/null | tail -n 30
+	tail -n 30 "$R"/tmp/adb.*.log
+	$c connect $BOARD:5555 >/dev/null 2>&1
+	return 1
+}
+if [ -n "${ADB34_PULL_LOOP:-}" ]; then
+	wait_a34 a34 $BOARD:5555 || die "adb 34: connect $BOARD:5555"
+	wait_a34 a34da $BOARD:5555 || die "adb 34 (ADB_DELAYED_ACK=1): connect $BOARD:5555"
+	fails=0
+	for i in $(seq "$ADB34_PULL_LOOP"); do
+		for x in "a34 pull" ${ADB34_PULL_MIX:+"a34 push" "a34da push" "a34da pull" "hadb push" "hadb pull"}; do
+			# shellcheck disable=SC2086
+			loop_xfer $x || fails=$((fails + 1))
+		done
+		echo "loop $i: $fails failed so far" >&2
+	done
+	echo "BENCH adb34_tcp_pull_loop_failures $fails transfers"
+	exit 0
+fi
 round=0
 while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	round=$((round + 1))
