@@ -26,15 +26,27 @@
  * Anything else ends the connection; adb 29 sends nothing else for
  * `adb push FILE PATH` and `adb pull PATH FILE`.
  *
- * usage: adbmin [-n] ffs FFSDIR  (prints "ready" once the descriptors
- *                                are in; serves each bus session in turn)
- *        adbmin [-n] tcp PORT    (serves each connection in turn)
+ * usage: adbmin [-n] ffs FFSDIR     (prints "ready" once the descriptors
+ *                                   are in; serves each bus session in turn)
+ *        adbmin [-n | -s] tcp PORT  (serves each connection in turn)
  * -n: no work for the bytes at all, the ceiling rather than the least
  * daemon: a push's data is written to /dev/null, a pull sends as many
  * bytes as the file has without reading them (the host gets whatever
  * the buffer holds).
+ * -s: a push's DATA bytes go from the socket into their file with
+ * splice(2), through one pipe made at the start (1 MiB where the system
+ * allows it), never through the buffer: the socket's pages go into the
+ * pipe by reference where the kernel can (a packet whose data is not in
+ * a page fragment is copied), then are copied into the file, where the
+ * least daemon copies twice (issue 39's question whether that copy is
+ * what keeps a push below the link). A host WRTE's payload is read as it
+ * is parsed: adb's headers, the sync headers (DATA/DONE and a length)
+ * and paths into the buffer by read(), only as far as each needs, so
+ * that the DATA after them stays in the socket for splice(). Everything
+ * else as without -s.
  * It runs until killed; exit 1 on a setup error.
  */
+#define _GNU_SOURCE /* splice, F_SETPIPE_SZ */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -84,6 +96,9 @@ struct adbmin {
 	int recv_fd;  /* the file a RECV reads, -1 if none */
 	bool drop;    /* -n: no work for the bytes at all */
 	long long recv_left; /* -n: a RECV's bytes not yet sent */
+	bool splice;  /* -s: a push's DATA spliced from the socket to the file */
+	int pipe[2];  /* -s: the pipe it goes through, empty between splices */
+	size_t pipe_size;
 	bool failed;  /* a file error: the connection ends */
 	unsigned char buf[MAXDATA];
 };
@@ -322,6 +337,87 @@ static int an_sync(struct adbmin *a, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* -s: n bytes left in the pipe by a failed write to the file, read and
+ * dropped, so that the next connection's push starts with it empty. */
+static void an_pipe_drop(struct adbmin *a, size_t n)
+{
+	while (n) {
+		ssize_t r = read(a->pipe[0], a->buf, n < MAXDATA ? n : MAXDATA);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		n -= r;
+	}
+}
+
+/* -s: the next n bytes of the socket, a push's DATA, into its file:
+ * socket to pipe, then pipe to file, at most the pipe's size at a time.
+ * SPLICE_F_MOVE is a hint only (a no-op since Linux 2.6.21, splice(2));
+ * SPLICE_F_MORE is left out, as it hints a socket written to, and the
+ * file is the only thing written here. */
+static int an_splice(struct adbmin *a, size_t n)
+{
+	if (a->send_fd < 0)
+		return -1;
+	while (n) {
+		ssize_t in = splice(a->out, NULL, a->pipe[1], NULL,
+				    n < a->pipe_size ? n : a->pipe_size, SPLICE_F_MOVE);
+
+		if (in < 0 && errno == EINTR)
+			continue;
+		if (in <= 0)
+			return -1;
+		n -= in;
+		while (in) {
+			ssize_t r = splice(a->pipe[0], NULL, a->send_fd, NULL, in, SPLICE_F_MOVE);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				an_pipe_drop(a, in);
+				return -1;
+			}
+			in -= r;
+		}
+	}
+	return 0;
+}
+
+/* -s: the len payload bytes of one host WRTE, still in the socket, read
+ * as an_sync parses them: a push's DATA bytes spliced into the file, and
+ * everything else (a sync header, a path; a sync message may span two
+ * WRTEs, a WRTE may hold several) read into buf, only as far as the part
+ * being parsed needs, and handed to an_sync. */
+static int an_sync_spliced(struct adbmin *a, uint32_t len)
+{
+	while (len) {
+		uint32_t k;
+
+		if (a->quit) {
+			/* Bytes after a QUIT: read and dropped, as an_sync does. */
+			return an_read(a, a->buf, len);
+		}
+		if (a->sy == SY_DATA) {
+			k = a->left < len ? a->left : len;
+			if (an_splice(a, k) < 0)
+				return -1;
+			a->left -= k;
+			if (!a->left)
+				a->sy = SY_HEAD;
+		} else {
+			k = a->sy == SY_HEAD ? sizeof(a->req) - a->req_have : a->left;
+			if (k > len)
+				k = len;
+			if (an_read(a, a->buf, k) < 0 || an_sync(a, a->buf, k) < 0)
+				return -1;
+		}
+		len -= k;
+	}
+	return 0;
+}
+
 /* DATA messages read straight from the RECV's file into buf, as many 64
  * KiB ones as room holds, by one readv(); at its end, DONE. Returns the
  * bytes put in buf, or -1 on a read error. */
@@ -425,8 +521,12 @@ static void an_serve(struct adbmin *a)
 			return;
 		if (cmd == A_WRTE && an_send(a, A_OKAY, 1, a0, NULL, 0) < 0)
 			return;
-		if (len && an_read(a, a->buf, len) < 0)
+		if (cmd == A_WRTE && a->splice) {
+			if (an_sync_spliced(a, len) < 0)
+				return;
+		} else if (len && an_read(a, a->buf, len) < 0) {
 			return;
+		}
 		switch (cmd) {
 		case A_CNXN:
 			if (an_send(a, A_CNXN, 0x01000001, MAXDATA,
@@ -448,7 +548,7 @@ static void an_serve(struct adbmin *a)
 				return;
 			break;
 		case A_WRTE:
-			if (an_sync(a, a->buf, len) < 0)
+			if (!a->splice && an_sync(a, a->buf, len) < 0)
 				return;
 			break;
 		case A_OKAY:
@@ -528,6 +628,27 @@ static int an_tcp(struct adbmin *a, int port)
 	}
 }
 
+/* -s: the pipe a push's DATA goes through, 1 MiB if the system allows
+ * (pipe-max-size; root may pass it), else the default. */
+static int an_pipe(struct adbmin *a)
+{
+	int size;
+
+	if (pipe2(a->pipe, O_CLOEXEC) < 0) {
+		perror("adbmin: pipe");
+		return -1;
+	}
+	fcntl(a->pipe[1], F_SETPIPE_SZ, MAXDATA);
+	size = fcntl(a->pipe[1], F_GETPIPE_SZ);
+	if (size <= 0) {
+		perror("adbmin: F_GETPIPE_SZ");
+		return -1;
+	}
+	a->pipe_size = size;
+	fprintf(stderr, "adbmin: splicing through a pipe of %d bytes\n", size);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct adbmin a = { .send_fd = -1, .recv_fd = -1 };
@@ -536,11 +657,18 @@ int main(int argc, char **argv)
 		a.drop = true;
 		argc--;
 		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "-s")) {
+		a.splice = true;
+		argc--;
+		argv++;
 	}
-	if (argc == 3 && !strcmp(argv[1], "ffs"))
+	if (argc == 3 && !strcmp(argv[1], "ffs") && !a.splice)
 		return an_ffs(&a, argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "tcp") && atoi(argv[2]) > 0)
+	if (argc == 3 && !strcmp(argv[1], "tcp") && atoi(argv[2]) > 0) {
+		if (a.splice && an_pipe(&a) < 0)
+			return 1;
 		return an_tcp(&a, atoi(argv[2]));
-	fprintf(stderr, "usage: adbmin [-n] ffs FFSDIR | adbmin [-n] tcp PORT\n");
+	}
+	fprintf(stderr, "usage: adbmin [-n] ffs FFSDIR | adbmin [-n | -s] tcp PORT\n");
 	return 2;
 }
