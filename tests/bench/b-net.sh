@@ -29,7 +29,11 @@
 # adbmin_tcp_{push,pull}_mbps; then the ceiling, adbmin -n (no work for
 # the bytes at all; port 5558): adbnull_tcp_{push,pull}_mbps, the most
 # any daemon can give adb 29 over this link, its own client and server
-# included.
+# included. Beside the least daemon's push, in the same round (the two
+# in turn, the order alternating by round), adb 29's push to adbmin -s
+# (port 5559), the least daemon with the push's DATA spliced from the
+# socket through a pipe into the file (one copy fewer; issue 39: is that
+# copy what keeps a push below the link?): adbmins_tcp_push_mbps.
 # Then Debian's adb 34 (1:34.0.5, bookworm-backports, chrooted in
 # build/adbd/root as t-adb34 runs it, its server on port 5041 in the
 # host's namespace, with no /dev/bus/usb so that it leaves the USB link
@@ -185,6 +189,7 @@ ncmadb_up() {
 	hadb disconnect $BOARD:5555 >/dev/null 2>&1
 	hadb disconnect $BOARD:5557 >/dev/null 2>&1
 	hadb disconnect $BOARD:5558 >/dev/null 2>&1
+	hadb disconnect $BOARD:5559 >/dev/null 2>&1
 	a34 disconnect >/dev/null 2>&1
 	a34da disconnect >/dev/null 2>&1
 	if ! cmp -s "$1" $PLUGIN; then
@@ -216,6 +221,8 @@ bound_pid=$!
 "$B/adbmin" tcp 5557 >/dev/null &
 min_pid=$!
 "$B/adbmin" -n tcp 5558 >/dev/null &
+min_pid="$min_pid $!"
+"$B/adbmin" -s tcp 5559 >/dev/null &
 min_pid="$min_pid $!"
 trap 'kill $bound_pid $min_pid 2>/dev/null; a34_cleanup' EXIT
 # bound MODE: adb 29's pattern over the same link, best of 2, MB/s.
@@ -349,7 +356,14 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	echo "BENCH adbtcp_out_mbps $(bound push) MB/s"
 	echo "BENCH adbtcp_in_mbps $(bound pull) MB/s"
 	wait_adb $BOARD:5557 || die "adb connect $BOARD:5557 (adbmin)"
-	echo "BENCH adbmin_tcp_push_mbps $(adb_xfer $BOARD:5557 push) MB/s"
+	wait_adb $BOARD:5559 || die "adb connect $BOARD:5559 (adbmin -s)"
+	if [ $((round % 2)) = 1 ]; then
+		echo "BENCH adbmin_tcp_push_mbps $(adb_xfer $BOARD:5557 push) MB/s"
+		echo "BENCH adbmins_tcp_push_mbps $(adb_xfer $BOARD:5559 push) MB/s"
+	else
+		echo "BENCH adbmins_tcp_push_mbps $(adb_xfer $BOARD:5559 push) MB/s"
+		echo "BENCH adbmin_tcp_push_mbps $(adb_xfer $BOARD:5557 push) MB/s"
+	fi
 	echo "BENCH adbmin_tcp_pull_mbps $(adb_xfer $BOARD:5557 pull) MB/s"
 	wait_adb $BOARD:5558 || die "adb connect $BOARD:5558 (adbmin -n)"
 	echo "BENCH adbnull_tcp_push_mbps $(adb_xfer $BOARD:5558 push null) MB/s"

@@ -69,6 +69,12 @@ pairs = [
     ("adb_tcp_push_mbps", "adbmin_tcp_push_mbps", "adb push over TCP on ncm / adb 29 to the least daemon that stores the bytes (adbmin.c), same link and rounds", 1.0),
     ("adb_tcp_pull_mbps", "adbmin_tcp_pull_mbps", "adb pull over TCP on ncm / adb 29 from the least daemon that reads the file (adbmin.c), same link and rounds", 1.0),
     ("adbnull_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 29 to the no-work daemon over TCP / iperf3, same link, host -> board (what adb 29 itself costs)", None),
+    # Issue 39's question: does a daemon that splices a push's DATA from
+    # the socket into the file (adbmin -s, one copy fewer) reach 0.8 of
+    # the link?
+    ("adbmins_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 29 push to the splicing daemon (adbmin -s) over TCP / iperf3 on the same ncm,adb link, same rounds", 0.8),
+    ("adbmins_tcp_push_mbps", "adbmin_tcp_push_mbps", "adb 29 push over TCP: the splicing daemon (adbmin -s) / the least daemon (adbmin), same link and rounds", None),
+    ("adbmins_tcp_push_mbps", "adbnull_tcp_push_mbps", "adb 29 push over TCP: the splicing daemon (adbmin -s) / the no-work daemon (adbmin -n), same link and rounds", None),
     ("adbnull_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 29 from the no-work daemon over TCP / iperf3, same link, board -> host (what adb 29 itself costs)", None),
     ("adb34_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 34 push over TCP on ncm (-Z) / iperf3 on the same ncm,adb link, same rounds", 0.8),
     ("adb34_tcp_pull_mbps", "net_ncmadb_in_mbps", "adb 34 pull over TCP on ncm / iperf3 on the same ncm,adb link, same rounds", 0.8),
