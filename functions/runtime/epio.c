@@ -130,6 +130,16 @@ static struct epio_tx *epio_tx_of(void *buf)
 	return (struct epio_tx *)((uint8_t *)buf - offsetof(struct epio_tx, data));
 }
 
+/* Big buffers are mapped, not malloc'd: the idle trim (epio_on_trim)
+ * gives their pages back at once, where malloc's heap would keep what
+ * sits below a live chunk. NULL when out of memory. */
+static void *epio_map(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void *epio_buf_alloc(struct epio *io, size_t len)
 {
 	struct epio_tx **pp, *t = NULL;
@@ -143,16 +153,9 @@ void *epio_buf_alloc(struct epio *io, size_t len)
 				break;
 			}
 	if (!t) {
-		/* Big ones mapped, as read buffers: the idle trim gives
-		 * the pool's pages back. */
-		if (len >= EPIO_POOL_MIN) {
-			t = mmap(NULL, sizeof(*t) + len, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (t == MAP_FAILED)
-				return NULL;
-		} else if (!(t = malloc(sizeof(*t) + len))) {
+		t = len >= EPIO_POOL_MIN ? epio_map(sizeof(*t) + len) : malloc(sizeof(*t) + len);
+		if (!t)
 			return NULL;
-		}
 		t->cap = len;
 	}
 	/* The rest is set when it is queued (epio_write_buf). */
@@ -275,11 +278,8 @@ static uint8_t *epio_rx_buf_get(struct epio_ep *ep)
 		return ep->rx_free[--ep->n_rx_free];
 	if (ep->n_rx_bufs >= ep->rx_bufs_max)
 		return NULL;
-	/* Mapped, not malloc'd: a trim gives the pages back at once,
-	 * where malloc's heap would keep what sits below a live chunk. */
-	b = mmap(NULL, ep->rx_cap, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED) {
+	b = epio_map(ep->rx_cap);
+	if (!b) {
 		/* Reads already queued (or a later completion) retry. */
 		log_warnx("epio: ep%u: no memory for a read buffer", ep->idx + 1);
 		return NULL;
@@ -305,6 +305,15 @@ static void epio_rx_bufs_trim(struct epio_ep *ep)
 	}
 }
 
+/* Whether count moved since the last look (and remember it). */
+static bool epio_busy_since(unsigned count, unsigned *seen)
+{
+	if (count == *seen)
+		return false;
+	*seen = count;
+	return true;
+}
+
 /* EPIO_TRIM_MS after spares were made or a buffer went to the pool: an
  * endpoint that read nothing since the last look gives its free buffers
  * back, and the pool goes when nothing was written; what was busy is
@@ -317,19 +326,16 @@ static void epio_on_trim(struct loop_watch *w, void *data)
 
 	(void)w;
 	io->trim_armed = false;
-	if (io->n_pool && io->tx_done != io->tx_done_seen) {
-		io->tx_done_seen = io->tx_done;
+	if (io->n_pool && epio_busy_since(io->tx_done, &io->tx_done_seen))
 		again = true;
-	} else {
+	else
 		epio_pool_trim(io);
-	}
 	for (i = 0; i < EPIO_MAX_EPS; i++) {
 		struct epio_ep *ep = &io->eps[i];
 
 		if (ep->fd < 0 || ep->in || ep->n_rx_bufs <= ep->n_slots)
 			continue;
-		if (ep->rx_reads != ep->rx_reads_seen) {
-			ep->rx_reads_seen = ep->rx_reads;
+		if (epio_busy_since(ep->rx_reads, &ep->rx_reads_seen)) {
 			again = true;
 			continue;
 		}

@@ -104,10 +104,9 @@ trap cleanup EXIT
 
 gd_modules
 adb_by_hand badb $SERIAL adb $FFS "$W"
-anon_kib() { awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"; }
 wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
 [ -n "$wpid" ] || die "no adb worker"
-echo "BENCH adb_worker_anon_start_kib $(anon_kib "$wpid") KiB"
+echo "BENCH adb_worker_anon_start_kib $(smaps Anonymous "$wpid") KiB"
 
 head -c 67108864 /dev/urandom > /dev/shm/b-adb.src
 echo x > /dev/shm/b-adb.tiny
@@ -263,17 +262,16 @@ if [ "${ADB_BENCH_XFER_ONLY:-}" != 1 ]; then
 fi
 rm -f /dev/shm/b-adb.dev /dev/shm/b-adb.back
 
-# The worker's anonymous memory (RssAnon) right after the pushes and
+# The worker's anonymous memory (smaps_rollup) right after the pushes and
 # pulls, and once it has read nothing for 11 s (epio unmaps its spare
 # read buffers 5 to 10 s after the last read).
 timeout 120 adb push /dev/shm/b-adb.src /dev/shm/b-adb.dev >/dev/null 2>&1 || die "push (memory)"
-echo "BENCH adb_worker_anon_busy_kib $(anon_kib "$wpid") KiB"
+echo "BENCH adb_worker_anon_busy_kib $(smaps Anonymous "$wpid") KiB"
 sleep 11
-echo "BENCH adb_worker_anon_idle_kib $(anon_kib "$wpid") KiB"
+echo "BENCH adb_worker_anon_idle_kib $(smaps Anonymous "$wpid") KiB"
 rm -f /dev/shm/b-adb.dev
 
 if [ "${ADB_BENCH_STRACE:-}" = 1 ]; then
-	wpid=$(pgrep -f "gadgetd-worker.*$FFS" | head -n 1)
 	for what in push pull; do
 		timeout 120 strace -c -f -p "$wpid" -o "$W/strace.txt" &
 		st=$!

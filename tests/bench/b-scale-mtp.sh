@@ -54,9 +54,6 @@ for i in range(n):
 EOF
 }
 
-# smaps KEY PID: KEY's figure (kB) in PID's smaps_rollup.
-smaps() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$2/smaps_rollup; }
-
 # scale NAME N: one size's figures with $B's worker, as BENCH NAME_N_*
 # (NAME_ANON0: the empty store's anonymous memory, set by scale NAME 0;
 # NAME_ANONP and NAME_NP the last size's).

@@ -15,6 +15,7 @@
 #   usb_devnum VID:PID          # its bus-devnum on the host side (new at each enumeration)
 #   usb_enums                   # how many enumerations the host side has made
 #   gd_status [FILTER]          # `gadgetctl status --json`, or jq FILTER over it
+#   smaps KEY PID               # KEY's figure (kB) in PID's smaps_rollup
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
 #   finish                      # stop gadgetd, print the tally, exit
 #   cfs_gadget, cfs_bind, cfs_teardown...  # a gadget composed by hand (cfs.sh)
@@ -256,6 +257,12 @@ gd_status() {
 	esac
 	printf '%s\n' "$lib_out"
 }
+
+# smaps KEY PID: KEY's figure (kB: Rss, Anonymous...) in PID's
+# smaps_rollup, which walks the page tables; /proc/PID/status's VmRSS and
+# RssAnon lag on the bed's 6.1 kernel (per-task counters folded in every
+# 64 page faults).
+smaps() { awk -v k="$1:" '$1 == k { print $2 }' /proc/$2/smaps_rollup; }
 
 gd_start() {
 	if [ -n "${1:-}" ]; then
