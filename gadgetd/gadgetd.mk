@@ -13,7 +13,7 @@ GADGET_SRCS := gadgetd/gadget/gadget.c gadgetd/gadget/txn.c gadgetd/gadget/boot.
 	gadgetd/gadget/gadget_list.c gadgetd/gadget/gadget_status.c gadgetd/gadget/gadget_wakeup.c gadgetd/model/status.c \
 	gadgetd/gadget/netsvc.c gadgetd/console/console.c gadgetd/model/event.c gadgetd/gadget/gadget_storage.c gadgetd/storage/storage.c
 GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) $(CONSOLE_SRCS) gadgetd/gadget/inputfwd.c gadgetd/gadget/composer.c \
-	gadgetd/net/usblink.c gadgetd/net/uplink.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
+	gadgetd/net/usblink.c gadgetd/net/uplink.c gadgetd/net/nftdl.c gadgetd/net/netproc.c common/child.c gadgetd/net/rtnl.c \
 	gadgetd/gadget/plan.c gadgetd/supervisor/supervisor.c gadgetd/supervisor/supervisor_command.c gadgetd/supervisor/supervisor_exec.c \
 	gadgetd/supervisor/supervisor_tcp.c gadgetd/supervisor/supervisor_input.c gadgetd/net/tcplisten.c \
 	common/wargv.c \
@@ -23,7 +23,8 @@ GADGETD_SRCS := gadgetd/gadgetd.c $(GADGET_SRCS) $(CONSOLE_SRCS) gadgetd/gadget/
 	gadgetd/front/access_peer.c \
 	common/ctl.c common/strv.c common/wmsg.c common/json.c gadgetd/gadget/udc.c gadgetd/gadget/state.c gadgetd/profile/config.c \
 	$(PROFILE_SRCS) gadgetd/notify.c common/loop.c common/log.c common/fsutil.c
-GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd libnftables libudev)
+# libnftables is loaded when first needed (gadgetd/net/nftdl.h), not linked.
+GADGETD_LIBS = -lusbgx -lconfig $(shell $(PKG_CONFIG) --libs libmnl libsystemd libudev) -ldl
 # gadgetd-mdns, the helper that announces a name or a service over mDNS on
 # one interface through avahi-daemon (gadgetd/net/mdns.h).
 MDNS_SRCS := gadgetd/net/mdns_main.c gadgetd/net/mdns.c common/loop.c common/log.c

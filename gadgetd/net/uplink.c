@@ -4,6 +4,7 @@
  */
 #include "uplink.h"
 #include "log.h"
+#include "nftdl.h"
 #include "rtnl.h"
 
 #include <arpa/inet.h>
@@ -180,23 +181,26 @@ int uplink_ruleset(const struct uplink_share *s, unsigned n, const char *const *
  * error line in why. */
 static int uplink_nft(const char *text, char *why, size_t wsize)
 {
-	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	const struct nftdl *lib = nftdl_get(why, wsize);
+	struct nft_ctx *nft = lib ? lib->ctx_new(NFT_CTX_DEFAULT) : NULL;
 	const char *err;
 	int r;
 
+	if (!lib)
+		return -ENOSYS;
 	if (!nft) {
 		snprintf(why, wsize, "libnftables: cannot make a context");
 		return -ENOMEM;
 	}
-	nft_ctx_buffer_output(nft);
-	nft_ctx_buffer_error(nft);
-	r = nft_run_cmd_from_buffer(nft, text);
+	lib->buffer_output(nft);
+	lib->buffer_error(nft);
+	r = lib->run_cmd_from_buffer(nft, text);
 	if (r) {
-		err = nft_ctx_get_error_buffer(nft);
+		err = lib->get_error_buffer(nft);
 		snprintf(why, wsize, "nftables: %.*s", (int)strcspn(err ? err : "", "\n"),
 			 err && *err ? err : "refused the table");
 	}
-	nft_ctx_free(nft);
+	lib->ctx_free(nft);
 	return r ? -EIO : 0;
 }
 

@@ -19,3 +19,7 @@ test_child_LIBS :=
 UNIT_TESTS += test_uplink
 test_uplink_SRCS := tests/unit/test_uplink.c gadgetd/net/uplink.c common/log.c
 test_uplink_LIBS :=
+# gadgetd/net/nftdl.c loading the real libnftables (installed for the build).
+UNIT_TESTS += test_nftdl
+test_nftdl_SRCS := tests/unit/test_nftdl.c gadgetd/net/nftdl.c
+test_nftdl_LIBS := -ldl

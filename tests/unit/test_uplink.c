@@ -4,7 +4,8 @@
  * the link's subnet only, the uplink's answers back, drops for the rest,
  * "any" as a set of interfaces), malformed shares refused with nothing
  * written, and a table that nftables refuses leaving no forwarding on
- * and the share failed with nftables' words.
+ * and the share failed with nftables' words; libnftables missing (it is
+ * loaded when first needed) fails the share saying so, nothing touched.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 #include <nftables/libnftables.h>
 
+#include "nftdl.h"
 #include "rtnl.h"
 #include "uplink.h"
 
@@ -60,6 +62,24 @@ int nft_run_cmd_from_buffer(struct nft_ctx *nft, const char *buf)
 		snprintf(test_uplink_ran[test_uplink_n_ran++], sizeof(test_uplink_ran[0]), "%s", buf);
 	/* A table with chains is refused when asked; removals never are. */
 	return test_uplink_refuse && strstr(buf, "chain") ? -1 : 0;
+}
+
+/* nftdl.c's loader, faked: the calls above, or none (the library
+ * missing) while test_uplink_nolib is set. */
+static bool test_uplink_nolib;
+
+const struct nftdl *nftdl_get(char *why, size_t size)
+{
+	static const struct nftdl calls = {
+		nft_ctx_new, nft_ctx_free, nft_ctx_buffer_output, nft_ctx_buffer_error,
+		nft_ctx_get_error_buffer, nft_run_cmd_from_buffer,
+	};
+
+	if (test_uplink_nolib) {
+		snprintf(why, size, "cannot load libnftables.so.1 (package libnftables1): test");
+		return NULL;
+	}
+	return &calls;
 }
 
 /* Forwarding turned on (+1) and off (-1) through rtnetlink. */
@@ -221,6 +241,34 @@ static void test_refused_leaves_nothing(void **state)
 	rmdir(dir);
 }
 
+/* libnftables not installed (it is loaded when first needed): the share
+ * fails saying which package, with no forwarding on and no record. */
+static void test_no_library(void **state)
+{
+	char dir[] = "/tmp/test_uplink.XXXXXX", rec[128];
+	struct uplink_share s = test_uplink_share("lo", "10.12.0.1", 24, "lo");
+	struct uplink_info info[2];
+	struct uplink *u;
+
+	assert_non_null(mkdtemp(dir));
+	u = uplink_new(dir);
+	assert_non_null(u);
+	test_uplink_nolib = true;
+	test_uplink_fwd = 0;
+	test_uplink_n_ran = 0;
+	uplink_sync(u, &s, 1);
+	assert_int_equal(uplink_list(u, info, 2), 1);
+	assert_int_equal(info[0].state, UPLINK_FAILED);
+	assert_non_null(strstr(info[0].why, "package libnftables1"));
+	assert_int_equal(test_uplink_fwd, 0);
+	assert_int_equal(test_uplink_n_ran, 0);
+	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
+	assert_int_equal(access(rec, F_OK), -1);
+	test_uplink_nolib = false;
+	uplink_free(u);
+	rmdir(dir);
+}
+
 /* What a gadgetd killed with -9 left: its record names the forwarding it
  * turned on, which the next one turns off, and its table is deleted. */
 static void test_leftovers_removed(void **state)
@@ -260,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_ruleset_malformed),
 		cmocka_unit_test(test_refused_leaves_nothing),
 		cmocka_unit_test(test_leftovers_removed),
+		cmocka_unit_test(test_no_library),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
