@@ -2,7 +2,12 @@
 #include "nftdl.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <linux/netlink.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 /* The soname Debian's libnftables1 ships. */
 #define NFTDL_SONAME "libnftables.so.1"
@@ -46,4 +51,17 @@ const struct nftdl *nftdl_get(char *why, size_t size)
 	*(void **)&calls.get_error_buffer = syms[4];
 	*(void **)&calls.run_cmd_from_buffer = syms[5];
 	return &calls;
+}
+
+int nftdl_netlink(char *why, size_t size)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	int e = errno;
+
+	if (fd < 0) {
+		snprintf(why, size, "cannot open a netfilter netlink socket: %s", strerror(e));
+		return -e;
+	}
+	close(fd);
+	return 0;
 }

@@ -27,4 +27,11 @@ struct nftdl {
  * (the library or one of its calls is missing). Kept loaded after. */
 const struct nftdl *nftdl_get(char *why, size_t size);
 
+/* 0 when the kernel gives this process a netfilter netlink socket, or
+ * -errno with why set. libnftables opens one for a context and ends the
+ * process where it cannot ("Unable to initialize Netlink socket"): a
+ * seccomp filter, a kernel without nfnetlink, qemu-user. Asked before
+ * every use, so that gadgetd fails the share instead. */
+int nftdl_netlink(char *why, size_t size);
+
 #endif

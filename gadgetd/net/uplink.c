@@ -178,16 +178,21 @@ int uplink_ruleset(const struct uplink_share *s, unsigned n, const char *const *
 }
 
 /* Runs text in one libnftables context: 0, or -EIO with nft's first
- * error line in why. */
+ * error line in why (-ENOSYS: no library; -errno: no netlink socket for
+ * it, where libnftables would end gadgetd). */
 static int uplink_nft(const char *text, char *why, size_t wsize)
 {
 	const struct nftdl *lib = nftdl_get(why, wsize);
-	struct nft_ctx *nft = lib ? lib->ctx_new(NFT_CTX_DEFAULT) : NULL;
+	struct nft_ctx *nft;
 	const char *err;
 	int r;
 
 	if (!lib)
 		return -ENOSYS;
+	r = nftdl_netlink(why, wsize);
+	if (r < 0)
+		return r;
+	nft = lib->ctx_new(NFT_CTX_DEFAULT);
 	if (!nft) {
 		snprintf(why, wsize, "libnftables: cannot make a context");
 		return -ENOMEM;

@@ -5,7 +5,8 @@
  * "any" as a set of interfaces), malformed shares refused with nothing
  * written, and a table that nftables refuses leaving no forwarding on
  * and the share failed with nftables' words; libnftables missing (it is
- * loaded when first needed) fails the share saying so, nothing touched.
+ * loaded when first needed), or no netfilter netlink socket for it, fails
+ * the share saying so, nothing touched.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,8 +33,12 @@ static unsigned test_uplink_n_ran;
 static bool test_uplink_refuse;
 static int test_uplink_ctx;
 
+/* Contexts made: libnftables opens its netlink socket there. */
+static unsigned test_uplink_n_ctx;
+
 struct nft_ctx *nft_ctx_new(uint32_t flags)
 {
+	test_uplink_n_ctx++;
 	return (struct nft_ctx *)&test_uplink_ctx;
 }
 
@@ -65,8 +70,17 @@ int nft_run_cmd_from_buffer(struct nft_ctx *nft, const char *buf)
 }
 
 /* nftdl.c's loader, faked: the calls above, or none (the library
- * missing) while test_uplink_nolib is set. */
-static bool test_uplink_nolib;
+ * missing) while test_uplink_nolib is set; no netfilter netlink socket
+ * while test_uplink_nonl is. */
+static bool test_uplink_nolib, test_uplink_nonl;
+
+int nftdl_netlink(char *why, size_t size)
+{
+	if (!test_uplink_nonl)
+		return 0;
+	snprintf(why, size, "cannot open a netfilter netlink socket: test");
+	return -EPROTONOSUPPORT;
+}
 
 const struct nftdl *nftdl_get(char *why, size_t size)
 {
@@ -241,9 +255,9 @@ static void test_refused_leaves_nothing(void **state)
 	rmdir(dir);
 }
 
-/* libnftables not installed (it is loaded when first needed): the share
- * fails saying which package, with no forwarding on and no record. */
-static void test_no_library(void **state)
+/* The share fails with *flag set, saying want, with no forwarding on,
+ * no record, no context made and no command run. */
+static void test_uplink_fails_with(bool *flag, const char *want)
 {
 	char dir[] = "/tmp/test_uplink.XXXXXX", rec[128];
 	struct uplink_share s = test_uplink_share("lo", "10.12.0.1", 24, "lo");
@@ -253,20 +267,36 @@ static void test_no_library(void **state)
 	assert_non_null(mkdtemp(dir));
 	u = uplink_new(dir);
 	assert_non_null(u);
-	test_uplink_nolib = true;
+	*flag = true;
 	test_uplink_fwd = 0;
 	test_uplink_n_ran = 0;
+	test_uplink_n_ctx = 0;
 	uplink_sync(u, &s, 1);
 	assert_int_equal(uplink_list(u, info, 2), 1);
 	assert_int_equal(info[0].state, UPLINK_FAILED);
-	assert_non_null(strstr(info[0].why, "package libnftables1"));
+	assert_non_null(strstr(info[0].why, want));
 	assert_int_equal(test_uplink_fwd, 0);
 	assert_int_equal(test_uplink_n_ran, 0);
+	assert_int_equal(test_uplink_n_ctx, 0);
 	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
 	assert_int_equal(access(rec, F_OK), -1);
-	test_uplink_nolib = false;
+	*flag = false;
 	uplink_free(u);
 	rmdir(dir);
+}
+
+/* libnftables not installed (it is loaded when first needed): the share
+ * fails saying which package, nothing touched. */
+static void test_no_library(void **state)
+{
+	test_uplink_fails_with(&test_uplink_nolib, "package libnftables1");
+}
+
+/* No netfilter netlink socket for gadgetd: libnftables would end the
+ * process, so no context is made and the share fails saying why. */
+static void test_no_netlink(void **state)
+{
+	test_uplink_fails_with(&test_uplink_nonl, "netfilter netlink socket");
 }
 
 /* What a gadgetd killed with -9 left: its record names the forwarding it
@@ -309,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_refused_leaves_nothing),
 		cmocka_unit_test(test_leftovers_removed),
 		cmocka_unit_test(test_no_library),
+		cmocka_unit_test(test_no_netlink),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
