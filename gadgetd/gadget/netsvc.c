@@ -188,6 +188,9 @@ static bool netsvc_live(const struct netsvc_view *v, const char *name)
  * there; none otherwise. */
 static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
 {
+	/* 135 KiB, in bss: only the entries filled are written, so that the
+	 * rest never becomes gadgetd's memory (clearing all of it at every
+	 * sync was 135 KiB of its idle anonymous memory). */
 	static struct inputfwd_want want[PROFILE_MAX_FUNCTIONS];
 	const struct profile_set *s = NULL;
 	const struct profile_function *f;
@@ -201,7 +204,6 @@ static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
 		udc = composer_bound_udc(ns->composer);
 	if (udc && udc_registered(udc))
 		s = &v->profile->sets[v->set];
-	memset(want, 0, sizeof(want));
 	for (i = 0; s && i < s->n_functions; i++) {
 		f = &v->profile->functions[s->functions[i]];
 		m = f->type->ffs ? plugin_list_find(f->plugin) : NULL;
@@ -210,6 +212,7 @@ static void netsvc_input_sync(struct netsvc *ns, const struct netsvc_view *v)
 		if (!inputmatch_forwards(m, f, &keys) || !netsvc_live(v, f->name))
 			continue;
 		rules = plugin_meta_option(m, profile_option(f, m->input->match), m->input->match);
+		memset(&want[n], 0, sizeof(want[n]));
 		/* The profile's check parsed them already. */
 		if (inputmatch_parse(rules ? rules : INPUTMATCH_DEFAULT, &want[n].match,
 				     why, sizeof(why)) < 0)
