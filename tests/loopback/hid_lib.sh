@@ -8,7 +8,6 @@
 #   host_done NAME   the reader's exit status; its output is shown
 #   same FILE TEXT   FILE holds exactly TEXT (lines as printf %b gives
 #                    them)
-#   usb_dir VID:PID  the host side's sysfs folder of the device
 #   rt_status WANT [SECS]  $DEV's power/runtime_status becomes WANT
 #                    within SECS (15)
 export LANG=C.UTF-8
@@ -39,15 +38,6 @@ host_done() {
 
 same() {
 	printf '%b\n' "$2" | cmp -s - "$1" || { echo "want:"; printf '%b\n' "$2"; return 1; }
-}
-
-usb_dir() {
-	local d
-	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] || continue
-		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
-	done
-	return 1
 }
 
 rt_status() {

@@ -12,6 +12,7 @@
 #   bed_reboot                  # reboot the guest (systemd bed, `# bed: systemd disk`)
 #   gd_switch SET               # gadgetctl switch SET, must succeed
 #   wait_usb VID:PID [SECS]     # until the host side enumerates it
+#   usb_dir VID:PID             # the host side's sysfs folder of the device
 #   usb_devnum VID:PID          # its bus-devnum on the host side (new at each enumeration)
 #   usb_enums                   # how many enumerations the host side has made
 #   gd_status [FILTER]          # `gadgetctl status --json`, or jq FILTER over it
@@ -520,21 +521,29 @@ wait_no_usb() {
 	return 1
 }
 
-# usb_devnum VID:PID: "BUS-DEVNUM" of the host side's device, which
-# changes with every enumeration (an unbind and bind, a reset does not);
-# nothing and status 1 when the host does not see it.
-usb_devnum() {
+# usb_dir VID:PID: the host side's sysfs folder of the device; nothing
+# and status 1 when the host does not see it.
+usb_dir() {
 	local lib_d lib_v
 	for lib_d in /sys/bus/usb/devices/*; do
-		[ -f "$lib_d/idVendor" ] && [ -f "$lib_d/devnum" ] || continue
+		[ -f "$lib_d/idVendor" ] || continue
 		read -r lib_v < "$lib_d/idVendor" || continue
 		[ "$lib_v" = "${1%:*}" ] || continue
 		read -r lib_v < "$lib_d/idProduct" || continue
 		[ "$lib_v" = "${1#*:}" ] || continue
-		echo "$(cat "$lib_d/busnum")-$(cat "$lib_d/devnum")"
+		echo "$lib_d"
 		return 0
 	done
 	return 1
+}
+
+# usb_devnum VID:PID: "BUS-DEVNUM" of the host side's device, which
+# changes with every enumeration (an unbind and bind, a reset does not);
+# nothing and status 1 when the host does not see it.
+usb_devnum() {
+	local lib_d
+	lib_d=$(usb_dir "$1") && [ -f "$lib_d/devnum" ] || return 1
+	echo "$(cat "$lib_d/busnum")-$(cat "$lib_d/devnum")"
 }
 
 # usb_enums: the enumerations the host side logged since boot (one per

@@ -17,15 +17,6 @@ cleanup_app() {
 	APP_PID=
 }
 
-# The sysfs directory of the host-side device VID:PID.
-usb_dir() {
-	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] || continue
-		[ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-
 # A host that claims the accessory interface as soon as VID:PID appears,
 # as real accessory hosts do, started before the handshake:
 # exchange_start VID:PID BYTES, then check ... exchange_done.

@@ -47,15 +47,6 @@ msos accessory,adb adb=WINUSB
 msos ncm ncm=WINNCM
 check "ConfigFS holds ncm's compatible_id" grep -qx WINNCM $G/functions/ncm.ncm/os_desc/interface.ncm/compatible_id
 
-# usb_dir VID:PID: the host side's sysfs folder of the device.
-usb_dir() {
-	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] && [ "$(cat "$d/idVendor"):$(cat "$d/idProduct")" = "$1" ] &&
-			{ echo "$d"; return 0; }
-	done
-	return 1
-}
-
 # iface_driver DIR CONFIG IFACE: the driver of that interface, or nothing.
 iface_driver() {
 	basename "$(readlink "$1/${1##*/}:$2.$3/driver" 2>/dev/null)" 2>/dev/null
