@@ -10,6 +10,9 @@
 #   peer_PEER_device_ms: from the UDC bind to `adb devices` showing the
 #     device as "device" (adb's server already running; it looks for
 #     USB devices once a second, so this swings by up to a second);
+#   peer_PEER_device_nopoll_ms: the same less the host's poll wait, from
+#     the end of the enumeration (SET_CONFIGURATION) to the host's CNXN
+#     on the bus (usbmon): what is left when adb's server looks at once;
 #   peer_PEER_cnxn_ms: within that, from the host's CNXN to the daemon's
 #     on the bus (usbmon): the daemon's own share;
 #   peer_PEER_{push,pull}_mbps: 64 MiB from and to tmpfs, as adb reports
@@ -17,7 +20,10 @@
 #     pulled back;
 #   peer_PEER_tree_{push,pull}_ms: a folder of 200 files of 4 KiB pushed,
 #     then pulled, whole adb command; checked the same way;
-#   peer_PEER_shell20_ms: 20 `adb shell true` one after the other.
+#   peer_PEER_shell20_ms: 20 `adb shell true` one after the other;
+#   peer_PEER_shell20_bus_ms: the part of it from each OPEN on the bus to
+#     the daemon's exit status (usbmon; the rest is adb's client and
+#     server).
 # Each round's figures are in b-adbd.log too (lines "round N PEER ...").
 # ADBD_BENCH_STRACE=1 also traces each daemon (with the children it
 # has: gadgetd's spawner) over one more tree push and pull and five
@@ -103,11 +109,13 @@ device_ms() {
 	ms "$T_BIND"
 }
 
-# bindmon_start / bindmon_cnxn_ms: usbmon over a bind, then the
-# milliseconds from the host's CNXN (its bulk OUT submitted) to the
+# bindmon_start / bindmon_cnxn: usbmon over a bind, then two figures:
+# the milliseconds from the host's CNXN (its bulk OUT submitted) to the
 # daemon's CNXN (the bulk IN completed): the daemon's own share of
-# "device", which adb 29's server reaches only at its next look for USB
-# devices, once a second.
+# "device"; and the host's poll wait: from the end of the enumeration
+# (SET_CONFIGURATION completed) to the host's CNXN, the time adb 29's
+# server took to look for USB devices again (once a second, whatever the
+# daemon), which "device" less it leaves out.
 modprobe usbmon 2>/dev/null
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 bindmon_start() {
@@ -115,21 +123,63 @@ bindmon_start() {
 	cat /sys/kernel/debug/usb/usbmon/0u > "$W/bindmon.txt" &
 	MON=$!
 }
-bindmon_cnxn_ms() {
+bindmon_cnxn() {
 	kill $MON
 	wait $MON 2>/dev/null
 	MON=
-	awk '$7 == "=" && $8 == "434e584e" {
+	# A control transfer's setup is on its submission's line ("s 00 09"
+	# is SET_CONFIGURATION); its completion has the same URB tag ($1).
+	awk '$3 == "S" && $4 ~ /^Co:/ && $5 == "s" && $6 == "00" && $7 == "09" { tag = $1 }
+		$3 == "C" && $4 ~ /^Co:/ && $1 == tag { c = $2; tag = "" }
+		$7 == "=" && $8 == "434e584e" {
 			if ($3 == "S" && $4 ~ /^Bo:/ && h == "") h = $2
 			else if ($3 == "C" && $4 ~ /^Bi:/ && h != "" && d == "") d = $2 }
-		END { if (h == "" || d == "" || d < h) exit 1; printf "%.1f\n", (d - h) / 1000 }' \
-		"$W/bindmon.txt" || die "no CNXN each way on the bus: $(grep -c . "$W/bindmon.txt") usbmon lines"
+		END { if (h == "" || d == "" || d < h || c == "" || h < c) exit 1
+			printf "%.1f %.1f\n", (d - h) / 1000, (h - c) / 1000 }' \
+		"$W/bindmon.txt" ||
+		die "no SET_CONFIGURATION, then a CNXN each way, on the bus: $(grep -c . "$W/bindmon.txt") usbmon lines"
+}
+
+# bind_figures PEER DEVICE_MS: PEER's "device", "cnxn" and "device_nopoll"
+# (device less the host's poll wait) into $W/PEER.txt.
+bind_figures() {
+	local f
+	f=$(bindmon_cnxn) || exit 1
+	printf 'device %s\ncnxn %s\ndevice_nopoll %s\n' "$2" "${f% *}" \
+		"$(awk -v d="$2" -v w="${f#* }" 'BEGIN { printf "%.1f", d - w }')" >> "$W/$1.txt"
+}
+
+# shellmon_start / shellmon_ms: usbmon over the 20 shells, then the
+# milliseconds, summed over the shells, from each OPEN reaching the
+# device (the host's bulk OUT completed) to the daemon's last WRTE
+# before its CLSE (its bulk IN completed; the shell's exit status, which
+# ends adb's client): the device's part of the 20 (the spawn, the
+# command, its exit), against the rest (adb's client and server); then
+# the part of it from the OPEN to the daemon's OKAY (the spawn). Dies
+# unless there are 20.
+shellmon_start() {
+	cat /sys/kernel/debug/usb/usbmon/0u > "$W/shellmon.txt" &
+	MON=$!
+}
+shellmon_ms() {
+	kill $MON
+	wait $MON 2>/dev/null
+	MON=
+	# An OUT's data is on its submission's line; its completion has the
+	# same URB tag ($1).
+	awk '$7 == "=" && $3 == "S" && $4 ~ /^Bo:/ && $8 == "4f50454e" { tag = $1 }
+		$3 == "C" && $4 ~ /^Bo:/ && $1 == tag { o = $2; k = 0; tag = "" }
+		$7 == "=" && $3 == "C" && $4 ~ /^Bi:/ && $8 == "4f4b4159" && o != "" && !k { ok += $2 - o; k = 1 }
+		$7 == "=" && $3 == "C" && $4 ~ /^Bi:/ && $8 == "57525445" && o != "" { w = $2 }
+		$7 == "=" && $3 == "C" && $4 ~ /^Bi:/ && $8 == "434c5345" && o != "" && w != "" { sum += w - o; n++; o = ""; w = "" }
+		END { if (n != 20) exit 1; printf "%.1f %.1f\n", sum / 1000, ok / 1000 }' \
+		"$W/shellmon.txt" || die "not 20 OPENs each answered by a WRTE and a CLSE on the bus: $(grep -c 4f50454e "$W/shellmon.txt") OPENs"
 }
 
 # peer_jobs PEER SERIAL: each timed job once against the bound device
 # SERIAL; its figures go to $W/PEER.txt, one "JOB VALUE" line each.
 peer_jobs() {
-	local p=$1 bp bl tp tl sh t
+	local p=$1 bp bl tp tl sh sb t
 	export ANDROID_SERIAL=$2
 	timeout 120 adb push /dev/shm/b-adbd.src /dev/shm/b-adbd.dev >$W/push.txt 2>&1 ||
 		die "$p push: $(cat $W/push.txt)"
@@ -155,16 +205,19 @@ peer_jobs() {
 	[ "$(treesum /dev/shm/b-adbd.tback)" = "$tsum" ] || die "$p: the pulled tree differs"
 	rm -rf /dev/shm/b-adbd.tdev /dev/shm/b-adbd.tback
 
+	shellmon_start
 	t=$(date +%s%N)
 	for _ in $(seq 20); do
 		timeout 30 adb shell true || die "$p: adb shell true failed"
 	done
 	sh=$(ms "$t")
-	printf 'push %s\npull %s\ntree_push %s\ntree_pull %s\nshell20 %s\n' \
-		"$bp" "$bl" "$tp" "$tl" "$sh" >> "$W/$p.txt"
-	echo "round $round $p: \"device\" $(awk '$1 == "device" { v = $2 } END { print v }' "$W/$p.txt") ms," \
+	sb=$(shellmon_ms)
+	printf 'push %s\npull %s\ntree_push %s\ntree_pull %s\nshell20 %s\nshell20_bus %s\nshell20_okay %s\n' \
+		"$bp" "$bl" "$tp" "$tl" "$sh" ${sb% *} ${sb#* } >> "$W/$p.txt"
+	echo "round $round $p: \"device\" $(awk '$1 == "device" { v = $2 } END { print v }' "$W/$p.txt") ms" \
+		"($(awk '$1 == "device_nopoll" { v = $2 } END { print v }' "$W/$p.txt") less the host's poll wait)," \
 		"push $(mbps $bp) MB/s, pull $(mbps $bl) MB/s," \
-		"tree push $tp ms, tree pull $tl ms, 20 shells $sh ms"
+		"tree push $tp ms, tree pull $tl ms, 20 shells $sh ms (${sb% *} ms of it OPEN to the exit status on the bus, ${sb#* } OPEN to OKAY)"
 	unset ANDROID_SERIAL
 }
 
@@ -174,16 +227,18 @@ peer_best() { awk -v j="$2" '$1 == j && (m == "" || $2 < m) { m = $2 } END { pri
 # peer_report PEER: its BENCH lines, each the best of its rounds.
 peer_report() {
 	local p=$1 job
-	for job in device cnxn push pull tree_push tree_pull shell20; do
+	for job in device device_nopoll cnxn push pull tree_push tree_pull shell20 shell20_bus; do
 		[ -n "$(peer_best $p $job)" ] || die "$p: no $job figure (ADBD_BENCH_ROUNDS=${ADBD_BENCH_ROUNDS:-3})"
 	done
 	echo "BENCH peer_${p}_device_ms $(peer_best $p device) ms"
+	echo "BENCH peer_${p}_device_nopoll_ms $(peer_best $p device_nopoll) ms"
 	echo "BENCH peer_${p}_cnxn_ms $(peer_best $p cnxn) ms"
 	echo "BENCH peer_${p}_push_mbps $(mbps "$(peer_best $p push)") MB/s"
 	echo "BENCH peer_${p}_pull_mbps $(mbps "$(peer_best $p pull)") MB/s"
 	echo "BENCH peer_${p}_tree_push_ms $(peer_best $p tree_push) ms"
 	echo "BENCH peer_${p}_tree_pull_ms $(peer_best $p tree_pull) ms"
 	echo "BENCH peer_${p}_shell20_ms $(peer_best $p shell20) ms"
+	echo "BENCH peer_${p}_shell20_bus_ms $(peer_best $p shell20_bus) ms"
 }
 
 # peer_strace PEER PID SERIAL: with ADBD_BENCH_STRACE=1, `strace -f -tt`
@@ -244,8 +299,7 @@ adbd_up() {
 	bindmon_start
 	T_BIND=$(date +%s%N)
 	cfs_bind badbd || die "bind (adbd)"
-	echo "device $(device_ms ADBD-BENCH)" >> "$W/adbd.txt"
-	echo "cnxn $(bindmon_cnxn_ms)" >> "$W/adbd.txt"
+	bind_figures adbd "$(device_ms ADBD-BENCH)"
 }
 
 # gadgetd_up: the adb plugin's worker started afresh on its gadget, the
@@ -260,8 +314,7 @@ gadgetd_up() {
 	bindmon_start
 	T_BIND=$(date +%s%N)
 	cfs_bind bgadb || die "bind (gadgetd)"
-	echo "device $(device_ms GADGETD-BENCH)" >> "$W/gadgetd.txt"
-	echo "cnxn $(bindmon_cnxn_ms)" >> "$W/gadgetd.txt"
+	bind_figures gadgetd "$(device_ms GADGETD-BENCH)"
 }
 
 # peer_round PEER: PEER up, its jobs, PEER down and off the bus.

@@ -15,7 +15,9 @@
 # both ends, best of 2, as adb reports it: BENCH adb_tcp_{push,pull}_mbps
 # (TCP over ncm) and adb_usb_{push,pull}_mbps (adb's own USB transport).
 # Beside adb over TCP, in each round (ADB_TCP_BENCH_ROUNDS, 2), on that
-# same link: iperf3 again (net_ncmadb_{out,in}_mbps), then adb 29's
+# same link: iperf3 again (net_ncmadb_{out,in}_mbps), iperf3 with files
+# at both ends as adb has them (64 MiB read from the same tmpfs file and
+# written to one, -n 64M -F: net_ncmadb_file{out,in}_mbps), then adb 29's
 # pattern between two small programs (tests/bench/adbtcp.c: a 24-byte
 # header and 1 MiB of payload each written alone, then the wait for the
 # 24-byte OKAY; the same files), best of 2: adbtcp_{out,in}_mbps, and
@@ -148,6 +150,9 @@ wait_adb() {
 PLUGIN=/usr/lib/gadgetd/adb.so
 D=/run/b-net
 mkdir -p $D
+# iperf3 with files at both ends, as adb has: a second server that
+# stores what it receives in $D/iperf-srv.bin and sends that file back.
+timeout 10 iperf3 -s -p 5202 -D -F $D/iperf-srv.bin || die "iperf3 -s -p 5202 -F"
 # adb 34 in its root, which sees $D as /w. Its /dev is a few nodes of its
 # own: without /dev/bus/usb adb 34's server does not take the USB
 # interface from adb 29's.
@@ -300,6 +305,8 @@ bases_tcp() {
 # as shipped (and, with ADB34_PULL_MIX=1, in each also a push of adb 34,
 # a push and pull of adb 34 with delayed_ack and of adb 29), each file
 # checked (adb's timeout 120 s): the open stall of docs/benchmarks.md ("10:34-11:30").
+# ADB34_PULL_SWITCH=1: before each, a switch to ncm and back to ncm,adb
+# (a new worker and link, as ADB_TCP_BENCH_BASES has between its pulls).
 # At a failure, the sockets of port 5555 on both sides (ss), the worker's
 # threads, 3 s of its strace and the logs, then on to the next.
 # Prints BENCH adb34_tcp_pull_loop_failures.
@@ -331,6 +338,12 @@ if [ -n "${ADB34_PULL_LOOP:-}" ]; then
 	wait_a34 a34da $BOARD:5555 || die "adb 34 (ADB_DELAYED_ACK=1): connect $BOARD:5555"
 	fails=0
 	for i in $(seq "$ADB34_PULL_LOOP"); do
+		if [ "${ADB34_PULL_SWITCH:-}" = 1 ]; then
+			gd_switch ncm
+			ncmadb_up $D/adb-this.so
+			wait_a34 a34 $BOARD:5555 || die "adb 34: connect $BOARD:5555 after switch $i"
+			wait_a34 a34da $BOARD:5555 || die "adb 34 (ADB_DELAYED_ACK=1): connect $BOARD:5555 after switch $i"
+		fi
 		for x in "a34 pull" ${ADB34_PULL_MIX:+"a34 push" "a34da push" "a34da pull" "hadb push" "hadb pull"}; do
 			# shellcheck disable=SC2086
 			loop_xfer $x || fails=$((fails + 1))
@@ -340,6 +353,15 @@ if [ -n "${ADB34_PULL_LOOP:-}" ]; then
 	echo "BENCH adb34_tcp_pull_loop_failures $fails transfers"
 	exit 0
 fi
+# stored FILE SIDE: iperf3 -F wrote at least 60 MB to FILE on SIDE. Only
+# the size: iperf3 3.12's file is not a copy (14:56: 64 606 648 bytes
+# written, not the start of src.bin), but it stores as many bytes.
+stored() {
+	local n
+	n=$(stat -c %s "$1") && [ "$n" -ge 60000000 ] ||
+		die "iperf3 -F: the $2's file has ${n:-no} bytes, not the 64 MiB sent"
+	echo "iperf3 -F wrote $n bytes on the $2"
+}
 round=0
 while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	round=$((round + 1))
@@ -347,6 +369,17 @@ while [ $round -lt "${ADB_TCP_BENCH_ROUNDS:-2}" ]; do
 	in=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -t 5 -R -J | rate) || die "ncm,adb: iperf3 in"
 	echo "BENCH net_ncmadb_out_mbps $out MB/s"
 	echo "BENCH net_ncmadb_in_mbps $in MB/s"
+	# The same 64 MiB as adb, read from and written to files on tmpfs.
+	out=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -p 5202 -n 64M -F $D/src.bin -J | rate) ||
+		die "ncm,adb: iperf3 out with files"
+	stored $D/iperf-srv.bin board
+	cp $D/src.bin $D/iperf-srv.bin || die "cp src.bin iperf-srv.bin"
+	in=$(ip netns exec $NS timeout 60 iperf3 -c $BOARD -p 5202 -n 64M -R -F $D/iperf-got.bin -J | rate) ||
+		die "ncm,adb: iperf3 in with files"
+	stored $D/iperf-got.bin host
+	rm -f $D/iperf-got.bin
+	echo "BENCH net_ncmadb_fileout_mbps $out MB/s"
+	echo "BENCH net_ncmadb_filein_mbps $in MB/s"
 	[ $((round % 2)) = 1 ] || bases_tcp
 	echo "BENCH adb_tcp_push_mbps $(adb_xfer $BOARD:5555 push) MB/s"
 	echo "BENCH adb_tcp_pull_mbps $(adb_xfer $BOARD:5555 pull) MB/s"

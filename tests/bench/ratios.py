@@ -68,6 +68,12 @@ pairs = [
     ("adb_tcp_pull_mbps", "adbnull_tcp_pull_mbps", "adb pull over TCP on ncm / adb 29 from a daemon that does no work for the bytes (adbmin -n), same link and rounds", 0.9),
     ("adb_tcp_push_mbps", "adbmin_tcp_push_mbps", "adb push over TCP on ncm / adb 29 to the least daemon that stores the bytes (adbmin.c), same link and rounds", 1.0),
     ("adb_tcp_pull_mbps", "adbmin_tcp_pull_mbps", "adb pull over TCP on ncm / adb 29 from the least daemon that reads the file (adbmin.c), same link and rounds", 1.0),
+    ("adb_tcp_push_mbps", "net_ncmadb_fileout_mbps", "adb push over TCP on ncm / iperf3 with files at both ends (64 MiB, tmpfs), same link and rounds", 0.8),
+    ("adb_tcp_pull_mbps", "net_ncmadb_filein_mbps", "adb pull over TCP on ncm / iperf3 with files at both ends (64 MiB, tmpfs), same link and rounds", 0.8),
+    ("adbmin_tcp_push_mbps", "net_ncmadb_fileout_mbps", "adb 29 push to the least daemon (adbmin) over TCP / iperf3 with files at both ends, same link and rounds", None),
+    ("adbmin_tcp_pull_mbps", "net_ncmadb_filein_mbps", "adb 29 pull from the least daemon (adbmin) over TCP / iperf3 with files at both ends, same link and rounds", None),
+    ("net_ncmadb_fileout_mbps", "net_ncmadb_out_mbps", "iperf3 with files at both ends, 64 MiB / iperf3, same link, host -> board (what the files cost)", None),
+    ("net_ncmadb_filein_mbps", "net_ncmadb_in_mbps", "iperf3 with files at both ends, 64 MiB / iperf3, same link, board -> host (what the files cost)", None),
     ("adbnull_tcp_push_mbps", "net_ncmadb_out_mbps", "adb 29 to the no-work daemon over TCP / iperf3, same link, host -> board (what adb 29 itself costs)", None),
     # Issue 39's question: does a daemon that splices a push's DATA from
     # the socket into the file (adbmin -s, one copy fewer) reach 0.8 of
@@ -150,7 +156,9 @@ pairs = [
     ("peer_adbd_tree_push_ms", "peer_gadgetd_tree_push_ms", "adb 29 push of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
     ("peer_adbd_tree_pull_ms", "peer_gadgetd_tree_pull_ms", "adb 29 pull of 200 files of 4 KiB: adbd time / gadgetd time", 1.0),
     ("peer_adbd_shell20_ms", "peer_gadgetd_shell20_ms", "20 adb shell true: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_shell20_bus_ms", "peer_gadgetd_shell20_bus_ms", "20 adb shell true, OPEN to the daemon's exit status on the bus: adbd time / gadgetd time", 1.0),
     ("peer_adbd_device_ms", "peer_gadgetd_device_ms", "bind to adb devices showing device: adbd time / gadgetd time", 1.0),
+    ("peer_adbd_device_nopoll_ms", "peer_gadgetd_device_nopoll_ms", "bind to adb devices showing device, less adb's poll wait (usbmon): adbd time / gadgetd time", 1.0),
     ("peer_adbd_cnxn_ms", "peer_gadgetd_cnxn_ms", "the host's CNXN to the daemon's on the bus (usbmon): adbd time / gadgetd time", 1.0),
     # b-adbstreams: N adb 29 streams at once against one alone (issue 39:
     # the aggregate should not fall as streams are added).
