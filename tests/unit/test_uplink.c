@@ -208,6 +208,31 @@ static void test_ruleset_malformed(void **state)
 	assert_true(uplink_ifname_ok("enp0s31f6.100"));
 }
 
+/* An uplink on a new folder dir (a mkdtemp template) for its records. */
+static struct uplink *test_uplink_open(char *dir)
+{
+	struct uplink *u;
+
+	assert_non_null(mkdtemp(dir));
+	u = uplink_new(dir);
+	assert_non_null(u);
+	return u;
+}
+
+/* u's one share failed, with no forwarding left on and no record left
+ * in dir; info[0] is the share's. */
+static void test_uplink_failed_clean(struct uplink *u, const char *dir,
+				     struct uplink_info info[2])
+{
+	char rec[128];
+
+	assert_int_equal(uplink_list(u, info, 2), 1);
+	assert_int_equal(info[0].state, UPLINK_FAILED);
+	assert_int_equal(test_uplink_fwd, 0);
+	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
+	assert_int_equal(access(rec, F_OK), -1);
+}
+
 /* nftables refusing the table: no forwarding left on, the share failed
  * with nftables' first line, and no record left in run_dir. */
 static void test_refused_leaves_nothing(void **state)
@@ -215,21 +240,15 @@ static void test_refused_leaves_nothing(void **state)
 	char dir[] = "/tmp/test_uplink.XXXXXX", rec[128];
 	struct uplink_share s = test_uplink_share("lo", "10.12.0.1", 24, "lo");
 	struct uplink_info info[2];
-	struct uplink *u;
+	struct uplink *u = test_uplink_open(dir);
 
-	assert_non_null(mkdtemp(dir));
-	u = uplink_new(dir);
-	assert_non_null(u);
 	test_uplink_refuse = true;
 	test_uplink_fwd = 0;
 	uplink_sync(u, &s, 1);
-	assert_int_equal(uplink_list(u, info, 2), 1);
-	assert_int_equal(info[0].state, UPLINK_FAILED);
+	test_uplink_failed_clean(u, dir, info);
 	assert_string_equal(info[0].why,
 			    "nftables: Error: Could not process rule: No such file or directory");
-	assert_int_equal(test_uplink_fwd, 0);
 	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
-	assert_int_equal(access(rec, F_OK), -1);
 	/* No such uplink: failed before anything is touched. */
 	test_uplink_refuse = false;
 	test_uplink_n_ran = 0;
@@ -259,27 +278,20 @@ static void test_refused_leaves_nothing(void **state)
  * no record, no context made and no command run. */
 static void test_uplink_fails_with(bool *flag, const char *want)
 {
-	char dir[] = "/tmp/test_uplink.XXXXXX", rec[128];
+	char dir[] = "/tmp/test_uplink.XXXXXX";
 	struct uplink_share s = test_uplink_share("lo", "10.12.0.1", 24, "lo");
 	struct uplink_info info[2];
-	struct uplink *u;
+	struct uplink *u = test_uplink_open(dir);
 
-	assert_non_null(mkdtemp(dir));
-	u = uplink_new(dir);
-	assert_non_null(u);
 	*flag = true;
 	test_uplink_fwd = 0;
 	test_uplink_n_ran = 0;
 	test_uplink_n_ctx = 0;
 	uplink_sync(u, &s, 1);
-	assert_int_equal(uplink_list(u, info, 2), 1);
-	assert_int_equal(info[0].state, UPLINK_FAILED);
+	test_uplink_failed_clean(u, dir, info);
 	assert_non_null(strstr(info[0].why, want));
-	assert_int_equal(test_uplink_fwd, 0);
 	assert_int_equal(test_uplink_n_ran, 0);
 	assert_int_equal(test_uplink_n_ctx, 0);
-	snprintf(rec, sizeof(rec), "%s/uplink-forwarding", dir);
-	assert_int_equal(access(rec, F_OK), -1);
 	*flag = false;
 	uplink_free(u);
 	rmdir(dir);
