@@ -28,7 +28,20 @@ n=$(basename "$t")
 	cat "$t.log"
 	if [ $rc = 0 ]; then echo "== $n: ok ($secs s)"; else echo "== $n: FAILED (exit $rc, $secs s)"; fi
 } 9>"$tmp/lock"'
-printf '%s\n' "$@" | xargs -P "$jobs" -I{} sh -c "$one" _ {} "$tmp"
+# The longest first (tests/unit/long-tests), so that the last ones to
+# start are short: in the Makefile's order test_supervisor (19 s)
+# started near the end and the run waited for it alone.
+long=$(grep -v '^#' "$(dirname "$0")/long-tests")
+{
+	for l in $long; do
+		for t in "$@"; do
+			[ "$(basename "$t")" = "$l" ] && echo "$t"
+		done
+	done
+	for t in "$@"; do
+		case " $(echo $long) " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac
+	done
+} | xargs -P "$jobs" -I{} sh -c "$one" _ {} "$tmp"
 failed=$(cat "$tmp"/failed.* 2>/dev/null | tr '\n' ' ')
 echo "unit: $# tests, $jobs at a time, in $(($(date +%s) - start)) s"
 [ -z "$failed" ] || { echo "unit tests FAILED: $failed"; exit 1; }
