@@ -97,33 +97,27 @@ wait $deps
 rc=$(cat "$deps_rc" 2>/dev/null)
 cat "$deps_log"
 [ "$rc" = 0 ] || { echo "check: installing the test and cross packages failed (exit ${rc:-none})"; exit 1; }
-step "waiting for the loopback bed"
-while [ ! -e "$bed_ready" ] && kill -0 $prep 2>/dev/null; do
-	sleep 1
-done
-if [ ! -e "$bed_ready" ]; then
+# prepared STAMP WHAT: wait until the preparation's group made STAMP;
+# if the group ends without it, its log and "WHAT failed", and exit 1.
+prepared() {
+	while [ ! -e "$1" ] && kill -0 $prep 2>/dev/null; do
+		sleep 1
+	done
+	[ -e "$1" ] && return 0
 	wait $prep
 	rc=$?
 	prep=
 	cat "$log"
-	echo "check: making the loopback bed failed (exit $rc)"
+	echo "check: $2 failed (exit $rc)"
 	exit 1
-fi
+}
+step "waiting for the loopback bed"
+prepared "$bed_ready" "making the loopback bed"
 
 step "loopback suite; the ARM preparation beside it (log: $log)"
 $make WERROR=1 DEB_BUILT=yes loopback || exit 1
 step "waiting for the ARM preparation"
-while [ ! -e "$ready" ] && kill -0 $prep 2>/dev/null; do
-	sleep 1
-done
-if [ ! -e "$ready" ]; then
-	wait $prep
-	rc=$?
-	prep=
-	cat "$log"
-	echo "check: the ARM preparation failed (exit $rc)"
-	exit 1
-fi
+prepared "$ready" "the ARM preparation"
 cat "$log"
 # Both ARM beds at once, one vCPU each: 93 s against 167 s one after the
 # other with two vCPUs each (2026-12-07, nothing else running; on
