@@ -77,7 +77,7 @@ adb_key_home "$W" || die "adb keygen failed"
 
 cleanup() {
 	timeout 10 adb kill-server >/dev/null 2>&1
-	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
+	usbmon_stop
 	pkill -KILL -f "gadgetd-worker.*$FFS" 2>/dev/null
 	cfs_unbind badb
 	umount $FFS 2>/dev/null
@@ -238,18 +238,13 @@ done
 # the median length of its payload transfers: bulk OUT submissions for a
 # push, bulk IN completions for a pull, over 24 bytes (headers, OKAYs and
 # ZLPs are not payload).
-modprobe usbmon 2>/dev/null
-mount -t debugfs none /sys/kernel/debug 2>/dev/null
 monitored() {
 	name=$1
 	shift
-	[ -e /sys/kernel/debug/usb/usbmon/0u ] || die "no usbmon"
-	cat /sys/kernel/debug/usb/usbmon/0u > "$W/mon.txt" &
-	MON=$!
+	usbmon_on
+	usbmon_start "$W/mon.txt"
 	"$@" >/dev/null 2>&1 || die "$name under usbmon failed"
-	kill $MON
-	wait $MON 2>/dev/null
-	MON=
+	usbmon_stop
 	awk -v d="$name" '(d == "push" && $3 == "S" && $4 ~ /^Bo:/) ||
 		(d == "pull" && $3 == "C" && $4 ~ /^Bi:/) {
 			if ($6 + 0 > 24) print $6 }' "$W/mon.txt" | sort -n |

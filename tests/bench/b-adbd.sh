@@ -72,7 +72,7 @@ gadgetd_down() {
 	cfs_teardown bgadb
 }
 cleanup() {
-	[ -n "${MON:-}" ] && kill "$MON" 2>/dev/null
+	usbmon_stop
 	timeout 10 adb kill-server >/dev/null 2>&1
 	adbd_down
 	gadgetd_down
@@ -116,22 +116,10 @@ device_ms() {
 # (SET_CONFIGURATION completed) to the host's CNXN, the time adb 29's
 # server took to look for USB devices again (once a second, whatever the
 # daemon), which "device" less it leaves out.
-modprobe usbmon 2>/dev/null
-mount -t debugfs none /sys/kernel/debug 2>/dev/null
-# mon_start FILE / mon_stop: every bus's usbmon text into FILE meanwhile.
-mon_start() {
-	[ -e /sys/kernel/debug/usb/usbmon/0u ] || die "no usbmon"
-	cat /sys/kernel/debug/usb/usbmon/0u > "$1" &
-	MON=$!
-}
-mon_stop() {
-	kill $MON
-	wait $MON 2>/dev/null
-	MON=
-}
-bindmon_start() { mon_start "$W/bindmon.txt"; }
+usbmon_on
+bindmon_start() { usbmon_start "$W/bindmon.txt"; }
 bindmon_cnxn() {
-	mon_stop
+	usbmon_stop
 	# A control transfer's setup is on its submission's line ("s 00 09"
 	# is SET_CONFIGURATION); its completion has the same URB tag ($1).
 	awk '$3 == "S" && $4 ~ /^Co:/ && $5 == "s" && $6 == "00" && $7 == "09" { tag = $1 }
@@ -162,9 +150,9 @@ bind_figures() {
 # command, its exit), against the rest (adb's client and server); then
 # the part of it from the OPEN to the daemon's OKAY (the spawn). Dies
 # unless there are 20.
-shellmon_start() { mon_start "$W/shellmon.txt"; }
+shellmon_start() { usbmon_start "$W/shellmon.txt"; }
 shellmon_ms() {
-	mon_stop
+	usbmon_stop
 	# An OUT's data is on its submission's line; its completion has the
 	# same URB tag ($1).
 	awk '$7 == "=" && $3 == "S" && $4 ~ /^Bo:/ && $8 == "4f50454e" { tag = $1 }

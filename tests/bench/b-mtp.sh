@@ -86,24 +86,19 @@ cpu_ms() {
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { printf "%.1f", b / 1e6 / (ns / 1e9) }'; }
 secs() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e9 }'; }
 
-# mon_start: usbmon on, if MTP_BENCH_XFER_USBMON asks (sets MONP).
-MONP=
+# mon_start: usbmon on, if MTP_BENCH_XFER_USBMON asks.
 mon_start() {
 	[ -n "${MTP_BENCH_XFER_USBMON:-}" ] || return 0
-	modprobe usbmon 2>/dev/null
-	mount -t debugfs none /sys/kernel/debug 2>/dev/null
-	cat /sys/kernel/debug/usb/usbmon/0u > $W/mon.txt &
-	MONP=$!
+	usbmon_on
+	usbmon_start $W/mon.txt
 	sleep 0.3
 }
 
 # mon_stop NAME DIR: usbmon off; the spans of the DIR (i, o) 16 KiB URBs.
 mon_stop() {
-	[ -n "$MONP" ] || return 0
+	[ -n "$USBMON_PID" ] || return 0
 	sleep 0.3
-	kill $MONP
-	wait $MONP 2>/dev/null
-	MONP=
+	usbmon_stop
 	awk -v dir=$2 -v size=16384 -f "$SRC/tests/bench/usbmon-bulk.awk" $W/mon.txt > $W/$1-bulk.txt
 	rm -f $W/mon.txt
 	for k in dev host; do
@@ -266,15 +261,13 @@ gomtpfs_down() {
 trace() {
 	[ -n "${MTP_BENCH_USBMON:-}" ] || return 0
 	local tag=$1
-	modprobe usbmon 2>/dev/null
-	mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	usbmon_on
 	if [ "${2:-}" = gomtpfs ]; then
 		tag=${1}_gomtpfs
 		gomtpfs_up $W/$tag.txt ||
 			{ echo "FAIL: $1: go-mtpfs did not mount for the trace"; gomtpfs_down; return 0; }
 	fi
-	cat /sys/kernel/debug/usb/usbmon/0u > $W/$tag-mon.txt &
-	mp=$!
+	usbmon_start $W/$tag-mon.txt
 	sleep 0.5
 	if [ "${2:-}" = gomtpfs ]; then
 		timeout 600 ls -R $W/g > /dev/null 2>&1
@@ -282,8 +275,7 @@ trace() {
 		timeout 600 mtp-files > /dev/null 2>&1
 	fi
 	sleep 0.5
-	kill $mp
-	wait $mp 2>/dev/null
+	usbmon_stop
 	[ "${2:-}" != gomtpfs ] || gomtpfs_down
 	awk -f "$SRC/tests/bench/usbmon-txn.awk" $W/$tag-mon.txt > $W/$tag-spans.txt
 	for k in txn dev_data dev_resp host_data host_resp host_next; do

@@ -15,6 +15,7 @@
 #   usb_dir VID:PID             # the host side's sysfs folder of the device
 #   usb_devnum VID:PID          # its bus-devnum on the host side (new at each enumeration)
 #   usb_enums                   # how many enumerations the host side has made
+#   usbmon_on; usbmon_start FILE; usbmon_stop  # the bus's usbmon text into FILE
 #   gd_status [FILTER]          # `gadgetctl status --json`, or jq FILTER over it
 #   smaps KEY PID               # KEY's figure (kB) in PID's smaps_rollup
 #   check "what" CMD...         # run CMD, print ok/FAIL, count failures
@@ -352,22 +353,30 @@ check_switch() {
 }
 
 # within_s SECS CMD...: CMD succeeds within SECS seconds (tried every
-# 0.2 s, and once more at the end).
+# 0.2 s, and once more at the end). The clock is /proc/uptime, read by
+# the shell itself: a poll's every round costs the bed's one vCPU each
+# process it starts, 30-60 ms for a small dynamically linked one (date,
+# lsusb more) under TCG, 7 ms for busybox's (2026-12-07).
 within_s() {
-	local lib_end=$(($(date +%s) + $1))
+	local lib_end lib_up lib_rest
+	read -r lib_up lib_rest < /proc/uptime
+	lib_end=$((${lib_up%.*} + $1))
 	shift
-	while [ "$(date +%s)" -lt $lib_end ]; do
+	while :; do
+		read -r lib_up lib_rest < /proc/uptime
+		[ "${lib_up%.*}" -lt $lib_end ] || break
 		"$@" && return 0
 		sleep 0.2
 	done
 	"$@"
 }
 
-# wait_usb VID:PID [SECS]: the host side sees the device.
+# wait_usb VID:PID [SECS]: the host side sees the device (usb_dir, from
+# sysfs as lsusb reads it, without a process a round).
 wait_usb() {
 	local lib_n=$((${2:-15} * 10))
 	while [ $lib_n -gt 0 ]; do
-		lsusb -d "$1" >/dev/null 2>&1 && return 0
+		usb_dir "$1" >/dev/null && return 0
 		sleep 0.1
 		lib_n=$((lib_n - 1))
 	done
@@ -549,6 +558,28 @@ usb_devnum() {
 # usb_enums: the enumerations the host side logged since boot (one per
 # bind of a gadget that the host sees; resets are not counted).
 usb_enums() { dmesg | grep -c 'new .*USB device number'; }
+
+# usbmon_on: usbmon's text interface for every bus (the module, debugfs
+# mounted); dies without it. usbmon_start FILE: that text into FILE
+# from now (USBMON_PID) until usbmon_stop. The lines' fields:
+# Documentation/usb/usbmon.rst (tests/bench/usbmon-*.awk read them).
+USBMON=/sys/kernel/debug/usb/usbmon/0u
+USBMON_PID=
+usbmon_on() {
+	timeout 30 modprobe usbmon 2>/dev/null
+	[ -d /sys/kernel/debug/usb ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	[ -e "$USBMON" ] || die "no usbmon text interface ($USBMON)"
+}
+usbmon_start() {
+	cat "$USBMON" > "$1" &
+	USBMON_PID=$!
+}
+usbmon_stop() {
+	[ -n "$USBMON_PID" ] || return 0
+	kill "$USBMON_PID" 2>/dev/null
+	wait "$USBMON_PID" 2>/dev/null
+	USBMON_PID=
+}
 
 # A product id of a set in the profile, from `gadgetctl list`.
 set_pid() {

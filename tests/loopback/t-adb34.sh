@@ -49,7 +49,6 @@ else
 	W=$R/w
 	HW=/w
 fi
-MON=
 
 gd_install
 rm -rf "$W" "$DEV" "$KEYS"
@@ -73,7 +72,7 @@ a34() {
 	ANDROID_ADB_SERVER_PORT=5041 HOME=$HW/home timeout "${TMO:-60}" ${R:+chroot "$R"} adb "$@"
 }
 cleanup() {
-	[ -n "$MON" ] && kill "$MON" 2>/dev/null
+	usbmon_stop
 	a34 kill-server >/dev/null 2>&1
 	[ -z "$R" ] || umount "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
 	rm -rf "$W" "$DEV"
@@ -126,9 +125,7 @@ check "the exit code of a piped shell (exit 5)" sh -c \
 	"echo x | ANDROID_ADB_SERVER_PORT=5041 HOME=$HW/home timeout 60 ${R:+chroot '$R'} adb shell 'cat >/dev/null; exit 5'; [ \$? = 5 ]"
 
 say "compression (usbmon counts the bytes on the bus)"
-timeout 30 modprobe usbmon || die "modprobe usbmon"
-[ -d /sys/kernel/debug/usb ] || mount -t debugfs none /sys/kernel/debug
-[ -e /sys/kernel/debug/usb/usbmon/0u ] || die "no usbmon text interface"
+usbmon_on
 SIZE=8388608
 yes "gadgetd adb 34 compressible line of text" 2>/dev/null | head -c $SIZE > "$W/comp"
 head -c $SIZE /dev/urandom > "$W/rand"
@@ -138,15 +135,12 @@ head -c $SIZE /dev/urandom > "$W/rand"
 bus_bytes() {
 	local dir=$1
 	shift
-	cat /sys/kernel/debug/usb/usbmon/0u > "$W/mon.txt" &
-	MON=$!
+	usbmon_start "$W/mon.txt"
 	sleep 0.2
 	"$@" > "$W/cmd.txt" 2>&1
 	local rc=$?
 	sleep 0.2
-	kill "$MON"
-	wait "$MON" 2>/dev/null
-	MON=
+	usbmon_stop
 	# Not a number when CMD failed: the check comparing it fails too.
 	[ $rc = 0 ] || { cat "$W/cmd.txt" >&2; echo "failed"; return 1; }
 	awk -v d="$dir" '(d == "o" && $3 == "S" && $4 ~ /^Bo:/) ||
