@@ -28,20 +28,10 @@ n=$(basename "$t")
 	cat "$t.log"
 	if [ $rc = 0 ]; then echo "== $n: ok ($secs s)"; else echo "== $n: FAILED (exit $rc, $secs s)"; fi
 } 9>"$tmp/lock"'
-# The longest first (tests/unit/long-tests), so that the last ones to
-# start are short: in the Makefile's order test_supervisor (19 s)
+# The longest first (tests/unit/longest-first.sh), so that the last ones
+# to start are short: in the Makefile's order test_supervisor (19 s)
 # started near the end and the run waited for it alone.
-long=$(grep -v '^#' "$(dirname "$0")/long-tests")
-{
-	for l in $long; do
-		for t in "$@"; do
-			[ "$(basename "$t")" = "$l" ] && echo "$t"
-		done
-	done
-	for t in "$@"; do
-		case " $(echo $long) " in *" $(basename "$t") "*) ;; *) echo "$t" ;; esac
-	done
-} | xargs -P "$jobs" -I{} sh -c "$one" _ {} "$tmp"
+"$(dirname "$0")/longest-first.sh" "$@" | xargs -P "$jobs" -I{} sh -c "$one" _ {} "$tmp"
 failed=$(cat "$tmp"/failed.* 2>/dev/null | tr '\n' ' ')
 echo "unit: $# tests, $jobs at a time, in $(($(date +%s) - start)) s"
 [ -z "$failed" ] || { echo "unit tests FAILED: $failed"; exit 1; }

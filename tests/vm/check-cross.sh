@@ -122,14 +122,12 @@ for a in $archs; do
 	# each on one host thread, and most of them wait: one at a time,
 	# each ran about as long as natively, 108 s in all for arm64,
 	# 2026-12-07). Workers take the next test from a queue.
-	# The longest first (tests/unit/long-tests), as make unit runs them.
+	# The longest first (tests/unit/longest-first.sh), as make unit runs
+	# them.
 	: >"$out/unit/.queue"
-	long=$(grep -v '^#' "$src/tests/unit/long-tests")
-	for t in $long "$out"/unit/test_*; do
-		case $t in */*) ;; *) t=$out/unit/$t ;; esac
+	"$src/tests/unit/longest-first.sh" "$out"/unit/test_* | while read -r t; do
 		[ -x "$t" ] || continue
 		n=$(basename "$t")
-		grep -qx "$n" "$out/unit/.queue" && continue
 		rm -f "$out/unit/$n.result"
 		case " $skip $askip " in *" $n "*) echo "== $a $n: skipped (CROSS_SKIP)"; continue ;; esac
 		echo "$n" >>"$out/unit/.queue"

@@ -63,8 +63,7 @@ rm -f "$ready" "$bed_ready"
 # It waits for the packages (deps.rc), makes the loopback bed
 # (BUILDDIR/bed-prepared once done), the ARM beds and packages
 # (BUILDDIR/arm-prepared); check-cross (the unit tests under qemu-user,
-# all CPU) follows in the same group: it fills what the suite and the
-# ARM boots leave.
+# most of them waiting) follows in the same group, during the suite.
 setsid nice -n 19 sh -c 'echo 19 >/proc/self/autogroup 2>/dev/null
 	while [ ! -e "$7" ]; do sleep 1; done
 	[ "$(cat "$7")" = 0 ] || { echo "check: the test and cross packages are not installed: no beds"; exit 1; }
