@@ -158,10 +158,9 @@ xfer() {
 	c1=$(cpu_ticks $3) k1=$(kids_ticks)
 	mon_stop ${1}_send o
 	id=$(sed -n 's/^New file ID: \([0-9]*\).*/\1/p' $W/$1-send.txt)
-	# umtprd fails libmtp's metadata re-read after a send, so no ID is
-	# printed although the data arrived: look it up, untimed.
-	[ -n "$id" ] || id=$(timeout 60 mtp-files 2>/dev/null | grep -B1 'Filename: big.bin' |
-		sed -n 's/^File ID: \([0-9]*\).*/\1/p')
+	# No ID: libmtp's re-read of the new object failed (umtprd did so
+	# with inotify on, see umtprd_up), and the time measured that.
+	[ -n "$id" ] || { echo "FAIL: $1: mtp-sendfile printed no file ID"; tail -n 5 $W/$1-send.txt; return 1; }
 	# libmtp's progress output has no newlines: drop it before grepping.
 	sed 's/Progress: [0-9]* of [0-9]* ([0-9]*%)//g' $W/$1-send.txt | grep -i error | head -n 3 |
 		sed "s/^/$1: mtp-sendfile said: /"
@@ -427,6 +426,12 @@ strace_xfer() {
 	rm -f /srv/mtpb/big.bin $W/back.bin
 }
 
+# umtprd as docs/ffs-programs.md sets it up for libmtp's hosts: with
+# inotify on, umtprd 1.3.10 writes an ObjectAdded event for its own
+# SendObject's file to the interrupt endpoint, which mtp-tools never read,
+# and holds its command loop meanwhile: the send then took until libmtp's
+# time-out (20 to 60 s), the send figure measured that stall and not the
+# transfer, and the get after it sometimes failed.
 umtprd_up() {
 	mkdir -p /etc/umtprd $UFFS
 	cat > /etc/umtprd/umtprd.conf <<CONF
@@ -449,6 +454,7 @@ usb_epin_path  "$UFFS/ep1"
 usb_epout_path "$UFFS/ep2"
 usb_epint_path "$UFFS/ep3"
 usb_max_packet_size 0x200
+no_inotify 0x1
 CONF
 	cfs_gadget -p umtprd -s 01234567 gumtp 1d6b 0100 ffs.umtp || return 1
 	timeout 10 mount -t functionfs umtp $UFFS || return 1
