@@ -10,9 +10,12 @@
 #   peer_PEER_device_ms: from the UDC bind to `adb devices` showing the
 #     device as "device" (adb's server already running; it looks for
 #     USB devices once a second, so this swings by up to a second);
-#   peer_PEER_device_nopoll_ms: the same less the host's poll wait, from
-#     the end of the enumeration (SET_CONFIGURATION) to the host's CNXN
-#     on the bus (usbmon): what is left when adb's server looks at once;
+#   peer_PEER_bind_bus_ms: the bind on the bus (usbmon), from the hub's
+#     first look at the port to the daemon's CNXN, less the host's poll
+#     wait (from SET_CONFIGURATION to the host's CNXN): the enumeration
+#     and the CNXN, what is left when adb's server looks at once; it
+#     leaves out the `adb devices` loop after the CNXN (a new client
+#     each 50 ms, 150 to 350 ms under TCG whichever daemon runs);
 #   peer_PEER_cnxn_ms: within that, from the host's CNXN to the daemon's
 #     on the bus (usbmon): the daemon's own share;
 #   peer_PEER_{push,pull}_mbps: 64 MiB from and to tmpfs, as adb reports
@@ -109,37 +112,48 @@ device_ms() {
 	ms "$T_BIND"
 }
 
-# bindmon_start / bindmon_cnxn: usbmon over a bind, then two figures:
+# bindmon_start / bindmon_cnxn: usbmon over a bind, then three figures:
 # the milliseconds from the host's CNXN (its bulk OUT submitted) to the
 # daemon's CNXN (the bulk IN completed): the daemon's own share of
-# "device"; and the host's poll wait: from the end of the enumeration
+# "device"; the host's poll wait: from the end of the enumeration
 # (SET_CONFIGURATION completed) to the host's CNXN, the time adb 29's
 # server took to look for USB devices again (once a second, whatever the
-# daemon), which "device" less it leaves out.
+# daemon); and from the first event on the bus (the hub's look at the
+# port the bind connected) to the daemon's CNXN. usbmon is read from
+# before the bind (bindmon_start waits for the reader to open it), so
+# that first event is the bind's.
 usbmon_on
-bindmon_start() { usbmon_start "$W/bindmon.txt"; }
+bindmon_start() {
+	usbmon_start "$W/bindmon.txt"
+	local n=0
+	while ! ls -l /proc/$USBMON_PID/fd 2>/dev/null | grep -q usbmon; do
+		n=$((n + 1))
+		[ $n -lt 100 ] || die "usbmon's reader did not open $USBMON"
+		sleep 0.02
+	done
+}
 bindmon_cnxn() {
 	usbmon_stop
 	# A control transfer's setup is on its submission's line ("s 00 09"
 	# is SET_CONFIGURATION); its completion has the same URB tag ($1).
-	awk '$3 == "S" && $4 ~ /^Co:/ && $5 == "s" && $6 == "00" && $7 == "09" { tag = $1 }
+	awk 'NR == 1 { f = $2 }
+		$3 == "S" && $4 ~ /^Co:/ && $5 == "s" && $6 == "00" && $7 == "09" { tag = $1 }
 		$3 == "C" && $4 ~ /^Co:/ && $1 == tag { c = $2; tag = "" }
 		$7 == "=" && $8 == "434e584e" {
 			if ($3 == "S" && $4 ~ /^Bo:/ && h == "") h = $2
 			else if ($3 == "C" && $4 ~ /^Bi:/ && h != "" && d == "") d = $2 }
 		END { if (h == "" || d == "" || d < h || c == "" || h < c) exit 1
-			printf "%.1f %.1f\n", (d - h) / 1000, (h - c) / 1000 }' \
+			printf "%.1f %.1f %.1f\n", (d - h) / 1000, (h - c) / 1000, (d - f) / 1000 }' \
 		"$W/bindmon.txt" ||
 		die "no SET_CONFIGURATION, then a CNXN each way, on the bus: $(grep -c . "$W/bindmon.txt") usbmon lines"
 }
 
-# bind_figures PEER DEVICE_MS: PEER's "device", "cnxn" and "device_nopoll"
-# (device less the host's poll wait) into $W/PEER.txt.
+# bind_figures PEER DEVICE_MS: PEER's "device", "cnxn" and "bind_bus"
+# (the bind on the bus less the host's poll wait) into $W/PEER.txt.
 bind_figures() {
 	local f
 	f=$(bindmon_cnxn) || exit 1
-	printf 'device %s\ncnxn %s\ndevice_nopoll %s\n' "$2" "${f% *}" \
-		"$(awk -v d="$2" -v w="${f#* }" 'BEGIN { printf "%.1f", d - w }')" >> "$W/$1.txt"
+	echo "$f" | awk -v d="$2" '{ printf "device %s\ncnxn %s\nbind_bus %.1f\n", d, $1, $3 - $2 }' >> "$W/$1.txt"
 }
 
 # shellmon_start / shellmon_ms: usbmon over the 20 shells, then the
@@ -203,7 +217,7 @@ peer_jobs() {
 	printf 'push %s\npull %s\ntree_push %s\ntree_pull %s\nshell20 %s\nshell20_bus %s\nshell20_okay %s\n' \
 		"$bp" "$bl" "$tp" "$tl" "$sh" ${sb% *} ${sb#* } >> "$W/$p.txt"
 	echo "round $round $p: \"device\" $(awk '$1 == "device" { v = $2 } END { print v }' "$W/$p.txt") ms" \
-		"($(awk '$1 == "device_nopoll" { v = $2 } END { print v }' "$W/$p.txt") less the host's poll wait)," \
+		"($(awk '$1 == "bind_bus" { v = $2 } END { print v }' "$W/$p.txt") on the bus less the host's poll wait)," \
 		"push $(mbps $bp) MB/s, pull $(mbps $bl) MB/s," \
 		"tree push $tp ms, tree pull $tl ms, 20 shells $sh ms (${sb% *} ms of it OPEN to the exit status on the bus, ${sb#* } OPEN to OKAY)"
 	unset ANDROID_SERIAL
@@ -215,11 +229,11 @@ peer_best() { awk -v j="$2" '$1 == j && (m == "" || $2 < m) { m = $2 } END { pri
 # peer_report PEER: its BENCH lines, each the best of its rounds.
 peer_report() {
 	local p=$1 job
-	for job in device device_nopoll cnxn push pull tree_push tree_pull shell20 shell20_bus; do
+	for job in device bind_bus cnxn push pull tree_push tree_pull shell20 shell20_bus; do
 		[ -n "$(peer_best $p $job)" ] || die "$p: no $job figure (ADBD_BENCH_ROUNDS=${ADBD_BENCH_ROUNDS:-3})"
 	done
 	echo "BENCH peer_${p}_device_ms $(peer_best $p device) ms"
-	echo "BENCH peer_${p}_device_nopoll_ms $(peer_best $p device_nopoll) ms"
+	echo "BENCH peer_${p}_bind_bus_ms $(peer_best $p bind_bus) ms"
 	echo "BENCH peer_${p}_cnxn_ms $(peer_best $p cnxn) ms"
 	echo "BENCH peer_${p}_push_mbps $(mbps "$(peer_best $p push)") MB/s"
 	echo "BENCH peer_${p}_pull_mbps $(mbps "$(peer_best $p pull)") MB/s"

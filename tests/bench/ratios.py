@@ -158,7 +158,7 @@ pairs = [
     ("peer_adbd_shell20_ms", "peer_gadgetd_shell20_ms", "20 adb shell true: adbd time / gadgetd time", 1.0),
     ("peer_adbd_shell20_bus_ms", "peer_gadgetd_shell20_bus_ms", "20 adb shell true, OPEN to the daemon's exit status on the bus: adbd time / gadgetd time", 1.0),
     ("peer_adbd_device_ms", "peer_gadgetd_device_ms", "bind to adb devices showing device: adbd time / gadgetd time", 1.0),
-    ("peer_adbd_device_nopoll_ms", "peer_gadgetd_device_nopoll_ms", "bind to adb devices showing device, less adb's poll wait (usbmon): adbd time / gadgetd time", 1.0),
+    ("peer_adbd_bind_bus_ms", "peer_gadgetd_bind_bus_ms", "bind to the daemon's CNXN on the bus, less adb's poll wait (usbmon): adbd time / gadgetd time", 1.0),
     ("peer_adbd_cnxn_ms", "peer_gadgetd_cnxn_ms", "the host's CNXN to the daemon's on the bus (usbmon): adbd time / gadgetd time", 1.0),
     # b-adbstreams: N adb 29 streams at once against one alone (issue 39:
     # the aggregate should not fall as streams are added).
