@@ -46,6 +46,7 @@ for k, v in samples.items():
 
 pairs = [
     ("adb_push_mbps", "ceiling_write_mbps", "adb push / mass_storage write", 0.9),
+    ("hid_ffs_net_keys_s", "hid_kernel_keys_s", "HID typing: gadgetctl hid type less its one-key command / the kernel's f_hid written report by report", 1.0),
     ("storage_write_mbps", "ceiling_write_mbps", "virtual media (gadgetctl storage insert) write / mass_storage composed by hand", 0.9),
     ("storage_read_mbps", "ceiling_read_mbps", "virtual media (gadgetctl storage insert) read / mass_storage composed by hand", 0.9),
     ("net_ncm_out_mbps", "bulk1m_out_mbps", "iperf3 TCP over ncm, host -> board / SourceSink 1 MiB bound", None),
