@@ -120,18 +120,10 @@ device_ms() {
 # server took to look for USB devices again (once a second, whatever the
 # daemon); and from the first event on the bus (the hub's look at the
 # port the bind connected) to the daemon's CNXN. usbmon is read from
-# before the bind (bindmon_start waits for the reader to open it), so
-# that first event is the bind's.
+# before the bind (usbmon_start returns with its reader open), so that
+# first event is the bind's.
 usbmon_on
-bindmon_start() {
-	usbmon_start "$W/bindmon.txt"
-	local n=0
-	while ! ls -l /proc/$USBMON_PID/fd 2>/dev/null | grep -q usbmon; do
-		n=$((n + 1))
-		[ $n -lt 100 ] || die "usbmon's reader did not open $USBMON"
-		sleep 0.02
-	done
-}
+bindmon_start() { usbmon_start "$W/bindmon.txt"; }
 bindmon_cnxn() {
 	usbmon_stop
 	# A control transfer's setup is on its submission's line ("s 00 09"

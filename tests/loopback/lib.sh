@@ -561,7 +561,9 @@ usb_enums() { dmesg | grep -c 'new .*USB device number'; }
 
 # usbmon_on: usbmon's text interface for every bus (the module, debugfs
 # mounted); dies without it. usbmon_start FILE: that text into FILE
-# from now (USBMON_PID) until usbmon_stop. The lines' fields:
+# (USBMON_PID) until usbmon_stop, from when it returns: it waits for its
+# reader to have the interface open (usbmon gives a reader only the
+# events after its open). The lines' fields:
 # Documentation/usb/usbmon.rst (tests/bench/usbmon-*.awk read them).
 USBMON=/sys/kernel/debug/usb/usbmon/0u
 USBMON_PID=
@@ -571,8 +573,14 @@ usbmon_on() {
 	[ -e "$USBMON" ] || die "no usbmon text interface ($USBMON)"
 }
 usbmon_start() {
+	local lib_n=0
 	cat "$USBMON" > "$1" &
 	USBMON_PID=$!
+	while ! ls -l /proc/$USBMON_PID/fd 2>/dev/null | grep -q usbmon; do
+		lib_n=$((lib_n + 1))
+		[ $lib_n -lt 100 ] || die "usbmon's reader did not open $USBMON"
+		sleep 0.02
+	done
 }
 usbmon_stop() {
 	[ -n "$USBMON_PID" ] || return 0
