@@ -294,7 +294,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(B)/unit/%)
 # four at a time on two CPUs, 2026-12-07); each one's output is in
 # $(B)/unit/NAME.log and printed whole when it ends.
 UNIT_JOBS ?= $(shell echo $$((2 * $$(nproc 2>/dev/null || echo 1))))
-unit: $(UNIT_BINS) exports names devheaders fuzz-long-selftest check-cross-selftest lint
+unit: $(UNIT_BINS) exports names devheaders fuzz-long-selftest check-cross-selftest lint harness-selftest
 	@tests/unit/run-units.sh $(UNIT_JOBS) $(UNIT_BINS)
 
 # The test scripts' checks count: no `check ... && cmd`, no check in a
@@ -344,7 +344,7 @@ bed:
 adbd-root:
 	tests/vm/mkadbd.sh $(B)/adbd
 
-loopback: all bed adbd-root
+loopback: all bed adbd-root harness
 	tests/loopback/run-suite.sh $(BED) $(B)/loopback
 
 # make check (tests/vm/check-run.sh): the build's packages first, then
@@ -370,7 +370,7 @@ check-build: all $(UNIT_BINS) $(B)/asan/gadgetd fuzz
 # t-stress: 60 switches).
 SOAK_ROUNDS ?= 100
 STRESS_ROUNDS ?= 1000
-soak: all bed $(B)/asan/gadgetd
+soak: all bed $(B)/asan/gadgetd harness
 	GADGETD_TEST_TIMEOUT=$${GADGETD_TEST_TIMEOUT:-10800} \
 	GADGETD_TEST_ENV="SOAK_ROUNDS=$(SOAK_ROUNDS) STRESS_ROUNDS=$(STRESS_ROUNDS) $(if $(SOAK_SEED),SOAK_SEED=$(SOAK_SEED))" \
 		tests/loopback/run-suite.sh $(BED) $(B)/soak t-soak.sh t-stress.sh
@@ -379,15 +379,33 @@ soak: all bed $(B)/asan/gadgetd
 # demo and bench do the rest in a make of their own, after it
 # (prerequisites of one rule may run in any order under -j).
 demo: deps
-	+$(MAKE) all bed deb-for-tests
+	+$(MAKE) all bed deb-for-tests harness
 	tests/loopback/demo.sh $(BED) $(B)/demo
 
 # make bench BENCH=b-switch,b-mtp runs only those (between the ceilings).
 # b-adbd runs Debian's adbd from a root of its own (adbd-root).
 bench: deps
-	+$(MAKE) all bed $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc $(B)/adbmin $(B)/adbtcp adbd-root
+	+$(MAKE) all bed harness $(B)/usbsync $(B)/adbhost $(B)/ffsfile $(B)/ffsdesc $(B)/adbmin $(B)/adbtcp adbd-root
 	GADGETD_BENCH_ENV="$(if $(BENCH),BENCH_ONLY=$(BENCH)) $${GADGETD_BENCH_ENV:-}" \
 		tests/bench/run-bench.sh $(BED) $(B)/bench
+
+# The loopback tests' own programs, first on their PATH (lib.sh): under
+# TCG a dynamically linked program's start costs the bed's one vCPU
+# 40-90 ms, a static one's 8-16. timeout is tests/loopback/gd-timeout.c,
+# linked statically; sleep is busybox's (busybox-static, tests/vm/deps.sh).
+# Their self-tests and lib.sh's run on the host with the unit tests.
+HARNESS := $(B)/harness/timeout $(B)/harness/sleep
+harness: $(HARNESS)
+$(B)/harness/timeout: tests/loopback/gd-timeout.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -static -o $@ $<
+$(B)/harness/sleep:
+	@mkdir -p $(@D)
+	ln -sf /bin/busybox $@
+
+harness-selftest: $(B)/harness/timeout
+	tests/loopback/gd-timeout-selftest.sh $(B)/harness/timeout
+	dash tests/loopback/lib-selftest.sh
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).
 $(B)/usbsync: tests/bench/usbsync.c tests/bench/usbfind.c tests/bench/usbfind.h tests/bench/adbhop.c tests/bench/adbhop.h
@@ -565,6 +583,6 @@ clean:
 	rm -rf $(B)/obj $(B)/pic $(B)/test $(B)/unit $(B)/plugins $(B)/fuzz $(B)/asan $(B)/gen \
 		$(B)/host $(BINS)
 
-.PHONY: FORCE all check-build unit lint exports names bed loopback check soak demo bench adbd-root deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files install-dev devheaders clean
+.PHONY: FORCE all check-build unit lint harness harness-selftest exports names bed loopback check soak demo bench adbd-root deps fuzz fuzz-regress fuzz-long fuzz-long-selftest install install-files install-dev devheaders clean
 
 -include $(shell find $(B)/obj $(B)/pic $(B)/test $(B)/asan -name '*.d' -type f 2>/dev/null)

@@ -53,7 +53,8 @@ gd_install
 # What any process linked to libc shows on this bed: the kernel maps the
 # page cache's libc pages around each fault (fault-around), so the RSS of
 # shared libraries grows with how much of them earlier programs read.
-sleep 30 &
+# (/bin/sleep: lib.sh makes a plain sleep busybox's, a static one.)
+/bin/sleep 30 &
 SP=$!
 sleep 0.3
 rss_lines $SP sleep

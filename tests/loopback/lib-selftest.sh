@@ -20,5 +20,12 @@ n=3 i=7 desc=mine want=1 got=2
 check "wait" wait_usb 1:1 1 >/dev/null
 check_exit 1 "wait" wait_no_usb 1:1 1 >/dev/null
 expect "caller's n, i, desc, want, got" "$n $i $desc $want $got" "3 7 mine 1 2"
+# say: the seconds since lib.sh was sourced, with one decimal.
+expect "say's line" "$(say hello | sed 's/^== \[[0-9][0-9]*\.[0-9]s\] /== [T] /')" "== [T] hello"
+# With the harness built, its folder comes first on the PATH.
+hb=$(mktemp -d)
+mkdir "$hb/harness" && : >"$hb/harness/timeout" && chmod +x "$hb/harness/timeout"
+expect "PATH with the harness" "$(B=$hb; . "$here/lib.sh"; echo "${PATH%%:*}")" "$hb/harness"
+rm -rf "$hb"
 [ $bad = 0 ] && echo "lib-selftest: ok"
 exit $bad

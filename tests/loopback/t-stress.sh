@@ -106,7 +106,13 @@ check "gadgetd ran all $ROUNDS rounds" test "$i" = "$ROUNDS"
 check "gadgetd is alive" kill -0 "$GD_PID"
 check "no request hung" sh -c "! grep -q '^124 ' codes.txt"
 check "some switches went through" grep -q '^0 switch' codes.txt
-check "some plugin commands were answered" grep -Eq '^0 (adb|mtp|accessory)$' codes.txt
+# A plugin command is answered only between switches, and whether one
+# falls there is the clients' pace (4 of 42 in one run, 0 of 42 once
+# the tests' own timeout and sleep started faster, 2026-12-07): each one
+# answered, not in the set (5) or busy (6), none failed or lost; the
+# plugins answer once the switching is over (below).
+check "each plugin command answered, busy or not in the set" \
+	sh -c "! grep -E ' (adb|mtp|accessory)\$' codes.txt | grep -Evq '^(0|5|6) '"
 check "some reloads went through" grep -q '^0 reload' codes.txt
 # Switches queue behind one another now (switch_queue, t-events tests
 # the queue); a plugin command or off during a switch is still busy.

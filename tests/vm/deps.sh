@@ -21,7 +21,7 @@ python3 bash-completion dbus-daemon lintian"
 test_pkgs="qemu-system-x86 busybox-static kmod cpio xz-utils zstd binutils
 adb mtp-tools umtp-responder mmdebstrap jmtpfs go-mtpfs android-file-transfer fuse python3-usb python3-cryptography usbutils iproute2
 iputils-ping bsdutils util-linux procps psmisc strace linux-perf
-python3-brotli python3-lz4 python3-zstandard jq
+python3-brotli python3-lz4 python3-zstandard jq gojq
 dnsmasq-base nftables avahi-daemon avahi-utils iperf3 genisoimage dosfstools gphoto2
 dbus-bin polkitd libglib2.0-bin xkb-data
 systemd systemd-sysv udev dbus libpam-systemd e2fsprogs"
