@@ -392,19 +392,24 @@ bench: deps
 # The loopback tests' own programs, first on their PATH (lib.sh): under
 # TCG a dynamically linked program's start costs the bed's one vCPU
 # 40-90 ms, a static one's 8-16. timeout is tests/loopback/gd-timeout.c,
-# linked statically; sleep is busybox's (busybox-static, tests/vm/deps.sh).
-# Their self-tests and lib.sh's run on the host with the unit tests.
-HARNESS := $(B)/harness/timeout $(B)/harness/sleep
-harness: $(HARNESS)
+# linked statically; sleep, grep and cat are busybox's (busybox-static,
+# tests/vm/deps.sh). tests/loopback/harness-selftest.sh checks them
+# against coreutils' and GNU grep before a run uses them; make unit
+# (which a board's make deb runs too, with no busybox) checks timeout
+# and lib.sh's helpers.
+HARNESS_BUSYBOX := sleep grep cat
+harness: $(B)/harness/timeout $(HARNESS_BUSYBOX:%=$(B)/harness/%)
+	tests/loopback/harness-selftest.sh $(B)/harness
 $(B)/harness/timeout: tests/loopback/gd-timeout.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -static -o $@ $<
-$(B)/harness/sleep:
+$(HARNESS_BUSYBOX:%=$(B)/harness/%):
 	@mkdir -p $(@D)
+	@test -x /bin/busybox || { echo "harness: no /bin/busybox (busybox-static; tests/vm/deps.sh test)"; exit 1; }
 	ln -sf /bin/busybox $@
 
 harness-selftest: $(B)/harness/timeout
-	tests/loopback/gd-timeout-selftest.sh $(B)/harness/timeout
+	tests/loopback/harness-selftest.sh $(B)/harness
 	dash tests/loopback/lib-selftest.sh
 
 # Host side of the bench's libmtp-pattern bound (tests/bench/b-sourcesink.sh).

@@ -62,8 +62,9 @@ done
 # (2026-12-07, tests/vm/guest-init's execs.txt). So the shell's own
 # clock (say, within_s), gojq in gd_status, and $B/harness first on the
 # PATH (make harness): timeout there is tests/loopback/gd-timeout.c,
-# static, sleep busybox's; `cmd &` then gives $! of the program itself,
-# as it did, where a shell function would give a subshell's.
+# static, and sleep, grep and cat busybox's (harness-selftest.sh holds
+# them to what they stand in for); `cmd &` then gives $! of the program
+# itself, as it did, where a shell function would give a subshell's.
 if [ -x "$B/harness/timeout" ]; then
 	PATH=$B/harness:$PATH
 	export PATH
