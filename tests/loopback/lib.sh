@@ -144,12 +144,14 @@ gd_log() {
 # gd_log_has TEXT [SECS]: gadgetd logged TEXT (fixed, not a pattern)
 # within SECS (5): the journal takes a moment to receive a line.
 # gd_log_grep PATTERN [SECS]: the same for a grep pattern.
+# (A basic pattern with no option: busybox's grep, the tests' own, has
+# no -G.)
 gd_log_has() { lib_log_wait -F "$@"; }
-gd_log_grep() { lib_log_wait -G "$@"; }
+gd_log_grep() { lib_log_wait "" "$@"; }
 lib_log_wait() {
 	local lib_n=$((${3:-5} * 5))
 	while [ $lib_n -gt 0 ]; do
-		gd_log | grep -q "$1" -- "$2" && return 0
+		gd_log | grep -q $1 -e "$2" && return 0
 		sleep 0.2
 		lib_n=$((lib_n - 1))
 	done
