@@ -20,11 +20,12 @@ N=${HID_BENCH_KEYS:-2000}
 KBD_DESC=05010906a101050719e029e715002501750195088102950175088101950575010508190129059102950175039101950675081500268b0005071900298b8100c0
 
 # up_ms: the uptime in ms into UP_MS, with no process started (a
-# process costs 30 to 65 ms under TCG: docs/testing.md); 10 ms steps.
+# process costs 30 to 65 ms under TCG: docs/testing.md); 10 ms steps,
+# from lib.sh's lib_uptime_cs.
 up_ms() {
-	local u rest
-	read -r u rest < /proc/uptime
-	UP_MS=$(( ${u%.*} * 1000 + 1${u#*.} * 10 - 1000 ))
+	local lib_cs
+	lib_uptime_cs
+	UP_MS=$((lib_cs * 10))
 }
 med() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
